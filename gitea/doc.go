@@ -1,0 +1,16 @@
+// Package gitea is steward's only door to a Gitea server: it reads facts (clarification
+// items, blocked items, issue and pull-request state, branches) and offers a handful of
+// plainly named write primitives that only the governed core (govern/) may call.
+//
+// What it owns: login selection (tea CLI config or explicit URL and token), the access
+// token (a [Token] that never prints), paginated reads that report their [Health]
+// (ok, partial or unavailable, never an empty "nothing found" after a failure), and the
+// classification of write failures into not sent, outcome unknown and refused ([Classify]).
+//
+// What it must never do: print, log or return the token (every error leaving the package is
+// scrubbed of it and of URL userinfo); decide anything (no routing, no retries of writes);
+// import tui, govern, locks or leases.
+//
+// The in-process API subset for demos lives in gitea/fakegitea; a real Gitea for tests is
+// started by gitea/giteatest; gitea/contract holds the suite that runs against both.
+package gitea

@@ -3,6 +3,7 @@ package gitea
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	sdk "code.gitea.io/sdk/gitea"
 )
@@ -17,17 +18,25 @@ func listAll[T any](ctx context.Context, c *Client, op string,
 	var all []T
 	for page := 1; page <= maxPages; page++ {
 		var got []T
+		total := -1
 		err := c.call(ctx, fmt.Sprintf("%s (page %d)", op, page), func(s *sdk.Client) (*sdk.Response, error) {
 			var resp *sdk.Response
 			var err error
 			got, resp, err = fetch(s, sdk.ListOptions{Page: page, PageSize: c.cfg.PageSize})
+			if resp != nil && resp.Response != nil {
+				if n, perr := strconv.Atoi(resp.Header.Get("X-Total-Count")); perr == nil {
+					total = n
+				}
+			}
 			return resp, err
 		})
 		if err != nil {
 			return all, page - 1, err
 		}
 		all = append(all, got...)
-		if len(got) < c.cfg.PageSize {
+		// A short page ends the listing; so does reaching X-Total-Count, which also protects
+		// against an endpoint that ignores page/limit and returns everything every time.
+		if len(got) < c.cfg.PageSize || (total >= 0 && len(all) >= total) {
 			return all, page, nil
 		}
 	}

@@ -3,6 +3,7 @@ package gitea
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	sdk "code.gitea.io/sdk/gitea"
@@ -42,15 +43,30 @@ func (c *Client) GetIssue(ctx context.Context, number int64) (Issue, error) {
 	return fromSDKIssue(it), nil
 }
 
-// ListComments reads every comment of an issue or pull request, oldest first. Any page failing
-// fails the whole call: a write decision must not rest on a partial list.
+// ListComments reads every comment of an issue or pull request, oldest first. Gitea ignores
+// page and limit on this endpoint and returns all comments at once (with X-Total-Count), so
+// this is one request; fewer comments than X-Total-Count is an error, never a short list.
 func (c *Client) ListComments(ctx context.Context, number int64) ([]Comment, error) {
-	cs, _, err := listAll(ctx, c, fmt.Sprintf("list comments of #%d", number),
-		func(s *sdk.Client, lo sdk.ListOptions) ([]*sdk.Comment, *sdk.Response, error) {
-			return s.ListIssueComments(c.cfg.Owner, c.cfg.Repo, number, sdk.ListIssueCommentOptions{ListOptions: lo})
-		})
+	var cs []*sdk.Comment
+	total := -1
+	op := fmt.Sprintf("list comments of #%d", number)
+	err := c.call(ctx, op, func(s *sdk.Client) (*sdk.Response, error) {
+		var resp *sdk.Response
+		var err error
+		cs, resp, err = s.ListIssueComments(c.cfg.Owner, c.cfg.Repo, number,
+			sdk.ListIssueCommentOptions{ListOptions: sdk.ListOptions{Page: -1}})
+		if resp != nil && resp.Response != nil {
+			if n, perr := strconv.Atoi(resp.Header.Get("X-Total-Count")); perr == nil {
+				total = n
+			}
+		}
+		return resp, err
+	})
 	if err != nil {
 		return nil, err
+	}
+	if total > len(cs) {
+		return nil, fmt.Errorf("gitea: %s: got %d of %d comments", op, len(cs), total)
 	}
 	out := make([]Comment, 0, len(cs))
 	for _, x := range cs {

@@ -1,0 +1,387 @@
+package locks
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// FindingKind classifies a problem the decoder found.
+type FindingKind string
+
+// The decoder's finding kinds.
+const (
+	// FindingSyntax: the bytes are not valid JSON (Detail has the offset).
+	FindingSyntax FindingKind = "syntax"
+	// FindingTruncated: the JSON ends early (a torn or partial write).
+	FindingTruncated FindingKind = "truncated"
+	// FindingInvalidUTF8: the bytes are not valid UTF-8.
+	FindingInvalidUTF8 FindingKind = "invalid-utf8"
+	// FindingNUL: the bytes contain a NUL byte.
+	FindingNUL FindingKind = "nul-byte"
+	// FindingEmpty: there are no bytes (or only whitespace).
+	FindingEmpty FindingKind = "empty"
+	// FindingNotObject: the top level (or a block) is not a JSON object.
+	FindingNotObject FindingKind = "not-object"
+	// FindingDuplicateKey: an object repeats a key; the last value wins.
+	FindingDuplicateKey FindingKind = "duplicate-key"
+	// FindingWrongType: a known field has the wrong JSON type; it is kept raw.
+	FindingWrongType FindingKind = "wrong-type"
+	// FindingMissing: a field the canonical contract requires is absent or blank.
+	FindingMissing FindingKind = "missing"
+	// FindingBadTimestamp: a timestamp is not RFC 3339.
+	FindingBadTimestamp FindingKind = "bad-timestamp"
+	// FindingNonUTCTimestamp: a timestamp parses but does not end in "Z".
+	FindingNonUTCTimestamp FindingKind = "non-utc-timestamp"
+)
+
+// Finding is one problem found while decoding, at a JSON field path such as
+// "work_lease.expires_at" ("" for the whole document).
+type Finding struct {
+	Kind   FindingKind `json:"kind"`
+	Path   string      `json:"path"`
+	Detail string      `json:"detail"`
+}
+
+// Fatal reports whether the finding means no record could be decoded at all.
+func (f Finding) Fatal() bool {
+	switch f.Kind {
+	case FindingSyntax, FindingTruncated, FindingInvalidUTF8, FindingNUL, FindingEmpty:
+		return true
+	case FindingNotObject:
+		return f.Path == ""
+	}
+	return false
+}
+
+// RequiredFields are the top-level keys every canonical lock carries
+// (seed REQUIRED_LOCK_FIELDS, in the seed's order).
+var RequiredFields = []string{"remote", "org", "repo", "issue_number", "branch_name",
+	"worktree_path", "work_lease", "lock_provenance"}
+
+// RequiredWorkLeaseFields are the keys every canonical work_lease carries
+// (seed REQUIRED_WORK_LEASE_FIELDS, in the seed's order).
+var RequiredWorkLeaseFields = []string{"operation_type", "issue_number", "branch", "worktree_path",
+	"claimant", "created_at", "expires_at", "last_heartbeat_at", "task_session_id", "lifecycle_version"}
+
+// Decode decodes one lock file's bytes tolerantly. It never panics: every
+// problem becomes a Finding, and whatever could be read is in the Record.
+// The record keeps its own copy of data in Raw.
+func Decode(data []byte) (Record, []Finding) {
+	own := bytes.Clone(data)
+	if own == nil {
+		own = []byte{}
+	}
+	return decodeOwned(own)
+}
+
+// decodeOwned decodes data, which the returned Record keeps (no copy).
+func decodeOwned(data []byte) (Record, []Finding) {
+	rec := Record{Raw: data}
+	if f, bad := screen(data); bad {
+		return rec, []Finding{f}
+	}
+	root, findings, serr := parseJSON(data)
+	if serr != nil {
+		kind := FindingSyntax
+		if serr.eof {
+			kind = FindingTruncated
+		}
+		return rec, append(findings, Finding{Kind: kind, Detail: serr.Error()})
+	}
+	if root.kind != jObject {
+		return rec, append(findings, Finding{Kind: FindingNotObject,
+			Detail: "top level is a JSON " + root.kind.String() + ", not an object"})
+	}
+	d := decoder{data: data, findings: findings}
+	d.record(&rec, root)
+	return rec, d.findings
+}
+
+// screen rejects bytes that cannot be a lock record before parsing.
+func screen(data []byte) (Finding, bool) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return Finding{Kind: FindingEmpty, Detail: "no content"}, true
+	}
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return Finding{Kind: FindingNUL, Detail: "NUL byte at offset " + strconv.Itoa(i)}, true
+	}
+	if !utf8.Valid(data) {
+		return Finding{Kind: FindingInvalidUTF8, Detail: "not valid UTF-8"}, true
+	}
+	return Finding{}, false
+}
+
+type decoder struct {
+	data     []byte
+	findings []Finding
+}
+
+func (d *decoder) add(kind FindingKind, path, detail string) {
+	d.findings = append(d.findings, Finding{Kind: kind, Path: path, Detail: detail})
+}
+
+func (d *decoder) raw(v jval) json.RawMessage { return json.RawMessage(d.data[v.start:v.end:v.end]) }
+
+func (d *decoder) wrongType(path string, want string, v jval) {
+	d.add(FindingWrongType, path, "want "+want+", got "+v.kind.String())
+}
+
+// str reads a string field; null is absent; other types are findings.
+func (d *decoder) str(path string, v jval) (string, bool) {
+	switch v.kind {
+	case jString:
+		return v.str, true
+	case jNull:
+		return "", true
+	}
+	d.wrongType(path, "string", v)
+	return "", false
+}
+
+// integer reads an integer field; null is absent (nil).
+func (d *decoder) integer(path string, v jval) (*int64, bool) {
+	switch v.kind {
+	case jNull:
+		return nil, true
+	case jNumber:
+		n, err := strconv.ParseInt(v.str, 10, 64)
+		if err == nil {
+			return &n, true
+		}
+		d.add(FindingWrongType, path, "want integer, got number "+v.str)
+		return nil, false
+	}
+	d.wrongType(path, "integer", v)
+	return nil, false
+}
+
+func (d *decoder) object(path string, v jval) bool {
+	if v.kind == jObject {
+		return true
+	}
+	if v.kind != jNull {
+		d.add(FindingNotObject, path, "want object, got "+v.kind.String())
+	}
+	return false
+}
+
+func (d *decoder) timestamp(path string, v jval) (Timestamp, bool) {
+	s, ok := d.str(path, v)
+	if !ok || strings.TrimSpace(s) == "" {
+		return Timestamp{Text: s}, ok
+	}
+	ts := ParseTimestamp(strings.TrimSpace(s))
+	ts.Text = s
+	switch {
+	case !ts.Valid:
+		d.add(FindingBadTimestamp, path, "not an RFC 3339 timestamp: "+strconv.Quote(s))
+	case !strings.HasSuffix(strings.TrimSpace(s), "Z"):
+		d.add(FindingNonUTCTimestamp, path, "timestamp is not UTC with Z: "+strconv.Quote(s))
+	}
+	return ts, true
+}
+
+// setExtra keeps a raw field, replacing an earlier one with the same key.
+func setExtra(extra []RawField, key string, raw json.RawMessage) []RawField {
+	for i := range extra {
+		if extra[i].Key == key {
+			extra[i].Value = raw
+			return extra
+		}
+	}
+	return append(extra, RawField{Key: key, Value: raw})
+}
+
+func (d *decoder) record(r *Record, root jval) {
+	r.Keys = make([]string, 0, len(root.obj))
+	strs := map[string]*string{"remote": &r.Remote, "org": &r.Org, "repo": &r.Repo,
+		"branch": &r.Branch, "branch_name": &r.BranchName, "worktree_path": &r.WorktreePath,
+		"owner_session": &r.OwnerSession, "assignment_id": &r.AssignmentID, "lease_id": &r.LeaseID,
+		"expected_base_sha": &r.ExpectedBaseSHA}
+	ints := map[string]**int64{"issue_number": &r.IssueNumber, "lock_generation": &r.LockGeneration,
+		"pid": &r.PID, "session_pid": &r.SessionPID}
+	blocks := map[string]*json.RawMessage{"bootstrap_lock_recovery": &r.BootstrapLockRecovery,
+		"lease_renewal": &r.LeaseRenewal, "steward_recovery": &r.StewardRecovery}
+	seen := make(map[string]bool, len(root.obj))
+	for _, m := range root.obj {
+		k, v := m.key, m.val
+		if !seen[k] {
+			seen[k] = true
+			r.Keys = append(r.Keys, k)
+		}
+		ok := true
+		if p, known := strs[k]; known {
+			*p, ok = d.str(k, v)
+		} else if p, known := ints[k]; known {
+			*p, ok = d.integer(k, v)
+		} else if p, known := blocks[k]; known {
+			*p = nil
+			if ok = d.object(k, v); ok {
+				*p = d.raw(v)
+			}
+			ok = ok || v.kind == jNull
+		} else {
+			switch k {
+			case "work_lease":
+				r.WorkLease = nil
+				if ok = d.object(k, v); ok {
+					r.WorkLease = d.workLease(k, v)
+				}
+				ok = ok || v.kind == jNull
+			case "lock_provenance":
+				r.LockProvenance = nil
+				if ok = d.object(k, v); ok {
+					r.LockProvenance = d.provenance(k, v)
+				}
+				ok = ok || v.kind == jNull
+			case "claimant":
+				r.Claimant = nil
+				if ok = d.object(k, v); ok {
+					r.Claimant = d.claimant(k, v)
+				}
+				ok = ok || v.kind == jNull
+			default:
+				if !slicesContains(r.UnknownKeys, k) {
+					r.UnknownKeys = append(r.UnknownKeys, k)
+				}
+				ok = false
+			}
+		}
+		if !ok {
+			r.Extra = setExtra(r.Extra, k, d.raw(v))
+		}
+	}
+	for _, f := range RequiredFields {
+		if blank(root, f) {
+			d.add(FindingMissing, f, "required field is absent or blank")
+		}
+	}
+	if r.WorkLease != nil {
+		lv := last(root, "work_lease")
+		for _, f := range RequiredWorkLeaseFields {
+			if blank(lv, f) {
+				d.add(FindingMissing, "work_lease."+f, "required field is absent or blank")
+			}
+		}
+	}
+}
+
+func (d *decoder) workLease(path string, v jval) *WorkLease {
+	w := &WorkLease{Keys: make([]string, 0, len(v.obj))}
+	for _, m := range v.obj {
+		p := path + "." + m.key
+		if !slicesContains(w.Keys, m.key) {
+			w.Keys = append(w.Keys, m.key)
+		}
+		ok := true
+		switch m.key {
+		case "operation_type":
+			w.OperationType, ok = d.str(p, m.val)
+		case "branch":
+			w.Branch, ok = d.str(p, m.val)
+		case "worktree_path":
+			w.WorktreePath, ok = d.str(p, m.val)
+		case "task_session_id":
+			w.TaskSessionID, ok = d.str(p, m.val)
+		case "lifecycle_version":
+			w.LifecycleVersion, ok = d.str(p, m.val)
+		case "issue_number":
+			w.IssueNumber, ok = d.integer(p, m.val)
+		case "pr_number":
+			w.PRNumber, ok = d.integer(p, m.val)
+		case "heartbeat_count":
+			w.HeartbeatCount, ok = d.integer(p, m.val)
+		case "created_at":
+			w.CreatedAt, ok = d.timestamp(p, m.val)
+		case "expires_at":
+			w.ExpiresAt, ok = d.timestamp(p, m.val)
+		case "last_heartbeat_at":
+			w.LastHeartbeatAt, ok = d.timestamp(p, m.val)
+		case "claimant":
+			w.Claimant = nil
+			if ok = d.object(p, m.val); ok {
+				w.Claimant = d.claimant(p, m.val)
+			}
+			ok = ok || m.val.kind == jNull
+		default:
+			ok = false
+		}
+		if !ok {
+			w.Extra = setExtra(w.Extra, m.key, d.raw(m.val))
+		}
+	}
+	return w
+}
+
+func (d *decoder) provenance(path string, v jval) *Provenance {
+	p := &Provenance{}
+	for _, m := range v.obj {
+		fp := path + "." + m.key
+		ok := true
+		switch m.key {
+		case "source":
+			p.Source, ok = d.str(fp, m.val)
+		case "written_by_tool":
+			p.WrittenByTool, ok = d.str(fp, m.val)
+		case "claimant":
+			p.Claimant = nil
+			if ok = d.object(fp, m.val); ok {
+				p.Claimant = d.claimant(fp, m.val)
+			}
+			ok = ok || m.val.kind == jNull
+		default:
+			ok = false
+		}
+		if !ok {
+			p.Extra = setExtra(p.Extra, m.key, d.raw(m.val))
+		}
+	}
+	return p
+}
+
+func (d *decoder) claimant(path string, v jval) *Claimant {
+	c := &Claimant{}
+	for _, m := range v.obj {
+		ok := true
+		switch m.key {
+		case "username":
+			c.Username, ok = d.str(path+".username", m.val)
+		case "profile":
+			c.Profile, ok = d.str(path+".profile", m.val)
+		default:
+			ok = false
+		}
+		if !ok {
+			c.Extra = setExtra(c.Extra, m.key, d.raw(m.val))
+		}
+	}
+	return c
+}
+
+// last returns the last member named key of an object (last wins), or null.
+func last(obj jval, key string) jval {
+	for i := len(obj.obj) - 1; i >= 0; i-- {
+		if obj.obj[i].key == key {
+			return obj.obj[i].val
+		}
+	}
+	return jval{kind: jNull}
+}
+
+// blank applies the seed's "missing" rule: absent, null, or a blank string.
+func blank(obj jval, key string) bool {
+	v := last(obj, key)
+	return v.kind == jNull || (v.kind == jString && strings.TrimSpace(v.str) == "")
+}
+
+func slicesContains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

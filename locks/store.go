@@ -1,0 +1,139 @@
+package locks
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// retiredDir is the subdirectory of archived locks.
+const retiredDir = "retired"
+
+// DefaultLegacyFile is the supervised system's legacy single-slot lock file.
+const DefaultLegacyFile = "/tmp/gitea_issue_lock.json"
+
+// LegacyFileFromEnv returns $GITEA_ISSUE_LOCK_FILE, or DefaultLegacyFile.
+func LegacyFileFromEnv() string {
+	if p := os.Getenv("GITEA_ISSUE_LOCK_FILE"); p != "" {
+		return p
+	}
+	return DefaultLegacyFile
+}
+
+// LoadOptions tunes LoadDir.
+type LoadOptions struct {
+	// LegacyFile is the legacy single-slot file to read when present ("" =
+	// none). It may live outside the directory; a symlink there is refused.
+	LegacyFile string
+}
+
+// Snapshot is one full scan of a locks directory.
+type Snapshot struct {
+	Dir      string
+	Live     []Entry  // per-issue lock files, readable or not, by name
+	Pointers []Entry  // session-<pid>.json pointer files
+	Legacy   *Entry   // the legacy slot, nil when absent
+	Retired  []Entry  // archived locks under retired/, by name
+	Ignored  []string // dot files (temp files, flock sidecars) and non-.json names
+	// RetiredUnavailable is set when retired/ exists but cannot be listed.
+	RetiredUnavailable *Unreadable
+}
+
+// ByKey groups the readable live entries by record identity; a key with
+// more than one entry is a duplicate-live-lock.
+func (s *Snapshot) ByKey() map[Key][]*Entry {
+	m := make(map[Key][]*Entry, len(s.Live))
+	for i := range s.Live {
+		if e := &s.Live[i]; e.HasKey && e.Unreadable == nil {
+			m[e.Key] = append(m[e.Key], e)
+		}
+	}
+	return m
+}
+
+// LoadDir reads every file of the locks directory dir once: per-issue lock
+// files, session pointers, retired/ and, when configured and present, the
+// legacy slot. A file that vanishes between the listing and the read (an
+// archive or release in flight) is left out. The error is non-nil only when
+// dir itself cannot be listed; every per-file problem is in its Entry.
+func LoadDir(dir string, opts LoadOptions) (*Snapshot, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, &PathError{Op: "load", Path: dir, Err: err}
+	}
+	s := &Snapshot{Dir: dir, Live: make([]Entry, 0, len(ents))}
+	real := realDir(dir)
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	for _, de := range ents {
+		name := de.Name()
+		switch {
+		case strings.HasPrefix(name, "."):
+			s.Ignored = append(s.Ignored, name)
+		case name == retiredDir && de.IsDir():
+			s.loadRetired(dir, real, bp)
+		case !strings.HasSuffix(name, nameSuffix):
+			s.Ignored = append(s.Ignored, name)
+		default:
+			class := classify(name)
+			e := readEntry(dir, real, name, class, de.Type(), true, bp)
+			if e.Missing {
+				continue
+			}
+			if class == ClassPointer {
+				s.Pointers = append(s.Pointers, e)
+			} else {
+				s.Live = append(s.Live, e)
+			}
+		}
+	}
+	if opts.LegacyFile != "" {
+		s.Legacy = readLegacy(opts.LegacyFile, bp)
+	}
+	return s, nil
+}
+
+func (s *Snapshot) loadRetired(dir, real string, bp *[]byte) {
+	rdir := filepath.Join(dir, retiredDir)
+	ents, err := os.ReadDir(rdir)
+	if err != nil {
+		s.RetiredUnavailable = &Unreadable{Reason: UnreadableIO, Detail: err.Error()}
+		return
+	}
+	for _, de := range ents {
+		name := de.Name()
+		if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, nameSuffix) {
+			continue
+		}
+		e := readEntry(dir, real, retiredDir+"/"+name, ClassRetired, de.Type(), true, bp)
+		if !e.Missing {
+			s.Retired = append(s.Retired, e)
+		}
+	}
+	sort.Slice(s.Retired, func(i, j int) bool { return s.Retired[i].Name < s.Retired[j].Name })
+}
+
+// readLegacy reads the legacy slot; nil when it does not exist. A symlink is
+// refused: the slot lives in a world-writable directory.
+func readLegacy(path string, bp *[]byte) *Entry {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	e := Entry{Name: filepath.Base(path), Path: path, Class: ClassLegacy}
+	switch {
+	case err != nil:
+		e.setErr(err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		e.Unreadable = &Unreadable{Reason: UnreadableSymlink, Detail: "the legacy slot is a symlink; not followed"}
+	default:
+		e = readEntry(filepath.Dir(path), filepath.Dir(path), filepath.Base(path), ClassLegacy, fi.Mode().Type(), true, bp)
+		if e.Missing {
+			return nil
+		}
+	}
+	return &e
+}

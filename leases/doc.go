@@ -1,0 +1,21 @@
+// Package leases owns the control-plane DB side of steward: the central lease
+// policy (how long a lease lives, with GITEA_LEASE_POLICY_<CLASS>_<FIELD>
+// overrides), lease freshness (a pure classification; now is a parameter),
+// and the control-plane SQLite database itself: its schema as versioned
+// embedded migrations, tolerant read-only readers for real databases, and the
+// fenced transitions (claim, heartbeat, release, expire sweep, abandon,
+// reclaim) that each run as one BEGIN IMMEDIATE transaction.
+//
+// Readers open the database read-only (mode=ro) and never create it: a missing
+// file is missing authority (ErrNoDB), never an empty inventory. A missing
+// optional table or column degrades that section with a reason (Health)
+// instead of crashing or reading as "nothing there".
+//
+// The transition functions are called by govern only; every guard they run
+// inside their transaction is exported as a pure Check function so that a
+// read-only preview refuses exactly as the apply would. Refusals are values
+// (Outcome with a stable Code), not errors; SQLITE_BUSY never escapes raw.
+//
+// leases never touches lock files or Gitea, and writes nothing outside the
+// transition functions and Migrate.
+package leases

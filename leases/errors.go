@@ -1,0 +1,108 @@
+package leases
+
+import (
+	"errors"
+	"fmt"
+
+	"modernc.org/sqlite"
+)
+
+// Sentinel errors. Driver (SQLite) errors are mapped to these at the package
+// boundary and never leak upward raw.
+var (
+	// ErrNoDB is returned by OpenReadOnly (and by reads) when the DB file does
+	// not exist. It means missing authority, never an empty inventory.
+	ErrNoDB = errors.New("control-plane DB file does not exist")
+	// ErrNotSQLite is returned when the file exists but is not a SQLite
+	// database (SQLITE_NOTADB).
+	ErrNotSQLite = errors.New("file is not a SQLite database")
+	// ErrCorrupt is returned when SQLite reports a malformed database image
+	// (SQLITE_CORRUPT).
+	ErrCorrupt = errors.New("database disk image is malformed")
+	// ErrBusy is returned by reads and Migrate when the database stayed
+	// locked past the busy timeout (SQLITE_BUSY/SQLITE_LOCKED). Transitions
+	// report it as an Outcome with CodeBusy instead.
+	ErrBusy = errors.New("database is busy")
+	// ErrSQLite is returned for any other SQLite failure; the driver's
+	// message is kept in DBError.Detail.
+	ErrSQLite = errors.New("SQLite error")
+	// ErrForeignSchema is returned by Migrate when the file already holds a
+	// control-plane schema that steward's migrations did not create.
+	ErrForeignSchema = errors.New("database holds a schema steward did not create")
+	// ErrNoTable is returned by single-row reads when the table they need is
+	// absent from the database.
+	ErrNoTable = errors.New("required table is absent")
+)
+
+// DBError records the operation and path of a failed database call. Err is
+// one of this package's sentinels (or a non-driver error such as a context
+// error); Detail keeps the driver's message for the user.
+type DBError struct {
+	Op     string
+	Path   string
+	Err    error
+	Detail string
+}
+
+// Error implements error.
+func (e *DBError) Error() string {
+	s := fmt.Sprintf("leases: %s %s: %v", e.Op, e.Path, e.Err)
+	if e.Detail != "" {
+		s += " (" + e.Detail + ")"
+	}
+	return s
+}
+
+// Unwrap returns the sentinel.
+func (e *DBError) Unwrap() error { return e.Err }
+
+// sqliteCode returns the primary SQLite result code of err, or 0.
+func sqliteCode(err error) int {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		return se.Code() & 0xff
+	}
+	return 0
+}
+
+// SQLite primary result codes used at the boundary.
+const (
+	codeBusy    = 5
+	codeLocked  = 6
+	codeCorrupt = 11
+	codeNotADB  = 26
+)
+
+// isBusy reports whether err is SQLITE_BUSY or SQLITE_LOCKED.
+func isBusy(err error) bool {
+	c := sqliteCode(err)
+	return c == codeBusy || c == codeLocked || errors.Is(err, ErrBusy)
+}
+
+// mapErr maps a driver error to a *DBError carrying one of the sentinels.
+// It returns nil for nil and passes an existing *DBError through.
+func mapErr(op, path string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var de *DBError
+	if errors.As(err, &de) {
+		return err
+	}
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return &DBError{Op: op, Path: path, Err: err}
+	}
+	var s error
+	switch se.Code() & 0xff {
+	case codeBusy, codeLocked:
+		s = ErrBusy
+	case codeNotADB:
+		s = ErrNotSQLite
+	case codeCorrupt:
+		s = ErrCorrupt
+	default:
+		s = ErrSQLite
+	}
+	return &DBError{Op: op, Path: path, Err: s, Detail: se.Error()}
+}

@@ -1,0 +1,130 @@
+// Package leasestest builds small control-plane DBs for other packages'
+// tests: a migrated database in t.TempDir() holding the given sessions and
+// leases, written as raw rows so fixtures can hold states the transitions
+// would never produce (an unparseable expiry, an expired-but-active lease).
+// It is for tests only.
+package leasestest
+
+import (
+	"database/sql"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"steward/leases"
+)
+
+// Session is a sessions row to insert.
+type Session struct {
+	SessionID       string
+	Role            string
+	Profile         string
+	PID             int64
+	Host            string
+	Status          string // default "active"
+	StartedAt       string // default Now
+	LastHeartbeatAt string // default Now
+}
+
+// Lease is a leases row to insert; its work item is upserted from Work.
+// Timestamps are raw text (use leases.FormatTime) so fixtures can hold
+// missing or unparseable values; empty CreatedAt means Now, empty ExpiresAt
+// stays NULL.
+type Lease struct {
+	LeaseID         string
+	SessionID       string
+	Role            string
+	TaskClass       leases.TaskClass
+	Phase           string // default "allocated"
+	Status          leases.Status
+	Work            leases.WorkRef
+	CreatedAt       string
+	ExpiresAt       string
+	LastHeartbeatAt string
+	OwnerPID        int64
+	OwnerHost       string
+	WorktreePath    string
+}
+
+// Now is the fixed instant fixtures default to.
+var Now = time.Date(2026, 7, 23, 10, 0, 0, 0, time.UTC)
+
+// Work returns a work reference on the fixture repository.
+func Work(kind leases.WorkKind, n int64) leases.WorkRef {
+	return leases.WorkRef{Remote: "prgs", Org: "acme", Repo: "widgets", Kind: kind, Number: n}
+}
+
+// NewDB creates a migrated DB in t.TempDir() holding sessions and ls, and
+// returns its path.
+func NewDB(t testing.TB, sessions []Session, ls []Lease) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "control_plane.sqlite3")
+	if err := leases.Migrate(path); err != nil {
+		t.Fatalf("leasestest: migrate: %v", err)
+	}
+	Insert(t, path, sessions, ls)
+	return path
+}
+
+// Insert adds sessions and leases to an existing migrated DB.
+func Insert(t testing.TB, path string, sessions []Session, ls []Lease) {
+	t.Helper()
+	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)")
+	if err != nil {
+		t.Fatalf("leasestest: open: %v", err)
+	}
+	defer db.Close()
+	now := leases.FormatTime(Now)
+	for _, s := range sessions {
+		if s.Status == "" {
+			s.Status = "active"
+		}
+		if s.StartedAt == "" {
+			s.StartedAt = now
+		}
+		if s.LastHeartbeatAt == "" {
+			s.LastHeartbeatAt = now
+		}
+		if _, err := db.Exec(`INSERT INTO sessions(session_id, role, profile, pid, host, status,
+			started_at, last_heartbeat_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?)`, s.SessionID, s.Role,
+			s.Profile, s.PID, s.Host, s.Status, s.StartedAt, s.LastHeartbeatAt); err != nil {
+			t.Fatalf("leasestest: session %s: %v", s.SessionID, err)
+		}
+	}
+	for _, l := range ls {
+		var item int64
+		w := l.Work
+		if err := db.QueryRow(`INSERT INTO work_items(remote, org, repo, work_kind, work_number)
+			VALUES(?, ?, ?, ?, ?) ON CONFLICT(remote, org, repo, work_kind, work_number)
+			DO UPDATE SET state = state RETURNING work_item_id`,
+			w.Remote, w.Org, w.Repo, string(w.Kind), w.Number).Scan(&item); err != nil {
+			t.Fatalf("leasestest: work item %+v: %v", w, err)
+		}
+		if l.Status == "" {
+			l.Status = leases.StatusActive
+		}
+		if l.Phase == "" {
+			l.Phase = leases.PhaseAllocated
+		}
+		if l.CreatedAt == "" {
+			l.CreatedAt = now
+		}
+		var exp, hb, pid any
+		if l.ExpiresAt != "" {
+			exp = l.ExpiresAt
+		}
+		if l.LastHeartbeatAt != "" {
+			hb = l.LastHeartbeatAt
+		}
+		if l.OwnerPID != 0 {
+			pid = l.OwnerPID
+		}
+		if _, err := db.Exec(`INSERT INTO leases(lease_id, work_item_id, session_id, role, task_class,
+			phase, status, created_at, expires_at, last_heartbeat_at, owner_pid, owner_host, worktree_path)
+			VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, l.LeaseID, item, l.SessionID, l.Role,
+			string(l.TaskClass), l.Phase, string(l.Status), l.CreatedAt, exp, hb, pid, l.OwnerHost,
+			l.WorktreePath); err != nil {
+			t.Fatalf("leasestest: lease %s: %v", l.LeaseID, err)
+		}
+	}
+}

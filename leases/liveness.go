@@ -1,0 +1,47 @@
+package leases
+
+import (
+	"errors"
+	"os"
+	"syscall"
+)
+
+// Liveness reports whether process pid on host is alive, using kill(pid, 0).
+// A record from another host, an unknown local host name, or a pid <= 0 is
+// ProcessUnknown, never dead; EPERM (the process exists but belongs to
+// someone else) is alive.
+func Liveness(pid int, host string) ProcessState {
+	if pid <= 0 {
+		return ProcessUnknown
+	}
+	me, err := os.Hostname()
+	if err != nil || host == "" || host != me {
+		return ProcessUnknown
+	}
+	err = syscall.Kill(pid, 0)
+	switch {
+	case err == nil, errors.Is(err, syscall.EPERM):
+		return ProcessAlive
+	case errors.Is(err, syscall.ESRCH):
+		return ProcessDead
+	}
+	return ProcessUnknown
+}
+
+// WorktreePresence reports whether a lease's worktree exists. Only a path on
+// this host that stat reports as not existing is missing; an empty path, a
+// foreign host or any other stat error is unknown.
+func WorktreePresence(path, host string) WorktreeState {
+	me, err := os.Hostname()
+	if path == "" || err != nil || host != me {
+		return WorktreeUnknown
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return WorktreePresent
+	case errors.Is(err, os.ErrNotExist):
+		return WorktreeMissing
+	}
+	return WorktreeUnknown
+}

@@ -1,0 +1,97 @@
+package leases
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// BusyTimeout is the SQLite busy_timeout every handle sets.
+const BusyTimeout = 5 * time.Second
+
+// DefaultPath returns the seed's DB location: $GITEA_CONTROL_PLANE_DB when
+// set through lookup, else ~/.cache/gitea-tools/control-plane/control_plane.sqlite3.
+func DefaultPath(lookup func(string) (string, bool)) string {
+	if v, ok := lookup("GITEA_CONTROL_PLANE_DB"); ok && v != "" {
+		return v
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".cache", "gitea-tools", "control-plane", "control_plane.sqlite3")
+}
+
+// dsn builds a file: URI so SQLite honours mode=; the driver consumes the
+// underscore keys. mode is "ro", "rw" or "rwc".
+func dsn(path, mode string, write bool) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	q := url.Values{}
+	q.Set("mode", mode)
+	q.Add("_pragma", "busy_timeout("+strconv.Itoa(int(BusyTimeout/time.Millisecond))+")")
+	if write {
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "synchronous(NORMAL)")
+		q.Add("_pragma", "foreign_keys(1)")
+		q.Set("_txlock", "immediate")
+	}
+	return "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + q.Encode(), nil
+}
+
+// exists reports ErrNoDB (as a *DBError) when path does not exist.
+func exists(op, path string) error {
+	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return &DBError{Op: op, Path: path, Err: ErrNoDB}
+	}
+	if err != nil {
+		return &DBError{Op: op, Path: path, Err: err}
+	}
+	if fi.IsDir() {
+		return &DBError{Op: op, Path: path, Err: ErrNotSQLite, Detail: "is a directory"}
+	}
+	return nil
+}
+
+// open opens a handle and proves the file is a readable SQLite database.
+func open(ctx context.Context, op, path, mode string, write bool) (*sql.DB, error) {
+	d, err := dsn(path, mode, write)
+	if err != nil {
+		return nil, &DBError{Op: op, Path: path, Err: err}
+	}
+	db, err := sql.Open("sqlite", d)
+	if err != nil {
+		return nil, mapErr(op, path, err)
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&n); err != nil {
+		db.Close()
+		return nil, mapErr(op, path, err)
+	}
+	return db, nil
+}
+
+// Migrate creates the DB file (and its directory, mode 0o700) if needed and
+// applies steward's embedded migrations in order. It is for demos, tests and
+// fixtures; readers never call it. A file holding a control-plane schema that
+// steward did not create is refused with ErrForeignSchema.
+func Migrate(path string) error {
+	const op = "migrate"
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return &DBError{Op: op, Path: path, Err: err}
+	}
+	ctx := context.Background()
+	db, err := open(ctx, op, path, "rwc", true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return migrate(ctx, db, path)
+}

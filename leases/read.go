@@ -1,0 +1,230 @@
+package leases
+
+import (
+	"context"
+	"database/sql"
+	"slices"
+	"strconv"
+)
+
+// Reader reads a control-plane DB read-only. It never creates, migrates or
+// writes the file. Safe for concurrent use.
+type Reader struct {
+	db   *sql.DB
+	pin  *sql.Conn // one fixed connection: PRAGMA data_version is per connection
+	path string
+}
+
+// OpenReadOnly opens path with a file:...?mode=ro URI and a busy timeout.
+// A missing file is ErrNoDB (missing authority, never an empty inventory); a
+// file that is not SQLite is ErrNotSQLite. Close the Reader when done.
+func OpenReadOnly(path string) (*Reader, error) {
+	const op = "open read-only"
+	if err := exists(op, path); err != nil {
+		return nil, err
+	}
+	ctx := context.Background()
+	db, err := open(ctx, op, path, "ro", false)
+	if err != nil {
+		return nil, err
+	}
+	pin, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, mapErr(op, path, err)
+	}
+	return &Reader{db: db, pin: pin, path: path}, nil
+}
+
+// Close releases the Reader's connections.
+func (r *Reader) Close() error {
+	r.pin.Close()
+	return r.db.Close()
+}
+
+// Path returns the DB path the Reader was opened on.
+func (r *Reader) Path() string { return r.path }
+
+// DataVersion returns PRAGMA data_version from the Reader's pinned
+// connection. The value changes whenever another connection commits, so a
+// watcher re-reads only when it moved.
+func (r *Reader) DataVersion(ctx context.Context) (int64, error) {
+	var v int64
+	err := r.pin.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v)
+	return v, mapErr("data_version", r.path, err)
+}
+
+// ReadOptions tunes Snapshot.
+type ReadOptions struct {
+	// RecentTerminal is how many of the most recent terminal leases
+	// (released, expired, abandoned) to include besides every non-terminal
+	// lease. Zero means DefaultRecentTerminal; negative means none.
+	RecentTerminal int
+}
+
+// DefaultRecentTerminal is the number of recent terminal leases Snapshot
+// includes when ReadOptions.RecentTerminal is zero.
+const DefaultRecentTerminal = 200
+
+// Snapshot is one consistent read of the DB (one read transaction). Each
+// section carries its own Health.
+type Snapshot struct {
+	SchemaVersion     string
+	Meta              map[string]string
+	MetaHealth        Health
+	Sessions          []Session
+	SessionsHealth    Health
+	WorkItems         []WorkItem
+	WorkItemsHealth   Health
+	Leases            []Lease
+	LeasesHealth      Health
+	Assignments       []Assignment
+	AssignmentsHealth Health
+	DataVersion       int64
+}
+
+// Snapshot reads schema_meta, sessions, work items, leases (every
+// non-terminal one plus recent terminal ones, with Work filled from
+// work_items) and assignments in one read transaction. It returns an error
+// only when the DB as a whole is unreadable; a missing table or column
+// degrades or disables that section instead.
+func (r *Reader) Snapshot(ctx context.Context, opt ReadOptions) (*Snapshot, error) {
+	const op = "snapshot"
+	dv, err := r.DataVersion(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tx, err := r.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, mapErr(op, r.path, err)
+	}
+	defer tx.Rollback()
+	info, err := introspect(ctx, tx)
+	if err != nil {
+		return nil, mapErr(op, r.path, err)
+	}
+	s := &Snapshot{DataVersion: dv}
+	s.Meta, s.SchemaVersion, s.MetaHealth, err = readMeta(ctx, tx, info)
+	if err != nil {
+		return nil, mapErr(op, r.path, err)
+	}
+	s.Sessions, s.SessionsHealth, err = readTable(ctx, tx, info, "sessions", sessionCols, "", nil,
+		decodeSession, func(v Session) []string { return v.Problems })
+	if err != nil {
+		return nil, mapErr(op, r.path, err)
+	}
+	s.WorkItems, s.WorkItemsHealth, err = readTable(ctx, tx, info, "work_items", workItemCols, "", nil,
+		decodeWorkItem, func(v WorkItem) []string { return v.Problems })
+	if err != nil {
+		return nil, mapErr(op, r.path, err)
+	}
+	s.Leases, s.LeasesHealth, err = readLeases(ctx, tx, info, opt)
+	if err != nil {
+		return nil, mapErr(op, r.path, err)
+	}
+	attachWork(s.Leases, s.WorkItems, s.WorkItemsHealth, &s.LeasesHealth)
+	s.Assignments, s.AssignmentsHealth, err = readTable(ctx, tx, info, "assignments", assignmentCols, "", nil,
+		decodeAssignment, func(v Assignment) []string { return v.Problems })
+	if err != nil {
+		return nil, mapErr(op, r.path, err)
+	}
+	return s, nil
+}
+
+func readMeta(ctx context.Context, q queryer, info schemaInfo) (map[string]string, string, Health, error) {
+	h := okHealth()
+	if _, ok := info["schema_meta"]; !ok {
+		h.degrade("table schema_meta is absent: schema version unknown")
+		return nil, "", h, nil
+	}
+	rows, err := q.QueryContext(ctx, `SELECT key, value FROM schema_meta`)
+	if err != nil {
+		return nil, "", h, err
+	}
+	defer rows.Close()
+	meta := map[string]string{}
+	for rows.Next() {
+		var k, v sql.NullString
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, "", h, err
+		}
+		meta[k.String] = v.String
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", h, err
+	}
+	ver, ok := meta[MetaSchemaVersion]
+	switch {
+	case !ok:
+		h.degrade("schema_meta has no schema_version")
+	case !slices.Contains(KnownSchemaVersions, ver):
+		h.degrade("schema_version " + strconv.Quote(ver) + " is not one steward knows (4, 5): columns read by name")
+	}
+	return meta, ver, h, nil
+}
+
+// readTable selects the present columns of table (plus an optional WHERE
+// clause) and decodes every row.
+func readTable[T any](ctx context.Context, q queryer, info schemaInfo, table string, want []column,
+	where string, args []any, dec func(getter) T, problems func(T) []string) ([]T, Health, error) {
+	h := okHealth()
+	list, names, ok := selectList(info, table, want, &h)
+	if !ok {
+		return nil, h, nil
+	}
+	rows, err := q.QueryContext(ctx, "SELECT "+list+" FROM "+table+" "+where, args...)
+	if err != nil {
+		return nil, h, err
+	}
+	out, err := scanRows(rows, names, table, &h, dec, problems)
+	return out, h, err
+}
+
+const terminalIn = `('released', 'expired', 'abandoned')`
+
+func readLeases(ctx context.Context, q queryer, info schemaInfo, opt ReadOptions) ([]Lease, Health, error) {
+	prob := func(v Lease) []string { return v.Problems }
+	live, h, err := readTable(ctx, q, info, "leases", leaseCols,
+		"WHERE status IS NULL OR status NOT IN "+terminalIn+" ORDER BY rowid", nil, decodeLease, prob)
+	if err != nil || h.Status == HealthUnavailable {
+		return live, h, err
+	}
+	n := opt.RecentTerminal
+	if n == 0 {
+		n = DefaultRecentTerminal
+	}
+	if n < 0 {
+		return live, h, nil
+	}
+	done, _, err := readTable(ctx, q, info, "leases", leaseCols,
+		"WHERE status IN "+terminalIn+" ORDER BY rowid DESC LIMIT ?", []any{n}, decodeLease, prob)
+	return append(live, done...), h, err
+}
+
+// attachWork fills each lease's Work from the work items read alongside.
+func attachWork(ls []Lease, items []WorkItem, itemsHealth Health, h *Health) {
+	if itemsHealth.Status == HealthUnavailable {
+		if len(ls) > 0 {
+			h.degrade("work_items unreadable: leases have no issue/PR scope")
+		}
+		return
+	}
+	byID := make(map[int64]WorkRef, len(items))
+	for _, w := range items {
+		byID[w.WorkItemID] = w.WorkRef
+	}
+	orphans := 0
+	for i := range ls {
+		w, ok := byID[ls[i].WorkItemID]
+		if !ok {
+			orphans++
+			continue
+		}
+		ls[i].Work = w
+	}
+	if orphans > 0 {
+		h.degrade(plural(orphans, "lease") + " reference a missing work item")
+	}
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -1,0 +1,112 @@
+package leases
+
+import (
+	"context"
+	"database/sql"
+)
+
+// EventsSince returns up to limit events with event_id > cursor in id order,
+// for incremental watching (limit <= 0 means 1000). The next cursor is the
+// last returned EventID.
+func (r *Reader) EventsSince(ctx context.Context, cursor int64, limit int) ([]Event, Health, error) {
+	if limit <= 0 {
+		limit = 1000
+	}
+	info, err := introspect(ctx, r.db)
+	if err != nil {
+		return nil, Health{}, mapErr("events", r.path, err)
+	}
+	ev, h, err := readTable(ctx, r.db, info, "events", eventCols,
+		"WHERE event_id > ? ORDER BY event_id LIMIT ?", []any{cursor, limit},
+		decodeEvent, func(v Event) []string { return v.Problems })
+	return ev, h, mapErr("events", r.path, err)
+}
+
+// LeaseByID reads one lease (with Work filled when work_items is readable).
+// found is false when no row has that id. A leases table too damaged to
+// read is ErrNoTable.
+func (r *Reader) LeaseByID(ctx context.Context, id string) (l Lease, found bool, err error) {
+	ls, err := r.leasesWhere(ctx, "WHERE lease_id = ?", id)
+	if err != nil || len(ls) == 0 {
+		return Lease{}, false, err
+	}
+	return ls[0], true, nil
+}
+
+// LeasesForWorkItem returns every non-terminal lease on the work item named
+// by ref (normally at most one; more is a concurrent-active-lease collision).
+func (r *Reader) LeasesForWorkItem(ctx context.Context, ref WorkRef) ([]Lease, error) {
+	return r.leasesWhere(ctx, `WHERE (status IS NULL OR status NOT IN `+terminalIn+`)
+		AND work_item_id = (SELECT work_item_id FROM work_items
+		WHERE remote = ? AND org = ? AND repo = ? AND work_kind = ? AND work_number = ?)`,
+		ref.Remote, ref.Org, ref.Repo, string(ref.Kind), ref.Number)
+}
+
+func (r *Reader) leasesWhere(ctx context.Context, where string, args ...any) ([]Lease, error) {
+	const op = "read lease"
+	tx, err := r.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, mapErr(op, r.path, err)
+	}
+	defer tx.Rollback()
+	ls, err := leasesWhere(ctx, tx, where, args...)
+	return ls, mapErr(op, r.path, err)
+}
+
+// leasesWhere reads leases matching where with their Work, over any queryer
+// (the transitions use it inside their write transaction).
+func leasesWhere(ctx context.Context, q queryer, where string, args ...any) ([]Lease, error) {
+	info, err := introspect(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return leasesWhereInfo(ctx, q, info, where, args...)
+}
+
+// leasesWhereInfo is leasesWhere over an already introspected schema.
+func leasesWhereInfo(ctx context.Context, q queryer, info schemaInfo, where string, args ...any) ([]Lease, error) {
+	ls, h, err := readTable(ctx, q, info, "leases", leaseCols, where, args,
+		decodeLease, func(v Lease) []string { return v.Problems })
+	if err != nil {
+		return nil, err
+	}
+	if h.Status == HealthUnavailable {
+		return nil, &DBError{Op: "read lease", Err: ErrNoTable, Detail: joinReasons(h)}
+	}
+	if len(ls) == 0 {
+		return nil, nil
+	}
+	if _, ok := info["work_items"]; !ok {
+		return ls, nil
+	}
+	for i := range ls {
+		var remote, org, repo, kind sql.NullString
+		var num sql.NullInt64
+		rows, qerr := q.QueryContext(ctx, `SELECT remote, org, repo, work_kind, work_number
+			FROM work_items WHERE work_item_id = ?`, ls[i].WorkItemID)
+		if qerr != nil {
+			return nil, qerr
+		}
+		if rows.Next() {
+			if serr := rows.Scan(&remote, &org, &repo, &kind, &num); serr != nil {
+				rows.Close()
+				return nil, serr
+			}
+			ls[i].Work = WorkRef{Remote: remote.String, Org: org.String, Repo: repo.String,
+				Kind: WorkKind(kind.String), Number: num.Int64}
+		}
+		rows.Close()
+	}
+	return ls, nil
+}
+
+func joinReasons(h Health) string {
+	s := ""
+	for i, r := range h.Reasons {
+		if i > 0 {
+			s += "; "
+		}
+		s += r
+	}
+	return s
+}

@@ -1,0 +1,207 @@
+package leases
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"math/big"
+	"sort"
+	"time"
+)
+
+// StoreOptions configures a read-write Store.
+type StoreOptions struct {
+	// Policies resolves lease durations; the zero value uses the seed's
+	// defaults.
+	Policies PolicySet
+	// BeforeCommit, when set, runs after a transition's writes and before
+	// its COMMIT (crash tests SIGKILL the process there).
+	BeforeCommit func()
+	// BusyBudget bounds how long a transition retries SQLITE_BUSY after
+	// the busy timeout before reporting CodeBusy (default 30 s).
+	BusyBudget time.Duration
+	// MaxOpenConns caps the pool (default 4).
+	MaxOpenConns int
+}
+
+// Store runs the fenced transitions on a read-write handle. Every write is
+// one BEGIN IMMEDIATE transaction. Safe for concurrent use.
+type Store struct {
+	db   *sql.DB
+	path string
+	opt  StoreOptions
+	info schemaInfo // validated at open; transitions read through it
+}
+
+// requiredSchema lists the tables and columns the transitions write.
+var requiredSchema = map[string][]column{
+	"sessions": sessionCols, "work_items": workItemCols, "leases": leaseCols,
+	"assignments": assignmentCols, "events": eventCols,
+}
+
+// OpenReadWrite opens an existing, migrated DB for transitions with WAL,
+// busy_timeout, foreign_keys and _txlock=immediate. It never creates the
+// file (ErrNoDB) and refuses a schema missing any table or column the
+// transitions write (ErrNoTable, with the missing names in Detail).
+func OpenReadWrite(path string, opt StoreOptions) (*Store, error) {
+	const op = "open read-write"
+	if err := exists(op, path); err != nil {
+		return nil, err
+	}
+	ctx := context.Background()
+	db, err := open(ctx, op, path, "rw", true)
+	if err != nil {
+		return nil, err
+	}
+	if opt.MaxOpenConns <= 0 {
+		opt.MaxOpenConns = 4
+	}
+	if opt.BusyBudget <= 0 {
+		opt.BusyBudget = 30 * time.Second
+	}
+	db.SetMaxOpenConns(opt.MaxOpenConns)
+	info, err := introspect(ctx, db)
+	if err != nil {
+		db.Close()
+		return nil, mapErr(op, path, err)
+	}
+	h := okHealth()
+	names := make([]string, 0, len(requiredSchema))
+	for t := range requiredSchema {
+		names = append(names, t)
+	}
+	sort.Strings(names)
+	for _, t := range names {
+		for _, c := range requiredSchema[t] {
+			if !info[t][c.name] {
+				h.degrade(t + "." + c.name)
+			}
+		}
+	}
+	if len(h.Reasons) > 0 {
+		db.Close()
+		return nil, &DBError{Op: op, Path: path, Err: ErrNoTable, Detail: "missing " + joinReasons(h)}
+	}
+	return &Store{db: db, path: path, opt: opt, info: info}, nil
+}
+
+// Close closes the Store's handle.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Policies returns the policy set the Store uses.
+func (s *Store) Policies() PolicySet { return s.opt.Policies }
+
+// Outcome is the result of a transition: applied (Code ok) or refused with a
+// stable Code and a message that says what to do instead. Refusals are not
+// errors; errors are reserved for an unreadable or failing database.
+type Outcome struct {
+	Code    Code
+	Message string
+	// Lease is the lease after the write (read back in the same
+	// transaction), or the lease that caused a refusal.
+	Lease *Lease
+	// HolderSessionID and HolderPastExpiry describe the blocking lease of a
+	// claimed_by_other_session refusal.
+	HolderSessionID  string
+	HolderPastExpiry bool
+	// Freshness is the classification an Abandon recorded or refused on.
+	Freshness *FreshnessResult
+	// Expired lists the lease ids an ExpireSweep ended.
+	Expired []string
+	// EventIDs lists the events the transition wrote.
+	EventIDs []int64
+}
+
+// OK reports whether the transition applied.
+func (o Outcome) OK() bool { return o.Code == CodeOK }
+
+// txFunc does a transition's reads and writes; commit says whether to commit
+// even when the outcome is a refusal (a refused claim records its event).
+type txFunc func(ctx context.Context, tx *sql.Tx) (out Outcome, commit bool, err error)
+
+// run executes fn in a BEGIN IMMEDIATE transaction, retrying SQLITE_BUSY
+// with jittered backoff within BusyBudget; busy past the budget is reported
+// as CodeBusy, never as a raw error.
+func (s *Store) run(ctx context.Context, op string, fn txFunc) (Outcome, error) {
+	deadline := time.Now().Add(s.opt.BusyBudget)
+	backoff := 2 * time.Millisecond
+	for {
+		out, err := s.try(ctx, fn)
+		if err == nil {
+			return out, nil
+		}
+		if !isBusy(err) {
+			return Outcome{}, mapErr(op, s.path, err)
+		}
+		if ctx.Err() != nil || time.Now().Add(backoff).After(deadline) {
+			return Outcome{Code: CodeBusy, Message: "the control-plane DB stayed locked for " +
+				s.opt.BusyBudget.String() + "; nothing was written — retry shortly"}, nil
+		}
+		n, _ := rand.Int(rand.Reader, big.NewInt(int64(backoff)))
+		t := time.NewTimer(backoff/2 + time.Duration(n.Int64())/2)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+		case <-t.C:
+		}
+		if backoff < 100*time.Millisecond {
+			backoff *= 2
+		}
+	}
+}
+
+func (s *Store) try(ctx context.Context, fn txFunc) (Outcome, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return Outcome{}, err
+	}
+	out, commit, err := fn(ctx, tx)
+	if err != nil || (!out.OK() && !commit) {
+		tx.Rollback()
+		return out, err
+	}
+	if s.opt.BeforeCommit != nil {
+		s.opt.BeforeCommit()
+	}
+	if err := tx.Commit(); err != nil {
+		tx.Rollback()
+		return Outcome{}, err
+	}
+	return out, nil
+}
+
+// newID returns prefix + 16 random hex digits.
+func newID(prefix string) string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return prefix + hex.EncodeToString(b[:])
+}
+
+// insertEvent appends one events row and returns its id.
+func insertEvent(ctx context.Context, tx *sql.Tx, workItemID int64, typ, msg, session string,
+	detail any, now time.Time) (int64, error) {
+	var sess any
+	if session != "" {
+		sess = session
+	}
+	var det any
+	if d := encodeObject(detail); d != "" {
+		det = d
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO events(work_item_id, event_type, message, created_at,
+		session_id, detail_json) VALUES(?, ?, ?, ?, ?, ?)`, workItemID, typ, msg, FormatTime(now), sess, det)
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
+}
+
+// leaseInTx reads one lease by id inside tx (nil when absent).
+func (s *Store) leaseInTx(ctx context.Context, tx *sql.Tx, id string) (*Lease, error) {
+	ls, err := leasesWhereInfo(ctx, tx, s.info, "WHERE lease_id = ?", id)
+	if err != nil || len(ls) == 0 {
+		return nil, err
+	}
+	return &ls[0], nil
+}

@@ -1,0 +1,144 @@
+package locks
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLoadDirKeyedByIdentity(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	canon := fixtureBytes(t, "canonical.json")
+	// Two files, different names, same record identity: both kept.
+	writeFile(t, filepath.Join(dir, "a.json"), canon)
+	writeFile(t, filepath.Join(dir, "zz-other-name.json"), canon)
+	writeFile(t, filepath.Join(dir, "legacy.json"), fixtureBytes(t, "legacy-top-level-claimant.json"))
+	writeFile(t, filepath.Join(dir, "broken.json"), []byte("{"))
+	writeFile(t, filepath.Join(dir, "session-4242.json"), fixtureBytes(t, "session-4242.json"))
+	writeFile(t, filepath.Join(dir, "session-77.json"), canon) // a pointer holding a record copy
+	writeFile(t, filepath.Join(dir, ".tmp-a.json-123"), []byte("{\"remote\":"))
+	writeFile(t, filepath.Join(dir, ".a.json.flock"), nil)
+	writeFile(t, filepath.Join(dir, "notes.txt"), []byte("x"))
+	if err := os.Mkdir(filepath.Join(dir, "retired"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "retired", "a.20260724T060000Z.3.json"), canon)
+	slot := filepath.Join(t.TempDir(), "gitea_issue_lock.json")
+	writeFile(t, slot, fixtureBytes(t, "legacy-top-level-claimant.json"))
+
+	s, err := LoadDir(dir, LoadOptions{LegacyFile: slot})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(es []Entry) string {
+		var n []string
+		for _, e := range es {
+			n = append(n, e.Name)
+		}
+		return strings.Join(n, ",")
+	}
+	if got := names(s.Live); got != "a.json,broken.json,legacy.json,zz-other-name.json" {
+		t.Errorf("live = %s", got)
+	}
+	if got := names(s.Pointers); got != "session-4242.json,session-77.json" {
+		t.Errorf("pointers = %s", got)
+	}
+	if got := names(s.Retired); got != "retired/a.20260724T060000Z.3.json" || s.Retired[0].Class != ClassRetired {
+		t.Errorf("retired = %s", got)
+	}
+	if got := strings.Join(s.Ignored, ","); got != ".a.json.flock,.tmp-a.json-123,notes.txt" {
+		t.Errorf("ignored = %s", got)
+	}
+	if s.Legacy == nil || s.Legacy.Class != ClassLegacy || Assess(&s.Legacy.Record, fixtureNow).Contract != ContractLegacy {
+		t.Errorf("legacy slot = %+v", s.Legacy)
+	}
+	if p := s.Pointers[0].Pointer; p == nil || p.PID != 4242 || !strings.HasSuffix(p.Target, "issue-658.json") {
+		t.Errorf("pointer = %+v", p)
+	}
+	if p := s.Pointers[1]; p.Pointer.PID != 77 || !p.HasKey {
+		t.Errorf("record-copy pointer = %+v", p.Pointer)
+	}
+	key := Key{Remote: "prgs", Org: "Scaled-Tech-Consulting", Repo: "Gitea-Tools", Issue: 658}
+	by := s.ByKey()
+	if len(by[key]) != 2 {
+		t.Errorf("key %v has %d entries, want 2 (duplicate-live-lock)", key, len(by[key]))
+	}
+	if len(by) != 2 {
+		t.Errorf("%d keys, want 2 (the unreadable file has none)", len(by))
+	}
+
+	// Missing legacy slot: nil, not an entry.
+	s, err = LoadDir(dir, LoadOptions{LegacyFile: filepath.Join(t.TempDir(), "none.json")})
+	if err != nil || s.Legacy != nil {
+		t.Errorf("absent legacy slot: %v %+v", err, s.Legacy)
+	}
+	// A symlinked legacy slot is refused.
+	link := filepath.Join(t.TempDir(), "slot.json")
+	if err := os.Symlink(slot, link); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ = LoadDir(dir, LoadOptions{LegacyFile: link}); s.Legacy == nil || s.Legacy.Unreadable == nil || s.Legacy.Unreadable.Reason != UnreadableSymlink {
+		t.Errorf("symlinked slot: %+v", s.Legacy)
+	}
+	if _, err := LoadDir(filepath.Join(dir, "nope"), LoadOptions{}); err == nil {
+		t.Error("missing dir loaded without error")
+	}
+}
+
+func TestLegacyFileFromEnv(t *testing.T) {
+	t.Setenv("GITEA_ISSUE_LOCK_FILE", "")
+	if LegacyFileFromEnv() != DefaultLegacyFile {
+		t.Error("default")
+	}
+	t.Setenv("GITEA_ISSUE_LOCK_FILE", "/x/y.json")
+	if LegacyFileFromEnv() != "/x/y.json" {
+		t.Error("env override")
+	}
+}
+
+func TestNameRoundTrip(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		key  Key
+		want string
+	}{
+		{Key{"prgs", "Scaled-Tech-Consulting", "Gitea-Tools", 658}, "prgs__Scaled-Tech-Consulting__Gitea-Tools__issue-658.json"},
+		{Key{"origin", "my_org", "a.b", 1}, "origin__my%5Forg__a.b__issue-1.json"},
+		{Key{"..", "../x", "a/b", 2}, "%2E.__%2E.%2Fx__a%2Fb__issue-2.json"},
+		{Key{"", "", "", 0}, "______issue-0.json"},
+		{Key{"r\n", "é", "__", 3}, "r%0A__%C3%A9__%5F%5F__issue-3.json"},
+	}
+	for _, c := range cases {
+		got, ok := Name(c.key)
+		if !ok || got != c.want {
+			t.Errorf("Name(%+v) = %q, want %q", c.key, got, c.want)
+			continue
+		}
+		if !ValidName(got) || strings.Contains(got, "/") {
+			t.Errorf("%q not a valid name", got)
+		}
+		back, ok := ParseName(got)
+		if !ok || back != c.key {
+			t.Errorf("ParseName(%q) = %+v %v", got, back, ok)
+		}
+	}
+	for _, bad := range []string{"x.json", "a__b__c__issue-01.json", "a__b__c__issue--1.json", "a__b__c__d__issue-1.json",
+		"a__b__c__issue-1", "a_b__c__d__issue-1.json", "a%2__b__c__issue-1.json", "a%ff__b__c__issue-1.json"} {
+		if k, ok := ParseName(bad); ok {
+			t.Errorf("ParseName(%q) accepted: %+v", bad, k)
+		}
+	}
+	if _, ok := Name(Key{Issue: -1}); ok {
+		t.Error("negative issue named")
+	}
+	if _, ok := Name(Key{Remote: strings.Repeat("a", 300)}); ok {
+		t.Error("over-long name accepted")
+	}
+	for _, bad := range []string{"", ".json", ".hidden.json", "a/b.json", "..", "a\x01.json", "a.txt", `a\b.json`} {
+		if ValidName(bad) {
+			t.Errorf("ValidName(%q) = true", bad)
+		}
+	}
+}

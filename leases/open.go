@@ -28,14 +28,14 @@ func DefaultPath(lookup func(string) (string, bool)) string {
 
 // dsn builds a file: URI so SQLite honours mode=; the driver consumes the
 // underscore keys. mode is "ro", "rw" or "rwc".
-func dsn(path, mode string, write bool) (string, error) {
+func dsn(path, mode string, write bool, busy time.Duration) (string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", err
 	}
 	q := url.Values{}
 	q.Set("mode", mode)
-	q.Add("_pragma", "busy_timeout("+strconv.Itoa(int(BusyTimeout/time.Millisecond))+")")
+	q.Add("_pragma", "busy_timeout("+strconv.Itoa(int(busy/time.Millisecond))+")")
 	if write {
 		q.Add("_pragma", "journal_mode(WAL)")
 		q.Add("_pragma", "synchronous(NORMAL)")
@@ -61,8 +61,8 @@ func exists(op, path string) error {
 }
 
 // open opens a handle and proves the file is a readable SQLite database.
-func open(ctx context.Context, op, path, mode string, write bool) (*sql.DB, error) {
-	d, err := dsn(path, mode, write)
+func open(ctx context.Context, op, path, mode string, write bool, busy time.Duration) (*sql.DB, error) {
+	d, err := dsn(path, mode, write, busy)
 	if err != nil {
 		return nil, &DBError{Op: op, Path: path, Err: err}
 	}
@@ -88,7 +88,7 @@ func Migrate(path string) error {
 		return &DBError{Op: op, Path: path, Err: err}
 	}
 	ctx := context.Background()
-	db, err := open(ctx, op, path, "rwc", true)
+	db, err := open(ctx, op, path, "rwc", true, BusyTimeout)
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ func OpenReadOnly(path string) (*Reader, error) {
 		return nil, err
 	}
 	ctx := context.Background()
-	db, err := open(ctx, op, path, "ro", false)
+	db, err := open(ctx, op, path, "ro", false, BusyTimeout)
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,9 @@ type StoreOptions struct {
 	// BusyBudget bounds how long a transition retries SQLITE_BUSY after
 	// the busy timeout before reporting CodeBusy (default 30 s).
 	BusyBudget time.Duration
+	// BusyTimeout is SQLite's busy_timeout for this handle (default
+	// BusyTimeout).
+	BusyTimeout time.Duration
 	// MaxOpenConns caps the pool (default 4).
 	MaxOpenConns int
 }
@@ -50,7 +53,10 @@ func OpenReadWrite(path string, opt StoreOptions) (*Store, error) {
 		return nil, err
 	}
 	ctx := context.Background()
-	db, err := open(ctx, op, path, "rw", true)
+	if opt.BusyTimeout <= 0 {
+		opt.BusyTimeout = BusyTimeout
+	}
+	db, err := open(ctx, op, path, "rw", true, opt.BusyTimeout)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,136 @@
+package leases
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func lookupFrom(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+func TestDefaultPolicyTable(t *testing.T) {
+	t.Parallel()
+	eight := 8.0
+	tests := []struct {
+		class TaskClass
+		ttl   float64
+		cap   *float64
+		retir bool
+		hb    bool
+	}{
+		{ClassAuthorIssueWork, 10, &eight, true, true},
+		{ClassReviewerPR, 10, nil, false, false},
+		{ClassMergerPR, 10, nil, false, false},
+		{ClassConflictFix, 120, nil, false, false},
+	}
+	set := DefaultPolicies()
+	for _, tc := range tests {
+		t.Run(string(tc.class), func(t *testing.T) {
+			p := set.For(tc.class)
+			if p.TaskClass != tc.class || p.InitialTTLMinutes != tc.ttl || p.HeartbeatCadenceMinutes != 2 ||
+				p.StaleWarningMinutes != 5 || p.MissedHeartbeatGraceMinutes != 10 ||
+				p.RecoveryGraceMinutes != 10 || p.TerminalRaceDrainMinutes != 2 ||
+				p.TerminalRetirementEligible != tc.retir || p.HeartbeatLifecycleActive != tc.hb {
+				t.Fatalf("policy %+v", p)
+			}
+			c, ok := p.AbsoluteCap()
+			if (tc.cap == nil) == ok || (ok && c != 8*time.Hour) {
+				t.Fatalf("cap %v %v", c, ok)
+			}
+			if p.InitialTTL() != time.Duration(tc.ttl)*time.Minute || p.HeartbeatCadence() != 2*time.Minute ||
+				p.StaleWarning() != 5*time.Minute || p.MissedHeartbeatGrace() != 10*time.Minute ||
+				p.RecoveryGrace() != 10*time.Minute || p.TerminalRaceDrain() != 2*time.Minute {
+				t.Fatalf("durations wrong: %+v", p)
+			}
+			d := set.Describe(tc.class)
+			if d["lifecycle_version"] != LifecycleVersion || d["task_class"] != string(tc.class) || len(d) != 11 {
+				t.Fatalf("describe %v", d)
+			}
+		})
+	}
+}
+
+func TestUnknownClassIsAuthor(t *testing.T) {
+	t.Parallel()
+	for _, c := range []TaskClass{"", "nonsense", "AUTHOR_ISSUE_WORK"} {
+		if p := DefaultPolicies().For(c); p.TaskClass != ClassAuthorIssueWork {
+			t.Errorf("%q -> %s", c, p.TaskClass)
+		}
+		if p := (PolicySet{}).For(c); p.TaskClass != ClassAuthorIssueWork {
+			t.Errorf("zero set %q -> %s", c, p.TaskClass)
+		}
+	}
+}
+
+func TestEnvVarName(t *testing.T) {
+	t.Parallel()
+	if got := EnvVarName(ClassAuthorIssueWork, FieldInitialTTLMinutes); got != "GITEA_LEASE_POLICY_AUTHOR_ISSUE_WORK_INITIAL_TTL_MINUTES" {
+		t.Fatal(got)
+	}
+}
+
+func TestOverrides(t *testing.T) {
+	t.Parallel()
+	num := func(p Policy, f string) float64 {
+		v := p.Describe()[f]
+		if v == nil {
+			return -1
+		}
+		return v.(float64)
+	}
+	fields := []string{FieldInitialTTLMinutes, FieldHeartbeatCadenceMinutes, FieldStaleWarningMinutes,
+		FieldMissedHeartbeatGraceMinutes, FieldAbsoluteCapHours, FieldRecoveryGraceMinutes, FieldTerminalRaceDrainMinutes}
+	for _, c := range KnownTaskClasses() {
+		for _, f := range fields {
+			def := num(DefaultPolicy(c), f)
+			tests := []struct {
+				val     string
+				applied bool
+				want    float64
+				reason  string
+			}{
+				{"42.5", true, 42.5, ""},
+				{" 7 ", true, 7, ""},
+				{"abc", false, def, "malformed"},
+				{"NaN", false, def, "malformed"},
+				{"+Inf", false, def, "malformed"},
+				{"0", false, def, "> 0"},
+				{"-3", false, def, "> 0"},
+				{"", false, def, "malformed"},
+			}
+			for _, tc := range tests {
+				name := EnvVarName(c, f)
+				set := LoadPolicies(lookupFrom(map[string]string{name: tc.val}))
+				if got := num(set.For(c), f); got != tc.want {
+					t.Errorf("%s=%q: got %v want %v", name, tc.val, got, tc.want)
+				}
+				if len(set.Overrides) != 1 || set.Overrides[0].Applied != tc.applied ||
+					!strings.Contains(set.Overrides[0].Reason, tc.reason) {
+					t.Errorf("%s=%q: report %+v", name, tc.val, set.Overrides)
+				}
+				if len(set.Ignored()) != map[bool]int{true: 0, false: 1}[tc.applied] {
+					t.Errorf("%s=%q: ignored %+v", name, tc.val, set.Ignored())
+				}
+				for _, other := range KnownTaskClasses() {
+					if other != c && num(set.For(other), f) != num(DefaultPolicy(other), f) {
+						t.Errorf("%s leaked into %s", name, other)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestBooleanFieldsNotOverridable(t *testing.T) {
+	t.Parallel()
+	set := LoadPolicies(lookupFrom(map[string]string{
+		EnvVarName(ClassReviewerPR, FieldHeartbeatLifecycleActive):   "true",
+		EnvVarName(ClassReviewerPR, FieldTerminalRetirementEligible): "1",
+	}))
+	p := set.For(ClassReviewerPR)
+	if p.HeartbeatLifecycleActive || p.TerminalRetirementEligible || len(set.Ignored()) != 2 {
+		t.Fatalf("%+v %+v", p, set.Overrides)
+	}
+}

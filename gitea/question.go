@@ -14,6 +14,7 @@ const (
 	RuleClaimant    = "claimant"     // latest comment by the given claimant login
 	RuleBeforeLabel = "before-label" // last comment made before the marker label was last added
 	RuleLastComment = "last-comment" // no label event found: the last comment on the item
+	RuleIssueBody   = "issue-body"   // no comment before the label (e.g. filed already marked): the body
 	RuleNone        = "none"         // the item has no comment to show
 )
 
@@ -62,7 +63,8 @@ func (e timelineEvent) login() string {
 // Clarifications lists open issues and pull requests carrying any marker label, each with its
 // question. The question is chosen by the Rule* constants in order: the claimant's latest
 // comment (when a claimant is given and has commented), else the last comment before the
-// marker label was last added (from the issue timeline), else the last comment. A failure to
+// marker label was last added (from the issue timeline), else (no label event) the last comment,
+// else the issue body (an item filed already marked asks in its body). A failure to
 // read one item's timeline keeps the item (with no question) and makes the health partial.
 func (c *Client) Clarifications(ctx context.Context, o ClarificationOptions) ([]Clarification, Health) {
 	items, h := c.openWithLabels(ctx, "clarifications", c.cfg.MarkerLabels)
@@ -146,6 +148,13 @@ func chooseQuestion(cl *Clarification, evs []timelineEvent, markers []string, cl
 		if q = pick(func(timelineEvent) bool { return true }); q != nil {
 			cl.Rule = RuleLastComment
 		}
+	}
+	if q == nil && cl.Body != "" {
+		cl.Question, cl.AskedBy, cl.AskedAt, cl.Rule = cl.Body, cl.Author, cl.CreatedAt, RuleIssueBody
+		if label != nil {
+			cl.AskedAt = label.Created
+		}
+		return
 	}
 	if q == nil {
 		if label != nil {

@@ -20,6 +20,7 @@ type Issue struct {
 	Number    int64
 	Kind      Kind
 	Title     string
+	Body      string // Markdown
 	URL       string // html URL
 	State     string // "open" or "closed"
 	Labels    []string
@@ -64,7 +65,7 @@ type PullRequest struct {
 }
 
 func fromSDKIssue(i *sdk.Issue) Issue {
-	out := Issue{Number: i.Index, Kind: KindIssue, Title: i.Title, URL: i.HTMLURL, State: string(i.State),
+	out := Issue{Number: i.Index, Kind: KindIssue, Title: i.Title, Body: i.Body, URL: i.HTMLURL, State: string(i.State),
 		CreatedAt: i.Created, UpdatedAt: i.Updated, ClosedAt: i.Closed}
 	if i.PullRequest != nil {
 		out.Kind = KindPR

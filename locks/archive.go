@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -163,6 +164,7 @@ func (w *Writer) Restore(dir, archivedName string) (string, int64, error) {
 	}
 	rec := e.Record
 	rec.StewardRecovery = nil
+	rec.Keys = slices.DeleteFunc(slices.Clone(rec.Keys), func(k string) bool { return k == "steward_recovery" })
 	gen, err := w.writeCAS(dir, live, ExpectAbsent(), rec, e.Record.Generation()+1, claimedSince)
 	if err != nil {
 		return "", 0, err

@@ -130,7 +130,7 @@ func ReasonUnsanctioned(source string) string {
 // no clock. A nil or empty record is absent. An expiry equal to now is
 // expired.
 func Assess(rec *Record, now time.Time) Assessment {
-	if rec == nil || len(rec.Keys) == 0 {
+	if rec.Empty() {
 		return Assessment{
 			Contract:          ContractAbsent,
 			MissingFields:     []string{MissingNoRecord},

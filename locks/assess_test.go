@@ -22,7 +22,6 @@ func canonicalRecord(exp string) Record {
 			LifecycleVersion: "heartbeat-v1", HeartbeatCount: i64(1)},
 		LockProvenance: &Provenance{Source: "gitea_lock_issue", WrittenByTool: "gitea_lock_issue", Claimant: cl},
 		LockGeneration: i64(1),
-		Keys:           []string{"remote"},
 	}
 }
 

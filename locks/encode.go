@@ -14,6 +14,7 @@ import (
 // (they had the wrong type) are written back raw, so a rewrite loses nothing.
 func Marshal(r *Record) ([]byte, error) {
 	var w objWriter
+	w.present, w.extras = r.Keys, r.Extra
 	w.open()
 	w.str("remote", r.Remote, false)
 	w.str("org", r.Org, false)
@@ -25,8 +26,12 @@ func Marshal(r *Record) ([]byte, error) {
 	if r.WorkLease != nil {
 		w.key("work_lease")
 		writeWorkLease(&w, r.WorkLease)
+	} else {
+		w.null("work_lease", r.Extra)
 	}
-	if r.LockProvenance != nil {
+	if r.LockProvenance == nil {
+		w.null("lock_provenance", r.Extra)
+	} else {
 		w.key("lock_provenance")
 		p := r.LockProvenance
 		var sub objWriter
@@ -48,6 +53,8 @@ func Marshal(r *Record) ([]byte, error) {
 	if r.Claimant != nil {
 		w.key("claimant")
 		writeClaimant(&w, r.Claimant)
+	} else {
+		w.null("claimant", r.Extra)
 	}
 	w.int("pid", r.PID)
 	w.int("session_pid", r.SessionPID)
@@ -65,6 +72,7 @@ func Marshal(r *Record) ([]byte, error) {
 
 func writeWorkLease(w *objWriter, l *WorkLease) {
 	var sub objWriter
+	sub.present, sub.extras = l.Keys, l.Extra
 	sub.open()
 	sub.str("operation_type", l.OperationType, false)
 	sub.int("issue_number", l.IssueNumber)
@@ -81,6 +89,8 @@ func writeWorkLease(w *objWriter, l *WorkLease) {
 	if l.Claimant != nil {
 		sub.key("claimant")
 		writeClaimant(&sub, l.Claimant)
+	} else {
+		sub.null("claimant", l.Extra)
 	}
 	sub.str("created_at", l.CreatedAt.Text, false)
 	sub.str("expires_at", l.ExpiresAt.Text, false)
@@ -116,6 +126,23 @@ type objWriter struct {
 	buf     bytes.Buffer
 	n       int
 	written []string
+	present []string   // keys the decoded object had: blank ones are kept
+	extras  []RawField // the object's kept raw fields
+}
+
+// keep reports whether an empty known field k is still written (as "" or
+// null): the decoded object had it and it is not kept raw in extras.
+func (w *objWriter) keep(k string) bool {
+	return slicesContains(w.present, k) && !hasExtra(w.extras, k)
+}
+
+// null writes k: null when the decoded object had k (as null) and it is not
+// kept raw in extra.
+func (w *objWriter) null(k string, extra []RawField) {
+	if w.keep(k) && !hasExtra(extra, k) {
+		w.key(k)
+		w.buf.WriteString("null")
+	}
 }
 
 func (w *objWriter) open() { w.buf.WriteByte('{') }
@@ -136,7 +163,7 @@ func (w *objWriter) key(k string) {
 }
 
 func (w *objWriter) str(k, v string, always bool) {
-	if v == "" && !always {
+	if v == "" && !always && !w.keep(k) {
 		return
 	}
 	w.key(k)
@@ -145,6 +172,10 @@ func (w *objWriter) str(k, v string, always bool) {
 
 func (w *objWriter) int(k string, v *int64) {
 	if v == nil {
+		if w.keep(k) {
+			w.key(k)
+			w.buf.WriteString("null")
+		}
 		return
 	}
 	w.key(k)
@@ -153,6 +184,10 @@ func (w *objWriter) int(k string, v *int64) {
 
 func (w *objWriter) raw(k string, v json.RawMessage) {
 	if len(v) == 0 {
+		if w.keep(k) {
+			w.key(k)
+			w.buf.WriteString("null")
+		}
 		return
 	}
 	w.key(k)

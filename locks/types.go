@@ -219,17 +219,35 @@ func (r *Record) TaskSessionID() string {
 // BootstrapRecovery decodes the bootstrap_lock_recovery block; ok is false
 // when it is absent or does not decode.
 func (r *Record) BootstrapRecovery() (b BootstrapLockRecovery, ok bool) {
-	return b, len(r.BootstrapLockRecovery) > 0 && json.Unmarshal(r.BootstrapLockRecovery, &b) == nil
+	return b, isObject(r.BootstrapLockRecovery) && json.Unmarshal(r.BootstrapLockRecovery, &b) == nil
 }
 
 // Renewal decodes the lease_renewal block; ok is false when it is absent or
 // does not decode.
 func (r *Record) Renewal() (l LeaseRenewal, ok bool) {
-	return l, len(r.LeaseRenewal) > 0 && json.Unmarshal(r.LeaseRenewal, &l) == nil
+	return l, isObject(r.LeaseRenewal) && json.Unmarshal(r.LeaseRenewal, &l) == nil
 }
 
 // Recovery decodes steward's steward_recovery block; ok is false when it is
 // absent or does not decode.
 func (r *Record) Recovery() (b RecoveryBlock, ok bool) {
-	return b, len(r.StewardRecovery) > 0 && json.Unmarshal(r.StewardRecovery, &b) == nil
+	return b, isObject(r.StewardRecovery) && json.Unmarshal(r.StewardRecovery, &b) == nil
+}
+
+func isObject(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '{' }
+
+// Empty reports whether the record holds nothing: no key was decoded and no
+// field is set (the seed's "no record or an empty one").
+func (r *Record) Empty() bool {
+	if r == nil {
+		return true
+	}
+	if len(r.Keys) > 0 || len(r.Extra) > 0 {
+		return false
+	}
+	return r.Remote == "" && r.Org == "" && r.Repo == "" && r.IssueNumber == nil && r.Branch == "" &&
+		r.BranchName == "" && r.WorktreePath == "" && r.WorkLease == nil && r.LockProvenance == nil &&
+		r.OwnerSession == "" && r.AssignmentID == "" && r.LeaseID == "" && r.ExpectedBaseSHA == "" &&
+		r.LockGeneration == nil && r.Claimant == nil && r.PID == nil && r.SessionPID == nil &&
+		len(r.BootstrapLockRecovery) == 0 && len(r.LeaseRenewal) == 0 && len(r.StewardRecovery) == 0
 }

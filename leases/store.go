@@ -24,7 +24,9 @@ type StoreOptions struct {
 	// BusyTimeout is SQLite's busy_timeout for this handle (default
 	// BusyTimeout).
 	BusyTimeout time.Duration
-	// MaxOpenConns caps the pool (default 4).
+	// MaxOpenConns caps the pool (default 1: SQLite has one writer, so
+	// in-process writers queue in the pool instead of polling SQLite's busy
+	// handler).
 	MaxOpenConns int
 }
 
@@ -61,7 +63,7 @@ func OpenReadWrite(path string, opt StoreOptions) (*Store, error) {
 		return nil, err
 	}
 	if opt.MaxOpenConns <= 0 {
-		opt.MaxOpenConns = 4
+		opt.MaxOpenConns = 1
 	}
 	if opt.BusyBudget <= 0 {
 		opt.BusyBudget = 30 * time.Second

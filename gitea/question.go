@@ -68,6 +68,9 @@ func (e timelineEvent) login() string {
 // read one item's timeline keeps the item (with no question) and makes the health partial.
 func (c *Client) Clarifications(ctx context.Context, o ClarificationOptions) ([]Clarification, Health) {
 	items, h := c.openWithLabels(ctx, "clarifications", c.cfg.MarkerLabels)
+	if h.State == HealthUnavailable {
+		return nil, h
+	}
 	out := make([]Clarification, 0, len(items))
 	for _, it := range items {
 		cl := Clarification{Issue: it, Rule: RuleNone}

@@ -95,7 +95,7 @@ func decodeOwned(data []byte) (Record, []Finding) {
 		return rec, append(findings, Finding{Kind: FindingNotObject,
 			Detail: "top level is a JSON " + root.kind.String() + ", not an object"})
 	}
-	d := decoder{data: data, findings: findings}
+	d := decoder{data: data, findings: findings, dups: len(findings) > 0}
 	d.record(&rec, root)
 	return rec, d.findings
 }
@@ -117,6 +117,7 @@ func screen(data []byte) (Finding, bool) {
 type decoder struct {
 	data     []byte
 	findings []Finding
+	dups     bool // the parser found duplicate keys: de-duplicate on the way
 }
 
 func (d *decoder) add(kind FindingKind, path, detail string) {
@@ -184,9 +185,10 @@ func (d *decoder) timestamp(path string, v jval) (Timestamp, bool) {
 	return ts, true
 }
 
-// setExtra keeps a raw field, replacing an earlier one with the same key.
-func setExtra(extra []RawField, key string, raw json.RawMessage) []RawField {
-	for i := range extra {
+// setExtra keeps a raw field, replacing an earlier one with the same key
+// (only possible when the document has duplicate keys).
+func (d *decoder) setExtra(extra []RawField, key string, raw json.RawMessage) []RawField {
+	for i := 0; d.dups && i < len(extra); i++ {
 		if extra[i].Key == key {
 			extra[i].Value = raw
 			return extra
@@ -197,27 +199,17 @@ func setExtra(extra []RawField, key string, raw json.RawMessage) []RawField {
 
 func (d *decoder) record(r *Record, root jval) {
 	r.Keys = make([]string, 0, len(root.obj))
-	strs := map[string]*string{"remote": &r.Remote, "org": &r.Org, "repo": &r.Repo,
-		"branch": &r.Branch, "branch_name": &r.BranchName, "worktree_path": &r.WorktreePath,
-		"owner_session": &r.OwnerSession, "assignment_id": &r.AssignmentID, "lease_id": &r.LeaseID,
-		"expected_base_sha": &r.ExpectedBaseSHA}
-	ints := map[string]**int64{"issue_number": &r.IssueNumber, "lock_generation": &r.LockGeneration,
-		"pid": &r.PID, "session_pid": &r.SessionPID}
-	blocks := map[string]*json.RawMessage{"bootstrap_lock_recovery": &r.BootstrapLockRecovery,
-		"lease_renewal": &r.LeaseRenewal, "steward_recovery": &r.StewardRecovery}
-	seen := make(map[string]bool, len(root.obj))
 	for _, m := range root.obj {
 		k, v := m.key, m.val
-		if !seen[k] {
-			seen[k] = true
+		if !d.dups || !slicesContains(r.Keys, k) {
 			r.Keys = append(r.Keys, k)
 		}
 		ok := true
-		if p, known := strs[k]; known {
+		if p := r.strField(k); p != nil {
 			*p, ok = d.str(k, v)
-		} else if p, known := ints[k]; known {
+		} else if p := r.intField(k); p != nil {
 			*p, ok = d.integer(k, v)
-		} else if p, known := blocks[k]; known {
+		} else if p := r.blockField(k); p != nil {
 			*p = nil
 			if ok = d.object(k, v); ok {
 				*p = d.raw(v)
@@ -244,14 +236,14 @@ func (d *decoder) record(r *Record, root jval) {
 				}
 				ok = ok || v.kind == jNull
 			default:
-				if !slicesContains(r.UnknownKeys, k) {
+				if !d.dups || !slicesContains(r.UnknownKeys, k) {
 					r.UnknownKeys = append(r.UnknownKeys, k)
 				}
 				ok = false
 			}
 		}
 		if !ok {
-			r.Extra = setExtra(r.Extra, k, d.raw(v))
+			r.Extra = d.setExtra(r.Extra, k, d.raw(v))
 		}
 	}
 	for _, f := range RequiredFields {
@@ -273,7 +265,7 @@ func (d *decoder) workLease(path string, v jval) *WorkLease {
 	w := &WorkLease{Keys: make([]string, 0, len(v.obj))}
 	for _, m := range v.obj {
 		p := path + "." + m.key
-		if !slicesContains(w.Keys, m.key) {
+		if !d.dups || !slicesContains(w.Keys, m.key) {
 			w.Keys = append(w.Keys, m.key)
 		}
 		ok := true
@@ -310,7 +302,7 @@ func (d *decoder) workLease(path string, v jval) *WorkLease {
 			ok = false
 		}
 		if !ok {
-			w.Extra = setExtra(w.Extra, m.key, d.raw(m.val))
+			w.Extra = d.setExtra(w.Extra, m.key, d.raw(m.val))
 		}
 	}
 	return w
@@ -336,7 +328,7 @@ func (d *decoder) provenance(path string, v jval) *Provenance {
 			ok = false
 		}
 		if !ok {
-			p.Extra = setExtra(p.Extra, m.key, d.raw(m.val))
+			p.Extra = d.setExtra(p.Extra, m.key, d.raw(m.val))
 		}
 	}
 	return p
@@ -355,7 +347,7 @@ func (d *decoder) claimant(path string, v jval) *Claimant {
 			ok = false
 		}
 		if !ok {
-			c.Extra = setExtra(c.Extra, m.key, d.raw(m.val))
+			c.Extra = d.setExtra(c.Extra, m.key, d.raw(m.val))
 		}
 	}
 	return c
@@ -384,4 +376,56 @@ func slicesContains(s []string, v string) bool {
 		}
 	}
 	return false
+}
+
+func (r *Record) strField(k string) *string {
+	switch k {
+	case "remote":
+		return &r.Remote
+	case "org":
+		return &r.Org
+	case "repo":
+		return &r.Repo
+	case "branch":
+		return &r.Branch
+	case "branch_name":
+		return &r.BranchName
+	case "worktree_path":
+		return &r.WorktreePath
+	case "owner_session":
+		return &r.OwnerSession
+	case "assignment_id":
+		return &r.AssignmentID
+	case "lease_id":
+		return &r.LeaseID
+	case "expected_base_sha":
+		return &r.ExpectedBaseSHA
+	}
+	return nil
+}
+
+func (r *Record) intField(k string) **int64 {
+	switch k {
+	case "issue_number":
+		return &r.IssueNumber
+	case "lock_generation":
+		return &r.LockGeneration
+	case "pid":
+		return &r.PID
+	case "session_pid":
+		return &r.SessionPID
+	}
+	return nil
+}
+
+func (r *Record) blockField(k string) *json.RawMessage {
+	switch k {
+	case "bootstrap_lock_recovery":
+		return &r.BootstrapLockRecovery
+	case "lease_renewal":
+		return &r.LeaseRenewal
+	case "steward_recovery":
+		return &r.StewardRecovery
+	}
+	return nil
 }

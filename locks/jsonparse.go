@@ -181,7 +181,7 @@ func (p *parser) str() (string, *syntaxError) {
 	for p.pos < len(d) {
 		c := d[p.pos]
 		if c == '"' {
-			s := string(d[start:p.pos])
+			s := intern(d[start:p.pos])
 			p.pos++
 			if !utf8.ValidString(s) {
 				return "", &syntaxError{off: start, msg: "invalid UTF-8 in string"}
@@ -313,7 +313,7 @@ func (p *parser) object() (jval, *syntaxError) {
 		return jval{}, err
 	}
 	defer func() { p.depth-- }()
-	v := jval{kind: jObject, start: p.pos}
+	v := jval{kind: jObject, start: p.pos, obj: make([]jmember, 0, 16)}
 	var seen map[string]struct{}
 	p.pos++
 	p.skipWS()
@@ -442,3 +442,29 @@ func (p *parser) seen(v *jval, set *map[string]struct{}, key string) bool {
 	(*set)[key] = struct{}{}
 	return dup
 }
+
+// intern returns the lock schema's key names without allocating (the
+// compiler does not allocate for a switch on string(b)).
+func intern(b []byte) string {
+	switch string(b) {
+	case "remote", "org", "repo", "issue_number", "branch", "branch_name", "worktree_path",
+		"work_lease", "lock_provenance", "owner_session", "assignment_id", "lease_id",
+		"expected_base_sha", "lock_generation", "claimant", "pid", "session_pid",
+		"operation_type", "pr_number", "created_at", "expires_at", "last_heartbeat_at",
+		"heartbeat_count", "task_session_id", "lifecycle_version", "username", "profile",
+		"source", "written_by_tool", "bootstrap_lock_recovery", "lease_renewal", "steward_recovery":
+		for _, k := range internKeys {
+			if k == string(b) {
+				return k
+			}
+		}
+	}
+	return string(b)
+}
+
+var internKeys = []string{"remote", "org", "repo", "issue_number", "branch", "branch_name", "worktree_path",
+	"work_lease", "lock_provenance", "owner_session", "assignment_id", "lease_id",
+	"expected_base_sha", "lock_generation", "claimant", "pid", "session_pid",
+	"operation_type", "pr_number", "created_at", "expires_at", "last_heartbeat_at",
+	"heartbeat_count", "task_session_id", "lifecycle_version", "username", "profile",
+	"source", "written_by_tool", "bootstrap_lock_recovery", "lease_renewal", "steward_recovery"}

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// layer of each package: a package may import only packages of a lower layer (or its own
+// subpackages). main is on top; model is pure.
+var layers = map[string]int{
+	"steward":          6,
+	"steward/cli":      5,
+	"steward/sim":      5,
+	"steward/tui":      4,
+	"steward/govern":   3,
+	"steward/model":    2,
+	"steward/locks":    1,
+	"steward/leases":   1,
+	"steward/gitea":    1,
+	"steward/termsafe": 0,
+}
+
+func layerOf(pkg string) (int, bool) {
+	for p := pkg; p != "."; p = filepath.Dir(p) {
+		if l, ok := layers[p]; ok {
+			return l, true
+		}
+		if !strings.Contains(p, "/") {
+			break
+		}
+	}
+	return 0, false
+}
+
+// tree returns the top-level package a package belongs to (steward/gitea for
+// steward/gitea/fakegitea): packages of one tree may import each other.
+func tree(pkg string) string {
+	parts := strings.SplitN(pkg, "/", 3)
+	if len(parts) < 2 {
+		return pkg
+	}
+	return parts[0] + "/" + parts[1]
+}
+
+func TestImportDirection(t *testing.T) {
+	out, err := exec.Command("go", "list", "-json", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	seen := 0
+	for dec.More() {
+		var p struct {
+			ImportPath string
+			Imports    []string
+		}
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		from, ok := layerOf(p.ImportPath)
+		if !ok {
+			if strings.HasPrefix(p.ImportPath, "steward/internal/") {
+				continue
+			}
+			t.Errorf("package %s has no layer in arch_test.go: add it and to docs/architecture.md", p.ImportPath)
+			continue
+		}
+		seen++
+		for _, imp := range p.Imports {
+			if !strings.HasPrefix(imp, "steward") {
+				continue
+			}
+			to, ok := layerOf(imp)
+			if !ok {
+				continue
+			}
+			sub := tree(imp) == tree(p.ImportPath)
+			if to >= from && !sub {
+				t.Errorf("%s (layer %d) imports %s (layer %d): imports go downward only", p.ImportPath, from, imp, to)
+			}
+			if imp == "steward/tui" && p.ImportPath != "steward/cli" {
+				t.Errorf("%s imports tui: nothing but the command line may", p.ImportPath)
+			}
+		}
+	}
+	if seen < 5 {
+		t.Fatalf("saw only %d packages", seen)
+	}
+}
+
+// writers are the write primitives of the sources: only govern may call them.
+var writers = map[string][]string{
+	"steward/locks":  {"WriteCAS", "Archive", "Restore"},
+	"steward/leases": {"Claim", "Heartbeat", "Release", "ExpireSweep", "Abandon", "ReclaimExpired", "Create", "Migrate", "OpenReadWrite"},
+	"steward/gitea":  {"CreateComment", "AddLabels", "RemoveLabel"},
+}
+
+// allowedWriters may call the write primitives: the core, and the packages' own code.
+func allowedWriter(pkgDir, imp string) bool {
+	return pkgDir == "govern" || strings.HasPrefix(pkgDir, "govern/") ||
+		"steward/"+pkgDir == imp || strings.HasPrefix("steward/"+pkgDir, imp+"/")
+}
+
+func TestOnlyGovernWrites(t *testing.T) {
+	fset := token.NewFileSet()
+	checked := 0
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && path != "." {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly|parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		names := map[string]string{}
+		for _, im := range f.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			if _, ok := writers[p]; !ok {
+				continue
+			}
+			name := filepath.Base(p)
+			if im.Name != nil {
+				name = im.Name.Name
+			}
+			names[name] = p
+		}
+		if len(names) == 0 {
+			return nil
+		}
+		full, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		checked++
+		dir := filepath.Dir(path)
+		ast.Inspect(full, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			x, ok := sel.X.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			imp, ok := names[x.Name]
+			if !ok {
+				return true
+			}
+			for _, w := range writers[imp] {
+				if sel.Sel.Name == w && !allowedWriter(dir, imp) {
+					t.Errorf("%s: calls %s.%s; only govern/ may call the write primitives", fset.Position(sel.Pos()), imp, w)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("checked %d files that import a source package", checked)
+}

@@ -1,0 +1,255 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"steward/govern"
+)
+
+// flagSpec maps one command-line flag onto a request: a target field or a parameter.
+type flagSpec struct {
+	name, usage string
+	// target names a Target field (lease, lock, session, attempt) or the item parts
+	// (remote, org, repo, kind, number); empty means a parameter of the same name.
+	target   string
+	def      string
+	required bool
+}
+
+// actionCmd is one governed action on the command line.
+type actionCmd struct {
+	path   []string // e.g. {"lease", "reclaim-expired"}
+	action string
+	short  string
+	flags  []flagSpec
+	worker bool
+}
+
+var itemFlags = []flagSpec{
+	{name: "remote", target: "remote", usage: "the Gitea remote name", def: "origin"},
+	{name: "org", target: "org", usage: "repository owner", required: true},
+	{name: "repo", target: "repo", usage: "repository name", required: true},
+	{name: "kind", target: "kind", usage: "issue or pr", def: "issue"},
+	{name: "number", target: "number", usage: "issue or PR number", required: true},
+}
+
+var workerFlags = []flagSpec{
+	{name: "session", target: "session", usage: "the worker's control-plane session id", required: true},
+}
+
+func actionCommands() []actionCmd {
+	lease := flagSpec{name: "lease", target: "lease", usage: "lease id", required: true}
+	return []actionCmd{
+		{path: []string{"lease", "reclaim-expired"}, action: "lease.reclaim-expired", short: "End an expired lease so its item is free again", flags: []flagSpec{lease}},
+		{path: []string{"lease", "abandon"}, action: "lease.abandon-stale", short: "Abandon a stale lease (dead owner or missing worktree), with its evidence recorded", flags: []flagSpec{lease}},
+		{path: []string{"lease", "expire-sweep"}, action: "lease.expire-sweep", short: "Mark every active lease past its expiry as expired"},
+		{path: []string{"lock", "retire"}, action: "lock.retire", short: "Archive a dead or expired lock file with a recovery block", flags: []flagSpec{{name: "file", target: "lock", usage: "lock file name in the locks directory", required: true}}},
+		{path: []string{"undo"}, action: "undo", short: "Apply the inverse an earlier attempt recorded", flags: []flagSpec{{name: "attempt", target: "attempt", usage: "audit attempt id", required: true}}},
+		{path: []string{"claim"}, action: "worker.claim", worker: true, short: "Claim an item for a worker session (worker action)", flags: append(append([]flagSpec{
+			{name: "role", usage: "task role: author, reviewer, merger or conflict-fix", def: "author"},
+			{name: "profile", usage: "worker profile", def: ""},
+			{name: "pid", usage: "the worker's process id (default: the parent process)", def: ""},
+			{name: "ttl", usage: "lease TTL (Go duration); default from the lease policy", def: ""},
+			{name: "branch", usage: "branch name; default minted from the issue", def: ""},
+			{name: "worktree", usage: "worktree path; default <repo-root>/branches/<branch>", def: ""},
+			{name: "username", usage: "claimant's Gitea username", def: ""},
+		}, workerFlags...), itemFlags...)},
+		{path: []string{"heartbeat"}, action: "worker.heartbeat", worker: true, short: "Heartbeat a worker's lease and lock (worker action)", flags: append([]flagSpec{lease}, workerFlags...)},
+		{path: []string{"release"}, action: "worker.release", worker: true, short: "Release a worker's lease and archive its lock (worker action)", flags: append([]flagSpec{lease}, workerFlags...)},
+	}
+}
+
+func addActionCommands(root *cobra.Command, g *globals) {
+	groups := map[string]*cobra.Command{}
+	for _, ac := range actionCommands() {
+		parent := root
+		for _, p := range ac.path[:len(ac.path)-1] {
+			grp, ok := groups[p]
+			if !ok {
+				grp = &cobra.Command{Use: p, Short: p + " actions"}
+				groups[p] = grp
+				root.AddCommand(grp)
+			}
+			parent = grp
+		}
+		parent.AddCommand(newActionCommand(ac, g))
+	}
+	root.AddCommand(&cobra.Command{
+		Use:   "actions",
+		Short: "List the actions the governed core knows",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, done, err := g.core()
+			if err != nil {
+				return err
+			}
+			defer done()
+			return printOut(cmd.OutOrStdout(), g.jsonOut, c.Actions(), func(w io.Writer) {
+				for _, s := range c.Actions() {
+					fmt.Fprintf(w, "%-24s %-11s %-12s %s\n", s.ID, s.MinRole, s.Tier, s.Title)
+				}
+			})
+		},
+	})
+}
+
+func newActionCommand(ac actionCmd, g *globals) *cobra.Command {
+	vals := make([]string, len(ac.flags))
+	var dryRun bool
+	var confirm string
+	cmd := &cobra.Command{
+		Use:   ac.path[len(ac.path)-1],
+		Short: ac.short,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			req, err := buildRequest(ac, vals)
+			if err != nil {
+				return &exitError{code: ExitError, msg: err.Error()}
+			}
+			c, done, err := g.core()
+			if err != nil {
+				return err
+			}
+			defer done()
+			return runAction(cmd.Context(), cmd.OutOrStdout(), c, req, dryRun, confirm, g.jsonOut)
+		},
+	}
+	for i, f := range ac.flags {
+		cmd.Flags().StringVar(&vals[i], f.name, f.def, f.usage)
+		if f.required {
+			_ = cmd.MarkFlagRequired(f.name)
+		}
+	}
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "preview only: read, run every guard, write nothing")
+	cmd.Flags().StringVar(&confirm, "confirm", "", "the confirmation phrase a destructive action asks for")
+	return cmd
+}
+
+func buildRequest(ac actionCmd, vals []string) (govern.Request, error) {
+	req := govern.Request{Action: ac.action, Params: map[string]string{}}
+	var item govern.Item
+	hasItem := false
+	for i, f := range ac.flags {
+		v := strings.TrimSpace(vals[i])
+		switch f.target {
+		case "lease":
+			req.Target.LeaseID = v
+		case "lock":
+			req.Target.LockFile = v
+		case "session":
+			req.Target.Session = v
+		case "attempt":
+			req.Target.Attempt = v
+		case "remote":
+			item.Remote, hasItem = v, true
+		case "org":
+			item.Org, hasItem = v, true
+		case "repo":
+			item.Repo, hasItem = v, true
+		case "kind":
+			item.Kind, hasItem = v, true
+		case "number":
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n <= 0 {
+				return req, fmt.Errorf("--number must be a positive whole number, got %q", v)
+			}
+			item.Number, hasItem = n, true
+		case "":
+			if v != "" {
+				req.Params[f.name] = v
+			}
+		}
+	}
+	if ac.worker && req.Params["pid"] == "" {
+		req.Params["pid"] = strconv.Itoa(os.Getppid())
+	}
+	if hasItem {
+		req.Target.Item = &item
+	}
+	return req, nil
+}
+
+// runAction previews req, prints the preview, and applies it unless dryRun.
+func runAction(ctx context.Context, w io.Writer, c *govern.Core, req govern.Request, dryRun bool, confirm string, jsonOut bool) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	pv, err := c.Preview(ctx, req)
+	if err != nil {
+		return err
+	}
+	if dryRun || !pv.Allowed {
+		_ = printOut(w, jsonOut, pv, func(w io.Writer) { writePreview(w, pv) })
+		if !pv.Allowed {
+			return &exitError{code: ExitRefused}
+		}
+		return nil
+	}
+	out := c.Apply(ctx, pv, confirm)
+	_ = printOut(w, jsonOut, out, func(w io.Writer) { writeOutcome(w, out) })
+	switch out.Result {
+	case govern.ResultSucceeded:
+		return nil
+	case govern.ResultRefused:
+		return &exitError{code: ExitRefused}
+	case govern.ResultUnknown:
+		return &exitError{code: ExitUnknown}
+	}
+	return &exitError{code: ExitError}
+}
+
+func writePreview(w io.Writer, pv govern.Preview) {
+	fmt.Fprintf(w, "preview  %s  (role %s, tier %s)\n", pv.Spec.ID, pv.Spec.MinRole, pv.Spec.Tier)
+	if pv.Allowed {
+		fmt.Fprintln(w, "allowed")
+	} else {
+		fmt.Fprintf(w, "refused  %s: %s\n", pv.Refusal.Code, pv.Refusal.Message)
+	}
+	section(w, "effects", pv.Effects)
+	section(w, "fences", pv.Fences)
+	section(w, "evidence", pv.Evidence)
+	if pv.ConfirmPhrase != "" {
+		fmt.Fprintf(w, "confirm with: --confirm %q\n", pv.ConfirmPhrase)
+	}
+	fmt.Fprintln(w, "nothing was changed (dry run)")
+}
+
+func writeOutcome(w io.Writer, out govern.Outcome) {
+	fmt.Fprintf(w, "%s  %s  (%s, attempt %s)\n", out.Result, out.Action, out.Disposition, out.Attempt)
+	if out.Code != "" {
+		fmt.Fprintf(w, "%s: %s\n", out.Code, out.Message)
+	} else if out.Message != "" && out.Message != "done" {
+		fmt.Fprintln(w, out.Message)
+	}
+	section(w, "effects", out.Effects)
+	for k, v := range out.Detail {
+		fmt.Fprintf(w, "%s: %s\n", k, v)
+	}
+}
+
+func section(w io.Writer, name string, lines []string) {
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%s:\n", name)
+	for _, l := range lines {
+		fmt.Fprintf(w, "  - %s\n", l)
+	}
+}
+
+func printOut(w io.Writer, asJSON bool, v any, text func(io.Writer)) error {
+	if !asJSON {
+		text(w)
+		return nil
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -1,0 +1,131 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"steward/govern"
+)
+
+// Exit codes of every steward command.
+const (
+	ExitOK      = 0
+	ExitError   = 1
+	ExitRefused = 3
+	ExitUnknown = 4
+)
+
+// exitError carries an exit code out of a command.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+// globals are the flags every command shares.
+type globals struct {
+	locksDir string
+	dbPath   string
+	repoRoot string
+	audit    string
+	role     string
+	login    string
+	readOnly bool
+	jsonOut  bool
+}
+
+func home() string {
+	h, err := os.UserHomeDir()
+	if err != nil {
+		return "."
+	}
+	return h
+}
+
+func envOr(key, def string) string {
+	if v, ok := os.LookupEnv(key); ok && v != "" {
+		return v
+	}
+	return def
+}
+
+// DefaultLocksDir is the supervised system's lock directory.
+func DefaultLocksDir() string {
+	return envOr("STEWARD_LOCKS_DIR", filepath.Join(home(), ".cache", "gitea-tools", "issue-locks"))
+}
+
+// DefaultDBPath is the supervised system's control-plane DB, honouring GITEA_CONTROL_PLANE_DB.
+func DefaultDBPath() string {
+	return envOr("GITEA_CONTROL_PLANE_DB", filepath.Join(home(), ".cache", "gitea-tools", "control-plane", "control_plane.sqlite3"))
+}
+
+// DefaultAuditPath is where steward keeps its audit log.
+func DefaultAuditPath() string {
+	state := envOr("XDG_STATE_HOME", filepath.Join(home(), ".local", "state"))
+	return envOr("STEWARD_AUDIT_LOG", filepath.Join(state, "steward", "audit.jsonl"))
+}
+
+// NewRoot returns the steward command tree.
+func NewRoot(stdout, stderr io.Writer) *cobra.Command {
+	g := &globals{}
+	root := &cobra.Command{
+		Use:           "steward",
+		Short:         "A terminal workbench for supervising a fleet of autonomous coding workers",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.locksDir, "locks", DefaultLocksDir(), "lock-file directory")
+	pf.StringVar(&g.dbPath, "db", DefaultDBPath(), "control-plane SQLite database")
+	pf.StringVar(&g.repoRoot, "repo-root", envOr("STEWARD_REPO_ROOT", "."), "canonical repository root (worktrees under branches/)")
+	pf.StringVar(&g.audit, "audit", DefaultAuditPath(), "steward's audit log (JSON lines)")
+	pf.StringVar(&g.role, "as-role", envOr("STEWARD_ROLE", "viewer"), "your steward role: viewer, operator, controller or admin")
+	pf.StringVar(&g.login, "login", envOr("STEWARD_GITEA_LOGIN", ""), "your Gitea login, recorded as the actor")
+	pf.BoolVar(&g.readOnly, "read-only", false, "refuse every change (enforced in the governed core)")
+	pf.BoolVar(&g.jsonOut, "json", false, "print JSON")
+	addActionCommands(root, g)
+	addAuditCommands(root, g)
+	return root
+}
+
+// Main runs steward with args and returns the process exit code.
+func Main(args []string, stdout, stderr io.Writer) int {
+	root := NewRoot(stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintln(stderr, ee.msg)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(stderr, "steward:", err)
+	return ExitError
+}
+
+// core opens the audit log and builds the governed core from the global flags.
+func (g *globals) core() (*govern.Core, func(), error) {
+	role, err := govern.ParseRole(g.role)
+	if err != nil {
+		return nil, nil, err
+	}
+	log, err := govern.OpenAudit(g.audit, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	ws := govern.Workspace{LocksDir: g.locksDir, DBPath: g.dbPath, RepoRoot: g.repoRoot}
+	c := govern.New(ws, log, govern.Options{Actor: govern.LocalActor(role, g.login), ReadOnly: g.readOnly})
+	return c, func() { log.Close() }, nil
+}

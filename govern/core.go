@@ -1,0 +1,303 @@
+package govern
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+)
+
+// Preview is what an action would do, computed by reading only. It carries the fence
+// snapshot that Apply re-checks, so an Apply is always of one particular Preview.
+type Preview struct {
+	Request Request  `json:"request"`
+	Spec    Spec     `json:"spec"`
+	Allowed bool     `json:"allowed"`
+	Refusal *Refusal `json:"refusal,omitempty"`
+	// Effects says, in plain words, what Apply would change.
+	Effects []string `json:"effects,omitempty"`
+	// Fences are the facts Apply re-checks atomically before any effect.
+	Fences []string `json:"fences,omitempty"`
+	// Evidence is what the guards read (lease status, liveness, expiry, …).
+	Evidence []string `json:"evidence,omitempty"`
+	// ConfirmPhrase, when set, must be typed back to Apply.
+	ConfirmPhrase string    `json:"confirm_phrase,omitempty"`
+	Inverse       *Request  `json:"inverse,omitempty"`
+	At            time.Time `json:"at"`
+
+	plan *plan
+}
+
+// Outcome is what an Apply came to. It always names its audit attempt.
+type Outcome struct {
+	Attempt     string      `json:"attempt"`
+	Action      string      `json:"action"`
+	Result      Result      `json:"result"`
+	Disposition Disposition `json:"disposition"`
+	Code        string      `json:"code,omitempty"`
+	Message     string      `json:"message,omitempty"`
+	Effects     []string    `json:"effects,omitempty"`
+	// Detail carries action-specific results (the new lease id of a claim, …).
+	Detail map[string]string `json:"detail,omitempty"`
+}
+
+// plan is an action's reading of the state: the guards' verdict and the fence snapshot.
+type plan struct {
+	refusal  *Refusal
+	effects  []string
+	fences   []string
+	evidence []string
+	confirm  string
+	inverse  *Request
+	// state is the action's own fence snapshot, compared by Apply.
+	state any
+}
+
+// effect is what an action's apply step reports.
+type effect struct {
+	// sent is true once anything may have reached a source; a failure after that is unknown.
+	sent    bool
+	refusal *Refusal
+	err     error
+	effects []string
+	detail  map[string]string
+}
+
+// action is the internal shape of every governed action.
+type action interface {
+	spec() Spec
+	// plan reads the state and runs every guard. It must never write.
+	plan(ctx context.Context, c *Core, req Request) (*plan, error)
+	// apply performs the effect, re-checking p's fences atomically. It calls c.step at its
+	// internal boundaries.
+	apply(ctx context.Context, c *Core, req Request, p *plan, attempt string) effect
+	// verify settles an attempt whose outcome is unknown from evidence read back now. ok is
+	// false when the evidence cannot tell.
+	verify(ctx context.Context, c *Core, intent Record) (res Result, evidence []string, ok bool)
+}
+
+// Core is the governed core: one per workspace and actor. All of its methods are safe for
+// concurrent use.
+type Core struct {
+	ws       Workspace
+	audit    *AuditLog
+	actor    Actor
+	readOnly bool
+	now      func() time.Time
+	actions  map[string]action
+	// step is called at the boundaries of an apply; crash tests kill the process there.
+	step func(name string)
+}
+
+// Options configure a Core.
+type Options struct {
+	Actor    Actor
+	ReadOnly bool
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// Step, when set, is called at each boundary of an apply (for crash tests).
+	Step func(name string)
+}
+
+// New returns a core acting on ws as opts.Actor, recording into audit.
+func New(ws Workspace, audit *AuditLog, opts Options) *Core {
+	c := &Core{ws: ws, audit: audit, actor: opts.Actor, readOnly: opts.ReadOnly, now: opts.Now, step: opts.Step}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	c.actions = map[string]action{}
+	for _, a := range registry() {
+		c.actions[a.spec().ID] = a
+	}
+	return c
+}
+
+// Actor returns who this core acts as.
+func (c *Core) Actor() Actor { return c.actor }
+
+// ReadOnly reports whether every apply refuses with read_only.
+func (c *Core) ReadOnly() bool { return c.readOnly }
+
+// Workspace returns the workspace the core acts on.
+func (c *Core) Workspace() Workspace { return c.ws }
+
+// Actions lists the specs of every action the core knows, sorted by id.
+func (c *Core) Actions() []Spec {
+	out := make([]Spec, 0, len(c.actions))
+	for _, a := range c.actions {
+		out = append(out, a.spec())
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Spec returns the spec of the action with the given id.
+func (c *Core) Spec(id string) (Spec, bool) {
+	a, ok := c.actions[id]
+	if !ok {
+		return Spec{}, false
+	}
+	return a.spec(), true
+}
+
+func (c *Core) doStep(name string) {
+	if c.step != nil {
+		c.step(name)
+	}
+}
+
+// gate runs the guards every action shares: the read-only switch and the role.
+func (c *Core) gate(s Spec) *Refusal {
+	if c.readOnly {
+		return refuse(CodeReadOnly, "steward is read-only for this workspace; nothing was changed. Restart without --read-only (or set read_only: false) to act.")
+	}
+	if c.actor.Role < s.MinRole {
+		return refuse(CodeRoleTooLow, fmt.Sprintf("%s needs role %s or above; %s holds %s. Ask someone with %s to run it.",
+			s.ID, s.MinRole, c.who(), c.actor.Role, s.MinRole))
+	}
+	return nil
+}
+
+func (c *Core) who() string {
+	if c.actor.GiteaLogin != "" {
+		return c.actor.GiteaLogin
+	}
+	return c.actor.OSUser + "@" + c.actor.Host
+}
+
+// Preview reads the state and reports what req would do. It writes nothing at all: no
+// file, no row, no audit record.
+func (c *Core) Preview(ctx context.Context, req Request) (Preview, error) {
+	a, ok := c.actions[req.Action]
+	if !ok {
+		return Preview{Request: req, Refusal: refuse(CodeUnknownAction, fmt.Sprintf("steward knows no action %q. Run `steward actions` to list them.", req.Action)), At: c.now()}, nil
+	}
+	s := a.spec()
+	pv := Preview{Request: req, Spec: s, At: c.now()}
+	p, err := a.plan(ctx, c, req)
+	if err != nil {
+		return pv, err
+	}
+	pv.plan = p
+	pv.Effects, pv.Fences, pv.Evidence, pv.Inverse = p.effects, p.fences, p.evidence, p.inverse
+	pv.ConfirmPhrase = p.confirm
+	if r := c.gate(s); r != nil {
+		pv.Refusal = r
+	} else {
+		pv.Refusal = p.refusal
+	}
+	pv.Allowed = pv.Refusal == nil
+	return pv, nil
+}
+
+// NewAttemptID returns a fresh audit attempt id.
+func NewAttemptID(now time.Time) string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return "att-" + now.UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// Apply performs pv, re-checking its fences atomically. confirmation must equal the
+// preview's ConfirmPhrase when one is required. Every call leaves exactly one terminal
+// audit record, also on panic or cancellation; a write whose response was lost is unknown.
+func (c *Core) Apply(ctx context.Context, pv Preview, confirmation string) (out Outcome) {
+	req := pv.Request
+	attempt := NewAttemptID(c.now())
+	out = Outcome{Attempt: attempt, Action: req.Action}
+	base := Record{Attempt: attempt, Action: req.Action, Target: req.Target, Actor: c.actor}
+	terminal := func(res Result, disp Disposition, r *Refusal, msg string, effects []string) Outcome {
+		rec := base
+		rec.At, rec.Kind, rec.Result, rec.Disposition, rec.Effects = stamp(c.now()), KindOutcome, res, disp, effects
+		if r != nil {
+			rec.Code, rec.Message = r.Code, r.Message
+		} else {
+			rec.Message = Cap(msg)
+		}
+		rec.Fences = pv.Fences
+		if res == ResultSucceeded {
+			rec.Inverse = pv.Inverse
+		}
+		out.Result, out.Disposition, out.Code, out.Message, out.Effects = res, disp, rec.Code, rec.Message, effects
+		if err := c.audit.Append(rec); err != nil && res == ResultSucceeded {
+			out.Message = Cap(out.Message + " (the outcome record could not be written: " + err.Error() + ")")
+		}
+		return out
+	}
+	a, ok := c.actions[req.Action]
+	if !ok || pv.plan == nil {
+		return terminal(ResultRefused, DispositionNotAttempted, refuse(CodeInvalidRequest, "this apply has no preview from this core. Preview the action first, then apply that preview."), "", nil)
+	}
+	if r := c.gate(a.spec()); r != nil {
+		return terminal(ResultRefused, DispositionNotAttempted, r, "", nil)
+	}
+	if pv.ConfirmPhrase != "" && confirmation != pv.ConfirmPhrase {
+		return terminal(ResultRefused, DispositionNotAttempted, refuse(CodeConfirmationRequired,
+			fmt.Sprintf("%s is %s: type the phrase %q to confirm. Nothing was changed.", req.Action, a.spec().Tier, pv.ConfirmPhrase)), "", nil)
+	}
+	// Re-read the state: the preview's refusal, or a changed fence, refuses now.
+	now, err := a.plan(ctx, c, req)
+	if err != nil {
+		return terminal(ResultRefused, DispositionNotAttempted, refuse(CodeSourceUnavailable, "could not read the state to re-check the fences: "+err.Error()+". Nothing was changed; retry when the source is readable."), "", nil)
+	}
+	if now.refusal != nil {
+		return terminal(ResultRefused, DispositionNotAttempted, now.refusal, "", nil)
+	}
+	if !sameFence(pv.plan.state, now.state) {
+		return terminal(ResultRefused, DispositionNotAttempted, refuse(CodeFenceMoved,
+			"the state changed since the preview ("+fenceDiff(pv.plan.state, now.state)+"). Nothing was changed; preview again and decide on what is there now."), "", nil)
+	}
+	intent := base
+	intent.At, intent.Kind, intent.Effects, intent.Fences, intent.Evidence, intent.Inverse = stamp(c.now()), KindIntent, pv.Effects, pv.Fences, pv.Evidence, pv.Inverse
+	if err := c.audit.Append(intent); err != nil {
+		// No intent, no effect: and no terminal record either, for the log cannot take one.
+		out.Result, out.Disposition, out.Code = ResultRefused, DispositionNotAttempted, CodeAuditUnavailable
+		out.Message = Cap("the audit log cannot record this attempt (" + err.Error() + "), so nothing was attempted. Free the audit log's disk or fix its permissions, then retry.")
+		return out
+	}
+	c.doStep("intent-written")
+	var eff effect
+	defer func() {
+		if p := recover(); p != nil {
+			if eff.sent {
+				terminal(ResultUnknown, DispositionOutcomeUnknown, nil, fmt.Sprintf("panic during apply after the effect began: %v; it may have taken effect — verify before retrying", p), nil)
+			} else {
+				terminal(ResultFailed, DispositionNotAttempted, nil, fmt.Sprintf("panic before any effect: %v", p), nil)
+			}
+			panic(p)
+		}
+	}()
+	eff = a.apply(ctx, c, req, now, attempt)
+	c.doStep("effect-done")
+	if eff.detail != nil {
+		out.Detail = eff.detail
+	}
+	switch {
+	case eff.refusal != nil:
+		return terminal(ResultRefused, DispositionNotAttempted, eff.refusal, "", nil)
+	case eff.err != nil && eff.sent:
+		return terminal(ResultUnknown, DispositionOutcomeUnknown, nil, "may have taken effect — verify before retrying: "+eff.err.Error(), nil)
+	case eff.err != nil:
+		return terminal(ResultFailed, DispositionNotAttempted, nil, eff.err.Error(), nil)
+	case ctx.Err() != nil && !eff.sent:
+		return terminal(ResultFailed, DispositionNotAttempted, nil, "cancelled before any effect: "+ctx.Err().Error(), nil)
+	}
+	return terminal(ResultSucceeded, DispositionApplied, nil, "done", eff.effects)
+}
+
+// Run previews req and applies it when allowed, with the given confirmation. It is what the
+// CLI and the simulator call; the workbench shows the preview in between.
+func (c *Core) Run(ctx context.Context, req Request, confirmation string) (Preview, Outcome, error) {
+	pv, err := c.Preview(ctx, req)
+	if err != nil {
+		return pv, Outcome{}, err
+	}
+	return pv, c.Apply(ctx, pv, confirmation), nil
+}
+
+// ErrNotPreviewed is returned for an apply of a preview this core did not make.
+var ErrNotPreviewed = errors.New("apply of a preview the core did not make")
+
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }

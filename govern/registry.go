@@ -1,0 +1,6 @@
+package govern
+
+// registry lists every action the core knows.
+func registry() []action {
+	return nil
+}

@@ -1,0 +1,176 @@
+package govern
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Role is a steward actor's authority. Roles are ordered: each includes the ones below it.
+type Role int
+
+// The roles, lowest first. The zero value is no role at all, which may do nothing.
+const (
+	RoleNone Role = iota
+	RoleViewer
+	RoleOperator
+	RoleController
+	RoleAdmin
+)
+
+var roleNames = [...]string{"none", "viewer", "operator", "controller", "admin"}
+
+// String returns the role's name as it appears in config files and audit records.
+func (r Role) String() string {
+	if r < 0 || int(r) >= len(roleNames) {
+		return "none"
+	}
+	return roleNames[r]
+}
+
+// MarshalText encodes the role by name.
+func (r Role) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
+// UnmarshalText decodes a role by name; an unknown name is an error, never a default.
+func (r *Role) UnmarshalText(b []byte) error {
+	v, err := ParseRole(string(b))
+	if err != nil {
+		return err
+	}
+	*r = v
+	return nil
+}
+
+// ParseRole returns the role named s.
+func ParseRole(s string) (Role, error) {
+	for i, n := range roleNames {
+		if strings.EqualFold(n, s) {
+			return Role(i), nil
+		}
+	}
+	return RoleNone, fmt.Errorf("unknown role %q (want viewer, operator, controller or admin)", s)
+}
+
+// Tier is an action's risk tier.
+type Tier string
+
+// The risk tiers. A destructive action always needs a typed confirmation phrase.
+const (
+	TierGatedWrite  Tier = "gated_write"
+	TierPrivileged  Tier = "privileged"
+	TierDestructive Tier = "destructive"
+)
+
+// Actor is who acts: the Gitea login when known, the OS user and host, and the role steward
+// grants them. Its identity is written into every audit record.
+type Actor struct {
+	GiteaLogin string `json:"gitea_login,omitempty"`
+	OSUser     string `json:"os_user"`
+	Host       string `json:"host"`
+	Role       Role   `json:"role"`
+	// Session is set when a worker acts: its control-plane session id.
+	Session string `json:"session,omitempty"`
+}
+
+// Item names one Gitea issue or pull request.
+type Item struct {
+	Remote string `json:"remote,omitempty"`
+	Org    string `json:"org,omitempty"`
+	Repo   string `json:"repo,omitempty"`
+	Kind   string `json:"kind,omitempty"` // issue | pr
+	Number int64  `json:"number,omitempty"`
+}
+
+// String renders the item as org/repo#n.
+func (it Item) String() string {
+	k := "#"
+	if it.Kind == "pr" {
+		k = "!"
+	}
+	return fmt.Sprintf("%s/%s%s%d", it.Org, it.Repo, k, it.Number)
+}
+
+// Target is what an action acts on. Only the fields the action needs are set.
+type Target struct {
+	LeaseID  string `json:"lease_id,omitempty"`
+	LockFile string `json:"lock_file,omitempty"`
+	Item     *Item  `json:"item,omitempty"`
+	Session  string `json:"session,omitempty"`
+	// Attempt names an earlier audit attempt (undo).
+	Attempt string `json:"attempt,omitempty"`
+}
+
+func (t Target) redact(r *Redactor) Target {
+	t.LockFile = r.String(t.LockFile)
+	return t
+}
+
+// Request asks for one action on one target. It is a plain value: the workbench, the CLI
+// and the simulator build the same requests.
+type Request struct {
+	Action string            `json:"action"`
+	Target Target            `json:"target"`
+	Params map[string]string `json:"params,omitempty"`
+}
+
+// Refusal is a stable code and a message that ends with what to do instead.
+type Refusal struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// maxMessage caps refusal and outcome messages; longer text is cut with an ellipsis.
+const maxMessage = 800
+
+// Cap cuts s to at most 800 characters, ending with an ellipsis when it cut.
+func Cap(s string) string {
+	if utf8.RuneCountInString(s) <= maxMessage {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:maxMessage-1]) + "…"
+}
+
+func refuse(code, msg string) *Refusal {
+	return &Refusal{Code: code, Message: Cap(msg)}
+}
+
+// Error makes a Refusal usable where an error is expected.
+func (r *Refusal) Error() string { return r.Code + ": " + r.Message }
+
+// The stable refusal codes of the core. Actions add their sources' codes (the leases and
+// locks packages' outcome codes) unchanged.
+const (
+	CodeReadOnly             = "read_only"
+	CodeRoleTooLow           = "role_too_low"
+	CodeUnknownAction        = "unknown_action"
+	CodeInvalidRequest       = "invalid_request"
+	CodeConfirmationRequired = "confirmation_required"
+	CodeFenceMoved           = "fence_moved"
+	CodeAuditUnavailable     = "audit_unavailable"
+	CodeSourceUnavailable    = "source_unavailable"
+	CodeNotFound             = "not_found"
+	CodeAlreadyReleased      = "already_released"
+	CodeNotExpired           = "not_expired"
+	CodeFreshForeignLease    = "fresh_foreign_lease"
+	CodeLivenessUnproven     = "liveness_unproven"
+	CodeInspectOnly          = "inspect_only"
+	CodeNotStale             = "not_stale"
+	CodeClaimedSince         = "claimed_since"
+	CodeNoInverse            = "no_inverse"
+	CodeNotOwner             = "not_owner"
+	CodePathOutside          = "path_outside"
+	CodeClaimedByOther       = "claimed_by_other_session"
+)
+
+// Spec is what an action declares about itself.
+type Spec struct {
+	ID      string `json:"id"`
+	Title   string `json:"title"`
+	MinRole Role   `json:"min_role"`
+	Tier    Tier   `json:"tier"`
+	// Worker marks actions a worker takes on its own claim (claim, heartbeat, release, ask).
+	Worker bool `json:"worker,omitempty"`
+	// Undoable says the action records an inverse that undo can apply.
+	Undoable bool `json:"undoable,omitempty"`
+}

@@ -36,8 +36,8 @@ func TestScrub(t *testing.T) {
 	tok := NewToken("s3cr3t-token-value-xyz")
 	cases := map[string]string{
 		`Get "http://bob:hunter2@127.0.0.1:3000/api": refused`: "hunter2",
-		"message: s3cr3t-token-value-xyz is invalid":            "s3cr3t-token-value-xyz",
-		"Authorization: token abcdef0123456789":                 "abcdef0123456789",
+		"message: s3cr3t-token-value-xyz is invalid":           "s3cr3t-token-value-xyz",
+		"Authorization: token abcdef0123456789":                "abcdef0123456789",
 	}
 	for in, secret := range cases {
 		if out := scrub(in, tok); strings.Contains(out, secret) {

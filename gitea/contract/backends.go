@@ -75,7 +75,7 @@ func (s *fakeSeeder) Comment(_ testing.TB, n int64, asWorker bool, body string) 
 	return s.r.AddComment(who, n, body)
 }
 func (s *fakeSeeder) AddLabel(_ testing.TB, n int64, name string) { s.r.AddLabel(s.worker, n, name) }
-func (s *fakeSeeder) Close(_ testing.TB, n int64)                  { s.r.CloseIssue(n) }
+func (s *fakeSeeder) Close(_ testing.TB, n int64)                 { s.r.CloseIssue(n) }
 func (s *fakeSeeder) PR(_ testing.TB, branch, title string) int64 {
 	return s.r.CreatePR(s.maintainer, title, branch, "main")
 }

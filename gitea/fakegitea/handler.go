@@ -31,6 +31,20 @@ var Endpoints = []string{
 
 // ServeHTTP serves the API subset. Every route but /version needs "Authorization: token <t>".
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.muxOnce.Do(s.buildMux)
+	s.mu.Lock()
+	fault := s.fault
+	s.mu.Unlock()
+	if fault != nil {
+		if code := fault(r); code != 0 {
+			writeJSON(w, code, obj{"message": "injected fault"})
+			return
+		}
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+func (s *Server) buildMux() {
 	mux := http.NewServeMux()
 	handlers := map[string]func(http.ResponseWriter, *http.Request, *repo, string){
 		"GET /repos/{owner}/{repo}":                               s.getRepo,
@@ -54,16 +68,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		method, path, _ := strings.Cut(pattern, " ")
 		mux.HandleFunc(method+" /api/v1"+path, s.authed(h))
 	}
-	s.mu.Lock()
-	fault := s.fault
-	s.mu.Unlock()
-	if fault != nil {
-		if code := fault(r); code != 0 {
-			writeJSON(w, code, obj{"message": "injected fault"})
-			return
-		}
-	}
-	mux.ServeHTTP(w, r)
+	s.mux = mux
 }
 
 func (s *Server) authed(h func(http.ResponseWriter, *http.Request, *repo, string)) http.HandlerFunc {

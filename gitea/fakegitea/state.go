@@ -19,6 +19,8 @@ type Server struct {
 	nextID  int64
 	now     func() time.Time
 	fault   func(*http.Request) int
+	muxOnce sync.Once
+	mux     *http.ServeMux
 }
 
 type label struct {

@@ -50,8 +50,8 @@ func must(b *testing.B, tx *sql.Tx, q string, args ...any) {
 }
 
 // BenchmarkSnapshot10k reads 10,000 leases + sessions through Snapshot;
-// the bare sub-benchmark scans the same rows with plain SELECTs into
-// strings, for the ratio.
+// the bare sub-benchmark scans the same rows (leases, sessions and the
+// work items Snapshot joins) with plain SELECTs into strings, for the ratio.
 func BenchmarkSnapshot10k(b *testing.B) {
 	path := benchDB(b, 10000)
 	r, err := leases.OpenReadOnly(path)
@@ -81,6 +81,7 @@ func BenchmarkSnapshot10k(b *testing.B) {
 				 last_heartbeat_at, heartbeat_count, released_at, expected_head_sha, allowed_actions, forbidden_actions,
 				 provenance_json, owner_pid, owner_host, worktree_path, adopted_by_session_id, adopted_from_session_id, end_reason FROM leases`,
 				`SELECT session_id, role, profile, pid, host, controller_instance_id, status, started_at, last_heartbeat_at, ended_at FROM sessions`,
+				`SELECT work_item_id, remote, org, repo, work_kind, work_number, title, state FROM work_items`,
 			} {
 				rows, err := raw.Query(q)
 				if err != nil {
@@ -100,7 +101,7 @@ func BenchmarkSnapshot10k(b *testing.B) {
 				}
 				rows.Close()
 			}
-			if n != 20000 {
+			if n != 30000 {
 				b.Fatal(n)
 			}
 		}

@@ -54,6 +54,9 @@ type plan struct {
 	inverse  *Request
 	// state is the action's own fence snapshot, compared by Apply.
 	state any
+	// recordRefusal asks Apply to run the effect even when refused, because the source
+	// records the refusal itself (a refused claim leaves a claim.refused event).
+	recordRefusal bool
 }
 
 // effect is what an action's apply step reports.
@@ -61,6 +64,8 @@ type effect struct {
 	// sent is true once anything may have reached a source; a failure after that is unknown.
 	sent    bool
 	refusal *Refusal
+	// inverse, when set, replaces the preview's inverse (it names what the apply made).
+	inverse *Request
 	err     error
 	effects []string
 	detail  map[string]string
@@ -88,6 +93,7 @@ type Core struct {
 	readOnly bool
 	now      func() time.Time
 	actions  map[string]action
+	src      sources
 	// step is called at the boundaries of an apply; crash tests kill the process there.
 	step func(name string)
 }
@@ -208,6 +214,7 @@ func (c *Core) Apply(ctx context.Context, pv Preview, confirmation string) (out 
 	attempt := NewAttemptID(c.now())
 	out = Outcome{Attempt: attempt, Action: req.Action}
 	base := Record{Attempt: attempt, Action: req.Action, Target: req.Target, Actor: c.actor}
+	inverse := pv.Inverse
 	terminal := func(res Result, disp Disposition, r *Refusal, msg string, effects []string) Outcome {
 		rec := base
 		rec.At, rec.Kind, rec.Result, rec.Disposition, rec.Effects = stamp(c.now()), KindOutcome, res, disp, effects
@@ -218,7 +225,7 @@ func (c *Core) Apply(ctx context.Context, pv Preview, confirmation string) (out 
 		}
 		rec.Fences = pv.Fences
 		if res == ResultSucceeded {
-			rec.Inverse = pv.Inverse
+			rec.Inverse = inverse
 		}
 		out.Result, out.Disposition, out.Code, out.Message, out.Effects = res, disp, rec.Code, rec.Message, effects
 		if err := c.audit.Append(rec); err != nil && res == ResultSucceeded {
@@ -242,10 +249,10 @@ func (c *Core) Apply(ctx context.Context, pv Preview, confirmation string) (out 
 	if err != nil {
 		return terminal(ResultRefused, DispositionNotAttempted, refuse(CodeSourceUnavailable, "could not read the state to re-check the fences: "+err.Error()+". Nothing was changed; retry when the source is readable."), "", nil)
 	}
-	if now.refusal != nil {
+	if now.refusal != nil && !now.recordRefusal {
 		return terminal(ResultRefused, DispositionNotAttempted, now.refusal, "", nil)
 	}
-	if !sameFence(pv.plan.state, now.state) {
+	if now.refusal == nil && !sameFence(pv.plan.state, now.state) {
 		return terminal(ResultRefused, DispositionNotAttempted, refuse(CodeFenceMoved,
 			"the state changed since the preview ("+fenceDiff(pv.plan.state, now.state)+"). Nothing was changed; preview again and decide on what is there now."), "", nil)
 	}
@@ -271,6 +278,9 @@ func (c *Core) Apply(ctx context.Context, pv Preview, confirmation string) (out 
 	}()
 	eff = a.apply(ctx, c, req, now, attempt)
 	c.doStep("effect-done")
+	if eff.inverse != nil {
+		inverse = eff.inverse
+	}
 	if eff.detail != nil {
 		out.Detail = eff.detail
 	}

@@ -2,5 +2,9 @@ package govern
 
 // registry lists every action the core knows.
 func registry() []action {
-	return nil
+	return []action{
+		reclaimExpired{}, abandonStale{}, expireSweep{},
+		retireLock{}, restoreLock{}, undo{},
+		claimAction{}, heartbeatAction{}, releaseAction{},
+	}
 }

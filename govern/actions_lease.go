@@ -1,0 +1,275 @@
+package govern
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"steward/leases"
+)
+
+// Action ids of the supervisor's lease actions.
+const (
+	ActionReclaimExpired = "lease.reclaim-expired"
+	ActionAbandonStale   = "lease.abandon-stale"
+	ActionExpireSweep    = "lease.expire-sweep"
+)
+
+// readLease reads one lease for a plan. A refusal is returned for a bad request or a
+// lease that does not exist; an error when the DB cannot be read.
+func (c *Core) readLease(ctx context.Context, id string) (*leases.Lease, *Refusal, error) {
+	if id == "" {
+		return nil, refuse(CodeInvalidRequest, "no lease id given; name the lease with --lease"), nil
+	}
+	r, err := c.reader()
+	if err != nil {
+		return nil, nil, err
+	}
+	l, found, err := r.LeaseByID(ctx, id)
+	if err != nil {
+		c.dropHandles()
+		return nil, nil, err
+	}
+	if !found {
+		return nil, refuse(CodeNotFound, fmt.Sprintf("no lease %q in the control-plane DB; refresh and pick a lease that exists", id)), nil
+	}
+	return &l, nil, nil
+}
+
+func ago(now, t time.Time) string {
+	d := now.Sub(t).Round(time.Second)
+	if d < 0 {
+		return "in " + (-d).String()
+	}
+	return d.String() + " ago"
+}
+
+// leaseEvidence describes what the guards read about a lease.
+func leaseEvidence(l *leases.Lease, now time.Time) []string {
+	ev := []string{fmt.Sprintf("lease %s: status %s, held by session %s, role %s", l.LeaseID, l.Status, l.SessionID, l.Role)}
+	switch {
+	case l.ExpiresAt.OK():
+		ev = append(ev, fmt.Sprintf("expires_at %s (%s)", l.ExpiresAt.Raw, ago(now, l.ExpiresAt.Time)))
+	default:
+		ev = append(ev, fmt.Sprintf("expires_at %q is %s", l.ExpiresAt.Raw, l.ExpiresAt.State))
+	}
+	if l.LastHeartbeatAt.OK() {
+		ev = append(ev, fmt.Sprintf("last heartbeat %s (%s), %d heartbeats", l.LastHeartbeatAt.Raw, ago(now, l.LastHeartbeatAt.Time), l.HeartbeatCount))
+	}
+	if l.Work.Number > 0 {
+		ev = append(ev, "work item "+itemOf(l.Work).String())
+	}
+	return ev
+}
+
+func fenceText(f leases.Fence) string {
+	return fmt.Sprintf("lease %s is still %s, held by %s, expires_at %q (checked inside BEGIN IMMEDIATE)", f.LeaseID, f.Status, f.SessionID, f.ExpiresAt)
+}
+
+// reclaimExpired ends an expired lease so its item is free again.
+type reclaimExpired struct{}
+
+func (reclaimExpired) spec() Spec {
+	return Spec{ID: ActionReclaimExpired, Title: "Reclaim an expired lease (end it; the item returns to the pool)", MinRole: RoleOperator, Tier: TierGatedWrite}
+}
+
+func (reclaimExpired) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
+	l, ref, err := c.readLease(ctx, req.Target.LeaseID)
+	if err != nil || ref != nil {
+		return &plan{refusal: ref}, err
+	}
+	now := c.now()
+	f := leases.FenceOf(*l)
+	p := &plan{state: f, refusal: verdict(leases.CheckReclaimExpired(l, f, now)), evidence: leaseEvidence(l, now)}
+	p.effects = []string{
+		fmt.Sprintf("lease %s: status active → expired (end_reason reclaimed)", l.LeaseID),
+		"work item " + itemOf(l.Work).String() + " returns to the pool; steward assigns it to no one",
+		"a lease.reclaim event is recorded",
+	}
+	p.fences = []string{fenceText(f)}
+	return p, nil
+}
+
+func (reclaimExpired) apply(ctx context.Context, c *Core, req Request, p *plan, attempt string) effect {
+	s, err := c.store()
+	if err != nil {
+		return effect{err: err}
+	}
+	o, err := s.ReclaimExpired(ctx, p.state.(leases.Fence), "steward:"+attempt, c.now())
+	if err != nil {
+		return effect{err: err}
+	}
+	if r := fromLeases(o); r != nil {
+		return effect{refusal: r}
+	}
+	return effect{effects: p.effects}
+}
+
+func (reclaimExpired) verify(ctx context.Context, c *Core, intent Record) (Result, []string, bool) {
+	return c.verifyLeaseEnded(ctx, intent, "lease.reclaim", "reclaimed_by")
+}
+
+// verifyLeaseEnded settles an unknown lease transition: the attempt's own event in the DB
+// proves it happened; a lease still as the intent fenced it proves it did not.
+func (c *Core) verifyLeaseEnded(ctx context.Context, intent Record, eventType, byKey string) (Result, []string, bool) {
+	r, err := c.reader()
+	if err != nil {
+		return "", []string{"DB unreadable: " + err.Error()}, false
+	}
+	l, found, err := r.LeaseByID(ctx, intent.Target.LeaseID)
+	if err != nil || !found {
+		return "", []string{"lease not readable"}, false
+	}
+	mark := "steward:" + intent.Attempt
+	for cursor := int64(0); ; {
+		evs, _, err := r.EventsSince(ctx, cursor, 5000)
+		if err != nil {
+			return "", []string{"events unreadable: " + err.Error()}, false
+		}
+		for _, e := range evs {
+			if e.EventType == eventType && (e.SessionID == mark || fmt.Sprint(e.Detail[byKey]) == mark || fmt.Sprint(e.Detail["actor"]) == mark) {
+				return ResultSucceeded, []string{fmt.Sprintf("event %d %s by %s; lease %s is %s", e.EventID, e.EventType, mark, l.LeaseID, l.Status)}, true
+			}
+		}
+		if len(evs) < 5000 {
+			break
+		}
+		cursor = evs[len(evs)-1].EventID
+	}
+	return ResultFailed, []string{fmt.Sprintf("no %s event of this attempt; lease %s is %s (end_reason %q)", eventType, l.LeaseID, l.Status, l.EndReason)}, true
+}
+
+// abandonStale ends a stale lease (dead owner, missing worktree, missed heartbeats,
+// absolute cap) with its evidence recorded.
+type abandonStale struct{}
+
+func (abandonStale) spec() Spec {
+	return Spec{ID: ActionAbandonStale, Title: "Abandon a stale lease (dead owner or missing worktree), evidence recorded", MinRole: RoleOperator, Tier: TierPrivileged}
+}
+
+// abandonState is the fence of an abandon: the lease and the evidence it was judged on.
+type abandonState struct {
+	Fence    leases.Fence
+	Owner    leases.ProcessState
+	Worktree leases.WorktreeState
+}
+
+func (abandonStale) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
+	l, ref, err := c.readLease(ctx, req.Target.LeaseID)
+	if err != nil || ref != nil {
+		return &plan{refusal: ref}, err
+	}
+	now := c.now()
+	owner := c.liveness(l.OwnerPID, l.OwnerHost)
+	wt, wtWhy := c.worktreeState(l.WorktreePath, l.OwnerHost)
+	ev := leases.Evidence{Owner: owner, Worktree: wt}
+	f := leases.FenceOf(*l)
+	pol := c.policies().For(l.TaskClass)
+	v, fr := leases.CheckAbandon(l, f, pol, ev, now)
+	p := &plan{state: abandonState{Fence: f, Owner: owner, Worktree: wt}, refusal: verdict(v)}
+	p.evidence = append(leaseEvidence(l, now),
+		fmt.Sprintf("owner pid %d on host %q: %s", l.OwnerPID, l.OwnerHost, owner),
+		"worktree: "+string(wt)+" — "+wtWhy)
+	if fr.Value != "" {
+		p.evidence = append(p.evidence, "freshness: "+string(fr.Value))
+		p.evidence = append(p.evidence, fr.Reasons...)
+	}
+	if p.refusal != nil && p.refusal.Code == string(leases.CodeNotStale) && (owner == leases.ProcessUnknown || wt == leases.WorktreeUnknown) && fr.Value == leases.FreshActive {
+		p.refusal = refuse(CodeLivenessUnproven, p.refusal.Message+". The owner's liveness or worktree is unknown here (another host, or a path steward will not follow), and unknown never counts as dead: check on the owner's host, or wait for expiry and reclaim.")
+	}
+	p.effects = []string{
+		fmt.Sprintf("lease %s: status active → abandoned (end_reason %s)", l.LeaseID, fr.Value),
+		"a lease.abandon event records the evidence above",
+		"work item " + itemOf(l.Work).String() + " returns to the pool; steward assigns it to no one",
+	}
+	p.fences = []string{fenceText(f), fmt.Sprintf("owner still %s and worktree still %s when re-checked", owner, wt)}
+	return p, nil
+}
+
+func (abandonStale) apply(ctx context.Context, c *Core, req Request, p *plan, attempt string) effect {
+	st := p.state.(abandonState)
+	s, err := c.store()
+	if err != nil {
+		return effect{err: err}
+	}
+	o, err := s.Abandon(ctx, leases.AbandonRequest{
+		Fence:    st.Fence,
+		Evidence: leases.Evidence{Owner: st.Owner, Worktree: st.Worktree},
+		Actor:    "steward:" + attempt,
+		Detail:   map[string]any{"operator": c.who(), "evidence": p.evidence},
+	}, c.now())
+	if err != nil {
+		return effect{err: err}
+	}
+	if r := fromLeases(o); r != nil {
+		return effect{refusal: r}
+	}
+	return effect{effects: p.effects}
+}
+
+func (abandonStale) verify(ctx context.Context, c *Core, intent Record) (Result, []string, bool) {
+	return c.verifyLeaseEnded(ctx, intent, "lease.abandon", "actor")
+}
+
+// expireSweep marks every active lease past its expiry as expired.
+type expireSweep struct{}
+
+func (expireSweep) spec() Spec {
+	return Spec{ID: ActionExpireSweep, Title: "Run the expire sweep (every active lease past expiry → expired)", MinRole: RoleOperator, Tier: TierGatedWrite}
+}
+
+func (expireSweep) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
+	r, err := c.reader()
+	if err != nil {
+		return &plan{}, err
+	}
+	snap, err := r.Snapshot(ctx, leases.ReadOptions{RecentTerminal: -1})
+	if err != nil {
+		c.dropHandles()
+		return &plan{}, err
+	}
+	if snap.LeasesHealth.Status != leases.HealthOK {
+		return &plan{refusal: refuse(CodeSourceUnavailable, "the leases table is "+string(snap.LeasesHealth.Status)+": "+strings.Join(snap.LeasesHealth.Reasons, "; ")+". A sweep over a partial read could miss or misjudge leases; fix the DB first.")}, nil
+	}
+	now := c.now()
+	ids := leases.SweepCandidates(snap.Leases, now)
+	sort.Strings(ids)
+	p := &plan{state: ids}
+	if len(ids) == 0 {
+		p.refusal = refuse("nothing_to_do", "no active lease is past its expiry; nothing to sweep")
+		return p, nil
+	}
+	for _, id := range ids {
+		p.effects = append(p.effects, "lease "+id+": active → expired (end_reason expire_sweep)")
+	}
+	p.fences = []string{fmt.Sprintf("the same %d leases are past expiry when re-read; each is re-checked inside one BEGIN IMMEDIATE", len(ids))}
+	p.evidence = []string{fmt.Sprintf("%d active leases read, %d past expiry at %s", len(snap.Leases), len(ids), stamp(now))}
+	return p, nil
+}
+
+func (expireSweep) apply(ctx context.Context, c *Core, req Request, p *plan, attempt string) effect {
+	s, err := c.store()
+	if err != nil {
+		return effect{err: err}
+	}
+	o, err := s.ExpireSweep(ctx, c.now())
+	if err != nil {
+		return effect{err: err}
+	}
+	if r := fromLeases(o); r != nil {
+		return effect{refusal: r}
+	}
+	var eff []string
+	for _, id := range o.Expired {
+		eff = append(eff, "lease "+id+": active → expired")
+	}
+	return effect{effects: eff, detail: map[string]string{"expired": strings.Join(o.Expired, ",")}}
+}
+
+func (expireSweep) verify(ctx context.Context, c *Core, intent Record) (Result, []string, bool) {
+	// A sweep is idempotent and leaves no attempt mark: the state tells only whether the
+	// leases it named are ended now, not by whom.
+	return "", []string{"a sweep leaves no attempt mark; check `steward status` and resolve by hand"}, false
+}

@@ -1,0 +1,294 @@
+package govern
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"steward/leases"
+	"steward/locks"
+)
+
+// Action ids of the lock-file actions and of undo.
+const (
+	ActionRetireLock  = "lock.retire"
+	ActionRestoreLock = "lock.restore"
+	ActionUndo        = "undo"
+)
+
+// lockHost is the host a lock was written on: its "host" field when present. A lock
+// without one is taken to be this host's, because the lock directory is per-user and
+// local (seed: "per-issue lock files under one user's home"); steward's own locks record
+// the host.
+func lockHost(rec *locks.Record, self string) string {
+	for _, f := range rec.Extra {
+		if f.Key == "host" {
+			var h string
+			if json.Unmarshal(f.Value, &h) == nil && h != "" {
+				return h
+			}
+		}
+	}
+	return self
+}
+
+func lockPID(rec *locks.Record) int64 {
+	switch {
+	case rec.SessionPID != nil:
+		return *rec.SessionPID
+	case rec.PID != nil:
+		return *rec.PID
+	}
+	return 0
+}
+
+// retireState is the fence of a retire: the lock as read and the judgement's inputs.
+type retireState struct {
+	Generation    int64
+	TaskSessionID string
+	Inode         uint64
+	Size          int64
+	Owner         leases.ProcessState
+	Expiration    locks.ExpirationState
+	Expired       bool
+	LeaseStatus   string
+}
+
+// retireLock archives a dead or expired lock with a recovery block.
+type retireLock struct{}
+
+func (retireLock) spec() Spec {
+	return Spec{ID: ActionRetireLock, Title: "Retire a dead or expired lock (archive it with a recovery block)", MinRole: RoleOperator, Tier: TierDestructive, Undoable: true}
+}
+
+func (retireLock) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
+	name := req.Target.LockFile
+	if !locks.ValidName(name) {
+		return &plan{refusal: refuse(CodePathOutside, fmt.Sprintf("%q is not a plain lock file name inside the locks directory; steward acts on nothing outside it", name))}, nil
+	}
+	e := locks.ReadFile(c.ws.LocksDir, name)
+	switch {
+	case e.Missing:
+		return &plan{refusal: refuse(CodeNotFound, "no lock file "+name+"; it may have been released or retired already — refresh")}, nil
+	case e.Unreadable != nil:
+		return &plan{refusal: refuse(CodeInspectOnly, fmt.Sprintf("lock file %s is unreadable (%s: %s); without a readable record there is no fence, so steward will not move it. Inspect the file and repair or remove it by hand.", name, e.Unreadable.Reason, e.Unreadable.Detail))}, nil
+	}
+	rec := &e.Record
+	now := c.now()
+	a := locks.Assess(rec, now)
+	pid := lockPID(rec)
+	host := lockHost(rec, c.ws.host())
+	owner := leases.ProcessUnknown
+	if pid > 0 {
+		owner = c.liveness(pid, host)
+	}
+	st := retireState{Generation: rec.Generation(), TaskSessionID: rec.TaskSessionID(), Inode: e.Inode, Size: e.Size,
+		Owner: owner, Expiration: a.Expiration.State, Expired: a.Expiration.Expired != nil && *a.Expiration.Expired}
+	p := &plan{state: &st}
+	p.evidence = []string{
+		fmt.Sprintf("lock %s: contract %s, lock_generation %d, task_session_id %q", name, a.Contract, st.Generation, st.TaskSessionID),
+		fmt.Sprintf("expiration %s %s", a.Expiration.State, a.Expiration.ExpiresAt),
+		fmt.Sprintf("owner pid %d on host %q: %s", pid, host, owner),
+	}
+	// A lock backed by a live lease in the DB is not dead, whatever its file says.
+	if rec.LeaseID != "" {
+		r, err := c.reader()
+		if err != nil {
+			p.refusal = refuse(CodeSourceUnavailable, "the lock names lease "+rec.LeaseID+" but the control-plane DB cannot be read ("+err.Error()+"); an unreadable DB never counts as a free item. Retry when the DB is readable.")
+			return p, nil
+		}
+		l, found, err := r.LeaseByID(ctx, rec.LeaseID)
+		if err != nil {
+			c.dropHandles()
+			return p, err
+		}
+		if found {
+			st.LeaseStatus = string(l.Status)
+			p.evidence = append(p.evidence, fmt.Sprintf("lease %s is %s, expires_at %s", l.LeaseID, l.Status, l.ExpiresAt.Raw))
+			if l.Status == leases.StatusActive && (!l.ExpiresAt.OK() || l.ExpiresAt.Time.After(now)) {
+				p.refusal = refuse(CodeFreshForeignLease, "the lock is backed by lease "+l.LeaseID+", active until "+l.ExpiresAt.Raw+"; a live claim is never retired. Wait for it to expire, or abandon the lease with proof first.")
+				return p, nil
+			}
+		} else {
+			st.LeaseStatus = "absent"
+			p.evidence = append(p.evidence, "lease "+rec.LeaseID+" is not in the DB")
+		}
+	}
+	switch {
+	case st.Expired && owner == leases.ProcessAlive:
+		p.refusal = refuse(CodeInspectOnly, "expired-lock-live-owner: the lock expired but its owner process "+fmt.Sprint(pid)+" is alive and may heartbeat again; inspect only. Ask the owner to release or re-lock, or wait until the process ends.")
+	case st.Expired:
+		p.evidence = append(p.evidence, "the lock is expired; owner "+string(owner)+" (unknown never counts as dead, but an expired lock may be retired)")
+	case owner == leases.ProcessDead:
+		p.evidence = append(p.evidence, "the owner process is dead on this host")
+	case a.Expiration.State != locks.ExpirationRecorded:
+		p.refusal = refuse(CodeInspectOnly, "the lock records no usable expiry ("+string(a.Expiration.State)+") and its owner is "+string(owner)+", not proven dead; a missing expiry is never read as expired. Recover it through the supervised system's bootstrap recovery, or retire it once the owner is gone.")
+	default:
+		p.refusal = refuse(CodeFreshForeignLease, "the lock is live until "+a.Expiration.ExpiresAt+" and its owner is "+string(owner)+"; a live lock is never retired. Wait for expiry.")
+	}
+	p.confirm = "retire " + name
+	if k, ok := rec.Key(); ok {
+		p.confirm = fmt.Sprintf("retire %s/%s#%d", k.Org, k.Repo, k.Issue)
+	}
+	p.effects = []string{
+		"lock file " + name + " moves to retired/ with a steward_recovery block (action, attempt, actor, reason, evidence); it is never deleted",
+		"no live lock remains for this item in the lock directory",
+		"undo restores it while nothing has claimed the item since",
+	}
+	p.fences = []string{fmt.Sprintf("lock_generation %d and task_session_id %q unchanged (compare-and-swap under flock)", st.Generation, st.TaskSessionID)}
+	return p, nil
+}
+
+func (retireLock) apply(ctx context.Context, c *Core, req Request, p *plan, attempt string) effect {
+	st := p.state.(*retireState)
+	ev, _ := json.Marshal(p.evidence)
+	archived, err := c.lockWriter().Archive(c.ws.LocksDir, req.Target.LockFile, locks.ExpectFence(st.Generation, st.TaskSessionID), locks.RecoveryBlock{
+		Action: "retire", ActionID: ActionRetireLock, AuditAttemptID: attempt, Actor: lockActor(c.actor),
+		Reason: "retired by steward: dead or expired lock", Evidence: ev,
+	})
+	if r := lockRefusal(err); r != nil {
+		if archived != "" {
+			r.Message = Cap(r.Message + " (a copy was archived as " + archived + "; the live file was kept)")
+		}
+		return effect{refusal: r}
+	}
+	if err != nil {
+		return effect{sent: true, err: err}
+	}
+	return effect{
+		effects: []string{"archived " + req.Target.LockFile + " as " + archived},
+		inverse: &Request{Action: ActionRestoreLock, Target: Target{LockFile: archived}},
+		detail:  map[string]string{"archived": archived},
+	}
+}
+
+// lockRefusal maps the lock writer's fence errors to refusals; nil for other errors.
+func lockRefusal(err error) *Refusal {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, locks.ErrFenceMoved):
+		return refuse(CodeFenceMoved, "the lock file changed since the preview (lock_generation or task_session_id moved); nothing was changed — preview again")
+	case errors.Is(err, locks.ErrNotFound):
+		return refuse(CodeAlreadyReleased, "the lock file is gone (released or retired meanwhile); nothing to do")
+	case errors.Is(err, locks.ErrExists):
+		return refuse(CodeClaimedSince, "a live lock for this item exists now; nothing was changed")
+	case errors.Is(err, locks.ErrInvalidName), errors.Is(err, locks.ErrNotRegular):
+		return refuse(CodePathOutside, "the lock path is not a plain file inside the locks directory; nothing was changed")
+	case errors.Is(err, locks.ErrUnreadable):
+		return refuse(CodeInspectOnly, "the current lock file is unreadable, so it cannot be fenced; nothing was changed")
+	}
+	return nil
+}
+
+func (retireLock) verify(ctx context.Context, c *Core, intent Record) (Result, []string, bool) {
+	dir := filepath.Join(c.ws.LocksDir, "retired")
+	ents, err := os.ReadDir(dir)
+	if err != nil && !os.IsNotExist(err) {
+		return "", []string{"retired/ unreadable: " + err.Error()}, false
+	}
+	base := strings.TrimSuffix(intent.Target.LockFile, ".json")
+	for _, d := range ents {
+		if !strings.HasPrefix(d.Name(), base+".") {
+			continue
+		}
+		e := locks.ReadFile(c.ws.LocksDir, "retired/"+d.Name())
+		if b, ok := e.Record.Recovery(); ok && b.AuditAttemptID == intent.Attempt {
+			live := locks.ReadFile(c.ws.LocksDir, intent.Target.LockFile)
+			if live.Missing {
+				return ResultSucceeded, []string{"archived as retired/" + d.Name() + " with this attempt's recovery block; the live file is gone"}, true
+			}
+			return "", []string{"archived as retired/" + d.Name() + " but the live file is still there (the crash fell between the two steps); retire it again"}, false
+		}
+	}
+	return ResultFailed, []string{"no archive carries this attempt's recovery block; the lock was not retired by it"}, true
+}
+
+// restoreLock puts an archived lock back: the inverse of a retire.
+type restoreLock struct{}
+
+func (restoreLock) spec() Spec {
+	return Spec{ID: ActionRestoreLock, Title: "Restore an archived lock (only if nothing claimed the item since)", MinRole: RoleOperator, Tier: TierPrivileged}
+}
+
+type restoreState struct {
+	Archived     string
+	LiveExists   bool
+	ActiveLeases int
+}
+
+func (restoreLock) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
+	file := strings.TrimPrefix(req.Target.LockFile, "retired/")
+	if !locks.ValidName(file) {
+		return &plan{refusal: refuse(CodePathOutside, fmt.Sprintf("%q is not a plain archived lock name; steward acts on nothing outside the locks directory", req.Target.LockFile))}, nil
+	}
+	e := locks.ReadFile(c.ws.LocksDir, "retired/"+file)
+	switch {
+	case e.Missing:
+		return &plan{refusal: refuse(CodeNotFound, "no archived lock retired/"+file)}, nil
+	case e.Unreadable != nil || !e.HasKey:
+		return &plan{refusal: refuse(CodeInspectOnly, "the archived lock retired/"+file+" is unreadable or has no issue number; it cannot be restored")}, nil
+	}
+	st := restoreState{Archived: "retired/" + file}
+	p := &plan{state: st}
+	snap, err := locks.LoadDir(c.ws.LocksDir, locks.LoadOptions{})
+	if err != nil {
+		return p, err
+	}
+	for _, o := range snap.Live {
+		if o.HasKey && o.Key == e.Key {
+			st.LiveExists = true
+		}
+	}
+	ref := leases.WorkRef{Remote: e.Key.Remote, Org: e.Key.Org, Repo: e.Key.Repo, Kind: leases.KindIssue, Number: e.Key.Issue}
+	r, err := c.reader()
+	if err != nil {
+		p.refusal = refuse(CodeSourceUnavailable, "the control-plane DB cannot be read ("+err.Error()+"), so steward cannot prove nothing claimed the item since; retry when it is readable")
+		return p, nil
+	}
+	active, err := r.LeasesForWorkItem(ctx, ref)
+	if err != nil {
+		c.dropHandles()
+		return p, err
+	}
+	for _, l := range active {
+		if l.Status == leases.StatusActive && l.LeaseID != e.Record.LeaseID {
+			st.ActiveLeases++
+		}
+	}
+	p.state = st
+	if st.LiveExists || st.ActiveLeases > 0 {
+		p.refusal = refuse(CodeClaimedSince, fmt.Sprintf("the item was claimed since the lock was retired (%d live lock files, %d other active leases); restoring would create a second owner. Leave it retired.", b2i(st.LiveExists), st.ActiveLeases))
+	}
+	p.effects = []string{"retired/" + file + " is written back as the live lock (lock_generation advanced, steward_recovery removed); the archive stays as history"}
+	p.fences = []string{"no live lock for the item and no other active lease on it (re-checked under flock before writing)"}
+	p.evidence = []string{fmt.Sprintf("archived lock for %s/%s#%d, generation %d", e.Key.Org, e.Key.Repo, e.Key.Issue, e.Record.Generation())}
+	return p, nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (restoreLock) apply(ctx context.Context, c *Core, req Request, p *plan, attempt string) effect {
+	st := p.state.(restoreState)
+	live, gen, err := c.lockWriter().Restore(c.ws.LocksDir, st.Archived)
+	if r := lockRefusal(err); r != nil {
+		return effect{refusal: r}
+	}
+	if err != nil {
+		return effect{sent: true, err: err}
+	}
+	return effect{effects: []string{fmt.Sprintf("restored %s as %s (lock_generation %d)", st.Archived, live, gen)}}
+}
+
+func (restoreLock) verify(ctx context.Context, c *Core, intent Record) (Result, []string, bool) {
+	return "", []string{"a restore leaves no attempt mark in the lock; compare the live lock with the archive and resolve by hand"}, false
+}

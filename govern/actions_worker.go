@@ -1,0 +1,420 @@
+package govern
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"steward/leases"
+	"steward/locks"
+)
+
+// Action ids of the worker actions: a worker takes them on its own claim.
+const (
+	ActionClaim     = "worker.claim"
+	ActionHeartbeat = "worker.heartbeat"
+	ActionRelease   = "worker.release"
+)
+
+// The provenance the supervised system's lock writer stamps; steward writes as the
+// sanctioned gitea_lock_issue source, marking itself in written_by_tool.
+const (
+	lockSource   = "gitea_lock_issue"
+	lockTool     = "steward"
+	lifecycleV1  = "heartbeat-v1"
+	attemptKey   = "steward_attempt"
+	taskSessKey  = "task_session_id"
+	lockFileKey  = "lock_file"
+	defaultRemot = "origin"
+)
+
+// taskClass maps a worker's task role to the lease policy's task class.
+func taskClass(role string) (leases.TaskClass, string, bool) {
+	switch role {
+	case "", "author":
+		return "author_issue_work", "author", true
+	case "reviewer":
+		return "reviewer_pr", "reviewer", true
+	case "merger":
+		return "merger_pr", "merger", true
+	case "conflict-fix", "conflict_fix":
+		return "conflict_fix", "conflict-fix", true
+	}
+	return "", role, false
+}
+
+func mintTaskSession() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "tsk-author-" + hex.EncodeToString(b[:])
+}
+
+// claimState is the fence of a claim: the item's active leases and its lock file.
+type claimState struct {
+	Active     []leases.Fence
+	LockExists bool
+	LockGen    int64
+}
+
+type claimAction struct{}
+
+func (claimAction) spec() Spec {
+	return Spec{ID: ActionClaim, Title: "Claim an item for a worker session (lease + lock)", MinRole: RoleOperator, Tier: TierGatedWrite, Worker: true}
+}
+
+func (claimAction) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
+	it := req.Target.Item
+	if it == nil || it.Number <= 0 || it.Org == "" || it.Repo == "" || req.Target.Session == "" {
+		return &plan{refusal: refuse(CodeInvalidRequest, "a claim names the item (org, repo, number) and the worker's session; give --org, --repo, --number and --session")}, nil
+	}
+	if it.Remote == "" {
+		cp := *it
+		cp.Remote = defaultRemot
+		it = &cp
+	}
+	if _, _, ok := taskClass(req.Params["role"]); !ok {
+		return &plan{refusal: refuse(CodeInvalidRequest, "unknown task role "+strconv.Quote(req.Params["role"])+"; use author, reviewer, merger or conflict-fix")}, nil
+	}
+	ref := workRef(*it)
+	name, ok := locks.Name(lockKey(ref))
+	if !ok {
+		return &plan{refusal: refuse(CodeInvalidRequest, "the item cannot be named as a lock file")}, nil
+	}
+	r, err := c.reader()
+	if err != nil {
+		return &plan{refusal: refuse(CodeSourceUnavailable, "the control-plane DB cannot be read ("+err.Error()+"); an unreadable DB never means the item is free. Retry later.")}, nil
+	}
+	active, err := r.LeasesForWorkItem(ctx, ref)
+	if err != nil {
+		c.dropHandles()
+		return &plan{}, err
+	}
+	now := c.now()
+	st := claimState{}
+	for _, l := range active {
+		st.Active = append(st.Active, leases.FenceOf(l))
+	}
+	p := &plan{state: st}
+	v, holder, past := leases.CheckClaim(active, req.Target.Session, now)
+	if !v.OK {
+		p.refusal = verdict(v)
+		p.recordRefusal = v.Code == leases.CodeClaimedByOtherSession
+		p.evidence = append(p.evidence, fmt.Sprintf("held by lease %s of session %s (past expiry: %v)", holder.LeaseID, holder.SessionID, past))
+	}
+	e := locks.ReadFile(c.ws.LocksDir, name)
+	if !e.Missing {
+		st.LockExists, st.LockGen = true, e.Record.Generation()
+		p.state = st
+		if p.refusal == nil {
+			p.refusal = refuse(CodeClaimedByOther, "a lock file for this item already exists ("+name+", owner session "+strconv.Quote(e.Record.OwnerSession)+"); pick other work, or have the stale lock retired first")
+		}
+	}
+	p.effects = []string{
+		"a lease on " + it.String() + " for session " + req.Target.Session + " (assign-and-lease in one BEGIN IMMEDIATE transaction)",
+		"lock file " + name + " written: a canonical #953 record with a fresh task_session_id, lock_generation 1",
+	}
+	p.fences = []string{"no active lease on the item (checked inside the transaction)", "no lock file " + name + " (created only if absent, under flock)"}
+	return p, nil
+}
+
+func (claimAction) apply(ctx context.Context, c *Core, req Request, p *plan, attempt string) effect {
+	it := *req.Target.Item
+	if it.Remote == "" {
+		it.Remote = defaultRemot
+	}
+	ref := workRef(it)
+	class, role, _ := taskClass(req.Params["role"])
+	pid, _ := strconv.ParseInt(req.Params["pid"], 10, 64)
+	var ttl time.Duration
+	if s := req.Params["ttl"]; s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return effect{refusal: refuse(CodeInvalidRequest, "--ttl must be a Go duration such as 10m: "+err.Error())}
+		}
+		ttl = d
+	}
+	branch := req.Params["branch"]
+	if branch == "" {
+		branch = fmt.Sprintf("feat/issue-%d", it.Number)
+	}
+	worktree := req.Params["worktree"]
+	if worktree == "" {
+		worktree = filepath.Join(c.branchesRoot(), filepath.Base(branch))
+	}
+	tsid := mintTaskSession()
+	name, _ := locks.Name(lockKey(ref))
+	host := c.ws.host()
+	s, err := c.store()
+	if err != nil {
+		return effect{err: err}
+	}
+	o, err := s.Claim(ctx, leases.ClaimRequest{
+		Session:      leases.SessionInfo{SessionID: req.Target.Session, Role: role, Profile: req.Params["profile"], PID: pid, Host: host},
+		Work:         ref,
+		Title:        req.Params["title"],
+		Role:         role,
+		TaskClass:    class,
+		TTL:          ttl,
+		WorktreePath: worktree,
+		OwnerPID:     pid,
+		OwnerHost:    host,
+		Provenance:   map[string]any{attemptKey: attempt, taskSessKey: tsid, lockFileKey: name},
+	}, c.now())
+	if err != nil {
+		return effect{err: err}
+	}
+	if r := fromLeases(o); r != nil {
+		return effect{refusal: r}
+	}
+	l := o.Lease
+	rec := canonicalLock(it, branch, worktree, req.Params["username"], req.Params["profile"], req.Target.Session, tsid, pid, host, l)
+	c.doStep("lease-committed")
+	if _, err := c.lockWriter().WriteCAS(c.ws.LocksDir, name, locks.ExpectAbsent(), rec); err != nil {
+		if r := lockRefusal(err); r != nil {
+			// Compensate: the lease must not outlive a claim whose lock lost the race.
+			if _, rerr := s.Release(ctx, leases.FenceOf(*l), "lock_conflict", c.now()); rerr != nil {
+				return effect{sent: true, err: fmt.Errorf("the lock was taken meanwhile and releasing lease %s failed: %v", l.LeaseID, rerr)}
+			}
+			return effect{refusal: refuse(CodeClaimedByOther, "another writer created lock "+name+" meanwhile; the new lease "+l.LeaseID+" was released again. Pick other work.")}
+		}
+		return effect{sent: true, err: fmt.Errorf("lease %s was created but writing lock %s failed: %w", l.LeaseID, name, err)}
+	}
+	return effect{
+		effects: []string{"lease " + l.LeaseID + " on " + it.String() + " until " + l.ExpiresAt.Raw, "lock " + name + " (task_session_id " + tsid + ")"},
+		detail:  map[string]string{"lease_id": l.LeaseID, "task_session_id": tsid, "lock_file": name, "expires_at": l.ExpiresAt.Raw},
+	}
+}
+
+// canonicalLock builds the #953 canonical lock record for a claim.
+func canonicalLock(it Item, branch, worktree, user, profile, session, tsid string, pid int64, host string, l *leases.Lease) locks.Record {
+	n := it.Number
+	one := int64(1)
+	if user == "" {
+		user = session
+	}
+	if profile == "" {
+		profile = "default"
+	}
+	cl := &locks.Claimant{Username: user, Profile: profile}
+	created := locks.ParseTimestamp(l.CreatedAt.Raw)
+	hostJSON, _ := json.Marshal(host)
+	rec := locks.Record{
+		Remote: it.Remote, Org: it.Org, Repo: it.Repo, IssueNumber: &n,
+		Branch: branch, BranchName: branch, WorktreePath: worktree,
+		WorkLease: &locks.WorkLease{
+			OperationType: "author_issue_work", IssueNumber: &n, Branch: branch, WorktreePath: worktree,
+			Claimant: cl, CreatedAt: created, ExpiresAt: locks.ParseTimestamp(l.ExpiresAt.Raw),
+			LastHeartbeatAt: created, HeartbeatCount: &one, TaskSessionID: tsid, LifecycleVersion: lifecycleV1,
+		},
+		LockProvenance: &locks.Provenance{Source: lockSource, WrittenByTool: lockTool, Claimant: &locks.Claimant{Username: user, Profile: profile}},
+		OwnerSession:   session, LeaseID: l.LeaseID,
+		Extra: []locks.RawField{{Key: "host", Value: hostJSON}},
+	}
+	if pid > 0 {
+		rec.PID, rec.SessionPID = &pid, &pid
+	}
+	return rec
+}
+
+func (claimAction) verify(ctx context.Context, c *Core, intent Record) (Result, []string, bool) {
+	if intent.Target.Item == nil {
+		return "", nil, false
+	}
+	r, err := c.reader()
+	if err != nil {
+		return "", []string{"DB unreadable: " + err.Error()}, false
+	}
+	active, err := r.LeasesForWorkItem(ctx, workRef(*intent.Target.Item))
+	if err != nil {
+		return "", []string{"leases unreadable: " + err.Error()}, false
+	}
+	for _, l := range active {
+		if fmt.Sprint(l.Provenance[attemptKey]) != intent.Attempt {
+			continue
+		}
+		name := fmt.Sprint(l.Provenance[lockFileKey])
+		e := locks.ReadFile(c.ws.LocksDir, name)
+		if !e.Missing && e.Record.LeaseID == l.LeaseID {
+			return ResultSucceeded, []string{"lease " + l.LeaseID + " of this attempt is active and lock " + name + " names it"}, true
+		}
+		return "", []string{"lease " + l.LeaseID + " of this attempt is active but its lock file is missing: release the lease (steward release) and claim again"}, false
+	}
+	return ResultFailed, []string{"no active lease carries this attempt's mark"}, true
+}
+
+// ownLease reads a worker's own lease: it must be held by the acting session.
+func (c *Core) ownLease(ctx context.Context, req Request) (*leases.Lease, *Refusal, error) {
+	l, ref, err := c.readLease(ctx, req.Target.LeaseID)
+	if err != nil || ref != nil {
+		return nil, ref, err
+	}
+	if req.Target.Session == "" || l.SessionID != req.Target.Session {
+		return l, refuse(CodeNotOwner, fmt.Sprintf("lease %s is held by session %q, not %q; a worker acts only on its own lease", l.LeaseID, l.SessionID, req.Target.Session)), nil
+	}
+	return l, nil, nil
+}
+
+// ownLock finds the lock file of a worker's lease, when there is one that names it.
+func (c *Core) ownLock(l *leases.Lease) (name string, e locks.Entry, ok bool) {
+	name, _ = locks.Name(lockKey(l.Work))
+	if v, ok := l.Provenance[lockFileKey].(string); ok && locks.ValidName(v) {
+		name = v
+	}
+	e = locks.ReadFile(c.ws.LocksDir, name)
+	return name, e, !e.Missing && e.Unreadable == nil && e.Record.LeaseID == l.LeaseID
+}
+
+type workerState struct {
+	Fence   leases.Fence
+	Lock    string
+	LockGen int64
+	LockTSK string
+	HasLock bool
+}
+
+func (c *Core) workerPlan(ctx context.Context, req Request, check func(l *leases.Lease, f leases.Fence) leases.Verdict) (*plan, *leases.Lease, error) {
+	l, ref, err := c.ownLease(ctx, req)
+	if err != nil || l == nil {
+		return &plan{refusal: ref}, nil, err
+	}
+	f := leases.FenceOf(*l)
+	st := workerState{Fence: f}
+	name, e, ok := c.ownLock(l)
+	st.Lock = name
+	if ok {
+		st.HasLock, st.LockGen, st.LockTSK = true, e.Record.Generation(), e.Record.TaskSessionID()
+	}
+	p := &plan{state: st, refusal: ref, evidence: leaseEvidence(l, c.now())}
+	if p.refusal == nil {
+		p.refusal = verdict(check(l, f))
+	}
+	if !ok {
+		p.evidence = append(p.evidence, "no lock file naming this lease ("+name+")")
+	}
+	p.fences = []string{fenceText(f)}
+	if ok {
+		p.fences = append(p.fences, fmt.Sprintf("lock %s at lock_generation %d, task_session_id %s", name, st.LockGen, st.LockTSK))
+	}
+	return p, l, nil
+}
+
+type heartbeatAction struct{}
+
+func (heartbeatAction) spec() Spec {
+	return Spec{ID: ActionHeartbeat, Title: "Heartbeat a worker's own lease and lock", MinRole: RoleOperator, Tier: TierGatedWrite, Worker: true}
+}
+
+func (heartbeatAction) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
+	now := c.now()
+	pol := c.policies()
+	p, l, err := c.workerPlan(ctx, req, func(l *leases.Lease, f leases.Fence) leases.Verdict {
+		return leases.CheckHeartbeat(l, f, pol.For(l.TaskClass), now)
+	})
+	if l != nil {
+		p.effects = []string{"lease " + l.LeaseID + ": expires_at moves to now + the policy TTL, heartbeat_count + 1", "its lock's work_lease expiry and last_heartbeat_at follow"}
+	}
+	return p, err
+}
+
+func (heartbeatAction) apply(ctx context.Context, c *Core, req Request, p *plan, attempt string) effect {
+	st := p.state.(workerState)
+	s, err := c.store()
+	if err != nil {
+		return effect{err: err}
+	}
+	now := c.now()
+	o, err := s.Heartbeat(ctx, st.Fence, now)
+	if err != nil {
+		return effect{err: err}
+	}
+	if r := fromLeases(o); r != nil {
+		return effect{refusal: r}
+	}
+	eff := []string{"lease " + st.Fence.LeaseID + " renewed until " + o.Lease.ExpiresAt.Raw}
+	if st.HasLock {
+		e := locks.ReadFile(c.ws.LocksDir, st.Lock)
+		rec := e.Record
+		if rec.WorkLease != nil {
+			wl := *rec.WorkLease
+			wl.ExpiresAt = locks.ParseTimestamp(o.Lease.ExpiresAt.Raw)
+			wl.LastHeartbeatAt = locks.NewTimestamp(now)
+			n := o.Lease.HeartbeatCount
+			wl.HeartbeatCount = &n
+			rec.WorkLease = &wl
+		}
+		if _, err := c.lockWriter().WriteCAS(c.ws.LocksDir, st.Lock, locks.ExpectFence(st.LockGen, st.LockTSK), rec); err != nil {
+			return effect{sent: true, err: fmt.Errorf("the lease was renewed but its lock %s was not updated: %w", st.Lock, err)}
+		}
+		eff = append(eff, "lock "+st.Lock+" renewed")
+	}
+	return effect{effects: eff, detail: map[string]string{"expires_at": o.Lease.ExpiresAt.Raw}}
+}
+
+func (heartbeatAction) verify(ctx context.Context, c *Core, intent Record) (Result, []string, bool) {
+	return "", []string{"a heartbeat is superseded by the next one; nothing to settle"}, false
+}
+
+type releaseAction struct{}
+
+func (releaseAction) spec() Spec {
+	return Spec{ID: ActionRelease, Title: "Release a worker's own lease and archive its lock", MinRole: RoleOperator, Tier: TierGatedWrite, Worker: true}
+}
+
+func (releaseAction) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
+	p, l, err := c.workerPlan(ctx, req, func(l *leases.Lease, f leases.Fence) leases.Verdict { return leases.CheckRelease(l, f) })
+	if l != nil {
+		p.effects = []string{"lease " + l.LeaseID + ": active → released", "its lock moves to retired/ with a release block"}
+	}
+	return p, err
+}
+
+func (releaseAction) apply(ctx context.Context, c *Core, req Request, p *plan, attempt string) effect {
+	return c.releaseOwn(ctx, p.state.(workerState), attempt, "released")
+}
+
+// releaseOwn releases a worker's lease and archives its lock (also the last step of
+// clarification.ask).
+func (c *Core) releaseOwn(ctx context.Context, st workerState, attempt, reason string) effect {
+	s, err := c.store()
+	if err != nil {
+		return effect{err: err}
+	}
+	o, err := s.Release(ctx, st.Fence, reason, c.now())
+	if err != nil {
+		return effect{err: err}
+	}
+	if r := fromLeases(o); r != nil {
+		return effect{refusal: r}
+	}
+	eff := []string{"lease " + st.Fence.LeaseID + " released"}
+	if st.HasLock {
+		archived, err := c.lockWriter().Archive(c.ws.LocksDir, st.Lock, locks.ExpectFence(st.LockGen, st.LockTSK), locks.RecoveryBlock{
+			Action: "release", ActionID: ActionRelease, AuditAttemptID: attempt, Actor: lockActor(c.actor), Reason: reason,
+		})
+		if err != nil {
+			return effect{sent: true, err: fmt.Errorf("the lease was released but its lock %s was not archived: %w", st.Lock, err)}
+		}
+		eff = append(eff, "lock archived as "+archived)
+	}
+	return effect{effects: eff}
+}
+
+func (releaseAction) verify(ctx context.Context, c *Core, intent Record) (Result, []string, bool) {
+	r, err := c.reader()
+	if err != nil {
+		return "", nil, false
+	}
+	l, found, err := r.LeaseByID(ctx, intent.Target.LeaseID)
+	if err != nil || !found {
+		return "", nil, false
+	}
+	if l.Status == leases.StatusActive {
+		return ResultFailed, []string{"lease " + l.LeaseID + " is still active"}, true
+	}
+	return "", []string{"lease " + l.LeaseID + " is " + string(l.Status) + " (" + l.EndReason + "); whether this attempt ended it is not recorded"}, false
+}

@@ -1,0 +1,165 @@
+package govern
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"steward/leases"
+	"steward/locks"
+)
+
+// sources holds the core's handles on the stores, opened lazily and shared by every
+// action: one read-only reader for previews, one read-write store for transitions.
+type sources struct {
+	mu     sync.Mutex
+	reader *leases.Reader
+	store  *leases.Store
+}
+
+func (c *Core) policies() leases.PolicySet { return leases.LoadPolicies(c.ws.env()) }
+
+// reader returns the read-only DB handle. A missing DB is an error (missing authority),
+// never an empty inventory.
+func (c *Core) reader() (*leases.Reader, error) {
+	c.src.mu.Lock()
+	defer c.src.mu.Unlock()
+	if c.src.reader != nil {
+		return c.src.reader, nil
+	}
+	r, err := leases.OpenReadOnly(c.ws.DBPath)
+	if err != nil {
+		return nil, err
+	}
+	c.src.reader = r
+	return r, nil
+}
+
+// store returns the read-write DB handle; transitions call the crash-test step hook
+// between their writes and their COMMIT.
+func (c *Core) store() (*leases.Store, error) {
+	c.src.mu.Lock()
+	defer c.src.mu.Unlock()
+	if c.src.store != nil {
+		return c.src.store, nil
+	}
+	s, err := leases.OpenReadWrite(c.ws.DBPath, leases.StoreOptions{
+		Policies:     c.policies(),
+		BeforeCommit: func() { c.doStep("before-commit") },
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.src.store = s
+	return s, nil
+}
+
+// dropHandles closes the DB handles so the next use re-opens them (the file may have
+// been replaced).
+func (c *Core) dropHandles() {
+	c.src.mu.Lock()
+	defer c.src.mu.Unlock()
+	if c.src.reader != nil {
+		c.src.reader.Close()
+		c.src.reader = nil
+	}
+	if c.src.store != nil {
+		c.src.store.Close()
+		c.src.store = nil
+	}
+}
+
+// Close releases the core's DB handles. The audit log belongs to the caller.
+func (c *Core) Close() error {
+	c.dropHandles()
+	return nil
+}
+
+// lockWriter returns the lock-file writer, calling the crash-test hook at every step.
+func (c *Core) lockWriter() *locks.Writer {
+	return &locks.Writer{Step: func(s string) { c.doStep("lock-" + s) }, Now: c.now}
+}
+
+// branchesRoot is the directory every worktree must be inside.
+func (c *Core) branchesRoot() string {
+	root, err := filepath.Abs(c.ws.RepoRoot)
+	if err != nil {
+		return ""
+	}
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	return filepath.Join(root, "branches")
+}
+
+// worktreeState says whether a worktree exists, but only for a path strictly inside
+// <repo-root>/branches on this host: a path anywhere else is never followed and reads
+// unknown, with the reason.
+func (c *Core) worktreeState(path, host string) (leases.WorktreeState, string) {
+	if path == "" {
+		return leases.WorktreeUnknown, "no worktree path recorded"
+	}
+	if host != "" && host != c.ws.host() {
+		return leases.WorktreeUnknown, "worktree is on host " + host + ", not this one"
+	}
+	root := c.branchesRoot()
+	clean := filepath.Clean(path)
+	if !filepath.IsAbs(clean) || root == "" || !strings.HasPrefix(clean, root+string(filepath.Separator)) {
+		return leases.WorktreeUnknown, fmt.Sprintf("worktree path %q is outside %s; steward does not follow it", path, root)
+	}
+	fi, err := os.Lstat(clean)
+	switch {
+	case err == nil && fi.IsDir():
+		return leases.WorktreePresent, "worktree " + clean + " exists"
+	case os.IsNotExist(err):
+		return leases.WorktreeMissing, "worktree " + clean + " does not exist"
+	case err == nil:
+		return leases.WorktreeUnknown, "worktree path " + clean + " is not a directory"
+	}
+	return leases.WorktreeUnknown, "worktree " + clean + ": " + err.Error()
+}
+
+// liveness is kill(pid, 0) evidence, only for processes recorded on this host.
+func (c *Core) liveness(pid int64, host string) leases.ProcessState {
+	if host != c.ws.host() {
+		return leases.ProcessUnknown
+	}
+	return leases.Liveness(int(pid), host)
+}
+
+func lockActor(a Actor) locks.Actor {
+	return locks.Actor{Login: a.GiteaLogin, OSUser: a.OSUser, Host: a.Host}
+}
+
+func itemOf(w leases.WorkRef) *Item {
+	return &Item{Remote: w.Remote, Org: w.Org, Repo: w.Repo, Kind: string(w.Kind), Number: w.Number}
+}
+
+func workRef(it Item) leases.WorkRef {
+	k := leases.KindIssue
+	if it.Kind == "pr" {
+		k = leases.KindPR
+	}
+	return leases.WorkRef{Remote: it.Remote, Org: it.Org, Repo: it.Repo, Kind: k, Number: it.Number}
+}
+
+func lockKey(w leases.WorkRef) locks.Key {
+	return locks.Key{Remote: w.Remote, Org: w.Org, Repo: w.Repo, Issue: w.Number}
+}
+
+// fromLeases turns a transition's refusal into the core's refusal, code unchanged.
+func fromLeases(o leases.Outcome) *Refusal {
+	if o.OK() {
+		return nil
+	}
+	return refuse(string(o.Code), o.Message)
+}
+
+func verdict(v leases.Verdict) *Refusal {
+	if v.OK {
+		return nil
+	}
+	return refuse(string(v.Code), v.Message)
+}

@@ -193,3 +193,6 @@ func (c *Client) getJSON(ctx context.Context, op, path string, q url.Values, out
 		"outcome", string(Classify(err)))
 	return status, err
 }
+
+// Repository returns the owner and name of the repository the client is bound to.
+func (c *Client) Repository() (owner, repo string) { return c.cfg.Owner, c.cfg.Repo }

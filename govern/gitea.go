@@ -1,5 +1,22 @@
 package govern
 
+import (
+	"context"
+
+	"steward/gitea"
+)
+
 // GiteaSide is the part of Gitea the core reads and writes through for the clarification
-// actions. The gitea package's client satisfies it; nothing else in steward writes to Gitea.
-type GiteaSide interface{}
+// actions. *gitea.Client satisfies it; nothing else in steward writes to Gitea.
+type GiteaSide interface {
+	Repository() (owner, repo string)
+	MarkerLabels() []string
+	GetIssue(ctx context.Context, number int64) (gitea.Issue, error)
+	PullRequest(ctx context.Context, number int64) (gitea.PullRequestFact, gitea.Health)
+	CreateComment(ctx context.Context, number int64, body string) (int64, error)
+	AddLabels(ctx context.Context, number int64, names ...string) error
+	RemoveLabel(ctx context.Context, number int64, name string) error
+	FindCommentWithMarker(ctx context.Context, number int64, marker string) (bool, gitea.Comment, error)
+}
+
+var _ GiteaSide = (*gitea.Client)(nil)

@@ -6,5 +6,6 @@ func registry() []action {
 		reclaimExpired{}, abandonStale{}, expireSweep{},
 		retireLock{}, restoreLock{}, undo{},
 		claimAction{}, heartbeatAction{}, releaseAction{},
+		answer{}, ask{}, relabel{},
 	}
 }

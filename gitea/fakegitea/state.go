@@ -185,6 +185,15 @@ func (r *Repo) AddLabel(actor string, number int64, name string) {
 	})
 }
 
+// RemoveLabel removes a label from an issue or pull request, as actor.
+func (r *Repo) RemoveLabel(actor string, number int64, name string) {
+	r.with(func(rp *repo) {
+		if it := rp.issues[number]; it != nil {
+			r.s.removeLabel(it, actor, r.s.ensureLabel(rp, name).id)
+		}
+	})
+}
+
 // AddComment comments on an issue or pull request as author and returns the comment id.
 func (r *Repo) AddComment(author string, number int64, body string) (id int64) {
 	r.with(func(rp *repo) {

@@ -1,0 +1,230 @@
+package govern
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"steward/gitea"
+	"steward/gitea/fakegitea"
+	"steward/leases"
+	"steward/leases/leasestest"
+	"steward/locks"
+)
+
+// clock is a settable test clock.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// fixture is a real workspace in a temp dir: lock files, a migrated SQLite DB, a repo root
+// with branches/, an audit log, and optionally an in-process Gitea.
+type fixture struct {
+	t     *testing.T
+	dir   string
+	ws    Workspace
+	audit *AuditLog
+	clock *clock
+	core  *Core
+	repo  *fakegitea.Repo
+}
+
+const testToken = "tok-0123456789abcdef-secret"
+
+func newFixture(t *testing.T, role Role) *fixture {
+	t.Helper()
+	dir := t.TempDir()
+	host, _ := os.Hostname()
+	ws := Workspace{
+		LocksDir: filepath.Join(dir, "locks"),
+		DBPath:   filepath.Join(dir, "db", "control_plane.sqlite3"),
+		RepoRoot: filepath.Join(dir, "repo"),
+		Env:      func(string) (string, bool) { return "", false },
+		Host:     host,
+	}
+	if err := InitWorkspace(ws); err != nil {
+		t.Fatal(err)
+	}
+	log, err := OpenAudit(filepath.Join(dir, "audit", "audit.jsonl"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { log.Close() })
+	f := &fixture{t: t, dir: dir, ws: ws, audit: log, clock: &clock{t: leasestest.Now}}
+	f.core = f.newCore(role, false)
+	return f
+}
+
+func (f *fixture) newCore(role Role, readOnly bool) *Core {
+	c := New(f.ws, f.audit, Options{Actor: Actor{OSUser: "tester", Host: f.ws.Host, Role: role, GiteaLogin: "maint"}, ReadOnly: readOnly, Now: f.clock.Now})
+	f.t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// withGitea serves an in-process Gitea subset with repo acme/widgets and wires a client.
+func (f *fixture) withGitea() {
+	fake := fakegitea.New()
+	srv := httptest.NewServer(fake)
+	f.t.Cleanup(srv.Close)
+	fake.SetBaseURL(srv.URL)
+	fake.AddUser("maint", testToken)
+	f.repo = fake.CreateRepo("acme", "widgets")
+	f.repo.CreateLabel("status:blocked-pending-clarification", "d93f0b")
+	cl, err := gitea.New(gitea.Config{Login: gitea.Login{URL: srv.URL, Token: gitea.NewToken(testToken)}, Owner: "acme", Repo: "widgets", RequestTimeout: 5 * time.Second})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.ws.Gitea = cl
+	f.core = f.newCore(f.core.actor.Role, false)
+}
+
+func (f *fixture) db() *sql.DB {
+	db, err := sql.Open("sqlite", f.ws.DBPath+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func (f *fixture) exec(q string, args ...any) {
+	f.t.Helper()
+	if _, err := f.db().Exec(q, args...); err != nil {
+		f.t.Fatalf("%s: %v", q, err)
+	}
+}
+
+func (f *fixture) insert(ls ...leasestest.Lease) {
+	f.t.Helper()
+	var ss []leasestest.Session
+	seen := map[string]bool{}
+	for _, l := range ls {
+		if !seen[l.SessionID] {
+			seen[l.SessionID] = true
+			ss = append(ss, leasestest.Session{SessionID: l.SessionID, Role: "author", PID: l.OwnerPID, Host: l.OwnerHost})
+		}
+	}
+	leasestest.Insert(f.t, f.ws.DBPath, ss, ls)
+}
+
+func (f *fixture) lease(id string) leases.Lease {
+	f.t.Helper()
+	r, err := leases.OpenReadOnly(f.ws.DBPath)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer r.Close()
+	l, ok, err := r.LeaseByID(context.Background(), id)
+	if err != nil || !ok {
+		f.t.Fatalf("lease %s: found=%v err=%v", id, ok, err)
+	}
+	return l
+}
+
+// writeLock writes a lock record straight to disk (test setup, not a governed write).
+func (f *fixture) writeLock(name string, rec locks.Record) {
+	f.t.Helper()
+	if _, err := locks.WriteCAS(f.ws.LocksDir, name, locks.ExpectAbsent(), rec); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// state hashes every byte of the lock directory (recursively), the DB and its WAL, and
+// the audit log, and dumps every DB row, so a test can prove a preview wrote nothing.
+func (f *fixture) state() string {
+	f.t.Helper()
+	var b strings.Builder
+	add := func(root string) {
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || strings.HasSuffix(p, "-shm") {
+				return nil
+			}
+			data, _ := os.ReadFile(p)
+			h := sha256.Sum256(data)
+			fmt.Fprintf(&b, "%s %s\n", p, hex.EncodeToString(h[:]))
+			return nil
+		})
+	}
+	db := f.db()
+	for _, tbl := range []string{"sessions", "work_items", "leases", "assignments", "events", "schema_meta"} {
+		rows, err := db.Query("SELECT * FROM " + tbl + " ORDER BY 1")
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			_ = rows.Scan(ptrs...)
+			fmt.Fprintf(&b, "%s %v\n", tbl, vals)
+		}
+		rows.Close()
+	}
+	add(f.ws.LocksDir)
+	add(filepath.Dir(f.ws.DBPath))
+	add(filepath.Dir(f.audit.Path()))
+	return b.String()
+}
+
+// deadPID returns the pid of a process that has exited and been reaped.
+func deadPID(t *testing.T) int64 {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return int64(cmd.Process.Pid)
+}
+
+// records reads the audit log.
+func (f *fixture) records() []Record {
+	f.t.Helper()
+	recs, finds, err := ReadAudit(f.audit.Path())
+	if err != nil || len(finds) > 0 {
+		f.t.Fatalf("audit: %v %v", err, finds)
+	}
+	return recs
+}
+
+func countKinds(recs []Record) map[RecordKind]int {
+	m := map[RecordKind]int{}
+	for _, r := range recs {
+		m[r.Kind]++
+	}
+	return m
+}
+
+func sortedKeys(m map[string]int) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+var _ = bytes.Equal

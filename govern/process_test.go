@@ -1,0 +1,278 @@
+package govern
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"steward/leases"
+	"steward/locks"
+)
+
+// The tests below run the core in child processes: the test binary re-executed with
+// STEWARD_GOVERN_CHILD set runs TestChildProcess, which acts and exits.
+
+const childEnv = "STEWARD_GOVERN_CHILD"
+
+func childWorkspace() (Workspace, string) {
+	host, _ := os.Hostname()
+	return Workspace{
+		LocksDir: os.Getenv("CHILD_LOCKS"), DBPath: os.Getenv("CHILD_DB"), RepoRoot: os.Getenv("CHILD_REPO"),
+		Env: func(string) (string, bool) { return "", false }, Host: host,
+	}, os.Getenv("CHILD_AUDIT")
+}
+
+// TestChildProcess is the body of the child processes; it does nothing in a normal run.
+func TestChildProcess(t *testing.T) {
+	mode := os.Getenv(childEnv)
+	if mode == "" {
+		return
+	}
+	ws, auditPath := childWorkspace()
+	log, err := OpenAudit(auditPath, nil)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	now, _ := time.Parse(time.RFC3339, os.Getenv("CHILD_NOW"))
+	clk := func() time.Time { return now }
+	req := Request{Action: os.Getenv("CHILD_ACTION"), Target: Target{LeaseID: os.Getenv("CHILD_LEASE"), LockFile: os.Getenv("CHILD_LOCK")}}
+	if n, err := strconv.ParseInt(os.Getenv("CHILD_ITEM"), 10, 64); err == nil {
+		req.Target.Item, req.Target.Session = item(n), "s-child"
+		req.Params = map[string]string{"pid": strconv.Itoa(os.Getpid())}
+	}
+	switch mode {
+	case "race":
+		core := New(ws, log, Options{Actor: Actor{OSUser: "child", Host: ws.Host, Role: RoleOperator}, Now: clk})
+		fmt.Println("ready")
+		_, _ = io.Copy(io.Discard, os.Stdin) // the parent closes stdin to start every child at once
+		var wg sync.WaitGroup
+		for i := 0; i < 25; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				pv, err := core.Preview(context.Background(), req)
+				if err != nil {
+					fmt.Fprintln(os.Stderr, "preview:", err)
+					return
+				}
+				out := core.Apply(context.Background(), pv, pv.ConfirmPhrase)
+				fmt.Println("result", out.Result, out.Code)
+			}()
+		}
+		wg.Wait()
+	case "crash":
+		step := os.Getenv("CHILD_STEP")
+		core := New(ws, log, Options{Actor: Actor{OSUser: "child", Host: ws.Host, Role: RoleOperator}, Now: clk,
+			Step: func(s string) {
+				if s == step {
+					_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+				}
+			}})
+		pv, err := core.Preview(context.Background(), req)
+		if err != nil || !pv.Allowed {
+			fmt.Fprintln(os.Stderr, "preview:", err, pv.Refusal)
+			os.Exit(3)
+		}
+		out := core.Apply(context.Background(), pv, pv.ConfirmPhrase)
+		fmt.Println("result", out.Result, out.Code)
+	}
+	os.Exit(0)
+}
+
+func (f *fixture) child(mode string, env ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestChildProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), childEnv+"="+mode,
+		"CHILD_LOCKS="+f.ws.LocksDir, "CHILD_DB="+f.ws.DBPath, "CHILD_REPO="+f.ws.RepoRoot,
+		"CHILD_AUDIT="+f.audit.Path(), "CHILD_NOW="+f.clock.Now().Format(time.RFC3339))
+	cmd.Env = append(cmd.Env, env...)
+	cmd.Stderr = os.Stderr
+	return cmd
+}
+
+// TestReclaimRace: 2 OS processes × 25 goroutines all apply lease.reclaim-expired to one
+// lease: exactly 1 succeeds, 49 are refused, 50 terminal audit records, one effect.
+func TestReclaimRace(t *testing.T) {
+	f := newFixture(t, RoleOperator)
+	f.expiredLease("L1", 1)
+	var cmds []*exec.Cmd
+	var stdins []io.WriteCloser
+	var outs []*bufio.Reader
+	for i := 0; i < 2; i++ {
+		cmd := f.child("race", "CHILD_ACTION="+ActionReclaimExpired, "CHILD_LEASE=L1")
+		in, _ := cmd.StdinPipe()
+		out, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds, stdins, outs = append(cmds, cmd), append(stdins, in), append(outs, bufio.NewReader(out))
+	}
+	for _, r := range outs {
+		if line, err := r.ReadString('\n'); err != nil || line != "ready\n" {
+			t.Fatalf("child not ready: %q %v", line, err)
+		}
+	}
+	for _, in := range stdins {
+		in.Close()
+	}
+	results := map[string]int{}
+	for i, cmd := range cmds {
+		rest, _ := io.ReadAll(outs[i])
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("child %d: %v", i, err)
+		}
+		for _, l := range strings.Split(strings.TrimSpace(string(rest)), "\n") {
+			results[l]++
+		}
+	}
+	if results["result succeeded "] != 1 {
+		t.Errorf("results %v: want exactly one success", results)
+	}
+	refused := 0
+	for k, n := range results {
+		if strings.HasPrefix(k, "result refused ") {
+			refused += n
+		}
+	}
+	if refused != 49 {
+		t.Errorf("refused %d, want 49 (%v)", refused, results)
+	}
+	atts := Attempts(f.records())
+	terminals, succeeded := 0, 0
+	for _, a := range atts {
+		terminals += a.Outcomes
+		if a.Outcomes != 1 {
+			t.Errorf("attempt %s has %d terminal records", a.ID, a.Outcomes)
+		}
+		if a.Status() == ResultSucceeded {
+			succeeded++
+		}
+	}
+	if len(atts) != 50 || terminals != 50 || succeeded != 1 {
+		t.Errorf("audit: %d attempts, %d terminal records, %d succeeded", len(atts), terminals, succeeded)
+	}
+	var events int
+	if err := f.db().QueryRow(`SELECT count(*) FROM events WHERE event_type = 'lease.reclaim'`).Scan(&events); err != nil || events != 1 {
+		t.Errorf("lease.reclaim events: %d %v (want exactly one effect)", events, err)
+	}
+	if l := f.lease("L1"); l.Status != leases.StatusExpired {
+		t.Errorf("lease is %s", l.Status)
+	}
+}
+
+// TestCrashAtEveryStep kills the applying process at each step between intent and outcome:
+// the stores hold the old or the new state, never a partial one, and the audit log shows
+// the attempt unknown until the verifier settles it from evidence.
+func TestCrashAtEveryStep(t *testing.T) {
+	type crashCase struct {
+		action string
+		steps  []string
+		setup  func(f *fixture) []string // returns extra child env
+		// state reports "old" or "new" (or fails the test on a partial state).
+		state func(t *testing.T, f *fixture) string
+	}
+	reclaim := crashCase{action: ActionReclaimExpired,
+		steps: []string{"intent-written", "before-commit", "effect-done"},
+		setup: func(f *fixture) []string { f.expiredLease("L1", 1); return []string{"CHILD_LEASE=L1"} },
+		state: func(t *testing.T, f *fixture) string {
+			l := f.lease("L1")
+			switch {
+			case l.Status == leases.StatusActive:
+				return "old"
+			case l.Status == leases.StatusExpired && l.EndReason == "reclaimed":
+				return "new"
+			}
+			t.Fatalf("partial lease state %s/%s", l.Status, l.EndReason)
+			return ""
+		}}
+	var oldLock []byte
+	retire := crashCase{action: ActionRetireLock,
+		steps: []string{"intent-written", "lock-" + locks.StepLocked, "lock-" + locks.StepTempWritten, "lock-" + locks.StepTempSynced,
+			"lock-" + locks.StepRenamed, "lock-" + locks.StepDirSynced, "lock-" + locks.StepLiveRemoved, "effect-done"},
+		setup: func(f *fixture) []string {
+			name := f.lockFile(4, -time.Minute, deadPID(f.t))
+			oldLock = mustRead(f.t, filepath.Join(f.ws.LocksDir, name))
+			return []string{"CHILD_LOCK=" + name}
+		},
+		state: func(t *testing.T, f *fixture) string {
+			name, _ := locks.Name(lockKey(work(4)))
+			live := locks.ReadFile(f.ws.LocksDir, name)
+			snap, err := locks.LoadDir(f.ws.LocksDir, locks.LoadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range snap.Retired {
+				if e.Unreadable != nil {
+					t.Fatalf("partial archive %s: %+v", e.Name, e.Unreadable)
+				}
+			}
+			if len(snap.Live) > 1 {
+				t.Fatalf("%d live locks", len(snap.Live))
+			}
+			if !live.Missing {
+				if got := mustRead(t, live.Path); string(got) != string(oldLock) {
+					t.Fatalf("live lock changed:\n%s", got)
+				}
+				if len(snap.Retired) == 1 {
+					return "both" // archived, live not yet removed: the record is whole in both
+				}
+				return "old"
+			}
+			if len(snap.Retired) != 1 {
+				t.Fatalf("live lock gone but %d archives", len(snap.Retired))
+			}
+			return "new"
+		}}
+	for _, cc := range []crashCase{reclaim, retire} {
+		for _, step := range cc.steps {
+			t.Run(cc.action+"/"+step, func(t *testing.T) {
+				f := newFixture(t, RoleOperator)
+				env := append(cc.setup(f), "CHILD_ACTION="+cc.action, "CHILD_STEP="+step)
+				err := f.child("crash", env...).Run()
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+					t.Fatalf("child was not killed at %s: %v", step, err)
+				}
+				state := cc.state(t, f)
+				atts := Attempts(f.records())
+				if len(atts) != 1 || atts[0].Outcome != nil || atts[0].Status() != ResultUnknown {
+					t.Fatalf("after the crash the attempt should be unknown with no outcome: %+v", atts)
+				}
+				vs, err := f.core.Verify(context.Background())
+				if err != nil || len(vs) != 1 {
+					t.Fatalf("verify: %v %+v", err, vs)
+				}
+				a := Attempts(f.records())[0]
+				if a.Outcomes != 1 || a.Outcome.Result != ResultUnknown || a.Outcome.Disposition != DispositionOutcomeUnknown {
+					t.Fatalf("verifier did not record the missing terminal as unknown: %+v", a.Outcome)
+				}
+				want := map[string]Result{"old": ResultFailed, "new": ResultSucceeded, "both": ResultUnknown}[state]
+				if state == "both" {
+					// The evidence does not settle it: it stays unknown for a human.
+					if vs[0].Result != ResultUnknown || a.Status() != ResultUnknown || len(a.Resolutions) != 0 {
+						t.Fatalf("state both: verify %+v, attempt %s", vs[0], a.Status())
+					}
+					return
+				}
+				if vs[0].Result != want || a.Status() != want || len(a.Resolutions) != 1 || a.Resolutions[0].ResolvedBy != ResolvedByMachine {
+					t.Fatalf("state %s: verifier says %s (%v), attempt %s", state, vs[0].Result, vs[0].Evidence, a.Status())
+				}
+				// A second verify finds nothing left to settle.
+				if again, _ := f.core.Verify(context.Background()); len(again) != 0 {
+					t.Fatalf("second verify: %+v", again)
+				}
+			})
+		}
+	}
+}

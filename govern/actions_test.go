@@ -25,7 +25,9 @@ func work(n int64) leases.WorkRef {
 	return leases.WorkRef{Remote: "origin", Org: "acme", Repo: "widgets", Kind: leases.KindIssue, Number: n}
 }
 
-func item(n int64) *Item { return &Item{Remote: "origin", Org: "acme", Repo: "widgets", Kind: "issue", Number: n} }
+func item(n int64) *Item {
+	return &Item{Remote: "origin", Org: "acme", Repo: "widgets", Kind: "issue", Number: n}
+}
 
 func (f *fixture) host() string { return f.ws.Host }
 
@@ -74,10 +76,10 @@ type actionCase struct {
 	role   Role
 	gitea  bool
 	setup  func(f *fixture) Request
-	refuse string                              // "" when allowed
+	refuse string                                      // "" when allowed
 	check  func(t *testing.T, f *fixture, out Outcome) // after a successful apply
-	move   func(f *fixture)                    // changes the state between preview and apply
-	moved  string                              // the code the apply refuses with after move
+	move   func(f *fixture)                            // changes the state between preview and apply
+	moved  string                                      // the code the apply refuses with after move
 }
 
 func actionCases() []actionCase {

@@ -151,7 +151,8 @@ func (answer) apply(ctx context.Context, c *Core, req Request, p *plan, attempt 
 	var eff []string
 	found, cm, err := g.FindCommentWithMarker(ctx, it.Number, marker)
 	if err != nil {
-		return giteaErr("looking for an earlier answer", err, false)
+		// A read has no effect: whatever happened to it, nothing was written.
+		return effect{err: fmt.Errorf("looking for an earlier answer: %w", err)}
 	}
 	if found {
 		eff = append(eff, fmt.Sprintf("the answer was posted already (comment %d); not posted again", cm.ID))
@@ -272,7 +273,7 @@ func (ask) apply(ctx context.Context, c *Core, req Request, p *plan, attempt str
 	marker := askMarker(answerID(*it, l.LeaseID+"\x00"+q))
 	found, _, err := g.FindCommentWithMarker(ctx, it.Number, marker)
 	if err != nil {
-		return giteaErr("looking for an earlier question", err, false)
+		return effect{err: fmt.Errorf("looking for an earlier question: %w", err)}
 	}
 	if !found {
 		if _, err := g.CreateComment(ctx, it.Number, gitea.WithMarker(q, marker)); err != nil {

@@ -1,0 +1,191 @@
+package sim
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"steward/gitea"
+	"steward/gitea/fakegitea"
+	"steward/govern"
+)
+
+// DemoOptions set up a demo workspace.
+type DemoOptions struct {
+	// Parent is the folder the demo's temporary folder is made in ("" = os.TempDir()).
+	Parent string
+	// Keep leaves the folder (and nothing else) behind on Close.
+	Keep bool
+	// GiteaURL and GiteaToken select a real Gitea; empty means the in-process subset.
+	// Owner/Repo name a repository there, which the demo fills with issues (SeedReal).
+	GiteaURL, GiteaToken string
+	Owner, Repo          string
+	// Issues is the backlog size (default 30).
+	Issues int
+	// Fleet settings: seed, size, speed, rates; OnEvent sees every event.
+	Seed    uint64
+	Workers int
+	Speed   float64
+	Rates   *Rates
+	OnEvent func(Event)
+}
+
+// Demo is a complete, lively workspace in a temporary folder: control-plane DB, locks
+// directory, repository root with branches/, an audit log, a Gitea, and a fleet.
+type Demo struct {
+	// Root is the temporary folder holding everything else.
+	Root string
+	// Workspace is what the fleet acts on (Env carries the compressed lease policy).
+	Workspace govern.Workspace
+	// AuditPath is the demo's audit log (the workers' attempts).
+	AuditPath string
+	// Env is the lease-policy overrides the demo runs with (print them for `steward status`).
+	Env map[string]string
+	// GiteaURL is where the Gitea is served; Owner/Repo name the demo repository.
+	GiteaURL    string
+	Owner, Repo string
+	// Client reads (and, for the core, writes) the demo repository.
+	Client *gitea.Client
+	// Backlog is the demo's issue numbers.
+	Backlog []int64
+	// Fake is the in-process server, nil with a real Gitea.
+	Fake *fakegitea.Server
+
+	opts  DemoOptions
+	token string
+	audit *govern.AuditLog
+	fleet *Fleet
+	ln    net.Listener
+	srv   *http.Server
+}
+
+// NewDemo builds the workspace and seeds it; Run starts the workers. Close undoes it all.
+func NewDemo(ctx context.Context, o DemoOptions) (d *Demo, err error) {
+	if o.Issues <= 0 {
+		o.Issues = 30
+	}
+	if o.Speed <= 0 {
+		o.Speed = DefaultSpeed
+	}
+	root, err := os.MkdirTemp(o.Parent, "steward-demo-")
+	if err != nil {
+		return nil, fmt.Errorf("demo: %w", err)
+	}
+	d = &Demo{Root: root, opts: o, Env: PolicyEnv(o.Speed)}
+	defer func() {
+		if err != nil {
+			d.Close()
+		}
+	}()
+	d.Workspace = govern.Workspace{
+		LocksDir: filepath.Join(root, "locks"),
+		DBPath:   filepath.Join(root, "control-plane", "control_plane.sqlite3"),
+		RepoRoot: filepath.Join(root, "repo"),
+		Env:      Lookup(d.Env, nil),
+	}
+	d.AuditPath = filepath.Join(root, "audit.jsonl")
+	if err = govern.InitWorkspace(d.Workspace); err != nil {
+		return d, err
+	}
+	if d.audit, err = govern.OpenAudit(d.AuditPath, nil); err != nil {
+		return d, err
+	}
+	issues := Backlog(o.Seed, o.Issues)
+	var prs PRMaker
+	if o.GiteaURL == "" {
+		prs, err = d.serveFake(issues)
+	} else {
+		err = d.seedReal(ctx, issues)
+	}
+	if err != nil {
+		return d, err
+	}
+	d.Client, err = gitea.New(gitea.Config{Login: gitea.Login{Name: "demo", URL: d.GiteaURL, Token: gitea.NewToken(d.token), Source: "demo"},
+		Owner: d.Owner, Repo: d.Repo, RequestTimeout: 10 * time.Second})
+	if err != nil {
+		return d, err
+	}
+	d.Workspace.Gitea = d.Client
+	d.fleet, err = New(Config{Workspace: d.Workspace, Audit: d.audit, Owner: d.Owner, Repo: d.Repo, Backlog: d.Backlog,
+		Tracker: d.Client, PRs: prs, Workers: o.Workers, Seed: o.Seed, Speed: o.Speed, Rates: o.Rates, OnEvent: o.OnEvent})
+	return d, err
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// serveFake starts the in-process Gitea on a loopback port and seeds it.
+func (d *Demo) serveFake(issues []SeedIssue) (PRMaker, error) {
+	d.Owner, d.Repo, d.token = "demo", "fleet", randomHex(20)
+	fake := fakegitea.New()
+	fake.AddUser("steward-demo", d.token)
+	repo := fake.CreateRepo(d.Owner, d.Repo)
+	d.Backlog = SeedFake(repo, "maintainer", issues, DemoPRs)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("demo: listen: %w", err)
+	}
+	d.ln, d.Fake = ln, fake
+	d.GiteaURL = "http://" + ln.Addr().String()
+	fake.SetBaseURL(d.GiteaURL)
+	d.srv = &http.Server{Handler: fake, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = d.srv.Serve(ln) }()
+	return FakePRs(repo), nil
+}
+
+// Addr is the Gitea listener's address ("" with a real Gitea).
+func (d *Demo) Addr() string {
+	if d.ln == nil {
+		return ""
+	}
+	return d.ln.Addr().String()
+}
+
+// Token is the demo Gitea's access token (for the workbench's own client; never print it).
+func (d *Demo) Token() gitea.Token { return gitea.NewToken(d.token) }
+
+// Run runs the fleet for d of wall time, or until ctx ends.
+func (d *Demo) Run(ctx context.Context, dur time.Duration) (Summary, error) {
+	if d.fleet == nil {
+		return Summary{}, errors.New("demo: not set up")
+	}
+	return d.fleet.Run(ctx, dur)
+}
+
+// Fleet returns the demo's fleet (for live counts while it runs).
+func (d *Demo) Fleet() *Fleet { return d.fleet }
+
+// Close stops the workers' processes and the Gitea listener, closes the audit log, and
+// removes the folder unless Keep. It is safe to call twice.
+func (d *Demo) Close() error {
+	if d.fleet != nil {
+		d.fleet.Close()
+	}
+	var errs []error
+	if d.srv != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		if err := d.srv.Shutdown(ctx); err != nil {
+			errs = append(errs, d.srv.Close())
+		}
+		cancel()
+		d.srv = nil
+	}
+	if d.audit != nil {
+		errs = append(errs, d.audit.Close())
+		d.audit = nil
+	}
+	if !d.opts.Keep && d.Root != "" {
+		errs = append(errs, os.RemoveAll(d.Root))
+	}
+	return errors.Join(errs...)
+}

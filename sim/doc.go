@@ -1,0 +1,27 @@
+// Package sim runs simulated workers for `steward demo` and for tests: a small fleet that
+// follows the supervised system's charter cycle — inspect the sources through their read
+// APIs, choose the most valuable eligible item (priority labels, "depends on #N",
+// skipping blocked, clarification-marked and claimed items), claim it through the
+// governed core, heartbeat at the lease policy's cadence, work for a while, release — and
+// that misbehaves at configurable rates: dying mid-claim, stalling while its process lives
+// on, going for an item another worker holds (claim.refused), leaving a half-finished pull
+// request, letting its worktree vanish, or asking for clarification.
+//
+// What it owns: the workers' decisions and their timing. Every change to coordination
+// state (lock files, DB rows, Gitea comments and labels) goes through govern.Core.Run, as
+// a real worker's would; sim never calls a source's write primitive. A worker's "process"
+// is a real child process (sleep) whose pid is recorded in the claim; dying is killing it.
+// A half-finished pull request is the worker's own git work, not coordination state: it
+// is created through a PRMaker the caller supplies (the demo uses the in-process Gitea's
+// seeding helpers; with a real Gitea there is none and workers leave no PRs).
+//
+// Determinism: one math/rand/v2 source per worker, derived from the seed, and one
+// discrete-event scheduler that runs every worker step in virtual-time order on one
+// goroutine. The governed core's clock is the scheduler's clock (the wall time an event
+// is due), so the sequence of decisions — and every timestamp written — is a function of
+// the seed. Time is compressed by Speed: the lease policy is scaled through
+// Workspace.Env (PolicyEnv), never by changing the process environment.
+//
+// What it must never do: write a source directly, choose work for a real worker, or import
+// tui.
+package sim

@@ -1,0 +1,61 @@
+package sim
+
+import (
+	"sort"
+	"strconv"
+
+	"steward/leases"
+)
+
+// DefaultSpeed is the demo's time compression: a 10-minute lease lives 30 seconds.
+const DefaultSpeed = 20.0
+
+// PolicyEnv returns the lease-policy overrides (GITEA_LEASE_POLICY_<CLASS>_<FIELD>) that
+// compress every duration of the seed's policy by speed. speed <= 1 returns none. Pass
+// them to the core through Workspace.Env (see Lookup); print them for a shell (EnvLines).
+func PolicyEnv(speed float64) map[string]string {
+	out := map[string]string{}
+	if speed <= 1 {
+		return out
+	}
+	for _, c := range leases.KnownTaskClasses() {
+		p := leases.DefaultPolicy(c)
+		set := func(field string, v float64) {
+			out[leases.EnvVarName(c, field)] = strconv.FormatFloat(v/speed, 'g', 6, 64)
+		}
+		set(leases.FieldInitialTTLMinutes, p.InitialTTLMinutes)
+		set(leases.FieldHeartbeatCadenceMinutes, p.HeartbeatCadenceMinutes)
+		set(leases.FieldStaleWarningMinutes, p.StaleWarningMinutes)
+		set(leases.FieldMissedHeartbeatGraceMinutes, p.MissedHeartbeatGraceMinutes)
+		set(leases.FieldRecoveryGraceMinutes, p.RecoveryGraceMinutes)
+		set(leases.FieldTerminalRaceDrainMinutes, p.TerminalRaceDrainMinutes)
+		if p.AbsoluteCapHours != nil {
+			set(leases.FieldAbsoluteCapHours, *p.AbsoluteCapHours)
+		}
+	}
+	return out
+}
+
+// Lookup returns an env lookup that answers from vars first, then from next (which may be
+// nil). Use it as govern.Workspace.Env.
+func Lookup(vars map[string]string, next func(string) (string, bool)) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		if v, ok := vars[k]; ok {
+			return v, true
+		}
+		if next != nil {
+			return next(k)
+		}
+		return "", false
+	}
+}
+
+// EnvLines renders vars as sorted KEY=VALUE lines, for a shell prefix.
+func EnvLines(vars map[string]string) []string {
+	out := make([]string, 0, len(vars))
+	for k, v := range vars {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}

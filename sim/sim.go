@@ -1,0 +1,276 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"steward/gitea"
+	"steward/govern"
+	"steward/leases"
+)
+
+// Rates are the probabilities, per claim, of each way a worker departs from the normal
+// cycle. Die, Stall, Ask and Vanish exclude each other; Contend (go for a held item first)
+// and PR (open a pull request while working) combine with any of them.
+type Rates struct {
+	Die     float64 `json:"die"`
+	Stall   float64 `json:"stall"`
+	Ask     float64 `json:"ask"`
+	Vanish  float64 `json:"vanish"`
+	Contend float64 `json:"contend"`
+	PR      float64 `json:"pr"`
+}
+
+// DefaultRates are lively enough that a 90-second demo at DefaultSpeed shows every area.
+func DefaultRates() Rates {
+	return Rates{Die: 0.14, Stall: 0.12, Ask: 0.12, Vanish: 0.06, Contend: 0.3, PR: 0.15}
+}
+
+// Tracker is the Gitea read side a worker inspects (a *gitea.Client satisfies it).
+type Tracker interface {
+	GetIssue(ctx context.Context, number int64) (gitea.Issue, error)
+}
+
+// PRMaker opens a pull request by author from branch head, as a worker's own git work
+// would; it returns the PR number.
+type PRMaker func(ctx context.Context, author, head, title string) (int64, error)
+
+// Config is a fleet's set-up.
+type Config struct {
+	// Workspace is what the workers act on. Its Env should carry PolicyEnv(Speed).
+	Workspace govern.Workspace
+	// Audit records every attempt of every worker.
+	Audit *govern.AuditLog
+	// Owner and Repo name the Gitea repository of the backlog; Remote defaults to origin.
+	Owner, Repo, Remote string
+	// Backlog is the issue numbers the workers consider.
+	Backlog []int64
+	// Tracker reads the backlog's issues.
+	Tracker Tracker
+	// PRs opens half-finished pull requests; nil means workers open none.
+	PRs PRMaker
+	// Rules exclude items from the pool; zero means the default marker and blocked labels.
+	Rules Rules
+	// Workers is the fleet size (default 8).
+	Workers int
+	// Seed makes the run reproducible.
+	Seed uint64
+	// Speed compresses time (default DefaultSpeed); the lease policy must be scaled alike.
+	Speed float64
+	// Rates of misbehaviour; zero value means DefaultRates.
+	Rates *Rates
+	// Virtual runs events back to back instead of pacing them against the wall clock
+	// (tests of determinism). The core's clock is the virtual one either way.
+	Virtual bool
+	// Start is the wall time of virtual time zero; default time.Now at Run.
+	Start time.Time
+	// Procs starts worker processes; default SleepProcs(3600).
+	Procs ProcStarter
+	// OnEvent, when set, is called (on the scheduler goroutine) for every event.
+	OnEvent func(Event)
+}
+
+// EventKind names what happened.
+type EventKind string
+
+// The event kinds a fleet reports.
+const (
+	EventClaim     EventKind = "claim"
+	EventRefused   EventKind = "claim-refused"
+	EventHeartbeat EventKind = "heartbeat"
+	EventRelease   EventKind = "release"
+	EventDeath     EventKind = "death"
+	EventStall     EventKind = "stall"
+	EventGiveUp    EventKind = "give-up"
+	EventQuestion  EventKind = "question"
+	EventPR        EventKind = "pr"
+	EventVanish    EventKind = "worktree-vanished"
+	EventRestart   EventKind = "restart"
+	EventIdle      EventKind = "idle"
+	EventError     EventKind = "error"
+)
+
+// Event is one thing a worker did. At is virtual time since the start, in the supervised
+// system's time (uncompressed); Wall is when it happened on the compressed clock.
+type Event struct {
+	At      time.Duration `json:"at"`
+	Wall    time.Time     `json:"wall"`
+	Worker  string        `json:"worker"`
+	Session string        `json:"session,omitempty"`
+	Kind    EventKind     `json:"kind"`
+	Item    int64         `json:"item,omitempty"`
+	Detail  string        `json:"detail,omitempty"`
+}
+
+// String renders the event as one log line.
+func (e Event) String() string {
+	s := fmt.Sprintf("%8s  %-12s %-18s", e.Wall.Format("15:04:05"), e.Worker, e.Kind)
+	if e.Item > 0 {
+		s += fmt.Sprintf(" #%-3d", e.Item)
+	}
+	if e.Detail != "" {
+		s += "  " + e.Detail
+	}
+	return s
+}
+
+// Summary is what a run came to.
+type Summary struct {
+	Seed    uint64                      `json:"seed"`
+	Workers int                         `json:"workers"`
+	Speed   float64                     `json:"speed"`
+	Wall    time.Duration               `json:"wall_ns"`
+	Counts  map[EventKind]int           `json:"counts"`
+	First   map[EventKind]time.Duration `json:"first_wall_ns"`
+	PIDs    []int                       `json:"pids"`
+	Events  []Event                     `json:"-"`
+}
+
+// Fleet is a running set of simulated workers.
+type Fleet struct {
+	cfg     Config
+	rules   Rules
+	rates   Rates
+	sched   *scheduler
+	reader  *leases.Reader
+	workers []*worker
+
+	mu    sync.Mutex
+	procs []Proc
+	sum   Summary
+}
+
+// New prepares a fleet; nothing runs and nothing is written until Run.
+func New(cfg Config) (*Fleet, error) {
+	if cfg.Tracker == nil {
+		return nil, errors.New("sim: Config.Tracker is required")
+	}
+	if cfg.Audit == nil {
+		return nil, errors.New("sim: Config.Audit is required")
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = 8
+	}
+	if cfg.Speed <= 0 {
+		cfg.Speed = DefaultSpeed
+	}
+	if cfg.Remote == "" {
+		cfg.Remote = "origin"
+	}
+	if cfg.Procs == nil {
+		cfg.Procs = SleepProcs(3600)
+	}
+	rates := DefaultRates()
+	if cfg.Rates != nil {
+		rates = *cfg.Rates
+	}
+	rules := cfg.Rules
+	if len(rules.Markers) == 0 {
+		rules.Markers = gitea.DefaultMarkerLabels
+	}
+	if rules.Blocked == "" {
+		rules.Blocked = gitea.DefaultBlockedLabel
+	}
+	f := &Fleet{cfg: cfg, rules: rules, rates: rates}
+	f.sum = Summary{Seed: cfg.Seed, Workers: cfg.Workers, Speed: cfg.Speed, Counts: map[EventKind]int{}, First: map[EventKind]time.Duration{}}
+	return f, nil
+}
+
+// Run starts the workers and runs them until ctx ends or d of wall time (compressed
+// time) has passed, then stops every worker process. It returns what happened.
+func (f *Fleet) Run(ctx context.Context, d time.Duration) (Summary, error) {
+	defer f.Close()
+	start := f.cfg.Start
+	if start.IsZero() {
+		start = time.Now()
+	}
+	f.sched = newScheduler(start, f.cfg.Speed, f.cfg.Virtual)
+	for i := range f.cfg.Workers {
+		w := f.newWorker(i)
+		f.workers = append(f.workers, w)
+		// Stagger the start: five supervised seconds apart.
+		f.sched.at(time.Duration(i)*5*time.Second, w.boot)
+	}
+	err := f.sched.run(ctx, time.Duration(float64(d)*f.cfg.Speed))
+	for _, w := range f.workers {
+		w.core.Close()
+	}
+	if f.reader != nil {
+		f.reader.Close()
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.sum.Wall = time.Since(start)
+	if f.cfg.Virtual {
+		f.sum.Wall = time.Duration(float64(f.sched.now()) / f.cfg.Speed)
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		err = nil
+	}
+	return f.sum, err
+}
+
+// Close kills every worker process still running and reaps it. It is safe to call twice.
+func (f *Fleet) Close() {
+	f.mu.Lock()
+	procs := f.procs
+	f.procs = nil
+	f.mu.Unlock()
+	for _, p := range procs {
+		_ = p.Kill()
+	}
+}
+
+// Summary returns a copy of the counts so far (safe from any goroutine).
+func (f *Fleet) Summary() Summary {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := f.sum
+	s.Counts = map[EventKind]int{}
+	for k, v := range f.sum.Counts {
+		s.Counts[k] = v
+	}
+	s.First = map[EventKind]time.Duration{}
+	for k, v := range f.sum.First {
+		s.First[k] = v
+	}
+	s.PIDs = append([]int(nil), f.sum.PIDs...)
+	s.Events = append([]Event(nil), f.sum.Events...)
+	return s
+}
+
+func (f *Fleet) emit(e Event) {
+	e.At = f.sched.now()
+	e.Wall = f.sched.clock()
+	f.mu.Lock()
+	f.sum.Counts[e.Kind]++
+	if _, ok := f.sum.First[e.Kind]; !ok {
+		f.sum.First[e.Kind] = time.Duration(float64(e.At) / f.cfg.Speed)
+	}
+	f.sum.Events = append(f.sum.Events, e)
+	f.mu.Unlock()
+	if f.cfg.OnEvent != nil {
+		f.cfg.OnEvent(e)
+	}
+}
+
+func (f *Fleet) startProc() (Proc, error) {
+	p, err := f.cfg.Procs()
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	f.procs = append(f.procs, p)
+	f.sum.PIDs = append(f.sum.PIDs, p.PID())
+	f.mu.Unlock()
+	return p, nil
+}
+
+// workerRand derives worker i's own source from the seed.
+func workerRand(seed uint64, i int) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, uint64(i)*0x9e3779b97f4a7c15+1))
+}

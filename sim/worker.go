@@ -1,0 +1,300 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"steward/govern"
+	"steward/leases"
+)
+
+// Fate is what will become of one claim.
+type Fate string
+
+// The fates a claim can meet.
+const (
+	FateNormal Fate = "normal" // work, heartbeat, release
+	FateDie    Fate = "die"    // the process is killed mid-claim; lock and lease stay
+	FateStall  Fate = "stall"  // heartbeats stop while the process lives on
+	FateAsk    Fate = "ask"    // ask for clarification (which releases the claim)
+	FateVanish Fate = "vanish" // the worktree disappears; later the process dies
+)
+
+// worker is one simulated worker. All of its methods run on the scheduler goroutine.
+type worker struct {
+	f       *Fleet
+	idx     int
+	name    string
+	rng     *rand.Rand
+	core    *govern.Core
+	gen     int
+	session string
+	proc    Proc
+	claim   *claim
+}
+
+// claim is a worker's current claim.
+type claim struct {
+	item     Candidate
+	lease    string
+	worktree string
+	fate     Fate
+	stalled  bool
+}
+
+func (f *Fleet) newWorker(i int) *worker {
+	name := fmt.Sprintf("sim-worker-%d", i+1)
+	actor := govern.LocalActor(govern.RoleOperator, name)
+	core := govern.New(f.cfg.Workspace, f.cfg.Audit, govern.Options{Actor: actor, Now: func() time.Time { return f.sched.clock() }})
+	return &worker{f: f, idx: i, name: name, rng: workerRand(f.cfg.Seed, i), core: core}
+}
+
+func (w *worker) ctx() context.Context { return context.Background() }
+
+// between returns a duration uniformly in [lo, hi) from the worker's source.
+func (w *worker) between(lo, hi time.Duration) time.Duration {
+	return lo + time.Duration(w.rng.Int64N(int64(hi-lo)))
+}
+
+func (w *worker) emit(kind EventKind, item int64, detail string) {
+	w.f.emit(Event{Worker: w.name, Session: w.session, Kind: kind, Item: item, Detail: detail})
+}
+
+// boot starts a fresh process and session, then the cycle.
+func (w *worker) boot() {
+	p, err := w.f.startProc()
+	if err != nil {
+		w.emit(EventError, 0, err.Error())
+		w.f.sched.after(time.Minute, w.boot)
+		return
+	}
+	w.proc = p
+	w.gen++
+	w.session = fmt.Sprintf("%s-s%d", w.name, w.gen)
+	if w.gen > 1 {
+		w.emit(EventRestart, 0, "pid "+strconv.Itoa(p.PID()))
+	}
+	w.cycle()
+}
+
+// cycle inspects, chooses and claims.
+func (w *worker) cycle() {
+	cands, err := w.f.inspect(w.ctx())
+	if err != nil {
+		w.emit(EventError, 0, "inspect: "+err.Error())
+		w.f.sched.after(w.between(30*time.Second, 90*time.Second), w.cycle)
+		return
+	}
+	contend := w.rng.Float64() < w.f.rates.Contend
+	pick, ok := Choose(cands, w.f.rules, w.rng)
+	if contend {
+		if hot, found := Hot(cands, w.session); found {
+			w.tryClaim(hot)
+		}
+	}
+	if !ok {
+		w.emit(EventIdle, 0, "nothing eligible")
+		w.f.sched.after(w.between(time.Minute, 2*time.Minute), w.cycle)
+		return
+	}
+	if !w.tryClaim(pick) {
+		w.f.sched.after(w.between(20*time.Second, 60*time.Second), w.cycle)
+		return
+	}
+	w.work()
+}
+
+// tryClaim claims c through the governed core; a refusal is an ordinary outcome.
+func (w *worker) tryClaim(c Candidate) bool {
+	wt := w.f.worktreeOf(c.Number)
+	req := govern.Request{
+		Action: govern.ActionClaim,
+		Target: govern.Target{Session: w.session, Item: &govern.Item{Remote: w.f.cfg.Remote, Org: w.f.cfg.Owner, Repo: w.f.cfg.Repo, Kind: "issue", Number: c.Number}},
+		Params: map[string]string{"role": "author", "profile": "sim", "pid": strconv.Itoa(w.proc.PID()),
+			"username": w.name, "title": c.Title, "branch": fmt.Sprintf("feat/issue-%d", c.Number), "worktree": wt},
+	}
+	pv, out, err := w.core.Run(w.ctx(), req, "")
+	switch {
+	case err != nil:
+		w.emit(EventError, c.Number, "claim: "+err.Error())
+		return false
+	case out.Result == govern.ResultSucceeded:
+		if err := makeWorktree(wt); err != nil {
+			w.emit(EventError, c.Number, "worktree: "+err.Error())
+		}
+		w.claim = &claim{item: c, lease: out.Detail["lease_id"], worktree: wt}
+		w.emit(EventClaim, c.Number, out.Detail["lease_id"])
+		return true
+	}
+	code := out.Code
+	if code == "" && pv.Refusal != nil {
+		code = pv.Refusal.Code
+	}
+	w.emit(EventRefused, c.Number, code)
+	return false
+}
+
+// work draws the claim's fate and schedules its heartbeats and its end.
+func (w *worker) work() {
+	c := w.claim
+	r := w.f.rates
+	dur := w.between(3*time.Minute, 12*time.Minute)
+	point := time.Duration(float64(dur) * (0.15 + 0.5*w.rng.Float64()))
+	pr := w.rng.Float64() < r.PR
+	switch x := w.rng.Float64(); {
+	case x < r.Die:
+		c.fate = FateDie
+	case x < r.Die+r.Stall:
+		c.fate = FateStall
+	case x < r.Die+r.Stall+r.Ask:
+		c.fate = FateAsk
+	case x < r.Die+r.Stall+r.Ask+r.Vanish:
+		c.fate = FateVanish
+	default:
+		c.fate = FateNormal
+	}
+	w.f.sched.after(w.cadence(), func() { w.heartbeat(c) })
+	if pr && w.f.cfg.PRs != nil {
+		w.f.sched.after(point/2, func() { w.openPR(c) })
+	}
+	switch c.fate {
+	case FateNormal:
+		w.f.sched.after(dur, func() { w.release(c) })
+	case FateDie:
+		w.f.sched.after(point, func() { w.die(c, "killed mid-claim") })
+	case FateStall:
+		w.f.sched.after(point, func() { w.stall(c) })
+	case FateAsk:
+		w.f.sched.after(point, func() { w.ask(c) })
+	case FateVanish:
+		w.f.sched.after(point, func() { w.vanish(c, dur-point) })
+	}
+}
+
+// cadence is the author policy's heartbeat cadence, in supervised time.
+func (w *worker) cadence() time.Duration {
+	return leases.DefaultPolicy(leases.ClassAuthorIssueWork).HeartbeatCadence()
+}
+
+func (w *worker) current(c *claim) bool { return w.claim == c }
+
+func (w *worker) heartbeat(c *claim) {
+	if !w.current(c) || c.stalled {
+		return
+	}
+	_, out, err := w.core.Run(w.ctx(), w.own(govern.ActionHeartbeat, c), "")
+	if err != nil || out.Result != govern.ResultSucceeded {
+		w.emit(EventError, c.item.Number, "heartbeat refused: "+msg(out, err)+"; giving the claim up")
+		w.claim = nil
+		w.f.sched.after(w.between(20*time.Second, 60*time.Second), w.cycle)
+		return
+	}
+	w.emit(EventHeartbeat, c.item.Number, "")
+	w.f.sched.after(w.cadence(), func() { w.heartbeat(c) })
+}
+
+func (w *worker) own(action string, c *claim) govern.Request {
+	return govern.Request{Action: action, Target: govern.Target{LeaseID: c.lease, Session: w.session}}
+}
+
+func (w *worker) release(c *claim) {
+	if !w.current(c) {
+		return
+	}
+	w.claim = nil
+	_, out, err := w.core.Run(w.ctx(), w.own(govern.ActionRelease, c), "")
+	if err != nil || out.Result != govern.ResultSucceeded {
+		w.emit(EventError, c.item.Number, "release: "+msg(out, err))
+	} else {
+		w.emit(EventRelease, c.item.Number, c.lease)
+	}
+	removeWorktree(c.worktree)
+	w.f.sched.after(w.between(20*time.Second, time.Minute), w.cycle)
+}
+
+// die kills the worker's process and stops it: the lock and the lease stay behind.
+func (w *worker) die(c *claim, why string) {
+	if !w.current(c) {
+		return
+	}
+	w.claim = nil
+	pid := w.proc.PID()
+	_ = w.proc.Kill()
+	w.emit(EventDeath, c.item.Number, fmt.Sprintf("%s (pid %d)", why, pid))
+	w.f.sched.after(w.between(time.Minute, 3*time.Minute), w.boot)
+}
+
+// stall stops heartbeats while the process lives on; later the worker gives up.
+func (w *worker) stall(c *claim) {
+	if !w.current(c) {
+		return
+	}
+	c.stalled = true
+	w.emit(EventStall, c.item.Number, "heartbeats stop; pid "+strconv.Itoa(w.proc.PID())+" lives on")
+	w.f.sched.after(w.between(15*time.Minute, 25*time.Minute), func() { w.die(c, "gave up after stalling") })
+}
+
+func (w *worker) vanish(c *claim, rest time.Duration) {
+	if !w.current(c) {
+		return
+	}
+	removeWorktree(c.worktree)
+	w.emit(EventVanish, c.item.Number, c.worktree)
+	w.f.sched.after(rest, func() { w.die(c, "crashed without its worktree") })
+}
+
+func (w *worker) openPR(c *claim) {
+	if !w.current(c) {
+		return
+	}
+	n, err := w.f.cfg.PRs(w.ctx(), w.name, fmt.Sprintf("feat/issue-%d", c.item.Number), fmt.Sprintf("WIP: %s (#%d)", c.item.Title, c.item.Number))
+	if err != nil {
+		w.emit(EventError, c.item.Number, "open PR: "+err.Error())
+		return
+	}
+	w.emit(EventPR, c.item.Number, "opened PR #"+strconv.FormatInt(n, 10))
+}
+
+var questions = []string{
+	"Should **%s** keep the old behaviour behind a flag, or replace it outright?",
+	"The issue for **%s** does not say which API version to target. v1 or v2?",
+	"For **%s**: is it fine to change the on-disk format, or must old files keep loading?",
+	"**%s** conflicts with the current config defaults. Which one wins?",
+}
+
+func (w *worker) ask(c *claim) {
+	if !w.current(c) {
+		return
+	}
+	q := fmt.Sprintf(questions[w.rng.IntN(len(questions))], c.item.Title)
+	if _, ok := w.core.Spec(govern.ActionAsk); !ok {
+		w.emit(EventError, c.item.Number, "clarification.ask is not available in this core; releasing instead")
+		w.release(c)
+		return
+	}
+	w.claim = nil
+	req := w.own(govern.ActionAsk, c)
+	req.Target.Item = &govern.Item{Remote: w.f.cfg.Remote, Org: w.f.cfg.Owner, Repo: w.f.cfg.Repo, Kind: "issue", Number: c.item.Number}
+	req.Params = map[string]string{"question": q}
+	_, out, err := w.core.Run(w.ctx(), req, "")
+	if err != nil || out.Result != govern.ResultSucceeded {
+		w.emit(EventError, c.item.Number, "ask: "+msg(out, err))
+	} else {
+		w.emit(EventQuestion, c.item.Number, q)
+	}
+	removeWorktree(c.worktree)
+	w.f.sched.after(w.between(20*time.Second, time.Minute), w.cycle)
+}
+
+func msg(out govern.Outcome, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	if out.Code != "" {
+		return out.Code + ": " + out.Message
+	}
+	return string(out.Result) + ": " + out.Message
+}

@@ -1,0 +1,243 @@
+package model
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"steward/leases"
+	"steward/locks"
+)
+
+// contention finds refused claims over the window and the three collisions.
+func contention(u *unitIn, e *env, now time.Time, out *unitOut) []*Contention {
+	var res []*Contention
+	// claim-refused: per item over the window.
+	if len(u.refused) > 0 {
+		from := now.Add(-e.cfg.RefusedWindow)
+		ss := map[string]bool{}
+		n := 0
+		var evs []Evidence
+		var oldest time.Time
+		for _, r := range u.refused {
+			if r.at.Before(from) || r.at.After(now) {
+				continue
+			}
+			n++
+			ss[r.requesting], ss[r.holding] = true, true
+			if oldest.IsZero() || r.at.Before(oldest) {
+				oldest = r.at
+			}
+			if len(evs) < 10 {
+				evs = append(evs, Evidence{Source: SourceDB, Field: "events.claim.refused", At: r.at,
+					Value: fmt.Sprintf("cp:%d %s refused, held by %s", r.eventID, r.requesting, r.holding)})
+			}
+		}
+		if n > 0 {
+			out.deadline(oldest.Add(e.cfg.RefusedWindow), now)
+			res = append(res, &Contention{Kind: ContentionClaimRefused, Item: u.item, Sessions: sortedSessions(ss),
+				Count: n, WindowS: int64(e.cfg.RefusedWindow / time.Second), Evidence: evs})
+		}
+	}
+	// duplicate-live-lock: two live files with the same identity.
+	var readable []*LockObs
+	for _, lo := range u.locks {
+		if lo.Entry.Unreadable == nil && lo.Entry.HasKey {
+			readable = append(readable, lo)
+		}
+	}
+	if len(readable) > 1 {
+		c := &Contention{Kind: ContentionDuplicateLiveLock, Item: u.item}
+		ss := map[string]bool{}
+		for _, lo := range readable {
+			ss[lo.Entry.Record.OwnerSession] = true
+			c.LockFiles = append(c.LockFiles, lo.Entry.Name)
+			c.Evidence = append(c.Evidence, ev(SourceLocks, lo.Entry.Name, "owner_session "+strconv.Quote(lo.Entry.Record.OwnerSession)+", task_session_id "+strconv.Quote(lo.Entry.Record.TaskSessionID())))
+		}
+		c.Sessions = sortedSessions(ss)
+		res = append(res, c)
+	}
+	// concurrent-active-lease: two active leases on one item.
+	var active []*LeaseObs
+	for _, lo := range u.leases {
+		if lo.Lease.Status == leases.StatusActive {
+			active = append(active, lo)
+		}
+	}
+	if len(active) > 1 {
+		c := &Contention{Kind: ContentionConcurrentActiveLease, Item: u.item}
+		ss := map[string]bool{}
+		for _, lo := range active {
+			ss[lo.Lease.SessionID] = true
+			c.LeaseIDs = append(c.LeaseIDs, lo.Lease.LeaseID)
+			c.Evidence = append(c.Evidence, ev(SourceDB, "leases."+lo.Lease.LeaseID, "active, session "+lo.Lease.SessionID+", expires_at "+lo.Lease.ExpiresAt.Raw))
+		}
+		c.Sessions = sortedSessions(ss)
+		res = append(res, c)
+	}
+	// lock-lease-mismatch: the lock names one owner, the DB another.
+	if e.dbUsable() && e.sect.Leases {
+		for _, lo := range readable {
+			if c := mismatch(u, lo, active, e, now); c != nil {
+				res = append(res, c)
+			}
+		}
+	}
+	return res
+}
+
+func mismatch(u *unitIn, lo *LockObs, active []*LeaseObs, e *env, now time.Time) *Contention {
+	rec := &lo.Entry.Record
+	mk := func(why string, l *leases.Lease) *Contention {
+		c := &Contention{Kind: ContentionLockLeaseMismatch, Item: u.item, LockFiles: []string{lo.Entry.Name},
+			Evidence: []Evidence{ev(SourceLocks, "owner_session", rec.OwnerSession), ev(SourceLocks, "lease_id", rec.LeaseID), ev(SourceDB, "mismatch", why)}}
+		ss := map[string]bool{rec.OwnerSession: true}
+		if l != nil {
+			ss[l.SessionID] = true
+			c.LeaseIDs = []string{l.LeaseID}
+		}
+		c.Sessions = sortedSessions(ss)
+		return c
+	}
+	if rec.LeaseID != "" {
+		var l *leases.Lease
+		for _, x := range u.leases {
+			if x.Lease.LeaseID == rec.LeaseID {
+				l = &x.Lease
+			}
+		}
+		if l == nil {
+			r, ok := u.refs[rec.LeaseID]
+			switch {
+			case ok && r.obs != nil:
+				l = &r.obs.Lease
+			case ok && r.known && e.leasesComplete():
+				return mk("the lock names lease "+rec.LeaseID+", which is not in the control-plane DB", nil)
+			default:
+				return nil // cannot be read: no conclusion
+			}
+		}
+		if rec.OwnerSession != "" && l.SessionID != rec.OwnerSession {
+			return mk("lease "+l.LeaseID+" is held by session "+l.SessionID+", the lock says "+rec.OwnerSession, l)
+		}
+		if it := itemOfRef(l.Work); it != nil && u.item != nil && it.key() != u.item.key() {
+			return mk("lease "+l.LeaseID+" is on "+it.String()+", the lock is for "+u.item.String(), l)
+		}
+		exp := locks.ExpirationOf(rec, now)
+		if l.Status.Terminal() && exp.Expired != nil && !*exp.Expired {
+			return mk("the lock is live until "+exp.ExpiresAt+" but its lease "+l.LeaseID+" is "+string(l.Status), l)
+		}
+	}
+	for _, a := range active {
+		if a.Lease.LeaseID == rec.LeaseID {
+			continue
+		}
+		if rec.LeaseID != "" || (rec.OwnerSession != "" && a.Lease.SessionID != rec.OwnerSession) {
+			return mk("the item's active lease "+a.Lease.LeaseID+" (session "+a.Lease.SessionID+") is not the one the lock names", &a.Lease)
+		}
+	}
+	return nil
+}
+
+// liveClaim reports whether the item has any claim: a non-terminal lease or a
+// readable live lock file.
+func liveClaim(u *unitIn) bool {
+	for _, l := range u.leases {
+		if leaseActive(&l.Lease) {
+			return true
+		}
+	}
+	for _, lo := range u.locks {
+		if lo.Entry.Unreadable == nil {
+			return true
+		}
+	}
+	return false
+}
+
+func claimSessions(u *unitIn) (string, string, string) {
+	for _, l := range u.leases {
+		if leaseActive(&l.Lease) {
+			return l.Lease.SessionID, l.Lease.LeaseID, ""
+		}
+	}
+	for _, lo := range u.locks {
+		if lo.Entry.Unreadable == nil {
+			return lo.Entry.Record.OwnerSession, lo.Entry.Record.LeaseID, lo.Entry.Name
+		}
+	}
+	return "", "", ""
+}
+
+// giteaOrphans: claims on merged or closed items, and quiet open PRs nobody
+// claims. Only from a Gitea read that worked; stale-pr-no-claim needs every
+// source complete, because it rests on an absence.
+func giteaOrphans(u *unitIn, e *env, now time.Time, out *unitOut) []*Orphan {
+	f := u.fact
+	if f == nil || !f.Found || !e.giteaUsable() {
+		return nil
+	}
+	live := liveClaim(u)
+	sess, lease, lock := claimSessions(u)
+	gev := []Evidence{ev(SourceGitea, "state", f.State), {Source: SourceGitea, Field: "updated_at", Value: f.UpdatedAt.UTC().Format(time.RFC3339), At: f.UpdatedAt}}
+	mk := func(k OrphanKind, why string) *Orphan {
+		return &Orphan{Kind: k, Item: u.item, SessionID: sess, LeaseID: lease, LockFile: lock, Evidence: gev, InspectOnlyReason: why}
+	}
+	switch {
+	case live && f.Item.Kind == "pr" && f.Merged:
+		gev = append(gev, ev(SourceGitea, "merged", "true"))
+		return []*Orphan{mk(OrphanMergedPRLiveClaim, "the PR is merged but a claim is still held; the holder releases it, or it is reclaimed once expired (no governed Gitea reconcile action exists yet)")}
+	case live && f.State == "closed":
+		return []*Orphan{mk(OrphanClosedIssueLiveClaim, "the item is closed but a claim is still held; the holder releases it, or it is reclaimed once expired (no governed Gitea reconcile action exists yet)")}
+	case f.Item.Kind == "pr" && f.State == "open" && !live && !u.branchClaimed:
+		if !e.gitea.Complete() || !e.locks.Complete() || !e.leasesComplete() {
+			return nil
+		}
+		due := f.UpdatedAt.Add(e.cfg.StalePRQuiet)
+		if now.Before(due) {
+			out.deadline(due, now)
+			return nil
+		}
+		gev = append(gev, ev(SourceLocks, "claims", "no lock names the item or its head branch "+strconv.Quote(f.HeadBranch)), ev(SourceDB, "leases", "no active lease on the item"))
+		return []*Orphan{mk(OrphanStalePRNoClaim, "an open PR nobody claims, quiet for over "+e.cfg.StalePRQuiet.String()+"; a worker picks it up by itself (steward never assigns work), or a maintainer closes it")}
+	}
+	return nil
+}
+
+// bucket places the item in one traffic bucket (seed §8.2). Runnable rests on
+// absences, so it needs every source complete; otherwise the bucket is unknown.
+func bucket(u *unitIn, e *env, now time.Time) *ItemState {
+	if u.item == nil {
+		return nil
+	}
+	st := &ItemState{Item: *u.item}
+	f := u.fact
+	if f != nil {
+		st.Title = f.Title
+		st.Evidence = append(st.Evidence, ev(SourceGitea, "state", f.State), ev(SourceGitea, "labels", fmt.Sprint(f.Labels)))
+	}
+	set := func(b Bucket, why string) *ItemState { st.Bucket = b; st.Reasons = append(st.Reasons, why); return st }
+	switch {
+	case f != nil && f.Found && (f.State == "closed" || f.Merged):
+		return set(BucketTerminalComplete, "the item is "+map[bool]string{true: "merged", false: "closed"}[f.Merged])
+	case f != nil && slices.Contains(f.Labels, e.cfg.BlockedLabel):
+		return set(BucketNeedsController, "label "+e.cfg.BlockedLabel)
+	case u.clarified:
+		return set(BucketBlocked, "blocked pending clarification (marker label)")
+	case liveClaim(u):
+		return set(BucketLeased, "an active lease or a live lock holds the item")
+	case !e.locks.Complete():
+		return set(BucketUnknown, "lock files not fully read: the item is not claimed to be free")
+	case !e.leasesComplete():
+		return set(BucketUnknown, "control-plane leases not fully read: the item is not claimed to be free")
+	case f == nil || !e.giteaUsable():
+		return set(BucketUnknown, "Gitea state not read: the item is not claimed to be runnable")
+	case !f.Found || f.State != "open":
+		return set(BucketUnknown, "Gitea does not show the item open")
+	case !e.gitea.Complete():
+		return set(BucketUnknown, "Gitea read was partial")
+	}
+	_ = now
+	return set(BucketRunnable, "no active lease, no live lock, no block label")
+}

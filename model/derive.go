@@ -1,0 +1,374 @@
+package model
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	"steward/leases"
+	"steward/locks"
+)
+
+// env is what every unit's derivation shares: configuration and the health
+// of the sources.
+type env struct {
+	cfg   Config
+	locks SourceHealth
+	db    SourceHealth
+	sect  DBSections
+	gitea SourceHealth
+}
+
+func (e *env) dbUsable() bool       { return e.db.Usable() }
+func (e *env) leasesComplete() bool { return e.db.Usable() && !e.db.Partial && e.sect.Leases }
+func (e *env) sessionsComplete() bool {
+	return e.db.Usable() && !e.db.Partial && e.sect.Sessions
+}
+func (e *env) giteaUsable() bool { return e.gitea.Usable() }
+
+// refusal is one claim.refused event, reduced.
+type refusal struct {
+	at                  time.Time
+	requesting, holding string
+	eventID             int64
+}
+
+// refLease is a lease named by a lock: found (obs), proven absent, or unknown.
+type refLease struct {
+	obs   *LeaseObs
+	known bool
+}
+
+// unitIn is everything one item's derivation reads.
+type unitIn struct {
+	item     *Item
+	locks    []*LockObs
+	leases   []*LeaseObs
+	refs     map[string]refLease
+	sessions map[string]*SessionObs
+	refused  []refusal
+	fact     *GiteaFact
+	// branchClaimed: a lock elsewhere names this PR's head branch.
+	branchClaimed bool
+	clarified     bool
+}
+
+// unitOut is what one item contributes to the snapshot.
+type unitOut struct {
+	claims     []*Claim
+	orphans    []*Orphan
+	contention []*Contention
+	item       *ItemState
+	next       time.Time
+}
+
+func ev(src Source, field, value string) Evidence {
+	return Evidence{Source: src, Field: field, Value: value}
+}
+
+func (o *unitOut) deadline(t, now time.Time) {
+	if t.After(now) && (o.next.IsZero() || t.Before(o.next)) {
+		o.next = t
+	}
+}
+
+func itemOfRef(w leases.WorkRef) *Item {
+	if w.Number <= 0 {
+		return nil
+	}
+	return &Item{Kind: string(w.Kind), Number: w.Number, Remote: w.Remote, Org: w.Org, Repo: w.Repo}
+}
+
+func itemOfKey(k locks.Key) *Item {
+	return &Item{Kind: "issue", Number: k.Issue, Remote: k.Remote, Org: k.Org, Repo: k.Repo}
+}
+
+func leaseActive(l *leases.Lease) bool { return !l.Status.Terminal() }
+
+func retire(name string) *ActionRef {
+	return &ActionRef{ID: ActionRetireLock, Target: ActionTarget{LockFile: name}}
+}
+
+func leaseAction(id, lease string) *ActionRef {
+	return &ActionRef{ID: id, Target: ActionTarget{LeaseID: lease}}
+}
+
+// derive computes one item's claims, orphans, contention and traffic bucket
+// at now. It is pure.
+func derive(u *unitIn, e *env, now time.Time) unitOut {
+	var out unitOut
+	joined := map[string]bool{} // lock file names joined to a lease claim
+	for _, lo := range u.leases {
+		l := &lo.Lease
+		if !leaseActive(l) {
+			continue
+		}
+		pol := e.cfg.Policies.For(l.TaskClass)
+		fr := leases.Classify(*l, pol, leases.Evidence{Owner: leases.ProcessState(lo.Owner), Worktree: leases.WorktreeState(lo.Worktree)}, now)
+		out.deadline(fr.NextDeadline, now)
+		if hb, ok := lastBeat(l); ok {
+			out.deadline(hb.Add(pol.StaleWarning()), now)
+		}
+		lock := joinLock(u.locks, l)
+		c := leaseClaim(u.item, lo, fr)
+		if lock != nil {
+			joined[lock.Entry.Name] = true
+			addLockToClaim(c, lock, now)
+		}
+		out.claims = append(out.claims, c)
+		out.orphans = append(out.orphans, leaseOrphans(u, lo, fr, pol, e, now, &out)...)
+	}
+	for _, lo := range u.locks {
+		if lo.Entry.Unreadable != nil {
+			out.orphans = append(out.orphans, unreadableOrphan(lo))
+			continue
+		}
+		if !joined[lo.Entry.Name] {
+			c := &Claim{Item: u.item, OwnerLiveness: lo.Owner, SessionID: lo.Entry.Record.OwnerSession, LeaseID: lo.Entry.Record.LeaseID}
+			addLockToClaim(c, lo, now)
+			out.claims = append(out.claims, c)
+		}
+		exp := locks.ExpirationOf(&lo.Entry.Record, now)
+		if exp.State == locks.ExpirationRecorded {
+			out.deadline(exp.Time, now)
+		}
+		out.orphans = append(out.orphans, lockOrphans(u.item, lo, now)...)
+	}
+	out.contention = contention(u, e, now, &out)
+	out.orphans = append(out.orphans, giteaOrphans(u, e, now, &out)...)
+	out.item = bucket(u, e, now)
+	return out
+}
+
+func lastBeat(l *leases.Lease) (time.Time, bool) {
+	if l.LastHeartbeatAt.OK() {
+		return l.LastHeartbeatAt.Time, true
+	}
+	if l.CreatedAt.OK() {
+		return l.CreatedAt.Time, true
+	}
+	return time.Time{}, false
+}
+
+// joinLock finds the lock of a lease: the one naming its lease id, else the
+// only lock of the item owned by the lease's session.
+func joinLock(ls []*LockObs, l *leases.Lease) *LockObs {
+	var bySession *LockObs
+	for _, lo := range ls {
+		if lo.Entry.Unreadable != nil {
+			continue
+		}
+		if lo.Entry.Record.LeaseID == l.LeaseID {
+			return lo
+		}
+		if lo.Entry.Record.LeaseID == "" && lo.Entry.Record.OwnerSession == l.SessionID && bySession == nil {
+			bySession = lo
+		}
+	}
+	return bySession
+}
+
+func leaseClaim(it *Item, lo *LeaseObs, fr leases.FreshnessResult) *Claim {
+	l := &lo.Lease
+	c := &Claim{Item: it, Role: l.Role, TaskClass: string(l.TaskClass), SessionID: l.SessionID, Phase: l.Phase,
+		Freshness: string(fr.Value), Warning: fr.Warning, OwnerLiveness: lo.Owner, LeaseID: l.LeaseID, LeaseStatus: string(l.Status)}
+	if l.LastHeartbeatAt.OK() {
+		c.LastHeartbeat = l.LastHeartbeatAt.Time
+	}
+	if l.ExpiresAt.OK() {
+		c.ExpiresAt = l.ExpiresAt.Time
+	}
+	c.Evidence = append(c.Evidence, ev(SourceDB, "leases.status", string(l.Status)),
+		ev(SourceDB, "leases.expires_at", l.ExpiresAt.Raw), ev(SourceDB, "freshness", string(fr.Value)),
+		ev(SourceDB, "owner", fmt.Sprintf("pid %d on %q: %s (%s)", l.OwnerPID, l.OwnerHost, lo.Owner, lo.OwnerWhy)))
+	for _, r := range fr.Reasons {
+		c.Evidence = append(c.Evidence, ev(SourceDB, "freshness.reason", r))
+	}
+	return c
+}
+
+func addLockToClaim(c *Claim, lo *LockObs, now time.Time) {
+	rec := &lo.Entry.Record
+	a := locks.Assess(rec, now)
+	c.LockFile = lo.Entry.Name
+	c.Contract = string(a.Contract)
+	if a.Claimant.Username != "" || a.Claimant.Profile != "" {
+		c.Claimant = &Claimant{Username: a.Claimant.Username, Profile: a.Claimant.Profile}
+	}
+	if c.LeaseID == "" && c.ExpiresAt.IsZero() && rec.WorkLease != nil {
+		if rec.WorkLease.ExpiresAt.Valid {
+			c.ExpiresAt = rec.WorkLease.ExpiresAt.Time
+		}
+		if rec.WorkLease.LastHeartbeatAt.Valid {
+			c.LastHeartbeat = rec.WorkLease.LastHeartbeatAt.Time
+		}
+		if a.Expiration.Expired != nil {
+			c.Freshness = map[bool]string{true: "expired", false: "active"}[*a.Expiration.Expired]
+		}
+		c.Role = rec.WorkLease.OperationType
+	}
+	if c.SessionID == "" {
+		c.SessionID = rec.OwnerSession
+	}
+	if c.OwnerLiveness == "" || c.OwnerLiveness == LivenessUnknown {
+		c.OwnerLiveness = lo.Owner
+	}
+	c.Evidence = append(c.Evidence, ev(SourceLocks, "contract", string(a.Contract)),
+		ev(SourceLocks, "work_lease.expires_at", a.Expiration.ExpiresAt+" ("+string(a.Expiration.State)+")"),
+		ev(SourceLocks, "owner", fmt.Sprintf("pid %d on %q: %s (%s)", lo.PID, lo.Host, lo.Owner, lo.OwnerWhy)),
+		ev(SourceLocks, "worktree", string(lo.Worktree)+" ("+lo.WorkWhy+")"))
+}
+
+func unreadableOrphan(lo *LockObs) *Orphan {
+	u := lo.Entry.Unreadable
+	o := &Orphan{Kind: OrphanUnreadableLock, LockFile: lo.Entry.Name,
+		Evidence:          []Evidence{ev(SourceLocks, "unreadable", string(u.Reason)+": "+u.Detail)},
+		InspectOnlyReason: "the file is not a readable lock record, so it has no fence; steward will not move it. Inspect it and repair or remove it by hand."}
+	if lo.Entry.HasKey {
+		o.Item = itemOfKey(lo.Entry.Key)
+	}
+	return o
+}
+
+// lockOrphans classifies one readable live lock file.
+func lockOrphans(it *Item, lo *LockObs, now time.Time) []*Orphan {
+	rec := &lo.Entry.Record
+	a := locks.Assess(rec, now)
+	name := lo.Entry.Name
+	base := []Evidence{ev(SourceLocks, "contract", string(a.Contract)),
+		ev(SourceLocks, "work_lease.expires_at", a.Expiration.ExpiresAt+" ("+string(a.Expiration.State)+")"),
+		ev(SourceLocks, "owner", fmt.Sprintf("pid %d on %q: %s (%s)", lo.PID, lo.Host, lo.Owner, lo.OwnerWhy))}
+	mk := func(k OrphanKind, extra ...Evidence) *Orphan {
+		evs := append(append([]Evidence{}, base...), extra...)
+		return &Orphan{Kind: k, Item: it, LockFile: name, SessionID: rec.OwnerSession, LeaseID: rec.LeaseID, Evidence: evs}
+	}
+	var out []*Orphan
+	switch a.Contract {
+	case locks.ContractLegacy:
+		o := mk(OrphanLegacyLock, ev(SourceLocks, "claimant_placement", string(a.ClaimantPlacement)))
+		o.InspectOnlyReason = "a legacy (pre-#953) lock: upgrade it through the supervised system's bootstrap lock recovery; steward has no upgrade action"
+		out = append(out, o)
+	case locks.ContractIncomplete, locks.ContractAbsent:
+		o := mk(OrphanIncompleteLock)
+		for _, m := range a.MissingFields {
+			o.Evidence = append(o.Evidence, ev(SourceLocks, "missing_fields", m))
+		}
+		o.InspectOnlyReason = "the lock lacks canonical fields; repair it through the supervised system's bootstrap lock recovery (steward does not rewrite another tool's lock)"
+		out = append(out, o)
+	}
+	dead, alive := lo.Owner == LivenessDead, lo.Owner == LivenessAlive
+	expired := a.Expiration.Expired != nil && *a.Expiration.Expired
+	var life *Orphan
+	switch {
+	case a.Expiration.State != locks.ExpirationRecorded:
+		life = mk(OrphanLockNeverExpires)
+		if dead {
+			life.Action = retire(name)
+		} else {
+			life.InspectOnlyReason = "no usable expiry and the owner is " + string(lo.Owner) + ", not proven dead; a missing expiry is never read as expired. Recover it through bootstrap lock recovery, or retire it once the owner is gone."
+		}
+	case expired && alive:
+		life = mk(OrphanExpiredLockLiveOwner)
+		life.InspectOnlyReason = "the lock expired but its owner process is alive and may heartbeat again; ask the owner to release or re-lock, or wait until the process ends"
+	case expired && dead:
+		life = mk(OrphanStaleLockDeadOwner)
+		life.Action = retire(name)
+	case !expired && dead:
+		life = mk(OrphanLiveLockDeadOwner)
+		life.Action = retire(name)
+	}
+	wt := ev(SourceLocks, "worktree_path", rec.WorktreePath+": "+string(lo.Worktree)+" ("+lo.WorkWhy+")")
+	switch {
+	case life != nil && lo.Worktree == WorktreeMissing:
+		life.Evidence = append(life.Evidence, wt)
+	case lo.Worktree == WorktreeMissing:
+		life = mk(OrphanLockWithoutWorktree, wt)
+		if expired || dead {
+			life.Action = retire(name)
+		} else {
+			life.InspectOnlyReason = "the worktree is gone but the lock is live and its owner is " + string(lo.Owner) + ", not proven dead; a live lock is never retired. Wait for expiry."
+		}
+	}
+	if life != nil {
+		out = append(out, life)
+	}
+	return out
+}
+
+// leaseOrphans classifies one non-terminal lease: at most one lease kind, plus
+// a pending handoff.
+func leaseOrphans(u *unitIn, lo *LeaseObs, fr leases.FreshnessResult, pol leases.Policy, e *env, now time.Time, out *unitOut) []*Orphan {
+	l := &lo.Lease
+	base := []Evidence{ev(SourceDB, "leases.status", string(l.Status)), ev(SourceDB, "leases.expires_at", l.ExpiresAt.Raw),
+		ev(SourceDB, "freshness", string(fr.Value)),
+		ev(SourceDB, "owner", fmt.Sprintf("pid %d on %q: %s (%s)", l.OwnerPID, l.OwnerHost, lo.Owner, lo.OwnerWhy))}
+	mk := func(k OrphanKind, act *ActionRef, extra ...Evidence) *Orphan {
+		return &Orphan{Kind: k, Item: u.item, LeaseID: l.LeaseID, SessionID: l.SessionID,
+			Evidence: append(append([]Evidence{}, base...), extra...), Action: act}
+	}
+	var res []*Orphan
+	handoff := pendingHandoff(l)
+	switch fr.Value {
+	case leases.FreshExpired:
+		o := mk(OrphanActiveLeasePastExpiry, leaseAction(ActionReclaimExpired, l.LeaseID))
+		if handoff {
+			o.Evidence = append(o.Evidence, ev(SourceDB, "provenance_json.cross_role_handoff", "pending, never adopted"))
+		}
+		return append(res, o)
+	case leases.FreshStaleDeadProcess:
+		res = append(res, mk(OrphanStaleLeaseDeadOwner, leaseAction(ActionAbandonStale, l.LeaseID)))
+	case leases.FreshStaleMissingWorktree:
+		res = append(res, mk(OrphanStaleLeaseMissingWorktree, leaseAction(ActionAbandonStale, l.LeaseID),
+			ev(SourceDB, "leases.worktree_path", l.WorktreePath+": "+lo.WorkWhy)))
+	default:
+		if e.sessionsComplete() {
+			s, ok := u.sessions[l.SessionID]
+			switch {
+			case !ok:
+				res = append(res, mk(OrphanLease, leaseAction(ActionAbandonStale, l.LeaseID), ev(SourceDB, "sessions", "no session row "+strconv.Quote(l.SessionID))))
+			case s.Session.Status != "active" || s.Session.EndedAt.OK():
+				res = append(res, mk(OrphanLease, leaseAction(ActionAbandonStale, l.LeaseID),
+					ev(SourceDB, "sessions.status", s.Session.Status), ev(SourceDB, "sessions.ended_at", s.Session.EndedAt.Raw)))
+			}
+		}
+	}
+	if handoff && l.CreatedAt.OK() {
+		due := l.CreatedAt.Time.Add(pol.RecoveryGrace())
+		if !now.Before(due) {
+			o := mk(OrphanPendingHandoffUnconsumed, nil, ev(SourceDB, "provenance_json.cross_role_handoff", "pending; no adopted_by_session_id"),
+				ev(SourceDB, "leases.created_at", l.CreatedAt.Raw+" (recovery grace "+pol.RecoveryGrace().String()+" passed)"))
+			o.InspectOnlyReason = "a cross-role handoff nobody adopted; a worker of the required role adopts it with its role tools (steward never assigns work). Reclaim it once it expires."
+			res = append(res, o)
+		} else {
+			out.deadline(due, now)
+		}
+	}
+	return res
+}
+
+// pendingHandoff is the seed's is_pending_cross_role_handoff (§3.5).
+func pendingHandoff(l *leases.Lease) bool {
+	if l.Provenance == nil || l.AdoptedBySessionID != "" {
+		return false
+	}
+	if v, ok := l.Provenance["cross_role_handoff"]; !ok || v == nil || v == false || v == "" {
+		return false
+	}
+	if st, ok := l.Provenance["handoff_status"].(string); ok && st != "" && st != "pending" {
+		return false
+	}
+	rr, _ := l.Provenance["required_role"].(string)
+	return rr != "" || l.Role != ""
+}
+
+func sortedSessions(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for s := range m {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

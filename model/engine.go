@@ -1,0 +1,440 @@
+package model
+
+import (
+	"container/heap"
+	"sort"
+	"strconv"
+	"time"
+
+	"steward/leases"
+)
+
+// unit is one item (or one file or lease that names no item) and the keys of
+// what it contributed to the sorted output lists.
+type unit struct {
+	key     string
+	item    *Item
+	locks   map[string]bool
+	leases  map[string]bool
+	refused []refusal
+	next    time.Time
+	keys    [4][]string // claims, orphans, contention, items
+}
+
+func (u *unit) empty() bool {
+	return len(u.locks) == 0 && len(u.leases) == 0 && len(u.refused) == 0
+}
+
+// engine holds the sources as read, indexed by file name, lease id, session
+// and item, and the derived output kept sorted; a change re-derives only the
+// units it touches.
+type engine struct {
+	env        env
+	locks      map[string]*LockObs
+	lockUnit   map[string]string
+	leases     map[string]*LeaseObs
+	leaseUnit  map[string]string
+	refs       map[string]*LeaseObs
+	refUnits   map[string]map[string]bool // lease id → units whose locks name it
+	sessions   map[string]*SessionObs
+	sessLeases map[string]map[string]bool
+	workItems  map[int64]Item
+	units      map[string]*unit
+	branches   map[string]map[string]bool // lock branch_name → lock names
+	heads      map[string]map[string]bool // PR head branch → unit keys
+	facts      map[string]*GiteaFact
+	clar       map[string]bool
+	clarList   []Clarification
+	claims     sorted[Claim]
+	orphans    sorted[Orphan]
+	contention sorted[Contention]
+	items      sorted[ItemState]
+	sessOut    sorted[Session]
+	sessKeys   map[string][]string
+	activity   []Event
+	findings   []string
+	dl         deadlines
+	dirty      map[string]bool
+}
+
+func newEngine(cfg Config) *engine {
+	return &engine{env: env{cfg: cfg.withDefaults()},
+		locks: map[string]*LockObs{}, lockUnit: map[string]string{}, leases: map[string]*LeaseObs{},
+		leaseUnit: map[string]string{}, refs: map[string]*LeaseObs{}, refUnits: map[string]map[string]bool{},
+		sessions: map[string]*SessionObs{}, sessLeases: map[string]map[string]bool{}, workItems: map[int64]Item{},
+		units: map[string]*unit{}, branches: map[string]map[string]bool{}, heads: map[string]map[string]bool{},
+		facts: map[string]*GiteaFact{}, clar: map[string]bool{}, sessKeys: map[string][]string{}, dirty: map[string]bool{}}
+}
+
+func addTo(m map[string]map[string]bool, k, v string) {
+	if m[k] == nil {
+		m[k] = map[string]bool{}
+	}
+	m[k][v] = true
+}
+
+func delFrom(m map[string]map[string]bool, k, v string) {
+	if s := m[k]; s != nil {
+		delete(s, v)
+		if len(s) == 0 {
+			delete(m, k)
+		}
+	}
+}
+
+func (e *engine) unitFor(key string, it *Item) *unit {
+	u := e.units[key]
+	if u == nil {
+		u = &unit{key: key, item: it, locks: map[string]bool{}, leases: map[string]bool{}}
+		e.units[key] = u
+	}
+	if u.item == nil && it != nil {
+		u.item = it
+	}
+	return u
+}
+
+func lockUnitKey(lo *LockObs) (string, *Item) {
+	if lo.Entry.HasKey && lo.Entry.Unreadable == nil {
+		it := itemOfKey(lo.Entry.Key)
+		return it.key(), it
+	}
+	return "file\x00" + lo.Entry.Name, nil
+}
+
+func leaseUnitKey(lo *LeaseObs) (string, *Item) {
+	if it := itemOfRef(lo.Lease.Work); it != nil {
+		return it.key(), it
+	}
+	return "lease\x00" + lo.Lease.LeaseID, nil
+}
+
+// setLock records a lock file's new state (nil: it is gone).
+func (e *engine) setLock(name string, lo *LockObs) {
+	if old, ok := e.locks[name]; ok {
+		k := e.lockUnit[name]
+		delete(e.units[k].locks, name)
+		e.dirty[k] = true
+		delFrom(e.refUnits, old.Entry.Record.LeaseID, k)
+		e.setBranch(old.Entry.Record.BranchName, name, false)
+		delete(e.locks, name)
+		delete(e.lockUnit, name)
+	}
+	if lo == nil {
+		return
+	}
+	k, it := lockUnitKey(lo)
+	e.unitFor(k, it).locks[name] = true
+	e.locks[name], e.lockUnit[name] = lo, k
+	e.dirty[k] = true
+	if id := lo.Entry.Record.LeaseID; id != "" && lo.Entry.Unreadable == nil {
+		addTo(e.refUnits, id, k)
+	}
+	if lo.Entry.Unreadable == nil {
+		e.setBranch(lo.Entry.Record.BranchName, name, true)
+	}
+}
+
+func (e *engine) setBranch(branch, name string, add bool) {
+	if branch == "" {
+		return
+	}
+	if add {
+		addTo(e.branches, branch, name)
+	} else {
+		delFrom(e.branches, branch, name)
+	}
+	for k := range e.heads[branch] {
+		e.dirty[k] = true
+	}
+}
+
+// setLease records a lease row's new state (nil: it left the read set).
+func (e *engine) setLease(id string, lo *LeaseObs) {
+	if old, ok := e.leases[id]; ok {
+		k := e.leaseUnit[id]
+		delete(e.units[k].leases, id)
+		e.dirty[k] = true
+		delFrom(e.sessLeases, old.Lease.SessionID, id)
+		e.sessionDirty(old.Lease.SessionID)
+		delete(e.leases, id)
+		delete(e.leaseUnit, id)
+	}
+	for k := range e.refUnits[id] {
+		e.dirty[k] = true
+	}
+	if lo == nil {
+		return
+	}
+	k, it := leaseUnitKey(lo)
+	e.unitFor(k, it).leases[id] = true
+	e.leases[id], e.leaseUnit[id] = lo, k
+	e.dirty[k] = true
+	addTo(e.sessLeases, lo.Lease.SessionID, id)
+	e.sessionDirty(lo.Lease.SessionID)
+}
+
+func (e *engine) sessionDirty(id string) { e.dirty["s\x00"+id] = true }
+
+// setSession records a session row's new state (nil: gone).
+func (e *engine) setSession(id string, so *SessionObs) {
+	if so == nil {
+		delete(e.sessions, id)
+	} else {
+		e.sessions[id] = so
+	}
+	e.sessionDirty(id)
+	for l := range e.sessLeases[id] {
+		e.dirty[e.leaseUnit[l]] = true
+	}
+}
+
+// addEvents takes control-plane events past the cursor: refused claims for
+// contention, every event for Activity.
+func (e *engine) addEvents(evs []leases.Event) {
+	for _, x := range evs {
+		it, ok := e.workItems[x.WorkItemID]
+		var ip *Item
+		if ok {
+			ip = &it
+		}
+		e.activity = append(e.activity, Event{Key: "cp:" + strconv.FormatInt(x.EventID, 10), EventID: x.EventID, Type: x.EventType,
+			Item: ip, SessionID: x.SessionID, Message: x.Message, At: x.CreatedAt.Time, Detail: x.Detail})
+		if x.EventType != "claim.refused" {
+			continue
+		}
+		k := "wi\x00" + strconv.FormatInt(x.WorkItemID, 10)
+		if ip != nil {
+			k = ip.key()
+		}
+		u := e.unitFor(k, ip)
+		req, _ := x.Detail["requesting_session_id"].(string)
+		hold, _ := x.Detail["holding_session_id"].(string)
+		if req == "" {
+			req = x.SessionID
+		}
+		u.refused = append(u.refused, refusal{at: x.CreatedAt.Time, requesting: req, holding: hold, eventID: x.EventID})
+		if len(u.refused) > 1000 {
+			u.refused = u.refused[len(u.refused)-1000:]
+		}
+		e.dirty[k] = true
+	}
+	if n := e.env.cfg.ActivityLimit; len(e.activity) > 2*n {
+		e.activity = append([]Event(nil), e.activity[len(e.activity)-n:]...)
+	}
+}
+
+// setGitea replaces every Gitea fact (a poll): all units are re-derived.
+func (e *engine) setGitea(facts []GiteaFact, clars []Clarification, h SourceHealth) {
+	for k := range e.facts {
+		e.dirty[k] = true
+	}
+	e.facts, e.clar, e.heads = map[string]*GiteaFact{}, map[string]bool{}, map[string]map[string]bool{}
+	for i := range facts {
+		f := &facts[i]
+		it := f.Item
+		k := it.key()
+		e.unitFor(k, &it)
+		e.facts[k] = f
+		e.dirty[k] = true
+		if f.HeadBranch != "" {
+			addTo(e.heads, f.HeadBranch, k)
+		}
+	}
+	for _, c := range clars {
+		k := c.Item.key()
+		it := c.Item
+		e.unitFor(k, &it)
+		e.clar[k] = true
+		e.dirty[k] = true
+	}
+	e.clarList = clars
+	e.setHealth(&e.env.gitea, h)
+}
+
+// setHealth changes a source's health; when its usability changes every unit
+// is re-derived (honesty rules depend on it).
+func (e *engine) setHealth(dst *SourceHealth, h SourceHealth) {
+	changed := dst.Status != h.Status || dst.Partial != h.Partial
+	*dst = h
+	if changed {
+		for k := range e.units {
+			e.dirty[k] = true
+		}
+	}
+}
+
+func (e *engine) setSections(s DBSections) {
+	if s != e.env.sect {
+		e.env.sect = s
+		for k := range e.units {
+			e.dirty[k] = true
+		}
+	}
+}
+
+// unitIn gathers what unit u's derivation reads.
+func (e *engine) unitIn(u *unit) *unitIn {
+	in := &unitIn{item: u.item, refused: u.refused, fact: e.facts[u.key], clarified: e.clar[u.key],
+		sessions: map[string]*SessionObs{}, refs: map[string]refLease{}}
+	for _, n := range sortedKeys(u.locks) {
+		lo := e.locks[n]
+		in.locks = append(in.locks, lo)
+		if id := lo.Entry.Record.LeaseID; id != "" && !u.leases[id] {
+			if l, ok := e.leases[id]; ok {
+				in.refs[id] = refLease{obs: l, known: true}
+			} else if l, ok := e.refs[id]; ok {
+				in.refs[id] = refLease{obs: l, known: true}
+			}
+		}
+	}
+	for _, id := range sortedKeys(u.leases) {
+		lo := e.leases[id]
+		in.leases = append(in.leases, lo)
+		if s, ok := e.sessions[lo.Lease.SessionID]; ok {
+			in.sessions[lo.Lease.SessionID] = s
+		}
+	}
+	if in.fact != nil && in.fact.HeadBranch != "" {
+		in.branchClaimed = len(e.branches[in.fact.HeadBranch]) > 0
+	}
+	return in
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// flush re-derives every dirty unit and session at now.
+func (e *engine) flush(now time.Time) int {
+	n := 0
+	for k := range e.dirty {
+		delete(e.dirty, k)
+		n++
+		if len(k) > 2 && k[:2] == "s\x00" {
+			e.deriveSession(k[2:], now)
+			continue
+		}
+		u := e.units[k]
+		if u == nil {
+			continue
+		}
+		var out unitOut
+		if u.empty() && e.facts[k] == nil && !e.clar[k] {
+			delete(e.units, k)
+		} else {
+			out = derive(e.unitIn(u), &e.env, now)
+		}
+		u.keys[0] = e.claims.replace(u.keys[0], k, out.claims)
+		u.keys[1] = e.orphans.replace(u.keys[1], k, out.orphans)
+		u.keys[2] = e.contention.replace(u.keys[2], k, out.contention)
+		var its []*ItemState
+		if out.item != nil {
+			its = []*ItemState{out.item}
+		}
+		u.keys[3] = e.items.replace(u.keys[3], k, its)
+		u.next = out.next
+		if !out.next.IsZero() {
+			heap.Push(&e.dl, deadline{at: out.next, key: k})
+		}
+	}
+	return n
+}
+
+func (e *engine) deriveSession(id string, now time.Time) {
+	so := e.sessions[id]
+	var vals []*Session
+	if so != nil {
+		s := so.Session
+		out := &Session{SessionID: s.SessionID, Role: s.Role, Profile: s.Profile, PID: s.PID, Host: s.Host, Status: s.Status,
+			Liveness: so.Owner, Live: leases.SessionLive(s, leases.ProcessState(so.Owner), now), Leases: []string{}}
+		if s.LastHeartbeatAt.OK() {
+			out.LastHeartbeat = s.LastHeartbeatAt.Time
+			if t := s.LastHeartbeatAt.Time.Add(leases.SessionHeartbeatStale); t.After(now) {
+				heap.Push(&e.dl, deadline{at: t, key: "s\x00" + id})
+			}
+		}
+		if s.EndedAt.OK() {
+			out.EndedAt = s.EndedAt.Time
+		}
+		for l := range e.sessLeases[id] {
+			if leaseActive(&e.leases[l].Lease) {
+				out.Leases = append(out.Leases, l)
+			}
+		}
+		sort.Strings(out.Leases)
+		vals = []*Session{out}
+	}
+	e.sessKeys[id] = e.sessOut.replace(e.sessKeys[id], id, vals)
+}
+
+// tick marks the units whose deadline passed by now and re-derives them.
+func (e *engine) tick(now time.Time) int {
+	for e.dl.Len() > 0 && !e.dl[0].at.After(now) {
+		d := heap.Pop(&e.dl).(deadline)
+		if len(d.key) > 2 && d.key[:2] == "s\x00" {
+			e.dirty[d.key] = true
+		} else if u := e.units[d.key]; u != nil && u.next.Equal(d.at) {
+			e.dirty[d.key] = true
+		}
+	}
+	return e.flush(now)
+}
+
+// next is the earliest pending deadline (zero when none).
+func (e *engine) next() time.Time {
+	for e.dl.Len() > 0 {
+		d := e.dl[0]
+		if len(d.key) > 2 && d.key[:2] == "s\x00" {
+			return d.at
+		}
+		if u := e.units[d.key]; u != nil && u.next.Equal(d.at) {
+			return d.at
+		}
+		heap.Pop(&e.dl) // stale entry
+	}
+	return time.Time{}
+}
+
+// publish returns the current output as a new immutable snapshot.
+func (e *engine) publish(now time.Time) *Snapshot {
+	s := &Snapshot{GeneratedAt: now, Sources: Sources{Locks: e.env.locks, DB: e.env.db, Gitea: e.env.gitea},
+		Claims: e.claims.snapshot(), Orphans: e.orphans.snapshot(), Contention: e.contention.snapshot(),
+		Items: e.items.snapshot(), Sessions: e.sessOut.snapshot(), Clarifications: append([]Clarification{}, e.clarList...),
+		Findings: append([]string(nil), e.findings...)}
+	n := e.env.cfg.ActivityLimit
+	act := e.activity
+	if len(act) > n {
+		act = act[len(act)-n:]
+	}
+	s.Activity = make([]Event, len(act))
+	for i := range act {
+		s.Activity[i] = act[len(act)-1-i] // newest first
+	}
+	return s
+}
+
+type deadline struct {
+	at  time.Time
+	key string
+}
+
+// deadlines is a min-heap of the next instants at which a unit's derivation
+// changes.
+type deadlines []deadline
+
+func (h deadlines) Len() int           { return len(h) }
+func (h deadlines) Less(i, j int) bool { return h[i].at.Before(h[j].at) }
+func (h deadlines) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *deadlines) Push(x any)        { *h = append(*h, x.(deadline)) }
+func (h *deadlines) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}

@@ -1,0 +1,126 @@
+package model
+
+import (
+	"time"
+
+	"steward/gitea"
+	"steward/leases"
+	"steward/locks"
+)
+
+// Config tunes classification. The zero value uses the defaults.
+type Config struct {
+	// Policies resolves lease durations (zero: the seed's defaults).
+	Policies leases.PolicySet
+	// RefusedWindow is how far back claim.refused events count (default 1 h).
+	RefusedWindow time.Duration
+	// StalePRQuiet is how long an open PR with no live claim may stay quiet
+	// before it is stale-pr-no-claim (default 72 h).
+	StalePRQuiet time.Duration
+	// BlockedLabel routes an item to needs_controller (default status:blocked).
+	BlockedLabel string
+	// ActivityLimit is how many recent control-plane events the snapshot
+	// keeps for the Activity view (default 200).
+	ActivityLimit int
+	// Remote, Org and Repo name the Gitea repository the Gitea facts are
+	// about (Remote defaults to "origin").
+	Remote, Org, Repo string
+}
+
+func (c Config) withDefaults() Config {
+	if c.RefusedWindow <= 0 {
+		c.RefusedWindow = time.Hour
+	}
+	if c.StalePRQuiet <= 0 {
+		c.StalePRQuiet = 72 * time.Hour
+	}
+	if c.BlockedLabel == "" {
+		c.BlockedLabel = gitea.DefaultBlockedLabel
+	}
+	if c.ActivityLimit <= 0 {
+		c.ActivityLimit = 200
+	}
+	if c.Remote == "" {
+		c.Remote = "origin"
+	}
+	return c
+}
+
+// Observed is a fact observed outside the record (process liveness, worktree
+// presence) with the reason it reads as it does.
+type Observed struct {
+	State string `json:"state"`
+	Why   string `json:"why,omitempty"`
+}
+
+// LockObs is one live lock file as read, with what was observed about its
+// owner process and worktree.
+type LockObs struct {
+	Entry    locks.Entry
+	PID      int64
+	Host     string
+	Owner    Liveness
+	OwnerWhy string
+	Worktree Worktree
+	WorkWhy  string
+	ReadAt   time.Time
+}
+
+// LeaseObs is one lease row with what was observed about its owner process
+// and worktree (the Evidence leases.Classify takes).
+type LeaseObs struct {
+	Lease    leases.Lease
+	Owner    Liveness
+	OwnerWhy string
+	Worktree Worktree
+	WorkWhy  string
+}
+
+// SessionObs is one session row with its process liveness.
+type SessionObs struct {
+	Session leases.Session
+	Owner   Liveness
+}
+
+// GiteaFact is what Gitea says about one item.
+type GiteaFact struct {
+	Item       Item
+	Found      bool
+	Title      string
+	State      string // open | closed
+	Merged     bool
+	Labels     []string
+	UpdatedAt  time.Time
+	HeadBranch string
+	URL        string
+}
+
+// DBSections says which sections of the DB were read completely: absence in a
+// section is evidence only when it is complete.
+type DBSections struct {
+	Sessions, Leases, WorkItems, Events bool
+}
+
+// Input is everything Build derives a snapshot from: the sources as read,
+// with the observations that needed IO already made (see Observe*).
+type Input struct {
+	Locks       []LockObs
+	LocksHealth SourceHealth
+	// Unreadable-as-a-whole extras: pointers and retired entries are not
+	// claims and are not listed.
+	Leases    []LeaseObs
+	Sessions  []SessionObs
+	WorkItems []leases.WorkItem
+	// RefLeases are leases named by a lock's lease_id that are not in Leases
+	// (looked up by id); a nil value means the id is proven absent.
+	RefLeases map[string]*LeaseObs
+	Events    []leases.Event
+	DBHealth  SourceHealth
+	DB        DBSections
+
+	Gitea          []GiteaFact
+	Clarifications []gitea.Clarification
+	GiteaHealth    SourceHealth
+
+	Findings []string
+}

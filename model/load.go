@@ -1,0 +1,300 @@
+package model
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"steward/leases"
+	"steward/locks"
+)
+
+// Workspace names the sources a snapshot reads.
+type Workspace struct {
+	LocksDir string
+	DBPath   string
+	// RepoRoot is the canonical repository root; only worktrees under
+	// RepoRoot/branches are ever stat'ed.
+	RepoRoot string
+}
+
+// Probe makes the observations that need IO: process liveness (kill(pid, 0),
+// through leases.Liveness, on this host only) and worktree presence (through
+// leases.WorktreePresence, only under <repo-root>/branches on this host).
+type Probe struct {
+	// Host is this machine's name (os.Hostname when empty).
+	Host string
+	// BranchesRoot is the absolute <repo-root>/branches; "" stats nothing.
+	BranchesRoot string
+	// Liveness reports a process's state; leases.Liveness when nil.
+	Liveness func(pid int, host string) leases.ProcessState
+	// Worktree reports a worktree's state; leases.WorktreePresence when nil.
+	Worktree func(path, host string) leases.WorktreeState
+}
+
+// NewProbe returns the probe for a workspace on this host.
+func NewProbe(repoRoot string) Probe {
+	p := Probe{}
+	p.Host, _ = os.Hostname()
+	if repoRoot != "" {
+		if abs, err := filepath.Abs(repoRoot); err == nil {
+			if r, err := filepath.EvalSymlinks(abs); err == nil {
+				abs = r
+			}
+			p.BranchesRoot = filepath.Join(abs, "branches")
+		}
+	}
+	return p
+}
+
+func (p Probe) owner(pid int64, host string) (Liveness, string) {
+	switch {
+	case pid <= 0:
+		return LivenessUnknown, "no pid recorded"
+	case host != "" && host != p.Host:
+		return LivenessUnknown, "recorded on host " + host + ", not this one: liveness is not evidence here"
+	}
+	f := p.Liveness
+	if f == nil {
+		f = leases.Liveness
+	}
+	st := f(int(pid), host)
+	return Liveness(st), "kill(" + fmt.Sprint(pid) + ", 0) on this host"
+}
+
+func (p Probe) worktree(path, host string) (Worktree, string) {
+	switch {
+	case path == "":
+		return WorktreeUnknown, "no worktree path recorded"
+	case host != "" && host != p.Host:
+		return WorktreeUnknown, "worktree is on host " + host
+	}
+	clean := filepath.Clean(path)
+	if p.BranchesRoot == "" || !filepath.IsAbs(clean) || !strings.HasPrefix(clean, p.BranchesRoot+string(filepath.Separator)) {
+		return WorktreeUnknown, "outside " + p.BranchesRoot + ": not followed"
+	}
+	f := p.Worktree
+	if f == nil {
+		f = leases.WorktreePresence
+	}
+	return Worktree(f(clean, host)), "stat under " + p.BranchesRoot
+}
+
+// lockHost is the lock's "host" field; a lock without one is taken to be this
+// host's (the lock directory is per-user and local), as the governed core does.
+func lockHost(rec *locks.Record, self string) string {
+	for _, f := range rec.Extra {
+		if f.Key == "host" {
+			var h string
+			if json.Unmarshal(f.Value, &h) == nil && h != "" {
+				return h
+			}
+		}
+	}
+	return self
+}
+
+// ObserveLock attaches owner liveness and worktree presence to a lock entry.
+func (p Probe) ObserveLock(e locks.Entry, now time.Time) LockObs {
+	lo := LockObs{Entry: e, ReadAt: now, Owner: LivenessUnknown, Worktree: WorktreeUnknown}
+	if e.Unreadable != nil {
+		return lo
+	}
+	rec := &e.Record
+	switch {
+	case rec.SessionPID != nil:
+		lo.PID = *rec.SessionPID
+	case rec.PID != nil:
+		lo.PID = *rec.PID
+	}
+	lo.Host = lockHost(rec, p.Host)
+	lo.Owner, lo.OwnerWhy = p.owner(lo.PID, lo.Host)
+	wt := rec.WorktreePath
+	if wt == "" && rec.WorkLease != nil {
+		wt = rec.WorkLease.WorktreePath
+	}
+	lo.Worktree, lo.WorkWhy = p.worktree(wt, lo.Host)
+	return lo
+}
+
+// ObserveLease attaches owner liveness and worktree presence to a lease.
+func (p Probe) ObserveLease(l leases.Lease) LeaseObs {
+	lo := LeaseObs{Lease: l, Owner: LivenessUnknown, Worktree: WorktreeUnknown, OwnerWhy: "lease ended", WorkWhy: "lease ended"}
+	if l.Status.Terminal() {
+		return lo
+	}
+	host := l.OwnerHost
+	if host == "" {
+		lo.OwnerWhy, lo.WorkWhy = "no owner host recorded", "no owner host recorded"
+		return lo
+	}
+	lo.Owner, lo.OwnerWhy = p.owner(l.OwnerPID, host)
+	lo.Worktree, lo.WorkWhy = p.worktree(l.WorktreePath, host)
+	return lo
+}
+
+// ObserveSession attaches process liveness to a session row.
+func (p Probe) ObserveSession(s leases.Session) SessionObs {
+	so := SessionObs{Session: s, Owner: LivenessUnknown}
+	if s.Host != "" {
+		so.Owner, _ = p.owner(s.PID, s.Host)
+	}
+	return so
+}
+
+func health(h leases.Health, at time.Time, d time.Duration) SourceHealth {
+	st := SourceHealth{Status: Status(h.Status), Reason: strings.Join(h.Reasons, "; "), ScannedAt: at, ScanDuration: d}
+	if st.Status == "" {
+		st.Status = StatusOK
+	}
+	st.Partial = st.Status == StatusDegraded
+	return st
+}
+
+// LoadLocks reads the locks directory once.
+func LoadLocks(dir string, p Probe, now time.Time) ([]LockObs, SourceHealth, []string) {
+	t0 := time.Now()
+	snap, err := locks.LoadDir(dir, locks.LoadOptions{})
+	if err != nil {
+		return nil, SourceHealth{Status: StatusUnavailable, Reason: err.Error(), ScannedAt: now, ScanDuration: time.Since(t0)}, nil
+	}
+	out := make([]LockObs, 0, len(snap.Live))
+	var findings []string
+	for _, e := range snap.Live {
+		lo := p.ObserveLock(e, now)
+		if strings.HasPrefix(lo.WorkWhy, "outside ") {
+			findings = append(findings, "lock "+e.Name+": worktree "+e.Record.WorktreePath+" is "+lo.WorkWhy)
+		}
+		out = append(out, lo)
+	}
+	h := SourceHealth{Status: StatusOK, ScannedAt: now, ScanDuration: time.Since(t0)}
+	if snap.RetiredUnavailable != nil {
+		findings = append(findings, "retired/ unreadable: "+snap.RetiredUnavailable.Detail)
+	}
+	return out, h, findings
+}
+
+// LoadDB reads the control-plane DB once through r (leases, sessions, work
+// items, and events past cursor). It returns the new event cursor.
+func LoadDB(ctx context.Context, r *leases.Reader, p Probe, cursor int64, now time.Time) (*Input, int64, error) {
+	t0 := time.Now()
+	in := &Input{}
+	s, err := r.Snapshot(ctx, leases.ReadOptions{})
+	if err != nil {
+		in.DBHealth = health(leases.HealthFromError(err), now, time.Since(t0))
+		return in, cursor, err
+	}
+	fillDB(in, s, p)
+	evs, eh, cursor, err := readEvents(ctx, r, cursor)
+	if err != nil {
+		eh = leases.HealthFromError(err)
+	}
+	in.Events = evs
+	in.DB.Events = eh.Status == leases.HealthOK
+	worst := worstOf(s.SessionsHealth, s.LeasesHealth, s.WorkItemsHealth, eh)
+	in.DBHealth = health(worst, now, time.Since(t0))
+	if in.DBHealth.Status == StatusUnavailable && s.LeasesHealth.Status != leases.HealthUnavailable {
+		in.DBHealth.Status, in.DBHealth.Partial = StatusDegraded, true
+	}
+	return in, cursor, nil
+}
+
+func fillDB(in *Input, s *leases.Snapshot, p Probe) {
+	in.DB = DBSections{Sessions: s.SessionsHealth.Status == leases.HealthOK, Leases: s.LeasesHealth.Status == leases.HealthOK,
+		WorkItems: s.WorkItemsHealth.Status == leases.HealthOK}
+	in.WorkItems = s.WorkItems
+	in.Sessions = make([]SessionObs, 0, len(s.Sessions))
+	for _, x := range s.Sessions {
+		in.Sessions = append(in.Sessions, p.ObserveSession(x))
+	}
+	in.Leases = make([]LeaseObs, 0, len(s.Leases))
+	for _, l := range s.Leases {
+		in.Leases = append(in.Leases, p.ObserveLease(l))
+	}
+}
+
+func readEvents(ctx context.Context, r *leases.Reader, cursor int64) ([]leases.Event, leases.Health, int64, error) {
+	var all []leases.Event
+	h := leases.Health{Status: leases.HealthOK}
+	for {
+		evs, eh, err := r.EventsSince(ctx, cursor, 1000)
+		if err != nil {
+			return all, h, cursor, err
+		}
+		if eh.Status != leases.HealthOK {
+			h = eh
+		}
+		all = append(all, evs...)
+		if len(evs) > 0 {
+			cursor = evs[len(evs)-1].EventID
+		}
+		if len(evs) < 1000 {
+			return all, h, cursor, nil
+		}
+	}
+}
+
+func worstOf(hs ...leases.Health) leases.Health {
+	out := leases.Health{Status: leases.HealthOK}
+	rank := map[leases.HealthStatus]int{leases.HealthOK: 0, "": 0, leases.HealthDegraded: 1, leases.HealthUnavailable: 2}
+	for _, h := range hs {
+		if rank[h.Status] > rank[out.Status] {
+			out.Status = h.Status
+		}
+		out.Reasons = append(out.Reasons, h.Reasons...)
+	}
+	return out
+}
+
+// Load reads every local source of ws once (no Gitea) and returns the Input
+// for Build. A missing or unreadable DB is an unavailable source, never an
+// empty one.
+func Load(ctx context.Context, ws Workspace, p Probe, now time.Time) *Input {
+	lo, lh, findings := LoadLocks(ws.LocksDir, p, now)
+	in := &Input{}
+	r, err := leases.OpenReadOnly(ws.DBPath)
+	if err != nil {
+		in.DBHealth = health(leases.HealthFromError(err), now, 0)
+	} else {
+		defer r.Close()
+		in, _, _ = LoadDB(ctx, r, p, 0, now)
+		in.RefLeases = lookupRefs(ctx, r, p, lo, in.Leases)
+	}
+	in.Locks, in.LocksHealth = lo, lh
+	in.Findings = append(in.Findings, findings...)
+	in.GiteaHealth = SourceHealth{Status: StatusNotConfigured, Reason: "no Gitea configured", ScannedAt: now}
+	return in
+}
+
+// lookupRefs reads, by id, leases that locks name and the snapshot does not hold.
+func lookupRefs(ctx context.Context, r *leases.Reader, p Probe, ls []LockObs, have []LeaseObs) map[string]*LeaseObs {
+	known := make(map[string]bool, len(have))
+	for _, l := range have {
+		known[l.Lease.LeaseID] = true
+	}
+	out := map[string]*LeaseObs{}
+	for _, lo := range ls {
+		id := lo.Entry.Record.LeaseID
+		if id == "" || known[id] || lo.Entry.Unreadable != nil {
+			continue
+		}
+		if _, done := out[id]; done {
+			continue
+		}
+		l, found, err := r.LeaseByID(ctx, id)
+		switch {
+		case err != nil:
+			continue // unknown: no conclusion
+		case !found:
+			out[id] = nil
+		default:
+			o := p.ObserveLease(l)
+			out[id] = &o
+		}
+	}
+	return out
+}

@@ -93,6 +93,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	pf.BoolVar(&g.jsonOut, "json", false, "print JSON")
 	addActionCommands(root, g)
 	addAuditCommands(root, g)
+	addDemoCommand(root, g)
 	return root
 }
 

@@ -1,0 +1,197 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"steward/gitea"
+	"steward/sim"
+	"steward/termsafe"
+)
+
+// demoFlags are `steward demo`'s own flags.
+type demoFlags struct {
+	headless   bool
+	dur        time.Duration
+	seed       uint64
+	workers    int
+	speed      float64
+	issues     int
+	keep       bool
+	giteaURL   string
+	giteaToken string
+	giteaRepo  string
+	verbose    bool
+}
+
+// demoReport is the --json summary of a headless run.
+type demoReport struct {
+	Root      string            `json:"root,omitempty"`
+	LocksDir  string            `json:"locks_dir,omitempty"`
+	DBPath    string            `json:"db_path,omitempty"`
+	RepoRoot  string            `json:"repo_root,omitempty"`
+	AuditLog  string            `json:"audit_log,omitempty"`
+	GiteaURL  string            `json:"gitea_url"`
+	GiteaAddr string            `json:"gitea_addr,omitempty"`
+	Repo      string            `json:"repo"`
+	Kept      bool              `json:"kept"`
+	Env       map[string]string `json:"env"`
+	Summary   sim.Summary       `json:"summary"`
+}
+
+func addDemoCommand(root *cobra.Command, g *globals) {
+	f := &demoFlags{}
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Build a lively demo workspace in a temp folder, start simulated workers, and open the workbench",
+		Long: `demo builds a complete workspace in a temporary folder — control-plane DB, lock files, a
+repository root with branches/, an audit log and a Gitea (the in-process API subset, or a
+real server with --gitea-url/--gitea-token) — seeds it with issues and pull requests, and
+starts simulated workers that claim, heartbeat, contend, die and ask questions through the
+governed core. Time is compressed by --speed (a 10-minute lease lives 30 s at the default).
+
+Everything is removed on exit unless --keep. --headless runs only the simulation for --for
+and prints what happened.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runDemo(cmd, g, f) },
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&f.headless, "headless", false, "run only the simulation and print what happened")
+	fl.DurationVar(&f.dur, "for", 0, "how long to run (wall clock); default 60s headless, until quit otherwise")
+	fl.Uint64Var(&f.seed, "seed", 1, "seed of the simulation: the same seed makes the same decisions")
+	fl.IntVar(&f.workers, "workers", 8, "number of simulated workers")
+	fl.Float64Var(&f.speed, "speed", sim.DefaultSpeed, "time compression (1 = the real lease policy; 20 = a 10-minute lease lives 30 s)")
+	fl.IntVar(&f.issues, "issues", 30, "number of issues to seed")
+	fl.BoolVar(&f.keep, "keep", false, "keep the workspace folder on exit and print how to inspect it")
+	fl.StringVar(&f.giteaURL, "gitea-url", "", "use a real Gitea at this URL instead of the in-process subset")
+	fl.StringVar(&f.giteaToken, "gitea-token", "", "access token for --gitea-url (default $"+gitea.EnvToken+"); never printed")
+	fl.StringVar(&f.giteaRepo, "gitea-repo", "", "owner/name of an empty repository on --gitea-url (default: create one)")
+	fl.BoolVar(&f.verbose, "verbose", false, "headless: print heartbeats too")
+	root.AddCommand(cmd)
+}
+
+func runDemo(cmd *cobra.Command, g *globals, f *demoFlags) error {
+	out := cmd.OutOrStdout()
+	if f.workers <= 0 || f.speed <= 0 || f.issues <= 0 {
+		return &exitError{code: ExitError, msg: "--workers, --speed and --issues must be positive"}
+	}
+	opts := sim.DemoOptions{Keep: f.keep, Seed: f.seed, Workers: f.workers, Speed: f.speed, Issues: f.issues}
+	if f.giteaURL != "" {
+		opts.GiteaURL, opts.GiteaToken = f.giteaURL, f.giteaToken
+		if opts.GiteaToken == "" {
+			opts.GiteaToken = os.Getenv(gitea.EnvToken)
+		}
+		if opts.GiteaToken == "" {
+			return &exitError{code: ExitError, msg: "--gitea-url needs --gitea-token (or $" + gitea.EnvToken + ")"}
+		}
+		if f.giteaRepo != "" {
+			o, r, ok := strings.Cut(f.giteaRepo, "/")
+			if !ok || o == "" || r == "" {
+				return &exitError{code: ExitError, msg: "--gitea-repo must be owner/name"}
+			}
+			opts.Owner, opts.Repo = o, r
+		}
+	}
+	if f.headless && !g.jsonOut {
+		opts.OnEvent = func(e sim.Event) {
+			if e.Kind != sim.EventHeartbeat || f.verbose {
+				fmt.Fprintln(out, termsafe.Line(e.String()))
+			}
+		}
+	}
+	base := cmd.Context()
+	if base == nil {
+		base = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(base, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	d, err := sim.NewDemo(ctx, opts)
+	if err != nil {
+		if d != nil {
+			_ = d.Close()
+		}
+		return err
+	}
+	defer d.Close()
+	if !f.headless {
+		return runDemoWorkbench(ctx, cmd, d, f)
+	}
+	dur := f.dur
+	if dur <= 0 {
+		dur = 60 * time.Second
+	}
+	sum, err := d.Run(ctx, dur)
+	if err != nil {
+		return err
+	}
+	rep := report(d, f, sum)
+	if cerr := d.Close(); cerr != nil {
+		fmt.Fprintln(cmd.ErrOrStderr(), "steward: demo clean-up:", cerr)
+	}
+	return printOut(out, g.jsonOut, rep, func(w io.Writer) { writeDemoSummary(w, rep) })
+}
+
+// runDemoWorkbench runs the fleet in the background while the workbench is open.
+func runDemoWorkbench(ctx context.Context, cmd *cobra.Command, d *sim.Demo, f *demoFlags) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	dur := f.dur
+	if dur <= 0 {
+		dur = 24 * time.Hour
+	}
+	done := make(chan error, 1)
+	go func() { _, err := d.Run(ctx, dur); done <- err; cancel() }()
+	err := openWorkbench(ctx, cmd, d)
+	cancel()
+	if rerr := <-done; err == nil && rerr != nil && !errors.Is(rerr, context.Canceled) {
+		err = rerr
+	}
+	if f.keep {
+		writeKeep(cmd.OutOrStdout(), report(d, f, d.Fleet().Summary()))
+	}
+	return err
+}
+
+func report(d *sim.Demo, f *demoFlags, sum sim.Summary) demoReport {
+	r := demoReport{GiteaURL: d.GiteaURL, GiteaAddr: d.Addr(), Repo: d.Owner + "/" + d.Repo, Kept: f.keep, Env: d.Env, Summary: sum}
+	r.Root, r.LocksDir, r.DBPath, r.RepoRoot, r.AuditLog = d.Root, d.Workspace.LocksDir, d.Workspace.DBPath, d.Workspace.RepoRoot, d.AuditPath
+	return r
+}
+
+func writeDemoSummary(w io.Writer, r demoReport) {
+	s := r.Summary
+	fmt.Fprintf(w, "\nseed %d, %d workers, speed %gx, %s wall\n", s.Seed, s.Workers, s.Speed, s.Wall.Round(time.Millisecond))
+	kinds := make([]string, 0, len(s.Counts))
+	for k := range s.Counts {
+		kinds = append(kinds, string(k))
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		first := s.First[sim.EventKind(k)]
+		fmt.Fprintf(w, "  %-18s %4d   first after %s\n", k, s.Counts[sim.EventKind(k)], first.Round(time.Millisecond))
+	}
+	if r.Kept {
+		writeKeep(w, r)
+	}
+}
+
+func writeKeep(w io.Writer, r demoReport) {
+	fmt.Fprintf(w, "\nkept the demo workspace in %s\n", r.Root)
+	fmt.Fprintf(w, "  locks:  %s\n  db:     %s\n  repo:   %s\n  audit:  %s\n", r.LocksDir, r.DBPath, r.RepoRoot, r.AuditLog)
+	fmt.Fprintln(w, "inspect it with (the lease policy was compressed; the same overrides make expiry read alike):")
+	fmt.Fprintf(w, "  %s \\\n    steward status --locks %q --db %q --repo-root %q --audit %q\n",
+		strings.Join(sim.EnvLines(r.Env), " \\\n    "), r.LocksDir, r.DBPath, r.RepoRoot, r.AuditLog)
+	if r.GiteaAddr != "" {
+		fmt.Fprintln(w, "(the in-process Gitea stopped with the demo; Gitea facts are not available afterwards)")
+	}
+}

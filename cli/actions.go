@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"steward/govern"
+	"steward/termsafe"
 )
 
 // flagSpec maps one command-line flag onto a request: a target field or a parameter.
@@ -185,13 +186,15 @@ func runAction(ctx context.Context, w io.Writer, c *govern.Core, req govern.Requ
 	if err != nil {
 		return err
 	}
-	if dryRun || !pv.Allowed {
+	if dryRun {
 		_ = printOut(w, jsonOut, pv, func(w io.Writer) { writePreview(w, pv) })
 		if !pv.Allowed {
 			return &exitError{code: ExitRefused}
 		}
 		return nil
 	}
+	// A refused preview is still applied: the apply refuses the same way, and the attempt is
+	// audited (a refused claim also leaves its claim.refused event for contention).
 	out := c.Apply(ctx, pv, confirm)
 	_ = printOut(w, jsonOut, out, func(w io.Writer) { writeOutcome(w, out) })
 	switch out.Result {
@@ -210,7 +213,7 @@ func writePreview(w io.Writer, pv govern.Preview) {
 	if pv.Allowed {
 		fmt.Fprintln(w, "allowed")
 	} else {
-		fmt.Fprintf(w, "refused  %s: %s\n", pv.Refusal.Code, pv.Refusal.Message)
+		fmt.Fprintf(w, "refused  %s: %s\n", pv.Refusal.Code, termsafe.Text(pv.Refusal.Message))
 	}
 	section(w, "effects", pv.Effects)
 	section(w, "fences", pv.Fences)
@@ -224,13 +227,13 @@ func writePreview(w io.Writer, pv govern.Preview) {
 func writeOutcome(w io.Writer, out govern.Outcome) {
 	fmt.Fprintf(w, "%s  %s  (%s, attempt %s)\n", out.Result, out.Action, out.Disposition, out.Attempt)
 	if out.Code != "" {
-		fmt.Fprintf(w, "%s: %s\n", out.Code, out.Message)
+		fmt.Fprintf(w, "%s: %s\n", out.Code, termsafe.Text(out.Message))
 	} else if out.Message != "" && out.Message != "done" {
-		fmt.Fprintln(w, out.Message)
+		fmt.Fprintln(w, termsafe.Text(out.Message))
 	}
 	section(w, "effects", out.Effects)
 	for k, v := range out.Detail {
-		fmt.Fprintf(w, "%s: %s\n", k, v)
+		fmt.Fprintf(w, "%s: %s\n", k, termsafe.Line(v))
 	}
 }
 
@@ -240,7 +243,7 @@ func section(w io.Writer, name string, lines []string) {
 	}
 	fmt.Fprintf(w, "%s:\n", name)
 	for _, l := range lines {
-		fmt.Fprintf(w, "  - %s\n", l)
+		fmt.Fprintf(w, "  - %s\n", termsafe.Text(l))
 	}
 }
 

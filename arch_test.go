@@ -18,7 +18,7 @@ import (
 var layers = map[string]int{
 	"steward":          6,
 	"steward/cli":      5,
-	"steward/sim":      5,
+	"steward/sim":      4,
 	"steward/tui":      4,
 	"steward/govern":   3,
 	"steward/model":    2,

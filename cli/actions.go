@@ -70,7 +70,7 @@ func actionCommands() []actionCmd {
 
 func addActionCommands(root *cobra.Command, g *globals) {
 	groups := map[string]*cobra.Command{}
-	for _, ac := range actionCommands() {
+	for _, ac := range append(actionCommands(), clarificationCommands()...) {
 		parent := root
 		for _, p := range ac.path[:len(ac.path)-1] {
 			grp, ok := groups[p]

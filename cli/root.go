@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"steward/gitea"
 	"steward/govern"
 )
 
@@ -38,6 +39,7 @@ type globals struct {
 	login    string
 	readOnly bool
 	jsonOut  bool
+	gitea    giteaFlags
 }
 
 func home() string {
@@ -91,6 +93,9 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	pf.StringVar(&g.login, "login", envOr("STEWARD_GITEA_LOGIN", ""), "your Gitea login, recorded as the actor")
 	pf.BoolVar(&g.readOnly, "read-only", false, "refuse every change (enforced in the governed core)")
 	pf.BoolVar(&g.jsonOut, "json", false, "print JSON")
+	pf.StringVar(&g.gitea.url, "gitea-url", envOr(gitea.EnvURL, ""), "Gitea base URL (token from $"+gitea.EnvToken+" or the tea config)")
+	pf.StringVar(&g.gitea.login, "gitea-login", "", "tea CLI login name to use (default: tea's default login)")
+	pf.StringVar(&g.gitea.repo, "gitea-repo", envOr("STEWARD_GITEA_REPO", ""), "owner/name of the Gitea repository the workers coordinate through")
 	addActionCommands(root, g)
 	addAuditCommands(root, g)
 	addDemoCommand(root, g)
@@ -127,6 +132,14 @@ func (g *globals) core() (*govern.Core, func(), error) {
 		return nil, nil, err
 	}
 	ws := govern.Workspace{LocksDir: g.locksDir, DBPath: g.dbPath, RepoRoot: g.repoRoot}
+	cl, err := g.giteaClient(os.Stderr)
+	if err != nil {
+		log.Close()
+		return nil, nil, err
+	}
+	if cl != nil {
+		ws.Gitea = cl
+	}
 	c := govern.New(ws, log, govern.Options{Actor: govern.LocalActor(role, g.login), ReadOnly: g.readOnly})
 	return c, func() { log.Close() }, nil
 }

@@ -35,6 +35,8 @@ type DemoOptions struct {
 	Speed   float64
 	Rates   *Rates
 	OnEvent func(Event)
+	// Virtual runs the fleet's events back to back (tests of determinism).
+	Virtual bool
 }
 
 // Demo is a complete, lively workspace in a temporary folder: control-plane DB, locks
@@ -114,7 +116,7 @@ func NewDemo(ctx context.Context, o DemoOptions) (d *Demo, err error) {
 	}
 	d.Workspace.Gitea = d.Client
 	d.fleet, err = New(Config{Workspace: d.Workspace, Audit: d.audit, Owner: d.Owner, Repo: d.Repo, Backlog: d.Backlog,
-		Tracker: d.Client, PRs: prs, Workers: o.Workers, Seed: o.Seed, Speed: o.Speed, Rates: o.Rates, OnEvent: o.OnEvent})
+		Tracker: d.Client, PRs: prs, Workers: o.Workers, Seed: o.Seed, Speed: o.Speed, Rates: o.Rates, OnEvent: o.OnEvent, Virtual: o.Virtual})
 	return d, err
 }
 

@@ -1,0 +1,151 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"steward/leases"
+)
+
+var rules = Rules{Markers: []string{"status:blocked-pending-clarification"}, Blocked: "status:blocked"}
+
+func TestDependencies(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		want []int64
+	}{
+		{"", nil},
+		{"Depends on #3.", []int64{3}},
+		{"depends on #3 and depends  on #12; DEPENDS ON #3", []int64{3, 12}},
+		{"depends on #0, depends on issue 4", nil},
+	} {
+		if got := Dependencies(tc.body); !slices.Equal(got, tc.want) {
+			t.Errorf("Dependencies(%q) = %v, want %v", tc.body, got, tc.want)
+		}
+	}
+}
+
+func TestEligible(t *testing.T) {
+	open := map[int64]bool{1: true, 2: false}
+	for _, tc := range []struct {
+		name string
+		c    Candidate
+		ok   bool
+		why  string
+	}{
+		{"plain", Candidate{Number: 5, Open: true}, true, ""},
+		{"closed", Candidate{Number: 5}, false, "closed"},
+		{"claimed", Candidate{Number: 5, Open: true, Claimed: true}, false, "claimed"},
+		{"blocked", Candidate{Number: 5, Open: true, Labels: []string{"status:blocked"}}, false, "blocked"},
+		{"marked", Candidate{Number: 5, Open: true, Labels: []string{"status:blocked-pending-clarification"}}, false, "awaiting clarification"},
+		{"open dependency", Candidate{Number: 5, Open: true, Body: "depends on #1"}, false, "depends on open #1"},
+		{"done dependency", Candidate{Number: 5, Open: true, Body: "depends on #2"}, true, ""},
+		{"unknown dependency", Candidate{Number: 5, Open: true, Body: "depends on #9"}, false, "depends on open #9"},
+	} {
+		ok, why := Eligible(tc.c, rules, open)
+		if ok != tc.ok || why != tc.why {
+			t.Errorf("%s: Eligible = %v %q, want %v %q", tc.name, ok, why, tc.ok, tc.why)
+		}
+	}
+}
+
+func TestChoosePrefersPriorityAndUnblocking(t *testing.T) {
+	cs := []Candidate{
+		{Number: 1, Open: true, Labels: []string{"priority:low"}},
+		{Number: 2, Open: true, Labels: []string{"priority:high"}},
+		{Number: 3, Open: true, Labels: []string{"priority:critical"}, Claimed: true, HeldBy: "other"},
+		{Number: 4, Open: true, Labels: []string{"priority:medium"}, Body: "depends on #2"},
+		{Number: 5, Open: true, Labels: []string{"priority:high", "status:blocked-pending-clarification"}},
+	}
+	for seed := range uint64(50) {
+		got, ok := Choose(cs, rules, rand.New(rand.NewPCG(seed, 1)))
+		if !ok || got.Number != 2 {
+			t.Fatalf("seed %d: chose #%d (ok %v), want #2 (high priority, unblocks #4)", seed, got.Number, ok)
+		}
+	}
+	hot, ok := Hot(cs, "me")
+	if !ok || hot.Number != 3 {
+		t.Fatalf("Hot = #%d %v, want #3 held by another session", hot.Number, ok)
+	}
+	if _, ok := Hot(cs, "other"); ok {
+		t.Fatal("Hot offered a session its own item")
+	}
+	if _, ok := Choose([]Candidate{{Number: 1, Open: true, Claimed: true}}, rules, rand.New(rand.NewPCG(1, 1))); ok {
+		t.Fatal("Choose offered a claimed item")
+	}
+}
+
+func TestPolicyEnvCompressesEveryClass(t *testing.T) {
+	env := PolicyEnv(20)
+	set := leases.LoadPolicies(Lookup(env, nil))
+	for _, o := range set.Overrides {
+		if !o.Applied {
+			t.Errorf("override %s=%s ignored: %s", o.Var, o.Value, o.Reason)
+		}
+	}
+	for _, c := range leases.KnownTaskClasses() {
+		p, d := set.For(c), leases.DefaultPolicy(c)
+		if got, want := p.InitialTTL(), d.InitialTTL()/20; got != want {
+			t.Errorf("%s: TTL %v, want %v", c, got, want)
+		}
+		if got, want := p.HeartbeatCadence(), d.HeartbeatCadence()/20; got != want {
+			t.Errorf("%s: cadence %v, want %v", c, got, want)
+		}
+	}
+	if len(PolicyEnv(1)) != 0 {
+		t.Error("speed 1 should override nothing")
+	}
+	if v, ok := Lookup(env, func(string) (string, bool) { return "x", true })("OTHER"); !ok || v != "x" {
+		t.Error("Lookup does not fall through to next")
+	}
+}
+
+func TestSchedulerRunsInTimeThenSequenceOrder(t *testing.T) {
+	s := newScheduler(time.Unix(0, 0), 10, true)
+	var got []string
+	add := func(at time.Duration, name string) { s.at(at, func() { got = append(got, name) }) }
+	add(3*time.Second, "c")
+	add(time.Second, "a")
+	add(time.Second, "b")
+	s.at(2*time.Second, func() {
+		got = append(got, "x")
+		if w := s.clock(); !w.Equal(time.Unix(0, 0).Add(200 * time.Millisecond)) {
+			t.Errorf("clock at 2s virtual, speed 10 = %v", w)
+		}
+		s.after(0, func() { got = append(got, "x+0") })
+	})
+	add(time.Hour, "late")
+	if err := s.run(t.Context(), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"a", "b", "x", "x+0", "c"}; !slices.Equal(got, want) {
+		t.Fatalf("order %v, want %v", got, want)
+	}
+	if s.now() != time.Minute {
+		t.Fatalf("now after run = %v, want the limit", s.now())
+	}
+}
+
+func TestBacklogIsSeededAndDependsBackwards(t *testing.T) {
+	a, b := Backlog(7, 30), Backlog(7, 30)
+	if !slices.EqualFunc(a, b, func(x, y SeedIssue) bool { return x.Title == y.Title && x.Body == y.Body }) {
+		t.Fatal("same seed, different backlog")
+	}
+	deps, blocked := 0, 0
+	for i, s := range a {
+		for _, d := range Dependencies(s.Body) {
+			deps++
+			if d >= int64(i+1) {
+				t.Errorf("issue %d depends on #%d, not an earlier one", i+1, d)
+			}
+		}
+		if slices.Contains(s.Labels, rules.Blocked) {
+			blocked++
+		}
+	}
+	if deps == 0 || blocked != 1 {
+		t.Fatalf("backlog has %d dependencies and %d blocked issues; want some and one", deps, blocked)
+	}
+}

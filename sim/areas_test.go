@@ -3,8 +3,8 @@ package sim
 import (
 	"context"
 	"fmt"
-	"slices"
 	"os"
+	"slices"
 	"sync"
 	"testing"
 	"time"

@@ -1,0 +1,144 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"steward/leases"
+)
+
+// childrenOf lists the live processes whose parent is pid (from /proc).
+func childrenOf(t *testing.T, pid int) []string {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatalf("read /proc: %v", err)
+	}
+	var out []string
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "status"))
+		if err != nil {
+			continue
+		}
+		var name string
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "Name:\t"); ok {
+				name = v
+			}
+			if v, ok := strings.CutPrefix(line, "PPid:\t"); ok && v == strconv.Itoa(pid) {
+				out = append(out, e.Name()+" "+name)
+			}
+		}
+	}
+	return out
+}
+
+func runDemoJSON(t *testing.T, args ...string) demoReport {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(append([]string{"demo", "--headless", "--json"}, args...), &out, &errb)
+	if code != ExitOK {
+		t.Fatalf("steward demo %v: exit %d: %s", args, code, errb.String())
+	}
+	var r demoReport
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("decode --json: %v\n%s", err, out.String())
+	}
+	return r
+}
+
+// TestDemoStartStopLeavesNothing starts and stops the demo 20 times and checks that no
+// worker process, temp folder or listening port is left behind.
+func TestDemoStartStopLeavesNothing(t *testing.T) {
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		t.Fatalf("this test reads /proc: %v", err)
+	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	before := len(childrenOf(t, os.Getpid()))
+	started := 0
+	for i := range 20 {
+		r := runDemoJSON(t, "--for", "400ms", "--speed", "120", "--seed", strconv.Itoa(i+1))
+		if r.Summary.Counts["claim"] == 0 || len(r.Summary.PIDs) == 0 {
+			t.Fatalf("run %d: no claims or no worker processes: %+v", i, r.Summary.Counts)
+		}
+		started += len(r.Summary.PIDs)
+		for _, pid := range r.Summary.PIDs {
+			if err := syscall.Kill(pid, 0); err == nil {
+				t.Fatalf("run %d: worker process %d still exists", i, pid)
+			}
+		}
+		if kids := childrenOf(t, os.Getpid()); len(kids) > before {
+			t.Fatalf("run %d: child processes left: %v", i, kids)
+		}
+		if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+			t.Fatalf("run %d: left in the temp folder: %v", i, ents)
+		}
+		if c, err := net.DialTimeout("tcp", r.GiteaAddr, time.Second); err == nil {
+			c.Close()
+			t.Fatalf("run %d: Gitea port %s still accepts connections", i, r.GiteaAddr)
+		}
+	}
+	t.Logf("20 runs, %d worker processes started and gone, temp folder empty, ports closed", started)
+}
+
+// TestDemoKeep keeps the workspace and checks that it holds what the run reported, read
+// back through the DB reader: live claims, and claim.refused events for the contention.
+// TODO(model): also run `steward status --json` on the kept workspace once it lands.
+func TestDemoKeep(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	r := runDemoJSON(t, "--for", "2s", "--speed", "120", "--keep")
+	if !r.Kept || !strings.HasPrefix(r.Root, tmp) {
+		t.Fatalf("kept %v at %q, want a folder under %s", r.Kept, r.Root, tmp)
+	}
+	rd, err := leases.OpenReadOnly(r.DBPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	snap, err := rd.Snapshot(t.Context(), leases.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	active := 0
+	for _, l := range snap.Leases {
+		if l.Status == leases.StatusActive {
+			active++
+		}
+	}
+	evs, _, err := rd.EventsSince(t.Context(), 0, 100000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := 0
+	for _, e := range evs {
+		if e.EventType == "claim.refused" {
+			refused++
+		}
+	}
+	if active == 0 || refused == 0 {
+		t.Fatalf("kept DB has %d active leases and %d claim.refused events; want both", active, refused)
+	}
+	if got := r.Summary.Counts["claim-refused"]; got < refused {
+		t.Errorf("summary counts %d refusals, DB has %d claim.refused events", got, refused)
+	}
+	var text bytes.Buffer
+	writeKeep(&text, r)
+	for _, want := range []string{"steward status", r.DBPath, "GITEA_LEASE_POLICY_AUTHOR_ISSUE_WORK_INITIAL_TTL_MINUTES="} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("--keep output lacks %q:\n%s", want, text.String())
+		}
+	}
+}

@@ -98,6 +98,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	pf.StringVar(&g.gitea.repo, "gitea-repo", envOr("STEWARD_GITEA_REPO", ""), "owner/name of the Gitea repository the workers coordinate through")
 	addActionCommands(root, g)
 	addAuditCommands(root, g)
+	addStatusCommand(root, g)
 	addDemoCommand(root, g)
 	return root
 }

@@ -1,0 +1,227 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"steward/gitea"
+	"steward/model"
+	"steward/termsafe"
+)
+
+// statusFlags are the flags of `steward status`.
+type statusFlags struct {
+	watch     bool
+	noGitea   bool
+	giteaURL  string
+	giteaRepo string
+	now       string
+}
+
+// addStatusCommand adds `steward status [--json] [--watch]`.
+func addStatusCommand(root *cobra.Command, g *globals) {
+	f := &statusFlags{}
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Print the live snapshot: sources, claims, contention, clarifications, orphans",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runStatus(cmd.Context(), cmd.OutOrStdout(), g, f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&f.watch, "watch", false, "keep watching; print a snapshot (a JSON line with --json) per change")
+	fl.BoolVar(&f.noGitea, "no-gitea", false, "do not read Gitea")
+	fl.StringVar(&f.giteaURL, "gitea-url", envOr(gitea.EnvURL, ""), "Gitea base URL (token from $STEWARD_GITEA_TOKEN or a tea login)")
+	fl.StringVar(&f.giteaRepo, "gitea-repo", envOr("STEWARD_GITEA_REPO", ""), "Gitea repository as org/repo")
+	fl.StringVar(&f.now, "now", "", "classify at this RFC 3339 instant instead of the clock (reproducible output)")
+	root.AddCommand(cmd)
+}
+
+func runStatus(ctx context.Context, out io.Writer, g *globals, f *statusFlags) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	clock := time.Now
+	if f.now != "" {
+		t, err := time.Parse(time.RFC3339, f.now)
+		if err != nil {
+			return &exitError{code: ExitError, msg: "--now: " + err.Error()}
+		}
+		clock = func() time.Time { return t }
+	}
+	ws := model.Workspace{LocksDir: g.locksDir, DBPath: g.dbPath, RepoRoot: g.repoRoot}
+	cfg := model.Config{}
+	var gf model.GiteaFacts
+	giteaWhy := "Gitea not configured (give --gitea-url and --gitea-repo, or --no-gitea)"
+	if f.noGitea {
+		giteaWhy = "Gitea not read (--no-gitea)"
+	} else if f.giteaRepo != "" {
+		org, repo, ok := strings.Cut(f.giteaRepo, "/")
+		if !ok {
+			return &exitError{code: ExitError, msg: "--gitea-repo must be org/repo"}
+		}
+		cfg.Org, cfg.Repo = org, repo
+		login, _, err := gitea.LoadLogin(gitea.LoginOptions{URL: f.giteaURL, Token: os.Getenv(gitea.EnvToken)})
+		if err != nil {
+			giteaWhy = "Gitea login: " + err.Error()
+		} else if c, err := gitea.New(gitea.Config{Login: login, Owner: org, Repo: repo}); err != nil {
+			giteaWhy = "Gitea client: " + err.Error()
+		} else {
+			gf = c
+		}
+	}
+	if !f.watch {
+		now := clock()
+		in := model.Load(ctx, ws, model.NewProbe(ws.RepoRoot), now)
+		in.GiteaHealth.Reason = giteaWhy
+		if gf != nil {
+			var claimed []model.Item
+			for _, c := range model.Build(in, cfg, now).Claims {
+				if c.Item != nil {
+					claimed = append(claimed, *c.Item)
+				}
+			}
+			in.Gitea, in.Clarifications, in.GiteaHealth = model.LoadGitea(ctx, gf, cfg, claimed, now)
+		}
+		s := model.Build(in, cfg, now)
+		annotate(ctx, s)
+		return printSnapshot(out, s, g.jsonOut)
+	}
+	live := model.NewLive(ws, model.LiveOptions{Config: cfg, Now: clock, Gitea: gf})
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	if err := live.Start(ctx); err != nil {
+		return err
+	}
+	defer live.Close()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case s, ok := <-live.Snapshots():
+			if !ok {
+				return nil
+			}
+			annotate(ctx, s)
+			if err := printSnapshot(out, s, g.jsonOut); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// annotate is the hook where the governed core previews each orphan's action
+// and fills Allowed and Refusal (govern.Annotate, wired by govern's owner).
+// Until then Allowed stays null: not previewed, never "allowed".
+var annotate = func(ctx context.Context, s *model.Snapshot) {}
+
+func printSnapshot(out io.Writer, s *model.Snapshot, asJSON bool) error {
+	if asJSON {
+		b, err := json.Marshal(s)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(out, "%s\n", b)
+		return err
+	}
+	printText(out, s)
+	return nil
+}
+
+func age(now, t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	d := now.Sub(t).Round(time.Second)
+	if d < 0 {
+		return "in " + (-d).String()
+	}
+	return d.String() + " ago"
+}
+
+func printText(w io.Writer, s *model.Snapshot) {
+	L := termsafe.Line
+	now := s.GeneratedAt
+	fmt.Fprintf(w, "steward status at %s\n\nsources\n", now.UTC().Format(time.RFC3339))
+	for _, x := range []struct {
+		n string
+		h model.SourceHealth
+	}{{"locks", s.Sources.Locks}, {"db", s.Sources.DB}, {"gitea", s.Sources.Gitea}} {
+		line := fmt.Sprintf("  %-6s %-14s scanned %s in %s", x.n, x.h.Status, age(now, x.h.ScannedAt), x.h.ScanDuration.Round(time.Microsecond))
+		if x.h.Partial {
+			line += " (partial inventory)"
+		}
+		if x.h.Reason != "" {
+			line += " — " + L(x.h.Reason)
+		}
+		fmt.Fprintln(w, line)
+	}
+	c := s.Count()
+	var bs []string
+	for b, n := range c.Buckets {
+		bs = append(bs, fmt.Sprintf("%s %d", b, n))
+	}
+	sort.Strings(bs)
+	fmt.Fprintf(w, "\ncounts: %d claims, %d contention (%d collisions), %d clarifications, %d orphans, %d sessions; items: %s\n",
+		c.Claims, c.Contention, c.Collisions, c.Clarifications, c.Orphans, c.Sessions, strings.Join(bs, ", "))
+	fmt.Fprintf(w, "\nclaims (%d)\n", len(s.Claims))
+	for _, x := range s.Claims {
+		who := ""
+		if x.Claimant != nil {
+			who = x.Claimant.Username + "/" + x.Claimant.Profile
+		}
+		left := "no expiry"
+		if !x.ExpiresAt.IsZero() {
+			left = "expires " + age(now, x.ExpiresAt)
+		}
+		fmt.Fprintf(w, "  %-22s %-8s %-16s session %s, %s, heartbeat %s, %s, contract %s, freshness %s, owner %s, lock %s, lease %s\n",
+			L(itemStr(x.Item)), L(x.Role), L(who), L(x.SessionID), L(x.Phase), age(now, x.LastHeartbeat), left,
+			L(x.Contract), L(x.Freshness), x.OwnerLiveness, L(x.LockFile), L(x.LeaseID))
+	}
+	fmt.Fprintf(w, "\ncontention (%d)\n", len(s.Contention))
+	for _, x := range s.Contention {
+		extra := ""
+		if x.Kind == model.ContentionClaimRefused {
+			extra = fmt.Sprintf(" — %d refused in %ds", x.Count, x.WindowS)
+		}
+		fmt.Fprintf(w, "  %-24s %-22s sessions %s%s\n", x.Kind, L(itemStr(x.Item)), L(strings.Join(x.Sessions, ", ")), extra)
+	}
+	fmt.Fprintf(w, "\nclarifications (%d)\n", len(s.Clarifications))
+	for _, x := range s.Clarifications {
+		fmt.Fprintf(w, "  %-22s asked by %s %s: %s\n", L(x.Item.String()), L(x.AskedBy), age(now, x.AskedAt), termsafe.Truncate(L(x.Question), 100))
+	}
+	fmt.Fprintf(w, "\norphans (%d)\n", len(s.Orphans))
+	for _, o := range s.Orphans {
+		what := "inspect only: " + L(o.InspectOnlyReason)
+		if o.Action != nil {
+			what = "action " + o.Action.ID + " (not previewed)"
+			if o.Action.Allowed != nil && *o.Action.Allowed {
+				what = "action " + o.Action.ID + " (allowed)"
+			} else if o.Action.Refusal != nil {
+				what = "action " + o.Action.ID + " refused: " + L(o.Action.Refusal.Code)
+			}
+		}
+		target := strings.TrimSpace(L(o.LockFile) + " " + L(o.LeaseID))
+		fmt.Fprintf(w, "  %-30s %-22s %s — %s\n", o.Kind, L(itemStr(o.Item)), target, termsafe.Truncate(what, 160))
+	}
+	for _, f := range s.Findings {
+		fmt.Fprintf(w, "note: %s\n", L(f))
+	}
+}
+
+func itemStr(it *model.Item) string {
+	if it == nil {
+		return "-"
+	}
+	return it.String()
+}

@@ -1,0 +1,161 @@
+package model
+
+import (
+	"container/heap"
+	"context"
+	"time"
+
+	"steward/gitea"
+)
+
+// GiteaFacts is the part of the Gitea client the model reads (*gitea.Client
+// satisfies it). Every call reports its Health; a failed read is never an
+// empty inventory.
+type GiteaFacts interface {
+	Clarifications(ctx context.Context, o gitea.ClarificationOptions) ([]gitea.Clarification, gitea.Health)
+	Blocked(ctx context.Context) ([]gitea.Issue, gitea.Health)
+	OpenPullRequests(ctx context.Context) ([]gitea.PullRequest, gitea.Health)
+	IssueState(ctx context.Context, number int64) (gitea.IssueFact, gitea.Health)
+}
+
+var _ GiteaFacts = (*gitea.Client)(nil)
+
+type giteaResult struct {
+	facts  []GiteaFact
+	clars  []gitea.Clarification
+	health SourceHealth
+}
+
+// MaxIssueProbes bounds how many claimed items one Gitea poll asks about.
+const MaxIssueProbes = 200
+
+// LoadGitea reads the Gitea facts the model uses: clarification items,
+// status:blocked items, open pull requests, and the state of each claimed
+// item in claimed (at most MaxIssueProbes). cfg names the repository.
+func LoadGitea(ctx context.Context, g GiteaFacts, cfg Config, claimed []Item, now time.Time) ([]GiteaFact, []gitea.Clarification, SourceHealth) {
+	cfg = cfg.withDefaults()
+	t0 := time.Now()
+	facts := map[string]*GiteaFact{}
+	var order []string
+	put := func(kind string, n int64) *GiteaFact {
+		it := Item{Kind: kind, Number: n, Remote: cfg.Remote, Org: cfg.Org, Repo: cfg.Repo}
+		k := it.key()
+		f := facts[k]
+		if f == nil {
+			f = &GiteaFact{Item: it, Found: true}
+			facts[k] = f
+			order = append(order, k)
+		}
+		return f
+	}
+	var hs []gitea.Health
+	fromIssue := func(is gitea.Issue) {
+		kind := string(is.Kind)
+		if kind == "" {
+			kind = "issue"
+		}
+		f := put(kind, is.Number)
+		f.Title, f.State, f.URL, f.UpdatedAt = is.Title, is.State, is.URL, is.UpdatedAt
+		f.Labels = appendUnique(f.Labels, is.Labels...)
+	}
+	clars, h := g.Clarifications(ctx, gitea.ClarificationOptions{})
+	hs = append(hs, h)
+	for _, c := range clars {
+		fromIssue(c.Issue)
+	}
+	blocked, h := g.Blocked(ctx)
+	hs = append(hs, h)
+	for _, is := range blocked {
+		fromIssue(is)
+	}
+	prs, h := g.OpenPullRequests(ctx)
+	hs = append(hs, h)
+	for _, p := range prs {
+		f := put("pr", p.Number)
+		f.Title, f.State, f.Merged, f.URL, f.UpdatedAt, f.HeadBranch = p.Title, p.State, p.Merged, p.URL, p.UpdatedAt, p.HeadBranch
+	}
+	for i, it := range claimed {
+		if i >= MaxIssueProbes {
+			break
+		}
+		if it.Org != cfg.Org || it.Repo != cfg.Repo {
+			continue
+		}
+		fact, h := g.IssueState(ctx, it.Number)
+		hs = append(hs, h)
+		if !h.OK() {
+			continue
+		}
+		if !fact.Found {
+			f := put(it.Kind, it.Number)
+			f.Found = false
+			continue
+		}
+		fromIssue(fact.Issue)
+	}
+	out := make([]GiteaFact, 0, len(order))
+	for _, k := range order {
+		out = append(out, *facts[k])
+	}
+	sh := SourceHealth{Status: StatusOK, ScannedAt: now, ScanDuration: time.Since(t0)}
+	for _, h := range hs {
+		switch h.State {
+		case gitea.HealthUnavailable:
+			sh.Status, sh.Partial = StatusUnavailable, false
+			sh.Reason = h.Reason
+		case gitea.HealthPartial:
+			if sh.Status == StatusOK {
+				sh.Status, sh.Partial, sh.Reason = StatusDegraded, true, h.Reason
+			}
+		}
+		if sh.Status == StatusUnavailable {
+			break
+		}
+	}
+	if sh.Status == StatusUnavailable && len(out) > 0 {
+		sh.Status, sh.Partial = StatusDegraded, true
+	}
+	return out, clars, sh
+}
+
+func appendUnique(s []string, xs ...string) []string {
+	for _, x := range xs {
+		dup := false
+		for _, y := range s {
+			dup = dup || y == x
+		}
+		if !dup {
+			s = append(s, x)
+		}
+	}
+	return s
+}
+
+func (l *Live) pollGitea(ctx context.Context) {
+	defer l.wg.Done()
+	t := time.NewTicker(l.opt.GiteaEvery)
+	defer t.Stop()
+	for {
+		var claimed []Item
+		if s := l.Current(); s != nil {
+			for _, c := range s.Claims {
+				if c.Item != nil {
+					claimed = append(claimed, *c.Item)
+				}
+			}
+		}
+		facts, clars, h := LoadGitea(ctx, l.opt.Gitea, l.opt.Config, claimed, l.opt.Now())
+		select {
+		case l.giteaCh <- giteaResult{facts, clars, h}:
+		case <-ctx.Done():
+			return
+		}
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+func heapInit(h *deadlines) { heap.Init(h) }

@@ -1,0 +1,166 @@
+package model
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"steward/leases"
+	"steward/locks"
+)
+
+// LiveOptions tunes Live. The zero value is usable.
+type LiveOptions struct {
+	Config Config
+	// Probe makes liveness and worktree observations (NewProbe(RepoRoot) when zero).
+	Probe *Probe
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+	// Resync is the period of the cheap full resync that heals missed events
+	// (default 30 s): the directory is re-listed and only files whose inode,
+	// size or mtime moved are re-read; the DB is re-read only when
+	// data_version moved.
+	Resync time.Duration
+	// ProbeEvery is how often owner liveness and worktrees are re-probed for
+	// records on this host (default 5 s): a process can die with no file changing.
+	ProbeEvery time.Duration
+	// Gitea, when set, is polled every GiteaEvery (default 60 s).
+	Gitea      GiteaFacts
+	GiteaEvery time.Duration
+	// Debounce is the lock watcher's gathering window (default locks.DefaultDebounce).
+	Debounce time.Duration
+}
+
+// Live keeps a Snapshot of a workspace current: fsnotify on the locks
+// directory (one changed file re-read with locks.ReadFile), on the DB and its
+// WAL (confirmed with PRAGMA data_version; events read past a cursor), a heap
+// of time deadlines, an optional Gitea poll and a periodic cheap resync.
+// All state is owned by one goroutine; Current and Snapshots are safe for
+// concurrent use.
+type Live struct {
+	ws      Workspace
+	opt     LiveOptions
+	probe   Probe
+	e       *engine
+	cur     atomic.Pointer[Snapshot]
+	out     chan *Snapshot
+	refresh chan chan struct{}
+	giteaCh chan giteaResult
+	reader  *leases.Reader
+	dv      int64
+	cursor  int64
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	once    sync.Once
+	lw      *locks.Watcher
+	dw      *leases.DBWatcher
+	closed  chan struct{}
+	started atomic.Bool
+}
+
+// NewLive returns a Live for ws; nothing is read until Start.
+func NewLive(ws Workspace, opt LiveOptions) *Live {
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if opt.Resync <= 0 {
+		opt.Resync = 30 * time.Second
+	}
+	if opt.ProbeEvery <= 0 {
+		opt.ProbeEvery = 5 * time.Second
+	}
+	if opt.GiteaEvery <= 0 {
+		opt.GiteaEvery = time.Minute
+	}
+	p := NewProbe(ws.RepoRoot)
+	if opt.Probe != nil {
+		p = *opt.Probe
+	}
+	return &Live{ws: ws, opt: opt, probe: p, e: newEngine(opt.Config), out: make(chan *Snapshot, 1),
+		refresh: make(chan chan struct{}), giteaCh: make(chan giteaResult), closed: make(chan struct{})}
+}
+
+// Start reads every source once, publishes the first snapshot, and starts
+// watching. It returns an error only when the locks directory cannot be
+// watched; an unreadable DB is an unavailable source in the snapshot.
+func (l *Live) Start(ctx context.Context) error {
+	ctx, l.cancel = context.WithCancel(ctx)
+	now := l.opt.Now()
+	l.e.env.gitea = SourceHealth{Status: StatusNotConfigured, Reason: "no Gitea configured", ScannedAt: now}
+	l.resyncLocks(now, true)
+	l.reloadDB(ctx, now, true)
+	l.e.flush(now)
+	l.publish(now)
+	var err error
+	if l.lw, err = locks.Watch(l.ws.LocksDir, locks.WatchOptions{Debounce: l.opt.Debounce}); err != nil {
+		l.cancel()
+		return err
+	}
+	if l.dw, err = leases.WatchDB(l.ws.DBPath, 0); err != nil {
+		l.dw = nil // the directory may not exist yet: the resync still re-reads the DB
+	}
+	l.started.Store(true)
+	l.wg.Add(1)
+	go l.loop(ctx)
+	if l.opt.Gitea != nil {
+		l.wg.Add(1)
+		go l.pollGitea(ctx)
+	}
+	return nil
+}
+
+// Snapshots returns a channel that holds the latest unread snapshot (older
+// unread ones are dropped). It is closed by Close.
+func (l *Live) Snapshots() <-chan *Snapshot { return l.out }
+
+// Current returns the latest snapshot (nil before Start).
+func (l *Live) Current() *Snapshot { return l.cur.Load() }
+
+// Refresh runs a full resync now (re-probing liveness too) and returns once
+// its snapshot is published; it returns at once after Close.
+func (l *Live) Refresh() {
+	if !l.started.Load() {
+		return
+	}
+	done := make(chan struct{})
+	select {
+	case l.refresh <- done:
+		select {
+		case <-done:
+		case <-l.closed:
+		}
+	case <-l.closed:
+	}
+}
+
+// Close stops every goroutine and closes the snapshot channel.
+func (l *Live) Close() error {
+	l.once.Do(func() {
+		if l.cancel != nil {
+			l.cancel()
+		}
+		l.wg.Wait()
+		if l.lw != nil {
+			l.lw.Close()
+		}
+		if l.dw != nil {
+			l.dw.Close()
+		}
+		if l.reader != nil {
+			l.reader.Close()
+		}
+		close(l.out)
+	})
+	return nil
+}
+
+func (l *Live) publish(now time.Time) {
+	s := l.e.publish(now)
+	l.cur.Store(s)
+	select {
+	case <-l.out:
+	default:
+	}
+	l.out <- s
+}

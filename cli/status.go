@@ -13,18 +13,15 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"steward/gitea"
 	"steward/model"
 	"steward/termsafe"
 )
 
 // statusFlags are the flags of `steward status`.
 type statusFlags struct {
-	watch     bool
-	noGitea   bool
-	giteaURL  string
-	giteaRepo string
-	now       string
+	watch   bool
+	noGitea bool
+	now     string
 }
 
 // addStatusCommand adds `steward status [--json] [--watch]`.
@@ -41,8 +38,6 @@ func addStatusCommand(root *cobra.Command, g *globals) {
 	fl := cmd.Flags()
 	fl.BoolVar(&f.watch, "watch", false, "keep watching; print a snapshot (a JSON line with --json) per change")
 	fl.BoolVar(&f.noGitea, "no-gitea", false, "do not read Gitea")
-	fl.StringVar(&f.giteaURL, "gitea-url", envOr(gitea.EnvURL, ""), "Gitea base URL (token from $STEWARD_GITEA_TOKEN or a tea login)")
-	fl.StringVar(&f.giteaRepo, "gitea-repo", envOr("STEWARD_GITEA_REPO", ""), "Gitea repository as org/repo")
 	fl.StringVar(&f.now, "now", "", "classify at this RFC 3339 instant instead of the clock (reproducible output)")
 	root.AddCommand(cmd)
 }
@@ -62,21 +57,15 @@ func runStatus(ctx context.Context, out io.Writer, g *globals, f *statusFlags) e
 	ws := model.Workspace{LocksDir: g.locksDir, DBPath: g.dbPath, RepoRoot: g.repoRoot}
 	cfg := model.Config{}
 	var gf model.GiteaFacts
-	giteaWhy := "Gitea not configured (give --gitea-url and --gitea-repo, or --no-gitea)"
+	giteaWhy := "Gitea not configured (give --gitea-repo, or --no-gitea)"
 	if f.noGitea {
 		giteaWhy = "Gitea not read (--no-gitea)"
-	} else if f.giteaRepo != "" {
-		org, repo, ok := strings.Cut(f.giteaRepo, "/")
-		if !ok {
-			return &exitError{code: ExitError, msg: "--gitea-repo must be org/repo"}
-		}
-		cfg.Org, cfg.Repo = org, repo
-		login, _, err := gitea.LoadLogin(gitea.LoginOptions{URL: f.giteaURL, Token: os.Getenv(gitea.EnvToken)})
+	} else if g.gitea.repo != "" {
+		cfg.Org, cfg.Repo, _ = strings.Cut(g.gitea.repo, "/")
+		c, err := g.giteaClient(os.Stderr)
 		if err != nil {
-			giteaWhy = "Gitea login: " + err.Error()
-		} else if c, err := gitea.New(gitea.Config{Login: login, Owner: org, Repo: repo}); err != nil {
-			giteaWhy = "Gitea client: " + err.Error()
-		} else {
+			giteaWhy = "Gitea: " + err.Error()
+		} else if c != nil {
 			gf = c
 		}
 	}

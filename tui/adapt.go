@@ -1,0 +1,279 @@
+package tui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"steward/govern"
+	"steward/leases"
+	"steward/model"
+	"steward/termsafe"
+)
+
+// digestCfg is what the digest needs besides the snapshot.
+type digestCfg struct {
+	policies leases.PolicySet
+	sla      time.Duration
+	itemURL  func(model.Item) string
+	knows    func(action string) bool
+}
+
+// digest turns a snapshot into the pages' rows once, so that frames only format visible rows.
+// Every external string passes through termsafe here.
+func digest(s *model.Snapshot, cfg digestCfg) *data {
+	d := &data{Loaded: true, Generated: s.GeneratedAt, Rows: map[pageID][]row{}}
+	d.Sources = []health{
+		healthOf("locks", s.Sources.Locks), healthOf("db", s.Sources.DB), healthOf("gitea", s.Sources.Gitea),
+	}
+	orphansBy := map[string][]actionRef{}
+	for _, o := range s.Orphans {
+		r := orphanRow(o, cfg)
+		d.Rows[pageOrphans] = append(d.Rows[pageOrphans], r)
+		for _, k := range []string{o.LeaseID, o.LockFile} {
+			if k != "" {
+				orphansBy[k] = append(orphansBy[k], r.Actions...)
+			}
+		}
+	}
+	for _, c := range s.Claims {
+		d.Rows[pageClaims] = append(d.Rows[pageClaims], claimRow(c, cfg, orphansBy))
+	}
+	for _, c := range s.Contention {
+		d.Rows[pageContention] = append(d.Rows[pageContention], contentionRow(c, cfg))
+	}
+	for i := range s.Clarifications {
+		d.Rows[pageClarifications] = append(d.Rows[pageClarifications], clarRow(&s.Clarifications[i], cfg))
+	}
+	for _, x := range s.Sessions {
+		d.Rows[pageSessions] = append(d.Rows[pageSessions], sessionRow(x))
+	}
+	for _, e := range s.Activity {
+		d.Events = append(d.Events, event{At: e.At, Source: "control-plane", Kind: line(e.Type),
+			Item: itemStr(e.Item), Session: line(e.SessionID), Message: line(e.Message), Attempt: line(e.Key)})
+	}
+	c := s.Count()
+	d.Counts = []count{
+		{"claims", c.Claims, ""}, {"contention", c.Contention, fmt.Sprintf("%d collisions", c.Collisions)},
+		{"clarifications", c.Clarifications, ""}, {"orphans", c.Orphans, ""}, {"sessions", c.Sessions, ""},
+	}
+	for _, b := range []model.Bucket{model.BucketRunnable, model.BucketLeased, model.BucketBlocked,
+		model.BucketNeedsController, model.BucketTerminalComplete, model.BucketUnknown} {
+		d.Buckets = append(d.Buckets, count{string(b), c.Buckets[b], ""})
+	}
+	d.Inbox = inbox(d)
+	d.merge()
+	return d
+}
+
+func healthOf(name string, h model.SourceHealth) health {
+	state := string(h.Status)
+	if state == "" {
+		state = "unavailable"
+	}
+	if h.Partial && h.Status == model.StatusOK {
+		state = "degraded"
+	}
+	return health{Name: name, State: state, Reason: line(h.Reason), ScannedAt: h.ScannedAt, Scan: h.ScanDuration}
+}
+
+func line(s string) string { return termsafe.Line(s) }
+
+// cut bounds an external string before it is stored in a row (10 kB names stay cheap).
+func cut(s string) string { return termsafe.Truncate(s, 200) }
+
+func itemStr(it *model.Item) string {
+	if it == nil {
+		return ""
+	}
+	return cut(it.String())
+}
+
+func govItem(it *model.Item) *govern.Item {
+	if it == nil {
+		return nil
+	}
+	return &govern.Item{Remote: it.Remote, Org: it.Org, Repo: it.Repo, Kind: it.Kind, Number: it.Number}
+}
+
+func evidenceLines(ev []model.Evidence, at time.Time) []string {
+	out := make([]string, 0, len(ev))
+	for _, e := range ev {
+		s := fmt.Sprintf("%s %s = %s", e.Source, cut(e.Field), cut(e.Value))
+		if !e.At.IsZero() {
+			s += " (" + since(e.At, at) + " before the snapshot)"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func claimRow(c *model.Claim, cfg digestCfg, orphansBy map[string][]actionRef) row {
+	item := itemStr(c.Item)
+	role := cut(c.Role)
+	if c.TaskClass != "" {
+		role += "/" + cut(c.TaskClass)
+	}
+	var who string
+	if c.Claimant != nil {
+		who = cut(c.Claimant.Username) + "/" + cut(c.Claimant.Profile)
+	}
+	owner := string(c.OwnerLiveness)
+	if owner == "" {
+		owner = "unknown"
+	}
+	r := row{
+		Key:   "claim:" + c.LockFile + "\x00" + c.LeaseID + "\x00" + item,
+		Cells: []string{item, role, who, cut(c.SessionID), cut(c.Phase), "", "", cut(c.Contract), cut(c.Freshness), owner},
+		Heartbeat: c.LastHeartbeat, Deadline: c.ExpiresAt, Item: item, ItemRef: govItem(c.Item),
+		Warn:  cfg.policies.For(leases.TaskClass(c.TaskClass)).StaleWarning(),
+		Title: "Claim on " + item, CopyID: firstNonEmpty(cut(c.LeaseID), cut(c.LockFile), item),
+	}
+	if c.Item != nil && cfg.itemURL != nil {
+		r.URL = cut(cfg.itemURL(*c.Item))
+	}
+	r.Search = haystack(append(r.Cells, cut(c.LeaseID), cut(c.LockFile))...)
+	lease := []string{
+		"lease_id = " + cut(c.LeaseID), "status = " + cut(c.LeaseStatus), "phase = " + cut(c.Phase),
+		"expires_at = " + stamp(c.ExpiresAt), "last_heartbeat_at = " + stamp(c.LastHeartbeat),
+		"freshness = " + cut(c.Freshness), "owner liveness = " + owner,
+	}
+	r.Sections = []section{
+		{Title: "Evidence", Lines: evidenceLines(c.Evidence, time.Time{})},
+		{Title: "Lease row", Lines: lease},
+	}
+	if c.LockFile != "" {
+		r.LockFile = c.LockFile
+		r.Sections = append(r.Sections, section{Title: "Lock file " + cut(c.LockFile)})
+	} else {
+		r.Sections = append(r.Sections, section{Title: "Lock file", Lines: []string{"no lock file joined to this lease"}})
+	}
+	for _, k := range []string{c.LeaseID, c.LockFile} {
+		r.Actions = append(r.Actions, orphansBy[k]...)
+	}
+	return r
+}
+
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+func orphanRow(o *model.Orphan, cfg digestCfg) row {
+	item := itemStr(o.Item)
+	ev := evidenceLines(o.Evidence, time.Time{})
+	summary := strings.Join(ev, "; ")
+	r := row{
+		Key:   "orphan:" + string(o.Kind) + "\x00" + o.LockFile + "\x00" + o.LeaseID + "\x00" + item,
+		Item:  item, ItemRef: govItem(o.Item), Title: cut(string(o.Kind)) + " " + item,
+		CopyID: firstNonEmpty(cut(o.LeaseID), cut(o.LockFile), item), Inspect: cut(o.InspectOnlyReason),
+		Sections: []section{{Title: "Evidence", Lines: ev},
+			{Title: "Artifact", Lines: []string{"lock_file = " + cut(o.LockFile), "lease_id = " + cut(o.LeaseID), "session = " + cut(o.SessionID)}}},
+	}
+	act := "inspect only: " + r.Inspect
+	if o.Action != nil && (cfg.knows == nil || cfg.knows(o.Action.ID)) {
+		ref := actionRef{Req: govern.Request{Action: o.Action.ID, Target: govern.Target{LeaseID: o.Action.Target.LeaseID, LockFile: o.Action.Target.LockFile}},
+			Label: cut(o.Action.ID), Allowed: o.Action.Allowed}
+		if o.Action.Refusal != nil {
+			ref.Refusal = cut(o.Action.Refusal.Code + ": " + o.Action.Refusal.Message)
+		}
+		r.Actions = append(r.Actions, ref)
+		act = ref.Label
+		r.Inspect = ""
+	} else if r.Inspect == "" {
+		r.Inspect = "no sanctioned action for this kind"
+		act = "inspect only"
+	}
+	r.Cells = []string{cut(string(o.Kind)), item, summary, act}
+	r.Search = haystack(append(r.Cells, cut(o.LeaseID), cut(o.LockFile), cut(o.SessionID))...)
+	return r
+}
+
+func contentionRow(c *model.Contention, cfg digestCfg) row {
+	item := itemStr(c.Item)
+	sessions := make([]string, len(c.Sessions))
+	for i, s := range c.Sessions {
+		sessions[i] = cut(s)
+	}
+	class := "collision"
+	if c.Kind == model.ContentionClaimRefused {
+		class = "routine"
+	}
+	window := ""
+	if c.WindowS > 0 {
+		window = age(time.Duration(c.WindowS) * time.Second)
+	}
+	r := row{
+		Key:   "contention:" + string(c.Kind) + "\x00" + item + "\x00" + strings.Join(c.Sessions, ","),
+		Cells: []string{cut(string(c.Kind)), class, item, strconv.Itoa(c.Count), strings.Join(sessions, ", "), window},
+		Count: c.Count, Item: item, ItemRef: govItem(c.Item), Class: class, Title: cut(string(c.Kind)) + " on " + item,
+		CopyID: item,
+		Sections: []section{{Title: "Evidence", Lines: evidenceLines(c.Evidence, time.Time{})},
+			{Title: "Involved", Lines: []string{"sessions: " + strings.Join(sessions, ", "), "lock files: " + cut(strings.Join(c.LockFiles, ", ")), "leases: " + cut(strings.Join(c.LeaseIDs, ", "))}}},
+	}
+	if c.Item != nil && cfg.itemURL != nil {
+		r.URL = cut(cfg.itemURL(*c.Item))
+	}
+	r.Search = haystack(r.Cells...)
+	return r
+}
+
+func clarRow(c *model.Clarification, cfg digestCfg) row {
+	item := cut(c.Item.String())
+	r := row{
+		Key:   "clar:" + item,
+		Cells: []string{item, cut(c.Title), cut(c.AskedBy), ""},
+		Since: c.AskedAt, SLA: cfg.sla, Item: item, ItemRef: govItem(&c.Item), URL: cut(c.URL),
+		Title: item + " " + cut(c.Title), CopyID: item, Markdown: termsafe.Text(c.Question),
+		Sections: []section{{Title: "Marker", Lines: []string{"label " + cut(c.Marker), "rule " + cut(c.Rule), "asked by " + cut(c.AskedBy) + " at " + stamp(c.AskedAt)}}},
+	}
+	if r.URL == "" && cfg.itemURL != nil {
+		r.URL = cut(cfg.itemURL(c.Item))
+	}
+	if cfg.knows == nil || cfg.knows(actionAnswer) {
+		r.Actions = []actionRef{{Req: govern.Request{Action: actionAnswer, Target: govern.Target{Item: govItem(&c.Item)}}, Label: "answer the question"}}
+	} else {
+		r.Inspect = "this core has no " + actionAnswer + " action yet"
+	}
+	r.Search = haystack(r.Cells...)
+	return r
+}
+
+// actionAnswer is the governed core's clarification answer.
+const actionAnswer = "clarification.answer"
+
+func sessionRow(x *model.Session) row {
+	leaseIDs := make([]string, len(x.Leases))
+	for i, l := range x.Leases {
+		leaseIDs[i] = cut(l)
+	}
+	pid := "—"
+	if x.PID > 0 {
+		pid = strconv.FormatInt(x.PID, 10)
+	}
+	live := string(x.Liveness)
+	if live == "" {
+		live = "unknown"
+	}
+	r := row{
+		Key:       "session:" + x.SessionID,
+		Cells:     []string{cut(x.SessionID), cut(x.Role), cut(x.Profile), pid, live, "", strconv.Itoa(len(x.Leases)), cut(x.Status)},
+		Heartbeat: x.LastHeartbeat, Count: len(x.Leases), Title: "Session " + cut(x.SessionID), CopyID: cut(x.SessionID),
+		Sections: []section{{Title: "Session", Lines: []string{"host = " + cut(x.Host), "status = " + cut(x.Status),
+			"last heartbeat = " + stamp(x.LastHeartbeat), "ended = " + stamp(x.EndedAt), "leases = " + strings.Join(leaseIDs, ", ")}}},
+	}
+	r.Search = haystack(append(r.Cells, leaseIDs...)...)
+	return r
+}

@@ -1,0 +1,150 @@
+package tui
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"steward/govern"
+)
+
+// pageID names one view of the workbench.
+type pageID int
+
+const (
+	pageOverview pageID = iota
+	pageClaims
+	pageContention
+	pageClarifications
+	pageOrphans
+	pageActivity
+	pageSessions
+)
+
+var pageOrder = []pageID{pageOverview, pageClaims, pageContention, pageClarifications, pageOrphans, pageActivity, pageSessions}
+
+var pageTitles = map[pageID]string{
+	pageOverview: "Overview", pageClaims: "Claims", pageContention: "Contention",
+	pageClarifications: "Clarifications", pageOrphans: "Orphans", pageActivity: "Activity", pageSessions: "Sessions",
+}
+
+// health is one source's state as the header and the pages draw it.
+type health struct {
+	Name      string // locks | db | gitea
+	State     string // ok | degraded | unavailable | not_configured
+	Reason    string
+	ScannedAt time.Time
+	Scan      time.Duration
+}
+
+// usable reports whether the source answered at all.
+func (h health) usable() bool { return h.State == "ok" || h.State == "degraded" }
+
+// actionRef is an action the snapshot says applies to a row. Allowed/Refusal are the
+// snapshot's hint; the dialog always shows the core's own preview.
+type actionRef struct {
+	Req     govern.Request
+	Label   string
+	Allowed *bool
+	Refusal string
+}
+
+// section is one titled block of the detail pane.
+type section struct {
+	Title string
+	Lines []string // already safe
+	Raw   string   // preformatted (raw JSON), already safe
+}
+
+// row is one line of a list page, digested from the snapshot once per snapshot so that View
+// only formats what is visible. Every string in it is already termsafe.
+type row struct {
+	Key       string
+	Cells     []string
+	Search    string // lower-case haystack for the filter
+	Deadline  time.Time
+	Heartbeat time.Time
+	Since     time.Time
+	Warn      time.Duration // time left below this is drawn as a warning
+	SLA       time.Duration // age above this is drawn as overdue
+	Count     int
+	Class     string // attention class of an inbox row, result of an activity row
+	Item      string // org/repo#n, for the item's timeline
+	URL       string
+	CopyID    string
+	Title     string
+	Markdown  string // a clarification's question
+	Sections  []section
+	Actions   []actionRef
+	Inspect   string // why the row is inspect only
+	ItemRef   *govern.Item
+	LockFile  string // the claim's lock file, whose raw JSON the detail pane loads
+}
+
+// event is one entry of the activity timeline.
+type event struct {
+	At                     time.Time
+	Source, Kind, Actor    string
+	Item, Session, Message string
+	Result                 string
+	Attempt                string
+	Inverse                *govern.Request
+}
+
+// data is everything the pages draw, digested from one snapshot (plus the audit log).
+type data struct {
+	Generated time.Time
+	Sources   []health
+	Counts    []count
+	Inbox     []row
+	Rows      map[pageID][]row
+	Events    []event // snapshot events, newest first
+	Buckets   []count
+	Loaded    bool
+	routine   int // routine attention items, hidden from the inbox
+	Audit     []event // steward's own audit log, newest first
+	merged    []event
+}
+
+// timeline returns the snapshot's events and the audit log in one list, newest first.
+func (d *data) timeline() []event { return d.merged }
+
+// merge rebuilds the merged timeline after the events or the audit log changed.
+func (d *data) merge() {
+	d.merged = append(append(make([]event, 0, len(d.Events)+len(d.Audit)), d.Events...), d.Audit...)
+	slices.SortStableFunc(d.merged, func(a, b event) int {
+		if a.At.IsZero() || b.At.IsZero() {
+			return cmpTime(a.At, b.At)
+		}
+		return b.At.Compare(a.At)
+	})
+}
+
+// count is a labelled number for the overview.
+type count struct {
+	Label string
+	N     int
+	Note  string
+}
+
+// source returns the named source's health.
+func (d *data) source(name string) health {
+	for _, h := range d.Sources {
+		if h.Name == name {
+			return h
+		}
+	}
+	return health{Name: name, State: "not_configured"}
+}
+
+// pageSources names the sources each page is built from.
+var pageSources = map[pageID][]string{
+	pageClaims:         {"locks", "db"},
+	pageContention:     {"locks", "db"},
+	pageClarifications: {"gitea"},
+	pageOrphans:        {"locks", "db"},
+	pageActivity:       {"db"},
+	pageSessions:       {"db"},
+}
+
+func haystack(parts ...string) string { return strings.ToLower(strings.Join(parts, " ")) }

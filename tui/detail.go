@@ -1,0 +1,116 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/glamour/v2"
+
+	"steward/termsafe"
+)
+
+// mdCache keeps the last Markdown rendering, so a frame does not re-run glamour.
+type mdCache struct {
+	key, out string
+}
+
+// render returns md (an external string, made safe first) rendered for width w.
+func (c *mdCache) render(md string, w int) string {
+	k := fmt.Sprintf("%d\x00%s", w, md)
+	if c.key == k {
+		return c.out
+	}
+	c.key, c.out = k, renderMarkdown(md, w)
+	return c.out
+}
+
+// renderMarkdown renders safe Markdown with glamour's dark style, wrapped at w; on any error
+// it falls back to the plain text.
+func renderMarkdown(md string, w int) string {
+	safe := termsafe.Text(md)
+	r, err := glamour.NewTermRenderer(glamour.WithStandardStyle("dark"), glamour.WithWordWrap(max(w-4, 20)))
+	if err != nil {
+		return safe
+	}
+	out, err := r.Render(safe)
+	if err != nil {
+		return safe
+	}
+	return strings.Trim(out, "\n")
+}
+
+// detailView draws the selected row's detail: title, address, what can be done, the
+// question, the evidence sections and the item's own timeline, scrolled and cut to w×h.
+func (p *listPage) detailView(w, h int) string {
+	r := p.tbl.selected()
+	if r == nil || w < 10 || h < 1 {
+		return ""
+	}
+	var lines []string
+	add := func(s ...string) { lines = append(lines, s...) }
+	add(st.title.Render(truncate(r.Title, w)))
+	if r.URL != "" {
+		add(st.dim.Render(truncate(r.URL, w)))
+	}
+	if r.Inspect != "" {
+		add(st.warn.Render(truncate("inspect only — "+r.Inspect, w)))
+	}
+	for _, a := range r.Actions {
+		s := "action: " + a.Label
+		if a.Allowed != nil && !*a.Allowed {
+			s += " (refused: " + a.Refusal + ")"
+		}
+		add(truncate(s, w))
+	}
+	if r.Markdown != "" {
+		add("", st.bold.Render("Question"))
+		add(strings.Split(p.md.render(r.Markdown, w), "\n")...)
+	}
+	for _, s := range r.Sections {
+		add("", st.bold.Render(truncate(s.Title, w)))
+		if r.LockFile != "" && strings.HasPrefix(s.Title, "Lock file") {
+			raw, ok := p.raw[r.LockFile]
+			if !ok {
+				raw = "loading…"
+			}
+			for _, l := range strings.Split(raw, "\n") {
+				add(st.dim.Render(truncate(l, w)))
+			}
+			continue
+		}
+		for _, l := range s.Lines {
+			add(truncate(l, w))
+		}
+		if s.Raw != "" {
+			for _, l := range strings.Split(s.Raw, "\n") {
+				add(st.dim.Render(truncate(l, w)))
+			}
+		}
+	}
+	if r.Item != "" {
+		add("", st.bold.Render(truncate("Timeline of "+r.Item, w)))
+		n := 0
+		for _, e := range p.env.data.timeline() {
+			if e.Item != r.Item {
+				continue
+			}
+			add(truncate(fmt.Sprintf("%s ago  %s  %s  %s %s", since(e.At, p.env.now), e.Source, e.Kind, e.Result, e.Message), w))
+			n++
+		}
+		if n == 0 {
+			add(st.dim.Render("no events for this item"))
+		}
+	}
+	for i := range lines {
+		lines[i] = truncate(lines[i], w)
+	}
+	if p.scroll > max(len(lines)-h, 0) {
+		p.scroll = max(len(lines)-h, 0)
+	}
+	lines = lines[p.scroll:]
+	if len(lines) > h {
+		more := len(lines) - h + 1
+		lines = append(lines[:h-1], st.dim.Render(fmt.Sprintf("… %d more lines (ctrl+d)", more)))
+	}
+	return strings.Join(lines, "\n")
+}

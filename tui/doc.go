@@ -1,0 +1,16 @@
+// Package tui is steward's workbench: a Bubble Tea v2 program that draws the live snapshot of
+// the supervised system and lets a person act on it through the governed core.
+//
+// It owns the screen and nothing else. It does no IO outside a tea.Cmd (previews, applies,
+// refreshes and audit reads all run in commands whose closures capture values, never the
+// model), and it writes nothing itself: every change is a govern.Request that the root model
+// turns into a command calling govern.Core. Pages and dialogs return intents (confirm, cancel,
+// answer); only the root calls the core. Outside events enter through one bridge, SnapshotMsg,
+// sent with tea.Program.Send by whoever owns the program (Run does it for a SnapshotSource).
+//
+// Every string that comes from a source passes through termsafe before it is drawn, and every
+// cell is cut to its width with an ellipsis. Results of commands carry their owner and a
+// generation, so a late answer for a closed dialog is dropped instead of applied.
+//
+// Nothing imports tui but the command line.
+package tui

@@ -1,0 +1,101 @@
+package tui
+
+import (
+	"fmt"
+	"time"
+
+	"charm.land/lipgloss/v2"
+)
+
+// age renders a duration compactly: 42s, 3m05s, 2h10m, 3d4h.
+func age(d time.Duration) string {
+	neg := d < 0
+	if neg {
+		d = -d
+	}
+	d = d.Truncate(time.Second)
+	var s string
+	switch {
+	case d < time.Minute:
+		s = fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		s = fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	case d < 48*time.Hour:
+		s = fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	default:
+		s = fmt.Sprintf("%dd%dh", int(d.Hours())/24, int(d.Hours())%24)
+	}
+	if neg {
+		return "-" + s
+	}
+	return s
+}
+
+// since renders the age of t at now, or "—" when t is unknown.
+func since(t, now time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return age(now.Sub(t))
+}
+
+// cellAgo is a column cell: the age of a timestamp of the row.
+func cellAgo(get func(*row) time.Time) func(*row, time.Time) (string, lipgloss.Style) {
+	return func(r *row, now time.Time) (string, lipgloss.Style) {
+		return since(get(r), now), lipgloss.NewStyle()
+	}
+}
+
+// cellLeft is the time-left countdown: yellow under the policy's warning threshold, red and
+// "expired" past the deadline, and "never" / "unknown" in words when there is no deadline.
+func cellLeft(r *row, now time.Time) (string, lipgloss.Style) {
+	if r.Deadline.IsZero() {
+		return "unknown", st.warn
+	}
+	left := r.Deadline.Sub(now)
+	switch {
+	case left <= 0:
+		return "expired " + age(-left), st.bad
+	case r.Warn > 0 && left <= r.Warn:
+		return age(left), st.warn
+	}
+	return age(left), st.good
+}
+
+// cellSLA is a clarification's age, red once it passed its SLA.
+func cellSLA(r *row, now time.Time) (string, lipgloss.Style) {
+	if r.Since.IsZero() {
+		return "—", lipgloss.NewStyle()
+	}
+	a := now.Sub(r.Since)
+	if r.SLA > 0 && a > r.SLA {
+		return age(a) + " > SLA " + age(r.SLA), st.bad
+	}
+	if r.SLA > 0 {
+		return age(a) + " / " + age(r.SLA), lipgloss.NewStyle()
+	}
+	return age(a), lipgloss.NewStyle()
+}
+
+// stateStyle colours a source or result state word.
+func stateStyle(s string) lipgloss.Style {
+	switch s {
+	case "ok", "succeeded", "alive", "canonical", "active":
+		return st.good
+	case "degraded", "pending", "partial", "unproven", "unknown", "legacy", "operator":
+		return st.warn
+	case "unavailable", "failed", "refused", "dead", "human-required":
+		return st.bad
+	}
+	return st.dim
+}
+
+// stateCell colours a static cell by its word.
+func stateCell(idx int) func(*row, time.Time) (string, lipgloss.Style) {
+	return func(r *row, _ time.Time) (string, lipgloss.Style) {
+		if idx >= len(r.Cells) {
+			return "", lipgloss.NewStyle()
+		}
+		return r.Cells[idx], stateStyle(r.Cells[idx])
+	}
+}

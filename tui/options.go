@@ -1,0 +1,112 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"runtime"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"steward/govern"
+	"steward/leases"
+	"steward/model"
+)
+
+// SnapshotSource publishes the live model's snapshots. model.Live satisfies it.
+type SnapshotSource interface {
+	// Snapshots returns the channel new snapshots arrive on; a closed channel ends the feed.
+	Snapshots() <-chan *model.Snapshot
+	// Refresh asks for a full re-read; the result arrives on the channel.
+	Refresh()
+}
+
+// Options configure the workbench.
+type Options struct {
+	// Core is the governed core every action goes through; nil shows the data with no actions.
+	Core *govern.Core
+	// Source feeds snapshots (Run forwards them as SnapshotMsg) and takes refresh requests.
+	Source SnapshotSource
+	// AuditPath is steward's audit log, shown in the Activity timeline.
+	AuditPath string
+	// Now is the clock; time.Now when nil. Goldens pass a fixed clock.
+	Now func() time.Time
+	// Keys is the keymap; DefaultKeyMap when nil.
+	Keys *KeyMap
+	// Policies gives the lease policy's warning thresholds; the seed's defaults when nil.
+	Policies *leases.PolicySet
+	// ClarificationSLA is how long a question may wait for an answer (default 24 h).
+	ClarificationSLA time.Duration
+	// ItemURL returns the browser address of an item, "" when unknown.
+	ItemURL func(model.Item) string
+	// OpenURL opens an address in the browser; xdg-open (open on macOS) when nil.
+	OpenURL func(url string) error
+	// TickEvery is the countdown cadence (default one second).
+	TickEvery time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Keys == nil {
+		km := DefaultKeyMap()
+		o.Keys = &km
+	}
+	if o.Policies == nil {
+		p := leases.DefaultPolicies()
+		o.Policies = &p
+	}
+	if o.ClarificationSLA <= 0 {
+		o.ClarificationSLA = 24 * time.Hour
+	}
+	if o.OpenURL == nil {
+		o.OpenURL = openBrowser
+	}
+	if o.TickEvery <= 0 {
+		o.TickEvery = time.Second
+	}
+	return o
+}
+
+func openBrowser(url string) error {
+	name := "xdg-open"
+	if runtime.GOOS == "darwin" {
+		name = "open"
+	}
+	return exec.Command(name, url).Start()
+}
+
+// SnapshotMsg is the one bridge for outside events: the program's owner sends each new
+// snapshot of the live model with tea.Program.Send.
+type SnapshotMsg struct {
+	Snapshot *model.Snapshot
+}
+
+// Run starts the workbench on the terminal (alternate screen, mouse) and forwards the
+// source's snapshots into it until ctx ends, the user quits or the feed closes.
+func Run(ctx context.Context, opts Options) error {
+	p := tea.NewProgram(New(opts), tea.WithContext(ctx))
+	if opts.Source != nil {
+		ch := opts.Source.Snapshots()
+		go func() {
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case s, ok := <-ch:
+					if !ok {
+						return
+					}
+					p.Send(SnapshotMsg{Snapshot: s})
+				}
+			}
+		}()
+	}
+	_, err := p.Run()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return nil
+	}
+	return err
+}

@@ -56,6 +56,7 @@ type Live struct {
 	lw      *locks.Watcher
 	dw      *leases.DBWatcher
 	closed  chan struct{}
+	wake    chan struct{}
 	started atomic.Bool
 }
 
@@ -78,7 +79,7 @@ func NewLive(ws Workspace, opt LiveOptions) *Live {
 		p = *opt.Probe
 	}
 	return &Live{ws: ws, opt: opt, probe: p, e: newEngine(opt.Config), out: make(chan *Snapshot, 1),
-		refresh: make(chan chan struct{}), giteaCh: make(chan giteaResult), closed: make(chan struct{})}
+		refresh: make(chan chan struct{}), giteaCh: make(chan giteaResult), closed: make(chan struct{}), wake: make(chan struct{}, 1)}
 }
 
 // Start reads every source once, publishes the first snapshot, and starts
@@ -131,6 +132,16 @@ func (l *Live) Refresh() {
 		case <-l.closed:
 		}
 	case <-l.closed:
+	}
+}
+
+// Wake makes the loop re-check the deadline heap now: with a test clock
+// (LiveOptions.Now) real timers do not follow the clock. Only items whose
+// deadline passed are re-derived.
+func (l *Live) Wake() {
+	select {
+	case l.wake <- struct{}{}:
+	default:
 	}
 }
 

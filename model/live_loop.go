@@ -52,6 +52,7 @@ func (l *Live) loop(ctx context.Context) {
 			}
 			l.reloadDB(ctx, l.opt.Now(), c.Resync)
 		case <-armed:
+		case <-l.wake:
 		case <-resync.C:
 			now := l.opt.Now()
 			l.resyncLocks(now, false)

@@ -1,0 +1,173 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// checkMode warns when a file holding a token is readable by group or others.
+func (r *Resolved) checkMode(f File) {
+	fi, err := os.Stat(r.Path)
+	if err != nil || fi.Mode().Perm()&0o077 == 0 {
+		return
+	}
+	for _, w := range f.Workspaces {
+		if w.Gitea.Token != "" {
+			r.problem(SevWarning, "config-permissions", fmt.Sprintf("%s holds a token and is readable by group or others (mode %#o); run chmod 600 on it", r.Path, fi.Mode().Perm()))
+			return
+		}
+	}
+}
+
+// resolveTokenFile fills the token from the workspace's token_file when nothing of higher
+// precedence set it, warning about a token file others can read.
+func (r *Resolved) resolveTokenFile(w Workspace) {
+	if w.Gitea.TokenFile == "" {
+		return
+	}
+	for i := range r.Settings {
+		s := &r.Settings[i]
+		if s.Key != KeyGiteaToken {
+			continue
+		}
+		if s.Source == FromFlag || s.Source == FromEnv || s.Source == FromFile {
+			r.problem(SevWarning, "token-twice", "both token and token_file are set for workspace "+r.Workspace+"; the "+string(s.Source)+" token wins")
+			return
+		}
+		fi, err := os.Stat(w.Gitea.TokenFile)
+		if err != nil {
+			r.problem(SevError, "token-file", fmt.Sprintf("token_file %s cannot be read: %v", w.Gitea.TokenFile, errors.Unwrap(err)))
+			return
+		}
+		if fi.Mode().Perm()&0o077 != 0 {
+			r.problem(SevWarning, "token-file-permissions", fmt.Sprintf("token_file %s is readable by group or others (mode %#o); run chmod 600 on it", w.Gitea.TokenFile, fi.Mode().Perm()))
+		}
+		b, err := os.ReadFile(w.Gitea.TokenFile)
+		if err != nil {
+			r.problem(SevError, "token-file", fmt.Sprintf("token_file %s cannot be read: %v", w.Gitea.TokenFile, errors.Unwrap(err)))
+			return
+		}
+		s.Value, s.Source, s.Origin = strings.TrimSpace(string(b)), FromFile, "token_file "+w.Gitea.TokenFile
+	}
+}
+
+var roles = map[string]bool{"viewer": true, "operator": true, "controller": true, "admin": true}
+
+// validate checks the resolved values and the file's own lists.
+func (r *Resolved) validate(f *File) {
+	for _, s := range r.Settings {
+		switch s.Key {
+		case KeyClarificationSLA, KeyStalePR, KeyContentionWindow:
+			if d, err := time.ParseDuration(s.Value); err != nil || d <= 0 {
+				r.problem(SevError, "bad-duration", fmt.Sprintf("%s = %q (%s) is not a positive duration such as 24h", s.Key, clip(s.Value), s.Origin))
+			}
+		case KeyTheme:
+			if s.Value != "auto" && s.Value != "dark" && s.Value != "light" {
+				r.problem(SevError, "bad-theme", fmt.Sprintf("theme %q (%s): use auto, dark or light", clip(s.Value), s.Origin))
+			}
+		case KeyReadOnly:
+			if s.Value != "true" && s.Value != "false" {
+				r.problem(SevError, "bad-bool", fmt.Sprintf("read_only %q (%s): use true or false", clip(s.Value), s.Origin))
+			}
+		case KeyRole:
+			if !roles[strings.ToLower(s.Value)] {
+				r.problem(SevError, "bad-role", fmt.Sprintf("role %q (%s): use viewer, operator, controller or admin", clip(s.Value), s.Origin))
+			}
+		case KeyGiteaURL:
+			if s.Value == "" {
+				continue
+			}
+			u, err := url.Parse(s.Value)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				r.problem(SevError, "bad-url", fmt.Sprintf("gitea.url (%s) is not an http(s) URL", s.Origin))
+			} else if u.User != nil {
+				r.problem(SevError, "url-credentials", fmt.Sprintf("gitea.url (%s) carries credentials; put the token in token_file instead", s.Origin))
+			}
+		case KeyLocksDir, KeyDBPath, KeyRepoRoot, KeyAuditLog:
+			if strings.ContainsRune(s.Value, 0) {
+				r.problem(SevError, "bad-path", s.Key+" contains a NUL byte")
+			}
+		}
+	}
+	for login, role := range f.Roles {
+		if !roles[strings.ToLower(role)] {
+			r.problem(SevError, "bad-role", fmt.Sprintf("roles.%s = %q: use viewer, operator, controller or admin", clip(login), clip(role)))
+		}
+	}
+	for _, m := range f.MarkerLabels {
+		if strings.TrimSpace(m) == "" {
+			r.problem(SevError, "empty-marker", "marker_labels holds an empty label")
+		}
+	}
+	tea, url, tok := r.Get(KeyTeaLogin), r.Get(KeyGiteaURL), r.Get(KeyGiteaToken)
+	switch {
+	case tea.Value != "" && url.Value != "":
+		r.problem(SevWarning, "gitea-twice", "both a tea login ("+tea.Origin+") and a URL ("+url.Origin+") are set; the URL and token win")
+	case url.Value != "" && tok.Value == "":
+		r.problem(SevError, "gitea-no-token", "gitea.url is set but no token: set token_file, or STEWARD_GITEA_TOKEN")
+	case url.Value == "" && tea.Value == "":
+		r.problem(SevWarning, "gitea-none", "no Gitea is configured: steward falls back to the default tea login, and clarifications need one")
+	}
+	if r.Get(KeyGiteaOwner).Value == "" || r.Get(KeyGiteaRepo).Value == "" {
+		r.problem(SevWarning, "gitea-repo", "gitea.owner and gitea.repo are not both set: steward cannot tell which repository's items to read")
+	}
+}
+
+// Template is the content of a new config file (`steward config init`).
+const Template = `# steward configuration — see docs/config.md.
+# Flags and environment variables override what is written here.
+default_workspace: main
+workspaces:
+  main:
+    locks_dir: ~/.cache/gitea-tools/issue-locks
+    db_path: ~/.cache/gitea-tools/control-plane/control_plane.sqlite3
+    repo_root: .
+    gitea:
+      tea_login: ""        # a tea login name, or url + token_file below
+      # url: https://gitea.example.org
+      # token_file: ~/.config/steward/token   # mode 0600
+      owner: ""
+      repo: ""
+marker_labels: [status:blocked-pending-clarification]
+blocked_label: status:blocked
+clarification_sla: 24h
+thresholds:
+  stale_pr: 72h
+  contention_window: 1h
+roles: {}                  # gitea-login: viewer | operator | controller | admin
+theme: auto
+read_only: false
+`
+
+// ErrExists is returned by WriteNew when the file exists already.
+var ErrExists = errors.New("config: file exists")
+
+// WriteNew creates a new config file at path holding data, mode 0600 (its folder 0700).
+// It never overwrites: an existing file is ErrExists.
+func WriteNew(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	fh, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("%w: %s", ErrExists, path)
+	}
+	if err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	if _, err := fh.Write(data); err != nil {
+		fh.Close()
+		return fmt.Errorf("config: %w", err)
+	}
+	if err := fh.Sync(); err != nil {
+		fh.Close()
+		return fmt.Errorf("config: %w", err)
+	}
+	return fh.Close()
+}

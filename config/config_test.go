@@ -1,0 +1,187 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const secret = "s3cr3t-t0ken-value-0123456789"
+
+func env(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+func write(t *testing.T, body string, mode os.FileMode) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(p, []byte(body), mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(p, mode); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func codes(r *Resolved) []string {
+	var out []string
+	for _, p := range r.Problems {
+		out = append(out, p.Code)
+	}
+	return out
+}
+
+func has(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestPrecedenceFlagEnvFileDefault(t *testing.T) {
+	p := write(t, `
+workspaces:
+  w:
+    locks_dir: /file/locks
+    db_path: /file/db
+    repo_root: /file/repo
+    gitea: {url: "http://gitea.test", token: `+secret+`, owner: o, repo: r}
+theme: dark
+`, 0o600)
+	r, err := Load(Inputs{Path: p, Getenv: env(map[string]string{"GITEA_CONTROL_PLANE_DB": "/env/db", "STEWARD_REPO_ROOT": "/env/repo", "HOME": "/home/u"}),
+		Flags: map[string]string{KeyRepoRoot: "/flag/repo"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		key, val string
+		src      Source
+	}{
+		{KeyLocksDir, "/file/locks", FromFile},
+		{KeyDBPath, "/env/db", FromEnv},
+		{KeyRepoRoot, "/flag/repo", FromFlag},
+		{KeyAuditLog, "/home/u/.local/state/steward/audit.jsonl", FromDefault},
+		{KeyTheme, "dark", FromFile},
+		{KeyGiteaToken, secret, FromFile},
+	} {
+		if s := r.Get(tc.key); s.Value != tc.val || s.Source != tc.src {
+			t.Errorf("%s = %q from %s, want %q from %s", tc.key, s.Value, s.Source, tc.val, tc.src)
+		}
+	}
+	if r.Workspace != "w" || r.HasErrors() {
+		t.Errorf("workspace %q, problems %v", r.Workspace, r.Problems)
+	}
+	if d := r.Get(KeyGiteaToken).Display(); d != "(set, hidden)" {
+		t.Errorf("token displays as %q", d)
+	}
+}
+
+func TestTokenFileReadableByOthersWarns(t *testing.T) {
+	p := write(t, "workspaces:\n  w:\n    gitea: {url: 'http://g.test', token: "+secret+", owner: o, repo: r}\n", 0o644)
+	r, err := Load(Inputs{Path: p, Getenv: env(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !has(codes(r), "config-permissions") {
+		t.Fatalf("no permission warning for a world-readable token file: %v", r.Problems)
+	}
+	for _, pr := range r.Problems {
+		if strings.Contains(pr.Message, secret) {
+			t.Fatalf("problem quotes the token: %q", pr.Message)
+		}
+	}
+	p2 := write(t, "workspaces:\n  w:\n    gitea: {tea_login: main, owner: o, repo: r}\n", 0o644)
+	r2, _ := Load(Inputs{Path: p2, Getenv: env(nil)})
+	if has(codes(r2), "config-permissions") {
+		t.Fatal("a file without a token needs no permission warning")
+	}
+}
+
+func TestTokenFile(t *testing.T) {
+	dir := t.TempDir()
+	tf := filepath.Join(dir, "token")
+	if err := os.WriteFile(tf, []byte(secret+"\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	p := write(t, "workspaces:\n  w:\n    gitea: {url: 'http://g.test', token_file: "+tf+", owner: o, repo: r}\n", 0o600)
+	r, err := Load(Inputs{Path: p, Getenv: env(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := r.Get(KeyGiteaToken); s.Value != secret || s.Source != FromFile {
+		t.Fatalf("token from file: %q from %s", s.Display(), s.Source)
+	}
+	if !has(codes(r), "token-file-permissions") {
+		t.Fatalf("no warning for a group-readable token file: %v", r.Problems)
+	}
+}
+
+func TestProblems(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		want       string
+	}{
+		{"unknown key", "colour: blue\n", "parse"},
+		{"bad duration", "clarification_sla: soon\n", "parse"},
+		{"bad theme", "theme: neon\n", "bad-theme"},
+		{"bad role", "roles: {alice: superuser}\n", "bad-role"},
+		{"two workspaces", "workspaces: {a: {}, b: {}}\n", "workspace-ambiguous"},
+		{"unknown default", "default_workspace: x\nworkspaces: {a: {}}\n", "workspace-unknown"},
+		{"url without token", "workspaces: {a: {gitea: {url: 'http://g.test'}}}\n", "gitea-no-token"},
+		{"url with credentials", "workspaces: {a: {gitea: {url: 'http://u:p@g.test', token: x}}}\n", "url-credentials"},
+		{"empty marker", "marker_labels: ['']\n", "empty-marker"},
+		{"two documents", "theme: dark\n---\ntheme: light\n", "parse"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Load(Inputs{Path: write(t, tc.body, 0o600), Getenv: env(nil)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !has(codes(r), tc.want) || !r.HasErrors() {
+				t.Fatalf("problems %v, want an error %s", codes(r), tc.want)
+			}
+		})
+	}
+}
+
+func TestMissingFileIsDefaults(t *testing.T) {
+	r, err := Load(Inputs{Path: filepath.Join(t.TempDir(), "none.yaml"), Getenv: env(map[string]string{"HOME": "/h"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Found || r.HasErrors() || r.Get(KeyTheme).Value != "auto" || r.Get(KeyLocksDir).Source != FromDefault {
+		t.Fatalf("found %v, problems %v, theme %q", r.Found, r.Problems, r.Get(KeyTheme).Value)
+	}
+	if got := DefaultPath(env(map[string]string{"XDG_CONFIG_HOME": "/x"})); got != "/x/steward/config.yaml" {
+		t.Fatalf("DefaultPath = %q", got)
+	}
+}
+
+func TestWriteNewTemplate(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "sub", "config.yaml")
+	if err := WriteNew(p, []byte(Template)); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(p)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v, %v; want 0600", fi.Mode().Perm(), err)
+	}
+	if err := WriteNew(p, []byte("x")); !errors.Is(err, ErrExists) {
+		t.Fatalf("second WriteNew: %v, want ErrExists", err)
+	}
+	r, err := Load(Inputs{Path: p, Getenv: env(map[string]string{"HOME": "/h"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.HasErrors() {
+		t.Fatalf("the template has errors: %v", r.Problems)
+	}
+	if got := r.Get(KeyLocksDir).Value; got != "/h/.cache/gitea-tools/issue-locks" {
+		t.Fatalf("~ not expanded: %q", got)
+	}
+}

@@ -1,0 +1,127 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// File is the configuration file as written.
+type File struct {
+	// DefaultWorkspace names the workspace used when none is chosen.
+	DefaultWorkspace string `yaml:"default_workspace,omitempty"`
+	// Workspaces by name.
+	Workspaces map[string]Workspace `yaml:"workspaces,omitempty"`
+	// MarkerLabels mark an item blocked pending clarification.
+	MarkerLabels []string `yaml:"marker_labels,omitempty"`
+	// BlockedLabel routes an item to needs_controller.
+	BlockedLabel string `yaml:"blocked_label,omitempty"`
+	// ClarificationSLA is how long a question may wait before it is overdue.
+	ClarificationSLA Duration `yaml:"clarification_sla,omitempty"`
+	// Thresholds tune the orphan and contention rules.
+	Thresholds Thresholds `yaml:"thresholds,omitempty"`
+	// Roles maps a Gitea login to its steward role (viewer, operator, controller, admin).
+	Roles map[string]string `yaml:"roles,omitempty"`
+	// Theme is auto, dark or light.
+	Theme string `yaml:"theme,omitempty"`
+	// ReadOnly refuses every change (enforced by the governed core).
+	ReadOnly *bool `yaml:"read_only,omitempty"`
+}
+
+// Workspace is one supervised repository's stores.
+type Workspace struct {
+	LocksDir string `yaml:"locks_dir,omitempty"`
+	DBPath   string `yaml:"db_path,omitempty"`
+	RepoRoot string `yaml:"repo_root,omitempty"`
+	AuditLog string `yaml:"audit_log,omitempty"`
+	Gitea    Gitea  `yaml:"gitea,omitempty"`
+}
+
+// Gitea is how a workspace reaches its repository: a tea login name, or a URL with a
+// token (inline, or better in a token file).
+type Gitea struct {
+	TeaLogin  string `yaml:"tea_login,omitempty"`
+	URL       string `yaml:"url,omitempty"`
+	Token     string `yaml:"token,omitempty"`
+	TokenFile string `yaml:"token_file,omitempty"`
+	Owner     string `yaml:"owner,omitempty"`
+	Repo      string `yaml:"repo,omitempty"`
+}
+
+// Thresholds tune the live model's rules.
+type Thresholds struct {
+	// StalePR is how long an open PR with no live claim may stay quiet (stale-pr-no-claim).
+	StalePR Duration `yaml:"stale_pr,omitempty"`
+	// ContentionWindow is how far back refused claims count as contention.
+	ContentionWindow Duration `yaml:"contention_window,omitempty"`
+}
+
+// Duration is a time.Duration written as a Go duration string ("90s", "24h").
+type Duration time.Duration
+
+// UnmarshalYAML decodes a Go duration string; a bare number or a negative value is an error.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("line %d: want a duration such as 24h", n.Line)
+	}
+	v, err := time.ParseDuration(strings.TrimSpace(n.Value))
+	if err != nil || v <= 0 {
+		return fmt.Errorf("line %d: %q is not a positive duration such as 24h or 90m", n.Line, clip(n.Value))
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalYAML encodes the duration as a Go duration string.
+func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+
+// MaxFileSize caps the configuration file; a larger one is refused unread.
+const MaxFileSize = 1 << 20
+
+// ErrTooLarge is returned by Parse for input over MaxFileSize.
+var ErrTooLarge = errors.New("config: file larger than 1 MiB")
+
+// Parse decodes a configuration file. Unknown keys are errors (a typo never silently
+// falls back to a default). Error messages quote line numbers, never secret values.
+func Parse(data []byte) (File, error) {
+	var f File
+	if len(data) > MaxFileSize {
+		return f, ErrTooLarge
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
+		return File{}, fmt.Errorf("config: %s", scrubYAML(err.Error(), data))
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return File{}, errors.New("config: more than one YAML document; keep one")
+	}
+	return f, nil
+}
+
+// scrubYAML removes any token-looking value of data that the YAML error quotes.
+func scrubYAML(msg string, data []byte) string {
+	for _, line := range strings.Split(string(data), "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || !strings.Contains(strings.ToLower(k), "token") {
+			continue
+		}
+		if v = strings.Trim(strings.TrimSpace(v), `"'`); len(v) >= 4 {
+			msg = strings.ReplaceAll(msg, v, "[hidden]")
+		}
+	}
+	return msg
+}
+
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}

@@ -1,0 +1,343 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Source says where a setting's value came from.
+type Source string
+
+// The sources, highest precedence first.
+const (
+	FromFlag    Source = "flag"
+	FromEnv     Source = "env"
+	FromFile    Source = "file"
+	FromDefault Source = "default"
+)
+
+// Setting is one resolved value with its origin.
+type Setting struct {
+	Key    string `json:"key"`
+	Value  string `json:"-"`
+	Source Source `json:"source"`
+	// Origin names the flag, variable or file key the value came from.
+	Origin string `json:"origin,omitempty"`
+	// Secret settings are never displayed.
+	Secret bool `json:"secret,omitempty"`
+}
+
+// Display is the value as it may be shown: a secret reads "(set, hidden)" or "(not set)".
+func (s Setting) Display() string {
+	if s.Secret {
+		if s.Value == "" {
+			return "(not set)"
+		}
+		return "(set, hidden)"
+	}
+	if s.Value == "" {
+		return "(empty)"
+	}
+	return s.Value
+}
+
+// shown renders the setting for output, secrets hidden.
+func (s Setting) shown() map[string]string {
+	return map[string]string{"key": s.Key, "value": s.Display(), "source": string(s.Source), "origin": s.Origin}
+}
+
+// Severity grades a problem.
+type Severity string
+
+// Problem severities: an error makes the configuration unusable; a warning does not.
+const (
+	SevError   Severity = "error"
+	SevWarning Severity = "warning"
+)
+
+// Problem is one thing wrong with the configuration. Its message never holds a secret.
+type Problem struct {
+	Severity Severity `json:"severity"`
+	Code     string   `json:"code"`
+	Message  string   `json:"message"`
+}
+
+// Inputs are what Load resolves from besides the file.
+type Inputs struct {
+	// Path is an explicit config path (--config); empty uses STEWARD_CONFIG, then
+	// $XDG_CONFIG_HOME/steward/config.yaml, then ~/.config/steward/config.yaml.
+	Path string
+	// Getenv looks variables up; os.LookupEnv when nil.
+	Getenv func(string) (string, bool)
+	// Flags holds the flags the user set, by setting key (see Keys).
+	Flags map[string]string
+	// Workspace selects a workspace of the file; empty means default_workspace, else the
+	// only one.
+	Workspace string
+}
+
+// Resolved is the configuration in effect.
+type Resolved struct {
+	// Path is the config file consulted; Found says whether it exists.
+	Path  string `json:"path"`
+	Found bool   `json:"found"`
+	// Workspace is the workspace of the file in use ("" when none).
+	Workspace string `json:"workspace,omitempty"`
+	// Roles maps Gitea logins to roles, from the file.
+	Roles map[string]string `json:"roles,omitempty"`
+	// Settings in Keys order.
+	Settings []Setting `json:"-"`
+	Problems []Problem `json:"problems"`
+}
+
+// Get returns the setting named key.
+func (r *Resolved) Get(key string) Setting {
+	for _, s := range r.Settings {
+		if s.Key == key {
+			return s
+		}
+	}
+	return Setting{Key: key}
+}
+
+// Shown returns the settings as they may be printed (secrets hidden).
+func (r *Resolved) Shown() []map[string]string {
+	out := make([]map[string]string, 0, len(r.Settings))
+	for _, s := range r.Settings {
+		out = append(out, s.shown())
+	}
+	return out
+}
+
+// HasErrors reports whether any problem is an error.
+func (r *Resolved) HasErrors() bool {
+	for _, p := range r.Problems {
+		if p.Severity == SevError {
+			return true
+		}
+	}
+	return false
+}
+
+// key describes one setting: its env variable and its default.
+type key struct {
+	name, env string
+	secret    bool
+	def       func(getenv func(string) string) string
+	file      func(f *File, w *Workspace) string
+}
+
+// The setting keys, in display order.
+const (
+	KeyLocksDir         = "locks_dir"
+	KeyDBPath           = "db_path"
+	KeyRepoRoot         = "repo_root"
+	KeyAuditLog         = "audit_log"
+	KeyTeaLogin         = "gitea.tea_login"
+	KeyGiteaURL         = "gitea.url"
+	KeyGiteaToken       = "gitea.token"
+	KeyGiteaOwner       = "gitea.owner"
+	KeyGiteaRepo        = "gitea.repo"
+	KeyMarkerLabels     = "marker_labels"
+	KeyBlockedLabel     = "blocked_label"
+	KeyClarificationSLA = "clarification_sla"
+	KeyStalePR          = "thresholds.stale_pr"
+	KeyContentionWindow = "thresholds.contention_window"
+	KeyTheme            = "theme"
+	KeyReadOnly         = "read_only"
+	KeyRole             = "role"
+)
+
+func home(getenv func(string) string) string {
+	if h := getenv("HOME"); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+func constant(v string) func(func(string) string) string {
+	return func(func(string) string) string { return v }
+}
+
+func durString(d Duration) string {
+	if d == 0 {
+		return ""
+	}
+	return time.Duration(d).String()
+}
+
+var keys = []key{
+	{name: KeyLocksDir, env: "STEWARD_LOCKS_DIR", def: func(g func(string) string) string {
+		return filepath.Join(home(g), ".cache", "gitea-tools", "issue-locks")
+	}, file: func(_ *File, w *Workspace) string { return w.LocksDir }},
+	{name: KeyDBPath, env: "GITEA_CONTROL_PLANE_DB", def: func(g func(string) string) string {
+		return filepath.Join(home(g), ".cache", "gitea-tools", "control-plane", "control_plane.sqlite3")
+	}, file: func(_ *File, w *Workspace) string { return w.DBPath }},
+	{name: KeyRepoRoot, env: "STEWARD_REPO_ROOT", def: constant("."), file: func(_ *File, w *Workspace) string { return w.RepoRoot }},
+	{name: KeyAuditLog, env: "STEWARD_AUDIT_LOG", def: func(g func(string) string) string {
+		state := g("XDG_STATE_HOME")
+		if state == "" {
+			state = filepath.Join(home(g), ".local", "state")
+		}
+		return filepath.Join(state, "steward", "audit.jsonl")
+	}, file: func(_ *File, w *Workspace) string { return w.AuditLog }},
+	{name: KeyTeaLogin, env: "STEWARD_TEA_LOGIN", def: constant(""), file: func(_ *File, w *Workspace) string { return w.Gitea.TeaLogin }},
+	{name: KeyGiteaURL, env: "STEWARD_GITEA_URL", def: constant(""), file: func(_ *File, w *Workspace) string { return w.Gitea.URL }},
+	{name: KeyGiteaToken, env: "STEWARD_GITEA_TOKEN", secret: true, def: constant(""), file: func(_ *File, w *Workspace) string { return w.Gitea.Token }},
+	{name: KeyGiteaOwner, env: "STEWARD_GITEA_OWNER", def: constant(""), file: func(_ *File, w *Workspace) string { return w.Gitea.Owner }},
+	{name: KeyGiteaRepo, env: "STEWARD_GITEA_REPO", def: constant(""), file: func(_ *File, w *Workspace) string { return w.Gitea.Repo }},
+	{name: KeyMarkerLabels, env: "STEWARD_MARKER_LABELS", def: constant("status:blocked-pending-clarification"), file: func(f *File, _ *Workspace) string { return strings.Join(f.MarkerLabels, ",") }},
+	{name: KeyBlockedLabel, env: "STEWARD_BLOCKED_LABEL", def: constant("status:blocked"), file: func(f *File, _ *Workspace) string { return f.BlockedLabel }},
+	{name: KeyClarificationSLA, env: "STEWARD_CLARIFICATION_SLA", def: constant("24h0m0s"), file: func(f *File, _ *Workspace) string { return durString(f.ClarificationSLA) }},
+	{name: KeyStalePR, env: "STEWARD_STALE_PR", def: constant("72h0m0s"), file: func(f *File, _ *Workspace) string { return durString(f.Thresholds.StalePR) }},
+	{name: KeyContentionWindow, env: "STEWARD_CONTENTION_WINDOW", def: constant("1h0m0s"), file: func(f *File, _ *Workspace) string { return durString(f.Thresholds.ContentionWindow) }},
+	{name: KeyTheme, env: "STEWARD_THEME", def: constant("auto"), file: func(f *File, _ *Workspace) string { return f.Theme }},
+	{name: KeyReadOnly, env: "STEWARD_READ_ONLY", def: constant("false"), file: func(f *File, _ *Workspace) string {
+		if f.ReadOnly == nil {
+			return ""
+		}
+		return fmt.Sprint(*f.ReadOnly)
+	}},
+	{name: KeyRole, env: "STEWARD_ROLE", def: constant("viewer"), file: func(*File, *Workspace) string { return "" }},
+}
+
+// Keys lists the setting keys in display order.
+func Keys() []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = k.name
+	}
+	return out
+}
+
+// DefaultPath is where steward looks for its config file.
+func DefaultPath(getenv func(string) (string, bool)) string {
+	g := plain(getenv)
+	if p := g("STEWARD_CONFIG"); p != "" {
+		return p
+	}
+	if x := g("XDG_CONFIG_HOME"); x != "" {
+		return filepath.Join(x, "steward", "config.yaml")
+	}
+	return filepath.Join(home(g), ".config", "steward", "config.yaml")
+}
+
+func plain(getenv func(string) (string, bool)) func(string) string {
+	if getenv == nil {
+		getenv = os.LookupEnv
+	}
+	return func(k string) string { v, _ := getenv(k); return v }
+}
+
+// Load reads the config file (a missing file is fine: defaults apply) and resolves every
+// setting. It returns an error only for a file that exists but cannot be read; every
+// other finding is a Problem.
+func Load(in Inputs) (*Resolved, error) {
+	getenv := in.Getenv
+	if getenv == nil {
+		getenv = os.LookupEnv
+	}
+	r := &Resolved{Path: in.Path}
+	if r.Path == "" {
+		r.Path = DefaultPath(getenv)
+	}
+	var f File
+	data, err := readConfig(r.Path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, err
+	default:
+		r.Found = true
+		if f, err = Parse(data); err != nil {
+			r.problem(SevError, "parse", err.Error())
+			f = File{}
+		}
+		r.checkMode(f)
+	}
+	ws := r.pickWorkspace(&f, in.Workspace)
+	r.Roles = f.Roles
+	g := plain(getenv)
+	for _, k := range keys {
+		s := Setting{Key: k.name, Secret: k.secret}
+		if v, ok := in.Flags[k.name]; ok {
+			s.Value, s.Source, s.Origin = v, FromFlag, "--"+k.name
+		} else if v, ok := getenv(k.env); ok && v != "" {
+			s.Value, s.Source, s.Origin = v, FromEnv, k.env
+		} else if v := k.file(&f, &ws); v != "" {
+			s.Value, s.Source, s.Origin = expandHome(v, g), FromFile, fileOrigin(r.Workspace, k.name)
+		} else {
+			s.Value, s.Source = k.def(g), FromDefault
+		}
+		r.Settings = append(r.Settings, s)
+	}
+	ws.Gitea.TokenFile = expandHome(ws.Gitea.TokenFile, g)
+	r.resolveTokenFile(ws)
+	r.validate(&f)
+	return r, nil
+}
+
+func fileOrigin(ws, key string) string {
+	switch key {
+	case KeyLocksDir, KeyDBPath, KeyRepoRoot, KeyAuditLog, KeyTeaLogin, KeyGiteaURL, KeyGiteaToken, KeyGiteaOwner, KeyGiteaRepo:
+		return "workspaces." + ws + "." + key
+	}
+	return key
+}
+
+func readConfig(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() > MaxFileSize {
+		return nil, fmt.Errorf("config: %s is larger than 1 MiB", path)
+	}
+	return os.ReadFile(path)
+}
+
+func (r *Resolved) problem(sev Severity, code, msg string) {
+	r.Problems = append(r.Problems, Problem{Severity: sev, Code: code, Message: msg})
+}
+
+func (r *Resolved) pickWorkspace(f *File, want string) Workspace {
+	names := make([]string, 0, len(f.Workspaces))
+	for n := range f.Workspaces {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	switch {
+	case want != "":
+	case f.DefaultWorkspace != "":
+		want = f.DefaultWorkspace
+	case len(names) == 1:
+		want = names[0]
+	case len(names) > 1:
+		r.problem(SevError, "workspace-ambiguous", fmt.Sprintf("the file has %d workspaces (%s) and no default_workspace; set one or choose with --workspace", len(names), strings.Join(names, ", ")))
+		return Workspace{}
+	default:
+		return Workspace{}
+	}
+	w, ok := f.Workspaces[want]
+	if !ok {
+		r.problem(SevError, "workspace-unknown", fmt.Sprintf("workspace %q is not in the file (it has: %s)", want, strings.Join(names, ", ")))
+		return Workspace{}
+	}
+	r.Workspace = want
+	return w
+}
+
+// expandHome expands a leading "~/" in a path written in the file.
+func expandHome(p string, getenv func(string) string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		return filepath.Join(home(getenv), rest)
+	}
+	return p
+}

@@ -100,6 +100,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	addAuditCommands(root, g)
 	addStatusCommand(root, g)
 	addDemoCommand(root, g)
+	addConfigCommands(root, g)
 	return root
 }
 

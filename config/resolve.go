@@ -77,6 +77,8 @@ type Inputs struct {
 	Getenv func(string) (string, bool)
 	// Flags holds the flags the user set, by setting key (see Keys).
 	Flags map[string]string
+	// FlagNames names the flag behind each key of Flags, for Origin ("--locks").
+	FlagNames map[string]string
 	// Workspace selects a workspace of the file; empty means default_workspace, else the
 	// only one.
 	Workspace string
@@ -269,6 +271,9 @@ func Load(in Inputs) (*Resolved, error) {
 		s := Setting{Key: k.name, Secret: k.secret}
 		if v, ok := in.Flags[k.name]; ok {
 			s.Value, s.Source, s.Origin = v, FromFlag, "--"+k.name
+			if n, ok := in.FlagNames[k.name]; ok {
+				s.Origin = "--" + n
+			}
 		} else if v, ok := getenv(k.env); ok && v != "" {
 			s.Value, s.Source, s.Origin = v, FromEnv, k.env
 		} else if v := k.file(&f, &ws); v != "" {

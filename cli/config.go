@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"steward/config"
+	"steward/termsafe"
+)
+
+// configFlagKeys maps the global flags onto config setting keys.
+var configFlagKeys = map[string]string{
+	"locks":     config.KeyLocksDir,
+	"db":        config.KeyDBPath,
+	"repo-root": config.KeyRepoRoot,
+	"audit":     config.KeyAuditLog,
+	"as-role":   config.KeyRole,
+	"read-only": config.KeyReadOnly,
+}
+
+func addConfigCommands(root *cobra.Command, g *globals) {
+	var path, workspace string
+	grp := &cobra.Command{Use: "config", Short: "steward's configuration file: check it, create it"}
+	grp.PersistentFlags().StringVar(&path, "config", "", "config file (default $STEWARD_CONFIG, else $XDG_CONFIG_HOME/steward/config.yaml)")
+	grp.PersistentFlags().StringVar(&workspace, "workspace", "", "workspace of the config file to use")
+	check := &cobra.Command{
+		Use:   "check",
+		Short: "Say which value each setting has and where it comes from (flag, env, file, default), and what is wrong",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			flags, names := map[string]string{}, map[string]string{}
+			for name, key := range configFlagKeys {
+				if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
+					flags[key], names[key] = f.Value.String(), name
+				}
+			}
+			r, err := config.Load(config.Inputs{Path: path, Flags: flags, FlagNames: names, Workspace: workspace})
+			if err != nil {
+				return err
+			}
+			view := struct {
+				Path      string              `json:"path"`
+				Found     bool                `json:"found"`
+				Workspace string              `json:"workspace,omitempty"`
+				Settings  []map[string]string `json:"settings"`
+				Problems  []config.Problem    `json:"problems"`
+			}{r.Path, r.Found, r.Workspace, r.Shown(), r.Problems}
+			if view.Problems == nil {
+				view.Problems = []config.Problem{}
+			}
+			_ = printOut(cmd.OutOrStdout(), g.jsonOut, view, func(w io.Writer) { writeConfigCheck(w, r) })
+			if r.HasErrors() {
+				return &exitError{code: ExitError}
+			}
+			return nil
+		},
+	}
+	initCmd := &cobra.Command{
+		Use:   "init",
+		Short: "Create a commented config file (mode 0600); never overwrites one",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p := path
+			if p == "" {
+				p = config.DefaultPath(nil)
+			}
+			if err := config.WriteNew(p, []byte(config.Template)); err != nil {
+				if errors.Is(err, config.ErrExists) {
+					return &exitError{code: ExitError, msg: err.Error() + "; edit it, or run `steward config check`"}
+				}
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "created %s (mode 0600); check it with `steward config check`\n", p)
+			return nil
+		},
+	}
+	grp.AddCommand(check, initCmd)
+	root.AddCommand(grp)
+}
+
+func writeConfigCheck(w io.Writer, r *config.Resolved) {
+	state := "not found: defaults, env and flags apply"
+	if r.Found {
+		state = "found"
+	}
+	fmt.Fprintf(w, "config file %s (%s)\n", termsafe.Line(r.Path), state)
+	if r.Workspace != "" {
+		fmt.Fprintf(w, "workspace   %s\n", termsafe.Line(r.Workspace))
+	}
+	fmt.Fprintln(w)
+	for _, s := range r.Settings {
+		origin := ""
+		if s.Origin != "" {
+			origin = "  (" + termsafe.Line(s.Origin) + ")"
+		}
+		fmt.Fprintf(w, "%-30s %-8s %s%s\n", s.Key, s.Source, termsafe.Line(s.Display()), origin)
+	}
+	for login, role := range r.Roles {
+		fmt.Fprintf(w, "%-30s %-8s %s\n", "roles."+termsafe.Line(login), config.FromFile, termsafe.Line(role))
+	}
+	if len(r.Problems) == 0 {
+		fmt.Fprintln(w, "\nno problems found")
+		return
+	}
+	fmt.Fprintln(w)
+	for _, p := range r.Problems {
+		fmt.Fprintf(w, "%-7s %s: %s\n", p.Severity, p.Code, termsafe.Line(p.Message))
+	}
+}

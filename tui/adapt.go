@@ -18,12 +18,14 @@ type digestCfg struct {
 	sla      time.Duration
 	itemURL  func(model.Item) string
 	knows    func(action string) bool
+	at       time.Time // the snapshot's generated_at, for evidence ages
 }
 
 // digest turns a snapshot into the pages' rows once, so that frames only format visible rows.
 // Every external string passes through termsafe here.
 func digest(s *model.Snapshot, cfg digestCfg) *data {
 	d := &data{Loaded: true, Generated: s.GeneratedAt, Rows: map[pageID][]row{}}
+	cfg.at = s.GeneratedAt
 	d.Sources = []health{
 		healthOf("locks", s.Sources.Locks), healthOf("db", s.Sources.DB), healthOf("gitea", s.Sources.Gitea),
 	}
@@ -50,17 +52,17 @@ func digest(s *model.Snapshot, cfg digestCfg) *data {
 		d.Rows[pageSessions] = append(d.Rows[pageSessions], sessionRow(x))
 	}
 	for _, e := range s.Activity {
-		d.Events = append(d.Events, event{At: e.At, Source: "control-plane", Kind: line(e.Type),
+		d.Events = append(d.Events, event{At: e.At, Source: "db", Kind: line(e.Type),
 			Item: itemStr(e.Item), Session: line(e.SessionID), Message: line(e.Message), Attempt: line(e.Key)})
 	}
 	c := s.Count()
 	d.Counts = []count{
-		{"claims", c.Claims, ""}, {"contention", c.Contention, fmt.Sprintf("%d collisions", c.Collisions)},
-		{"clarifications", c.Clarifications, ""}, {"orphans", c.Orphans, ""}, {"sessions", c.Sessions, ""},
+		{"claims", c.Claims, "", pageClaims}, {"contention", c.Contention, fmt.Sprintf("%d collisions", c.Collisions), pageContention},
+		{"clarifications", c.Clarifications, "", pageClarifications}, {"orphans", c.Orphans, "", pageOrphans}, {"sessions", c.Sessions, "", pageSessions},
 	}
 	for _, b := range []model.Bucket{model.BucketRunnable, model.BucketLeased, model.BucketBlocked,
 		model.BucketNeedsController, model.BucketTerminalComplete, model.BucketUnknown} {
-		d.Buckets = append(d.Buckets, count{string(b), c.Buckets[b], ""})
+		d.Buckets = append(d.Buckets, count{Label: string(b), N: c.Buckets[b]})
 	}
 	d.Inbox = inbox(d)
 	d.merge()
@@ -98,11 +100,14 @@ func govItem(it *model.Item) *govern.Item {
 }
 
 func evidenceLines(ev []model.Evidence, at time.Time) []string {
+	if len(ev) == 0 {
+		return []string{"none recorded"}
+	}
 	out := make([]string, 0, len(ev))
 	for _, e := range ev {
 		s := fmt.Sprintf("%s %s = %s", e.Source, cut(e.Field), cut(e.Value))
 		if !e.At.IsZero() {
-			s += " (" + since(e.At, at) + " before the snapshot)"
+			s += " (seen " + since(e.At, at) + " before the snapshot)"
 		}
 		out = append(out, s)
 	}
@@ -124,8 +129,8 @@ func claimRow(c *model.Claim, cfg digestCfg, orphansBy map[string][]actionRef) r
 		owner = "unknown"
 	}
 	r := row{
-		Key:   "claim:" + c.LockFile + "\x00" + c.LeaseID + "\x00" + item,
-		Cells: []string{item, role, who, cut(c.SessionID), cut(c.Phase), "", "", cut(c.Contract), cut(c.Freshness), owner},
+		Key:       "claim:" + c.LockFile + "\x00" + c.LeaseID + "\x00" + item,
+		Cells:     []string{item, role, who, cut(c.SessionID), cut(c.Phase), "", "", cut(c.Contract), cut(c.Freshness), owner},
 		Heartbeat: c.LastHeartbeat, Deadline: c.ExpiresAt, Item: item, ItemRef: govItem(c.Item),
 		Warn:  cfg.policies.For(leases.TaskClass(c.TaskClass)).StaleWarning(),
 		Title: "Claim on " + item, CopyID: firstNonEmpty(cut(c.LeaseID), cut(c.LockFile), item),
@@ -140,7 +145,7 @@ func claimRow(c *model.Claim, cfg digestCfg, orphansBy map[string][]actionRef) r
 		"freshness = " + cut(c.Freshness), "owner liveness = " + owner,
 	}
 	r.Sections = []section{
-		{Title: "Evidence", Lines: evidenceLines(c.Evidence, time.Time{})},
+		{Title: "Evidence", Lines: evidenceLines(c.Evidence, cfg.at)},
 		{Title: "Lease row", Lines: lease},
 	}
 	if c.LockFile != "" {
@@ -149,8 +154,15 @@ func claimRow(c *model.Claim, cfg digestCfg, orphansBy map[string][]actionRef) r
 	} else {
 		r.Sections = append(r.Sections, section{Title: "Lock file", Lines: []string{"no lock file joined to this lease"}})
 	}
+	seen := map[string]bool{}
 	for _, k := range []string{c.LeaseID, c.LockFile} {
-		r.Actions = append(r.Actions, orphansBy[k]...)
+		for _, a := range orphansBy[k] {
+			id := a.Req.Action + "\x00" + a.Req.Target.LeaseID + "\x00" + a.Req.Target.LockFile
+			if !seen[id] {
+				seen[id] = true
+				r.Actions = append(r.Actions, a)
+			}
+		}
 	}
 	return r
 }
@@ -173,11 +185,11 @@ func firstNonEmpty(s ...string) string {
 
 func orphanRow(o *model.Orphan, cfg digestCfg) row {
 	item := itemStr(o.Item)
-	ev := evidenceLines(o.Evidence, time.Time{})
+	ev := evidenceLines(o.Evidence, cfg.at)
 	summary := strings.Join(ev, "; ")
 	r := row{
-		Key:   "orphan:" + string(o.Kind) + "\x00" + o.LockFile + "\x00" + o.LeaseID + "\x00" + item,
-		Item:  item, ItemRef: govItem(o.Item), Title: cut(string(o.Kind)) + " " + item,
+		Key:  "orphan:" + string(o.Kind) + "\x00" + o.LockFile + "\x00" + o.LeaseID + "\x00" + item,
+		Item: item, ItemRef: govItem(o.Item), Title: cut(string(o.Kind)) + " " + item,
 		CopyID: firstNonEmpty(cut(o.LeaseID), cut(o.LockFile), item), Inspect: cut(o.InspectOnlyReason),
 		Sections: []section{{Title: "Evidence", Lines: ev},
 			{Title: "Artifact", Lines: []string{"lock_file = " + cut(o.LockFile), "lease_id = " + cut(o.LeaseID), "session = " + cut(o.SessionID)}}},
@@ -220,7 +232,7 @@ func contentionRow(c *model.Contention, cfg digestCfg) row {
 		Cells: []string{cut(string(c.Kind)), class, item, strconv.Itoa(c.Count), strings.Join(sessions, ", "), window},
 		Count: c.Count, Item: item, ItemRef: govItem(c.Item), Class: class, Title: cut(string(c.Kind)) + " on " + item,
 		CopyID: item,
-		Sections: []section{{Title: "Evidence", Lines: evidenceLines(c.Evidence, time.Time{})},
+		Sections: []section{{Title: "Evidence", Lines: evidenceLines(c.Evidence, cfg.at)},
 			{Title: "Involved", Lines: []string{"sessions: " + strings.Join(sessions, ", "), "lock files: " + cut(strings.Join(c.LockFiles, ", ")), "leases: " + cut(strings.Join(c.LeaseIDs, ", "))}}},
 	}
 	if c.Item != nil && cfg.itemURL != nil {

@@ -101,7 +101,7 @@ type data struct {
 	Events    []event // snapshot events, newest first
 	Buckets   []count
 	Loaded    bool
-	routine   int // routine attention items, hidden from the inbox
+	routine   int     // routine attention items, hidden from the inbox
 	Audit     []event // steward's own audit log, newest first
 	merged    []event
 }
@@ -125,6 +125,7 @@ type count struct {
 	Label string
 	N     int
 	Note  string
+	Page  pageID // the view the number comes from (pageOverview: none)
 }
 
 // source returns the named source's health.
@@ -148,3 +149,27 @@ var pageSources = map[pageID][]string{
 }
 
 func haystack(parts ...string) string { return strings.ToLower(strings.Join(parts, " ")) }
+
+// down reports whether every source a page is built from is unusable: its count is unknown.
+func (d *data) down(id pageID) bool {
+	srcs := pageSources[id]
+	if len(srcs) == 0 {
+		return false
+	}
+	for _, name := range srcs {
+		if d.source(name).usable() {
+			return false
+		}
+	}
+	return true
+}
+
+// partial reports whether some source of a page is degraded or unusable (but not all).
+func (d *data) partial(id pageID) bool {
+	for _, name := range pageSources[id] {
+		if d.source(name).State != "ok" {
+			return true
+		}
+	}
+	return false
+}

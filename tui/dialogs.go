@@ -239,10 +239,9 @@ func (d *confirmDialog) View(w, h int) string {
 			add(st.dim.Render("  undo    " + p.Inverse.Action))
 		}
 	}
-	b = append(b, "")
+	var foot []string
 	if d.phrase != "" && len(d.allowedPreviews()) > 0 {
-		add(fmt.Sprintf("type %q to enable Apply:", d.phrase))
-		b = append(b, "> "+d.typed.view(iw-2))
+		foot = append(foot, truncate(fmt.Sprintf("type %q to enable Apply:", d.phrase), iw), "> "+d.typed.view(iw-2))
 	}
 	cancel, apply := st.btnOff, st.btnOff
 	if d.focus == 0 {
@@ -253,7 +252,14 @@ func (d *confirmDialog) View(w, h int) string {
 	if !d.ready() {
 		apply = st.btnDisabled
 	}
-	b = append(b, cancel.Render("Cancel")+"  "+apply.Render("Apply"))
+	foot = append(foot, cancel.Render("Cancel")+"  "+apply.Render("Apply"))
+	// Keep the phrase and the buttons visible: cut the preview, saying how much was cut.
+	if room := h - 3 - len(foot); len(b) > room {
+		more := len(b) - room + 1
+		b = append(b[:max(room-1, 1)], st.dim.Render(fmt.Sprintf("… %d more lines of preview (widen the terminal)", more)))
+	}
+	b = append(b, "")
+	b = append(b, foot...)
 	return st.box.Width(iw + 4).Render(strings.Join(b, "\n"))
 }
 

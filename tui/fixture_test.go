@@ -46,7 +46,7 @@ func populated() *model.Snapshot {
 	}
 	s.Clarifications = []model.Clarification{{Item: *item(107), Title: "Which config format?", Marker: "status:blocked-pending-clarification",
 		Question: "## Question\n\nShould the exporter write **YAML** or `JSON`?\n\n- YAML matches the docs\n- JSON matches the API",
-		Rule: "latest-worker-comment", AskedBy: "bot-a", AskedAt: at(-26 * time.Hour), URL: "https://gitea.example/acme/widgets/issues/107"}}
+		Rule:     "latest-worker-comment", AskedBy: "bot-a", AskedAt: at(-26 * time.Hour), URL: "https://gitea.example/acme/widgets/issues/107"}}
 	s.Orphans = []*model.Orphan{
 		{Kind: model.OrphanActiveLeasePastExpiry, Item: item(103), LeaseID: "L-103", LockFile: "acme_widgets_103.json", SessionID: "sess-c3",
 			Evidence: []model.Evidence{ev(model.SourceDB, "leases.expires_at", at(-4*time.Minute).Format(time.RFC3339))},

@@ -45,7 +45,9 @@ func newTestRoot(t testing.TB, w, h int, readOnly bool) *Root {
 	t.Helper()
 	c, _, _ := testCore(t, readOnly, func() time.Time { return fixedNow })
 	r := New(Options{Core: c, Now: func() time.Time { return fixedNow },
-		ItemURL: func(it model.Item) string { return fmt.Sprintf("https://gitea.example/%s/%s/issues/%d", it.Org, it.Repo, it.Number) }})
+		ItemURL: func(it model.Item) string {
+			return fmt.Sprintf("https://gitea.example/%s/%s/issues/%d", it.Org, it.Repo, it.Number)
+		}})
 	r.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return r
 }

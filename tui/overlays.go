@@ -162,7 +162,7 @@ func (hv *helpView) Update(k tea.KeyPressMsg) any {
 }
 
 func (hv *helpView) View(w, h int) string {
-	colW := 38
+	colW := 36
 	var cols [][]string
 	var cur []string
 	for _, g := range hv.groups {
@@ -200,8 +200,12 @@ func (hv *helpView) View(w, h int) string {
 			out = append(out, strings.TrimRight(ln.String(), " "))
 		}
 	}
-	if len(out) > h-3 {
-		out = out[:max(h-3, 1)]
+	if len(out) > h-1 {
+		out = append(out[:max(h-2, 1)], st.dim.Render("… more in docs/keys.md"))
 	}
-	return st.title.Render("Help — esc to close") + "\n" + strings.Join(out, "\n")
+	bw := min(w, per*(colW+2))
+	for i := range out {
+		out[i] = pad(truncate(out[i], bw), bw)
+	}
+	return pad(st.title.Render("Help — esc to close"), bw) + "\n" + strings.Join(out, "\n")
 }

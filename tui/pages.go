@@ -29,10 +29,10 @@ func pageColumns(id pageID) []column {
 			{Title: "Item", Width: 12, Flex: 1, Idx: 2, Sort: text(2)}, {Title: "What", Width: 20, Flex: 3, Idx: 3}}
 	case pageClaims:
 		return []column{
-			{Title: "Item", Width: 12, Flex: 2, Sort: text(0)}, {Title: "Role", Width: 8, Flex: 1, Idx: 1},
-			{Title: "Claimant", Width: 8, Flex: 1, Idx: 2}, {Title: "Session", Width: 7, Flex: 1, Idx: 3},
-			{Title: "Phase", Width: 6, Idx: 4}, {Title: "Heartbeat", Width: 9, Idx: 5, Cell: cellAgo(hb), Sort: ago(hb)},
-			{Title: "Left", Width: 9, Flex: 1, Idx: 6, Cell: cellLeft, Sort: left},
+			{Title: "Item", Width: 12, Flex: 2, Sort: text(0)}, {Title: "Role", Width: 8, Flex: 1, Idx: 1, Drop: 4},
+			{Title: "Claimant", Width: 8, Flex: 1, Idx: 2, Drop: 3}, {Title: "Session", Width: 7, Flex: 1, Idx: 3, Drop: 2},
+			{Title: "Phase", Width: 6, Idx: 4, Drop: 5}, {Title: "Heartbeat", Width: 9, Idx: 5, Cell: cellAgo(hb), Sort: ago(hb)},
+			{Title: "Left", Width: 13, Idx: 6, Cell: cellLeft, Sort: left},
 			{Title: "Contract", Width: 8, Idx: 7, Cell: stateCell(7)}, {Title: "Fresh", Width: 7, Flex: 1, Idx: 8, Cell: stateCell(8)},
 			{Title: "Owner", Width: 7, Idx: 9, Cell: stateCell(9)},
 		}
@@ -49,11 +49,11 @@ func pageColumns(id pageID) []column {
 	case pageActivity:
 		return []column{{Title: "Age", Width: 6, Cell: cellAgo(sinceT), Sort: ago(sinceT)}, {Title: "Source", Width: 7, Idx: 1},
 			{Title: "Kind", Width: 10, Flex: 1, Idx: 2, Sort: text(2)}, {Title: "Item", Width: 10, Flex: 1, Idx: 3, Sort: text(3)},
-			{Title: "Session", Width: 7, Flex: 1, Idx: 4}, {Title: "Actor", Width: 6, Flex: 1, Idx: 5},
+			{Title: "Session", Width: 7, Flex: 1, Idx: 4, Drop: 2}, {Title: "Actor", Width: 6, Flex: 1, Idx: 5, Drop: 1},
 			{Title: "Result", Width: 9, Idx: 6, Cell: stateCell(6)}, {Title: "Message", Width: 10, Flex: 3, Idx: 7}}
 	case pageSessions:
 		return []column{{Title: "Session", Width: 10, Flex: 2, Sort: text(0)}, {Title: "Role", Width: 6, Flex: 1, Idx: 1},
-			{Title: "Profile", Width: 7, Flex: 1, Idx: 2}, {Title: "PID", Width: 6, Idx: 3}, {Title: "Alive", Width: 7, Idx: 4, Cell: stateCell(4)},
+			{Title: "Profile", Width: 7, Flex: 1, Idx: 2, Drop: 1}, {Title: "PID", Width: 6, Idx: 3}, {Title: "Alive", Width: 7, Idx: 4, Cell: stateCell(4)},
 			{Title: "Heartbeat", Width: 9, Idx: 5, Cell: cellAgo(hb), Sort: ago(hb)}, {Title: "Leases", Width: 6, Idx: 6, Sort: cnt},
 			{Title: "Status", Width: 7, Flex: 1, Idx: 7}}
 	}
@@ -174,6 +174,13 @@ func overviewHead(p *listPage) string {
 	var cs []string
 	for _, c := range d.Counts {
 		s := fmt.Sprintf("%s %s", st.bold.Render(fmt.Sprint(c.N)), c.Label)
+		if d.down(c.Page) {
+			cs = append(cs, st.bad.Render(c.Label+" unavailable"))
+			continue
+		}
+		if d.partial(c.Page) {
+			s += " (partial)"
+		}
 		if c.Note != "" {
 			s += " (" + c.Note + ")"
 		}

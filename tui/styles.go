@@ -20,7 +20,7 @@ var (
 // styles are the workbench's styles, built once.
 type styles struct {
 	header, tabOn, tabOff, dim, bold, sel, mark, warn, bad, good, badge, title, box, colHead lipgloss.Style
-	btnOn, btnOff, btnDisabled                                                              lipgloss.Style
+	btnOn, btnOff, btnDisabled                                                               lipgloss.Style
 }
 
 func newStyles() styles {

@@ -20,10 +20,12 @@ type column struct {
 	Idx   int
 	Cell  func(r *row, now time.Time) (string, lipgloss.Style)
 	Sort  func(a, b *row) int // nil: not sortable
+	Drop  int                 // when too narrow, columns with the highest Drop go first (0: never)
 }
 
 // table is a filtered, sorted, scrolled list of rows that renders only the visible rows.
 type table struct {
+	all     []column // every column; cols are those that fit the width
 	cols    []column
 	widths  []int
 	rows    []row
@@ -44,7 +46,7 @@ func newTable(cols []column) table {
 			cols[i].Idx = i
 		}
 	}
-	return table{cols: cols, sortCol: -1, marks: map[string]bool{}}
+	return table{all: cols, cols: cols, sortCol: -1, marks: map[string]bool{}}
 }
 
 // setRows replaces the rows, keeping the selection on the same key when it still exists and
@@ -229,8 +231,38 @@ func (t *table) setSize(w, h int) {
 
 // layout shares the width among the columns: minimums first, then the flex shares.
 func (t *table) layout() {
+	sortTitle := ""
+	if t.sortCol >= 0 && t.sortCol < len(t.cols) {
+		sortTitle = t.cols[t.sortCol].Title
+	}
+	t.cols = append(t.cols[:0:0], t.all...)
+	need := func() int {
+		n := 2
+		for _, c := range t.cols {
+			n += c.Width + 1
+		}
+		return n - 1
+	}
+	for need() > t.width {
+		drop, at := 0, -1
+		for i, c := range t.cols {
+			if c.Drop > drop {
+				drop, at = c.Drop, i
+			}
+		}
+		if at < 0 {
+			break
+		}
+		t.cols = append(t.cols[:at], t.cols[at+1:]...)
+	}
+	t.sortCol = -1
+	for i, c := range t.cols {
+		if sortTitle != "" && c.Title == sortTitle {
+			t.sortCol = i
+		}
+	}
 	t.widths = make([]int, len(t.cols))
-	avail := t.width - 2 // selection and mark gutter
+	avail := t.width - 2 + 1 // selection and mark gutter; the last column has no separator
 	flex := 0
 	for i, c := range t.cols {
 		t.widths[i] = c.Width

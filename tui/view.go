@@ -88,15 +88,29 @@ func (r *Root) header() string {
 	return strings.Join(parts, " · ")
 }
 
+// tabLabel is a view's tab: its number, its title (cut on narrow screens unless current)
+// and its row count.
+func (r *Root) tabLabel(i int, id pageID) string {
+	title := pageTitles[id]
+	if r.width < 120 && id != r.cur {
+		title = title[:4]
+	}
+	label := fmt.Sprintf(" %d %s", i+1, title)
+	if n := len(r.pages[id].tbl.rows); r.env.data.Loaded && id != pageOverview {
+		if r.env.data.down(id) {
+			label += " ?"
+		} else {
+			label += fmt.Sprintf(" %d", n)
+		}
+	}
+	return label + " "
+}
+
 // tabs draws the views with their row counts; the current one is reversed.
 func (r *Root) tabs() string {
 	var b strings.Builder
 	for i, id := range pageOrder {
-		label := fmt.Sprintf(" %d %s", i+1, pageTitles[id])
-		if n := len(r.pages[id].tbl.rows); r.env.data.Loaded && id != pageOverview {
-			label += fmt.Sprintf(" %d", n)
-		}
-		label += " "
+		label := r.tabLabel(i, id)
 		if id == r.cur {
 			b.WriteString(st.tabOn.Render(label))
 		} else {
@@ -110,11 +124,7 @@ func (r *Root) tabs() string {
 func (r *Root) tabAt(x int) (pageID, bool) {
 	pos := 0
 	for i, id := range pageOrder {
-		label := fmt.Sprintf(" %d %s", i+1, pageTitles[id])
-		if n := len(r.pages[id].tbl.rows); r.env.data.Loaded && id != pageOverview {
-			label += fmt.Sprintf(" %d", n)
-		}
-		w := lipgloss.Width(label) + 1
+		w := lipgloss.Width(r.tabLabel(i, id))
 		if x >= pos && x < pos+w {
 			return id, true
 		}

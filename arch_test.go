@@ -26,6 +26,7 @@ var layers = map[string]int{
 	"steward/leases":   1,
 	"steward/gitea":    1,
 	"steward/termsafe": 0,
+	"steward/config":   0,
 }
 
 func layerOf(pkg string) (int, bool) {

@@ -124,7 +124,7 @@ func runDemo(cmd *cobra.Command, g *globals, f *demoFlags) error {
 	}
 	defer d.Close()
 	if !f.headless {
-		return runDemoWorkbench(ctx, cmd, d, f)
+		return runDemoWorkbench(ctx, cmd, g, d, f)
 	}
 	dur := f.dur
 	if dur <= 0 {
@@ -142,7 +142,7 @@ func runDemo(cmd *cobra.Command, g *globals, f *demoFlags) error {
 }
 
 // runDemoWorkbench runs the fleet in the background while the workbench is open.
-func runDemoWorkbench(ctx context.Context, cmd *cobra.Command, d *sim.Demo, f *demoFlags) error {
+func runDemoWorkbench(ctx context.Context, cmd *cobra.Command, g *globals, d *sim.Demo, f *demoFlags) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	dur := f.dur
@@ -151,7 +151,7 @@ func runDemoWorkbench(ctx context.Context, cmd *cobra.Command, d *sim.Demo, f *d
 	}
 	done := make(chan error, 1)
 	go func() { _, err := d.Run(ctx, dur); done <- err; cancel() }()
-	err := openWorkbench(ctx, cmd, d)
+	err := openWorkbench(ctx, cmd, g, d)
 	cancel()
 	if rerr := <-done; err == nil && rerr != nil && !errors.Is(rerr, context.Canceled) {
 		err = rerr

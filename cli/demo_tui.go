@@ -2,18 +2,64 @@ package cli
 
 import (
 	"context"
-	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"steward/govern"
+	"steward/leases"
+	"steward/model"
 	"steward/sim"
+	"steward/tui"
 )
 
-// openWorkbench opens the workbench on the demo workspace. Until the workbench (tui.Run)
-// lands, it says so and keeps the simulation running headless until interrupted.
-func openWorkbench(ctx context.Context, cmd *cobra.Command, d *sim.Demo) error {
-	fmt.Fprintln(cmd.ErrOrStderr(), "steward demo: the workbench (tui) is not built into this steward yet; the simulation runs without it.")
-	fmt.Fprintf(cmd.ErrOrStderr(), "workspace: %s — press Ctrl-C to stop (or run `steward demo --headless`).\n", d.Root)
-	<-ctx.Done()
-	return nil
+// demoWorkbench is what the workbench needs on a demo: a live model of the workspace and
+// a core for the person at the keyboard (sharing the demo's audit log).
+type demoWorkbench struct {
+	live *model.Live
+	opts tui.Options
+}
+
+// newDemoWorkbench starts the live model on d. Durations the model judges by (stale PRs,
+// the refused-claim window, the clarification SLA) are compressed like the lease policy.
+func newDemoWorkbench(ctx context.Context, d *sim.Demo, role govern.Role) (*demoWorkbench, error) {
+	pol := leases.LoadPolicies(d.Workspace.Env)
+	speed := d.Speed()
+	scale := func(x time.Duration) time.Duration { return time.Duration(float64(x) / speed) }
+	live := model.NewLive(model.Workspace{LocksDir: d.Workspace.LocksDir, DBPath: d.Workspace.DBPath, RepoRoot: d.Workspace.RepoRoot},
+		model.LiveOptions{
+			Config: model.Config{Policies: pol, Org: d.Owner, Repo: d.Repo,
+				StalePRQuiet: scale(10 * time.Minute), RefusedWindow: scale(time.Hour)},
+			Gitea: d.Client, GiteaEvery: 2 * time.Second, ProbeEvery: time.Second, Resync: 5 * time.Second,
+		})
+	if err := live.Start(ctx); err != nil {
+		return nil, err
+	}
+	core := govern.New(d.Workspace, d.AuditLog(), govern.Options{Actor: govern.LocalActor(role, "")})
+	return &demoWorkbench{live: live, opts: tui.Options{
+		Core: core, Source: live, AuditPath: d.AuditPath, Policies: &pol, ClarificationSLA: scale(time.Hour),
+	}}, nil
+}
+
+func (w *demoWorkbench) close() {
+	_ = w.live.Close()
+	_ = w.opts.Core.Close()
+}
+
+// openWorkbench opens the workbench on the demo workspace until the user quits or ctx ends.
+func openWorkbench(ctx context.Context, cmd *cobra.Command, g *globals, d *sim.Demo) error {
+	role := govern.RoleOperator
+	if f := cmd.Flags().Lookup("as-role"); f != nil && f.Changed {
+		r, err := govern.ParseRole(g.role)
+		if err != nil {
+			return err
+		}
+		role = r
+	}
+	wb, err := newDemoWorkbench(ctx, d, role)
+	if err != nil {
+		return err
+	}
+	defer wb.close()
+	return tui.Run(ctx, wb.opts)
 }

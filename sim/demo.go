@@ -164,6 +164,12 @@ func (d *Demo) Run(ctx context.Context, dur time.Duration) (Summary, error) {
 	return d.fleet.Run(ctx, dur)
 }
 
+// AuditLog is the demo's audit log, shared by the workers and the workbench's core.
+func (d *Demo) AuditLog() *govern.AuditLog { return d.audit }
+
+// Speed is the demo's time compression.
+func (d *Demo) Speed() float64 { return d.opts.Speed }
+
 // Fleet returns the demo's fleet (for live counts while it runs).
 func (d *Demo) Fleet() *Fleet { return d.fleet }
 

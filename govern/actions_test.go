@@ -15,6 +15,7 @@ import (
 	"steward/leases"
 	"steward/leases/leasestest"
 	"steward/locks"
+	"steward/model"
 )
 
 var now0 = leasestest.Now
@@ -507,3 +508,42 @@ func mustRead(t *testing.T, p string) []byte {
 }
 
 var _ = fmt.Sprint
+
+// Every action id the model names for an orphan is one the core knows.
+func TestModelActionIDsExist(t *testing.T) {
+	c := New(Workspace{}, nil, Options{})
+	for _, id := range []string{model.ActionReclaimExpired, model.ActionAbandonStale, model.ActionExpireSweep, model.ActionRetireLock, model.ActionRestoreLock} {
+		if _, ok := c.Spec(id); !ok {
+			t.Errorf("model names action %q, which the core does not know", id)
+		}
+	}
+}
+
+func TestAnnotate(t *testing.T) {
+	f := newFixture(t, RoleViewer)
+	f.expiredLease("L1", 1)
+	f.liveLease("L2", 2, int64(os.Getpid()), f.host())
+	snap := &model.Snapshot{Orphans: []*model.Orphan{
+		{Kind: "active-lease-past-expiry", Action: &model.ActionRef{ID: model.ActionReclaimExpired, Target: model.ActionTarget{LeaseID: "L1"}}},
+		{Kind: "active-lease-past-expiry", Action: &model.ActionRef{ID: model.ActionReclaimExpired, Target: model.ActionTarget{LeaseID: "L2"}}},
+		{Kind: "expired-lock-live-owner", InspectOnlyReason: "owner alive"},
+	}}
+	before := f.state()
+	got := f.core.Annotate(context.Background(), snap)
+	if f.state() != before {
+		t.Fatal("annotate wrote something")
+	}
+	if snap.Orphans[0].Action.Allowed != nil {
+		t.Fatal("annotate changed its input")
+	}
+	a0, a1 := got.Orphans[0].Action, got.Orphans[1].Action
+	if a0.Allowed == nil || !*a0.Allowed || a0.Refusal != nil {
+		t.Errorf("expired lease: %+v", a0)
+	}
+	if a1.Allowed == nil || *a1.Allowed || a1.Refusal == nil || a1.Refusal.Code != "not_expired" {
+		t.Errorf("live lease: %+v %+v", a1, a1.Refusal)
+	}
+	if got.Orphans[2].Action != nil {
+		t.Errorf("inspect-only orphan got an action")
+	}
+}

@@ -21,6 +21,9 @@ type undoState struct {
 
 // inverseOf finds the inverse a succeeded attempt recorded, and whether it was undone.
 func (c *Core) inverseOf(attempt string) (*Request, *Refusal, error) {
+	if c.audit == nil {
+		return nil, refuse(CodeAuditUnavailable, "no audit log is open, so no inverse can be found; open one with --audit"), nil
+	}
 	recs, _, err := ReadAudit(c.audit.Path())
 	if err != nil {
 		return nil, nil, err

@@ -108,7 +108,8 @@ type Options struct {
 	Step func(name string)
 }
 
-// New returns a core acting on ws as opts.Actor, recording into audit.
+// New returns a core acting on ws as opts.Actor, recording into audit. A nil audit makes a
+// preview-only core: every Apply refuses with audit_unavailable.
 func New(ws Workspace, audit *AuditLog, opts Options) *Core {
 	c := &Core{ws: ws, audit: audit, actor: opts.Actor, readOnly: opts.ReadOnly, now: opts.Now, step: opts.Step}
 	if c.now == nil {
@@ -212,6 +213,10 @@ func NewAttemptID(now time.Time) string {
 func (c *Core) Apply(ctx context.Context, pv Preview, confirmation string) (out Outcome) {
 	req := pv.Request
 	attempt := NewAttemptID(c.now())
+	if c.audit == nil {
+		return Outcome{Attempt: attempt, Action: req.Action, Result: ResultRefused, Disposition: DispositionNotAttempted,
+			Code: CodeAuditUnavailable, Message: "this steward has no audit log (a preview-only core), so nothing may be applied; open one with --audit"}
+	}
 	out = Outcome{Attempt: attempt, Action: req.Action}
 	base := Record{Attempt: attempt, Action: req.Action, Target: req.Target, Actor: c.actor}
 	inverse := pv.Inverse

@@ -21,6 +21,9 @@ type Verification struct {
 // record, unknown with disposition outcome_unknown; then, where the evidence tells, a
 // resolution with resolved_by machine. Attempts the evidence cannot settle stay unknown.
 func (c *Core) Verify(ctx context.Context) ([]Verification, error) {
+	if c.audit == nil {
+		return nil, ErrAuditUnavailable
+	}
 	recs, _, err := ReadAudit(c.audit.Path())
 	if err != nil {
 		return nil, err
@@ -78,6 +81,9 @@ func (c *Core) ResolveByHuman(attempt string, res Result, note string) error {
 	}
 	if c.actor.Role < RoleOperator {
 		return fmt.Errorf("resolving an unknown outcome needs role operator or above; you hold %s", c.actor.Role)
+	}
+	if c.audit == nil {
+		return ErrAuditUnavailable
 	}
 	recs, _, err := ReadAudit(c.audit.Path())
 	if err != nil {

@@ -313,6 +313,20 @@ func sortedKeys(m map[string]bool) []string {
 // flush re-derives every dirty unit and session at now.
 func (e *engine) flush(now time.Time) int {
 	n := 0
+	if bulk := len(e.dirty) > 64 && len(e.dirty) > len(e.units)/16; bulk {
+		e.claims.begin()
+		e.orphans.begin()
+		e.contention.begin()
+		e.items.begin()
+		e.sessOut.begin()
+		defer func() {
+			e.claims.end()
+			e.orphans.end()
+			e.contention.end()
+			e.items.end()
+			e.sessOut.end()
+		}()
+	}
 	for k := range e.dirty {
 		delete(e.dirty, k)
 		n++

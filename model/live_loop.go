@@ -21,6 +21,31 @@ func (l *Live) loop(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	armed := l.arm(timer)
+	// A file event can precede the commit becoming visible (the writer
+	// fsyncs the WAL before it publishes the commit in -shm, which is not
+	// watched): when data_version has not moved yet, re-check with backoff.
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()
+	defer retry.Stop()
+	var retryC <-chan time.Time
+	backoff := time.Duration(0)
+	recheck := func(moved bool) {
+		if moved {
+			backoff, retryC = 0, nil
+			return
+		}
+		switch {
+		case backoff == 0:
+			backoff = 10 * time.Millisecond
+		case backoff < 2*time.Second:
+			backoff *= 2
+		default:
+			backoff, retryC = 0, nil // give up; the periodic resync heals
+			return
+		}
+		retry.Reset(backoff)
+		retryC = retry.C
+	}
 	lockCh := l.lw.Changes()
 	var dbCh <-chan leases.DBChange
 	if l.dw != nil {
@@ -50,7 +75,10 @@ func (l *Live) loop(ctx context.Context) {
 				l.dw = nil
 				continue
 			}
-			l.reloadDB(ctx, l.opt.Now(), c.Resync)
+			backoff = 0
+			recheck(l.reloadDB(ctx, l.opt.Now(), c.Resync))
+		case <-retryC:
+			recheck(l.reloadDB(ctx, l.opt.Now(), false))
 		case <-armed:
 		case <-l.wake:
 		case <-resync.C:
@@ -147,13 +175,13 @@ func sameFile(fi os.FileInfo, e locks.Entry) bool {
 // reloadDB re-reads the DB when PRAGMA data_version moved (or force): the
 // leases/sessions snapshot, diffed by id so only changed rows touch their
 // items, and events incrementally past the cursor.
-func (l *Live) reloadDB(ctx context.Context, now time.Time, force bool) {
+func (l *Live) reloadDB(ctx context.Context, now time.Time, force bool) (moved bool) {
 	t0 := time.Now()
 	if l.reader == nil {
 		r, err := leases.OpenReadOnly(l.ws.DBPath)
 		if err != nil {
 			l.dbUnavailable(err, now, t0)
-			return
+			return true
 		}
 		l.reader, force = r, true
 		if l.dw == nil {
@@ -167,18 +195,19 @@ func (l *Live) reloadDB(ctx context.Context, now time.Time, force bool) {
 		l.reader.Close()
 		l.reader = nil
 		l.dbUnavailable(err, now, t0)
-		return
+		return true
 	}
 	if dv == l.dv && !force {
-		return
+		return false
 	}
 	s, err := l.reader.Snapshot(ctx, leases.ReadOptions{})
 	if err != nil {
 		l.dbUnavailable(err, now, t0)
-		return
+		return true
 	}
 	l.dv = dv
 	l.applyDB(ctx, s, now, t0)
+	return true
 }
 
 func (l *Live) dbUnavailable(err error, now, t0 time.Time) {

@@ -36,6 +36,8 @@ func SleepProcs(lifetime int) ProcStarter {
 	}
 }
 
+var _ Proc = (*sleepProc)(nil)
+
 type sleepProc struct {
 	cmd  *exec.Cmd
 	once sync.Once

@@ -35,6 +35,8 @@ type Tracker interface {
 	GetIssue(ctx context.Context, number int64) (gitea.Issue, error)
 }
 
+var _ Tracker = (*gitea.Client)(nil)
+
 // PRMaker opens a pull request by author from branch head, as a worker's own git work
 // would; it returns the PR number.
 type PRMaker func(ctx context.Context, author, head, title string) (int64, error)

@@ -22,10 +22,7 @@ var configFlagKeys = map[string]string{
 }
 
 func addConfigCommands(root *cobra.Command, g *globals) {
-	var path, workspace string
 	grp := &cobra.Command{Use: "config", Short: "steward's configuration file: check it, create it"}
-	grp.PersistentFlags().StringVar(&path, "config", "", "config file (default $STEWARD_CONFIG, else $XDG_CONFIG_HOME/steward/config.yaml)")
-	grp.PersistentFlags().StringVar(&workspace, "workspace", "", "workspace of the config file to use")
 	check := &cobra.Command{
 		Use:   "check",
 		Short: "Say which value each setting has and where it comes from (flag, env, file, default), and what is wrong",
@@ -37,7 +34,7 @@ func addConfigCommands(root *cobra.Command, g *globals) {
 					flags[key], names[key] = f.Value.String(), name
 				}
 			}
-			r, err := config.Load(config.Inputs{Path: path, Flags: flags, FlagNames: names, Workspace: workspace})
+			r, err := config.Load(config.Inputs{Path: g.configPath, Flags: flags, FlagNames: names, Workspace: g.workspace})
 			if err != nil {
 				return err
 			}
@@ -63,7 +60,7 @@ func addConfigCommands(root *cobra.Command, g *globals) {
 		Short: "Create a commented config file (mode 0600); never overwrites one",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			p := path
+			p := g.configPath
 			if p == "" {
 				p = config.DefaultPath(nil)
 			}

@@ -25,7 +25,7 @@ func (g *globals) giteaClient(warn io.Writer) (*gitea.Client, error) {
 	if !ok || owner == "" || repo == "" {
 		return nil, fmt.Errorf("--gitea-repo must be owner/name, got %q", g.gitea.repo)
 	}
-	login, warns, err := gitea.LoadLogin(gitea.LoginOptions{Name: g.gitea.login, URL: g.gitea.url})
+	login, warns, err := gitea.LoadLogin(gitea.LoginOptions{Name: g.gitea.login, URL: g.gitea.url, Token: g.giteaToken})
 	if err != nil {
 		return nil, err
 	}

@@ -40,6 +40,13 @@ type globals struct {
 	readOnly bool
 	jsonOut  bool
 	gitea    giteaFlags
+	// configPath and workspace select the config file and its workspace.
+	configPath string
+	workspace  string
+	// giteaToken comes from the config file when it holds one; never from a flag.
+	giteaToken string
+	// roles maps Gitea logins to roles, from the config file.
+	roles map[string]string
 }
 
 func home() string {
@@ -96,6 +103,9 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	pf.StringVar(&g.gitea.url, "gitea-url", envOr(gitea.EnvURL, ""), "Gitea base URL (token from $"+gitea.EnvToken+" or the tea config)")
 	pf.StringVar(&g.gitea.login, "gitea-login", "", "tea CLI login name to use (default: tea's default login)")
 	pf.StringVar(&g.gitea.repo, "gitea-repo", envOr("STEWARD_GITEA_REPO", ""), "owner/name of the Gitea repository the workers coordinate through")
+	pf.StringVar(&g.configPath, "config", "", "config file (default $STEWARD_CONFIG, else $XDG_CONFIG_HOME/steward/config.yaml)")
+	pf.StringVar(&g.workspace, "workspace", "", "workspace of the config file to use")
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return g.applyConfig(cmd) }
 	addActionCommands(root, g)
 	addAuditCommands(root, g)
 	addStatusCommand(root, g)

@@ -360,61 +360,6 @@ func (e *engine) flush(now time.Time) int {
 	return n
 }
 
-func (e *engine) deriveSession(id string, now time.Time) {
-	so := e.sessions[id]
-	var vals []*Session
-	if so != nil {
-		s := so.Session
-		out := &Session{SessionID: s.SessionID, Role: s.Role, Profile: s.Profile, PID: s.PID, Host: s.Host, Status: s.Status,
-			Liveness: so.Owner, Live: leases.SessionLive(s, leases.ProcessState(so.Owner), now), Leases: []string{}}
-		if s.LastHeartbeatAt.OK() {
-			out.LastHeartbeat = s.LastHeartbeatAt.Time
-			if t := s.LastHeartbeatAt.Time.Add(leases.SessionHeartbeatStale); t.After(now) {
-				heap.Push(&e.dl, deadline{at: t, key: "s\x00" + id})
-			}
-		}
-		if s.EndedAt.OK() {
-			out.EndedAt = s.EndedAt.Time
-		}
-		for l := range e.sessLeases[id] {
-			if leaseActive(&e.leases[l].Lease) {
-				out.Leases = append(out.Leases, l)
-			}
-		}
-		sort.Strings(out.Leases)
-		vals = []*Session{out}
-	}
-	e.sessKeys[id] = e.sessOut.replace(e.sessKeys[id], id, vals)
-}
-
-// tick marks the units whose deadline passed by now and re-derives them.
-func (e *engine) tick(now time.Time) int {
-	for e.dl.Len() > 0 && !e.dl[0].at.After(now) {
-		d := heap.Pop(&e.dl).(deadline)
-		if len(d.key) > 2 && d.key[:2] == "s\x00" {
-			e.dirty[d.key] = true
-		} else if u := e.units[d.key]; u != nil && u.next.Equal(d.at) {
-			e.dirty[d.key] = true
-		}
-	}
-	return e.flush(now)
-}
-
-// next is the earliest pending deadline (zero when none).
-func (e *engine) next() time.Time {
-	for e.dl.Len() > 0 {
-		d := e.dl[0]
-		if len(d.key) > 2 && d.key[:2] == "s\x00" {
-			return d.at
-		}
-		if u := e.units[d.key]; u != nil && u.next.Equal(d.at) {
-			return d.at
-		}
-		heap.Pop(&e.dl) // stale entry
-	}
-	return time.Time{}
-}
-
 // publish returns the current output as a new immutable snapshot.
 func (e *engine) publish(now time.Time) *Snapshot {
 	s := &Snapshot{GeneratedAt: now, Sources: Sources{Locks: e.env.locks, DB: e.env.db, Gitea: e.env.gitea},
@@ -431,24 +376,4 @@ func (e *engine) publish(now time.Time) *Snapshot {
 		s.Activity[i] = act[len(act)-1-i] // newest first
 	}
 	return s
-}
-
-type deadline struct {
-	at  time.Time
-	key string
-}
-
-// deadlines is a min-heap of the next instants at which a unit's derivation
-// changes.
-type deadlines []deadline
-
-func (h deadlines) Len() int           { return len(h) }
-func (h deadlines) Less(i, j int) bool { return h[i].at.Before(h[j].at) }
-func (h deadlines) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *deadlines) Push(x any)        { *h = append(*h, x.(deadline)) }
-func (h *deadlines) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }

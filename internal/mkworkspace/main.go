@@ -87,7 +87,9 @@ func run(out string) error {
 		// #1: healthy claim, pid unknown (0), worktree present.
 		func() error { return claim(1, "prgs-author-1001-aaaa", "0", "2h", filepath.Join(branches, "issue-1")) },
 		// #2: owner process gone: live-lock-dead-owner / stale-lease-dead-owner.
-		func() error { return claim(2, "prgs-author-1002-bbbb", deadPID, "2h", filepath.Join(branches, "issue-2")) },
+		func() error {
+			return claim(2, "prgs-author-1002-bbbb", deadPID, "2h", filepath.Join(branches, "issue-2"))
+		},
 		// #3: worktree never created: stale-lease-missing-worktree / lock-without-worktree.
 		func() error { return claim(3, "prgs-author-1003-cccc", "0", "2h", filepath.Join(branches, "issue-3")) },
 		// #4: a short lease that has expired by 10:05: active-lease-past-expiry.

@@ -83,7 +83,7 @@ func runStatus(ctx context.Context, out io.Writer, g *globals, f *statusFlags) e
 			in.Gitea, in.Clarifications, in.GiteaHealth = model.LoadGitea(ctx, gf, cfg, claimed, now)
 		}
 		s := model.Build(in, cfg, now)
-		annotate(ctx, s)
+		s = annotate(ctx, s)
 		return printSnapshot(out, s, g.jsonOut)
 	}
 	live := model.NewLive(ws, model.LiveOptions{Config: cfg, Now: clock, Gitea: gf})
@@ -101,7 +101,7 @@ func runStatus(ctx context.Context, out io.Writer, g *globals, f *statusFlags) e
 			if !ok {
 				return nil
 			}
-			annotate(ctx, s)
+			s = annotate(ctx, s)
 			if err := printSnapshot(out, s, g.jsonOut); err != nil {
 				return err
 			}
@@ -110,9 +110,10 @@ func runStatus(ctx context.Context, out io.Writer, g *globals, f *statusFlags) e
 }
 
 // annotate is the hook where the governed core previews each orphan's action
-// and fills Allowed and Refusal (govern.Annotate, wired by govern's owner).
-// Until then Allowed stays null: not previewed, never "allowed".
-var annotate = func(ctx context.Context, s *model.Snapshot) {}
+// and returns the snapshot with Allowed and Refusal filled (Core.Annotate,
+// wired by govern's owner). Until then Allowed stays null: not previewed,
+// never "allowed".
+var annotate = func(ctx context.Context, s *model.Snapshot) *model.Snapshot { return s }
 
 func printSnapshot(out io.Writer, s *model.Snapshot, asJSON bool) error {
 	if asJSON {

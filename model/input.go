@@ -46,13 +46,6 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Observed is a fact observed outside the record (process liveness, worktree
-// presence) with the reason it reads as it does.
-type Observed struct {
-	State string `json:"state"`
-	Why   string `json:"why,omitempty"`
-}
-
 // LockObs is one live lock file as read, with what was observed about its
 // owner process and worktree.
 type LockObs struct {

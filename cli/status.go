@@ -13,6 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"steward/gitea"
+	"steward/govern"
 	"steward/model"
 	"steward/termsafe"
 )
@@ -69,6 +71,15 @@ func runStatus(ctx context.Context, out io.Writer, g *globals, f *statusFlags) e
 			gf = c
 		}
 	}
+	// A preview-only core (no audit log) says, for each orphan, whether its action's guards
+	// allow it now; it writes nothing.
+	gws := govern.Workspace{LocksDir: g.locksDir, DBPath: g.dbPath, RepoRoot: g.repoRoot}
+	if c, ok := gf.(*gitea.Client); ok && c != nil {
+		gws.Gitea = c
+	}
+	core := govern.New(gws, nil, govern.Options{Actor: govern.LocalActor(govern.RoleViewer, g.login), Now: clock})
+	defer core.Close()
+	annotate := core.Annotate
 	if !f.watch {
 		now := clock()
 		in := model.Load(ctx, ws, model.NewProbe(ws.RepoRoot), now)
@@ -109,11 +120,6 @@ func runStatus(ctx context.Context, out io.Writer, g *globals, f *statusFlags) e
 	}
 }
 
-// annotate is the hook where the governed core previews each orphan's action
-// and returns the snapshot with Allowed and Refusal filled (Core.Annotate,
-// wired by govern's owner). Until then Allowed stays null: not previewed,
-// never "allowed".
-var annotate = func(ctx context.Context, s *model.Snapshot) *model.Snapshot { return s }
 
 func printSnapshot(out io.Writer, s *model.Snapshot, asJSON bool) error {
 	if asJSON {

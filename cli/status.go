@@ -120,7 +120,6 @@ func runStatus(ctx context.Context, out io.Writer, g *globals, f *statusFlags) e
 	}
 }
 
-
 func printSnapshot(out io.Writer, s *model.Snapshot, asJSON bool) error {
 	if asJSON {
 		b, err := json.Marshal(s)

@@ -40,7 +40,7 @@ func TestStatusJSONOnSampleWorkspace(t *testing.T) {
 			t.Errorf("orphan %s missing; have %v", k, kinds)
 		}
 	}
-	if a, ok := kinds["active-lease-past-expiry"]["action"].(map[string]any); !ok || a["id"] != "lease.reclaim-expired" || a["allowed"] != nil {
+	if a, ok := kinds["active-lease-past-expiry"]["action"].(map[string]any); !ok || a["id"] != "lease.reclaim-expired" || a["allowed"] != true {
 		t.Errorf("past-expiry action = %v", kinds["active-lease-past-expiry"]["action"])
 	}
 	if len(s.Contention) != 1 || s.Contention[0]["kind"] != "claim-refused" || s.Contention[0]["count"].(float64) != 2 {

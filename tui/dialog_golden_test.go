@@ -9,14 +9,14 @@ import (
 
 func allowedPreview() govern.Preview {
 	return govern.Preview{
-		Request: govern.Request{Action: govern.ActionReclaimExpired, Target: govern.Target{LeaseID: "L-103"}},
-		Spec:    govern.Spec{ID: govern.ActionReclaimExpired, Title: "Reclaim an expired lease", MinRole: govern.RoleOperator, Tier: govern.TierGatedWrite},
-		Allowed: true,
-		Effects: []string{"lease L-103: active → expired", "lock acme_widgets_103.json archived to retired/ with a recovery block"},
-		Fences:  []string{"lease L-103 status active, expires_at 2026-05-04T11:56:00Z, holder sess-c3", "lock_generation 7 + task_session_id ts-103"},
+		Request:  govern.Request{Action: govern.ActionReclaimExpired, Target: govern.Target{LeaseID: "L-103"}},
+		Spec:     govern.Spec{ID: govern.ActionReclaimExpired, Title: "Reclaim an expired lease", MinRole: govern.RoleOperator, Tier: govern.TierGatedWrite},
+		Allowed:  true,
+		Effects:  []string{"lease L-103: active → expired", "lock acme_widgets_103.json archived to retired/ with a recovery block"},
+		Fences:   []string{"lease L-103 status active, expires_at 2026-05-04T11:56:00Z, holder sess-c3", "lock_generation 7 + task_session_id ts-103"},
 		Evidence: []string{"expires_at passed 4m00s ago", "owner pid 312 dead on bench"},
-		Inverse: &govern.Request{Action: govern.ActionRestoreLock},
-		At:      fixedNow,
+		Inverse:  &govern.Request{Action: govern.ActionRestoreLock},
+		At:       fixedNow,
 	}
 }
 

@@ -154,3 +154,5 @@ var sizes = []struct {
 	name string
 	w, h int
 }{{"80x24", 80, 24}, {"160x48", 160, 48}}
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }

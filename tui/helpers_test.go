@@ -2,6 +2,7 @@ package tui
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -156,3 +157,10 @@ var sizes = []struct {
 }{{"80x24", 80, 24}, {"160x48", 160, 48}}
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// updateDocs reports whether x/exp/golden's -update flag is set (the one -update flag of
+// this test binary).
+func updateDocs() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}

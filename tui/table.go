@@ -330,38 +330,53 @@ func (t *table) View(now time.Time) string {
 
 func (t *table) renderRow(r *row, selected bool, now time.Time) string {
 	var b strings.Builder
-	if selected {
-		b.WriteString(st.bold.Render("▌"))
-	} else {
-		b.WriteByte(' ')
-	}
+	mark := " "
 	if t.marks[r.Key] {
-		b.WriteString(st.mark.Render("•"))
+		mark = "•"
+	}
+	if selected {
+		// The selected row is drawn reversed in one piece: one style render per frame.
+		var line strings.Builder
+		line.WriteString(mark)
+		for i, c := range t.cols {
+			s := t.cellText(r, c, now)
+			line.WriteString(pad(truncate(s, t.widths[i]), t.widths[i]))
+			if i < len(t.cols)-1 {
+				line.WriteByte(' ')
+			}
+		}
+		return st.bold.Render("▌") + st.sel.Render(line.String())
+	}
+	b.WriteByte(' ')
+	if mark != " " {
+		b.WriteString(st.mark.Render(mark))
 	} else {
 		b.WriteByte(' ')
 	}
 	for i, c := range t.cols {
-		var s string
-		style := lipgloss.NewStyle()
 		if c.Cell != nil {
-			s, style = c.Cell(r, now)
-		} else if c.Idx < len(r.Cells) {
-			s = r.Cells[c.Idx]
+			s, style := c.Cell(r, now)
+			b.WriteString(style.Render(pad(truncate(s, t.widths[i]), t.widths[i])))
+		} else {
+			b.WriteString(pad(truncate(t.cellText(r, c, now), t.widths[i]), t.widths[i]))
 		}
-		cell := pad(truncate(s, t.widths[i]), t.widths[i])
-		if selected {
-			style = style.Reverse(true)
-		}
-		b.WriteString(style.Render(cell))
 		if i < len(t.cols)-1 {
-			if selected {
-				b.WriteString(st.sel.Render(" "))
-			} else {
-				b.WriteByte(' ')
-			}
+			b.WriteByte(' ')
 		}
 	}
 	return b.String()
+}
+
+// cellText is a cell's text without its style.
+func (t *table) cellText(r *row, c column, now time.Time) string {
+	if c.Cell != nil {
+		s, _ := c.Cell(r, now)
+		return s
+	}
+	if c.Idx < len(r.Cells) {
+		return r.Cells[c.Idx]
+	}
+	return ""
 }
 
 // truncate cuts an already safe string to w cells with an ellipsis.

@@ -1,0 +1,101 @@
+package tui
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"steward/model"
+)
+
+// bigSnapshot has n claims (and as many sessions), all with live countdowns.
+func bigSnapshot(n int) *model.Snapshot {
+	s := &model.Snapshot{GeneratedAt: fixedNow, Sources: okSources()}
+	for i := 0; i < n; i++ {
+		it := &model.Item{Kind: "issue", Number: int64(i + 1), Org: "acme", Repo: "widgets"}
+		s.Claims = append(s.Claims, &model.Claim{Item: it, Role: "author", TaskClass: "author_issue_work",
+			Claimant: &model.Claimant{Username: fmt.Sprintf("bot-%d", i%50), Profile: "author"}, SessionID: fmt.Sprintf("sess-%d", i),
+			Phase: "implementing", LastHeartbeat: fixedNow.Add(-time.Duration(i%600) * time.Second), ExpiresAt: fixedNow.Add(time.Duration(i%900) * time.Second),
+			Contract: "canonical", Freshness: "active", OwnerLiveness: model.LivenessAlive, LockFile: fmt.Sprintf("acme_widgets_%d.json", i+1), LeaseID: fmt.Sprintf("L-%d", i)})
+	}
+	return s
+}
+
+func benchRoot(b *testing.B, n int) *Root {
+	r := newTestRoot(b, 160, 48, false)
+	send(r, SnapshotMsg{bigSnapshot(n)}, keyMsg("2"))
+	return r
+}
+
+// BenchmarkView10k: one frame of the Claims view with 10,000 claims (target ≤ 4 ms).
+func BenchmarkView10k(b *testing.B) {
+	r := benchRoot(b, 10000)
+	b.ResetTimer()
+	for b.Loop() {
+		_ = r.View()
+	}
+}
+
+// BenchmarkKeyToFrame10k: a key press (move down) and the frame after it, at 10,000 claims
+// (target ≤ 16 ms).
+func BenchmarkKeyToFrame10k(b *testing.B) {
+	r := benchRoot(b, 10000)
+	down, up := keyMsg("j"), keyMsg("k")
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		k := down
+		if i%200 >= 100 {
+			k = up
+		}
+		i++
+		r.Update(k)
+		_ = r.View()
+	}
+}
+
+// BenchmarkFilterKeyToFrame10k: typing one filter character re-filters 10,000 rows.
+func BenchmarkFilterKeyToFrame10k(b *testing.B) {
+	r := benchRoot(b, 10000)
+	send(r, keyMsg("/"))
+	k, bs := keyMsg("7"), keyMsg("backspace")
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		if i%2 == 0 {
+			r.Update(k)
+		} else {
+			r.Update(bs)
+		}
+		i++
+		_ = r.View()
+	}
+}
+
+// BenchmarkSnapshot10k: digesting a new 10,000-claim snapshot and drawing it.
+func BenchmarkSnapshot10k(b *testing.B) {
+	r := benchRoot(b, 10000)
+	s := bigSnapshot(10000)
+	b.ResetTimer()
+	for b.Loop() {
+		r.Update(SnapshotMsg{s})
+		_ = r.View()
+	}
+}
+
+// TestFrameBudget10k keeps the frame and key budgets honest in the ordinary test run (with a
+// wide margin for slow CI machines: 4× the targets).
+func TestFrameBudget10k(t *testing.T) {
+	if testing.Short() {
+		t.Log("short mode: budget measured with fewer rounds")
+	}
+	view := testing.Benchmark(BenchmarkView10k)
+	key := testing.Benchmark(BenchmarkKeyToFrame10k)
+	t.Logf("View 10k: %v/frame; key→frame 10k: %v", time.Duration(view.NsPerOp()), time.Duration(key.NsPerOp()))
+	if time.Duration(view.NsPerOp()) > 16*time.Millisecond {
+		t.Errorf("View with 10k claims took %v per frame", time.Duration(view.NsPerOp()))
+	}
+	if time.Duration(key.NsPerOp()) > 64*time.Millisecond {
+		t.Errorf("key to frame with 10k claims took %v", time.Duration(key.NsPerOp()))
+	}
+}

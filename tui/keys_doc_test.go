@@ -1,0 +1,52 @@
+package tui
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// keysDoc renders docs/keys.md from the keymap.
+func keysDoc(km KeyMap) string {
+	var b strings.Builder
+	b.WriteString("# steward workbench keys\n\n")
+	b.WriteString("Generated from `tui.DefaultKeyMap()` (`go test ./tui -run TestKeysDoc -update` rewrites it;\n")
+	b.WriteString("the test fails when a binding is missing here). Keys that do not apply to the selected row are\n")
+	b.WriteString("disabled and drop out of the in-app help (`?`); the action menu (`a`) shows refused actions with\n")
+	b.WriteString("the governed core's reason.\n")
+	for _, g := range km.Groups() {
+		b.WriteString("\n## " + g.Title + "\n\n| key | does |\n|---|---|\n")
+		for _, k := range g.Bindings {
+			b.WriteString("| `" + strings.Join(k.Keys(), "` `") + "` | " + k.Help().Desc + " |\n")
+		}
+	}
+	b.WriteString("\n## Palette (`:`)\n\nFuzzy list of: view <name>, refresh the sources, actions for the selected row, clear the\nfilter, clear the marks, dismiss the oldest toast, help, quit, and sort by <column> for each\nsortable column of the current view (Left, Heartbeat, Count, Age, …).\n")
+	b.WriteString("\n## Mouse\n\nWheel scrolls the rows; a click on a tab switches view; a click on a row selects it.\n")
+	return b.String()
+}
+
+func TestKeysDoc(t *testing.T) {
+	const path = "../docs/keys.md"
+	want := keysDoc(DefaultKeyMap())
+	if updateDocs() {
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range DefaultKeyMap().Groups() {
+		for _, k := range g.Bindings {
+			for _, key := range k.Keys() {
+				if !strings.Contains(string(got), "`"+key+"`") {
+					t.Errorf("docs/keys.md does not list %q (%s)", key, k.Help().Desc)
+				}
+			}
+		}
+	}
+	if string(got) != want {
+		t.Error("docs/keys.md is out of date: run go test ./tui -run TestKeysDoc -update")
+	}
+}

@@ -111,6 +111,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	addStatusCommand(root, g)
 	addDemoCommand(root, g)
 	addConfigCommands(root, g)
+	addUICommand(root, g)
 	return root
 }
 

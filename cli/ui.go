@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"steward/govern"
+	"steward/leases"
+	"steward/model"
+	"steward/tui"
+)
+
+// addUICommand adds `steward ui`: the workbench on the workspace the global flags name.
+func addUICommand(root *cobra.Command, g *globals) {
+	root.AddCommand(&cobra.Command{
+		Use:   "ui",
+		Short: "Open the workbench on the workspace (live snapshot, actions through the governed core)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runUI(cmd.Context(), g)
+		},
+	})
+}
+
+// runUI builds the live model and the governed core from the global flags and runs the
+// workbench until the user quits or the process is interrupted.
+func runUI(ctx context.Context, g *globals) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	core, closeAudit, err := g.core()
+	if err != nil {
+		return err
+	}
+	defer closeAudit()
+	defer core.Close()
+	pol := leases.LoadPolicies(os.LookupEnv)
+	cfg := model.Config{Policies: pol}
+	var gf model.GiteaFacts
+	if g.gitea.repo != "" {
+		cfg.Org, cfg.Repo, _ = strings.Cut(g.gitea.repo, "/")
+		if c, err := g.giteaClient(os.Stderr); err == nil && c != nil {
+			gf = c
+		}
+	}
+	live := model.NewLive(model.Workspace{LocksDir: g.locksDir, DBPath: g.dbPath, RepoRoot: g.repoRoot}, model.LiveOptions{Config: cfg, Gitea: gf})
+	if err := live.Start(ctx); err != nil {
+		return err
+	}
+	defer live.Close()
+	src := &annotated{live: live, core: core, out: make(chan *model.Snapshot, 1)}
+	go src.run(ctx)
+	return tui.Run(ctx, tui.Options{Core: core, Source: src, AuditPath: g.audit, Policies: &pol})
+}
+
+// annotated forwards the live model's snapshots with every orphan's action previewed by the
+// core (allowed or the refusal), off the UI goroutine.
+type annotated struct {
+	live *model.Live
+	core *govern.Core
+	out  chan *model.Snapshot
+}
+
+func (a *annotated) Snapshots() <-chan *model.Snapshot { return a.out }
+
+func (a *annotated) Refresh() { a.live.Refresh() }
+
+func (a *annotated) run(ctx context.Context) {
+	defer close(a.out)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case s, ok := <-a.live.Snapshots():
+			if !ok {
+				return
+			}
+			s = a.core.Annotate(ctx, s)
+			select {
+			case a.out <- s:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
+}

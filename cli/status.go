@@ -137,11 +137,12 @@ func age(now, t time.Time) string {
 	if t.IsZero() {
 		return "never"
 	}
-	d := now.Sub(t).Round(time.Second)
-	if d < 0 {
-		return "in " + (-d).String()
+	if t.After(now) {
+		// t.Sub(now): a far-future time saturates at the largest duration; negating the
+		// smallest one would overflow.
+		return "in " + t.Sub(now).Round(time.Second).String()
 	}
-	return d.String() + " ago"
+	return now.Sub(t).Round(time.Second).String() + " ago"
 }
 
 func printText(w io.Writer, s *model.Snapshot) {

@@ -39,11 +39,12 @@ func (c *Core) readLease(ctx context.Context, id string) (*leases.Lease, *Refusa
 }
 
 func ago(now, t time.Time) string {
-	d := now.Sub(t).Round(time.Second)
-	if d < 0 {
-		return "in " + (-d).String()
+	if t.After(now) {
+		// t.Sub(now), not -now.Sub(t): a far-future time saturates at the largest
+		// duration, and negating the smallest one overflows.
+		return "in " + t.Sub(now).Round(time.Second).String()
 	}
-	return d.String() + " ago"
+	return now.Sub(t).Round(time.Second).String() + " ago"
 }
 
 // leaseEvidence describes what the guards read about a lease.

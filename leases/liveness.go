@@ -2,6 +2,7 @@ package leases
 
 import (
 	"errors"
+	"math"
 	"os"
 	"syscall"
 )
@@ -9,9 +10,11 @@ import (
 // Liveness reports whether process pid on host is alive, using kill(pid, 0).
 // A record from another host, an unknown local host name, or a pid <= 0 is
 // ProcessUnknown, never dead; EPERM (the process exists but belongs to
-// someone else) is alive.
+// someone else) is alive. A pid above the kernel's 32-bit pid_t range is
+// unknown too: kill(2) would see it truncated (2^40 becomes 0, this process
+// group; 2^32-1 becomes -1, every process) and answer for another process.
 func Liveness(pid int, host string) ProcessState {
-	if pid <= 0 {
+	if pid <= 0 || pid > math.MaxInt32 {
 		return ProcessUnknown
 	}
 	me, err := os.Hostname()

@@ -13,6 +13,7 @@ type Reader struct {
 	db   *sql.DB
 	pin  *sql.Conn // one fixed connection: PRAGMA data_version is per connection
 	path string
+	id   fileID // the file opened; Replaced compares the path with it
 }
 
 // OpenReadOnly opens path with a file:...?mode=ro URI and a busy timeout.
@@ -33,7 +34,7 @@ func OpenReadOnly(path string) (*Reader, error) {
 		db.Close()
 		return nil, mapErr(op, path, err)
 	}
-	return &Reader{db: db, pin: pin, path: path}, nil
+	return &Reader{db: db, pin: pin, path: path, id: fileIDOf(path)}, nil
 }
 
 // Close releases the Reader's connections.

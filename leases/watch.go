@@ -4,6 +4,7 @@ import (
 	"errors"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -23,68 +24,110 @@ type DBChange struct {
 
 // DBWatcher reports changes of a control-plane DB file and its -wal and
 // -journal companions. It watches the directory, so a WAL created or removed
-// later is seen too. It reads nothing from the database.
+// later is seen too, and so is a new file renamed over the DB. It reads
+// nothing from the database. When the kernel refuses an inotify watch for want
+// of resources it polls the three files instead (see WatchDBWith), and Mode
+// says so.
 type DBWatcher struct {
-	fw   *fsnotify.Watcher
-	out  chan DBChange
-	done chan struct{}
-	once sync.Once
-	wg   sync.WaitGroup
+	notify func(dir string) (*fsnotify.Watcher, error)
+	poll   time.Duration
+	out    chan DBChange
+	done   chan struct{}
+	once   sync.Once
+	wg     sync.WaitGroup
+	mode   atomic.Pointer[string]
 }
 
 // WatchDB starts watching the DB at path; debounce <= 0 uses
 // DefaultWatchDebounce. The channel from Changes is closed when the watch ends.
 func WatchDB(path string, debounce time.Duration) (*DBWatcher, error) {
-	fw, err := fsnotify.NewWatcher()
+	return WatchDBWith(path, DBWatchOptions{Debounce: debounce})
+}
+
+// WatchDBWith starts watching the DB at path with opts.
+func WatchDBWith(path string, opts DBWatchOptions) (*DBWatcher, error) {
+	w := &DBWatcher{notify: opts.Notify, poll: opts.Poll, out: make(chan DBChange), done: make(chan struct{})}
+	if w.notify == nil {
+		w.notify = fsnotifyDir
+	}
+	if w.poll <= 0 {
+		w.poll = DefaultDBPoll
+	}
+	base := filepath.Base(path)
+	names := []string{base, base + "-wal", base + "-journal"}
+	fw, err := w.notify(filepath.Dir(path))
+	if err != nil && !WatchLimit(err) {
+		return nil, &DBError{Op: "watch", Path: path, Err: err}
+	}
+	var p *dbPoller
 	if err != nil {
-		return nil, &DBError{Op: "watch", Path: path, Err: err}
+		p = w.startPolling(filepath.Dir(path), names, err)
 	}
-	if err := fw.Add(filepath.Dir(path)); err != nil {
-		fw.Close()
-		return nil, &DBError{Op: "watch", Path: path, Err: err}
-	}
+	debounce := opts.Debounce
 	if debounce <= 0 {
 		debounce = DefaultWatchDebounce
 	}
-	w := &DBWatcher{fw: fw, out: make(chan DBChange), done: make(chan struct{})}
-	base := filepath.Base(path)
-	names := map[string]bool{base: true, base + "-wal": true, base + "-journal": true}
+	set := map[string]bool{}
+	for _, n := range names {
+		set[n] = true
+	}
 	w.wg.Add(1)
-	go w.loop(names, debounce)
+	go w.loop(fw, p, set, debounce)
 	return w, nil
 }
 
 // Changes returns the channel of changes.
 func (w *DBWatcher) Changes() <-chan DBChange { return w.out }
 
-// Close ends the watch and waits for its goroutine; the channel is closed.
-func (w *DBWatcher) Close() error {
-	var err error
-	w.once.Do(func() {
-		close(w.done)
-		err = w.fw.Close()
-		w.wg.Wait()
-	})
-	return err
+// Mode is "" while inotify watches the DB's directory; otherwise a sentence saying how
+// the DB is watched instead. Safe for concurrent use.
+func (w *DBWatcher) Mode() string {
+	if m := w.mode.Load(); m != nil {
+		return *m
+	}
+	return ""
 }
 
-func (w *DBWatcher) loop(names map[string]bool, debounce time.Duration) {
+// Close ends the watch and waits for its goroutine; the channel is closed.
+func (w *DBWatcher) Close() error {
+	w.once.Do(func() {
+		close(w.done)
+		w.wg.Wait()
+	})
+	return nil
+}
+
+func (w *DBWatcher) loop(fw *fsnotify.Watcher, p *dbPoller, names map[string]bool, debounce time.Duration) {
 	defer w.wg.Done()
 	defer close(w.out)
 	var timer *time.Timer
 	var fire <-chan time.Time
+	var tickC <-chan time.Time
 	var c DBChange
 	pending := false
+	if p != nil {
+		tick := time.NewTicker(w.poll)
+		defer tick.Stop()
+		tickC = tick.C
+	}
 	defer func() {
 		if timer != nil {
 			timer.Stop()
 		}
+		if fw != nil {
+			fw.Close()
+		}
 	}()
 	for {
+		var events <-chan fsnotify.Event
+		var ferrs <-chan error
+		if fw != nil {
+			events, ferrs = fw.Events, fw.Errors
+		}
 		select {
 		case <-w.done:
 			return
-		case ev, ok := <-w.fw.Events:
+		case ev, ok := <-events:
 			if !ok {
 				return
 			}
@@ -93,13 +136,17 @@ func (w *DBWatcher) loop(names map[string]bool, debounce time.Duration) {
 				continue
 			}
 			pending = true
-		case err, ok := <-w.fw.Errors:
+		case err, ok := <-ferrs:
 			if !ok {
 				return
 			}
 			pending, c.Resync = true, true
 			if !errors.Is(err, fsnotify.ErrEventOverflow) {
 				c.Err = errors.Join(c.Err, err)
+			}
+		case <-tickC:
+			if p.changed() {
+				pending = true
 			}
 		case <-fire:
 			timer, fire = nil, nil

@@ -35,6 +35,10 @@ const (
 	FindingBadTimestamp FindingKind = "bad-timestamp"
 	// FindingNonUTCTimestamp: a timestamp parses but does not end in "Z".
 	FindingNonUTCTimestamp FindingKind = "non-utc-timestamp"
+	// FindingOutOfRange: an integer field holds a value no writer means: an issue or PR
+	// number below 1, a negative generation or heartbeat count, a pid outside 1..2^31-1.
+	// The value is kept as written; the finding says why it cannot be taken at face value.
+	FindingOutOfRange FindingKind = "out-of-range"
 )
 
 // Finding is one problem found while decoding, at a JSON field path such as
@@ -246,6 +250,7 @@ func (d *decoder) record(r *Record, root jval) {
 			r.Extra = d.setExtra(r.Extra, k, d.raw(v))
 		}
 	}
+	d.ranges(r)
 	for _, f := range RequiredFields {
 		if blank(root, f) {
 			d.add(FindingMissing, f, "required field is absent or blank")
@@ -376,4 +381,24 @@ func slicesContains(s []string, v string) bool {
 		}
 	}
 	return false
+}
+
+// ranges reports integer fields whose values no writer means (FindingOutOfRange).
+func (d *decoder) ranges(r *Record) {
+	check := func(path string, v *int64, lo, hi int64, what string) {
+		if v != nil && (*v < lo || *v > hi) {
+			d.add(FindingOutOfRange, path, strconv.FormatInt(*v, 10)+" is not "+what)
+		}
+	}
+	const maxPID = 1<<31 - 1
+	const maxInt = 1<<63 - 1
+	check("issue_number", r.IssueNumber, 1, maxInt, "a positive issue number")
+	check("lock_generation", r.LockGeneration, 0, maxInt, "a generation (0 or more)")
+	check("pid", r.PID, 1, maxPID, "a process id (1 to 2^31-1)")
+	check("session_pid", r.SessionPID, 1, maxPID, "a process id (1 to 2^31-1)")
+	if w := r.WorkLease; w != nil {
+		check("work_lease.issue_number", w.IssueNumber, 1, maxInt, "a positive issue number")
+		check("work_lease.pr_number", w.PRNumber, 1, maxInt, "a positive pull-request number")
+		check("work_lease.heartbeat_count", w.HeartbeatCount, 0, maxInt, "a count (0 or more)")
+	}
 }

@@ -99,7 +99,9 @@ func TestWatchDBPollsAtTheInotifyLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	w, err := WatchDBWith(p, DBWatchOptions{Poll: 20 * time.Millisecond,
-		Notify: func(string) (*fsnotify.Watcher, error) { return nil, fmt.Errorf("inotify_add_watch: %w", syscall.ENOSPC) }})
+		Notify: func(string) (*fsnotify.Watcher, error) {
+			return nil, fmt.Errorf("inotify_add_watch: %w", syscall.ENOSPC)
+		}})
 	if err != nil {
 		t.Fatalf("WatchDBWith failed instead of polling: %v", err)
 	}

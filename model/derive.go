@@ -181,11 +181,24 @@ func leaseClaim(it *Item, lo *LeaseObs, fr leases.FreshnessResult) *Claim {
 	}
 	c.Evidence = append(c.Evidence, ev(SourceDB, "leases.status", string(l.Status)),
 		ev(SourceDB, "leases.expires_at", l.ExpiresAt.Raw), ev(SourceDB, "freshness", string(fr.Value)),
-		ev(SourceDB, "owner", fmt.Sprintf("pid %d on %q: %s (%s)", l.OwnerPID, l.OwnerHost, lo.Owner, lo.OwnerWhy)))
+		ev(SourceDB, "owner", fmt.Sprintf("pid %d on %q: %s (%s)", l.OwnerPID, l.OwnerHost, lo.Owner, lo.OwnerWhy)),
+		ev(SourceDB, "worktree", l.WorktreePath+": "+string(lo.Worktree)+" ("+lo.WorkWhy+")"))
 	for _, r := range fr.Reasons {
 		c.Evidence = append(c.Evidence, ev(SourceDB, "freshness.reason", r))
 	}
+	c.Evidence = append(c.Evidence, rowProblems(l)...)
 	return c
+}
+
+// rowProblems names what the DB reader could not decode in a lease row (an expiry that
+// is not a timestamp, a pid that is not an integer, provenance that is not JSON), so the
+// section's "rows with undecodable values" says which row and why.
+func rowProblems(l *leases.Lease) []Evidence {
+	out := make([]Evidence, 0, len(l.Problems))
+	for _, p := range l.Problems {
+		out = append(out, ev(SourceDB, "leases.problem", p))
+	}
+	return out
 }
 
 func addLockToClaim(c *Claim, lo *LockObs, now time.Time) {
@@ -196,7 +209,9 @@ func addLockToClaim(c *Claim, lo *LockObs, now time.Time) {
 	if a.Claimant.Username != "" || a.Claimant.Profile != "" {
 		c.Claimant = &Claimant{Username: a.Claimant.Username, Profile: a.Claimant.Profile}
 	}
-	if c.LeaseID == "" && c.ExpiresAt.IsZero() && rec.WorkLease != nil {
+	// A claim no lease row backs (LeaseStatus unset: the lock names no lease, or one the
+	// DB does not hold) shows the lock's own expiry and heartbeat.
+	if c.LeaseStatus == "" && c.ExpiresAt.IsZero() && rec.WorkLease != nil {
 		if rec.WorkLease.ExpiresAt.Valid {
 			c.ExpiresAt = rec.WorkLease.ExpiresAt.Time
 		}
@@ -218,6 +233,26 @@ func addLockToClaim(c *Claim, lo *LockObs, now time.Time) {
 		ev(SourceLocks, "work_lease.expires_at", a.Expiration.ExpiresAt+" ("+string(a.Expiration.State)+")"),
 		ev(SourceLocks, "owner", fmt.Sprintf("pid %d on %q: %s (%s)", lo.PID, lo.Host, lo.Owner, lo.OwnerWhy)),
 		ev(SourceLocks, "worktree", string(lo.Worktree)+" ("+lo.WorkWhy+")"))
+	c.Evidence = append(c.Evidence, decodeEvidence(&lo.Entry)...)
+}
+
+// decodeEvidence names every problem the lock decoder found in a readable lock (a
+// duplicate key whose earlier value was dropped, a wrongly typed field kept raw, a
+// timestamp that is not RFC 3339 UTC, a number out of range), so that none is resolved
+// silently. Missing fields are left out: the contract's missing_fields names them.
+func decodeEvidence(e *locks.Entry) []Evidence {
+	var out []Evidence
+	for _, f := range e.Findings {
+		if f.Kind == locks.FindingMissing {
+			continue
+		}
+		v := f.Detail
+		if f.Path != "" {
+			v = f.Path + ": " + v
+		}
+		out = append(out, ev(SourceLocks, "decode."+string(f.Kind), v))
+	}
+	return out
 }
 
 func unreadableOrphan(lo *LockObs) *Orphan {
@@ -239,6 +274,7 @@ func lockOrphans(it *Item, lo *LockObs, now time.Time) []*Orphan {
 	base := []Evidence{ev(SourceLocks, "contract", string(a.Contract)),
 		ev(SourceLocks, "work_lease.expires_at", a.Expiration.ExpiresAt+" ("+string(a.Expiration.State)+")"),
 		ev(SourceLocks, "owner", fmt.Sprintf("pid %d on %q: %s (%s)", lo.PID, lo.Host, lo.Owner, lo.OwnerWhy))}
+	base = append(base, decodeEvidence(&lo.Entry)...)
 	mk := func(k OrphanKind, extra ...Evidence) *Orphan {
 		evs := append(append([]Evidence{}, base...), extra...)
 		return &Orphan{Kind: k, Item: it, LockFile: name, SessionID: rec.OwnerSession, LeaseID: rec.LeaseID, Evidence: evs}
@@ -303,6 +339,7 @@ func leaseOrphans(u *unitIn, lo *LeaseObs, fr leases.FreshnessResult, pol leases
 	base := []Evidence{ev(SourceDB, "leases.status", string(l.Status)), ev(SourceDB, "leases.expires_at", l.ExpiresAt.Raw),
 		ev(SourceDB, "freshness", string(fr.Value)),
 		ev(SourceDB, "owner", fmt.Sprintf("pid %d on %q: %s (%s)", l.OwnerPID, l.OwnerHost, lo.Owner, lo.OwnerWhy))}
+	base = append(base, rowProblems(l)...)
 	mk := func(k OrphanKind, act *ActionRef, extra ...Evidence) *Orphan {
 		return &Orphan{Kind: k, Item: u.item, LeaseID: l.LeaseID, SessionID: l.SessionID,
 			Evidence: append(append([]Evidence{}, base...), extra...), Action: act}

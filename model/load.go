@@ -195,7 +195,7 @@ func LoadDB(ctx context.Context, r *leases.Reader, p Probe, cursor int64, now ti
 	}
 	in.Events = evs
 	in.DB.Events = eh.Status == leases.HealthOK
-	worst := worstOf(s.SessionsHealth, s.LeasesHealth, s.WorkItemsHealth, eh)
+	worst := worstOf(s.SessionsHealth, s.LeasesHealth, s.WorkItemsHealth, eh, s.MetaHealth)
 	in.DBHealth = health(worst, now, time.Since(t0))
 	if in.DBHealth.Status == StatusUnavailable && s.LeasesHealth.Status != leases.HealthUnavailable {
 		in.DBHealth.Status, in.DBHealth.Partial = StatusDegraded, true

@@ -29,9 +29,10 @@ func (c *clock) Add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unloc
 
 // diskSource builds real snapshots from the workspace's files and DB on every Refresh.
 type diskSource struct {
-	ws  govern.Workspace
-	now func() time.Time
-	ch  chan *model.Snapshot
+	ws    govern.Workspace
+	now   func() time.Time
+	ch    chan *model.Snapshot
+	gitea model.GiteaFacts // nil: Gitea not configured
 }
 
 func (s *diskSource) Snapshots() <-chan *model.Snapshot { return s.ch }
@@ -42,8 +43,12 @@ func (s *diskSource) build() *model.Snapshot {
 	mws := model.Workspace{LocksDir: s.ws.LocksDir, DBPath: s.ws.DBPath, RepoRoot: s.ws.RepoRoot}
 	probe := model.NewProbe(s.ws.RepoRoot)
 	probe.Host = "bench"
+	cfg := model.Config{Org: "acme", Repo: "widgets"}
 	in := model.Load(context.Background(), mws, probe, s.now())
-	return model.Build(in, model.Config{}, s.now())
+	if s.gitea != nil {
+		in.Gitea, in.Clarifications, in.GiteaHealth = model.LoadGitea(context.Background(), s.gitea, cfg, nil, s.now())
+	}
+	return model.Build(in, cfg, s.now())
 }
 
 // probeMsg asks the program's event loop for the current screen (see screenFilter).
@@ -130,7 +135,7 @@ func waitText(t *testing.T, tm *teatest.TestModel, want ...string) {
 			}
 		}
 		return true
-	}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+	}, teatest.WithDuration(20*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
 }
 
 func pressAll(tm *teatest.TestModel, ks ...string) {

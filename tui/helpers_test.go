@@ -41,6 +41,24 @@ func testCore(t testing.TB, readOnly bool, now func() time.Time) (*govern.Core, 
 	return c, ws, auditPath
 }
 
+// testCoreGitea builds a core whose workspace has a Gitea side.
+func testCoreGitea(t testing.TB, g govern.GiteaSide, now func() time.Time) (*govern.Core, govern.Workspace, string) {
+	t.Helper()
+	dir := t.TempDir()
+	ws := govern.Workspace{LocksDir: filepath.Join(dir, "locks"), DBPath: filepath.Join(dir, "cp.sqlite3"), RepoRoot: filepath.Join(dir, "repo"), Host: "bench", Gitea: g}
+	if err := govern.InitWorkspace(ws); err != nil {
+		t.Fatal(err)
+	}
+	auditPath := filepath.Join(dir, "audit.jsonl")
+	log, err := govern.OpenAudit(auditPath, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := govern.New(ws, log, govern.Options{Actor: testActor, Now: now})
+	t.Cleanup(func() { c.Close(); log.Close() })
+	return c, ws, auditPath
+}
+
 // newTestRoot returns a root at w×h with a fixed clock and a real (empty) core.
 func newTestRoot(t testing.TB, w, h int, readOnly bool) *Root {
 	t.Helper()

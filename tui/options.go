@@ -79,16 +79,39 @@ func openBrowser(url string) error {
 }
 
 // SnapshotMsg is the one bridge for outside events: the program's owner sends each new
-// snapshot of the live model with tea.Program.Send.
+// snapshot of the live model with tea.Program.Send. Update digests it into rows; Run
+// instead digests each snapshot on its bridge goroutine and sends the rows ready-made, so
+// that Update stays fast with tens of thousands of claims.
 type SnapshotMsg struct {
 	Snapshot *model.Snapshot
+}
+
+// digestedMsg is a snapshot already digested off the UI goroutine (see Run).
+type digestedMsg struct {
+	snap *model.Snapshot
+	data *data
+}
+
+// digestConfig is what digest needs from the options: all of it fixed for a program's life,
+// so the bridge goroutine may use it while Update runs.
+func digestConfig(o Options) digestCfg {
+	knows := func(action string) bool {
+		if o.Core == nil {
+			return false
+		}
+		_, ok := o.Core.Spec(action)
+		return ok
+	}
+	return digestCfg{policies: *o.Policies, sla: o.ClarificationSLA, itemURL: o.ItemURL, knows: knows}
 }
 
 // Run starts the workbench on the terminal (alternate screen, mouse) and forwards the
 // source's snapshots into it until ctx ends, the user quits or the feed closes.
 func Run(ctx context.Context, opts Options) error {
-	p := tea.NewProgram(New(opts), tea.WithContext(ctx))
+	root := New(opts)
+	p := tea.NewProgram(root, tea.WithContext(ctx))
 	if opts.Source != nil {
+		cfg := digestConfig(root.opts)
 		ch := opts.Source.Snapshots()
 		go func() {
 			for {
@@ -99,7 +122,10 @@ func Run(ctx context.Context, opts Options) error {
 					if !ok {
 						return
 					}
-					p.Send(SnapshotMsg{Snapshot: s})
+					if s == nil {
+						continue
+					}
+					p.Send(digestedMsg{snap: s, data: digest(s, cfg)})
 				}
 			}
 		}()

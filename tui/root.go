@@ -71,6 +71,9 @@ func (r *Root) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case SnapshotMsg:
 		r.setSnapshot(msg)
 		return r, r.needRaw()
+	case digestedMsg:
+		r.setData(msg.data)
+		return r, r.needRaw()
 	case tickMsg:
 		r.env.now = r.opts.Now()
 		r.toasts.expire(r.env.now)
@@ -180,8 +183,15 @@ func (r *Root) setSnapshot(m SnapshotMsg) {
 	if m.Snapshot == nil {
 		return
 	}
+	r.setData(digest(m.Snapshot, digestConfig(r.opts)))
+}
+
+// setData installs a digested snapshot: cheap, so it may run in Update.
+func (r *Root) setData(d *data) {
+	if d == nil {
+		return
+	}
 	r.env.now = r.opts.Now()
-	d := digest(m.Snapshot, digestCfg{policies: *r.opts.Policies, sla: r.opts.ClarificationSLA, itemURL: r.opts.ItemURL, knows: r.knows})
 	d.Audit = r.env.data.Audit
 	d.merge()
 	d.Inbox = inbox(d)

@@ -94,8 +94,8 @@ func TestDemoStartStopLeavesNothing(t *testing.T) {
 }
 
 // TestDemoKeep keeps the workspace and checks that it holds what the run reported, read
-// back through the DB reader: live claims, and claim.refused events for the contention.
-// TODO(model): also run `steward status --json` on the kept workspace once it lands.
+// back through the DB reader and through `steward status --json`: live claims, and
+// claim.refused events for the contention.
 func TestDemoKeep(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
@@ -140,5 +140,20 @@ func TestDemoKeep(t *testing.T) {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("--keep output lacks %q:\n%s", want, text.String())
 		}
+	}
+	code, out := run(t, "status", "--json", "--no-gitea", "--locks", r.LocksDir, "--db", r.DBPath, "--repo-root", r.RepoRoot)
+	var st struct {
+		Claims     []map[string]any `json:"claims"`
+		Contention []map[string]any `json:"contention"`
+	}
+	if code != ExitOK || json.Unmarshal([]byte(out), &st) != nil {
+		t.Fatalf("status --json on the kept workspace: %d\n%s", code, out)
+	}
+	kinds := map[any]int{}
+	for _, c := range st.Contention {
+		kinds[c["kind"]]++
+	}
+	if len(st.Claims) == 0 || kinds["claim-refused"] == 0 {
+		t.Fatalf("status on the kept workspace: %d claims, contention %v", len(st.Claims), kinds)
 	}
 }

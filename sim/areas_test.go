@@ -3,21 +3,18 @@ package sim
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
-	"steward/gitea"
 	"steward/leases"
-	"steward/locks"
+	"steward/model"
 )
 
-// areas is what a supervisor would see at one moment, read back from the sources through
-// their read APIs. TODO(model): assert on `steward status --json` (model.Snapshot's claims,
-// contention, clarifications and orphan kinds) once the status command lands; until then
-// this reads the sources directly and classifies the orphan kinds the sim produces.
+// areas is what a supervisor would see at one moment: the model's snapshot of the demo
+// workspace, built by model.Load, model.LoadGitea and model.Build — the same code that
+// `steward status --json` prints.
 type areas struct {
 	liveClaims    int
 	refused       int
@@ -30,80 +27,41 @@ func (a areas) all() bool {
 	return a.liveClaims > 0 && a.refused > 0 && a.clarified > 0 && len(a.orphanKinds) >= 3
 }
 
-func observe(ctx context.Context, t *testing.T, d *Demo, r *leases.Reader, now time.Time) areas {
+func observe(ctx context.Context, t *testing.T, d *Demo, now time.Time) areas {
 	t.Helper()
+	ws := model.Workspace{LocksDir: d.Workspace.LocksDir, DBPath: d.Workspace.DBPath, RepoRoot: d.Workspace.RepoRoot}
+	cfg := model.Config{Policies: leases.LoadPolicies(d.Workspace.Env), Org: d.Owner, Repo: d.Repo}
+	in := model.Load(ctx, ws, model.NewProbe(ws.RepoRoot), now)
+	var claimed []model.Item
+	for _, c := range model.Build(in, cfg, now).Claims {
+		if c.Item != nil {
+			claimed = append(claimed, *c.Item)
+		}
+	}
+	in.Gitea, in.Clarifications, in.GiteaHealth = model.LoadGitea(ctx, d.Client, cfg, claimed, now)
+	s := model.Build(in, cfg, now)
+	if !s.Sources.Locks.Usable() || !s.Sources.DB.Usable() || !s.Sources.Gitea.Usable() {
+		t.Fatalf("a source is not usable: %+v", s.Sources)
+	}
 	a := areas{orphanKinds: map[string]bool{}}
-	host, _ := os.Hostname()
-	snap, err := r.Snapshot(ctx, leases.ReadOptions{RecentTerminal: -1})
-	if err != nil {
-		t.Fatalf("read DB: %v", err)
-	}
-	for _, l := range snap.Leases {
-		if l.Status != leases.StatusActive {
-			continue
-		}
-		dead := leases.Liveness(int(l.OwnerPID), l.OwnerHost) == leases.ProcessDead
-		if l.ExpiresAt.OK() && !l.ExpiresAt.Time.After(now) {
-			a.orphanKinds["active-lease-past-expiry"] = true
-		}
-		if dead {
-			a.orphanKinds["stale-lease-dead-owner"] = true
-		}
-		if _, err := os.Stat(l.WorktreePath); os.IsNotExist(err) && l.WorktreePath != "" {
-			a.orphanKinds["stale-lease-missing-worktree"] = true
-		}
-	}
-	evs, _, err := r.EventsSince(ctx, 0, 100000)
-	if err != nil {
-		t.Fatalf("read events: %v", err)
-	}
-	for _, e := range evs {
-		if e.EventType == "claim.refused" {
-			a.refused++
-		}
-	}
-	ls, err := locks.LoadDir(d.Workspace.LocksDir, locks.LoadOptions{})
-	if err != nil {
-		t.Fatalf("read locks: %v", err)
-	}
-	for _, e := range ls.Live {
-		if e.Unreadable != nil || e.Record.WorkLease == nil {
-			continue
-		}
-		rec := e.Record
-		exp := locks.ExpirationOf(&rec, now).Expired
-		if exp == nil {
-			continue
-		}
-		expired := *exp
-		var pid int64
-		if rec.PID != nil {
-			pid = *rec.PID
-		}
-		live := leases.Liveness(int(pid), host)
-		switch {
-		case !expired && live == leases.ProcessAlive:
+	for _, c := range s.Claims {
+		if c.Freshness == "active" && c.OwnerLiveness == model.LivenessAlive {
 			a.liveClaims++
-		case !expired && live == leases.ProcessDead:
-			a.orphanKinds["live-lock-dead-owner"] = true
-		case expired && live == leases.ProcessDead:
-			a.orphanKinds["stale-lock-dead-owner"] = true
-		case expired && live == leases.ProcessAlive:
-			a.orphanKinds["expired-lock-live-owner"] = true
-		}
-		if _, err := os.Stat(rec.WorktreePath); os.IsNotExist(err) {
-			a.orphanKinds["lock-without-worktree"] = true
 		}
 	}
-	cls, h := d.Client.Clarifications(ctx, gitea.ClarificationOptions{})
-	if !h.OK() {
-		t.Fatalf("read clarifications: %s", h.Reason)
+	for _, c := range s.Contention {
+		if c.Kind == model.ContentionClaimRefused {
+			a.refused += c.Count
+		}
 	}
-	for _, c := range cls {
-		if c.Question != "" && len(c.AskedBy) > 0 {
+	for _, c := range s.Clarifications {
+		if c.Question != "" {
 			a.clarified++
 			a.questionsSeen = append(a.questionsSeen, c.Question)
 		}
+	}
+	for _, o := range s.Orphans {
+		a.orphanKinds[string(o.Kind)] = true
 	}
 	return a
 }
@@ -120,7 +78,6 @@ func TestDemoShowsEveryArea(t *testing.T) {
 		mu       sync.Mutex
 		first    = map[string]time.Duration{}
 		last     time.Time
-		reader   *leases.Reader
 		d        *Demo
 		sampling bool
 	)
@@ -136,7 +93,7 @@ func TestDemoShowsEveryArea(t *testing.T) {
 			return
 		}
 		last = e.Wall
-		a := observe(ctx, t, d, reader, e.Wall)
+		a := observe(ctx, t, d, e.Wall)
 		at := time.Since(began)
 		if a.liveClaims > 0 {
 			note("live claims", at)
@@ -163,11 +120,6 @@ func TestDemoShowsEveryArea(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	reader, err = leases.OpenReadOnly(d.Workspace.DBPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer reader.Close()
 	mu.Lock()
 	sampling = true
 	mu.Unlock()

@@ -36,6 +36,8 @@ type engine struct {
 	leaseUnit  map[string]string
 	refs       map[string]*LeaseObs
 	refUnits   map[string]map[string]bool // lease id → units whose locks name it
+	refPending map[string]bool            // lease ids locks name that neither leases nor refs hold: look up
+	itemLeases map[int64]map[string]bool  // work_item_id → lease ids held
 	sessions   map[string]*SessionObs
 	sessLeases map[string]map[string]bool
 	workItems  map[int64]Item
@@ -61,6 +63,7 @@ func newEngine(cfg Config) *engine {
 	return &engine{env: env{cfg: cfg.withDefaults()},
 		locks: map[string]*LockObs{}, lockUnit: map[string]string{}, leases: map[string]*LeaseObs{},
 		leaseUnit: map[string]string{}, refs: map[string]*LeaseObs{}, refUnits: map[string]map[string]bool{},
+		refPending: map[string]bool{}, itemLeases: map[int64]map[string]bool{},
 		sessions: map[string]*SessionObs{}, sessLeases: map[string]map[string]bool{}, workItems: map[int64]Item{},
 		units: map[string]*unit{}, branches: map[string]map[string]bool{}, heads: map[string]map[string]bool{},
 		facts: map[string]*GiteaFact{}, clar: map[string]bool{}, sessKeys: map[string][]string{}, dirty: map[string]bool{}}
@@ -129,6 +132,11 @@ func (e *engine) setLock(name string, lo *LockObs) {
 	e.dirty[k] = true
 	if id := lo.Entry.Record.LeaseID; id != "" && lo.Entry.Unreadable == nil {
 		addTo(e.refUnits, id, k)
+		if _, ok := e.leases[id]; !ok {
+			if _, ok := e.refs[id]; !ok {
+				e.refPending[id] = true
+			}
+		}
 	}
 	if lo.Entry.Unreadable == nil {
 		e.setBranch(lo.Entry.Record.BranchName, name, true)
@@ -157,8 +165,17 @@ func (e *engine) setLease(id string, lo *LeaseObs) {
 		e.dirty[k] = true
 		delFrom(e.sessLeases, old.Lease.SessionID, id)
 		e.sessionDirty(old.Lease.SessionID)
+		if s := e.itemLeases[old.Lease.WorkItemID]; s != nil {
+			delete(s, id)
+			if len(s) == 0 {
+				delete(e.itemLeases, old.Lease.WorkItemID)
+			}
+		}
 		delete(e.leases, id)
 		delete(e.leaseUnit, id)
+		if lo == nil && len(e.refUnits[id]) > 0 {
+			e.refPending[id] = true // locks still name it: read it back by id
+		}
 	}
 	for k := range e.refUnits[id] {
 		e.dirty[k] = true
@@ -172,6 +189,10 @@ func (e *engine) setLease(id string, lo *LeaseObs) {
 	e.dirty[k] = true
 	addTo(e.sessLeases, lo.Lease.SessionID, id)
 	e.sessionDirty(lo.Lease.SessionID)
+	if e.itemLeases[lo.Lease.WorkItemID] == nil {
+		e.itemLeases[lo.Lease.WorkItemID] = map[string]bool{}
+	}
+	e.itemLeases[lo.Lease.WorkItemID][id] = true
 }
 
 func (e *engine) sessionDirty(id string) { e.dirty["s\x00"+id] = true }

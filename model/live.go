@@ -19,8 +19,9 @@ type LiveOptions struct {
 	Now func() time.Time
 	// Resync is the period of the cheap full resync that heals missed events
 	// (default 30 s): the directory is re-listed and only files whose inode,
-	// size or mtime moved are re-read; the DB is re-read only when
-	// data_version moved.
+	// size or mtime moved are re-read; the DB is re-read when data_version
+	// moved, and in full when a scoped read (see Live) was applied since the
+	// last full read.
 	Resync time.Duration
 	// ProbeEvery is how often owner liveness and worktrees are re-probed for
 	// records on this host (default 5 s): a process can die with no file changing.
@@ -28,14 +29,30 @@ type LiveOptions struct {
 	// Gitea, when set, is polled every GiteaEvery (default 60 s).
 	Gitea      GiteaFacts
 	GiteaEvery time.Duration
-	// Debounce is the lock watcher's gathering window (default locks.DefaultDebounce).
+	// Debounce is the lock watcher's gathering window (default
+	// DefaultLockDebounce).
 	Debounce time.Duration
 }
 
+// DefaultLockDebounce is Live's lock-watcher gathering window. A lock write
+// (temp file, write, rename over the name, directory fsync) reaches the
+// watcher as one event on the lock's name — the temp names are ignored — so
+// the window only has to gather the names of a burst of writes; a burst
+// longer than the window is read in a few batches, each costing what it
+// holds. Shorter than locks.DefaultDebounce (30 ms): the window is most of a
+// rename's latency.
+const DefaultLockDebounce = 10 * time.Millisecond
+
 // Live keeps a Snapshot of a workspace current: fsnotify on the locks
 // directory (one changed file re-read with locks.ReadFile), on the DB and its
-// WAL (confirmed with PRAGMA data_version; events read past a cursor), a heap
-// of time deadlines, an optional Gitea poll and a periodic cheap resync.
+// WAL (confirmed with PRAGMA data_version; events read past a cursor, in the
+// same read transaction), a heap of time deadlines, an optional Gitea poll
+// and a periodic cheap resync. A DB commit whose events all name a work item
+// costs what it changed: only those items' leases and the sessions involved
+// are re-read (leases.Reader.ReadScope, indexed lookups). A commit that wrote
+// no event (a foreign writer) re-reads the leases/sessions snapshot in full,
+// and so does the next periodic resync after any scoped read: it heals a
+// commit without events that arrived in the same batch as one with events.
 // All state is owned by one goroutine; Current and Snapshots are safe for
 // concurrent use.
 type Live struct {
@@ -50,6 +67,9 @@ type Live struct {
 	reader  *leases.Reader
 	dv      int64
 	cursor  int64
+	last    dbRead
+	fullN   atomic.Int64 // full DB reads applied
+	scopedN atomic.Int64 // scoped DB reads applied
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	once    sync.Once
@@ -70,6 +90,9 @@ func NewLive(ws Workspace, opt LiveOptions) *Live {
 	}
 	if opt.ProbeEvery <= 0 {
 		opt.ProbeEvery = 5 * time.Second
+	}
+	if opt.Debounce <= 0 {
+		opt.Debounce = DefaultLockDebounce
 	}
 	if opt.GiteaEvery <= 0 {
 		opt.GiteaEvery = time.Minute

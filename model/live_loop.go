@@ -84,7 +84,10 @@ func (l *Live) loop(ctx context.Context) {
 		case <-resync.C:
 			now := l.opt.Now()
 			l.resyncLocks(now, false)
-			l.reloadDB(ctx, now, false)
+			// In full when a scoped read was applied since the last full
+			// one: a commit without an event in the same batch as one with
+			// events was not seen by the scoped read.
+			l.reloadDB(ctx, now, l.last.scoped)
 			l.compact()
 		case <-probe.C:
 			l.reprobe()
@@ -170,141 +173,6 @@ func (l *Live) resyncLocks(now time.Time, full bool) {
 func sameFile(fi os.FileInfo, e locks.Entry) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && st.Ino == e.Inode && fi.Size() == e.Size && fi.ModTime().Equal(e.ModTime)
-}
-
-// reloadDB re-reads the DB when PRAGMA data_version moved (or force): the
-// leases/sessions snapshot, diffed by id so only changed rows touch their
-// items, and events incrementally past the cursor.
-func (l *Live) reloadDB(ctx context.Context, now time.Time, force bool) (moved bool) {
-	t0 := time.Now()
-	if l.reader == nil {
-		r, err := leases.OpenReadOnly(l.ws.DBPath)
-		if err != nil {
-			l.dbUnavailable(err, now, t0)
-			return true
-		}
-		l.reader, force = r, true
-		if l.dw == nil {
-			if w, err := leases.WatchDB(l.ws.DBPath, 0); err == nil {
-				l.dw = w // picked up by the loop on its next start; resync covers until then
-			}
-		}
-	}
-	dv, err := l.reader.DataVersion(ctx)
-	if err != nil {
-		l.reader.Close()
-		l.reader = nil
-		l.dbUnavailable(err, now, t0)
-		return true
-	}
-	if dv == l.dv && !force {
-		return false
-	}
-	s, err := l.reader.Snapshot(ctx, leases.ReadOptions{})
-	if err != nil {
-		l.dbUnavailable(err, now, t0)
-		return true
-	}
-	l.dv = dv
-	l.applyDB(ctx, s, now, t0)
-	return true
-}
-
-func (l *Live) dbUnavailable(err error, now, t0 time.Time) {
-	h := health(leases.HealthFromError(err), now, time.Since(t0))
-	l.e.setSections(DBSections{})
-	l.e.setHealth(&l.e.env.db, h)
-}
-
-func (l *Live) applyDB(ctx context.Context, s *leases.Snapshot, now, t0 time.Time) {
-	e := l.e
-	for _, w := range s.WorkItems {
-		if it := itemOfRef(w.WorkRef); it != nil {
-			e.workItems[w.WorkItemID] = *it
-		}
-	}
-	seen := make(map[string]bool, len(s.Sessions))
-	for _, x := range s.Sessions {
-		seen[x.SessionID] = true
-		old, ok := e.sessions[x.SessionID]
-		if ok && sameSession(old.Session, x) {
-			continue
-		}
-		so := l.probe.ObserveSession(x)
-		e.setSession(x.SessionID, &so)
-	}
-	for id := range e.sessions {
-		if !seen[id] {
-			e.setSession(id, nil)
-		}
-	}
-	seen = make(map[string]bool, len(s.Leases))
-	for _, x := range s.Leases {
-		seen[x.LeaseID] = true
-		old, ok := e.leases[x.LeaseID]
-		if ok && sameLease(old.Lease, x) {
-			continue
-		}
-		lo := l.probe.ObserveLease(x)
-		e.setLease(x.LeaseID, &lo)
-	}
-	for id := range e.leases {
-		if !seen[id] {
-			e.setLease(id, nil)
-		}
-	}
-	l.lookupMissingRefs(ctx)
-	evs, eh, cursor, err := readEvents(ctx, l.reader, l.cursor)
-	if err != nil {
-		eh = leases.HealthFromError(err)
-	}
-	l.cursor = cursor
-	e.addEvents(evs)
-	e.setSections(DBSections{Sessions: s.SessionsHealth.Status == leases.HealthOK, Leases: s.LeasesHealth.Status == leases.HealthOK,
-		WorkItems: s.WorkItemsHealth.Status == leases.HealthOK, Events: eh.Status == leases.HealthOK})
-	h := health(worstOf(s.SessionsHealth, s.LeasesHealth, s.WorkItemsHealth, eh), now, time.Since(t0))
-	if h.Status == StatusUnavailable && s.LeasesHealth.Status != leases.HealthUnavailable {
-		h.Status, h.Partial = StatusDegraded, true
-	}
-	e.setHealth(&e.env.db, h)
-}
-
-// lookupMissingRefs reads, by id, leases that locks name and the read set lacks.
-func (l *Live) lookupMissingRefs(ctx context.Context) {
-	for id, units := range l.e.refUnits {
-		if _, ok := l.e.leases[id]; ok {
-			continue
-		}
-		if _, ok := l.e.refs[id]; ok {
-			continue
-		}
-		x, found, err := l.reader.LeaseByID(ctx, id)
-		if err != nil {
-			continue
-		}
-		if found {
-			o := l.probe.ObserveLease(x)
-			l.e.refs[id] = &o
-		} else {
-			l.e.refs[id] = nil
-		}
-		for k := range units {
-			l.e.dirty[k] = true
-		}
-	}
-}
-
-func sameSession(a, b leases.Session) bool {
-	return a.Status == b.Status && a.PID == b.PID && a.Host == b.Host && a.LastHeartbeatAt.Raw == b.LastHeartbeatAt.Raw &&
-		a.EndedAt.Raw == b.EndedAt.Raw && a.Role == b.Role && a.Profile == b.Profile
-}
-
-func sameLease(a, b leases.Lease) bool {
-	return a.Status == b.Status && a.SessionID == b.SessionID && a.ExpiresAt.Raw == b.ExpiresAt.Raw &&
-		a.LastHeartbeatAt.Raw == b.LastHeartbeatAt.Raw && a.HeartbeatCount == b.HeartbeatCount && a.Phase == b.Phase &&
-		a.ReleasedAt.Raw == b.ReleasedAt.Raw && a.AdoptedBySessionID == b.AdoptedBySessionID && a.ProvenanceRaw == b.ProvenanceRaw &&
-		a.WorktreePath == b.WorktreePath && a.OwnerPID == b.OwnerPID && a.OwnerHost == b.OwnerHost && a.Work == b.Work &&
-		a.Role == b.Role && a.TaskClass == b.TaskClass && a.CreatedAt.Raw == b.CreatedAt.Raw
 }
 
 // reprobe re-observes owner liveness and worktrees of local records; only the

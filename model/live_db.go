@@ -1,0 +1,297 @@
+package model
+
+import (
+	"context"
+	"time"
+
+	"steward/leases"
+)
+
+// maxScopeItems bounds a scoped re-read: a batch of commits about more work
+// items than this is read in full (one bulk read is then cheaper).
+const maxScopeItems = 256
+
+// eventsPage is how many events one read of data_version and events takes;
+// a longer backlog is read in full.
+const eventsPage = 1000
+
+// dbRead is what the last full read of the DB said about its sections; a
+// scoped read is applied only while it agrees (see scopeAgrees).
+type dbRead struct {
+	ok                          bool // a full read succeeded on the current reader
+	scoped                      bool // a scoped read was applied since: the next resync reads in full
+	sessions, leases, workItems leases.Health
+	meta                        leases.Health
+}
+
+// reloadDB re-reads the DB when PRAGMA data_version moved (or force). Events
+// past the cursor are read first: when every new event names its work item,
+// only those items' leases and the sessions involved are re-read (a scoped
+// read, costing what changed); otherwise — a commit that wrote no event (a
+// foreign writer), an event about no item, a batch about many items, a
+// section whose health moved, or force — the leases/sessions snapshot is
+// re-read in full and diffed by id, so only changed rows touch their items.
+func (l *Live) reloadDB(ctx context.Context, now time.Time, force bool) (moved bool) {
+	t0 := time.Now()
+	if l.reader == nil {
+		r, err := leases.OpenReadOnly(l.ws.DBPath)
+		if err != nil {
+			l.dbUnavailable(err, now, t0)
+			return true
+		}
+		l.reader, force = r, true
+		l.last = dbRead{}
+		if l.dw == nil {
+			if w, err := leases.WatchDB(l.ws.DBPath, 0); err == nil {
+				l.dw = w // picked up by the loop on its next start; resync covers until then
+			}
+		}
+	}
+	dv, err := l.reader.DataVersion(ctx)
+	if err != nil {
+		l.reader.Close()
+		l.reader = nil
+		l.dbUnavailable(err, now, t0)
+		return true
+	}
+	if dv == l.dv && !force {
+		return false
+	}
+	// data_version and the events of the same snapshot: a version that moved
+	// with no event is a commit that wrote none.
+	ve, everr := l.reader.EventsAtVersion(ctx, l.cursor, eventsPage)
+	evs, eh, cursor := ve.Events, ve.Health, l.cursor
+	if everr == nil {
+		dv = ve.DataVersion
+		if len(evs) > 0 {
+			cursor = evs[len(evs)-1].EventID
+		}
+		if ve.More {
+			var more []leases.Event
+			var mh leases.Health
+			more, mh, cursor, everr = readEvents(ctx, l.reader, cursor)
+			evs = append(evs, more...)
+			if eh.Status == leases.HealthOK {
+				eh = mh
+			}
+		}
+	}
+	if everr != nil {
+		eh = leases.HealthFromError(everr)
+	}
+	if !force && everr == nil && !ve.More && l.last.ok && l.applyScoped(ctx, evs, eh, now, t0) {
+		l.dv, l.cursor = dv, cursor
+		l.addEvents(evs)
+		l.scopedN.Add(1)
+		return true
+	}
+	s, err := l.reader.Snapshot(ctx, leases.ReadOptions{})
+	if err != nil {
+		l.dbUnavailable(err, now, t0)
+		return true
+	}
+	l.dv, l.cursor = dv, cursor
+	l.applyDB(ctx, s, eh, now, t0)
+	l.addEvents(evs)
+	l.fullN.Add(1)
+	return true
+}
+
+func (l *Live) addEvents(evs []leases.Event) { l.e.addEvents(evs) }
+
+func (l *Live) dbUnavailable(err error, now, t0 time.Time) {
+	l.last = dbRead{}
+	h := health(leases.HealthFromError(err), now, time.Since(t0))
+	l.e.setSections(DBSections{})
+	l.e.setHealth(&l.e.env.db, h)
+}
+
+// applyDB applies a full read: every row is diffed by id against what is
+// held, rows no longer read are dropped.
+func (l *Live) applyDB(ctx context.Context, s *leases.Snapshot, eh leases.Health, now, t0 time.Time) {
+	e := l.e
+	for _, w := range s.WorkItems {
+		if it := itemOfRef(w.WorkRef); it != nil {
+			e.workItems[w.WorkItemID] = *it
+		}
+	}
+	seen := make(map[string]bool, len(s.Sessions))
+	for _, x := range s.Sessions {
+		seen[x.SessionID] = true
+		l.putSession(x)
+	}
+	for id := range e.sessions {
+		if !seen[id] {
+			e.setSession(id, nil)
+		}
+	}
+	seen = make(map[string]bool, len(s.Leases))
+	for _, x := range s.Leases {
+		seen[x.LeaseID] = true
+		l.putLease(x)
+	}
+	for id := range e.leases {
+		if !seen[id] {
+			e.setLease(id, nil)
+		}
+	}
+	l.lookupMissingRefs(ctx)
+	l.last = dbRead{ok: true, sessions: s.SessionsHealth, leases: s.LeasesHealth, workItems: s.WorkItemsHealth, meta: s.MetaHealth}
+	l.setDBHealth(eh, now, t0)
+}
+
+// applyScoped re-reads what the events evs name — their work items with every
+// lease held or active on them, the leases and sessions their detail names,
+// and the sessions of those leases — and applies it. It reports false, having
+// changed nothing, when the events cannot scope the change: none arrived
+// (data_version moved with no event: a foreign writer), one names no work
+// item, they name more than maxScopeItems items, or the scoped read failed or
+// disagrees with the last full read about a section's health.
+func (l *Live) applyScoped(ctx context.Context, evs []leases.Event, eh leases.Health, now, t0 time.Time) bool {
+	if len(evs) == 0 {
+		return false
+	}
+	e := l.e
+	items := map[int64]bool{}
+	named := map[string]bool{}
+	var sc leases.Scope
+	for _, x := range evs {
+		if x.WorkItemID <= 0 {
+			return false
+		}
+		if !items[x.WorkItemID] {
+			items[x.WorkItemID] = true
+			sc.WorkItemIDs = append(sc.WorkItemIDs, x.WorkItemID)
+		}
+		for _, k := range [...]string{"lease_id", "holding_lease_id"} {
+			if v, _ := x.Detail[k].(string); v != "" {
+				named[v] = true
+			}
+		}
+		sc.SessionIDs = append(sc.SessionIDs, x.SessionID)
+		for _, k := range [...]string{"requesting_session_id", "holding_session_id"} {
+			if v, _ := x.Detail[k].(string); v != "" {
+				sc.SessionIDs = append(sc.SessionIDs, v)
+			}
+		}
+	}
+	if len(items) > maxScopeItems {
+		return false
+	}
+	for id := range items {
+		for lid := range e.itemLeases[id] {
+			named[lid] = true
+		}
+	}
+	for lid := range named {
+		sc.LeaseIDs = append(sc.LeaseIDs, lid)
+		if lo, ok := e.leases[lid]; ok {
+			sc.SessionIDs = append(sc.SessionIDs, lo.Lease.SessionID) // it may move to another session
+		}
+	}
+	r, err := l.reader.ReadScope(ctx, sc)
+	if err != nil || !leases.ScopeAgrees(r.LeasesHealth, l.last.leases) || !leases.ScopeAgrees(r.SessionsHealth, l.last.sessions) ||
+		!leases.ScopeAgrees(r.WorkItemsHealth, l.last.workItems) {
+		return false
+	}
+	for _, w := range r.WorkItems {
+		if it := itemOfRef(w.WorkRef); it != nil {
+			e.workItems[w.WorkItemID] = *it
+		}
+	}
+	got := make(map[string]bool, len(r.Sessions))
+	for _, x := range r.Sessions {
+		got[x.SessionID] = true
+		l.putSession(x)
+	}
+	for _, id := range r.SessionIDs {
+		if _, held := e.sessions[id]; held && !got[id] {
+			e.setSession(id, nil) // asked for by id, not there: the row is gone
+		}
+	}
+	got = make(map[string]bool, len(r.Leases))
+	for _, x := range r.Leases {
+		got[x.LeaseID] = true
+		l.putLease(x)
+	}
+	for _, id := range sc.LeaseIDs {
+		if _, held := e.leases[id]; held && !got[id] {
+			e.setLease(id, nil)
+		}
+	}
+	l.lookupMissingRefs(ctx)
+	l.last.scoped = true
+	l.setDBHealth(eh, now, t0)
+	return true
+}
+
+// setDBHealth sets the DB's sections and health from the last full read's
+// sections and the events just read.
+func (l *Live) setDBHealth(eh leases.Health, now, t0 time.Time) {
+	d := l.last
+	l.e.setSections(DBSections{Sessions: d.sessions.Status == leases.HealthOK, Leases: d.leases.Status == leases.HealthOK,
+		WorkItems: d.workItems.Status == leases.HealthOK, Events: eh.Status == leases.HealthOK})
+	h := health(worstOf(d.sessions, d.leases, d.workItems, eh, d.meta), now, time.Since(t0))
+	if h.Status == StatusUnavailable && d.leases.Status != leases.HealthUnavailable {
+		h.Status, h.Partial = StatusDegraded, true
+	}
+	l.e.setHealth(&l.e.env.db, h)
+}
+
+// putSession records a session row read from the DB when it changed.
+func (l *Live) putSession(x leases.Session) {
+	if old, ok := l.e.sessions[x.SessionID]; ok && sameSession(old.Session, x) {
+		return
+	}
+	so := l.probe.ObserveSession(x)
+	l.e.setSession(x.SessionID, &so)
+}
+
+// putLease records a lease row read from the DB when it changed.
+func (l *Live) putLease(x leases.Lease) {
+	if old, ok := l.e.leases[x.LeaseID]; ok && sameLease(old.Lease, x) {
+		return
+	}
+	lo := l.probe.ObserveLease(x)
+	l.e.setLease(x.LeaseID, &lo)
+}
+
+// lookupMissingRefs reads, by id, the leases that locks name and the read
+// set lacks (pending since a lock named them or they left the read set).
+func (l *Live) lookupMissingRefs(ctx context.Context) {
+	e := l.e
+	for id := range e.refPending {
+		units := e.refUnits[id]
+		if _, held := e.leases[id]; held || len(units) == 0 {
+			delete(e.refPending, id)
+			continue
+		}
+		x, found, err := l.reader.LeaseByID(ctx, id)
+		if err != nil {
+			continue // unknown: no conclusion; looked up again on the next read
+		}
+		delete(e.refPending, id)
+		if found {
+			o := l.probe.ObserveLease(x)
+			e.refs[id] = &o
+		} else {
+			e.refs[id] = nil
+		}
+		for k := range units {
+			e.dirty[k] = true
+		}
+	}
+}
+
+func sameSession(a, b leases.Session) bool {
+	return a.Status == b.Status && a.PID == b.PID && a.Host == b.Host && a.LastHeartbeatAt.Raw == b.LastHeartbeatAt.Raw &&
+		a.EndedAt.Raw == b.EndedAt.Raw && a.Role == b.Role && a.Profile == b.Profile
+}
+
+func sameLease(a, b leases.Lease) bool {
+	return a.Status == b.Status && a.SessionID == b.SessionID && a.ExpiresAt.Raw == b.ExpiresAt.Raw &&
+		a.LastHeartbeatAt.Raw == b.LastHeartbeatAt.Raw && a.HeartbeatCount == b.HeartbeatCount && a.Phase == b.Phase &&
+		a.ReleasedAt.Raw == b.ReleasedAt.Raw && a.AdoptedBySessionID == b.AdoptedBySessionID && a.ProvenanceRaw == b.ProvenanceRaw &&
+		a.WorktreePath == b.WorktreePath && a.OwnerPID == b.OwnerPID && a.OwnerHost == b.OwnerHost && a.Work == b.Work &&
+		a.Role == b.Role && a.TaskClass == b.TaskClass && a.CreatedAt.Raw == b.CreatedAt.Raw && a.WorkItemID == b.WorkItemID
+}

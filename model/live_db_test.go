@@ -1,0 +1,277 @@
+package model
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"steward/leases"
+	"steward/leases/leasestest"
+)
+
+// liveDB is a Live over an empty locks directory and a migrated DB, with the
+// store that writes the DB as the supervised workers would.
+type liveDB struct {
+	t     *testing.T
+	ws    Workspace
+	live  *Live
+	store *leases.Store
+	probe Probe
+	clock *clock
+}
+
+func newLiveDB(t *testing.T, path string, resync time.Duration) *liveDB {
+	t.Helper()
+	dir := t.TempDir()
+	ws := Workspace{LocksDir: filepath.Join(dir, "locks"), DBPath: path, RepoRoot: filepath.Join(dir, "repo")}
+	if err := os.MkdirAll(ws.LocksDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	d := &liveDB{t: t, ws: ws, clock: &clock{t: leasestest.Now}, probe: Probe{Host: "here"}}
+	if st, err := leases.OpenReadWrite(path, leases.StoreOptions{}); err == nil { // nil on a seed-shaped DB
+		t.Cleanup(func() { st.Close() })
+		d.store = st
+	}
+	d.live = NewLive(ws, LiveOptions{Now: d.clock.Now, Probe: &d.probe, Resync: resync, ProbeEvery: time.Hour})
+	if err := d.live.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.live.Close() })
+	return d
+}
+
+// waitFor waits for a published snapshot satisfying ok.
+func (d *liveDB) waitFor(what string, ok func(*Snapshot) bool) *Snapshot {
+	d.t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		if s := d.live.Current(); s != nil && ok(s) {
+			return s
+		}
+		select {
+		case <-d.live.Snapshots():
+		case <-deadline:
+			d.t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// sameAsCold checks that Live's current snapshot is the one a cold read of
+// every source derives (scan times aside).
+func (d *liveDB) sameAsCold() {
+	d.t.Helper()
+	cold := Build(Load(context.Background(), d.ws, d.probe, d.clock.Now()), Config{}, d.clock.Now())
+	got, want := canon(d.t, d.live.Current()), canon(d.t, cold)
+	if got != want {
+		d.t.Fatalf("live snapshot differs from a cold read:\nlive: %s\ncold: %s", got, want)
+	}
+}
+
+func canon(t *testing.T, s *Snapshot) string {
+	c := *s
+	for _, h := range []*SourceHealth{&c.Sources.Locks, &c.Sources.DB, &c.Sources.Gitea} {
+		h.ScannedAt, h.ScanDuration = time.Time{}, 0
+	}
+	b, err := json.Marshal(&c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func claimOf(s *Snapshot, leaseID string) *Claim {
+	for _, c := range s.Claims {
+		if c.LeaseID == leaseID {
+			return c
+		}
+	}
+	return nil
+}
+
+func (d *liveDB) claim(session string, n int64) leases.Outcome {
+	d.t.Helper()
+	out, err := d.store.Claim(context.Background(), leases.ClaimRequest{Session: leases.SessionInfo{SessionID: session, Role: "author"},
+		Work: leasestest.Work(leases.KindIssue, n), TaskClass: leases.ClassAuthorIssueWork,
+		Provenance: map[string]any{"source": "test"}}, d.clock.Now())
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	return out
+}
+
+// Steward's transitions write events naming their work item: each commit is
+// applied by a scoped read, and the result is what a cold read derives. A
+// commit that writes no event is still seen, by a full read.
+func TestLiveScopedReads(t *testing.T) {
+	d := newLiveDB(t, leasestest.NewDB(t, nil, nil), time.Hour)
+	ctx := context.Background()
+	full0 := d.live.fullN.Load()
+
+	a := d.claim("s1", 1)
+	b := d.claim("s2", 2)
+	if !a.OK() || !b.OK() {
+		t.Fatalf("claims: %+v %+v", a, b)
+	}
+	d.waitFor("two claims", func(s *Snapshot) bool {
+		return claimOf(s, a.Lease.LeaseID) != nil && claimOf(s, b.Lease.LeaseID) != nil
+	})
+	d.sameAsCold()
+
+	d.clock.Add(time.Minute)
+	hb, err := d.store.Heartbeat(ctx, leases.FenceOf(*a.Lease), d.clock.Now())
+	if err != nil || !hb.OK() {
+		t.Fatalf("heartbeat: %v %+v", err, hb)
+	}
+	d.waitFor("renewed expiry", func(s *Snapshot) bool {
+		c := claimOf(s, a.Lease.LeaseID)
+		return c != nil && c.ExpiresAt.Equal(hb.Lease.ExpiresAt.Time)
+	})
+	d.sameAsCold()
+
+	if ref := d.claim("s3", 1); ref.OK() {
+		t.Fatalf("second claim on #1 applied: %+v", ref)
+	}
+	d.waitFor("claim-refused contention", func(s *Snapshot) bool {
+		for _, c := range s.Contention {
+			if c.Kind == ContentionClaimRefused {
+				return true
+			}
+		}
+		return false
+	})
+	d.sameAsCold()
+
+	rel, err := d.store.Release(ctx, leases.FenceOf(*b.Lease), "done", d.clock.Now())
+	if err != nil || !rel.OK() {
+		t.Fatalf("release: %v %+v", err, rel)
+	}
+	d.waitFor("released claim gone", func(s *Snapshot) bool { return claimOf(s, b.Lease.LeaseID) == nil })
+	d.sameAsCold()
+	if n := d.live.fullN.Load(); n != full0 {
+		t.Errorf("full reads: %d, want %d (every commit wrote events)", n, full0)
+	}
+	if d.live.scopedN.Load() == 0 {
+		t.Error("no scoped read applied")
+	}
+
+	// A foreign writer: no event. data_version moves, no event arrives: a full read.
+	exp := d.clock.Now().Add(3 * time.Hour)
+	foreign(t, d.ws.DBPath, `UPDATE leases SET expires_at = '`+leases.FormatTime(exp)+`' WHERE lease_id = '`+a.Lease.LeaseID+`'`)
+	d.waitFor("foreign update", func(s *Snapshot) bool {
+		c := claimOf(s, a.Lease.LeaseID)
+		return c != nil && c.ExpiresAt.Equal(exp)
+	})
+	d.sameAsCold()
+	if n := d.live.fullN.Load(); n <= full0 {
+		t.Errorf("full reads: %d after a commit without events, want > %d", n, full0)
+	}
+}
+
+// A transaction that writes an event about one item and changes another
+// item's lease without an event: the scoped read misses the second change,
+// and the periodic resync, which reads in full after a scoped read, heals it.
+func TestLiveMixedCommitHealedByResync(t *testing.T) {
+	d := newLiveDB(t, leasestest.NewDB(t, nil, nil), 700*time.Millisecond)
+	a, b := d.claim("s1", 1), d.claim("s2", 2)
+	d.waitFor("two claims", func(s *Snapshot) bool {
+		return claimOf(s, a.Lease.LeaseID) != nil && claimOf(s, b.Lease.LeaseID) != nil
+	})
+	d.sameAsCold()
+	expA, expB := d.clock.Now().Add(2*time.Hour), d.clock.Now().Add(3*time.Hour)
+	foreign(t, d.ws.DBPath,
+		`UPDATE leases SET expires_at = '`+leases.FormatTime(expA)+`' WHERE lease_id = '`+a.Lease.LeaseID+`'`,
+		`INSERT INTO events(work_item_id, event_type, message, created_at, session_id, detail_json)
+			VALUES(`+itoa(a.Lease.WorkItemID)+`, 'lease.renew', 'lease renewed', '`+leases.FormatTime(d.clock.Now())+`', 's1', '{"lease_id":"`+a.Lease.LeaseID+`"}')`,
+		`UPDATE leases SET expires_at = '`+leases.FormatTime(expB)+`' WHERE lease_id = '`+b.Lease.LeaseID+`'`)
+	d.waitFor("both expiries", func(s *Snapshot) bool {
+		ca, cb := claimOf(s, a.Lease.LeaseID), claimOf(s, b.Lease.LeaseID)
+		return ca != nil && cb != nil && ca.ExpiresAt.Equal(expA) && cb.ExpiresAt.Equal(expB)
+	})
+	d.sameAsCold()
+}
+
+// On a seed-shaped events table (no session_id, no detail_json) events still
+// name their work item: commits are applied by scoped reads, and the events
+// section reads degraded in both paths. Rows with undecodable values degrade
+// the leases section the same way in both paths.
+func TestLiveScopedReadsOnSeedEvents(t *testing.T) {
+	path := leasestest.NewDB(t, []leasestest.Session{{SessionID: "s1", Role: "author"}},
+		[]leasestest.Lease{{LeaseID: "lease-1", SessionID: "s1", Work: leasestest.Work(leases.KindIssue, 1),
+			ExpiresAt: leases.FormatTime(leasestest.Now.Add(time.Hour)), TaskClass: leases.ClassAuthorIssueWork}})
+	leasestest.Insert(t, path, []leasestest.Session{{SessionID: "s2", Role: "author"}},
+		[]leasestest.Lease{{LeaseID: "lease-2", SessionID: "s2", Work: leasestest.Work(leases.KindIssue, 2),
+			ExpiresAt: leases.FormatTime(leasestest.Now.Add(time.Hour)), TaskClass: leases.ClassAuthorIssueWork}})
+	// Two rows with undecodable values: the full read counts two, a scoped
+	// read of one counts one — the same degradation.
+	foreign(t, path, `ALTER TABLE events DROP COLUMN session_id`, `ALTER TABLE events DROP COLUMN detail_json`,
+		`UPDATE leases SET provenance_json = 'not json'`)
+	d := newLiveDB(t, path, time.Hour)
+	d.waitFor("the lease", func(s *Snapshot) bool { return claimOf(s, "lease-1") != nil })
+	full0 := d.live.fullN.Load()
+	var item int64
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.QueryRow(`SELECT work_item_id FROM leases WHERE lease_id = 'lease-1'`).Scan(&item); err != nil {
+		t.Fatal(err)
+	}
+	exp := d.clock.Now().Add(2 * time.Hour)
+	foreign(t, path, `UPDATE leases SET expires_at = '`+leases.FormatTime(exp)+`' WHERE lease_id = 'lease-1'`,
+		`INSERT INTO events(work_item_id, event_type, message, created_at) VALUES(`+itoa(item)+`, 'lease.renew', 'lease renewed', '`+leases.FormatTime(d.clock.Now())+`')`)
+	s := d.waitFor("renewed", func(s *Snapshot) bool {
+		c := claimOf(s, "lease-1")
+		return c != nil && c.ExpiresAt.Equal(exp)
+	})
+	if s.Sources.DB.Status != StatusDegraded {
+		t.Errorf("db source = %+v, want degraded (events lack steward's columns)", s.Sources.DB)
+	}
+	d.sameAsCold()
+	if n := d.live.fullN.Load(); n != full0 {
+		t.Errorf("full reads: %d, want %d", n, full0)
+	}
+}
+
+// clock is a settable test clock.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// foreign commits stmts in one transaction, as another writer would.
+func foreign(t *testing.T, path string, stmts ...string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range stmts {
+		if _, err := tx.Exec(s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

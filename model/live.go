@@ -32,6 +32,11 @@ type LiveOptions struct {
 	// Debounce is the lock watcher's gathering window (default
 	// DefaultLockDebounce).
 	Debounce time.Duration
+	// Notify starts the kernel (inotify) watches; nil uses fsnotify. When the kernel
+	// refuses a watch for want of resources the watchers poll every Poll (default 2 s)
+	// and the sources' health says so. Tests inject a failing Notify.
+	Notify locks.NotifyFunc
+	Poll   time.Duration
 }
 
 // DefaultLockDebounce is Live's lock-watcher gathering window. A lock write
@@ -78,6 +83,9 @@ type Live struct {
 	closed  chan struct{}
 	wake    chan struct{}
 	started atomic.Bool
+	// busy is set while the DB is held by another writer past the busy timeout: the
+	// last read is kept and the DB reads degraded until a read succeeds again.
+	busy bool
 }
 
 // NewLive returns a Live for ws; nothing is read until Start.
@@ -117,12 +125,25 @@ func (l *Live) Start(ctx context.Context) error {
 	l.e.flush(now)
 	l.publish(now)
 	var err error
-	if l.lw, err = locks.Watch(l.ws.LocksDir, locks.WatchOptions{Debounce: l.opt.Debounce}); err != nil {
+	if l.lw, err = locks.Watch(l.ws.LocksDir, locks.WatchOptions{Debounce: l.opt.Debounce, Notify: l.opt.Notify, Poll: l.opt.Poll}); err != nil {
 		l.cancel()
+		if l.dw != nil { // the first read may have started one
+			l.dw.Close()
+			l.dw = nil
+		}
+		if l.reader != nil {
+			l.reader.Close()
+			l.reader = nil
+		}
 		return err
 	}
-	if l.dw, err = leases.WatchDB(l.ws.DBPath, 0); err != nil {
-		l.dw = nil // the directory may not exist yet: the resync still re-reads the DB
+	l.noteWatchModes()
+	// The first read starts the DB watcher when it opens the DB; start one here only when
+	// it did not (a second would leak an inotify instance and its goroutines).
+	if l.dw == nil {
+		if l.dw, err = l.watchDB(); err != nil {
+			l.dw = nil // the directory may not exist yet: the resync still re-reads the DB
+		}
 	}
 	l.started.Store(true)
 	l.wg.Add(1)

@@ -33,6 +33,12 @@ type dbRead struct {
 // re-read in full and diffed by id, so only changed rows touch their items.
 func (l *Live) reloadDB(ctx context.Context, now time.Time, force bool) (moved bool) {
 	t0 := time.Now()
+	if l.reader != nil && l.reader.Replaced() {
+		// A new file was renamed over the DB (or it was removed): the open reader would
+		// keep reading the old inode forever. Reopen by path.
+		l.reader.Close()
+		l.reader, l.busy = nil, false
+	}
 	if l.reader == nil {
 		r, err := leases.OpenReadOnly(l.ws.DBPath)
 		if err != nil {
@@ -42,17 +48,23 @@ func (l *Live) reloadDB(ctx context.Context, now time.Time, force bool) (moved b
 		l.reader, force = r, true
 		l.last = dbRead{}
 		if l.dw == nil {
-			if w, err := leases.WatchDB(l.ws.DBPath, 0); err == nil {
+			if w, err := l.watchDB(); err == nil {
 				l.dw = w // picked up by the loop on its next start; resync covers until then
 			}
 		}
 	}
 	dv, err := l.reader.DataVersion(ctx)
 	if err != nil {
+		if l.dbBusy(err, now) {
+			return true
+		}
 		l.reader.Close()
 		l.reader = nil
 		l.dbUnavailable(err, now, t0)
 		return true
+	}
+	if l.busy {
+		force, l.busy = true, false // a read works again: re-read and clear the busy note
 	}
 	if dv == l.dv && !force {
 		return false
@@ -87,6 +99,9 @@ func (l *Live) reloadDB(ctx context.Context, now time.Time, force bool) (moved b
 	}
 	s, err := l.reader.Snapshot(ctx, leases.ReadOptions{})
 	if err != nil {
+		if l.dbBusy(err, now) {
+			return true
+		}
 		l.dbUnavailable(err, now, t0)
 		return true
 	}
@@ -235,7 +250,7 @@ func (l *Live) setDBHealth(eh leases.Health, now, t0 time.Time) {
 	if h.Status == StatusUnavailable && d.leases.Status != leases.HealthUnavailable {
 		h.Status, h.Partial = StatusDegraded, true
 	}
-	l.e.setHealth(&l.e.env.db, h)
+	l.e.setHealth(&l.e.env.db, withNote(h, l.dbWatchMode()))
 }
 
 // putSession records a session row read from the DB when it changed.

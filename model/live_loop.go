@@ -53,6 +53,7 @@ func (l *Live) loop(ctx context.Context) {
 	}
 	for {
 		var done chan struct{}
+		health := l.e.sourcesSig()
 		select {
 		case <-ctx.Done():
 			return
@@ -101,7 +102,9 @@ func (l *Live) loop(ctx context.Context) {
 		}
 		now := l.opt.Now()
 		n := l.e.tick(now)
-		if n > 0 || done != nil {
+		// A source's health can change with no item to re-derive (an empty workspace, a
+		// reason that changed under the same status): it is published all the same.
+		if n > 0 || done != nil || l.e.sourcesSig() != health {
 			l.publish(now)
 		}
 		if done != nil {
@@ -167,7 +170,7 @@ func (l *Live) resyncLocks(now time.Time, full bool) {
 			l.e.setLock(name, nil)
 		}
 	}
-	l.e.setHealth(&l.e.env.locks, SourceHealth{Status: StatusOK, ScannedAt: now, ScanDuration: time.Since(t0)})
+	l.e.setHealth(&l.e.env.locks, withNote(SourceHealth{Status: StatusOK, ScannedAt: now, ScanDuration: time.Since(t0)}, l.locksWatchMode()))
 }
 
 func sameFile(fi os.FileInfo, e locks.Entry) bool {

@@ -16,17 +16,18 @@ import (
 // layer of each package: a package may import only packages of a lower layer (or its own
 // subpackages). main is on top; model is pure.
 var layers = map[string]int{
-	"steward":          6,
-	"steward/cli":      5,
-	"steward/sim":      4,
-	"steward/tui":      4,
-	"steward/govern":   3,
-	"steward/model":    2,
-	"steward/locks":    1,
-	"steward/leases":   1,
-	"steward/gitea":    1,
-	"steward/termsafe": 0,
-	"steward/config":   0,
+	"steward":             6,
+	"steward/reliability": 6, // the reliability suite: tests of every package through their public APIs
+	"steward/cli":         5,
+	"steward/sim":         4,
+	"steward/tui":         4,
+	"steward/govern":      3,
+	"steward/model":       2,
+	"steward/locks":       1,
+	"steward/leases":      1,
+	"steward/gitea":       1,
+	"steward/termsafe":    0,
+	"steward/config":      0,
 }
 
 func layerOf(pkg string) (int, bool) {

@@ -1,0 +1,98 @@
+package reliability_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"time"
+
+	"steward/govern"
+	"steward/leases"
+	"steward/model"
+	"steward/sim"
+)
+
+// childWorkspace is how the parent hands its workspace to a child process.
+type childWorkspace struct {
+	LocksDir, DBPath, RepoRoot string
+	Speed                      float64
+	Org, Repo                  string
+	Items                      int
+}
+
+// supervisorReport is the second steward process's tally, printed as its last line.
+type supervisorReport struct {
+	Rounds  int            `json:"rounds"`
+	Applied map[string]int `json:"applied"` // "action result" → count
+}
+
+// supervise is a second steward process on the same workspace and audit log: for the
+// given wall time it reads the snapshot as `steward status` does and applies every
+// orphan's sanctioned action the governed core allows (reclaim, abandon, retire, the
+// expire sweep), and now and then claims and releases an item itself as `steward claim`
+// would — all through its own governed core, racing the fleet's.
+func supervise(wsJSON, auditPath, dur string) error {
+	var cw childWorkspace
+	if err := json.Unmarshal([]byte(wsJSON), &cw); err != nil {
+		return err
+	}
+	d, err := time.ParseDuration(dur)
+	if err != nil {
+		return err
+	}
+	log, err := govern.OpenAudit(auditPath, nil)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	ws := govern.Workspace{LocksDir: cw.LocksDir, DBPath: cw.DBPath, RepoRoot: cw.RepoRoot, Env: sim.Lookup(sim.PolicyEnv(cw.Speed), nil)}
+	core := govern.New(ws, log, govern.Options{Actor: govern.LocalActor(govern.RoleOperator, "second-steward")})
+	defer core.Close()
+	ctx := context.Background()
+	rep := supervisorReport{Applied: map[string]int{}}
+	rng := rand.New(rand.NewPCG(uint64(os.Getpid()), 1))
+	apply := func(req govern.Request) {
+		pv, err := core.Preview(ctx, req)
+		if err != nil || !pv.Allowed {
+			return
+		}
+		out := core.Apply(ctx, pv, pv.ConfirmPhrase)
+		rep.Applied[req.Action+" "+string(out.Result)]++
+	}
+	mws := model.Workspace{LocksDir: cw.LocksDir, DBPath: cw.DBPath, RepoRoot: cw.RepoRoot}
+	probe := model.NewProbe(cw.RepoRoot)
+	cfg := model.Config{Policies: leases.LoadPolicies(ws.Env)}
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		rep.Rounds++
+		now := time.Now()
+		s := model.Build(model.Load(ctx, mws, probe, now), cfg, now)
+		for _, o := range s.Orphans {
+			if o.Action != nil {
+				apply(govern.Request{Action: o.Action.ID, Target: govern.Target{LeaseID: o.Action.Target.LeaseID, LockFile: o.Action.Target.LockFile}})
+			}
+		}
+		if rep.Rounds%5 == 0 {
+			apply(govern.Request{Action: govern.ActionExpireSweep})
+		}
+		// Act as a worker on one item: claim, then release what was claimed.
+		n := int64(1 + rng.IntN(cw.Items))
+		session := "second-steward-" + strconv.Itoa(rep.Rounds)
+		_, out, err := core.Run(ctx, govern.Request{Action: govern.ActionClaim,
+			Target: govern.Target{Session: session, Item: &govern.Item{Org: cw.Org, Repo: cw.Repo, Kind: "issue", Number: n}},
+			Params: map[string]string{"pid": strconv.Itoa(os.Getpid()), "username": "second-steward"}}, "")
+		if err == nil {
+			rep.Applied[govern.ActionClaim+" "+string(out.Result)]++
+			if out.Result == govern.ResultSucceeded {
+				apply(govern.Request{Action: govern.ActionRelease, Target: govern.Target{LeaseID: out.Detail["lease_id"], Session: session}})
+			}
+		}
+		time.Sleep(100 * time.Millisecond) // the supervisor's pace, not synchronisation
+	}
+	b, _ := json.Marshal(rep)
+	fmt.Println(string(b))
+	return nil
+}

@@ -32,6 +32,7 @@ func (g *globals) giteaClient(warn io.Writer) (*gitea.Client, error) {
 	for _, w := range warns {
 		fmt.Fprintf(warn, "warning: %s: %s\n", w.Code, w.Message)
 	}
+	g.secrets().AddScrubber(login.Token.Scrub)
 	return gitea.New(gitea.Config{Login: login, Owner: owner, Repo: repo})
 }
 

@@ -47,6 +47,17 @@ type globals struct {
 	giteaToken string
 	// roles maps Gitea logins to roles, from the config file.
 	roles map[string]string
+	// redactor knows steward's own secrets (the Gitea token, once a client is built): the
+	// audit log and every snapshot printed or drawn go through it.
+	redactor *govern.Redactor
+}
+
+// secrets returns the command's redactor.
+func (g *globals) secrets() *govern.Redactor {
+	if g.redactor == nil {
+		g.redactor = govern.NewRedactor()
+	}
+	return g.redactor
 }
 
 func home() string {
@@ -140,7 +151,7 @@ func (g *globals) core() (*govern.Core, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	log, err := govern.OpenAudit(g.audit, nil)
+	log, err := govern.OpenAudit(g.audit, g.secrets())
 	if err != nil {
 		return nil, nil, err
 	}

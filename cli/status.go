@@ -95,7 +95,7 @@ func runStatus(ctx context.Context, out io.Writer, g *globals, f *statusFlags) e
 		}
 		s := model.Build(in, cfg, now)
 		s = annotate(ctx, s)
-		return printSnapshot(out, s, g.jsonOut)
+		return printSnapshot(out, g.secrets().Snapshot(s), g.jsonOut)
 	}
 	live := model.NewLive(ws, model.LiveOptions{Config: cfg, Now: clock, Gitea: gf})
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
@@ -113,7 +113,7 @@ func runStatus(ctx context.Context, out io.Writer, g *globals, f *statusFlags) e
 				return nil
 			}
 			s = annotate(ctx, s)
-			if err := printSnapshot(out, s, g.jsonOut); err != nil {
+			if err := printSnapshot(out, g.secrets().Snapshot(s), g.jsonOut); err != nil {
 				return err
 			}
 		}

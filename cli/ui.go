@@ -54,7 +54,7 @@ func runUI(ctx context.Context, g *globals) error {
 		return err
 	}
 	defer live.Close()
-	src := &annotated{live: live, core: core, out: make(chan *model.Snapshot, 1)}
+	src := &annotated{live: live, core: core, secrets: g.secrets(), out: make(chan *model.Snapshot, 1)}
 	go src.run(ctx)
 	return tui.Run(ctx, tui.Options{Core: core, Source: src, AuditPath: g.audit, Policies: &pol})
 }
@@ -62,9 +62,10 @@ func runUI(ctx context.Context, g *globals) error {
 // annotated forwards the live model's snapshots with every orphan's action previewed by the
 // core (allowed or the refusal), off the UI goroutine.
 type annotated struct {
-	live *model.Live
-	core *govern.Core
-	out  chan *model.Snapshot
+	live    *model.Live
+	core    *govern.Core
+	secrets *govern.Redactor // steward's own token never reaches the screen
+	out     chan *model.Snapshot
 }
 
 func (a *annotated) Snapshots() <-chan *model.Snapshot { return a.out }
@@ -81,7 +82,7 @@ func (a *annotated) run(ctx context.Context) {
 			if !ok {
 				return
 			}
-			s = a.core.Annotate(ctx, s)
+			s = a.secrets.Snapshot(a.core.Annotate(ctx, s))
 			select {
 			case a.out <- s:
 			case <-ctx.Done():

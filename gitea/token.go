@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 )
 
 // redacted is what a Token prints in every format.
@@ -43,3 +44,13 @@ var (
 	_ fmt.GoStringer = Token{}
 	_ slog.LogValuer = Token{}
 )
+
+// Scrub returns s with every occurrence of the token's value replaced by "[redacted]", so
+// that text steward shows — including what a worker or a server wrote — never shows its own
+// token. It reveals nothing: the result holds the value only where s did not.
+func (t Token) Scrub(s string) string {
+	if len(t.value) < 4 || !strings.Contains(s, t.value) {
+		return s
+	}
+	return strings.ReplaceAll(s, t.value, redacted)
+}

@@ -2,15 +2,15 @@ package govern
 
 import (
 	"regexp"
-	"strings"
 	"sync"
 )
 
 // Redactor removes secrets from text before it is audited: every registered secret value,
 // URL userinfo (https://user:pass@host), and values that follow a token-like key.
 type Redactor struct {
-	mu      sync.RWMutex
-	secrets []string
+	mu        sync.RWMutex
+	secrets   []string
+	scrubbers []func(string) string
 }
 
 // NewRedactor returns a redactor that knows no secret values yet; the patterns always apply.
@@ -40,11 +40,7 @@ func (r *Redactor) String(s string) string {
 	if s == "" {
 		return s
 	}
-	r.mu.RLock()
-	for _, sec := range r.secrets {
-		s = strings.ReplaceAll(s, sec, redacted)
-	}
-	r.mu.RUnlock()
+	s = r.secretsOnly(s)
 	s = userinfoRE.ReplaceAllString(s, "${1}"+redacted+"@")
 	s = tokenKVRE.ReplaceAllString(s, "${1}${2}"+redacted)
 	return s

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -182,6 +183,104 @@ func TestSecretFilesAreOwnerOnly(t *testing.T) {
 		}
 		if strings.Contains(out+errs, rigToken) {
 			t.Errorf("config check printed the token")
+		}
+	}
+}
+
+// fillStrings puts s into every string reachable from v (allocating nil pointers to
+// structs and extending empty slices by one element, so every field is covered).
+func fillStrings(v reflect.Value, s string) {
+	switch v.Kind() {
+	case reflect.String:
+		if v.CanSet() {
+			v.SetString(v.String() + " " + s)
+		}
+	case reflect.Pointer:
+		if v.IsNil() && v.CanSet() && v.Type().Elem().Kind() == reflect.Struct {
+			v.Set(reflect.New(v.Type().Elem()))
+		}
+		if !v.IsNil() {
+			fillStrings(v.Elem(), s)
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				fillStrings(v.Field(i), s)
+			}
+		}
+	case reflect.Slice:
+		if v.Len() == 0 && v.CanSet() {
+			v.Set(reflect.Append(v, reflect.New(v.Type().Elem()).Elem()))
+		}
+		for i := range v.Len() {
+			fillStrings(v.Index(i), s)
+		}
+	case reflect.Map:
+		if v.IsNil() && v.CanSet() {
+			v.Set(reflect.MakeMap(v.Type()))
+		}
+		if v.Type().Key().Kind() == reflect.String && v.Type().Elem().Kind() == reflect.Interface {
+			v.SetMapIndex(reflect.ValueOf("detail "+s), reflect.ValueOf("value "+s))
+		}
+	}
+}
+
+// TestTokenInEverySnapshotFieldIsRedactedOnScreen: a snapshot with steward's token in every
+// string field (as if a worker had pasted it into a lock, a DB row and a Gitea comment)
+// is drawn on every view — with the token shown when nothing redacts it (so the test can
+// fail), and nowhere once it passes the redactor the command line puts between the live
+// model and the workbench (`steward ui`, `steward status`).
+func TestTokenInEverySnapshotFieldIsRedactedOnScreen(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	w.liveLease(t, w.ws.DBPath, "L1", 5)
+	writeFile(t, filepath.Join(w.ws.LocksDir, "a.json"), hostileLock(t, 9))
+	s, _ := w.status(t)
+	fillStrings(reflect.ValueOf(s), "tok="+rigToken+" https://maint:"+rigToken+"@gitea.example/")
+	s.Sources.Gitea.Status = model.StatusDegraded
+	draw := func(s *model.Snapshot) string {
+		root := tui.New(tui.Options{})
+		root.Update(tea.WindowSizeMsg{Width: 240, Height: 60})
+		root.Update(tui.SnapshotMsg{Snapshot: s})
+		return everyView(root)
+	}
+	if !strings.Contains(draw(s), rigToken) {
+		t.Fatal("the unredacted snapshot never shows the token: the test proves nothing")
+	}
+	red := govern.NewRedactor()
+	red.AddScrubber(gitea.NewToken(rigToken).Scrub)
+	clean := red.Snapshot(s)
+	if f := draw(clean); strings.Contains(f, rigToken) || !strings.Contains(f, "[redacted]") {
+		t.Fatalf("the token reached the screen through the redactor (or nothing was redacted):\n%s", f)
+	}
+	b, _ := json.Marshal(clean)
+	if strings.Contains(string(b), rigToken) {
+		t.Fatal("the redacted snapshot's JSON holds the token")
+	}
+	if b0, _ := json.Marshal(s); !strings.Contains(string(b0), rigToken) {
+		t.Fatal("Snapshot changed the snapshot it was given (published snapshots are shared)")
+	}
+}
+
+// TestStatusRedactsTheConfiguredToken: a lock file and a lease row carrying steward's own
+// token (a worker pasted it) are printed by `steward status` with the token redacted, in
+// text and JSON, when steward knows the token (here from the environment).
+func TestStatusRedactsTheConfiguredToken(t *testing.T) {
+	srv, _, _ := echoingGitea(t)
+	w := newWorkspace(t)
+	rec := hostileRecord(t, "expiry-far-future.json")
+	rec["owner_session"] = "session-" + rigToken
+	b, err := json.Marshal(rec)
+	must(t, err)
+	writeFile(t, filepath.Join(w.ws.LocksDir, "a.json"), b)
+	w.liveLease(t, w.ws.DBPath, "L-"+rigToken, 5)
+	t.Setenv(gitea.EnvToken, rigToken)
+	flags := append(w.flags(), "--gitea-url", srv.URL, "--gitea-repo", "acme/widgets")
+	for _, args := range [][]string{{"status"}, {"status", "--json"}} {
+		code, out, errs := steward(t, append(args, flags...)...)
+		if code != cli.ExitOK || strings.Contains(out+errs, rigToken) || !strings.Contains(out, "[redacted]") {
+			t.Errorf("steward %s: exit %d, token shown %v, redacted %v\n%s%s", strings.Join(args, " "), code,
+				strings.Contains(out+errs, rigToken), strings.Contains(out, "[redacted]"), strings.ReplaceAll(out+errs, rigToken, "<TOKEN>"), "")
 		}
 	}
 }

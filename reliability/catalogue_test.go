@@ -33,6 +33,8 @@ type expect struct {
 	freshness string
 	// owner: a claim naming the file has this owner liveness.
 	owner model.Liveness
+	// contention: a contention record of this kind names the file.
+	contention model.ContentionKind
 	// notLock: the file is not a lock (a session pointer): no claim or orphan names it.
 	notLock bool
 }
@@ -82,7 +84,7 @@ var lockCases = map[string]expect{
 	"worktree-dotdot.json":           {evidence: "not followed", finding: "worktree ../../etc is outside"},
 	"worktree-absolute-outside.json": {evidence: "not followed", finding: "worktree /etc is outside"},
 	"ansi-osc-bidi-every-field.json": {orphan: model.OrphanLockNeverExpires, evidence: "decode.bad-timestamp"},
-	"lease-id-path.json":             {evidence: "contract"},
+	"lease-id-path.json":             {contention: model.ContentionLockLeaseMismatch, evidence: "contract"},
 	"legacy-claimant-only.json":      {orphan: model.OrphanLegacyLock, evidence: "top_level", contract: "legacy"},
 	"session-99999.json":             {notLock: true},
 }
@@ -284,6 +286,17 @@ func checkCase(t *testing.T, s *model.Snapshot, raw, name string, want expect) {
 		}
 		if !found {
 			t.Errorf("no evidence about %s contains %q: %+v", name, want.evidence, evs)
+		}
+	}
+	if want.contention != "" {
+		found := false
+		for _, c := range s.Contention {
+			for _, f := range c.LockFiles {
+				found = found || (c.Kind == want.contention && f == name)
+			}
+		}
+		if !found {
+			t.Errorf("no %s contention names %s", want.contention, name)
 		}
 	}
 	if want.finding != "" && !containsAny(s.Findings, want.finding) {

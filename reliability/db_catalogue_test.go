@@ -1,10 +1,8 @@
 package reliability_test
 
 import (
-	"context"
 	"database/sql"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -214,8 +212,6 @@ func TestHostileDBNeverCreated(t *testing.T) {
 	if _, err := os.Stat(w.ws.DBPath); !os.IsNotExist(err) {
 		t.Fatalf("status created the DB file: %v", err)
 	}
-	_ = context.Background
-	_ = filepath.Join
 }
 
 // openRO opens a DB read-only for invariant checks.

@@ -93,7 +93,7 @@ func (l *Live) reloadDB(ctx context.Context, now time.Time, force bool) (moved b
 	}
 	if !force && everr == nil && !ve.More && l.last.ok && l.applyScoped(ctx, evs, eh, now, t0) {
 		l.dv, l.cursor = dv, cursor
-		l.addEvents(evs)
+		l.e.addEvents(evs)
 		l.scopedN.Add(1)
 		return true
 	}
@@ -107,12 +107,10 @@ func (l *Live) reloadDB(ctx context.Context, now time.Time, force bool) (moved b
 	}
 	l.dv, l.cursor = dv, cursor
 	l.applyDB(ctx, s, eh, now, t0)
-	l.addEvents(evs)
+	l.e.addEvents(evs)
 	l.fullN.Add(1)
 	return true
 }
-
-func (l *Live) addEvents(evs []leases.Event) { l.e.addEvents(evs) }
 
 func (l *Live) dbUnavailable(err error, now, t0 time.Time) {
 	l.last = dbRead{}

@@ -127,13 +127,13 @@ func encodeList(v []string) string {
 	return string(b)
 }
 
-// encodeObject renders a JSON object column ("" for nil).
+// encodeObject renders a JSON object column ("" for nil, also a nil map inside v).
 func encodeObject(v any) string {
 	if v == nil {
 		return ""
 	}
 	b, err := json.Marshal(v)
-	if err != nil {
+	if err != nil || string(b) == "null" {
 		return ""
 	}
 	return string(b)

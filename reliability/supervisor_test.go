@@ -27,13 +27,19 @@ type childWorkspace struct {
 type supervisorReport struct {
 	Rounds  int            `json:"rounds"`
 	Applied map[string]int `json:"applied"` // "action result" → count
+	// Memory samples of this process: seconds since it started, resident set and live
+	// heap (as of the last GC mark) in KiB.
+	MemAt   []float64 `json:"mem_at_s"`
+	RSSKiB  []int64   `json:"rss_kib"`
+	HeapKiB []int64   `json:"heap_kib"`
 }
 
 // supervise is a second steward process on the same workspace and audit log: for the
-// given wall time it reads the snapshot as `steward status` does and applies every
-// orphan's sanctioned action the governed core allows (reclaim, abandon, retire, the
-// expire sweep), and now and then claims and releases an item itself as `steward claim`
-// would — all through its own governed core, racing the fleet's.
+// given wall time it watches the workspace with a live model as the workbench does (and
+// every tenth round reads it once more as `steward status` does), applies every orphan's
+// sanctioned action the governed core allows (reclaim, abandon, retire, the expire sweep),
+// and claims and releases an item itself as `steward claim` would — all through its own
+// governed core, racing the fleet's. It samples its own memory: this process is steward.
 func supervise(wsJSON, auditPath, dur string) error {
 	var cw childWorkspace
 	if err := json.Unmarshal([]byte(wsJSON), &cw); err != nil {
@@ -65,11 +71,31 @@ func supervise(wsJSON, auditPath, dur string) error {
 	mws := model.Workspace{LocksDir: cw.LocksDir, DBPath: cw.DBPath, RepoRoot: cw.RepoRoot}
 	probe := model.NewProbe(cw.RepoRoot)
 	cfg := model.Config{Policies: leases.LoadPolicies(ws.Env)}
-	deadline := time.Now().Add(d)
+	live := model.NewLive(mws, model.LiveOptions{Config: cfg, Resync: 5 * time.Second})
+	if err := live.Start(ctx); err != nil {
+		return err
+	}
+	defer live.Close()
+	go func() { // the workbench's consumer: take every snapshot as it comes
+		for range live.Snapshots() {
+		}
+	}()
+	start := time.Now()
+	every := min(d/40, 5*time.Second)
+	next := start
+	deadline := start.Add(d)
 	for time.Now().Before(deadline) {
 		rep.Rounds++
+		if time.Now().After(next) {
+			r, h := memKiB()
+			rep.MemAt, rep.RSSKiB, rep.HeapKiB = append(rep.MemAt, time.Since(start).Seconds()), append(rep.RSSKiB, r), append(rep.HeapKiB, h)
+			next = next.Add(every)
+		}
 		now := time.Now()
-		s := model.Build(model.Load(ctx, mws, probe, now), cfg, now)
+		s := live.Current()
+		if rep.Rounds%10 == 0 {
+			s = model.Build(model.Load(ctx, mws, probe, now), cfg, now)
+		}
 		for _, o := range s.Orphans {
 			if o.Action != nil {
 				apply(govern.Request{Action: o.Action.ID, Target: govern.Target{LeaseID: o.Action.Target.LeaseID, LockFile: o.Action.Target.LockFile}})

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"sync"
 	"time"
 
 	"steward/govern"
@@ -81,16 +82,27 @@ func supervise(wsJSON, auditPath, dur string) error {
 		}
 	}()
 	start := time.Now()
-	every := min(d/40, 5*time.Second)
-	next := start
 	deadline := start.Add(d)
+	// Memory is sampled on its own ticker, so a round slowed by a loaded machine does not
+	// thin the samples: 80 over the run, at least ten of them after warm-up.
+	var memMu sync.Mutex
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		tick := time.NewTicker(min(d/80, 5*time.Second))
+		defer tick.Stop()
+		for now := range tick.C {
+			if now.After(deadline) {
+				return
+			}
+			r, h := memKiB()
+			memMu.Lock()
+			rep.MemAt, rep.RSSKiB, rep.HeapKiB = append(rep.MemAt, time.Since(start).Seconds()), append(rep.RSSKiB, r), append(rep.HeapKiB, h)
+			memMu.Unlock()
+		}
+	}()
 	for time.Now().Before(deadline) {
 		rep.Rounds++
-		if time.Now().After(next) {
-			r, h := memKiB()
-			rep.MemAt, rep.RSSKiB, rep.HeapKiB = append(rep.MemAt, time.Since(start).Seconds()), append(rep.RSSKiB, r), append(rep.HeapKiB, h)
-			next = next.Add(every)
-		}
 		now := time.Now()
 		s := live.Current()
 		if rep.Rounds%10 == 0 {
@@ -118,6 +130,9 @@ func supervise(wsJSON, auditPath, dur string) error {
 		}
 		time.Sleep(100 * time.Millisecond) // the supervisor's pace, not synchronisation
 	}
+	<-sampled
+	memMu.Lock()
+	defer memMu.Unlock()
 	b, _ := json.Marshal(rep)
 	fmt.Println(string(b))
 	return nil

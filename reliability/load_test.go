@@ -110,6 +110,10 @@ type loadReport struct {
 	FleetHeapEndKiB    int64            `json:"fleet_process_heap_end_kib"`
 	FleetHeapGrowthPct float64          `json:"fleet_process_heap_growth_pct"`
 	SnapshotAgeMaxSecs float64          `json:"live_snapshot_gap_max_s"`
+	// The workspace's size as the live model saw it (claims, orphans, sessions) at the end
+	// of warm-up and at the end: steward's memory follows it.
+	StateWarm [3]int `json:"state_after_warmup_claims_orphans_sessions"`
+	StateEnd  [3]int `json:"state_end_claims_orphans_sessions"`
 }
 
 // TestLoad runs the simulated fleet — 50 workers, 500 items, time compressed 20× — while a
@@ -157,8 +161,14 @@ func TestLoad(t *testing.T) {
 	go func() {
 		defer close(liveDone)
 		last := time.Now()
+		warm := time.Now().Add(time.Duration(float64(workers)*float64(5*time.Second)/speed) + dur/4)
 		for s := range live.Snapshots() {
 			snapMu.Lock()
+			st := [3]int{len(s.Claims), len(s.Orphans), len(s.Sessions)}
+			if time.Now().Before(warm) || rep.StateWarm == [3]int{} {
+				rep.StateWarm = st
+			}
+			rep.StateEnd = st
 			rep.Snapshots++
 			rep.SnapshotAgeMaxSecs = max(rep.SnapshotAgeMaxSecs, time.Since(last).Seconds())
 			last = time.Now()

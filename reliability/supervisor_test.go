@@ -118,7 +118,7 @@ func supervise(wsJSON, auditPath, dur string) error {
 		}
 		// Act as a worker on one item: claim, then release what was claimed.
 		n := int64(1 + rng.IntN(cw.Items))
-		session := "second-steward-" + strconv.Itoa(rep.Rounds)
+		session := "second-steward-" + strconv.Itoa(rep.Rounds%8) // a few sessions, reused, as a real one would
 		_, out, err := core.Run(ctx, govern.Request{Action: govern.ActionClaim,
 			Target: govern.Target{Session: session, Item: &govern.Item{Org: cw.Org, Repo: cw.Repo, Kind: "issue", Number: n}},
 			Params: map[string]string{"pid": strconv.Itoa(os.Getpid()), "username": "second-steward"}}, "")

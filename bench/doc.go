@@ -8,7 +8,7 @@
 // the fleet (the slope of log cost against log n) and whether it meets the targets of issue
 // 8. docs/performance.md has the table of a run and how to read it.
 //
-//	go run ./bench                              # the full table (about 10 minutes on 2 cores)
+//	go run ./bench                              # the full table (about 17 minutes on 2 cores)
 //	go run ./bench -sizes 10000 -pprof          # CPU and heap profiles under bench/out/pprof
 //	go run ./bench -check                       # CI: ratios against bench/baseline.json
 //	go run ./bench -check -write-baseline       # record a new baseline

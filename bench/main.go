@@ -32,6 +32,7 @@ type options struct {
 	tolerance     float64
 	repeat        int
 	child, ws     string
+	rerender      string
 }
 
 func parseFlags(args []string) (*options, error) {
@@ -54,6 +55,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&o.baseline, "baseline", "bench/baseline.json", "baseline file of ratios to the limit")
 	fs.Float64Var(&o.tolerance, "tolerance", 3, "allowed regression of a ratio to its limit, as a factor of the baseline")
 	fs.IntVar(&o.repeat, "repeat", 1, "with -write-baseline: runs whose median ratios are recorded")
+	fs.StringVar(&o.rerender, "report", "", "print the report of a saved results.json instead of measuring")
 	fs.StringVar(&o.child, "child", "", "internal: run one measurement child (steward-cold, steward-live, limit-cold, limit-live)")
 	fs.StringVar(&o.ws, "ws", "", "internal: the child's workspace")
 	if err := fs.Parse(args); err != nil {
@@ -90,9 +92,12 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if o.child != "" {
+	switch {
+	case o.rerender != "":
+		err = rerender(o.rerender)
+	case o.child != "":
 		err = runChild(ctx, o)
-	} else {
+	default:
 		err = runParent(ctx, o)
 	}
 	if err != nil {

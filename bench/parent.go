@@ -77,10 +77,24 @@ func runParent(ctx context.Context, o *options) error {
 	return nil
 }
 
+// rerender prints the report of a saved run.
+func rerender(path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var run runResult
+	if err := json.Unmarshal(b, &run); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	fmt.Print(report(&run))
+	return nil
+}
+
 // measure generates each size's workspace and runs the four children on it.
 func (o *options) measure(ctx context.Context) (*runResult, error) {
 	t0 := time.Now()
-	run := &runResult{Command: "go run ./bench " + strings.Join(os.Args[1:], " "), Started: t0.UTC().Truncate(time.Second),
+	run := &runResult{Command: strings.TrimSpace("go run ./bench " + strings.Join(os.Args[1:], " ")), Started: t0.UTC().Truncate(time.Second),
 		Machine: machine(), Code: code(), LoadStart: loadavg(), Terminal: fmt.Sprintf("%dx%d", o.width, o.height)}
 	if o.fps > 0 {
 		run.Terminal += fmt.Sprintf(" at %d fps", o.fps)

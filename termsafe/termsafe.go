@@ -142,7 +142,9 @@ func Truncate(s string, width int) string {
 	if width <= 0 {
 		return ""
 	}
-	if ansi.StringWidth(s) <= width {
+	// A safe line never takes more cells than it has bytes (wide characters are at least
+	// three bytes long), so a short one needs no width measurement: the common case.
+	if len(s) <= width || ansi.StringWidth(s) <= width {
 		return s
 	}
 	return ansi.Truncate(s, width, "…")

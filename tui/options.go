@@ -109,7 +109,9 @@ func digestConfig(o Options) digestCfg {
 // source's snapshots into it until ctx ends, the user quits or the feed closes.
 func Run(ctx context.Context, opts Options) error {
 	root := New(opts)
-	p := tea.NewProgram(root, tea.WithContext(ctx))
+	// 120 frames a second: at 60 the frame ticker alone can hold a key press for 16.7 ms,
+	// the whole key-to-frame budget (docs/performance.md).
+	p := tea.NewProgram(root, tea.WithContext(ctx), tea.WithFPS(120))
 	if opts.Source != nil {
 		cfg := digestConfig(root.opts)
 		ch := opts.Source.Snapshots()

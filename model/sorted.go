@@ -29,9 +29,15 @@ func (s *sorted[T]) end() {
 		k string
 		v *T
 	}
+	// A unit re-derived in bulk mode replaces its entries under the same keys: the new entry
+	// is appended while the old one is still in place, so the last entry of a key wins (a
+	// forward pass kept both: every re-derived claim, orphan and session was shown twice).
 	all := make([]kv, 0, len(s.keys))
-	for i, k := range s.keys {
-		if !s.removed[k] {
+	seen := make(map[string]bool, len(s.keys))
+	for i := len(s.keys) - 1; i >= 0; i-- {
+		k := s.keys[i]
+		if !s.removed[k] && !seen[k] {
+			seen[k] = true
 			all = append(all, kv{k, s.vals[i]})
 		}
 	}

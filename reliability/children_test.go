@@ -72,9 +72,16 @@ func holdDB(path, hold string) error {
 // line reader and it is killed when the test ends.
 func child(t *testing.T, mode string, env ...string) (*exec.Cmd, *bufio.Reader) {
 	t.Helper()
+	return childIn(t, nil, mode, env...)
+}
+
+// childIn is child with stdin (nil: none).
+func childIn(t *testing.T, stdin io.Reader, mode string, env ...string) (*exec.Cmd, *bufio.Reader) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(append(os.Environ(), childEnv+"="+mode), env...)
 	cmd.Stderr = os.Stderr
+	cmd.Stdin = stdin
 	out, err := cmd.StdoutPipe()
 	must(t, err)
 	must(t, cmd.Start())

@@ -1,11 +1,13 @@
 package reliability_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -33,6 +35,51 @@ type supervisorReport struct {
 	MemAt   []float64 `json:"mem_at_s"`
 	RSSKiB  []int64   `json:"rss_kib"`
 	HeapKiB []int64   `json:"heap_kib"`
+	// The leak check: the live heap before the live model started (Base), after the run with
+	// the long-running model (Long), and with a second model started fresh on the same
+	// workspace beside it (Both). Long-Base is what the run's model holds, Both-Long what a
+	// fresh one needs for the same state. State is claims, orphans, sessions of each.
+	HeapBaseKiB int64  `json:"heap_base_kib"`
+	HeapLongKiB int64  `json:"heap_long_kib"`
+	HeapBothKiB int64  `json:"heap_both_kib"`
+	StateLong   [3]int `json:"state_long"`
+	StateFresh  [3]int `json:"state_fresh"`
+	// Drift lists what the long-running model shows and a fresh one does not, or the
+	// reverse (claims, orphans, sessions by identity): incremental updates must add up to a
+	// full read.
+	Drift []string `json:"drift"`
+}
+
+// drift compares two snapshots of one state by the identity of every claim, orphan and
+// session; it returns the differences ("+" only in a, "-" only in b).
+func drift(a, b *model.Snapshot) []string {
+	keys := func(s *model.Snapshot) map[string]int {
+		m := map[string]int{}
+		for _, c := range s.Claims {
+			m[fmt.Sprintf("claim %v %s %s %s %s %s", c.Item, c.LeaseID, c.LockFile, c.LeaseStatus, c.Freshness, c.OwnerLiveness)]++
+		}
+		for _, o := range s.Orphans {
+			m[fmt.Sprintf("orphan %s %v %s %s", o.Kind, o.Item, o.LeaseID, o.LockFile)]++
+		}
+		for _, x := range s.Sessions {
+			m[fmt.Sprintf("session %s %s %s", x.SessionID, x.Status, x.Liveness)]++
+		}
+		return m
+	}
+	ka, kb := keys(a), keys(b)
+	var out []string
+	for k, n := range ka {
+		for ; n > kb[k]; n-- {
+			out = append(out, "+ "+k)
+		}
+	}
+	for k, n := range kb {
+		for ; n > ka[k]; n-- {
+			out = append(out, "- "+k)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // supervise is a second steward process on the same workspace and audit log: for the
@@ -72,6 +119,7 @@ func supervise(wsJSON, auditPath, dur string) error {
 	mws := model.Workspace{LocksDir: cw.LocksDir, DBPath: cw.DBPath, RepoRoot: cw.RepoRoot}
 	probe := model.NewProbe(cw.RepoRoot)
 	cfg := model.Config{Policies: leases.LoadPolicies(ws.Env)}
+	_, rep.HeapBaseKiB = memKiB()
 	live := model.NewLive(mws, model.LiveOptions{Config: cfg, Resync: 5 * time.Second})
 	if err := live.Start(ctx); err != nil {
 		return err
@@ -133,6 +181,22 @@ func supervise(wsJSON, auditPath, dur string) error {
 	<-sampled
 	memMu.Lock()
 	defer memMu.Unlock()
+	// A steward that ran for the whole load against one started fresh on what it left —
+	// once the fleet has stopped (the parent says so on stdin), so both read one state.
+	if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
+		return fmt.Errorf("waiting for the fleet to stop: %w", err)
+	}
+	live.Refresh()
+	_, rep.HeapLongKiB = memKiB()
+	fresh := model.NewLive(mws, model.LiveOptions{Config: cfg, Resync: time.Hour})
+	if err := fresh.Start(ctx); err != nil {
+		return err
+	}
+	_, rep.HeapBothKiB = memKiB()
+	size := func(s *model.Snapshot) [3]int { return [3]int{len(s.Claims), len(s.Orphans), len(s.Sessions)} }
+	rep.StateLong, rep.StateFresh = size(live.Current()), size(fresh.Current())
+	rep.Drift = drift(live.Current(), fresh.Current())
+	fresh.Close()
 	b, _ := json.Marshal(rep)
 	fmt.Println(string(b))
 	return nil

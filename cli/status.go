@@ -168,8 +168,12 @@ func printText(w io.Writer, s *model.Snapshot) {
 		bs = append(bs, fmt.Sprintf("%s %d", b, n))
 	}
 	sort.Strings(bs)
-	fmt.Fprintf(w, "\ncounts: %d claims, %d contention (%d collisions), %d clarifications, %d orphans, %d sessions; items: %s\n",
-		c.Claims, c.Contention, c.Collisions, c.Clarifications, c.Orphans, c.Sessions, strings.Join(bs, ", "))
+	var omitted string
+	if s.SessionsOmitted > 0 {
+		omitted = fmt.Sprintf(" (%d older ended not listed)", s.SessionsOmitted)
+	}
+	fmt.Fprintf(w, "\ncounts: %d claims, %d contention (%d collisions), %d clarifications, %d orphans, %d sessions%s; items: %s\n",
+		c.Claims, c.Contention, c.Collisions, c.Clarifications, c.Orphans, c.Sessions, omitted, strings.Join(bs, ", "))
 	fmt.Fprintf(w, "\nclaims (%d)\n", len(s.Claims))
 	for _, x := range s.Claims {
 		who := ""

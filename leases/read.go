@@ -3,6 +3,7 @@ package leases
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"slices"
 	"strconv"
 )
@@ -61,20 +62,35 @@ type ReadOptions struct {
 	// (released, expired, abandoned) to include besides every non-terminal
 	// lease. Zero means DefaultRecentTerminal; negative means none.
 	RecentTerminal int
+	// RecentEnded is how many of the most recently created sessions to include
+	// besides every session that may be live (status active in any case, or
+	// absent) and every session a lease read names; the rest have ended and
+	// are only counted (Snapshot.SessionsOmitted). Zero means
+	// DefaultRecentEnded; negative means none. The supervised system never
+	// trims the sessions table: without this bound a long-running reader would
+	// hold every session there ever was.
+	RecentEnded int
 }
 
 // DefaultRecentTerminal is the number of recent terminal leases Snapshot
 // includes when ReadOptions.RecentTerminal is zero.
 const DefaultRecentTerminal = 200
 
+// DefaultRecentEnded is the number of most recent sessions Snapshot includes
+// when ReadOptions.RecentEnded is zero.
+const DefaultRecentEnded = 200
+
 // Snapshot is one consistent read of the DB (one read transaction). Each
 // section carries its own Health.
 type Snapshot struct {
-	SchemaVersion     string
-	Meta              map[string]string
-	MetaHealth        Health
-	Sessions          []Session
-	SessionsHealth    Health
+	SchemaVersion  string
+	Meta           map[string]string
+	MetaHealth     Health
+	Sessions       []Session
+	SessionsHealth Health
+	// SessionsOmitted counts the ended sessions the read left out (not among
+	// the ReadOptions.RecentEnded most recent, named by no lease read).
+	SessionsOmitted   int
 	WorkItems         []WorkItem
 	WorkItemsHealth   Health
 	Leases            []Lease
@@ -109,17 +125,16 @@ func (r *Reader) Snapshot(ctx context.Context, opt ReadOptions) (*Snapshot, erro
 	if err != nil {
 		return nil, mapErr(op, r.path, err)
 	}
-	s.Sessions, s.SessionsHealth, err = readTable(ctx, tx, info, "sessions", sessionCols, "", nil,
-		decodeSession, func(v Session) []string { return v.Problems })
-	if err != nil {
-		return nil, mapErr(op, r.path, err)
-	}
 	s.WorkItems, s.WorkItemsHealth, err = readTable(ctx, tx, info, "work_items", workItemCols, "", nil,
 		decodeWorkItem, func(v WorkItem) []string { return v.Problems })
 	if err != nil {
 		return nil, mapErr(op, r.path, err)
 	}
 	s.Leases, s.LeasesHealth, err = readLeases(ctx, tx, info, opt)
+	if err != nil {
+		return nil, mapErr(op, r.path, err)
+	}
+	s.Sessions, s.SessionsOmitted, s.SessionsHealth, err = readSessions(ctx, tx, info, opt, s.Leases)
 	if err != nil {
 		return nil, mapErr(op, r.path, err)
 	}
@@ -200,6 +215,55 @@ func readLeases(ctx context.Context, q queryer, info schemaInfo, opt ReadOptions
 	done, _, err := readTable(ctx, q, info, "leases", leaseCols,
 		"WHERE status IN "+terminalIn+" ORDER BY rowid DESC LIMIT ?", []any{n}, decodeLease, prob)
 	return append(live, done...), h, err
+}
+
+// readSessions reads every session that may be live (status active or
+// absent), every session a lease in ls names, and the most recent ended ones
+// (by rowid, the order they were created in), in rowid order; it counts the
+// ended sessions left out. Without a status column nothing can be told ended,
+// and every row is read.
+func readSessions(ctx context.Context, q queryer, info schemaInfo, opt ReadOptions, ls []Lease) ([]Session, int, Health, error) {
+	prob := func(v Session) []string { return v.Problems }
+	n := opt.RecentEnded
+	if n == 0 {
+		n = DefaultRecentEnded
+	}
+	if !info["sessions"]["status"] {
+		out, h, err := readTable(ctx, q, info, "sessions", sessionCols, "", nil, decodeSession, prob)
+		return out, 0, h, err
+	}
+	// A session stays in the read when it may be live, is among the n most recent, or a
+	// lease names it; the lease ids go in as a JSON array so the statement stays one.
+	named := make([]string, 0, len(ls))
+	for _, l := range ls {
+		if l.SessionID != "" {
+			named = append(named, l.SessionID)
+		}
+	}
+	names, err := json.Marshal(named)
+	if err != nil {
+		return nil, 0, Health{}, err
+	}
+	const kept = `(status IS NULL OR lower(status) = 'active'
+		OR rowid IN (SELECT rowid FROM sessions ORDER BY rowid DESC LIMIT ?)
+		OR session_id IN (SELECT value FROM json_each(?)))`
+	out, h, err := readTable(ctx, q, info, "sessions", sessionCols, "WHERE "+kept+" ORDER BY rowid",
+		[]any{max(n, 0), string(names)}, decodeSession, prob)
+	if err != nil || h.Status == HealthUnavailable {
+		return out, 0, h, err
+	}
+	rows, err := q.QueryContext(ctx, `SELECT count(*) FROM sessions WHERE NOT `+kept, max(n, 0), string(names))
+	if err != nil {
+		return nil, 0, h, err
+	}
+	defer rows.Close()
+	var omitted int
+	for rows.Next() {
+		if err := rows.Scan(&omitted); err != nil {
+			return nil, 0, h, err
+		}
+	}
+	return out, omitted, h, rows.Err()
 }
 
 // attachWork fills each lease's Work from the work items read alongside.

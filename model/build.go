@@ -24,6 +24,7 @@ func (e *engine) load(in *Input) {
 			e.workItems[w.WorkItemID] = *it
 		}
 	}
+	e.sessionsOmitted = in.SessionsOmitted
 	for i := range in.Sessions {
 		e.setSession(in.Sessions[i].Session.SessionID, &in.Sessions[i])
 	}

@@ -53,10 +53,12 @@ type engine struct {
 	items      sorted[ItemState]
 	sessOut    sorted[Session]
 	sessKeys   map[string][]string
-	activity   []Event
-	findings   []string
-	dl         deadlines
-	dirty      map[string]bool
+	// sessionsOmitted counts the ended sessions the last full DB read left out.
+	sessionsOmitted int
+	activity        []Event
+	findings        []string
+	dl              deadlines
+	dirty           map[string]bool
 }
 
 func newEngine(cfg Config) *engine {
@@ -118,7 +120,14 @@ func (e *engine) setLock(name string, lo *LockObs) {
 		k := e.lockUnit[name]
 		delete(e.units[k].locks, name)
 		e.dirty[k] = true
-		delFrom(e.refUnits, old.Entry.Record.LeaseID, k)
+		id := old.Entry.Record.LeaseID
+		delFrom(e.refUnits, id, k)
+		if _, named := e.refUnits[id]; !named && (lo == nil || lo.Entry.Record.LeaseID != id) {
+			// No lock names the lease any more: forget what was looked up for it (a
+			// long-running model kept one entry per lease any lock ever named).
+			delete(e.refs, id)
+			delete(e.refPending, id)
+		}
 		e.setBranch(old.Entry.Record.BranchName, name, false)
 		delete(e.locks, name)
 		delete(e.lockUnit, name)
@@ -386,7 +395,7 @@ func (e *engine) publish(now time.Time) *Snapshot {
 	s := &Snapshot{GeneratedAt: now, Sources: Sources{Locks: e.env.locks, DB: e.env.db, Gitea: e.env.gitea},
 		Claims: e.claims.snapshot(), Orphans: e.orphans.snapshot(), Contention: e.contention.snapshot(),
 		Items: e.items.snapshot(), Sessions: e.sessOut.snapshot(), Clarifications: append([]Clarification{}, e.clarList...),
-		Findings: append([]string(nil), e.findings...)}
+		Findings: append([]string(nil), e.findings...), SessionsOmitted: e.sessionsOmitted}
 	n := e.env.cfg.ActivityLimit
 	act := e.activity
 	if len(act) > n {

@@ -101,9 +101,11 @@ type Input struct {
 	LocksHealth SourceHealth
 	// Unreadable-as-a-whole extras: pointers and retired entries are not
 	// claims and are not listed.
-	Leases    []LeaseObs
-	Sessions  []SessionObs
-	WorkItems []leases.WorkItem
+	Leases   []LeaseObs
+	Sessions []SessionObs
+	// SessionsOmitted counts ended sessions the DB read left out.
+	SessionsOmitted int
+	WorkItems       []leases.WorkItem
 	// RefLeases are leases named by a lock's lease_id that are not in Leases
 	// (looked up by id); a nil value means the id is proven absent.
 	RefLeases map[string]*LeaseObs

@@ -128,6 +128,7 @@ func (l *Live) applyDB(ctx context.Context, s *leases.Snapshot, eh leases.Health
 			e.workItems[w.WorkItemID] = *it
 		}
 	}
+	e.sessionsOmitted = s.SessionsOmitted
 	seen := make(map[string]bool, len(s.Sessions))
 	for _, x := range s.Sessions {
 		seen[x.SessionID] = true

@@ -275,3 +275,23 @@ func foreign(t *testing.T, path string, stmts ...string) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// The sessions table is never trimmed: the model lists every session that may be live and
+// the most recent others, and counts the ended ones it leaves out — live and cold alike.
+func TestSessionsBoundedAndCounted(t *testing.T) {
+	ss := []leasestest.Session{{SessionID: "live-first", Status: "active"}}
+	for i := range leases.DefaultRecentEnded + 5 {
+		ss = append(ss, leasestest.Session{SessionID: "ended-" + strconv.Itoa(i), Status: "ended"})
+	}
+	d := newLiveDB(t, leasestest.NewDB(t, ss, nil), time.Hour)
+	s := d.waitFor("the first read", func(s *Snapshot) bool { return s.Sources.DB.Usable() })
+	if s.SessionsOmitted != 5 || len(s.Sessions) != leases.DefaultRecentEnded+1 {
+		t.Fatalf("%d sessions listed, %d omitted; want %d and 5", len(s.Sessions), s.SessionsOmitted, leases.DefaultRecentEnded+1)
+	}
+	for _, x := range s.Sessions {
+		if x.SessionID == "ended-0" || x.SessionID == "ended-4" {
+			t.Fatalf("an old ended session is listed: %s", x.SessionID)
+		}
+	}
+	d.sameAsCold()
+}

@@ -207,6 +207,7 @@ func fillDB(in *Input, s *leases.Snapshot, p Probe) {
 	in.DB = DBSections{Sessions: s.SessionsHealth.Status == leases.HealthOK, Leases: s.LeasesHealth.Status == leases.HealthOK,
 		WorkItems: s.WorkItemsHealth.Status == leases.HealthOK}
 	in.WorkItems = s.WorkItems
+	in.SessionsOmitted = s.SessionsOmitted
 	in.Sessions = make([]SessionObs, 0, len(s.Sessions))
 	for _, x := range s.Sessions {
 		in.Sessions = append(in.Sessions, p.ObserveSession(x))

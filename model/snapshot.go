@@ -15,8 +15,13 @@ type Snapshot struct {
 	Clarifications []Clarification `json:"clarifications"`
 	Orphans        []*Orphan       `json:"orphans"`
 	Sessions       []*Session      `json:"sessions"`
-	Items          []*ItemState    `json:"items"`
-	Activity       []Event         `json:"activity"`
+	// SessionsOmitted counts ended sessions left out of Sessions, as of the
+	// last full read of the DB: every session that may be live, every one a
+	// lease read names and the most recent others are listed (see
+	// leases.ReadOptions.RecentEnded).
+	SessionsOmitted int          `json:"sessions_omitted,omitempty"`
+	Items           []*ItemState `json:"items"`
+	Activity        []Event      `json:"activity"`
 	// Findings are source-level notes (an ignored policy override, a lock
 	// file whose worktree is outside branches/, …).
 	Findings []string `json:"findings,omitempty"`

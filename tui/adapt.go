@@ -56,9 +56,13 @@ func digest(s *model.Snapshot, cfg digestCfg) *data {
 			Item: itemStr(e.Item), Session: line(e.SessionID), Message: line(e.Message), Attempt: line(e.Key)})
 	}
 	c := s.Count()
+	var sessNote string
+	if s.SessionsOmitted > 0 {
+		sessNote = fmt.Sprintf("%d older ended not listed", s.SessionsOmitted)
+	}
 	d.Counts = []count{
 		{"claims", c.Claims, "", pageClaims}, {"contention", c.Contention, fmt.Sprintf("%d collisions", c.Collisions), pageContention},
-		{"clarifications", c.Clarifications, "", pageClarifications}, {"orphans", c.Orphans, "", pageOrphans}, {"sessions", c.Sessions, "", pageSessions},
+		{"clarifications", c.Clarifications, "", pageClarifications}, {"orphans", c.Orphans, "", pageOrphans}, {"sessions", c.Sessions, sessNote, pageSessions},
 	}
 	for _, b := range []model.Bucket{model.BucketRunnable, model.BucketLeased, model.BucketBlocked,
 		model.BucketNeedsController, model.BucketTerminalComplete, model.BucketUnknown} {

@@ -1,0 +1,62 @@
+package leases_test
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"steward/leases"
+	"steward/leases/leasestest"
+)
+
+// TestSnapshotBoundsEndedSessions: a read holds every session that may be live, every one
+// a lease read names, and the most recent others; it counts what it left out.
+func TestSnapshotBoundsEndedSessions(t *testing.T) {
+	t.Parallel()
+	ss := []leasestest.Session{
+		{SessionID: "old-ended-named", Status: "ended"},  // a terminal lease read names it
+		{SessionID: "old-ended", Status: "ended"},        // left out
+		{SessionID: "old-live", Status: "active"},        // may be live: kept
+		{SessionID: "old-upper", Status: "ACTIVE"},       // may be live to a reader that folds case: kept
+		{SessionID: "old-crashed", Status: "crashed"},    // left out
+		{SessionID: "recent-ended-1", Status: "ended"},   // among the 2 most recent
+		{SessionID: "recent-ended-2", Status: "expired"}, // among the 2 most recent
+	}
+	ls := []leasestest.Lease{{LeaseID: "l-done", SessionID: "old-ended-named", Work: leasestest.Work(leases.KindIssue, 1),
+		Status: leases.StatusReleased, ExpiresAt: leases.FormatTime(now.Add(-time.Hour))}}
+	path := leasestest.NewDB(t, ss, ls)
+	ids := func(s *leases.Snapshot) []string {
+		var out []string
+		for _, x := range s.Sessions {
+			out = append(out, x.SessionID)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name    string
+		opt     leases.ReadOptions
+		want    []string
+		omitted int
+	}{
+		{"two recent", leases.ReadOptions{RecentEnded: 2}, []string{"old-ended-named", "old-live", "old-upper", "recent-ended-1", "recent-ended-2"}, 2},
+		{"no recent", leases.ReadOptions{RecentEnded: -1}, []string{"old-ended-named", "old-live", "old-upper"}, 4},
+		{"default covers all", leases.ReadOptions{}, []string{"old-ended-named", "old-ended", "old-live", "old-upper", "old-crashed", "recent-ended-1", "recent-ended-2"}, 0},
+		{"terminal leases not read: nothing names the ended one", leases.ReadOptions{RecentEnded: -1, RecentTerminal: -1}, []string{"old-live", "old-upper"}, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := snapshotOpt(t, path, tc.opt)
+			if got := ids(s); !slices.Equal(got, tc.want) || s.SessionsOmitted != tc.omitted {
+				t.Fatalf("sessions %v omitted %d, want %v omitted %d", got, s.SessionsOmitted, tc.want, tc.omitted)
+			}
+			if s.SessionsHealth.Status != leases.HealthOK {
+				t.Fatalf("health %+v", s.SessionsHealth)
+			}
+		})
+	}
+	// Without a status column nothing can be told ended: every row is read.
+	exec(t, path, `ALTER TABLE sessions DROP COLUMN status`)
+	s := snapshotOpt(t, path, leases.ReadOptions{RecentEnded: -1})
+	if len(s.Sessions) != len(ss) || s.SessionsOmitted != 0 {
+		t.Fatalf("no status column: %d sessions, %d omitted", len(s.Sessions), s.SessionsOmitted)
+	}
+}

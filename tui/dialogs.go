@@ -78,7 +78,24 @@ type actionMenu struct {
 	rows    int
 	hidden  int
 	loading bool
+	// chosen: Choose was pressed while the previews were still coming; the choice is
+	// made when they arrive (see loaded), so a key typed ahead is not lost.
+	chosen  bool
 	inspect []string
+}
+
+// loaded takes the core's previews; a choice typed ahead is made now if the option is
+// usable (otherwise the menu stays open, showing why).
+func (m *actionMenu) loaded(opts []menuOption) any {
+	m.opts, m.loading = opts, false
+	m.cursor = min(m.cursor, max(len(m.opts)-1, 0))
+	if m.chosen {
+		m.chosen = false
+		if m.cursor < len(m.opts) && m.opts[m.cursor].usable() {
+			return chooseIntent{m.opts[m.cursor]}
+		}
+	}
+	return nil
 }
 
 func (m *actionMenu) Update(k tea.KeyPressMsg) any {
@@ -90,7 +107,11 @@ func (m *actionMenu) Update(k tea.KeyPressMsg) any {
 	case key.Matches(k, m.keys.Down):
 		m.cursor = min(m.cursor+1, max(len(m.opts)-1, 0))
 	case key.Matches(k, m.keys.Choose):
-		if !m.loading && m.cursor < len(m.opts) && m.opts[m.cursor].usable() {
+		if m.loading {
+			m.chosen = true
+			return nil
+		}
+		if m.cursor < len(m.opts) && m.opts[m.cursor].usable() {
 			return chooseIntent{m.opts[m.cursor]}
 		}
 	}
@@ -109,7 +130,11 @@ func (m *actionMenu) View(w, h int) string {
 		b = append(b, st.warn.Render(truncate("inspect only — "+s, iw)))
 	}
 	if m.loading {
-		b = append(b, "asking the governed core for previews…")
+		s := "asking the governed core for previews…"
+		if m.chosen {
+			s += " (your choice is kept)"
+		}
+		b = append(b, s)
 	}
 	if !m.loading && len(m.opts) == 0 {
 		b = append(b, "no action the core knows applies here")

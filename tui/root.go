@@ -80,7 +80,7 @@ func (r *Root) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return r, tickCmd(r.opts.TickEvery)
 	case previewsMsg:
 		if m, ok := r.dialog.(*actionMenu); ok && msg.gen == r.dgen {
-			m.opts, m.loading = msg.opts, false
+			return r, r.intent(m.loaded(msg.opts))
 		}
 	case answerPreviewMsg:
 		return r, r.answerPreviewed(msg)

@@ -1,0 +1,49 @@
+package tui
+
+import (
+	"testing"
+
+	"steward/govern"
+)
+
+// An enter pressed while the core's previews are still coming is kept and acted on when
+// they arrive — if the option is usable; a refused one keeps the menu open with its reason.
+func TestMenuChoiceTypedAhead(t *testing.T) {
+	reclaim := menuOption{action: govern.ActionReclaimExpired, title: "Reclaim", previews: []govern.Preview{allowedPreview()}}
+	refused := menuOption{action: govern.ActionReclaimExpired, title: "Reclaim", previews: []govern.Preview{refusedPreview()}}
+	for _, tc := range []struct {
+		name   string
+		keys   []string
+		opts   []menuOption
+		choose bool
+	}{
+		{"enter while loading, allowed", []string{"enter"}, []menuOption{reclaim}, true},
+		{"enter while loading, refused", []string{"enter"}, []menuOption{refused}, false},
+		{"nothing pressed", nil, []menuOption{reclaim}, false},
+		{"enter then cancel", []string{"enter", "esc"}, []menuOption{reclaim}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &actionMenu{keys: DefaultKeyMap().Dialog, rows: 1, loading: true, opts: tc.opts}
+			cancelled := false
+			for _, k := range tc.keys {
+				switch in := m.Update(keyMsg(k)).(type) {
+				case nil:
+				case cancelIntent:
+					cancelled = true
+				default:
+					t.Fatalf("%s while loading answered %T", k, in)
+				}
+			}
+			if cancelled {
+				return // the dialog is closed; nothing arrives at it
+			}
+			in := m.loaded(tc.opts)
+			if _, ok := in.(chooseIntent); ok != tc.choose {
+				t.Fatalf("after the previews: %T, want a choice %v", in, tc.choose)
+			}
+			if m.chosen || m.loading {
+				t.Fatalf("state left: chosen %v loading %v", m.chosen, m.loading)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -397,6 +398,9 @@ func (c *Core) releaseOwn(ctx context.Context, st workerState, attempt, reason s
 			Action: "release", ActionID: ActionRelease, AuditAttemptID: attempt, Actor: lockActor(c.actor), Reason: reason,
 		})
 		if err != nil {
+			if note, done := lockNoLongerOurs(c.ws.LocksDir, st, err); done {
+				return effect{effects: append(eff, note)}
+			}
 			return effect{sent: true, err: fmt.Errorf("the lease was released but its lock %s was not archived: %w", st.Lock, err)}
 		}
 		eff = append(eff, "lock archived as "+archived)
@@ -417,4 +421,24 @@ func (releaseAction) verify(ctx context.Context, c *Core, intent Record) (Result
 		return ResultFailed, []string{"lease " + l.LeaseID + " is still active"}, true
 	}
 	return "", []string{"lease " + l.LeaseID + " is " + string(l.Status) + " (" + l.EndReason + "); whether this attempt ended it is not recorded"}, false
+}
+
+// lockNoLongerOurs tells, after the archive of a released lease's lock failed with err,
+// whether the lock is no longer the released lease's to archive: it is gone (someone
+// archived it) or it was rewritten to name another lease (the item was claimed again
+// between the release and the archive — the new owner's lock must stay). Then the release
+// is complete, and the note says why the lock was left. Anything else (the file still
+// names the released lease, or cannot be read) leaves the lock's state unknown.
+func lockNoLongerOurs(dir string, st workerState, err error) (string, bool) {
+	if !errors.Is(err, locks.ErrFenceMoved) && !errors.Is(err, locks.ErrNotFound) {
+		return "", false
+	}
+	e := locks.ReadFile(dir, st.Lock)
+	switch {
+	case e.Missing:
+		return "lock " + st.Lock + " already gone (archived by someone else)", true
+	case e.Unreadable != nil || e.Record.LeaseID == "" || e.Record.LeaseID == st.Fence.LeaseID:
+		return "", false
+	}
+	return "lock " + st.Lock + " left in place: it now names lease " + e.Record.LeaseID + " (the item was claimed again)", true
 }

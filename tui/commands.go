@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"time"
 
@@ -40,6 +41,14 @@ type (
 		raw      string
 	}
 	openedMsg struct{ err error }
+	// auditDoneMsg is the end of a verify or a human resolution: its toast's new state and
+	// words, and every attempt it settled (their unknown toasts are settled too).
+	auditDoneMsg struct {
+		toast   int
+		state   toastState
+		text    string
+		settled map[string]govern.Result
+	}
 )
 
 // cmdTimeout bounds every call into the core from the workbench.
@@ -57,7 +66,7 @@ func previewOptionsCmd(core *govern.Core, gen int, opts []menuOption) tea.Cmd {
 		out := make([]menuOption, len(opts))
 		for i, o := range opts {
 			out[i] = o
-			if o.editor {
+			if o.editor || o.local != "" {
 				continue
 			}
 			out[i].previews = nil
@@ -137,4 +146,81 @@ func refreshCmd(src SnapshotSource) tea.Cmd {
 // openCmd opens an address in the browser.
 func openCmd(open func(string) error, url string) tea.Cmd {
 	return func() tea.Msg { return openedMsg{err: open(url)} }
+}
+
+// verifyCmd runs the core's verifier and reports what it concluded about attempt. The core
+// verifies every unknown attempt of the audit log at once (Core.Verify); the toast names the
+// selected one and counts the others.
+func verifyCmd(core *govern.Core, attempt string, toast int) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), cmdTimeout)
+		defer cancel()
+		vs, err := core.Verify(ctx)
+		return verified(attempt, toast, vs, err)
+	}
+}
+
+// verified words the verifier's answer for the toast.
+func verified(attempt string, toast int, vs []govern.Verification, err error) auditDoneMsg {
+	m := auditDoneMsg{toast: toast, settled: map[string]govern.Result{}}
+	var mine *govern.Verification
+	others, still := 0, 0
+	for i := range vs {
+		v := &vs[i]
+		if v.Result != govern.ResultUnknown {
+			m.settled[v.Attempt] = v.Result
+		}
+		switch {
+		case v.Attempt == attempt:
+			mine = v
+		case v.Result != govern.ResultUnknown:
+			others++
+		default:
+			still++
+		}
+	}
+	id := line(attempt)
+	switch {
+	case mine == nil && err != nil:
+		m.state, m.text = toastFailed, "verify of attempt "+id+" could not run: "+line(err.Error())
+		return m
+	case mine == nil:
+		m.state, m.text = toastNote, "verify: the verifier did not report on attempt "+id+" (settled meanwhile, or no intent to verify from); see Activity"
+	case mine.Result == govern.ResultUnknown:
+		m.state = toastUnknown
+		m.text = "verify: attempt " + id + " (" + line(mine.Action) + ") stays UNKNOWN — " + line(mine.Note)
+		if len(mine.Evidence) > 0 {
+			m.text += ": " + line(mine.Evidence[0])
+		}
+		m.text += "; R resolves it by hand"
+	default:
+		m.state = toastState(mine.Result)
+		m.text = "verify: attempt " + id + " (" + line(mine.Action) + ") settled as " + string(mine.Result) + " from evidence"
+		if len(mine.Evidence) > 0 {
+			m.text += ": " + line(mine.Evidence[0])
+		}
+	}
+	if others > 0 {
+		m.text += fmt.Sprintf(" (and %d other attempt(s) settled)", others)
+	}
+	if still > 0 {
+		m.text += fmt.Sprintf(" (%d other attempt(s) still unknown)", still)
+	}
+	if err != nil {
+		m.text += "; then the verifier stopped: " + line(err.Error())
+	}
+	return m
+}
+
+// resolveCmd records a human's resolution through the core, which checks the role and that
+// the attempt is still unknown; a refusal is shown in the core's words.
+func resolveCmd(core *govern.Core, attempt string, res govern.Result, reason string, toast int) tea.Cmd {
+	return func() tea.Msg {
+		id := line(attempt)
+		if err := core.ResolveByHuman(attempt, res, reason); err != nil {
+			return auditDoneMsg{toast: toast, state: toastRefused, text: "resolve by hand of attempt " + id + " refused by the core: " + line(err.Error())}
+		}
+		return auditDoneMsg{toast: toast, state: toastState(res), settled: map[string]govern.Result{attempt: res},
+			text: "attempt " + id + " resolved as " + string(res) + " by a human: " + line(reason)}
+	}
 }

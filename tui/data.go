@@ -79,6 +79,16 @@ type row struct {
 	Inspect   string // why the row is inspect only
 	ItemRef   *govern.Item
 	LockFile  string // the claim's lock file, whose raw JSON the detail pane loads
+	// Unsettled is the audit attempt of the row whose outcome is unknown and not resolved
+	// (Verify and Resolve by hand apply to it); nil for every other row.
+	Unsettled *attemptRef
+}
+
+// attemptRef names an audit attempt whose outcome is unknown, with what the resolve dialog
+// shows of it. Every string is already termsafe.
+type attemptRef struct {
+	ID, Action, Target, Actor, Message string
+	At                                 time.Time
 }
 
 // event is one entry of the activity timeline.
@@ -89,6 +99,7 @@ type event struct {
 	Result                 string
 	Attempt                string
 	Inverse                *govern.Request
+	Unsettled              *attemptRef // an audit attempt whose outcome is still unknown
 }
 
 // data is everything the pages draw, digested from one snapshot (plus the audit log).

@@ -38,6 +38,12 @@ func destructivePreview() govern.Preview {
 	return p
 }
 
+// unknownAttempt is an interrupted reclaim as auditEvents describes it.
+func unknownAttempt() *attemptRef {
+	return &attemptRef{ID: "att-20260504T115800-0a1b2c3d4e5f", Action: govern.ActionReclaimExpired, Target: "lease L-103",
+		Actor: "maint", Message: "no outcome recorded: interrupted, or still in flight", At: fixedNow.Add(-2 * time.Minute)}
+}
+
 func TestGoldenDialogs(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -72,6 +78,18 @@ func TestGoldenDialogs(t *testing.T) {
 			r.open(newAnswerEditor(r.env.keys.Editor, sel.ItemRef, sel.Markdown))
 			send(r, typeText("Use **YAML**.")...)
 			send(r, keyMsg("ctrl+p"))
+		}},
+		{"resolve", func(r *Root) { r.open(newResolveDialog(r.env.keys.Resolve, unknownAttempt(), r.actor())) }},
+		{"resolve-filled", func(r *Root) {
+			r.open(newResolveDialog(r.env.keys.Resolve, unknownAttempt(), r.actor()))
+			send(r, keyMsg("down"), keyMsg("down"))
+			send(r, typeText("lease still active in the DB; no reclaim event")...)
+			send(r, keyMsg("tab"))
+		}},
+		{"menu-unknown", func(r *Root) {
+			var x row
+			x.setUnsettled(unknownAttempt())
+			drain(r, r.intent(actIntent{rows: []*row{&x}}))
 		}},
 		{"help", func(r *Root) { send(r, keyMsg("2"), keyMsg("?")) }},
 		{"palette", func(r *Root) { send(r, keyMsg("2"), keyMsg(":"), keyMsg("s")) }},

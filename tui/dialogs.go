@@ -41,6 +41,10 @@ type menuOption struct {
 	editor   bool // clarification.answer: opens the answer editor first
 	question string
 	hidden   int
+	// local is localVerify or localResolve: no preview, the verifier or the resolve dialog
+	// for attempt.
+	local   string
+	attempt *attemptRef
 }
 
 // allowed counts the option's previews the core allows.
@@ -55,7 +59,7 @@ func (o menuOption) allowed() int {
 }
 
 // usable reports whether the option can be chosen.
-func (o menuOption) usable() bool { return o.editor || o.allowed() > 0 }
+func (o menuOption) usable() bool { return o.editor || o.local != "" || o.allowed() > 0 }
 
 // why is the first refusal of the option, in the core's words.
 func (o menuOption) why() string {
@@ -145,7 +149,7 @@ func (m *actionMenu) View(w, h int) string {
 			cur = "▸ "
 		}
 		label := o.title
-		if !o.editor {
+		if !o.editor && o.local == "" {
 			label += fmt.Sprintf("  (%d of %d allowed)", o.allowed(), len(o.previews))
 		}
 		if o.usable() {

@@ -59,6 +59,7 @@ func TestHostileStrings(t *testing.T) {
 		send(r, SnapshotMsg{hostileSnapshot()})
 		h := strings.Join(hostile, "|")
 		r.env.data.Audit = []event{{At: fixedNow, Source: "steward", Kind: line(h), Item: cut(h), Result: "unknown", Attempt: cut(h), Message: cut(h)}}
+		r.env.data.merge()
 		r.setRows()
 		for i, id := range pageOrder {
 			send(r, keyMsg(string(rune('1'+i))), keyMsg("G"))
@@ -82,6 +83,27 @@ func TestHostileStrings(t *testing.T) {
 		send(r, typeText("\x1b]0;x\x07")...)
 		checkClean(t, "editor", r.Render())
 		r.closeDialog()
+		// An unknown attempt whose audit record carries the attacks, through auditEvents, the
+		// resolve dialog and the verify and resolve toasts.
+		hr := &govern.Record{At: fixedNow.Add(time.Minute).Format(time.RFC3339Nano), Attempt: h, Kind: govern.KindIntent, Action: h, Message: h, Code: h,
+			Target: govern.Target{LeaseID: h, Session: h, Item: &govern.Item{Org: h, Repo: h, Number: 1}}, Actor: govern.Actor{GiteaLogin: h}}
+		r.env.data.Audit = auditEvents([]govern.Attempt{{ID: h, Intent: hr}})
+		r.env.data.merge()
+		r.setRows()
+		send(r, keyMsg("6"), keyMsg("g"))
+		if sel := r.page().tbl.selected(); sel == nil || sel.Unsettled == nil {
+			t.Fatal("the hostile unknown attempt is not selectable")
+		}
+		send(r, keyMsg("R"), keyMsg("down"))
+		send(r, typeText("\x1b]0;x\x07"+h[:40])...)
+		if _, ok := r.dialog.(*resolveDialog); !ok {
+			t.Fatalf("R opened %T, not the resolve dialog", r.dialog)
+		}
+		checkClean(t, "resolve dialog", r.Render())
+		r.closeDialog()
+		vm := verified(h, r.toasts.push(toastPending, "x", fixedNow), []govern.Verification{{Attempt: h, Action: h, Result: govern.ResultUnknown, Note: h, Evidence: []string{h}}}, nil)
+		send(r, vm)
+		checkClean(t, "verify toast", r.Render())
 		id := r.toasts.push(toastPending, "x", fixedNow)
 		r.toasts.settle(id, govern.Outcome{Attempt: h, Action: h, Result: govern.ResultUnknown, Code: h, Message: h}, fixedNow)
 		r.resize()

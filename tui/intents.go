@@ -28,6 +28,10 @@ func (r *Root) intent(in any) tea.Cmd {
 		return r.actionMenu(in)
 	case chooseIntent:
 		r.dialog = nil
+		if in.opt.local != "" {
+			r.dgen++
+			return r.intent(auditIntent{kind: in.opt.local, att: in.opt.attempt})
+		}
 		if in.opt.editor {
 			r.open(newAnswerEditor(r.env.keys.Editor, in.opt.reqs[0].Target.Item, in.opt.question))
 			return nil
@@ -44,6 +48,7 @@ func (r *Root) intent(in any) tea.Cmd {
 		r.dgen++
 		cmds := make([]tea.Cmd, 0, len(in.previews))
 		for i, pv := range in.previews {
+			r.applying++
 			id := r.toasts.push(toastPending, pv.Spec.ID+" on "+targetString(pv.Request.Target)+" …", r.opts.Now())
 			cmds = append(cmds, applyCmd(r.opts.Core, pv, in.phrases[i], id))
 		}
@@ -51,8 +56,44 @@ func (r *Root) intent(in any) tea.Cmd {
 	case paletteIntent:
 		r.dialog = nil
 		return r.runPalette(in.cmd)
+	case auditIntent:
+		return r.audit(in)
+	case resolveIntent:
+		r.dialog, r.stash = nil, nil
+		r.dgen++
+		if r.auditing != 0 {
+			r.note("a verify or a resolution is still running; record this one when it has finished")
+			return nil
+		}
+		r.auditing = r.toasts.push(toastPending, "resolving attempt "+in.attempt+" as "+string(in.result)+" by hand …", r.opts.Now())
+		return resolveCmd(r.opts.Core, in.attempt, in.result, in.reason, r.auditing)
 	}
 	return nil
+}
+
+// audit starts the verifier on an unknown attempt or opens the resolve dialog for it. Both
+// go through the core; the core, not the workbench, judges the role.
+func (r *Root) audit(in auditIntent) tea.Cmd {
+	switch {
+	case r.opts.Core == nil:
+		r.note("no governed core: this workbench only shows")
+		return nil
+	case r.auditing != 0:
+		r.note("a verify or a resolution is still running; wait for its toast")
+		return nil
+	}
+	if in.kind == localResolve {
+		r.open(newResolveDialog(r.env.keys.Resolve, in.att, r.actor()))
+		return nil
+	}
+	if r.applying > 0 {
+		// The verifier records an attempt with no outcome as interrupted: it would take this
+		// workbench's own apply, still running, for a dead one.
+		r.note(fmt.Sprintf("%d action(s) of this workbench are still running; verify when they have finished (the verifier would take them for interrupted ones)", r.applying))
+		return nil
+	}
+	r.auditing = r.toasts.push(toastPending, "verifying attempt "+in.att.ID+" from evidence (the core verifies every unknown attempt) …", r.opts.Now())
+	return verifyCmd(r.opts.Core, in.att.ID, r.auditing)
 }
 
 // actionMenu opens the action menu for rows and asks the core to preview every action.
@@ -65,6 +106,13 @@ func (r *Root) actionMenu(in actIntent) tea.Cmd {
 			m.inspect = append(m.inspect, row.Inspect)
 		}
 		for _, a := range row.Actions {
+			if a.Req.Action == localVerify || a.Req.Action == localResolve {
+				if len(in.rows) == 1 && r.opts.Core != nil && row.Unsettled != nil {
+					byID[a.Req.Action] = &menuOption{action: a.Req.Action, title: a.Label, local: a.Req.Action, attempt: row.Unsettled}
+					order = append(order, a.Req.Action)
+				}
+				continue // one attempt at a time
+			}
 			if !r.knows(a.Req.Action) {
 				continue
 			}
@@ -87,7 +135,21 @@ func (r *Root) actionMenu(in actIntent) tea.Cmd {
 			o.reqs = append(o.reqs, a.Req)
 		}
 	}
-	sort.Strings(order)
+	rank := func(id string) int {
+		switch id {
+		case localVerify:
+			return 0
+		case localResolve:
+			return 1
+		}
+		return 2
+	}
+	sort.Slice(order, func(i, j int) bool {
+		if a, b := rank(order[i]), rank(order[j]); a != b {
+			return a < b
+		}
+		return order[i] < order[j]
+	})
 	for _, id := range order {
 		m.opts = append(m.opts, *byID[id])
 	}
@@ -136,6 +198,8 @@ func (r *Root) paletteCmds() []paletteCmd {
 	out = append(out,
 		paletteCmd{label: "refresh the sources", verb: "refresh"},
 		paletteCmd{label: "actions for the selected row", verb: "actions"},
+		paletteCmd{label: "verify the selected attempt's unknown outcome", verb: "verify"},
+		paletteCmd{label: "resolve the selected attempt's unknown outcome by hand", verb: "resolve"},
 		paletteCmd{label: "clear the filter", verb: "clear-filter"},
 		paletteCmd{label: "clear the marks", verb: "clear-marks"},
 		paletteCmd{label: "dismiss the oldest toast", verb: "dismiss"},
@@ -160,6 +224,10 @@ func (r *Root) runPalette(c paletteCmd) tea.Cmd {
 		return tea.Batch(refreshCmd(r.opts.Source), auditCmd(r.opts.AuditPath, r.agen))
 	case "actions":
 		return r.intent(p.actions())
+	case "verify":
+		return r.intent(p.audit(localVerify))
+	case "resolve":
+		return r.intent(p.audit(localResolve))
 	case "clear-filter":
 		p.filter.set("")
 		p.tbl.setFilter("")

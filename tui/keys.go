@@ -6,10 +6,11 @@ import "charm.land/bubbles/v2/key"
 // by DefaultKeyMap and passed in through Options; help, the palette and docs/keys.md are all
 // generated from it.
 type KeyMap struct {
-	Global GlobalKeys
-	Table  TableKeys
-	Dialog DialogKeys
-	Editor EditorKeys
+	Global  GlobalKeys
+	Table   TableKeys
+	Dialog  DialogKeys
+	Editor  EditorKeys
+	Resolve ResolveKeys
 }
 
 // GlobalKeys apply on every page when no dialog is open.
@@ -25,6 +26,9 @@ type TableKeys struct {
 	Filter, Sort, Reverse, Detail, Back     key.Binding
 	Mark, MarkAll, Actions, Open, Copy      key.Binding
 	DetailUp, DetailDown                    key.Binding
+	// Verify and Resolve apply to an audit attempt whose outcome is unknown (Activity, and
+	// the overview's inbox).
+	Verify, Resolve key.Binding
 }
 
 // DialogKeys drive the confirm dialog, the action menu, the palette and help.
@@ -35,6 +39,11 @@ type DialogKeys struct {
 // EditorKeys drive the clarification answer editor.
 type EditorKeys struct {
 	Preview, Submit, Cancel key.Binding
+}
+
+// ResolveKeys drive the resolve-by-hand dialog; every other key types the reason.
+type ResolveKeys struct {
+	Result, Switch, Choose, Cancel key.Binding
 }
 
 // DefaultKeyMap returns the workbench's bindings.
@@ -73,6 +82,8 @@ func DefaultKeyMap() KeyMap {
 	km.Table.Actions = b([]string{"a"}, "a", "actions")
 	km.Table.Open = b([]string{"o"}, "o", "open in browser")
 	km.Table.Copy = b([]string{"y"}, "y", "copy id")
+	km.Table.Verify = b([]string{"v"}, "v", "verify an unknown outcome from evidence")
+	km.Table.Resolve = b([]string{"R"}, "R", "resolve an unknown outcome by hand")
 
 	km.Dialog.Up = b([]string{"up", "k"}, "↑/k", "previous")
 	km.Dialog.Down = b([]string{"down", "j"}, "↓/j", "next")
@@ -83,6 +94,11 @@ func DefaultKeyMap() KeyMap {
 	km.Editor.Preview = b([]string{"ctrl+p"}, "ctrl+p", "toggle Markdown preview")
 	km.Editor.Submit = b([]string{"ctrl+s"}, "ctrl+s", "preview the answer through the core")
 	km.Editor.Cancel = b([]string{"esc"}, "esc", "discard the answer")
+
+	km.Resolve.Result = b([]string{"up", "down"}, "↑/↓", "choose succeeded / failed")
+	km.Resolve.Switch = b([]string{"tab", "shift+tab"}, "tab", "switch button")
+	km.Resolve.Choose = b([]string{"enter"}, "enter", "press the focused button")
+	km.Resolve.Cancel = b([]string{"esc"}, "esc", "cancel")
 	return km
 }
 
@@ -101,8 +117,9 @@ func (km KeyMap) Groups() []KeyGroup {
 		{"Views", append(views, g.NextView, g.PrevView)},
 		{"Global", []key.Binding{g.Help, g.Palette, g.Refresh, g.Dismiss, g.Quit}},
 		{"Rows", []key.Binding{t.Up, t.Down, t.Top, t.Bottom, t.PageUp, t.PageDown, t.Filter, t.Sort, t.Reverse, t.Detail, t.DetailUp, t.DetailDown, t.Back}},
-		{"Acting", []key.Binding{t.Mark, t.MarkAll, t.Actions, t.Open, t.Copy}},
+		{"Acting", []key.Binding{t.Mark, t.MarkAll, t.Actions, t.Open, t.Copy, t.Verify, t.Resolve}},
 		{"Dialogs", []key.Binding{km.Dialog.Up, km.Dialog.Down, km.Dialog.Switch, km.Dialog.Choose, km.Dialog.Cancel}},
 		{"Answer editor", []key.Binding{km.Editor.Preview, km.Editor.Submit, km.Editor.Cancel}},
+		{"Resolve by hand (typing: the reason)", []key.Binding{km.Resolve.Result, km.Resolve.Switch, km.Resolve.Choose, km.Resolve.Cancel}},
 	}
 }

@@ -20,7 +20,7 @@ func keysDoc(km KeyMap) string {
 			b.WriteString("| `" + strings.Join(k.Keys(), "` `") + "` | " + k.Help().Desc + " |\n")
 		}
 	}
-	b.WriteString("\n## Palette (`:`)\n\nFuzzy list of: view <name>, refresh the sources, actions for the selected row, clear the\nfilter, clear the marks, dismiss the oldest toast, help, quit, and sort by <column> for each\nsortable column of the current view (Left, Heartbeat, Count, Age, …).\n")
+	b.WriteString("\n## Palette (`:`)\n\nFuzzy list of: view <name>, refresh the sources, actions for the selected row, verify the\nselected attempt's unknown outcome, resolve it by hand, clear the filter, clear the marks,\ndismiss the oldest toast, help, quit, and sort by <column> for each sortable column of the\ncurrent view (Left, Heartbeat, Count, Age, …).\n")
 	b.WriteString("\n## Mouse\n\nWheel scrolls the rows; a click on a tab switches view; a click on a row selects it.\n")
 	return b.String()
 }

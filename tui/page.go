@@ -24,6 +24,12 @@ type (
 		hidden int // marked rows the filter hides (not included)
 	}
 	openIntent struct{ url string }
+	// auditIntent asks for the verifier (verify) or the resolve dialog (resolve) on an
+	// attempt whose outcome is unknown.
+	auditIntent struct {
+		kind string // localVerify | localResolve
+		att  *attemptRef
+	}
 	copyIntent struct{ text string }
 	noteIntent struct{ text string } // a status-line note (why a key did nothing)
 )
@@ -86,6 +92,7 @@ func (p *listPage) KeyMap() []key.Binding {
 		en(t.Mark, r != nil), en(t.MarkAll, len(p.tbl.view) > 0),
 		en(t.Actions, r != nil && (len(r.Actions) > 0 || r.Inspect != "")),
 		en(t.Open, r != nil && r.URL != ""), en(t.Copy, r != nil && r.CopyID != ""),
+		en(t.Verify, r != nil && r.Unsettled != nil), en(t.Resolve, r != nil && r.Unsettled != nil),
 	}
 }
 
@@ -191,8 +198,22 @@ func (p *listPage) key(k tea.KeyPressMsg) any {
 		if r := p.tbl.selected(); r != nil && r.CopyID != "" {
 			return copyIntent{r.CopyID}
 		}
+	case key.Matches(k, t.Verify):
+		return p.audit(localVerify)
+	case key.Matches(k, t.Resolve):
+		return p.audit(localResolve)
 	}
 	return nil
+}
+
+// audit returns the verify or resolve intent for the selected row, or a note saying why the
+// row has none.
+func (p *listPage) audit(kind string) any {
+	r := p.tbl.selected()
+	if r == nil || r.Unsettled == nil {
+		return noteIntent{"verify and resolve apply to an audit attempt whose outcome is unknown (Activity, or the overview's inbox); this row is not one"}
+	}
+	return auditIntent{kind: kind, att: r.Unsettled}
 }
 
 // actions returns the marked rows the filter shows, or the selected row when none is marked.

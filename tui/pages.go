@@ -60,14 +60,21 @@ func pageColumns(id pageID) []column {
 	return nil
 }
 
-// activityRows turns the merged timeline into rows; undoable audit attempts carry undo.
+// activityRows turns the merged timeline into rows; undoable audit attempts carry undo, and
+// attempts whose outcome is unknown carry Verify and Resolve by hand.
 func activityRows(d *data, knows func(string) bool) []row {
 	tl := d.timeline()
 	rows := make([]row, 0, len(tl))
 	for i := range tl {
 		e := &tl[i]
+		key := "event:" + e.Source + "\x00" + e.Attempt + "\x00" + e.Kind + "\x00" + e.At.String()
+		if e.Source == "steward" && e.Attempt != "" {
+			// One row per attempt, whatever record of it is drawn: the selection stays on it
+			// when a verify writes its missing outcome.
+			key = "event:steward\x00" + e.Attempt
+		}
 		r := row{
-			Key:   "event:" + e.Source + "\x00" + e.Attempt + "\x00" + e.Kind + "\x00" + e.At.String(),
+			Key:   key,
 			Cells: []string{"", e.Source, e.Kind, e.Item, e.Session, e.Actor, e.Result, e.Message},
 			Since: e.At, Item: e.Item, Title: e.Source + " " + e.Kind + " " + e.Item, CopyID: firstNonEmpty(e.Attempt, e.Item),
 			Sections: []section{{Title: "Event", Lines: []string{"at " + stamp(e.At), "source " + e.Source, "kind " + e.Kind,
@@ -76,10 +83,33 @@ func activityRows(d *data, knows func(string) bool) []row {
 		if e.Inverse != nil && e.Result == string(govern.ResultSucceeded) && (knows == nil || knows(govern.ActionUndo)) {
 			r.Actions = []actionRef{{Req: govern.Request{Action: govern.ActionUndo, Target: govern.Target{Attempt: e.Attempt}}, Label: "undo " + e.Kind}}
 		}
+		if e.Unsettled != nil {
+			r.setUnsettled(e.Unsettled)
+		}
 		r.Search = haystack(r.Cells...)
 		rows = append(rows, r)
 	}
 	return rows
+}
+
+// Pseudo-actions of the action menu for an attempt whose outcome is unknown: they are not
+// governed actions with a preview but the core's verifier and its human resolution.
+const (
+	localVerify  = "audit.verify"
+	localResolve = "audit.resolve-by-hand"
+)
+
+// setUnsettled marks the row as an unknown attempt: Verify and Resolve by hand apply.
+func (r *row) setUnsettled(a *attemptRef) {
+	r.Unsettled = a
+	r.Actions = append(r.Actions,
+		actionRef{Req: govern.Request{Action: localVerify, Target: govern.Target{Attempt: a.ID}}, Label: "Verify the outcome from evidence (v)"},
+		actionRef{Req: govern.Request{Action: localResolve, Target: govern.Target{Attempt: a.ID}}, Label: "Resolve by hand: succeeded or failed (R)"})
+	r.Sections = append(r.Sections, section{Title: "Unknown outcome", Lines: []string{
+		"it may have taken effect — verify before retrying",
+		"v: the core's verifier reads the evidence back from the source and settles it, or says it cannot",
+		"R: record your own judgement (succeeded or failed, with a reason) in the audit log",
+	}})
 }
 
 // auditEvents turns steward's audit attempts into timeline events, newest first.
@@ -106,6 +136,17 @@ func auditEvents(atts []govern.Attempt) []event {
 		if a.Outcome != nil {
 			e.Inverse = a.Outcome.Inverse
 		}
+		switch {
+		case len(a.Resolutions) > 0:
+			res := a.Resolutions[len(a.Resolutions)-1]
+			e.Message = cut("resolved by " + string(res.ResolvedBy) + " as " + string(res.Result) + ": " + res.Message)
+			e.Inverse = res.Inverse
+		case a.Outcome == nil:
+			e.Message = "no outcome recorded: interrupted, or still in flight"
+		}
+		if a.Unresolved() {
+			e.Unsettled = &attemptRef{ID: e.Attempt, Action: e.Kind, Target: cut(targetString(rec.Target)), Actor: e.Actor, Message: e.Message, At: at}
+		}
 		out = append(out, e)
 	}
 	return out
@@ -122,8 +163,11 @@ func actorName(a govern.Actor) string {
 // (the overview says how many are hidden) but not shown.
 func inbox(d *data) []row {
 	var human, oper, routine []row
-	add := func(class, area, item, what string, key string) {
+	add := func(class, area, item, what string, key string, att ...*attemptRef) {
 		r := row{Key: "inbox:" + key, Cells: []string{class, area, item, what}, Class: class, Item: item, Title: what, CopyID: item}
+		if len(att) > 0 && att[0] != nil {
+			r.setUnsettled(att[0])
+		}
 		r.Search = haystack(r.Cells...)
 		switch class {
 		case "human-required":
@@ -141,7 +185,7 @@ func inbox(d *data) []row {
 	}
 	for _, e := range d.Audit {
 		if e.Result == string(govern.ResultUnknown) {
-			add("human-required", "audit", e.Item, "unknown outcome of "+e.Kind+" — verify before retrying (attempt "+e.Attempt+")", "audit:"+e.Attempt)
+			add("human-required", "audit", e.Item, "unknown outcome of "+e.Kind+" — verify before retrying (attempt "+e.Attempt+")", "audit:"+e.Attempt, e.Unsettled)
 		}
 	}
 	for _, r := range d.Rows[pageContention] {

@@ -23,6 +23,8 @@ type Root struct {
 	rawFor   string
 	raw      map[string]string
 	toasts   toasts
+	applying int // applies of this workbench still in flight
+	auditing int // the toast of the verify or resolution in flight, 0 when none
 	width    int
 	height   int
 	snapshot bool
@@ -85,7 +87,17 @@ func (r *Root) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case answerPreviewMsg:
 		return r, r.answerPreviewed(msg)
 	case applyMsg:
+		r.applying = max(r.applying-1, 0)
 		r.toasts.settle(msg.toast, msg.out, r.opts.Now())
+		r.agen++
+		return r, tea.Batch(auditCmd(r.opts.AuditPath, r.agen), refreshCmd(r.opts.Source))
+	case auditDoneMsg:
+		if msg.toast == r.auditing {
+			r.auditing = 0
+		}
+		now := r.opts.Now()
+		r.toasts.set(msg.toast, msg.state, msg.text, now)
+		r.toasts.settleAttempt(msg.settled, now)
 		r.agen++
 		return r, tea.Batch(auditCmd(r.opts.AuditPath, r.agen), refreshCmd(r.opts.Source))
 	case auditMsg:

@@ -61,11 +61,34 @@ func (t *toasts) settle(id int, out govern.Outcome, now time.Time) {
 				msg += ": " + line(out.Effects[0])
 			}
 		case govern.ResultUnknown:
-			msg += " outcome UNKNOWN — may have taken effect; verify before retrying (audit attempt " + tt.attempt + "; x dismisses)"
+			msg += " outcome UNKNOWN — may have taken effect; verify before retrying (attempt " + tt.attempt + "; in Activity v verifies, R resolves; x dismisses)"
 		default:
 			msg += " " + string(out.Result) + ": " + line(out.Code) + " " + line(out.Message)
 		}
 		tt.text = msg
+	}
+}
+
+// set gives toast id a new state and text (the end of a verify or a resolution).
+func (t *toasts) set(id int, state toastState, text string, now time.Time) {
+	for i := range t.list {
+		if t.list[i].id == id {
+			t.list[i].state, t.list[i].text, t.list[i].at = state, text, now
+		}
+	}
+}
+
+// settleAttempt turns the unknown toasts of settled attempts into their result, saying so;
+// they then expire like any settled toast.
+func (t *toasts) settleAttempt(settled map[string]govern.Result, now time.Time) {
+	for i := range t.list {
+		x := &t.list[i]
+		res, ok := settled[x.attempt]
+		if x.state != toastUnknown || x.attempt == "" || !ok {
+			continue
+		}
+		x.state, x.at = toastState(res), now
+		x.text = "attempt " + x.attempt + " was unknown, now settled as " + string(res) + " (see Activity)"
 	}
 }
 

@@ -157,9 +157,12 @@ func (r *Root) hints() string {
 	case *answerEditor:
 		e := r.env.keys.Editor
 		bs = []key.Binding{e.Preview, e.Submit, e.Cancel}
+	case *resolveDialog:
+		k := r.env.keys.Resolve
+		bs = []key.Binding{k.Result, k.Switch, k.Choose, k.Cancel}
 	case nil:
 		g := r.env.keys.Global
-		short := map[string]bool{"/": true, "enter": true, "a": true, "space": true, "s": true, "o": true, "y": true}
+		short := map[string]bool{"/": true, "enter": true, "a": true, "space": true, "s": true, "o": true, "y": true, "v": true, "R": true}
 		for _, b := range r.page().KeyMap() {
 			if b.Enabled() && short[b.Help().Key] {
 				bs = append(bs, b)

@@ -1,0 +1,121 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"steward/govern"
+)
+
+// resolveIntent asks the root to record a human's resolution through the core.
+type resolveIntent struct {
+	attempt string
+	result  govern.Result
+	reason  string
+}
+
+// resolveResults are the judgements a person may record, in the order ↑/↓ cycles them.
+var resolveResults = []struct {
+	res  govern.Result
+	what string
+}{
+	{govern.ResultSucceeded, "succeeded — the effect took place"},
+	{govern.ResultFailed, "failed — nothing took effect"},
+}
+
+// resolveDialog is "Resolve by hand": the person chooses succeeded or failed and types a
+// short reason; Record is enabled only with both. Cancel is the default button. The core
+// (ResolveByHuman) checks the role and that the attempt is still unknown.
+type resolveDialog struct {
+	keys   ResolveKeys
+	att    *attemptRef
+	actor  govern.Actor
+	choice int // -1: none chosen yet
+	reason lineEdit
+	focus  int // 0 Cancel, 1 Record
+}
+
+func newResolveDialog(keys ResolveKeys, att *attemptRef, actor govern.Actor) *resolveDialog {
+	return &resolveDialog{keys: keys, att: att, actor: actor, choice: -1, reason: lineEdit{limit: 200}}
+}
+
+// ready reports whether Record may be pressed.
+func (d *resolveDialog) ready() bool {
+	return d.choice >= 0 && strings.TrimSpace(d.reason.String()) != ""
+}
+
+func (d *resolveDialog) Update(k tea.KeyPressMsg) any {
+	switch {
+	case key.Matches(k, d.keys.Cancel):
+		return cancelIntent{}
+	case key.Matches(k, d.keys.Result):
+		n := len(resolveResults)
+		switch {
+		case d.choice < 0 && k.String() == "up":
+			d.choice = n - 1
+		case d.choice < 0:
+			d.choice = 0
+		case k.String() == "up":
+			d.choice = (d.choice + n - 1) % n
+		default:
+			d.choice = (d.choice + 1) % n
+		}
+	case key.Matches(k, d.keys.Switch):
+		d.focus = 1 - d.focus
+	case key.Matches(k, d.keys.Choose):
+		if d.focus == 0 || !d.ready() {
+			return cancelIntent{}
+		}
+		return resolveIntent{attempt: d.att.ID, result: resolveResults[d.choice].res, reason: strings.TrimSpace(d.reason.String())}
+	default:
+		d.reason.update(k)
+	}
+	return nil
+}
+
+func (d *resolveDialog) View(w, h int) string {
+	iw := min(w-4, 100)
+	var b []string
+	add := func(s string) { b = append(b, truncate(s, iw)) }
+	a := d.att
+	add(st.title.Render("Resolve attempt " + a.ID + " by hand"))
+	add(a.Action + " on " + firstNonEmpty(a.Target, "no target") + " · by " + firstNonEmpty(a.Actor, "unknown") + " · " + stamp(a.At))
+	add(st.warn.Render("outcome UNKNOWN: " + a.Message))
+	add(st.dim.Render("Check the source first, or esc then v: the verifier reads the evidence."))
+	add(st.dim.Render("Only the audit log is written (resolved_by human); no source changes."))
+	add(st.dim.Render(fmt.Sprintf("The core needs role operator; you are %s as %s.", actorName(d.actor), d.actor.Role)))
+	b = append(b, "")
+	add(st.bold.Render("Result") + st.dim.Render("  ↑/↓"))
+	for i, r := range resolveResults {
+		mark := "( )"
+		if i == d.choice {
+			mark = "(•)"
+		}
+		s := "  " + mark + " " + r.what
+		if i == d.choice {
+			s = stateStyle(string(r.res)).Render(s)
+		}
+		add(s)
+	}
+	add(st.bold.Render("Reason") + st.dim.Render("  what you checked, in a few words"))
+	b = append(b, "> "+d.reason.view(iw-2))
+	b = append(b, "")
+	cancel, record := st.btnOff, st.btnOff
+	if d.focus == 0 {
+		cancel = st.btnOn
+	} else {
+		record = st.btnOn
+	}
+	if !d.ready() {
+		record = st.btnDisabled
+	}
+	b = append(b, cancel.Render("Cancel")+"  "+record.Render("Record"))
+	if room := h - 2; len(b) > room {
+		// Keep the choice, the reason and the buttons: drop the explanations first.
+		b = append(b[:1], b[len(b)-room+1:]...)
+	}
+	return st.box.Width(iw + 4).Render(strings.Join(b, "\n"))
+}

@@ -19,6 +19,26 @@ type digestCfg struct {
 	itemURL  func(model.Item) string
 	knows    func(action string) bool
 	at       time.Time // the snapshot's generated_at, for evidence ages
+	// cache, when set, keeps the rows of the previous digest by model pointer. One cache
+	// serves one goroutine (Run's bridge has its own, the root another).
+	cache *rowCache
+}
+
+// rowCache keeps digested rows by the model's pointers. Published snapshots are immutable
+// and the live model keeps the pointer of every claim, orphan and session whose unit was not
+// re-derived (model/sorted.go), so an unchanged entry digests to the same row: a change costs
+// its own rows plus map lookups. Each digest keeps only the current snapshot's entries.
+// A cached row holds nothing that depends on anything but its entry and the program's fixed
+// configuration: a claim's actions (from the orphans) are added per digest, and the detail
+// sections, whose evidence ages depend on the snapshot's time, are built when drawn.
+type rowCache struct {
+	claims   map[*model.Claim]*row
+	orphans  map[*model.Orphan]*row
+	sessions map[*model.Session]*row
+}
+
+func newRowCache() *rowCache {
+	return &rowCache{claims: map[*model.Claim]*row{}, orphans: map[*model.Orphan]*row{}, sessions: map[*model.Session]*row{}}
 }
 
 // digest turns a snapshot into the pages' rows once, so that frames only format visible rows.
@@ -29,18 +49,40 @@ func digest(s *model.Snapshot, cfg digestCfg) *data {
 	d.Sources = []health{
 		healthOf("locks", s.Sources.Locks), healthOf("db", s.Sources.DB), healthOf("gitea", s.Sources.Gitea),
 	}
+	cache := cfg.cache
+	if cache == nil {
+		cache = newRowCache() // uncached: a fresh cache each time
+	}
+	next := &rowCache{claims: make(map[*model.Claim]*row, len(s.Claims)), orphans: make(map[*model.Orphan]*row, len(s.Orphans)),
+		sessions: make(map[*model.Session]*row, len(s.Sessions))}
 	orphansBy := map[string][]actionRef{}
+	d.Rows[pageOrphans] = make([]row, 0, len(s.Orphans))
 	for _, o := range s.Orphans {
-		r := orphanRow(o, cfg)
-		d.Rows[pageOrphans] = append(d.Rows[pageOrphans], r)
+		r := cache.orphans[o]
+		if r == nil {
+			x := orphanRow(o, cfg)
+			r = &x
+		}
+		next.orphans[o] = r
+		d.Rows[pageOrphans] = append(d.Rows[pageOrphans], *r)
 		for _, k := range []string{o.LeaseID, o.LockFile} {
 			if k != "" {
 				orphansBy[k] = append(orphansBy[k], r.Actions...)
 			}
 		}
 	}
+	d.Rows[pageClaims] = make([]row, 0, len(s.Claims))
 	for _, c := range s.Claims {
-		d.Rows[pageClaims] = append(d.Rows[pageClaims], claimRow(c, cfg, orphansBy))
+		r := cache.claims[c]
+		if r == nil {
+			x := claimRow(c, cfg)
+			r = &x
+		}
+		next.claims[c] = r
+		d.Rows[pageClaims] = append(d.Rows[pageClaims], *r)
+		if len(orphansBy) > 0 {
+			d.Rows[pageClaims][len(d.Rows[pageClaims])-1].Actions = claimActions(c, orphansBy)
+		}
 	}
 	for _, c := range s.Contention {
 		d.Rows[pageContention] = append(d.Rows[pageContention], contentionRow(c, cfg))
@@ -48,8 +90,18 @@ func digest(s *model.Snapshot, cfg digestCfg) *data {
 	for i := range s.Clarifications {
 		d.Rows[pageClarifications] = append(d.Rows[pageClarifications], clarRow(&s.Clarifications[i], cfg))
 	}
+	d.Rows[pageSessions] = make([]row, 0, len(s.Sessions))
 	for _, x := range s.Sessions {
-		d.Rows[pageSessions] = append(d.Rows[pageSessions], sessionRow(x))
+		r := cache.sessions[x]
+		if r == nil {
+			y := sessionRow(x)
+			r = &y
+		}
+		next.sessions[x] = r
+		d.Rows[pageSessions] = append(d.Rows[pageSessions], *r)
+	}
+	if cfg.cache != nil {
+		*cfg.cache = *next
 	}
 	for _, e := range s.Activity {
 		d.Events = append(d.Events, event{At: e.At, Source: "db", Kind: line(e.Type),
@@ -103,6 +155,7 @@ func govItem(it *model.Item) *govern.Item {
 	return &govern.Item{Remote: it.Remote, Org: it.Org, Repo: it.Repo, Kind: it.Kind, Number: it.Number}
 }
 
+// evidenceLines words evidence, each aged against at (the snapshot's time; zero: no ages).
 func evidenceLines(ev []model.Evidence, at time.Time) []string {
 	if len(ev) == 0 {
 		return []string{"none recorded"}
@@ -110,7 +163,7 @@ func evidenceLines(ev []model.Evidence, at time.Time) []string {
 	out := make([]string, 0, len(ev))
 	for _, e := range ev {
 		s := fmt.Sprintf("%s %s = %s", e.Source, cut(e.Field), cut(e.Value))
-		if !e.At.IsZero() {
+		if !e.At.IsZero() && !at.IsZero() {
 			s += " (seen " + since(e.At, at) + " before the snapshot)"
 		}
 		out = append(out, s)
@@ -118,7 +171,9 @@ func evidenceLines(ev []model.Evidence, at time.Time) []string {
 	return out
 }
 
-func claimRow(c *model.Claim, cfg digestCfg, orphansBy map[string][]actionRef) row {
+// claimRow digests a claim; its actions (from the orphans) are added by claimActions, its
+// detail sections built when drawn.
+func claimRow(c *model.Claim, cfg digestCfg) row {
 	item := itemStr(c.Item)
 	role := cut(c.Role)
 	if c.TaskClass != "" {
@@ -138,37 +193,51 @@ func claimRow(c *model.Claim, cfg digestCfg, orphansBy map[string][]actionRef) r
 		Heartbeat: c.LastHeartbeat, Deadline: c.ExpiresAt, Item: item, ItemRef: govItem(c.Item),
 		Warn:  cfg.policies.For(leases.TaskClass(c.TaskClass)).StaleWarning(),
 		Title: "Claim on " + item, CopyID: firstNonEmpty(cut(c.LeaseID), cut(c.LockFile), item),
+		LockFile: c.LockFile, detail: func(at time.Time) []section { return claimSections(c, owner, at) },
 	}
 	if c.Item != nil && cfg.itemURL != nil {
 		r.URL = cut(cfg.itemURL(*c.Item))
 	}
 	r.Search = haystack(append(r.Cells, cut(c.LeaseID), cut(c.LockFile))...)
+	return r
+}
+
+// claimSections is a claim's detail: evidence (aged against the snapshot's time at), the
+// lease row and the lock file (whose raw JSON the detail pane loads).
+func claimSections(c *model.Claim, owner string, at time.Time) []section {
 	lease := []string{
 		"lease_id = " + cut(c.LeaseID), "status = " + cut(c.LeaseStatus), "phase = " + cut(c.Phase),
 		"expires_at = " + stamp(c.ExpiresAt), "last_heartbeat_at = " + stamp(c.LastHeartbeat),
 		"freshness = " + cut(c.Freshness), "owner liveness = " + owner,
 	}
-	r.Sections = []section{
-		{Title: "Evidence", Lines: evidenceLines(c.Evidence, cfg.at)},
+	out := []section{
+		{Title: "Evidence", Lines: evidenceLines(c.Evidence, at)},
 		{Title: "Lease row", Lines: lease},
 	}
 	if c.LockFile != "" {
-		r.LockFile = c.LockFile
-		r.Sections = append(r.Sections, section{Title: "Lock file " + cut(c.LockFile)})
-	} else {
-		r.Sections = append(r.Sections, section{Title: "Lock file", Lines: []string{"no lock file joined to this lease"}})
+		return append(out, section{Title: "Lock file " + cut(c.LockFile)})
 	}
-	seen := map[string]bool{}
+	return append(out, section{Title: "Lock file", Lines: []string{"no lock file joined to this lease"}})
+}
+
+// claimActions are the sanctioned actions of the orphans that share the claim's lease or
+// lock file, once each.
+func claimActions(c *model.Claim, orphansBy map[string][]actionRef) []actionRef {
+	var out []actionRef
+	var seen map[string]bool
 	for _, k := range []string{c.LeaseID, c.LockFile} {
 		for _, a := range orphansBy[k] {
+			if seen == nil {
+				seen = map[string]bool{}
+			}
 			id := a.Req.Action + "\x00" + a.Req.Target.LeaseID + "\x00" + a.Req.Target.LockFile
 			if !seen[id] {
 				seen[id] = true
-				r.Actions = append(r.Actions, a)
+				out = append(out, a)
 			}
 		}
 	}
-	return r
+	return out
 }
 
 func stamp(t time.Time) string {
@@ -187,16 +256,19 @@ func firstNonEmpty(s ...string) string {
 	return ""
 }
 
+// orphanRow digests an orphan. Its Evidence cell names what was seen without the ages (a
+// cached row outlives its snapshot); the detail, built when drawn, ages each item.
 func orphanRow(o *model.Orphan, cfg digestCfg) row {
 	item := itemStr(o.Item)
-	ev := evidenceLines(o.Evidence, cfg.at)
-	summary := strings.Join(ev, "; ")
+	summary := strings.Join(evidenceLines(o.Evidence, time.Time{}), "; ")
 	r := row{
 		Key:  "orphan:" + string(o.Kind) + "\x00" + o.LockFile + "\x00" + o.LeaseID + "\x00" + item,
 		Item: item, ItemRef: govItem(o.Item), Title: cut(string(o.Kind)) + " " + item,
 		CopyID: firstNonEmpty(cut(o.LeaseID), cut(o.LockFile), item), Inspect: cut(o.InspectOnlyReason),
-		Sections: []section{{Title: "Evidence", Lines: ev},
-			{Title: "Artifact", Lines: []string{"lock_file = " + cut(o.LockFile), "lease_id = " + cut(o.LeaseID), "session = " + cut(o.SessionID)}}},
+		detail: func(at time.Time) []section {
+			return []section{{Title: "Evidence", Lines: evidenceLines(o.Evidence, at)},
+				{Title: "Artifact", Lines: []string{"lock_file = " + cut(o.LockFile), "lease_id = " + cut(o.LeaseID), "session = " + cut(o.SessionID)}}}
+		},
 	}
 	act := "inspect only: " + r.Inspect
 	if o.Action != nil && (cfg.knows == nil || cfg.knows(o.Action.ID)) {
@@ -287,8 +359,10 @@ func sessionRow(x *model.Session) row {
 		Key:       "session:" + x.SessionID,
 		Cells:     []string{cut(x.SessionID), cut(x.Role), cut(x.Profile), pid, live, "", strconv.Itoa(len(x.Leases)), cut(x.Status)},
 		Heartbeat: x.LastHeartbeat, Count: len(x.Leases), Title: "Session " + cut(x.SessionID), CopyID: cut(x.SessionID),
-		Sections: []section{{Title: "Session", Lines: []string{"host = " + cut(x.Host), "status = " + cut(x.Status),
-			"last heartbeat = " + stamp(x.LastHeartbeat), "ended = " + stamp(x.EndedAt), "leases = " + strings.Join(leaseIDs, ", ")}}},
+		detail: func(time.Time) []section {
+			return []section{{Title: "Session", Lines: []string{"host = " + cut(x.Host), "status = " + cut(x.Status),
+				"last heartbeat = " + stamp(x.LastHeartbeat), "ended = " + stamp(x.EndedAt), "leases = " + strings.Join(leaseIDs, ", ")}}}
+		},
 	}
 	r.Search = haystack(append(r.Cells, leaseIDs...)...)
 	return r

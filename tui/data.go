@@ -75,10 +75,13 @@ type row struct {
 	Title     string
 	Markdown  string // a clarification's question
 	Sections  []section
-	Actions   []actionRef
-	Inspect   string // why the row is inspect only
-	ItemRef   *govern.Item
-	LockFile  string // the claim's lock file, whose raw JSON the detail pane loads
+	// detail, when set, builds the detail sections at draw time (for the one row whose
+	// detail is shown), aged against the snapshot's time; Sections is then unused.
+	detail   func(at time.Time) []section
+	Actions  []actionRef
+	Inspect  string // why the row is inspect only
+	ItemRef  *govern.Item
+	LockFile string // the claim's lock file, whose raw JSON the detail pane loads
 	// Unsettled is the audit attempt of the row whose outcome is unknown and not resolved
 	// (Verify and Resolve by hand apply to it); nil for every other row.
 	Unsettled *attemptRef
@@ -89,6 +92,14 @@ type row struct {
 type attemptRef struct {
 	ID, Action, Target, Actor, Message string
 	At                                 time.Time
+}
+
+// sections returns the row's detail sections, aged against the snapshot's time at.
+func (r *row) sections(at time.Time) []section {
+	if r.detail != nil {
+		return r.detail(at)
+	}
+	return r.Sections
 }
 
 // event is one entry of the activity timeline.

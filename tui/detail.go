@@ -66,7 +66,7 @@ func (p *listPage) detailView(w, h int) string {
 		add("", st.bold.Render("Question"))
 		add(strings.Split(p.md.render(r.Markdown, w), "\n")...)
 	}
-	for _, s := range r.Sections {
+	for _, s := range r.sections(p.env.data.Generated) {
 		add("", st.bold.Render(truncate(s.Title, w)))
 		if r.LockFile != "" && strings.HasPrefix(s.Title, "Lock file") {
 			raw, ok := p.raw[r.LockFile]

@@ -93,7 +93,8 @@ type digestedMsg struct {
 }
 
 // digestConfig is what digest needs from the options: all of it fixed for a program's life,
-// so the bridge goroutine may use it while Update runs.
+// so the bridge goroutine may use it while Update runs. Each call has its own row cache, for
+// the one goroutine that digests with it.
 func digestConfig(o Options) digestCfg {
 	knows := func(action string) bool {
 		if o.Core == nil {
@@ -102,7 +103,7 @@ func digestConfig(o Options) digestCfg {
 		_, ok := o.Core.Spec(action)
 		return ok
 	}
-	return digestCfg{policies: *o.Policies, sla: o.ClarificationSLA, itemURL: o.ItemURL, knows: knows}
+	return digestCfg{policies: *o.Policies, sla: o.ClarificationSLA, itemURL: o.ItemURL, knows: knows, cache: newRowCache()}
 }
 
 // Run starts the workbench on the terminal (alternate screen, mouse) and forwards the

@@ -23,8 +23,9 @@ type Root struct {
 	rawFor   string
 	raw      map[string]string
 	toasts   toasts
-	applying int // applies of this workbench still in flight
-	auditing int // the toast of the verify or resolution in flight, 0 when none
+	dcfg     digestCfg // for snapshots digested in Update, with the root's own row cache
+	applying int       // applies of this workbench still in flight
+	auditing int       // the toast of the verify or resolution in flight, 0 when none
 	width    int
 	height   int
 	snapshot bool
@@ -37,6 +38,7 @@ func New(opts Options) *Root {
 	opts = opts.withDefaults()
 	r := &Root{opts: opts, env: &shared{now: opts.Now(), data: &data{Rows: map[pageID][]row{}}, keys: *opts.Keys},
 		pages: map[pageID]*listPage{}, raw: map[string]string{}, width: 80, height: 24}
+	r.dcfg = digestConfig(r.opts)
 	for _, id := range pageOrder {
 		p := newListPage(id, r.env, pageColumns(id))
 		if id == pageOverview {
@@ -195,7 +197,7 @@ func (r *Root) setSnapshot(m SnapshotMsg) {
 	if m.Snapshot == nil {
 		return
 	}
-	r.setData(digest(m.Snapshot, digestConfig(r.opts)))
+	r.setData(digest(m.Snapshot, r.dcfg))
 }
 
 // setData installs a digested snapshot: cheap, so it may run in Update.

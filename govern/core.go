@@ -261,6 +261,13 @@ func (c *Core) Apply(ctx context.Context, pv Preview, confirmation string) (out 
 		return terminal(ResultRefused, DispositionNotAttempted, refuse(CodeFenceMoved,
 			"the state changed since the preview ("+fenceDiff(pv.plan.state, now.state)+"). Nothing was changed; preview again and decide on what is there now."), "", nil)
 	}
+	release, err := c.audit.hold(attempt)
+	if err != nil {
+		out.Result, out.Disposition, out.Code = ResultRefused, DispositionNotAttempted, CodeAuditUnavailable
+		out.Message = Cap("the audit log cannot record this attempt (" + err.Error() + "), so nothing was attempted. Free the audit log's disk or fix its permissions, then retry.")
+		return out
+	}
+	defer release() // after the outcome is written: terminal runs in the return statements
 	intent := base
 	intent.At, intent.Kind, intent.Effects, intent.Fences, intent.Evidence, intent.Inverse = stamp(c.now()), KindIntent, pv.Effects, pv.Fences, pv.Evidence, pv.Inverse
 	if err := c.audit.Append(intent); err != nil {

@@ -20,6 +20,8 @@ type Verification struct {
 // an intent and no outcome (the process died mid-apply) first gets its missing terminal
 // record, unknown with disposition outcome_unknown; then, where the evidence tells, a
 // resolution with resolved_by machine. Attempts the evidence cannot settle stay unknown.
+// An attempt still being applied (see inflight.go) is left alone. A read-only core
+// reports what the evidence says and records nothing.
 func (c *Core) Verify(ctx context.Context) ([]Verification, error) {
 	if c.audit == nil {
 		return nil, ErrAuditUnavailable
@@ -35,12 +37,17 @@ func (c *Core) Verify(ctx context.Context) ([]Verification, error) {
 		}
 		intent := *att.Intent
 		v := Verification{Attempt: att.ID, Action: intent.Action, Result: ResultUnknown}
+		if att.Outcome == nil && c.audit.inFlight(att.ID) {
+			v.Note = "still being applied by a running steward on this host; it is left alone — verify again once it ends"
+			out = append(out, v)
+			continue
+		}
 		if att.Outcome == nil {
 			rec := intent
 			rec.At, rec.Kind, rec.Result, rec.Disposition = stamp(c.now()), KindOutcome, ResultUnknown, DispositionOutcomeUnknown
 			rec.Message = "the attempt was interrupted after its intent was recorded; no outcome was written. It may have taken effect — verify before retrying."
 			rec.Effects, rec.Evidence, rec.Inverse = nil, nil, nil
-			if err := c.audit.Append(rec); err != nil {
+			if err := c.record(rec); err != nil {
 				return out, err
 			}
 		}
@@ -59,6 +66,9 @@ func (c *Core) Verify(ctx context.Context) ([]Verification, error) {
 		}
 		v.Result = res
 		v.Note = "settled from evidence read back from the source"
+		if c.readOnly {
+			v.Note += " (read-only: not recorded in the audit log)"
+		}
 		rec := intent
 		rec.At, rec.Kind, rec.Result, rec.ResolvedBy = stamp(c.now()), KindResolution, res, ResolvedByMachine
 		rec.Evidence, rec.Effects, rec.Fences, rec.Inverse = ev, nil, nil, nil
@@ -66,12 +76,21 @@ func (c *Core) Verify(ctx context.Context) ([]Verification, error) {
 		if res == ResultSucceeded {
 			rec.Inverse = intent.Inverse
 		}
-		if err := c.audit.Append(rec); err != nil {
+		if err := c.record(rec); err != nil {
 			return out, err
 		}
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// record appends a verifier's record, unless the core is read-only: then Verify reports
+// what the evidence says and writes nothing.
+func (c *Core) record(rec Record) error {
+	if c.readOnly {
+		return nil
+	}
+	return c.audit.Append(rec)
 }
 
 // ResolveByHuman records a person's judgement of an unknown attempt: succeeded or failed.
@@ -81,6 +100,9 @@ func (c *Core) ResolveByHuman(attempt string, res Result, note string) error {
 	}
 	if c.actor.Role < RoleOperator {
 		return fmt.Errorf("resolving an unknown outcome needs role operator or above; you hold %s", c.actor.Role)
+	}
+	if c.readOnly {
+		return fmt.Errorf("steward is read-only for this workspace: a resolution is not recorded. Restart without --read-only to resolve")
 	}
 	if c.audit == nil {
 		return ErrAuditUnavailable
@@ -95,6 +117,9 @@ func (c *Core) ResolveByHuman(attempt string, res Result, note string) error {
 		}
 		if !att.Unresolved() {
 			return fmt.Errorf("attempt %s is not unknown (it is %s); nothing to resolve", attempt, att.Status())
+		}
+		if att.Outcome == nil && c.audit.inFlight(att.ID) {
+			return fmt.Errorf("attempt %s is still being applied by a running steward on this host; wait for its outcome", attempt)
 		}
 		base := att.Intent
 		if base == nil {

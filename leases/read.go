@@ -77,8 +77,11 @@ type ReadOptions struct {
 const DefaultRecentTerminal = 200
 
 // DefaultRecentEnded is the number of most recent sessions Snapshot includes
-// when ReadOptions.RecentEnded is zero.
-const DefaultRecentEnded = 200
+// when ReadOptions.RecentEnded is zero: the Sessions view is about sessions
+// that may be live and what holds a lease; the last hundred others show the
+// recent deaths and exits, and older history stays in the DB (and the audit
+// log and control-plane events).
+const DefaultRecentEnded = 100
 
 // Snapshot is one consistent read of the DB (one read transaction). Each
 // section carries its own Health.

@@ -3,6 +3,7 @@ package model
 import (
 	"container/heap"
 	"sort"
+	"strings"
 	"time"
 
 	"steward/leases"
@@ -45,7 +46,43 @@ func (e *engine) tick(now time.Time) int {
 			e.dirty[d.key] = true
 		}
 	}
-	return e.flush(now)
+	n := e.flush(now)
+	e.compact()
+	return n
+}
+
+// current reports whether d is its unit's or session's pending deadline (others are stale:
+// the unit was re-derived since, or the session heartbeated).
+func (e *engine) current(d deadline) bool {
+	if id, ok := strings.CutPrefix(d.key, "s\x00"); ok {
+		so := e.sessions[id]
+		return so != nil && so.Session.LastHeartbeatAt.OK() && so.Session.LastHeartbeatAt.Time.Add(leases.SessionHeartbeatStale).Equal(d.at)
+	}
+	u := e.units[d.key]
+	return u != nil && u.next.Equal(d.at)
+}
+
+// compact drops stale heap entries once the heap grew well past the units: every
+// re-derivation pushes its unit's next deadline and leaves the old one to be skipped when
+// popped, so without this a busy model would hold one entry per re-derivation until its
+// time passed. Amortized, it costs O(1) per push.
+func (e *engine) compact() {
+	if len(e.dl) > 2*len(e.units)+len(e.sessions)+64 {
+		e.compactNow()
+	}
+}
+
+func (e *engine) compactNow() {
+	keep := make(deadlines, 0, len(e.units)+len(e.sessions))
+	seen := make(map[string]bool, len(e.units)+len(e.sessions))
+	for _, d := range e.dl {
+		if !seen[d.key] && e.current(d) {
+			seen[d.key] = true
+			keep = append(keep, d)
+		}
+	}
+	e.dl = keep
+	heapInit(&e.dl)
 }
 
 // next is the earliest pending deadline (zero when none).

@@ -68,6 +68,7 @@ type Live struct {
 	cur     atomic.Pointer[Snapshot]
 	out     chan *Snapshot
 	refresh chan chan struct{}
+	stats   chan chan Stats
 	giteaCh chan giteaResult
 	reader  *leases.Reader
 	dv      int64
@@ -110,7 +111,7 @@ func NewLive(ws Workspace, opt LiveOptions) *Live {
 		p = *opt.Probe
 	}
 	return &Live{ws: ws, opt: opt, probe: p, e: newEngine(opt.Config), out: make(chan *Snapshot, 1),
-		refresh: make(chan chan struct{}), giteaCh: make(chan giteaResult), closed: make(chan struct{}), wake: make(chan struct{}, 1)}
+		refresh: make(chan chan struct{}), stats: make(chan chan Stats), giteaCh: make(chan giteaResult), closed: make(chan struct{}), wake: make(chan struct{}, 1)}
 }
 
 // Start reads every source once, publishes the first snapshot, and starts
@@ -176,6 +177,22 @@ func (l *Live) Refresh() {
 		case <-l.closed:
 		}
 	case <-l.closed:
+	}
+}
+
+// Stats reports the sizes of what the live model holds, asked of its loop (zero after
+// Close or before Start). A long-running model holding more than a fresh one on the same
+// workspace shows here where.
+func (l *Live) Stats() Stats {
+	if !l.started.Load() {
+		return Stats{}
+	}
+	ch := make(chan Stats, 1)
+	select {
+	case l.stats <- ch:
+		return <-ch
+	case <-l.closed:
+		return Stats{}
 	}
 }
 

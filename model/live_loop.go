@@ -89,11 +89,13 @@ func (l *Live) loop(ctx context.Context) {
 			// one: a commit without an event in the same batch as one with
 			// events was not seen by the scoped read.
 			l.reloadDB(ctx, now, l.last.scoped)
-			l.compact()
 		case <-probe.C:
 			l.reprobe()
 		case r := <-l.giteaCh:
 			l.e.setGitea(r.facts, l.e.clarifications(r.clars), r.health)
+		case ch := <-l.stats:
+			ch <- l.e.stats()
+			continue
 		case done = <-l.refresh:
 			now := l.opt.Now()
 			l.resyncLocks(now, false)
@@ -209,22 +211,4 @@ func (l *Live) reprobe() {
 			e.setSession(id, &n)
 		}
 	}
-}
-
-// compact drops stale heap entries when the heap grew well past the units.
-func (l *Live) compact() {
-	e := l.e
-	if len(e.dl) <= 2*len(e.units)+len(e.sessions)+64 {
-		return
-	}
-	var keep deadlines
-	for _, d := range e.dl {
-		if len(d.key) > 2 && d.key[:2] == "s\x00" {
-			keep = append(keep, d)
-		} else if u := e.units[d.key]; u != nil && u.next.Equal(d.at) {
-			keep = append(keep, d)
-		}
-	}
-	e.dl = keep
-	heapInit(&e.dl)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"sync"
@@ -35,19 +36,29 @@ type supervisorReport struct {
 	MemAt   []float64 `json:"mem_at_s"`
 	RSSKiB  []int64   `json:"rss_kib"`
 	HeapKiB []int64   `json:"heap_kib"`
-	// The leak check: the live heap before the live model started (Base), after the run with
-	// the long-running model (Long), and with a second model started fresh on the same
-	// workspace beside it (Both). Long-Base is what the run's model holds, Both-Long what a
-	// fresh one needs for the same state. State is claims, orphans, sessions of each.
-	HeapBaseKiB int64  `json:"heap_base_kib"`
-	HeapLongKiB int64  `json:"heap_long_kib"`
-	HeapBothKiB int64  `json:"heap_both_kib"`
-	StateLong   [3]int `json:"state_long"`
-	StateFresh  [3]int `json:"state_fresh"`
+	// What of the resident set the Go runtime holds (memParts), in total and by class; the
+	// rest is the binary and SQLite's C allocator.
+	GoKiB   []int64            `json:"go_runtime_kib"`
+	GoParts []map[string]int64 `json:"go_runtime_parts_kib"`
+	// The leak check, as live heaps after a full GC, once the fleet has stopped: with the
+	// long-running model (Long), with a model started fresh on the same workspace beside it
+	// (Both), and with the long-running one closed and dropped (FreshOnly). Both-FreshOnly
+	// is what the run's model holds, Both-Long what a fresh one needs for the same state —
+	// each measured as what one model adds, so nothing else the process grew over the run
+	// (the core's handles, this report) is counted. State is claims, orphans, sessions.
+	HeapLongKiB      int64  `json:"heap_long_kib"`
+	HeapBothKiB      int64  `json:"heap_both_kib"`
+	HeapFreshOnlyKiB int64  `json:"heap_fresh_only_kib"`
+	StateLong        [3]int `json:"state_long"`
+	StateFresh       [3]int `json:"state_fresh"`
 	// Drift lists what the long-running model shows and a fresh one does not, or the
 	// reverse (claims, orphans, sessions by identity): incremental updates must add up to a
 	// full read.
 	Drift []string `json:"drift"`
+	// What each model holds, table by table (model.Stats): where a long-running model holds
+	// more than a fresh one, this says which table.
+	StatsLong  model.Stats `json:"stats_long"`
+	StatsFresh model.Stats `json:"stats_fresh"`
 }
 
 // drift compares two snapshots of one state by the identity of every claim, orphan and
@@ -119,12 +130,15 @@ func supervise(wsJSON, auditPath, dur string) error {
 	mws := model.Workspace{LocksDir: cw.LocksDir, DBPath: cw.DBPath, RepoRoot: cw.RepoRoot}
 	probe := model.NewProbe(cw.RepoRoot)
 	cfg := model.Config{Policies: leases.LoadPolicies(ws.Env)}
-	_, rep.HeapBaseKiB = memKiB()
 	live := model.NewLive(mws, model.LiveOptions{Config: cfg, Resync: 5 * time.Second})
 	if err := live.Start(ctx); err != nil {
 		return err
 	}
-	defer live.Close()
+	defer func() { // live is dropped before the end to measure what it held
+		if live != nil {
+			live.Close()
+		}
+	}()
 	go func() { // the workbench's consumer: take every snapshot as it comes
 		for range live.Snapshots() {
 		}
@@ -137,6 +151,7 @@ func supervise(wsJSON, auditPath, dur string) error {
 	sampled := make(chan struct{})
 	go func() {
 		defer close(sampled)
+		var profiled []time.Duration
 		tick := time.NewTicker(min(d/80, 5*time.Second))
 		defer tick.Stop()
 		for now := range tick.C {
@@ -144,8 +159,18 @@ func supervise(wsJSON, auditPath, dur string) error {
 				return
 			}
 			r, h := memKiB()
+			g, parts := memParts()
+			if p := os.Getenv("STEWARD_LOAD_SECOND_HEAPPROFILE"); p != "" && len(profiled) < 2 {
+				// Two heap profiles of this process, a third of the way in and at the end, for
+				// `go tool pprof -base`.
+				if at := time.Since(start); (len(profiled) == 0 && at >= d/3) || (len(profiled) == 1 && now.Add(min(d/80, 5*time.Second)).After(deadline)) {
+					writeHeapProfile(p + "." + strconv.Itoa(len(profiled)))
+					profiled = append(profiled, at)
+				}
+			}
 			memMu.Lock()
 			rep.MemAt, rep.RSSKiB, rep.HeapKiB = append(rep.MemAt, time.Since(start).Seconds()), append(rep.RSSKiB, r), append(rep.HeapKiB, h)
+			rep.GoKiB, rep.GoParts = append(rep.GoKiB, g), append(rep.GoParts, parts)
 			memMu.Unlock()
 		}
 	}()
@@ -196,8 +221,21 @@ func supervise(wsJSON, auditPath, dur string) error {
 	size := func(s *model.Snapshot) [3]int { return [3]int{len(s.Claims), len(s.Orphans), len(s.Sessions)} }
 	rep.StateLong, rep.StateFresh = size(live.Current()), size(fresh.Current())
 	rep.Drift = drift(live.Current(), fresh.Current())
+	rep.StatsLong, rep.StatsFresh = live.Stats(), fresh.Stats()
+	live.Close()
+	live = nil
+	_, rep.HeapFreshOnlyKiB = memKiB()
 	fresh.Close()
 	b, _ := json.Marshal(rep)
 	fmt.Println(string(b))
 	return nil
+}
+
+func writeHeapProfile(path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	_ = pprof.WriteHeapProfile(f)
 }

@@ -13,7 +13,8 @@ import (
 )
 
 // ArchiveName returns the retired/ file name for the lock file name archived
-// at generation gen at time stamp (UTC): "<base>.<20060102T150405Z>.<gen>.json".
+// at generation gen at time stamp (UTC): "<base>.<20060102T150405Z>.<gen>.json"
+// (Archive adds "-2", "-3", … to the stamp when that name is taken).
 func ArchiveName(name string, stamp string, gen int64) string {
 	base := strings.TrimSuffix(name, nameSuffix)
 	return base + "." + stamp + "." + strconv.FormatInt(gen, 10) + nameSuffix
@@ -72,9 +73,20 @@ func (w *Writer) Archive(dir, name string, expect Expect, block RecoveryBlock) (
 	if err := ensureDir(rdir); err != nil {
 		return "", err
 	}
-	aname := ArchiveName(name, now.Format("20060102T150405Z"), block.PriorGeneration)
-	if _, err := os.Lstat(filepath.Join(rdir, aname)); err == nil {
-		return "", &PathError{Op: "archive", Path: filepath.Join(rdir, aname), Err: ErrExists}
+	// One name per archive: a lock claimed and released twice within a second (a new lock
+	// starts again at generation 1) gets "<stamp>-2", "-3", …. Archives of one live name
+	// are serialised by its flock, held here.
+	stamp := now.Format("20060102T150405Z")
+	aname := ArchiveName(name, stamp, block.PriorGeneration)
+	for n := 2; ; n++ {
+		if _, err := os.Lstat(filepath.Join(rdir, aname)); errors.Is(err, fs.ErrNotExist) {
+			break
+		} else if err != nil {
+			return "", &PathError{Op: "archive", Path: filepath.Join(rdir, aname), Err: err}
+		} else if n > 1000 {
+			return "", &PathError{Op: "archive", Path: filepath.Join(rdir, aname), Err: ErrExists}
+		}
+		aname = ArchiveName(name, stamp+"-"+strconv.Itoa(n), block.PriorGeneration)
 	}
 	if err := w.replace(rdir, aname, data); err != nil {
 		return "", err

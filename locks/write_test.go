@@ -333,3 +333,32 @@ func TestCrashAtEveryStep(t *testing.T) {
 		}
 	}
 }
+
+// A lock claimed and released twice in one second starts at generation 1 each time: each
+// archive gets its own name (the load run's second steward hit "lock already exists").
+func TestArchiveTwiceInOneSecond(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	rec := decodeFixture(t, "unknown-fields.json")
+	key, _ := rec.Key()
+	name, _ := Name(key)
+	w := &Writer{Now: func() time.Time { return time.Date(2026, 7, 24, 6, 30, 0, 0, time.UTC) }}
+	seen := map[string]bool{}
+	for i := range 3 {
+		if _, err := WriteCAS(dir, name, ExpectAbsent(), rec); err != nil {
+			t.Fatal(err)
+		}
+		live := ReadFile(dir, name)
+		archived, err := w.Archive(dir, name, FenceOf(&live.Record), RecoveryBlock{Action: "release"})
+		if err != nil {
+			t.Fatalf("archive %d: %v", i+1, err)
+		}
+		if seen[archived] {
+			t.Fatalf("archive %d reused the name %s", i+1, archived)
+		}
+		seen[archived] = true
+		if e := ReadFile(dir, archived); e.Missing || e.Unreadable != nil || e.Class != ClassRetired {
+			t.Fatalf("archive %d: %+v", i+1, e)
+		}
+	}
+}

@@ -110,3 +110,44 @@ func joinReasons(h Health) string {
 	}
 	return s
 }
+
+// EventsBacklog reads what a reader catching up from cursor needs of the events past it,
+// in id order: the last `last` events of any type, and every `claim.refused` event (the
+// contention they record is counted over a window). The events in between are skipped —
+// a long-lived DB holds every event since it was made, and a reader that only shows
+// recent activity must not read them all into memory. next is the highest event id past
+// cursor (cursor itself when there is none): the cursor to continue from.
+func (r *Reader) EventsBacklog(ctx context.Context, cursor int64, last int) (evs []Event, h Health, next int64, err error) {
+	const op = "events"
+	next = cursor
+	tx, err := r.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, Health{}, next, mapErr(op, r.path, err)
+	}
+	defer tx.Rollback()
+	info, err := introspectTables(ctx, tx, "events")
+	if err != nil {
+		return nil, Health{}, next, mapErr(op, r.path, err)
+	}
+	where := "WHERE event_id > ? AND (event_id IN (SELECT event_id FROM events WHERE event_id > ? ORDER BY event_id DESC LIMIT ?)"
+	args := []any{cursor, cursor, max(last, 0)}
+	if info["events"]["event_type"] {
+		where += " OR event_type = 'claim.refused'"
+	}
+	evs, h, err = readTable(ctx, tx, info, "events", eventCols, where+") ORDER BY event_id", args,
+		decodeEvent, func(v Event) []string { return v.Problems })
+	if err != nil || h.Status == HealthUnavailable {
+		return evs, h, next, mapErr(op, r.path, err)
+	}
+	rows, err := tx.QueryContext(ctx, "SELECT coalesce(max(event_id), ?) FROM events WHERE event_id > ?", cursor, cursor)
+	if err != nil {
+		return evs, h, next, mapErr(op, r.path, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := rows.Scan(&next); err != nil {
+			return evs, h, cursor, mapErr(op, r.path, err)
+		}
+	}
+	return evs, h, next, mapErr(op, r.path, rows.Err())
+}

@@ -218,25 +218,15 @@ func fillDB(in *Input, s *leases.Snapshot, p Probe) {
 	}
 }
 
+// backlogEvents is how many of the most recent events a catch-up read keeps besides every
+// claim refusal: the activity the model shows (Config.ActivityLimit, 200 by default) is
+// drawn from them.
+const backlogEvents = 1000
+
+// readEvents catches up with the events past cursor: what the model derives from them
+// (recent activity, claim refusals), not every event the DB ever recorded.
 func readEvents(ctx context.Context, r *leases.Reader, cursor int64) ([]leases.Event, leases.Health, int64, error) {
-	var all []leases.Event
-	h := leases.Health{Status: leases.HealthOK}
-	for {
-		evs, eh, err := r.EventsSince(ctx, cursor, 1000)
-		if err != nil {
-			return all, h, cursor, err
-		}
-		if eh.Status != leases.HealthOK {
-			h = eh
-		}
-		all = append(all, evs...)
-		if len(evs) > 0 {
-			cursor = evs[len(evs)-1].EventID
-		}
-		if len(evs) < 1000 {
-			return all, h, cursor, nil
-		}
-	}
+	return r.EventsBacklog(ctx, cursor, backlogEvents)
 }
 
 func worstOf(hs ...leases.Health) leases.Health {

@@ -74,6 +74,8 @@ func (a *annotated) Refresh() { a.live.Refresh() }
 
 func (a *annotated) run(ctx context.Context) {
 	defer close(a.out)
+	// Annotations and redaction look only at entries new since the previous snapshot.
+	ann, red := a.core.NewAnnotator(), a.secrets.NewStream()
 	for {
 		select {
 		case <-ctx.Done():
@@ -82,7 +84,7 @@ func (a *annotated) run(ctx context.Context) {
 			if !ok {
 				return
 			}
-			s = a.secrets.Snapshot(a.core.Annotate(ctx, s))
+			s = red.Snapshot(ann.Snapshot(ctx, s))
 			select {
 			case a.out <- s:
 			case <-ctx.Done():

@@ -47,3 +47,38 @@ func (c *Core) annotateOne(ctx context.Context, o model.Orphan) model.Orphan {
 	}
 	return o
 }
+
+// Annotator annotates a stream of snapshots from one live model, previewing only the
+// orphans that are new: a published orphan is immutable and the live model re-derives (as
+// a new value) every orphan whose sources changed or whose deadline passed, so an orphan
+// seen before keeps its annotation. Without this, a workbench previewed every orphan's
+// action — a read of the lock and the lease each — on every snapshot, and handed the
+// screen new orphan values each time. An annotation is advice for the list; the action
+// menu previews afresh, and an apply re-checks every fence. Not safe for concurrent use.
+type Annotator struct {
+	c    *Core
+	prev map[*model.Orphan]*model.Orphan
+}
+
+// NewAnnotator returns an Annotator over c.
+func (c *Core) NewAnnotator() *Annotator { return &Annotator{c: c} }
+
+// Snapshot is Annotate with the annotations of orphans seen in the previous snapshot reused.
+func (a *Annotator) Snapshot(ctx context.Context, s *model.Snapshot) *model.Snapshot {
+	if s == nil {
+		return s
+	}
+	next := make(map[*model.Orphan]*model.Orphan, len(s.Orphans))
+	cp := *s
+	cp.Orphans = make([]*model.Orphan, len(s.Orphans))
+	for i, o := range s.Orphans {
+		got, ok := a.prev[o]
+		if !ok {
+			x := a.c.annotateOne(ctx, *o)
+			got = &x
+		}
+		next[o], cp.Orphans[i] = got, got
+	}
+	a.prev = next
+	return &cp
+}

@@ -31,6 +31,8 @@ type childWorkspace struct {
 type supervisorReport struct {
 	Rounds  int            `json:"rounds"`
 	Applied map[string]int `json:"applied"` // "action result" → count
+	// Unknown holds what the core said of the first outcomes it could not settle.
+	Unknown []string `json:"unknown_outcomes,omitempty"`
 	// Memory samples of this process: seconds since it started, resident set and live
 	// heap (as of the last GC mark) in KiB.
 	MemAt   []float64 `json:"mem_at_s"`
@@ -126,6 +128,9 @@ func supervise(wsJSON, auditPath, dur string) error {
 		}
 		out := core.Apply(ctx, pv, pv.ConfirmPhrase)
 		rep.Applied[req.Action+" "+string(out.Result)]++
+		if out.Result == govern.ResultUnknown && len(rep.Unknown) < 10 {
+			rep.Unknown = append(rep.Unknown, req.Action+": "+out.Message)
+		}
 	}
 	mws := model.Workspace{LocksDir: cw.LocksDir, DBPath: cw.DBPath, RepoRoot: cw.RepoRoot}
 	probe := model.NewProbe(cw.RepoRoot)

@@ -208,7 +208,7 @@ func TestCrashAtEveryStep(t *testing.T) {
 		state: func(t *testing.T, f *fixture) string {
 			name, _ := locks.Name(lockKey(work(4)))
 			live := locks.ReadFile(f.ws.LocksDir, name)
-			snap, err := locks.LoadDir(f.ws.LocksDir, locks.LoadOptions{})
+			snap, err := locks.LoadDir(f.ws.LocksDir, locks.LoadOptions{Retired: true})
 			if err != nil {
 				t.Fatal(err)
 			}

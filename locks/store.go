@@ -28,6 +28,11 @@ type LoadOptions struct {
 	// LegacyFile is the legacy single-slot file to read when present ("" =
 	// none). It may live outside the directory; a symlink there is refused.
 	LegacyFile string
+	// Retired reads every archived lock under retired/ into Snapshot.Retired. It costs
+	// what the history holds (every release and retire leaves a file), so a reader of the
+	// current state leaves it off: retired/ is then only checked to be a directory it can
+	// open (RetiredUnavailable otherwise).
+	Retired bool
 }
 
 // Snapshot is one full scan of a locks directory.
@@ -73,8 +78,14 @@ func LoadDir(dir string, opts LoadOptions) (*Snapshot, error) {
 		switch {
 		case strings.HasPrefix(name, "."):
 			s.Ignored = append(s.Ignored, name)
-		case name == retiredDir && de.IsDir():
+		case name == retiredDir && de.IsDir() && opts.Retired:
 			s.loadRetired(dir, real, bp)
+		case name == retiredDir && de.IsDir():
+			if f, err := os.Open(filepath.Join(dir, retiredDir)); err != nil {
+				s.RetiredUnavailable = &Unreadable{Reason: UnreadableIO, Detail: err.Error()}
+			} else {
+				f.Close()
+			}
 		case !strings.HasSuffix(name, nameSuffix):
 			s.Ignored = append(s.Ignored, name)
 		default:

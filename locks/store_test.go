@@ -28,7 +28,7 @@ func TestLoadDirKeyedByIdentity(t *testing.T) {
 	slot := filepath.Join(t.TempDir(), "gitea_issue_lock.json")
 	writeFile(t, slot, fixtureBytes(t, "legacy-top-level-claimant.json"))
 
-	s, err := LoadDir(dir, LoadOptions{LegacyFile: slot})
+	s, err := LoadDir(dir, LoadOptions{LegacyFile: slot, Retired: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,6 +47,10 @@ func TestLoadDirKeyedByIdentity(t *testing.T) {
 	}
 	if got := names(s.Retired); got != "retired/a.20260724T060000Z.3.json" || s.Retired[0].Class != ClassRetired {
 		t.Errorf("retired = %s", got)
+	}
+	// Without Retired, the history is not read, only checked to be readable.
+	if cur, err := LoadDir(dir, LoadOptions{}); err != nil || len(cur.Retired) != 0 || cur.RetiredUnavailable != nil || len(cur.Live) != len(s.Live) {
+		t.Errorf("current state only: %v retired %d unavailable %+v", err, len(cur.Retired), cur.RetiredUnavailable)
 	}
 	if got := strings.Join(s.Ignored, ","); got != ".a.json.flock,.tmp-a.json-123,notes.txt" {
 		t.Errorf("ignored = %s", got)

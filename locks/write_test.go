@@ -181,7 +181,7 @@ func TestArchiveAndRestore(t *testing.T) {
 	if Assess(&a.Record, fixtureNow).Contract != ContractCanonical || len(a.Record.UnknownKeys) != 1 {
 		t.Errorf("archived record changed: %+v", a.Record.UnknownKeys)
 	}
-	s, _ := LoadDir(dir, LoadOptions{})
+	s, _ := LoadDir(dir, LoadOptions{Retired: true})
 	if len(s.Live) != 0 || len(s.Retired) != 1 {
 		t.Errorf("snapshot live %d retired %d", len(s.Live), len(s.Retired))
 	}
@@ -286,7 +286,7 @@ func TestCrashAtEveryStep(t *testing.T) {
 				if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 					t.Fatalf("child did not die by SIGKILL at %s: %v\n%s", step, err, out)
 				}
-				s, err := LoadDir(dir, LoadOptions{})
+				s, err := LoadDir(dir, LoadOptions{Retired: true})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -64,7 +64,7 @@ type ReadOptions struct {
 	RecentTerminal int
 	// RecentEnded is how many of the most recently created sessions to include
 	// besides every session that may be live (status active in any case, or
-	// absent) and every session a lease read names; the rest have ended and
+	// absent) and every session a non-terminal lease names; the rest have ended and
 	// are only counted (Snapshot.SessionsOmitted). Zero means
 	// DefaultRecentEnded; negative means none. The supervised system never
 	// trims the sessions table: without this bound a long-running reader would
@@ -92,7 +92,7 @@ type Snapshot struct {
 	Sessions       []Session
 	SessionsHealth Health
 	// SessionsOmitted counts the ended sessions the read left out (not among
-	// the ReadOptions.RecentEnded most recent, named by no lease read).
+	// the ReadOptions.RecentEnded most recent, named by no non-terminal lease).
 	SessionsOmitted   int
 	WorkItems         []WorkItem
 	WorkItemsHealth   Health
@@ -221,7 +221,7 @@ func readLeases(ctx context.Context, q queryer, info schemaInfo, opt ReadOptions
 }
 
 // readSessions reads every session that may be live (status active or
-// absent), every session a lease in ls names, and the most recent ended ones
+// absent), every session a non-terminal lease in ls names, and the most recent ended ones
 // (by rowid, the order they were created in), in rowid order; it counts the
 // ended sessions left out. Without a status column nothing can be told ended,
 // and every row is read.
@@ -239,7 +239,7 @@ func readSessions(ctx context.Context, q queryer, info schemaInfo, opt ReadOptio
 	// lease names it; the lease ids go in as a JSON array so the statement stays one.
 	named := make([]string, 0, len(ls))
 	for _, l := range ls {
-		if l.SessionID != "" {
+		if l.SessionID != "" && !l.Status.Terminal() {
 			named = append(named, l.SessionID)
 		}
 	}

@@ -14,16 +14,19 @@ import (
 func TestSnapshotBoundsEndedSessions(t *testing.T) {
 	t.Parallel()
 	ss := []leasestest.Session{
-		{SessionID: "old-ended-named", Status: "ended"},  // a terminal lease read names it
-		{SessionID: "old-ended", Status: "ended"},        // left out
+		{SessionID: "old-ended-named", Status: "ended"},  // an active lease names it (an orphan lease)
+		{SessionID: "old-ended", Status: "ended"},        // only a terminal lease names it: left out
 		{SessionID: "old-live", Status: "active"},        // may be live: kept
 		{SessionID: "old-upper", Status: "ACTIVE"},       // may be live to a reader that folds case: kept
 		{SessionID: "old-crashed", Status: "crashed"},    // left out
 		{SessionID: "recent-ended-1", Status: "ended"},   // among the 2 most recent
 		{SessionID: "recent-ended-2", Status: "expired"}, // among the 2 most recent
 	}
-	ls := []leasestest.Lease{{LeaseID: "l-done", SessionID: "old-ended-named", Work: leasestest.Work(leases.KindIssue, 1),
-		Status: leases.StatusReleased, ExpiresAt: leases.FormatTime(now.Add(-time.Hour))}}
+	ls := []leasestest.Lease{
+		{LeaseID: "l-held", SessionID: "old-ended-named", Work: leasestest.Work(leases.KindIssue, 1), ExpiresAt: leases.FormatTime(now.Add(time.Hour))},
+		// A terminal lease keeps no session in the read: its session's row decides nothing.
+		{LeaseID: "l-done", SessionID: "old-ended", Work: leasestest.Work(leases.KindIssue, 2),
+			Status: leases.StatusReleased, ExpiresAt: leases.FormatTime(now.Add(-time.Hour))}}
 	path := leasestest.NewDB(t, ss, ls)
 	ids := func(s *leases.Snapshot) []string {
 		var out []string
@@ -41,7 +44,7 @@ func TestSnapshotBoundsEndedSessions(t *testing.T) {
 		{"two recent", leases.ReadOptions{RecentEnded: 2}, []string{"old-ended-named", "old-live", "old-upper", "recent-ended-1", "recent-ended-2"}, 2},
 		{"no recent", leases.ReadOptions{RecentEnded: -1}, []string{"old-ended-named", "old-live", "old-upper"}, 4},
 		{"default covers all", leases.ReadOptions{}, []string{"old-ended-named", "old-ended", "old-live", "old-upper", "old-crashed", "recent-ended-1", "recent-ended-2"}, 0},
-		{"terminal leases not read: nothing names the ended one", leases.ReadOptions{RecentEnded: -1, RecentTerminal: -1}, []string{"old-live", "old-upper"}, 5},
+		{"terminal leases not read", leases.ReadOptions{RecentEnded: -1, RecentTerminal: -1}, []string{"old-ended-named", "old-live", "old-upper"}, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := snapshotOpt(t, path, tc.opt)

@@ -17,7 +17,7 @@ type Snapshot struct {
 	Sessions       []*Session      `json:"sessions"`
 	// SessionsOmitted counts ended sessions left out of Sessions, as of the
 	// last full read of the DB: every session that may be live, every one a
-	// lease read names and the most recent others are listed (see
+	// non-terminal lease names and the most recent others are listed (see
 	// leases.ReadOptions.RecentEnded).
 	SessionsOmitted int          `json:"sessions_omitted,omitempty"`
 	Items           []*ItemState `json:"items"`

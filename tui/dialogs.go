@@ -272,16 +272,7 @@ func (d *confirmDialog) View(w, h int) string {
 	if d.phrase != "" && len(d.allowedPreviews()) > 0 {
 		foot = append(foot, truncate(fmt.Sprintf("type %q to enable Apply:", d.phrase), iw), "> "+d.typed.view(iw-2))
 	}
-	cancel, apply := st.btnOff, st.btnOff
-	if d.focus == 0 {
-		cancel = st.btnOn
-	} else {
-		apply = st.btnOn
-	}
-	if !d.ready() {
-		apply = st.btnDisabled
-	}
-	foot = append(foot, cancel.Render("Cancel")+"  "+apply.Render("Apply"))
+	foot = append(foot, buttons(d.focus, d.ready(), "Apply"))
 	// Keep the phrase and the buttons visible: cut the preview, saying how much was cut.
 	if room := h - 3 - len(foot); len(b) > room {
 		more := len(b) - room + 1
@@ -303,4 +294,19 @@ func targetString(t govern.Target) string {
 		parts = append(parts, "item "+line(t.Item.String()))
 	}
 	return strings.Join(parts, " · ")
+}
+
+// buttons draws a dialog's Cancel and action buttons: focus 0 is Cancel (the default), any
+// other the action, which is drawn disabled until ready.
+func buttons(focus int, ready bool, action string) string {
+	cancel, act := st.btnOff, st.btnOff
+	if focus == 0 {
+		cancel = st.btnOn
+	} else {
+		act = st.btnOn
+	}
+	if !ready {
+		act = st.btnDisabled
+	}
+	return cancel.Render("Cancel") + "  " + act.Render(action)
 }

@@ -103,16 +103,7 @@ func (d *resolveDialog) View(w, h int) string {
 	add(st.bold.Render("Reason") + st.dim.Render("  what you checked, in a few words"))
 	b = append(b, "> "+d.reason.view(iw-2))
 	b = append(b, "")
-	cancel, record := st.btnOff, st.btnOff
-	if d.focus == 0 {
-		cancel = st.btnOn
-	} else {
-		record = st.btnOn
-	}
-	if !d.ready() {
-		record = st.btnDisabled
-	}
-	b = append(b, cancel.Render("Cancel")+"  "+record.Render("Record"))
+	b = append(b, buttons(d.focus, d.ready(), "Record"))
 	if room := h - 2; len(b) > room {
 		// Keep the choice, the reason and the buttons: drop the explanations first.
 		b = append(b[:1], b[len(b)-room+1:]...)

@@ -21,7 +21,17 @@ func Liveness(pid int, host string) ProcessState {
 	if err != nil || host == "" || host != me {
 		return ProcessUnknown
 	}
-	err = syscall.Kill(pid, 0)
+	return LocalLiveness(pid)
+}
+
+// LocalLiveness is Liveness for a process the caller knows to be on this host (it compared
+// the recorded host with this host's name, resolved once): it skips resolving the name on
+// every call, which was a sixth of an idle workbench's CPU at 10,000 claims.
+func LocalLiveness(pid int) ProcessState {
+	if pid <= 0 || pid > math.MaxInt32 {
+		return ProcessUnknown
+	}
+	err := syscall.Kill(pid, 0)
 	switch {
 	case err == nil, errors.Is(err, syscall.EPERM):
 		return ProcessAlive
@@ -37,6 +47,14 @@ func Liveness(pid int, host string) ProcessState {
 func WorktreePresence(path, host string) WorktreeState {
 	me, err := os.Hostname()
 	if path == "" || err != nil || host != me {
+		return WorktreeUnknown
+	}
+	return LocalWorktreePresence(path)
+}
+
+// LocalWorktreePresence is WorktreePresence for a path the caller knows to be on this host.
+func LocalWorktreePresence(path string) WorktreeState {
+	if path == "" {
 		return WorktreeUnknown
 	}
 	fi, err := os.Stat(path)

@@ -184,11 +184,12 @@ func sameFile(fi os.FileInfo, e locks.Entry) bool {
 // records whose observation changed touch their items.
 func (l *Live) reprobe() {
 	e := l.e
+	p := l.probe.memo() // a joined lock and lease name one pid and one worktree: probe each once
 	for name, lo := range e.locks {
 		if lo.Entry.Unreadable != nil || lo.PID <= 0 && lo.Worktree == WorktreeUnknown && !strings.HasPrefix(lo.WorkWhy, "stat") {
 			continue
 		}
-		n := l.probe.ObserveLock(lo.Entry, lo.ReadAt)
+		n := p.ObserveLock(lo.Entry, lo.ReadAt)
 		if n.Owner != lo.Owner || n.Worktree != lo.Worktree {
 			e.setLock(name, &n)
 		}
@@ -197,7 +198,7 @@ func (l *Live) reprobe() {
 		if lo.Lease.Status.Terminal() || lo.Lease.OwnerHost != l.probe.Host {
 			continue
 		}
-		n := l.probe.ObserveLease(lo.Lease)
+		n := p.ObserveLease(lo.Lease)
 		if n.Owner != lo.Owner || n.Worktree != lo.Worktree {
 			e.setLease(id, &n)
 		}
@@ -206,7 +207,7 @@ func (l *Live) reprobe() {
 		if so.Session.Host != l.probe.Host {
 			continue
 		}
-		n := l.probe.ObserveSession(so.Session)
+		n := p.ObserveSession(so.Session)
 		if n.Owner != so.Owner {
 			e.setSession(id, &n)
 		}

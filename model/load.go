@@ -60,7 +60,7 @@ func (p Probe) owner(pid int64, host string) (Liveness, string) {
 	}
 	f := p.Liveness
 	if f == nil {
-		f = leases.Liveness
+		f = p.localLiveness
 	}
 	st := f(int(pid), host)
 	return Liveness(st), "kill(" + fmt.Sprint(pid) + ", 0) on this host"
@@ -79,9 +79,63 @@ func (p Probe) worktree(path, host string) (Worktree, string) {
 	}
 	f := p.Worktree
 	if f == nil {
-		f = leases.WorktreePresence
+		f = p.localWorktree
 	}
 	return Worktree(f(clean, host)), "stat under " + p.BranchesRoot
+}
+
+// memo returns p with its liveness and worktree probes remembered for the life of the
+// returned value: one pass of the re-probe asks each (pid, host) and (path, host) once.
+func (p Probe) memo() Probe {
+	live, tree := p.Liveness, p.Worktree
+	if live == nil {
+		live = p.localLiveness
+	}
+	if tree == nil {
+		tree = p.localWorktree
+	}
+	type pidKey struct {
+		host string
+		pid  int
+	}
+	type pathKey struct{ host, path string }
+	lives, trees := map[pidKey]leases.ProcessState{}, map[pathKey]leases.WorktreeState{}
+	p.Liveness = func(pid int, host string) leases.ProcessState {
+		k := pidKey{host, pid}
+		st, ok := lives[k]
+		if !ok {
+			st = live(pid, host)
+			lives[k] = st
+		}
+		return st
+	}
+	p.Worktree = func(path, host string) leases.WorktreeState {
+		k := pathKey{host, path}
+		st, ok := trees[k]
+		if !ok {
+			st = tree(path, host)
+			trees[k] = st
+		}
+		return st
+	}
+	return p
+}
+
+// localLiveness and localWorktree are the default probes: the host was compared with
+// p.Host (resolved once) by the caller, so they do not resolve it again per record. A
+// record that names no host is unknown, as leases.Liveness says.
+func (p Probe) localLiveness(pid int, host string) leases.ProcessState {
+	if host == "" || p.Host == "" {
+		return leases.ProcessUnknown
+	}
+	return leases.LocalLiveness(pid)
+}
+
+func (p Probe) localWorktree(path, host string) leases.WorktreeState {
+	if host == "" || p.Host == "" {
+		return leases.WorktreeUnknown
+	}
+	return leases.LocalWorktreePresence(path)
 }
 
 // lockHost is the lock's "host" field; a lock without one is taken to be this

@@ -1,0 +1,36 @@
+package model
+
+import (
+	"testing"
+
+	"steward/leases"
+)
+
+// One re-probe pass asks each (pid, host) and (path, host) once: a joined lock and lease
+// name the same owner and worktree.
+func TestProbeMemoAsksOnce(t *testing.T) {
+	lives, trees := 0, 0
+	p := Probe{Host: "here", BranchesRoot: "/repo/branches",
+		Liveness: func(int, string) leases.ProcessState { lives++; return leases.ProcessAlive },
+		Worktree: func(string, string) leases.WorktreeState { trees++; return leases.WorktreePresent }}
+	m := p.memo()
+	for range 3 {
+		if o, _ := m.owner(42, "here"); o != LivenessAlive {
+			t.Fatalf("owner %v", o)
+		}
+		if w, _ := m.worktree("/repo/branches/a", "here"); w != WorktreePresent {
+			t.Fatalf("worktree %v", w)
+		}
+	}
+	m.owner(43, "here")
+	m.worktree("/repo/branches/b", "here")
+	if lives != 2 || trees != 2 {
+		t.Fatalf("%d liveness and %d worktree probes, want 2 and 2", lives, trees)
+	}
+	if p.memo(); lives != 2 { // a new pass starts empty, and the original probe is untouched
+		t.Fatal("memo changed the probe it was made from")
+	}
+	if o, _ := p.owner(42, "here"); o != LivenessAlive || lives != 3 {
+		t.Fatalf("the original probe remembered: %d calls", lives)
+	}
+}

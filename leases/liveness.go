@@ -4,8 +4,14 @@ import (
 	"errors"
 	"math"
 	"os"
+	"sync"
 	"syscall"
 )
+
+// hostname is this machine's name, resolved once per process: the re-probe asks it for every
+// record every few seconds, and resolving it each time was a sixth of an idle workbench's CPU
+// at 10,000 claims. A machine renamed while steward runs is seen after a restart.
+var hostname = sync.OnceValues(os.Hostname)
 
 // Liveness reports whether process pid on host is alive, using kill(pid, 0).
 // A record from another host, an unknown local host name, or a pid <= 0 is
@@ -17,21 +23,11 @@ func Liveness(pid int, host string) ProcessState {
 	if pid <= 0 || pid > math.MaxInt32 {
 		return ProcessUnknown
 	}
-	me, err := os.Hostname()
+	me, err := hostname()
 	if err != nil || host == "" || host != me {
 		return ProcessUnknown
 	}
-	return LocalLiveness(pid)
-}
-
-// LocalLiveness is Liveness for a process the caller knows to be on this host (it compared
-// the recorded host with this host's name, resolved once): it skips resolving the name on
-// every call, which was a sixth of an idle workbench's CPU at 10,000 claims.
-func LocalLiveness(pid int) ProcessState {
-	if pid <= 0 || pid > math.MaxInt32 {
-		return ProcessUnknown
-	}
-	err := syscall.Kill(pid, 0)
+	err = syscall.Kill(pid, 0)
 	switch {
 	case err == nil, errors.Is(err, syscall.EPERM):
 		return ProcessAlive
@@ -45,16 +41,8 @@ func LocalLiveness(pid int) ProcessState {
 // this host that stat reports as not existing is missing; an empty path, a
 // foreign host or any other stat error is unknown.
 func WorktreePresence(path, host string) WorktreeState {
-	me, err := os.Hostname()
+	me, err := hostname()
 	if path == "" || err != nil || host != me {
-		return WorktreeUnknown
-	}
-	return LocalWorktreePresence(path)
-}
-
-// LocalWorktreePresence is WorktreePresence for a path the caller knows to be on this host.
-func LocalWorktreePresence(path string) WorktreeState {
-	if path == "" {
 		return WorktreeUnknown
 	}
 	fi, err := os.Stat(path)

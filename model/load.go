@@ -60,7 +60,7 @@ func (p Probe) owner(pid int64, host string) (Liveness, string) {
 	}
 	f := p.Liveness
 	if f == nil {
-		f = p.localLiveness
+		f = leases.Liveness
 	}
 	st := f(int(pid), host)
 	return Liveness(st), "kill(" + fmt.Sprint(pid) + ", 0) on this host"
@@ -79,7 +79,7 @@ func (p Probe) worktree(path, host string) (Worktree, string) {
 	}
 	f := p.Worktree
 	if f == nil {
-		f = p.localWorktree
+		f = leases.WorktreePresence
 	}
 	return Worktree(f(clean, host)), "stat under " + p.BranchesRoot
 }
@@ -89,10 +89,10 @@ func (p Probe) worktree(path, host string) (Worktree, string) {
 func (p Probe) memo() Probe {
 	live, tree := p.Liveness, p.Worktree
 	if live == nil {
-		live = p.localLiveness
+		live = leases.Liveness
 	}
 	if tree == nil {
-		tree = p.localWorktree
+		tree = leases.WorktreePresence
 	}
 	type pidKey struct {
 		host string
@@ -119,23 +119,6 @@ func (p Probe) memo() Probe {
 		return st
 	}
 	return p
-}
-
-// localLiveness and localWorktree are the default probes: the host was compared with
-// p.Host (resolved once) by the caller, so they do not resolve it again per record. A
-// record that names no host is unknown, as leases.Liveness says.
-func (p Probe) localLiveness(pid int, host string) leases.ProcessState {
-	if host == "" || p.Host == "" {
-		return leases.ProcessUnknown
-	}
-	return leases.LocalLiveness(pid)
-}
-
-func (p Probe) localWorktree(path, host string) leases.WorktreeState {
-	if host == "" || p.Host == "" {
-		return leases.WorktreeUnknown
-	}
-	return leases.LocalWorktreePresence(path)
 }
 
 // lockHost is the lock's "host" field; a lock without one is taken to be this

@@ -94,31 +94,27 @@ func (p Probe) memo() Probe {
 	if tree == nil {
 		tree = leases.WorktreePresence
 	}
-	type pidKey struct {
-		host string
-		pid  int
-	}
-	type pathKey struct{ host, path string }
-	lives, trees := map[pidKey]leases.ProcessState{}, map[pathKey]leases.WorktreeState{}
-	p.Liveness = func(pid int, host string) leases.ProcessState {
-		k := pidKey{host, pid}
-		st, ok := lives[k]
-		if !ok {
-			st = live(pid, host)
-			lives[k] = st
-		}
-		return st
-	}
-	p.Worktree = func(path, host string) leases.WorktreeState {
-		k := pathKey{host, path}
-		st, ok := trees[k]
-		if !ok {
-			st = tree(path, host)
-			trees[k] = st
-		}
-		return st
-	}
+	p.Liveness = remember(live)
+	p.Worktree = remember(tree)
 	return p
+}
+
+// remember wraps a probe of (a, host) so that each pair is asked once.
+func remember[A comparable, R any](f func(A, string) R) func(A, string) R {
+	type key struct {
+		a    A
+		host string
+	}
+	seen := map[key]R{}
+	return func(a A, host string) R {
+		k := key{a, host}
+		r, ok := seen[k]
+		if !ok {
+			r = f(a, host)
+			seen[k] = r
+		}
+		return r
+	}
 }
 
 // lockHost is the lock's "host" field; a lock without one is taken to be this

@@ -58,12 +58,7 @@ func digest(s *model.Snapshot, cfg digestCfg) *data {
 	orphansBy := map[string][]actionRef{}
 	d.Rows[pageOrphans] = make([]row, 0, len(s.Orphans))
 	for _, o := range s.Orphans {
-		r := cache.orphans[o]
-		if r == nil {
-			x := orphanRow(o, cfg)
-			r = &x
-		}
-		next.orphans[o] = r
+		r := cachedRow(cache.orphans, next.orphans, o, func() row { return orphanRow(o, cfg) })
 		d.Rows[pageOrphans] = append(d.Rows[pageOrphans], *r)
 		for _, k := range []string{o.LeaseID, o.LockFile} {
 			if k != "" {
@@ -73,12 +68,7 @@ func digest(s *model.Snapshot, cfg digestCfg) *data {
 	}
 	d.Rows[pageClaims] = make([]row, 0, len(s.Claims))
 	for _, c := range s.Claims {
-		r := cache.claims[c]
-		if r == nil {
-			x := claimRow(c, cfg)
-			r = &x
-		}
-		next.claims[c] = r
+		r := cachedRow(cache.claims, next.claims, c, func() row { return claimRow(c, cfg) })
 		d.Rows[pageClaims] = append(d.Rows[pageClaims], *r)
 		if len(orphansBy) > 0 {
 			d.Rows[pageClaims][len(d.Rows[pageClaims])-1].Actions = claimActions(c, orphansBy)
@@ -92,12 +82,7 @@ func digest(s *model.Snapshot, cfg digestCfg) *data {
 	}
 	d.Rows[pageSessions] = make([]row, 0, len(s.Sessions))
 	for _, x := range s.Sessions {
-		r := cache.sessions[x]
-		if r == nil {
-			y := sessionRow(x)
-			r = &y
-		}
-		next.sessions[x] = r
+		r := cachedRow(cache.sessions, next.sessions, x, func() row { return sessionRow(x) })
 		d.Rows[pageSessions] = append(d.Rows[pageSessions], *r)
 	}
 	if cfg.cache != nil {
@@ -365,5 +350,17 @@ func sessionRow(x *model.Session) row {
 		},
 	}
 	r.Search = haystack(append(r.Cells, leaseIDs...)...)
+	return r
+}
+
+// cachedRow returns the row of entry k from the previous snapshot's cache, or builds it, and
+// keeps it for the next snapshot.
+func cachedRow[K comparable](prev, next map[K]*row, k K, build func() row) *row {
+	r := prev[k]
+	if r == nil {
+		x := build()
+		r = &x
+	}
+	next[k] = r
 	return r
 }

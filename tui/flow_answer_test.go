@@ -18,37 +18,8 @@ import (
 // core, apply, and watch the item leave the Clarifications view — against the in-process
 // Gitea subset.
 func TestFlowAnswerClarification(t *testing.T) {
-	fake := fakegitea.New()
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
-	fake.SetBaseURL(srv.URL)
-	fake.AddUser("maint", "tok-maint-0123456789")
-	repo := fake.CreateRepo("acme", "widgets")
-	repo.CreateLabel("status:blocked-pending-clarification", "d93f0b")
-	n := repo.CreateIssue("maint", "Which API?", "body", "status:blocked-pending-clarification")
-	repo.AddComment("worker", n, "Should this use the **v2** API?")
-	cl, err := gitea.New(gitea.Config{Login: gitea.Login{URL: srv.URL, Token: gitea.NewToken("tok-maint-0123456789")}, Owner: "acme", Repo: "widgets", RequestTimeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	clk := &clock{t: time.Now().UTC()}
-	c, ws, audit := testCoreGitea(t, cl, clk.Now)
-	src := &diskSource{ws: ws, now: clk.Now, ch: make(chan *model.Snapshot, 4), gitea: cl}
-	tm := startFlow(t, Options{Core: c, Source: src, AuditPath: audit, Now: clk.Now}, src)
-	src.ch <- src.build()
-
-	pressAll(tm, "4")
-	waitText(t, tm, "Which API?")
-	pressAll(tm, "a")
-	waitText(t, tm, "Answer a clarification")
-	pressAll(tm, "enter")
-	waitText(t, tm, "Your answer (Markdown)")
-	for _, m := range typeText("Use **v2**.") {
-		tm.Send(m)
-	}
-	pressAll(tm, "ctrl+s")
-	waitText(t, tm, "Apply", "effect")
+	_, cl := clarificationGitea(t)
+	tm, src, audit := answerUpToApply(t, cl)
 	pressAll(tm, "tab", "enter")
 	waitText(t, tm, "SUCCEEDED")
 	waitText(t, tm, "Clarifications · 0 of 0")
@@ -71,4 +42,47 @@ func TestFlowAnswerClarification(t *testing.T) {
 	if got := src.build(); len(got.Clarifications) != 0 || got.Sources.Gitea.Status != model.StatusOK {
 		t.Fatalf("Gitea still shows %d clarifications (gitea %s %s)", len(got.Clarifications), got.Sources.Gitea.Status, got.Sources.Gitea.Reason)
 	}
+}
+
+// clarificationGitea serves the in-process Gitea subset with one issue blocked on a worker's
+// question, and a client for it.
+func clarificationGitea(t *testing.T) (*fakegitea.Server, *gitea.Client) {
+	t.Helper()
+	fake := fakegitea.New()
+	srv := httptest.NewServer(fake)
+	t.Cleanup(srv.Close)
+	fake.SetBaseURL(srv.URL)
+	fake.AddUser("maint", "tok-maint-0123456789")
+	repo := fake.CreateRepo("acme", "widgets")
+	repo.CreateLabel("status:blocked-pending-clarification", "d93f0b")
+	n := repo.CreateIssue("maint", "Which API?", "body", "status:blocked-pending-clarification")
+	repo.AddComment("worker", n, "Should this use the **v2** API?")
+	cl, err := gitea.New(gitea.Config{Login: gitea.Login{URL: srv.URL, Token: gitea.NewToken("tok-maint-0123456789")}, Owner: "acme", Repo: "widgets", RequestTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fake, cl
+}
+
+// answerUpToApply starts the workbench on real files and cl, selects the question, writes
+// the answer and opens the core's preview with Apply focused next: the caller presses it.
+func answerUpToApply(t *testing.T, cl *gitea.Client) (*teatest.TestModel, *diskSource, string) {
+	t.Helper()
+	clk := &clock{t: time.Now().UTC()}
+	c, ws, audit := testCoreGitea(t, cl, clk.Now)
+	src := &diskSource{ws: ws, now: clk.Now, ch: make(chan *model.Snapshot, 4), gitea: cl}
+	tm := startFlow(t, Options{Core: c, Source: src, AuditPath: audit, Now: clk.Now}, src)
+	src.ch <- src.build()
+	pressAll(tm, "4")
+	waitText(t, tm, "Which API?")
+	pressAll(tm, "a")
+	waitText(t, tm, "Answer a clarification")
+	pressAll(tm, "enter")
+	waitText(t, tm, "Your answer (Markdown)")
+	for _, m := range typeText("Use **v2**.") {
+		tm.Send(m)
+	}
+	pressAll(tm, "ctrl+s")
+	waitText(t, tm, "Apply", "effect")
+	return tm, src, audit
 }

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,8 +10,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
-	"steward/gitea"
-	"steward/gitea/fakegitea"
 	"steward/govern"
 	"steward/model"
 )
@@ -55,19 +52,7 @@ func activityRow(t *testing.T, r *Root, attempt string) row {
 // own toast say so, and the audit log holds a machine resolution. Real files, real DB, the
 // in-process Gitea subset.
 func TestFlowVerifyUnknownAnswer(t *testing.T) {
-	fake := fakegitea.New()
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
-	fake.SetBaseURL(srv.URL)
-	fake.AddUser("maint", "tok-maint-0123456789")
-	repo := fake.CreateRepo("acme", "widgets")
-	repo.CreateLabel("status:blocked-pending-clarification", "d93f0b")
-	n := repo.CreateIssue("maint", "Which API?", "body", "status:blocked-pending-clarification")
-	repo.AddComment("worker", n, "Should this use the **v2** API?")
-	cl, err := gitea.New(gitea.Config{Login: gitea.Login{URL: srv.URL, Token: gitea.NewToken("tok-maint-0123456789")}, Owner: "acme", Repo: "widgets", RequestTimeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fake, cl := clarificationGitea(t)
 	fake.SetFault(func(q *http.Request) int {
 		if q.Method == http.MethodPost && strings.HasSuffix(q.URL.Path, "/comments") {
 			return http.StatusInternalServerError
@@ -75,23 +60,7 @@ func TestFlowVerifyUnknownAnswer(t *testing.T) {
 		return 0
 	})
 
-	clk := &clock{t: time.Now().UTC()}
-	c, ws, audit := testCoreGitea(t, cl, clk.Now)
-	src := &diskSource{ws: ws, now: clk.Now, ch: make(chan *model.Snapshot, 4), gitea: cl}
-	tm := startFlow(t, Options{Core: c, Source: src, AuditPath: audit, Now: clk.Now}, src)
-	src.ch <- src.build()
-
-	pressAll(tm, "4")
-	waitText(t, tm, "Which API?")
-	pressAll(tm, "a")
-	waitText(t, tm, "Answer a clarification")
-	pressAll(tm, "enter")
-	waitText(t, tm, "Your answer (Markdown)")
-	for _, m := range typeText("Use **v2**.") {
-		tm.Send(m)
-	}
-	pressAll(tm, "ctrl+s")
-	waitText(t, tm, "Apply", "effect")
+	tm, src, audit := answerUpToApply(t, cl)
 	pressAll(tm, "tab", "enter")
 	waitText(t, tm, "[UNKNOWN] clarification.answer outcome UNKNOWN")
 	att := attemptOf(t, audit, actionAnswer)

@@ -105,7 +105,8 @@ func OpenAudit(path string, r *Redactor) (*AuditLog, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("open audit log: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	// Read-write: Append reads the last byte to find a torn tail (see Append).
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open audit log: %w", err)
 	}
@@ -128,6 +129,11 @@ func (l *AuditLog) Close() error {
 
 // Append writes one record as a line, redacted, and fsyncs it before returning. A record
 // that could not be made durable is reported as ErrAuditUnavailable.
+//
+// Every record starts on a fresh line: when the log ends in a torn line (a crash or a full
+// disk cut an earlier append short), Append first terminates it, so the torn line stays
+// one undecodable line — ReadAudit reports it as a finding — and never swallows this
+// record (defect 7 of issue 14: an intent glued to a torn line vanished from the log).
 func (l *AuditLog) Append(rec Record) error {
 	rec.V = 1
 	rec = l.secrets.redactRecord(rec)
@@ -144,6 +150,13 @@ func (l *AuditLog) Append(rec Record) error {
 			return fmt.Errorf("%w: lock: %v", ErrAuditUnavailable, err)
 		}
 		defer syscall.Flock(fd, syscall.LOCK_UN)
+		torn, err := tornTail(fd)
+		if err != nil {
+			return fmt.Errorf("%w: read the log's end: %v", ErrAuditUnavailable, err)
+		}
+		if torn {
+			line = append([]byte{'\n'}, line...)
+		}
 	}
 	if _, err := l.f.Write(line); err != nil {
 		return fmt.Errorf("%w: write: %v", ErrAuditUnavailable, err)
@@ -154,6 +167,29 @@ func (l *AuditLog) Append(rec Record) error {
 	return nil
 }
 
+// tornTail reports whether the file behind fd is non-empty and does not end in a newline.
+// It is called under the append flock, so no cooperating writer is mid-record.
+func tornTail(fd int) (bool, error) {
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return false, err
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Size == 0 {
+		return false, nil
+	}
+	var b [1]byte
+	for {
+		n, err := syscall.Pread(fd, b[:], st.Size-1)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return false, err
+		}
+		return n == 1 && b[0] != '\n', nil
+	}
+}
+
 // AuditFinding is a line of the audit log that could not be read.
 type AuditFinding struct {
 	Line   int    `json:"line"`
@@ -161,8 +197,9 @@ type AuditFinding struct {
 }
 
 // ReadAudit reads every record of the log at path. Lines that do not decode are returned as
-// findings, never dropped silently; a torn last line (a crash mid-append) is one of them.
-// A missing file reads as no records.
+// findings, never dropped silently; a torn line (a crash mid-append) is one of them. A
+// record glued to a torn line (written before Append terminated torn tails) is recovered,
+// and the torn part is a finding. A missing file reads as no records.
 func ReadAudit(path string) ([]Record, []AuditFinding, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -187,18 +224,58 @@ func decodeAudit(r io.Reader) ([]Record, []AuditFinding, error) {
 		if len(b) == 0 {
 			continue
 		}
-		var rec Record
-		if err := json.Unmarshal(b, &rec); err != nil {
-			finds = append(finds, AuditFinding{Line: n, Reason: "undecodable record: " + err.Error()})
+		rec, err := decodeRecord(b)
+		if err == nil {
+			recs = append(recs, rec)
 			continue
 		}
-		if rec.Attempt == "" || rec.Kind == "" {
-			finds = append(finds, AuditFinding{Line: n, Reason: "record without attempt or kind"})
+		if glued, at, ok := recoverGlued(b); ok {
+			finds = append(finds, AuditFinding{Line: n, Reason: fmt.Sprintf("torn record: the first %d bytes of the line are a record cut short (a crash or a full disk mid-append); the record glued after them was recovered", at)})
+			recs = append(recs, glued)
 			continue
 		}
-		recs = append(recs, rec)
+		reason := "undecodable record: " + err.Error()
+		if looksTorn(b) {
+			reason = "torn record: the line is a record cut short (a crash or a full disk mid-append): " + err.Error()
+		}
+		finds = append(finds, AuditFinding{Line: n, Reason: reason})
 	}
 	return recs, finds, sc.Err()
+}
+
+// recordStart is how every record Append writes begins (V is Record's first field).
+var recordStart = []byte(`{"v":`)
+
+func decodeRecord(b []byte) (Record, error) {
+	var rec Record
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return Record{}, err
+	}
+	if rec.Attempt == "" || rec.Kind == "" {
+		return Record{}, errors.New("record without attempt or kind")
+	}
+	return rec, nil
+}
+
+// looksTorn says whether an undecodable line is the beginning of a record.
+func looksTorn(b []byte) bool { return bytes.HasPrefix(b, recordStart) }
+
+// recoverGlued finds the record in a line that is one or more torn records followed by a
+// whole one: the first record start after offset 0 from which the rest of the line decodes.
+// at is where the recovered record begins. A record start inside a torn string, or inside a
+// record (a nested object with a "v" key), leaves a rest that does not decode.
+func recoverGlued(b []byte) (rec Record, at int, ok bool) {
+	for off := 1; off < len(b); off = at + 1 {
+		i := bytes.Index(b[off:], recordStart)
+		if i < 0 {
+			return Record{}, 0, false
+		}
+		at = off + i
+		if rec, err := decodeRecord(b[at:]); err == nil {
+			return rec, at, true
+		}
+	}
+	return Record{}, 0, false
 }
 
 // Attempt is the audit log's view of one attempt: its intent, its terminal outcome (nil

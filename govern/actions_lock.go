@@ -172,7 +172,7 @@ func lockRefusal(err error) *Refusal {
 	case err == nil:
 		return nil
 	case errors.Is(err, locks.ErrFenceMoved):
-		return refuse(CodeFenceMoved, "the lock file changed since the preview (lock_generation or task_session_id moved); nothing was changed — preview again")
+		return refuse(CodeFenceMoved, "the lock file changed since the preview (lock_generation or task_session_id moved, or its owner rewrote it while it was being archived — the owner's write was kept); nothing was changed — preview again")
 	case errors.Is(err, locks.ErrNotFound):
 		return refuse(CodeAlreadyReleased, "the lock file is gone (released or retired meanwhile); nothing to do")
 	case errors.Is(err, locks.ErrExists):

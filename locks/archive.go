@@ -1,8 +1,13 @@
 package locks
 
 import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -33,6 +38,20 @@ func Archive(dir, name string, expect Expect, block RecoveryBlock) (string, erro
 // Archive fills block's ArchivedAt, LiveName, PriorGeneration and
 // PriorTaskSessionID. It returns the archived name relative to dir
 // ("retired/<file>").
+//
+// The supervised system's workers do not take steward's flock, and one may
+// rewrite its lock in place (same inode) while Archive runs. Archive keeps
+// the live file open from the moment it reads it and compares the content
+// twice: through that descriptor right before the unlink (and the inode of
+// the path), and again right after it. When the content moved, the worker's
+// write wins: the live file is kept (or written back, from the descriptor,
+// without replacing a file created meanwhile), the archive just written is
+// removed, and Archive returns ErrFenceMoved. What remains: a writer that
+// opened the file before the unlink and writes after the second comparison
+// writes into the unlinked inode, and that write is lost — the window is the
+// few instructions between the second read and the return, and only for
+// in-place writers (a writer that replaces the file by rename changes the
+// inode, which the first comparison catches).
 func (w *Writer) Archive(dir, name string, expect Expect, block RecoveryBlock) (string, error) {
 	path := filepath.Join(dir, name)
 	if !ValidName(name) {
@@ -53,6 +72,18 @@ func (w *Writer) Archive(dir, name string, expect Expect, block RecoveryBlock) (
 	}
 	if err := checkFence(cur, expect, "archive", path); err != nil {
 		return "", err
+	}
+	// Keep the live file open: the content archived is what this descriptor reads, and it
+	// is compared again before and after the unlink.
+	lf, orig, err := openLive(path, cur.Inode)
+	if err != nil {
+		return "", err
+	}
+	defer lf.Close()
+	if rec, finds := Decode(orig); fatal(finds) || rec.Generation() != cur.Record.Generation() || rec.TaskSessionID() != cur.Record.TaskSessionID() {
+		return "", &PathError{Op: "archive", Path: path, Err: ErrFenceMoved}
+	} else {
+		cur.Record = rec
 	}
 	now := w.now()
 	block.ArchivedAt = FormatTime(now)
@@ -91,24 +122,124 @@ func (w *Writer) Archive(dir, name string, expect Expect, block RecoveryBlock) (
 	if err := w.replace(rdir, aname, data); err != nil {
 		return "", err
 	}
-	// The archive is durable; remove the live file only if it is still the
-	// one we read (a cooperating writer cannot change it under the flock; a
-	// foreign writer's rename would change the inode).
+	// The archive is durable; remove the live file only if it is still the one we read,
+	// byte for byte (a cooperating writer cannot change it under the flock; a foreign
+	// writer's rename changes the inode, its in-place rewrite the content).
 	fi, err := os.Lstat(path)
 	if err != nil {
 		return "", &PathError{Op: "archive", Path: path, Err: err}
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && uint64(st.Ino) != cur.Inode {
-		return retiredDir + "/" + aname, &PathError{Op: "archive", Path: path, Err: ErrFenceMoved}
+		return "", w.moved(rdir, aname, path, "the live file was replaced while it was archived")
+	}
+	if again, err := readAt0(lf); err != nil || !bytes.Equal(again, orig) {
+		return "", w.moved(rdir, aname, path, "the live file was rewritten in place while it was archived")
 	}
 	if err := os.Remove(path); err != nil {
 		return "", &PathError{Op: "archive", Path: path, Err: err}
 	}
 	w.step(StepLiveRemoved)
+	// A write that landed between the comparison and the unlink is in the inode still
+	// open here: put it back under the live name, unless a new lock took the name.
+	if after, err := readAt0(lf); err == nil && !bytes.Equal(after, orig) {
+		if perr := w.putBack(dir, name, after); perr != nil {
+			return "", errors.Join(w.moved(rdir, aname, path, "the live file was rewritten in place while it was removed"), perr)
+		}
+		return "", w.moved(rdir, aname, path, "the live file was rewritten in place while it was removed; it was written back")
+	}
 	if err := syncDir(dir); err != nil {
 		return "", err
 	}
 	return retiredDir + "/" + aname, nil
+}
+
+// moved removes the archive Archive just wrote (the live lock moved on; the archive would
+// hold a generation that was never retired) and returns the fence error.
+func (w *Writer) moved(rdir, aname, path, why string) error {
+	err := &PathError{Op: "archive", Path: path, Err: fmt.Errorf("%w: %s", ErrFenceMoved, why)}
+	if rerr := os.Remove(filepath.Join(rdir, aname)); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+		return errors.Join(err, &PathError{Op: "archive", Path: filepath.Join(rdir, aname), Err: rerr})
+	}
+	if serr := syncDir(rdir); serr != nil {
+		return errors.Join(err, serr)
+	}
+	return err
+}
+
+// putBack writes data under dir/name without replacing a file that exists there now: a
+// temp file, fsync, link to the name (fails when the name is taken), directory fsync.
+func (w *Writer) putBack(dir, name string, data []byte) error {
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := filepath.Join(dir, ".tmp-"+name+"-"+hex.EncodeToString(rnd[:]))
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return &PathError{Op: "write back", Path: tmp, Err: err}
+	}
+	defer os.Remove(tmp)
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return &PathError{Op: "write back", Path: tmp, Err: err}
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return &PathError{Op: "write back", Path: tmp, Err: err}
+	}
+	if err := f.Close(); err != nil {
+		return &PathError{Op: "write back", Path: tmp, Err: err}
+	}
+	if err := os.Link(tmp, filepath.Join(dir, name)); err != nil {
+		return &PathError{Op: "write back", Path: filepath.Join(dir, name), Err: err}
+	}
+	return syncDir(dir)
+}
+
+// openLive opens the live lock at path for reading (never following a link, never
+// blocking), checks it is the regular file with inode ino that was fenced, and reads it.
+func openLive(path string, ino uint64) (*os.File, []byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, &PathError{Op: "archive", Path: path, Err: ErrNotFound}
+	}
+	if err != nil {
+		return nil, nil, &PathError{Op: "archive", Path: path, Err: err}
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, &PathError{Op: "archive", Path: path, Err: err}
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); !fi.Mode().IsRegular() || (ok && uint64(st.Ino) != ino) {
+		f.Close()
+		return nil, nil, &PathError{Op: "archive", Path: path, Err: ErrFenceMoved}
+	}
+	data, err := readAt0(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, &PathError{Op: "archive", Path: path, Err: err}
+	}
+	return f, data, nil
+}
+
+// readAt0 reads f from offset 0 to its end (at most MaxFileSize+1 bytes).
+func readAt0(f *os.File) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(io.NewSectionReader(f, 0, MaxFileSize+1), MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxFileSize {
+		return nil, errTooLarge
+	}
+	return b, nil
+}
+
+func fatal(fs []Finding) bool {
+	for _, f := range fs {
+		if f.Fatal() {
+			return true
+		}
+	}
+	return false
 }
 
 func ensureDir(d string) error {

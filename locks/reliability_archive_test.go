@@ -1,0 +1,117 @@
+package locks
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestArchiveKeepsAnInPlaceRewrite (defect 3 of issue 14): a worker that rewrites its lock
+// in place (same inode, without steward's flock, as the supervised system's workers do not
+// know it) while Archive runs must not lose its write. Before the fix Archive checked only
+// the inode before removing the live file: the live file was gone and the archive held the
+// older generation. Now Archive compares the content before the unlink (and through its
+// open descriptor right after it): a moved content keeps (or puts back) the live file,
+// removes the stale archive and refuses ErrFenceMoved.
+func TestArchiveKeepsAnInPlaceRewrite(t *testing.T) {
+	t.Parallel()
+	for _, at := range []string{StepLocked, StepTempWritten, StepRenamed, StepDirSynced, StepLiveRemoved} {
+		t.Run(at, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			rec := decodeFixture(t, "canonical.json")
+			key, _ := rec.Key()
+			name, _ := Name(key)
+			if _, err := WriteCAS(dir, name, ExpectAbsent(), rec); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, name)
+			live := ReadFile(dir, name)
+			// The worker's next generation, written in place through a descriptor it
+			// opened before the archive began (the same inode throughout).
+			next := bytes.Replace(mustReadFile(t, path), []byte(`"heartbeat_count": `), []byte(`"heartbeat_count": 9`), 1)
+			if bytes.Equal(next, mustReadFile(t, path)) {
+				t.Fatal("fixture has no heartbeat_count to bump")
+			}
+			wfd, err := os.OpenFile(path, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer wfd.Close()
+			rewrote := false
+			w := &Writer{Step: func(s string) {
+				if s != at || rewrote {
+					return
+				}
+				rewrote = true
+				if err := wfd.Truncate(0); err != nil {
+					t.Error(err)
+				}
+				if _, err := wfd.WriteAt(next, 0); err != nil {
+					t.Error(err)
+				}
+			}}
+			archived, err := w.Archive(dir, name, FenceOf(&live.Record), RecoveryBlock{Action: "retire"})
+			if !rewrote {
+				t.Fatalf("step %s never reached", at)
+			}
+			if at == StepLocked {
+				// Written before Archive read it: the worker's write is what gets archived.
+				want, _ := Decode(next)
+				a := ReadFile(dir, archived)
+				if err != nil || !ReadFile(dir, name).Missing || a.Unreadable != nil ||
+					*a.Record.WorkLease.HeartbeatCount != *want.WorkLease.HeartbeatCount {
+					t.Fatalf("rewrite before the read: %q %v; archived %+v", archived, err, a.Record.WorkLease)
+				}
+				return
+			}
+			if !errors.Is(err, ErrFenceMoved) {
+				t.Fatalf("archive after an in-place rewrite at %s: %q, %v; want ErrFenceMoved", at, archived, err)
+			}
+			got, rerr := os.ReadFile(path)
+			if rerr != nil {
+				t.Fatalf("the live file is gone after the rewrite at %s: %v", at, rerr)
+			}
+			if !bytes.Equal(got, next) {
+				t.Fatalf("the live file lost the worker's write at %s:\n%s", at, got)
+			}
+			s, err := LoadDir(dir, LoadOptions{Retired: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(s.Live) != 1 || len(s.Retired) != 0 {
+				t.Fatalf("after the refusal: %d live, %d archived; want the live lock alone", len(s.Live), len(s.Retired))
+			}
+			for _, de := range mustReadDir(t, dir) {
+				if strings.HasPrefix(de, ".tmp-") || strings.HasPrefix(de, ".keep-") {
+					t.Errorf("left behind %s", de)
+				}
+			}
+		})
+	}
+}
+
+func mustReadFile(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func mustReadDir(t *testing.T, d string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out
+}

@@ -176,19 +176,42 @@ func (claimAction) apply(ctx context.Context, c *Core, req Request, p *plan, att
 	rec := canonicalLock(it, branch, worktree, req.Params["username"], req.Params["profile"], req.Target.Session, tsid, pid, host, l)
 	c.doStep("lease-committed")
 	if _, err := c.lockWriter().WriteCAS(c.ws.LocksDir, name, locks.ExpectAbsent(), rec); err != nil {
-		if r := lockRefusal(err); r != nil {
-			// Compensate: the lease must not outlive a claim whose lock lost the race.
-			if _, rerr := s.Release(ctx, leases.FenceOf(*l), "lock_conflict", c.now()); rerr != nil {
-				return effect{sent: true, err: fmt.Errorf("the lock was taken meanwhile and releasing lease %s failed: %v", l.LeaseID, rerr)}
-			}
-			return effect{refusal: refuse(CodeClaimedByOther, "another writer created lock "+name+" meanwhile; the new lease "+l.LeaseID+" was released again. Pick other work.")}
-		}
-		return effect{sent: true, err: fmt.Errorf("lease %s was created but writing lock %s failed: %w", l.LeaseID, name, err)}
+		return c.compensateClaim(ctx, s, l, name, err)
 	}
 	return effect{
 		effects: []string{"lease " + l.LeaseID + " on " + it.String() + " until " + l.ExpiresAt.Raw, "lock " + name + " (task_session_id " + tsid + ")"},
 		detail:  map[string]string{"lease_id": l.LeaseID, "task_session_id": tsid, "lock_file": name, "expires_at": l.ExpiresAt.Raw},
 	}
+}
+
+// compensateClaim undoes a claim whose lock could not be written (werr): the lease must
+// not outlive it, and steward knows exactly what happened, so the attempt is refused (the
+// lock lost a race) or failed with both effects — never unknown — once the lease is
+// released again. Only when the lock may exist after all (the write got as far as its
+// rename: it names this lease now) or the release fails is the outcome unknown.
+func (c *Core) compensateClaim(ctx context.Context, s *leases.Store, l *leases.Lease, name string, werr error) effect {
+	if e := locks.ReadFile(c.ws.LocksDir, name); !e.Missing && e.Unreadable == nil && e.Record.LeaseID == l.LeaseID {
+		return effect{sent: true, err: fmt.Errorf("lease %s was created and lock %s names it, but the write reported: %w", l.LeaseID, name, werr)}
+	}
+	r := lockRefusal(werr)
+	reason := "lock_write_failed"
+	if r != nil {
+		reason = "lock_conflict"
+	}
+	c.doStep("claim-compensating")
+	if _, rerr := s.Release(ctx, leases.FenceOf(*l), reason, c.now()); rerr != nil {
+		return effect{sent: true, err: fmt.Errorf("writing lock %s failed (%v) and releasing lease %s again failed too: %v; release it by hand (steward release)", name, werr, l.LeaseID, rerr)}
+	}
+	if r != nil {
+		return effect{refusal: refuse(CodeClaimedByOther, "another writer created lock "+name+" meanwhile; the new lease "+l.LeaseID+" was released again. Pick other work.")}
+	}
+	return effect{compensated: true,
+		err: fmt.Errorf("writing lock %s failed (%v); lease %s was released again, so nothing remains of this claim — fix the locks directory, then claim again", name, werr, l.LeaseID),
+		effects: []string{
+			"lease " + l.LeaseID + " on " + itemOf(l.Work).String() + " created",
+			"lock " + name + " not written: " + werr.Error(),
+			"lease " + l.LeaseID + " released again (end_reason " + reason + ")",
+		}}
 }
 
 // canonicalLock builds the #953 canonical lock record for a claim.
@@ -318,6 +341,12 @@ func (heartbeatAction) plan(ctx context.Context, c *Core, req Request) (*plan, e
 	})
 	if l != nil {
 		p.effects = []string{"lease " + l.LeaseID + ": expires_at moves to now + the policy TTL, heartbeat_count + 1", "its lock's work_lease expiry and last_heartbeat_at follow"}
+		// A lease without its lock is a claim the lock directory does not show: renewing it
+		// would keep it alive indefinitely (issue 14 defect 5). The worker releases it and
+		// claims again.
+		if st := p.state.(workerState); p.refusal == nil && !st.HasLock {
+			p.refusal = refuse(CodeLockMissing, "lease "+l.LeaseID+" has no lock file naming it ("+st.Lock+" is missing or names another claim), so renewing it would keep alive a claim the fleet cannot see. Release the lease (steward release) and claim the item again.")
+		}
 	}
 	return p, err
 }

@@ -42,11 +42,14 @@ type Disposition string
 
 // The dispositions. NotAttempted: nothing was sent or written. OutcomeUnknown: an effect
 // may have landed and must be verified from the source before a retry. Applied: the effect
-// is known to have happened.
+// is known to have happened. Compensated: part of the effect was made, then undone within
+// the same attempt (a claim whose lock could not be written released its lease again);
+// the outcome's effects say both.
 const (
 	DispositionNotAttempted   Disposition = "not_attempted"
 	DispositionOutcomeUnknown Disposition = "outcome_unknown"
 	DispositionApplied        Disposition = "applied"
+	DispositionCompensated    Disposition = "compensated"
 )
 
 // ResolvedBy says who settled an unknown outcome.

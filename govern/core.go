@@ -62,8 +62,11 @@ type plan struct {
 // effect is what an action's apply step reports.
 type effect struct {
 	// sent is true once anything may have reached a source; a failure after that is unknown.
-	sent    bool
-	refusal *Refusal
+	sent bool
+	// compensated: the apply made part of its effect and undid it (effects say both); with
+	// err it is failed with disposition compensated, never unknown.
+	compensated bool
+	refusal     *Refusal
 	// inverse, when set, replaces the preview's inverse (it names what the apply made).
 	inverse *Request
 	err     error
@@ -299,6 +302,8 @@ func (c *Core) Apply(ctx context.Context, pv Preview, confirmation string) (out 
 	switch {
 	case eff.refusal != nil:
 		return terminal(ResultRefused, DispositionNotAttempted, eff.refusal, "", nil)
+	case eff.err != nil && eff.compensated:
+		return terminal(ResultFailed, DispositionCompensated, nil, eff.err.Error(), eff.effects)
 	case eff.err != nil && eff.sent:
 		return terminal(ResultUnknown, DispositionOutcomeUnknown, nil, "may have taken effect — verify before retrying: "+eff.err.Error(), nil)
 	case eff.err != nil:

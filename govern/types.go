@@ -161,6 +161,7 @@ const (
 	CodeNotOwner             = "not_owner"
 	CodePathOutside          = "path_outside"
 	CodeClaimedByOther       = "claimed_by_other_session"
+	CodeLockMissing          = "lock_missing"
 )
 
 // Spec is what an action declares about itself.

@@ -1,10 +1,7 @@
 package govern
 
 import (
-	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 
 	"steward/leases"
@@ -94,31 +91,13 @@ func (c *Core) branchesRoot() string {
 	return filepath.Join(root, "branches")
 }
 
-// worktreeState says whether a worktree exists, but only for a path strictly inside
-// <repo-root>/branches on this host: a path anywhere else is never followed and reads
-// unknown, with the reason.
+// worktreeState says whether a worktree exists by the rule the live model uses
+// (leases.WorktreeRoots.Probe): only a path on this host strictly inside
+// <repo-root>/branches is looked at, with lstat, and a link that leaves the repository
+// root is never followed; anything it cannot tell reads unknown, with the reason.
 func (c *Core) worktreeState(path, host string) (leases.WorktreeState, string) {
-	if path == "" {
-		return leases.WorktreeUnknown, "no worktree path recorded"
-	}
-	if host != "" && host != c.ws.host() {
-		return leases.WorktreeUnknown, "worktree is on host " + host + ", not this one"
-	}
-	root := c.branchesRoot()
-	clean := filepath.Clean(path)
-	if !filepath.IsAbs(clean) || root == "" || !strings.HasPrefix(clean, root+string(filepath.Separator)) {
-		return leases.WorktreeUnknown, fmt.Sprintf("worktree path %q is outside %s; steward does not follow it", path, root)
-	}
-	fi, err := os.Lstat(clean)
-	switch {
-	case err == nil && fi.IsDir():
-		return leases.WorktreePresent, "worktree " + clean + " exists"
-	case os.IsNotExist(err):
-		return leases.WorktreeMissing, "worktree " + clean + " does not exist"
-	case err == nil:
-		return leases.WorktreeUnknown, "worktree path " + clean + " is not a directory"
-	}
-	return leases.WorktreeUnknown, "worktree " + clean + ": " + err.Error()
+	w := leases.ResolveWorktreeRoots(c.ws.RepoRoot).Probe(path, host)
+	return w.State, w.Why
 }
 
 // liveness is kill(pid, 0) evidence, only for processes recorded on this host.

@@ -16,6 +16,11 @@
 // read-only preview refuses exactly as the apply would. Refusals are values
 // (Outcome with a stable Code), not errors; SQLITE_BUSY never escapes raw.
 //
+// It also makes the two local observations a lease's freshness takes as evidence:
+// process liveness (Liveness, kill(pid, 0) on this host) and worktree presence
+// (WorktreeRoots.Probe: lstat only, inside the repository root, never through a link
+// that leaves it) — the one rule the live model and the governed core share.
+//
 // leases never touches lock files or Gitea, and writes nothing outside the
 // transition functions and Migrate.
 package leases

@@ -127,11 +127,6 @@ func TestLiveness(t *testing.T) {
 			t.Errorf("%s: %s", c.name, got)
 		}
 	}
-	dir := t.TempDir()
-	if WorktreePresence(dir, host) != WorktreePresent || WorktreePresence(dir+"/gone", host) != WorktreeMissing ||
-		WorktreePresence(dir+"/gone", "elsewhere") != WorktreeUnknown || WorktreePresence("", host) != WorktreeUnknown {
-		t.Error("worktree presence wrong")
-	}
 }
 
 func TestParseTimestamp(t *testing.T) {

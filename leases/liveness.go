@@ -36,21 +36,3 @@ func Liveness(pid int, host string) ProcessState {
 	}
 	return ProcessUnknown
 }
-
-// WorktreePresence reports whether a lease's worktree exists. Only a path on
-// this host that stat reports as not existing is missing; an empty path, a
-// foreign host or any other stat error is unknown.
-func WorktreePresence(path, host string) WorktreeState {
-	me, err := hostname()
-	if path == "" || err != nil || host != me {
-		return WorktreeUnknown
-	}
-	fi, err := os.Stat(path)
-	switch {
-	case err == nil && fi.IsDir():
-		return WorktreePresent
-	case errors.Is(err, os.ErrNotExist):
-		return WorktreeMissing
-	}
-	return WorktreeUnknown
-}

@@ -19,7 +19,8 @@
 // Honesty: a source that is unavailable or partial never makes anything read
 // as free, unowned or orphaned by its absence; process liveness is evidence
 // only on the local host (elsewhere it is unknown, never dead); worktree paths
-// outside <repo-root>/branches are never stat'ed.
+// outside <repo-root>/branches are never looked at, and a link that leaves the
+// repository root is never followed (leases.WorktreeRoots.Probe, the core's rule too).
 //
 // What it must never do: write any source (no lock file, row or Gitea call
 // that changes state), import govern, tui or cli, or decide whether an action

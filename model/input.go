@@ -56,7 +56,13 @@ type LockObs struct {
 	OwnerWhy string
 	Worktree Worktree
 	WorkWhy  string
-	ReadAt   time.Time
+	// WorkEscapes is set when the worktree path, or a link on it, leads out of the
+	// repository root: it was not followed (leases.WorktreeReport.Escapes).
+	WorkEscapes bool
+	// WorkStatic is set when the worktree verdict needed no look at the file system (no
+	// path, another host, a path outside branches/): a re-probe cannot change it.
+	WorkStatic bool
+	ReadAt     time.Time
 }
 
 // LeaseObs is one lease row with what was observed about its owner process

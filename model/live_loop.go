@@ -186,7 +186,7 @@ func (l *Live) reprobe() {
 	e := l.e
 	p := l.probe.memo() // a joined lock and lease name one pid and one worktree: probe each once
 	for name, lo := range e.locks {
-		if lo.Entry.Unreadable != nil || lo.PID <= 0 && lo.Worktree == WorktreeUnknown && !strings.HasPrefix(lo.WorkWhy, "stat") {
+		if lo.Entry.Unreadable != nil || lo.PID <= 0 && lo.Worktree == WorktreeUnknown && lo.WorkStatic {
 			continue
 		}
 		n := p.ObserveLock(lo.Entry, lo.ReadAt)

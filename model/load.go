@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -24,30 +23,23 @@ type Workspace struct {
 
 // Probe makes the observations that need IO: process liveness (kill(pid, 0),
 // through leases.Liveness, on this host only) and worktree presence (through
-// leases.WorktreePresence, only under <repo-root>/branches on this host).
+// leases.WorktreeRoots.Probe: only under <repo-root>/branches on this host, with lstat,
+// never through a link that leaves the repository root — the rule the governed core uses).
 type Probe struct {
 	// Host is this machine's name (os.Hostname when empty).
 	Host string
-	// BranchesRoot is the absolute <repo-root>/branches; "" stats nothing.
-	BranchesRoot string
+	// Roots are where worktrees are looked for; the zero value looks at nothing.
+	Roots leases.WorktreeRoots
 	// Liveness reports a process's state; leases.Liveness when nil.
 	Liveness func(pid int, host string) leases.ProcessState
-	// Worktree reports a worktree's state; leases.WorktreePresence when nil.
-	Worktree func(path, host string) leases.WorktreeState
+	// Worktree reports a worktree's state; Roots.Probe when nil.
+	Worktree func(path, host string) leases.WorktreeReport
 }
 
 // NewProbe returns the probe for a workspace on this host.
 func NewProbe(repoRoot string) Probe {
-	p := Probe{}
+	p := Probe{Roots: leases.ResolveWorktreeRoots(repoRoot)}
 	p.Host, _ = os.Hostname()
-	if repoRoot != "" {
-		if abs, err := filepath.Abs(repoRoot); err == nil {
-			if r, err := filepath.EvalSymlinks(abs); err == nil {
-				abs = r
-			}
-			p.BranchesRoot = filepath.Join(abs, "branches")
-		}
-	}
 	return p
 }
 
@@ -66,22 +58,12 @@ func (p Probe) owner(pid int64, host string) (Liveness, string) {
 	return Liveness(st), "kill(" + fmt.Sprint(pid) + ", 0) on this host"
 }
 
-func (p Probe) worktree(path, host string) (Worktree, string) {
-	switch {
-	case path == "":
-		return WorktreeUnknown, "no worktree path recorded"
-	case host != "" && host != p.Host:
-		return WorktreeUnknown, "worktree is on host " + host
-	}
-	clean := filepath.Clean(path)
-	if p.BranchesRoot == "" || !filepath.IsAbs(clean) || !strings.HasPrefix(clean, p.BranchesRoot+string(filepath.Separator)) {
-		return WorktreeUnknown, "outside " + p.BranchesRoot + ": not followed"
-	}
+func (p Probe) worktree(path, host string) leases.WorktreeReport {
 	f := p.Worktree
 	if f == nil {
-		f = leases.WorktreePresence
+		f = p.Roots.Probe
 	}
-	return Worktree(f(clean, host)), "stat under " + p.BranchesRoot
+	return f(path, host)
 }
 
 // memo returns p with its liveness and worktree probes remembered for the life of the
@@ -92,7 +74,7 @@ func (p Probe) memo() Probe {
 		live = leases.Liveness
 	}
 	if tree == nil {
-		tree = leases.WorktreePresence
+		tree = p.Roots.Probe
 	}
 	p.Liveness = remember(live)
 	p.Worktree = remember(tree)
@@ -150,7 +132,8 @@ func (p Probe) ObserveLock(e locks.Entry, now time.Time) LockObs {
 	if wt == "" && rec.WorkLease != nil {
 		wt = rec.WorkLease.WorktreePath
 	}
-	lo.Worktree, lo.WorkWhy = p.worktree(wt, lo.Host)
+	w := p.worktree(wt, lo.Host)
+	lo.Worktree, lo.WorkWhy, lo.WorkEscapes, lo.WorkStatic = Worktree(w.State), w.Why, w.Escapes, !w.Looked
 	return lo
 }
 
@@ -166,7 +149,8 @@ func (p Probe) ObserveLease(l leases.Lease) LeaseObs {
 		return lo
 	}
 	lo.Owner, lo.OwnerWhy = p.owner(l.OwnerPID, host)
-	lo.Worktree, lo.WorkWhy = p.worktree(l.WorktreePath, host)
+	w := p.worktree(l.WorktreePath, host)
+	lo.Worktree, lo.WorkWhy = Worktree(w.State), w.Why
 	return lo
 }
 
@@ -199,8 +183,12 @@ func LoadLocks(dir string, p Probe, now time.Time) ([]LockObs, SourceHealth, []s
 	var findings []string
 	for _, e := range snap.Live {
 		lo := p.ObserveLock(e, now)
-		if strings.HasPrefix(lo.WorkWhy, "outside ") {
-			findings = append(findings, "lock "+e.Name+": worktree "+e.Record.WorktreePath+" is "+lo.WorkWhy)
+		if lo.WorkEscapes {
+			sep := ": "
+			if strings.HasPrefix(lo.WorkWhy, "outside ") {
+				sep = " is "
+			}
+			findings = append(findings, "lock "+e.Name+": worktree "+e.Record.WorktreePath+sep+lo.WorkWhy)
 		}
 		out = append(out, lo)
 	}

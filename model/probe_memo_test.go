@@ -10,15 +10,18 @@ import (
 // name the same owner and worktree.
 func TestProbeMemoAsksOnce(t *testing.T) {
 	lives, trees := 0, 0
-	p := Probe{Host: "here", BranchesRoot: "/repo/branches",
+	p := Probe{Host: "here", Roots: leases.BranchesOnly("/repo/branches"),
 		Liveness: func(int, string) leases.ProcessState { lives++; return leases.ProcessAlive },
-		Worktree: func(string, string) leases.WorktreeState { trees++; return leases.WorktreePresent }}
+		Worktree: func(string, string) leases.WorktreeReport {
+			trees++
+			return leases.WorktreeReport{State: leases.WorktreePresent}
+		}}
 	m := p.memo()
 	for range 3 {
 		if o, _ := m.owner(42, "here"); o != LivenessAlive {
 			t.Fatalf("owner %v", o)
 		}
-		if w, _ := m.worktree("/repo/branches/a", "here"); w != WorktreePresent {
+		if w := m.worktree("/repo/branches/a", "here"); w.State != leases.WorktreePresent {
 			t.Fatalf("worktree %v", w)
 		}
 	}

@@ -1,0 +1,100 @@
+package leases
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The confined worktree probe, case by case on real files (defect 8 of issue 14; the
+// cross-check that the model and the core agree is govern.TestWorktreeLinksOneVerdict).
+func TestWorktreeRootsProbe(t *testing.T) {
+	me, err := hostname()
+	if err != nil {
+		t.Skip("no host name")
+	}
+	repo := filepath.Join(t.TempDir(), "repo")
+	out := t.TempDir()
+	br := filepath.Join(repo, "branches")
+	for _, d := range []string{filepath.Join(br, "dir"), filepath.Join(repo, "work", "x"), filepath.Join(out, "wt")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.WriteFile(filepath.Join(br, "file"), nil, 0o600))
+	must(os.Symlink(filepath.Join(out, "wt"), filepath.Join(br, "out")))
+	must(os.Symlink("../work/x", filepath.Join(br, "in")))
+	must(os.Symlink("../work/gone", filepath.Join(br, "dangling")))
+	must(os.Symlink("loop2", filepath.Join(br, "loop1")))
+	must(os.Symlink("loop1", filepath.Join(br, "loop2")))
+	must(os.Symlink(filepath.Join(br, "dir"), filepath.Join(br, "abs-in")))
+	must(os.Symlink("/etc", filepath.Join(br, "etc")))
+	r := ResolveWorktreeRoots(repo)
+
+	for _, tc := range []struct {
+		name, path, host string
+		want             WorktreeState
+		escapes, looked  bool
+		why              string
+	}{
+		{"directory", br + "/dir", me, WorktreePresent, false, true, "is a directory"},
+		{"absent", br + "/none", me, WorktreeMissing, false, true, "does not exist"},
+		{"absent below a directory", br + "/dir/a/b", me, WorktreeMissing, false, true, "is missing"},
+		{"a file", br + "/file", me, WorktreeUnknown, false, true, "not a directory"},
+		{"below a file", br + "/file/x", me, WorktreeUnknown, false, true, "not a directory"},
+		{"link inside", br + "/in", me, WorktreePresent, false, true, "at " + filepath.Join(r.Repo, "work", "x")},
+		{"absolute link inside", br + "/abs-in", me, WorktreePresent, false, true, "is a directory"},
+		{"dangling link inside", br + "/dangling", me, WorktreeMissing, false, true, "does not exist"},
+		{"link out", br + "/out", me, WorktreeUnknown, true, true, "outside the repository root"},
+		{"link to /etc", br + "/etc/passwd", me, WorktreeUnknown, true, true, "is a link to /etc"},
+		{"link loop", br + "/loop1", me, WorktreeUnknown, false, true, "more than 40 links"},
+		{"dot-dot out of the root", br + "/dir/../../../x", me, WorktreeUnknown, true, false, "not followed"},
+		{"outside branches", repo + "/work/x", me, WorktreeUnknown, true, false, "not followed"},
+		{"relative path", "branches/dir", me, WorktreeUnknown, true, false, "not followed"},
+		{"the branches directory itself", br, me, WorktreeUnknown, true, false, "not followed"},
+		{"another host", br + "/dir", me + "-other", WorktreeUnknown, false, false, "on host"},
+		{"no host", br + "/dir", "", WorktreeUnknown, false, false, "no owner host"},
+		{"no path", "", me, WorktreeUnknown, false, false, "no worktree path"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := r.Probe(tc.path, tc.host)
+			if got.State != tc.want || got.Escapes != tc.escapes || got.Looked != tc.looked || !strings.Contains(got.Why, tc.why) {
+				t.Fatalf("%+v\nwant %s escapes=%v looked=%v, why containing %q", got, tc.want, tc.escapes, tc.looked, tc.why)
+			}
+		})
+	}
+
+	// A repository root whose branches/ is absent: nothing is missing, the root is wrong.
+	if got := ResolveWorktreeRoots(out).Probe(filepath.Join(out, "branches", "x"), me); got.State != WorktreeUnknown || !strings.Contains(got.Why, "repository root right") {
+		t.Fatalf("absent branches/: %+v", got)
+	}
+	// No repository root looks at nothing.
+	if got := (WorktreeRoots{}).Probe(br+"/dir", me); got.State != WorktreeUnknown || got.Looked {
+		t.Fatalf("zero roots: %+v", got)
+	}
+	// branches/ itself a link the operator made (another disk): worktrees in it are looked
+	// at, as the seed's realpath(<root>/branches) does; a link in it that leaves both is not.
+	repo2 := filepath.Join(t.TempDir(), "repo2")
+	disk := t.TempDir()
+	must(os.MkdirAll(filepath.Join(disk, "branches", "w"), 0o700))
+	must(os.MkdirAll(repo2, 0o700))
+	must(os.Symlink(filepath.Join(disk, "branches"), filepath.Join(repo2, "branches")))
+	must(os.Symlink(filepath.Join(out, "wt"), filepath.Join(disk, "branches", "esc")))
+	r2 := ResolveWorktreeRoots(repo2)
+	if got := r2.Probe(filepath.Join(repo2, "branches", "w"), me); got.State != WorktreePresent {
+		t.Fatalf("worktree in a linked branches/: %+v", got)
+	}
+	if got := r2.Probe(filepath.Join(r2.Branches, "w"), me); got.State != WorktreePresent {
+		t.Fatalf("worktree recorded at the resolved branches/: %+v", got)
+	}
+	if got := r2.Probe(filepath.Join(repo2, "branches", "esc"), me); got.State != WorktreeUnknown || !got.Escapes {
+		t.Fatalf("a link out of a linked branches/: %+v", got)
+	}
+}

@@ -77,6 +77,9 @@ func (reclaimExpired) spec() Spec {
 }
 
 func (reclaimExpired) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
+	if r, err := c.schemaRefusal(ctx, leases.OpReclaim); err != nil || r != nil {
+		return &plan{refusal: r}, err
+	}
 	l, ref, err := c.readLease(ctx, req.Target.LeaseID)
 	if err != nil || ref != nil {
 		return &plan{refusal: ref}, err
@@ -130,7 +133,10 @@ func (c *Core) verifyLeaseEnded(ctx context.Context, intent Record, eventType, b
 			return "", []string{"events unreadable: " + err.Error()}, false
 		}
 		for _, e := range evs {
-			if e.EventType == eventType && (e.SessionID == mark || fmt.Sprint(e.Detail[byKey]) == mark || fmt.Sprint(e.Detail["actor"]) == mark) {
+			// On a DB whose events have no session_id or detail_json (the seed's five
+			// columns), the transition names the acting session in the message instead.
+			if e.EventType == eventType && (e.SessionID == mark || fmt.Sprint(e.Detail[byKey]) == mark || fmt.Sprint(e.Detail["actor"]) == mark ||
+				strings.Contains(e.Message, "[session "+mark+"]")) {
 				return ResultSucceeded, []string{fmt.Sprintf("event %d %s by %s; lease %s is %s", e.EventID, e.EventType, mark, l.LeaseID, l.Status)}, true
 			}
 		}
@@ -158,6 +164,9 @@ type abandonState struct {
 }
 
 func (abandonStale) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
+	if r, err := c.schemaRefusal(ctx, leases.OpAbandon); err != nil || r != nil {
+		return &plan{refusal: r}, err
+	}
 	l, ref, err := c.readLease(ctx, req.Target.LeaseID)
 	if err != nil || ref != nil {
 		return &plan{refusal: ref}, err
@@ -222,6 +231,9 @@ func (expireSweep) spec() Spec {
 }
 
 func (expireSweep) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
+	if r, err := c.schemaRefusal(ctx, leases.OpSweep); err != nil || r != nil {
+		return &plan{refusal: r}, err
+	}
 	r, err := c.reader()
 	if err != nil {
 		return &plan{}, err

@@ -90,6 +90,9 @@ func (claimAction) plan(ctx context.Context, c *Core, req Request) (*plan, error
 	if err != nil {
 		return &plan{refusal: refuse(CodeSourceUnavailable, "the control-plane DB cannot be read ("+err.Error()+"); an unreadable DB never means the item is free. Retry later.")}, nil
 	}
+	if sr, err := c.schemaRefusal(ctx, leases.OpClaim); err != nil || sr != nil {
+		return &plan{refusal: sr}, err
+	}
 	active, err := r.LeasesForWorkItem(ctx, ref)
 	if err != nil {
 		c.dropHandles()
@@ -301,7 +304,10 @@ type workerState struct {
 	HasLock bool
 }
 
-func (c *Core) workerPlan(ctx context.Context, req Request, check func(l *leases.Lease, f leases.Fence) leases.Verdict) (*plan, *leases.Lease, error) {
+func (c *Core) workerPlan(ctx context.Context, req Request, op leases.Op, check func(l *leases.Lease, f leases.Fence) leases.Verdict) (*plan, *leases.Lease, error) {
+	if r, err := c.schemaRefusal(ctx, op); err != nil || r != nil {
+		return &plan{refusal: r}, nil, err
+	}
 	l, ref, err := c.ownLease(ctx, req)
 	if err != nil || l == nil {
 		return &plan{refusal: ref}, nil, err
@@ -336,7 +342,7 @@ func (heartbeatAction) spec() Spec {
 func (heartbeatAction) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
 	now := c.now()
 	pol := c.policies()
-	p, l, err := c.workerPlan(ctx, req, func(l *leases.Lease, f leases.Fence) leases.Verdict {
+	p, l, err := c.workerPlan(ctx, req, leases.OpHeartbeat, func(l *leases.Lease, f leases.Fence) leases.Verdict {
 		return leases.CheckHeartbeat(l, f, pol.For(l.TaskClass), now)
 	})
 	if l != nil {
@@ -396,7 +402,7 @@ func (releaseAction) spec() Spec {
 }
 
 func (releaseAction) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
-	p, l, err := c.workerPlan(ctx, req, func(l *leases.Lease, f leases.Fence) leases.Verdict { return leases.CheckRelease(l, f) })
+	p, l, err := c.workerPlan(ctx, req, leases.OpRelease, func(l *leases.Lease, f leases.Fence) leases.Verdict { return leases.CheckRelease(l, f) })
 	if l != nil {
 		p.effects = []string{"lease " + l.LeaseID + ": active → released", "its lock moves to retired/ with a release block"}
 	}

@@ -1,6 +1,7 @@
 package govern
 
 import (
+	"context"
 	"path/filepath"
 	"sync"
 
@@ -51,6 +52,23 @@ func (c *Core) store() (*leases.Store, error) {
 	}
 	c.src.store = s
 	return s, nil
+}
+
+// schemaRefusal refuses op when the DB lacks a column op cannot be done safely without:
+// the same guard (and code, schema_unsupported) the transition runs inside its
+// transaction, so a preview refuses exactly as the apply would and a DB steward did not
+// create is never half-written.
+func (c *Core) schemaRefusal(ctx context.Context, op leases.Op) (*Refusal, error) {
+	r, err := c.reader()
+	if err != nil {
+		return nil, err
+	}
+	v, err := r.Supports(ctx, op)
+	if err != nil {
+		c.dropHandles()
+		return nil, err
+	}
+	return verdict(v), nil
 }
 
 // dropHandles closes the DB handles so the next use re-opens them (the file may have

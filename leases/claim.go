@@ -76,34 +76,31 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest, now time.Time) (Out
 }
 
 func (s *Store) claimTx(ctx context.Context, tx *sql.Tx, req ClaimRequest, now time.Time) (Outcome, bool, error) {
-	ts := FormatTime(now)
+	if v := schemaVerdict(s.info, OpClaim); !v.OK {
+		return Outcome{Code: v.Code, Message: v.Message}, false, nil
+	}
+	ts := s.ts(now)
 	ss := req.Session
-	if _, err := tx.ExecContext(ctx, `INSERT INTO sessions(session_id, role, profile, pid, host,
-		controller_instance_id, status, started_at, last_heartbeat_at)
-		VALUES(?, ?, ?, ?, ?, ?, 'active', ?, ?)
-		ON CONFLICT(session_id) DO UPDATE SET role = excluded.role, profile = excluded.profile,
-		pid = excluded.pid, host = excluded.host, controller_instance_id = excluded.controller_instance_id,
-		status = 'active', last_heartbeat_at = excluded.last_heartbeat_at, ended_at = NULL`,
-		ss.SessionID, ss.Role, ss.Profile, ss.PID, ss.Host, ss.ControllerInstanceID, ts, ts); err != nil {
+	if err := s.upsertSession(ctx, tx, ss, ts); err != nil {
 		return Outcome{}, false, err
 	}
-	w := req.Work
-	var itemID int64
-	if err := tx.QueryRowContext(ctx, `INSERT INTO work_items(remote, org, repo, work_kind, work_number, title)
-		VALUES(?, ?, ?, ?, ?, ?)
-		ON CONFLICT(remote, org, repo, work_kind, work_number)
-		DO UPDATE SET title = CASE WHEN excluded.title <> '' THEN excluded.title ELSE work_items.title END
-		RETURNING work_item_id`, w.Remote, w.Org, w.Repo, string(w.Kind), w.Number, req.Title).Scan(&itemID); err != nil {
+	itemID, err := s.workItem(ctx, tx, req.Work, req.Title)
+	if err != nil {
 		return Outcome{}, false, err
 	}
-	held, err := leasesWhereInfo(ctx, tx, s.info, "WHERE work_item_id = ? AND status = 'active'", itemID)
+	held, err := leasesWhereInfo(ctx, tx, s.info, "WHERE work_item_id = ? AND "+foldSQL("status")+" = 'active'", itemID)
 	if err != nil {
 		return Outcome{}, false, err
 	}
 	if v, holder, past := CheckClaim(held, ss.SessionID, now); !v.OK {
 		out := Outcome{Code: v.Code, Message: v.Message, Lease: holder,
 			HolderSessionID: holder.SessionID, HolderPastExpiry: past}
-		id, err := insertEvent(ctx, tx, itemID, "claim.refused", v.Message, ss.SessionID, map[string]any{
+		if !s.eventsNameSessions() {
+			// The seed's events record no session: a refusal event could not say who asked
+			// and who holds the item, so nothing is written (the audit log keeps the refusal).
+			return out, false, nil
+		}
+		id, err := s.insertEvent(ctx, tx, itemID, "claim.refused", v.Message, ss.SessionID, map[string]any{
 			"reason": string(v.Code), "requesting_session_id": ss.SessionID,
 			"holding_session_id": holder.SessionID, "holding_lease_id": holder.LeaseID,
 			"holding_expires_at": holder.ExpiresAt.Raw, "holder_past_expiry": past,
@@ -138,22 +135,30 @@ func (s *Store) claimTx(ctx context.Context, tx *sql.Tx, req ClaimRequest, now t
 	if req.OwnerPID > 0 {
 		pid = req.OwnerPID
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO leases(lease_id, work_item_id, session_id, role,
-		task_class, phase, status, created_at, expires_at, last_heartbeat_at, heartbeat_count,
-		expected_head_sha, allowed_actions, forbidden_actions, provenance_json, owner_pid, owner_host,
-		worktree_path) VALUES(?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)`,
-		id, itemID, ss.SessionID, role, string(p.TaskClass), phase, ts, FormatTime(exp), ts,
-		req.ExpectedHeadSHA, encodeList(req.AllowedActions), encodeList(req.ForbiddenActions),
-		encodeObject(req.Provenance), pid, req.OwnerHost, req.WorktreePath); err != nil {
+	vals := []colVal{set("lease_id", id), set("work_item_id", itemID), set("session_id", ss.SessionID),
+		set("role", role), set("task_class", string(p.TaskClass)), set("phase", phase), set("status", string(StatusActive)),
+		set("created_at", ts), set("expires_at", s.ts(exp)), set("last_heartbeat_at", ts), set("heartbeat_count", 0),
+		set("expected_head_sha", req.ExpectedHeadSHA), set("allowed_actions", encodeList(req.AllowedActions)),
+		set("forbidden_actions", encodeList(req.ForbiddenActions)), set("provenance_json", encodeObject(req.Provenance)),
+		set("owner_pid", pid), set("owner_host", req.OwnerHost), set("worktree_path", req.WorktreePath)}
+	if s.has("leases", "lease_generation_id") {
+		// The seed's fencing counter is monotonic per work item: a new lease on the item
+		// takes the next generation, so a writer fenced on an older one is refused.
+		vals = append(vals, setExpr("lease_generation_id",
+			"(SELECT coalesce(max(lease_generation_id), 0) + 1 FROM leases WHERE work_item_id = "+itoa(itemID)+")"))
+	}
+	if err := s.insert(ctx, tx, "leases", vals, "", nil); err != nil {
 		return Outcome{}, false, err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO assignments(assignment_id, lease_id, session_id,
-		work_item_id, role, created_at, status) VALUES(?, ?, ?, ?, ?, ?, 'active')`,
-		newID("asg-"), id, ss.SessionID, itemID, role, ts); err != nil {
-		return Outcome{}, false, err
+	if s.has("assignments", "assignment_id") {
+		if err := s.insert(ctx, tx, "assignments", []colVal{set("assignment_id", newID("asg-")), set("lease_id", id),
+			set("session_id", ss.SessionID), set("work_item_id", itemID), set("role", role), set("created_at", ts),
+			set("status", string(StatusActive))}, "", nil); err != nil {
+			return Outcome{}, false, err
+		}
 	}
-	ev, err := insertEvent(ctx, tx, itemID, "lease.claim", "lease claimed", ss.SessionID,
-		map[string]any{"lease_id": id, "task_class": string(p.TaskClass), "expires_at": FormatTime(exp)}, now)
+	ev, err := s.insertEvent(ctx, tx, itemID, "lease.claim", "lease claimed", ss.SessionID,
+		map[string]any{"lease_id": id, "task_class": string(p.TaskClass), "expires_at": s.ts(exp)}, now)
 	if err != nil {
 		return Outcome{}, false, err
 	}
@@ -161,5 +166,61 @@ func (s *Store) claimTx(ctx context.Context, tx *sql.Tx, req ClaimRequest, now t
 	if err != nil {
 		return Outcome{}, false, err
 	}
-	return Outcome{Code: CodeOK, Message: "lease " + id + " claimed", Lease: l, EventIDs: []int64{ev}}, false, nil
+	out := Outcome{Code: CodeOK, Message: "lease " + id + " claimed", Lease: l}
+	if ev > 0 {
+		out.EventIDs = []int64{ev}
+	}
+	return out, false, nil
+}
+
+// upsertSession registers the claiming session as the seed's upsert_session does: the row
+// is made active with this process's pid and a fresh heartbeat (only the columns the
+// sessions table has are written).
+func (s *Store) upsertSession(ctx context.Context, tx *sql.Tx, ss SessionInfo, ts string) error {
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sessions WHERE session_id = ?`, ss.SessionID).Scan(&n); err != nil {
+		return err
+	}
+	var pid any
+	if ss.PID > 0 {
+		pid = ss.PID
+	}
+	vals := []colVal{set("role", ss.Role), set("profile", ss.Profile), set("pid", pid), set("host", ss.Host),
+		set("controller_instance_id", ss.ControllerInstanceID), set("status", string(StatusActive)),
+		set("last_heartbeat_at", ts)}
+	if n > 0 {
+		_, err := s.update(ctx, tx, "sessions", append(vals, set("ended_at", nil)), "WHERE session_id = ?", ss.SessionID)
+		return err
+	}
+	return s.insert(ctx, tx, "sessions", append(vals, set("session_id", ss.SessionID), set("started_at", ts)), "", nil)
+}
+
+// workItem finds the work item by its natural key — the work kind compared as the seed
+// compares it (Fold: "Issue" is an issue) — or inserts it, and returns its id. A
+// non-empty title replaces the recorded one.
+func (s *Store) workItem(ctx context.Context, tx *sql.Tx, w WorkRef, title string) (int64, error) {
+	var id sql.NullInt64
+	err := tx.QueryRowContext(ctx, `SELECT work_item_id FROM work_items WHERE remote = ? AND org = ? AND repo = ?
+		AND `+foldSQL("work_kind")+` = ? AND work_number = ? ORDER BY work_item_id LIMIT 1`,
+		w.Remote, w.Org, w.Repo, Fold(string(w.Kind)), w.Number).Scan(&id)
+	switch {
+	case err == nil && id.Valid:
+		if title != "" {
+			if _, err := s.update(ctx, tx, "work_items", []colVal{set("title", title)}, "WHERE work_item_id = ?", id.Int64); err != nil {
+				return 0, err
+			}
+		}
+		return id.Int64, nil
+	case err != nil && err != sql.ErrNoRows:
+		return 0, err
+	}
+	if err := s.insert(ctx, tx, "work_items", []colVal{set("remote", w.Remote), set("org", w.Org), set("repo", w.Repo),
+		set("work_kind", string(w.Kind)), set("work_number", w.Number), set("title", title)},
+		"work_item_id", &id); err != nil {
+		return 0, err
+	}
+	if !id.Valid {
+		return 0, &DBError{Op: "claim", Path: s.path, Err: ErrSQLite, Detail: "work_items.work_item_id is not assigned by the DB"}
+	}
+	return id.Int64, nil
 }

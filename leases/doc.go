@@ -7,9 +7,17 @@
 // reclaim) that each run as one BEGIN IMMEDIATE transaction.
 //
 // Readers open the database read-only (mode=ro) and never create it: a missing
-// file is missing authority (ErrNoDB), never an empty inventory. A missing
-// optional table or column degrades that section with a reason (Health)
-// instead of crashing or reading as "nothing there".
+// file is missing authority (ErrNoDB), never an empty inventory. A missing key
+// column degrades that section with a reason (Health); a missing enrichment
+// column is a note and the section stays ok; nothing ever reads as "nothing
+// there". Statuses, roles and work kinds are compared folded (Fold), as the
+// seed compares them, in readers and inside every transaction.
+//
+// The supervised system's own DB is never changed except by a transition's
+// effect: opening keeps the file's journal mode and schema, each transition
+// writes only the columns the DB has, and one that cannot be done safely
+// without a missing column is refused (CodeSchemaUnsupported) by
+// Reader.Supports and by the transition alike.
 //
 // The transition functions are called by govern only; every guard they run
 // inside their transaction is exported as a pure Check function so that a

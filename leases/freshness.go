@@ -128,7 +128,7 @@ func lastBeat(l Lease) (time.Time, bool) {
 }
 
 func classifyAt(l Lease, p Policy, ev Evidence, now time.Time) FreshnessResult {
-	switch l.Status {
+	switch Status(Fold(string(l.Status))) {
 	case StatusReleased:
 		return FreshnessResult{Value: FreshReleased, Reasons: []string{"status released"}}
 	case StatusAbandoned:
@@ -137,7 +137,7 @@ func classifyAt(l Lease, p Policy, ev Evidence, now time.Time) FreshnessResult {
 		return FreshnessResult{Value: FreshExpired, Reasons: []string{"status expired"}}
 	}
 	var r FreshnessResult
-	if l.Status != StatusActive {
+	if !l.Status.Active() {
 		r.Reasons = append(r.Reasons, "unknown status "+quote(string(l.Status))+" treated as held")
 	}
 	switch l.ExpiresAt.State {
@@ -189,11 +189,12 @@ func quote(s string) string { return "\"" + s + "\"" }
 // SessionHeartbeatStale is the seed's session freshness window (900 s).
 const SessionHeartbeatStale = 15 * time.Minute
 
-// SessionLive reports whether a session counts as live: status active, its
-// process not proven dead, and its last heartbeat (when recorded) younger
-// than SessionHeartbeatStale. Unknown liveness counts as live.
+// SessionLive reports whether a session counts as live: status active (in
+// any case, as the seed's coordinator lower-cases it), its process not proven
+// dead, and its last heartbeat (when recorded) younger than
+// SessionHeartbeatStale. Unknown liveness counts as live.
 func SessionLive(s Session, proc ProcessState, now time.Time) bool {
-	if s.Status != "active" || proc == ProcessDead {
+	if !SessionActive(s.Status) || proc == ProcessDead {
 		return false
 	}
 	if s.LastHeartbeatAt.OK() && !now.Before(s.LastHeartbeatAt.Time.Add(SessionHeartbeatStale)) {

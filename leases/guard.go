@@ -21,21 +21,27 @@ const (
 	CodeAlreadyHeld           Code = "already_held"
 	CodeInvalidRequest        Code = "invalid_request"
 	CodeBusy                  Code = "busy"
+	// CodeSchemaUnsupported: the DB lacks a column the transition cannot do without
+	// (see Reader.Supports); nothing was written.
+	CodeSchemaUnsupported Code = "schema_unsupported"
 )
 
 // Fence is what a caller read about a lease and wants unchanged when its
-// transition applies. LeaseID and SessionID (the holder) are always
-// compared; Status and ExpiresAt (raw text, byte for byte) when set.
+// transition applies. LeaseID, SessionID (the holder) and Generation (the
+// seed's lease_generation_id; 0 where the DB records none) are always
+// compared; Status (folded) and ExpiresAt (raw text, byte for byte) when set.
 type Fence struct {
-	LeaseID   string
-	Status    Status
-	SessionID string
-	ExpiresAt string
+	LeaseID    string
+	Status     Status
+	SessionID  string
+	ExpiresAt  string
+	Generation int64
 }
 
 // FenceOf returns the full fence of a lease as read.
 func FenceOf(l Lease) Fence {
-	return Fence{LeaseID: l.LeaseID, Status: l.Status, SessionID: l.SessionID, ExpiresAt: l.ExpiresAt.Raw}
+	return Fence{LeaseID: l.LeaseID, Status: l.Status, SessionID: l.SessionID, ExpiresAt: l.ExpiresAt.Raw,
+		Generation: l.Generation}
 }
 
 // Verdict is the answer of a pure guard: OK, or a refusal code and message.
@@ -55,15 +61,20 @@ func checkFence(l *Lease, f Fence) Verdict {
 	switch {
 	case l == nil:
 		return refuse(CodeNotFound, "lease "+quote(f.LeaseID)+" does not exist; re-read the item before acting")
-	case l.Status == StatusReleased:
+	case Fold(string(l.Status)) == string(StatusReleased):
 		return refuse(CodeAlreadyReleased, "lease "+quote(l.LeaseID)+" is already released; nothing to do")
-	case l.Status != StatusActive:
+	case !l.Status.Active():
 		return refuse(CodeNotActive, "lease "+quote(l.LeaseID)+" is "+string(l.Status)+", not active; re-read and claim afresh if the item is free")
-	case f.Status != "" && f.Status != l.Status,
+	case f.Status != "" && Fold(string(f.Status)) != Fold(string(l.Status)),
 		f.SessionID != l.SessionID,
-		f.ExpiresAt != "" && f.ExpiresAt != l.ExpiresAt.Raw:
-		return refuse(CodeFenceMoved, "lease "+quote(l.LeaseID)+" changed since it was read (holder "+
-			quote(l.SessionID)+", expires_at "+quote(l.ExpiresAt.Raw)+"); re-read and preview again")
+		f.ExpiresAt != "" && f.ExpiresAt != l.ExpiresAt.Raw,
+		f.Generation != l.Generation:
+		msg := "lease " + quote(l.LeaseID) + " changed since it was read (holder " +
+			quote(l.SessionID) + ", expires_at " + quote(l.ExpiresAt.Raw)
+		if l.HasGeneration || f.Generation != 0 {
+			msg += ", lease_generation_id " + itoa(l.Generation) + ", fenced on " + itoa(f.Generation)
+		}
+		return refuse(CodeFenceMoved, msg+"); re-read and preview again")
 	}
 	return allowed
 }
@@ -151,7 +162,7 @@ func CheckAbandon(l *Lease, f Fence, p Policy, ev Evidence, now time.Time) (Verd
 func CheckClaim(active []Lease, session string, now time.Time) (v Verdict, holder *Lease, pastExpiry bool) {
 	for i := range active {
 		l := &active[i]
-		if l.Status != StatusActive {
+		if !l.Status.Active() {
 			continue
 		}
 		past := l.ExpiresAt.OK() && !l.ExpiresAt.Time.After(now)
@@ -175,7 +186,7 @@ func CheckClaim(active []Lease, session string, now time.Time) (v Verdict, holde
 func SweepCandidates(ls []Lease, now time.Time) []string {
 	var out []string
 	for _, l := range ls {
-		if l.Status == StatusActive && l.ExpiresAt.OK() && !l.ExpiresAt.Time.After(now) {
+		if l.Status.Active() && l.ExpiresAt.OK() && !l.ExpiresAt.Time.After(now) {
 			out = append(out, l.LeaseID)
 		}
 	}

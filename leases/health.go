@@ -16,11 +16,16 @@ const (
 	HealthUnavailable HealthStatus = "unavailable"
 )
 
-// Health says whether a section was read fully, partly (degraded: a missing
-// optional table or column, undecodable values) or not at all, and why.
+// Health says whether a section was read fully, partly (degraded: a key column
+// the seed has is missing, so the set of rows read may not be all there is) or
+// not at all (unavailable), and why. Notes say what the read lacks without
+// making it incomplete: an absent enrichment column (steward's own, or one
+// inferred from the seed), rows with undecodable values (each row names its
+// problems; only that row's verdicts are unproven). Notes never change Status.
 type Health struct {
 	Status  HealthStatus
 	Reasons []string
+	Notes   []string
 }
 
 func okHealth() Health { return Health{Status: HealthOK} }
@@ -31,6 +36,8 @@ func (h *Health) degrade(reason string) {
 	}
 	h.Reasons = append(h.Reasons, reason)
 }
+
+func (h *Health) note(n string) { h.Notes = append(h.Notes, n) }
 
 func (h *Health) unavailable(reason string) {
 	h.Status = HealthUnavailable
@@ -57,40 +64,75 @@ func HealthFromError(err error) Health {
 	return Health{Status: HealthUnavailable, Reasons: []string{reason}}
 }
 
+// tier says what the absence of a column does to a section.
+type tier int
+
+const (
+	// tierRequired: the section cannot be read without it (unavailable).
+	tierRequired tier = iota
+	// tierKey: a key column the seed has; without it the rows read cannot be placed
+	// or told live, so the section is degraded (partial).
+	tierKey
+	// tierEnrichment: the feature that needs it says so; the section stays ok (a note).
+	tierEnrichment
+	// tierSilent: an optional column whose absence changes nothing steward shows (the
+	// seed's proposed lease_generation_id: without it, transitions fence as before).
+	tierSilent
+)
+
 // column is one column a reader asks for.
 type column struct {
-	name     string
-	required bool
+	name string
+	tier tier
 }
 
-func cols(required []string, optional ...string) []column {
+func cols(required, key, enrichment []string, silent ...string) []column {
 	var out []column
-	for _, n := range required {
-		out = append(out, column{n, true})
-	}
-	for _, n := range optional {
-		out = append(out, column{n, false})
+	for _, g := range []struct {
+		names []string
+		t     tier
+	}{{required, tierRequired}, {key, tierKey}, {enrichment, tierEnrichment}, {silent, tierSilent}} {
+		for _, n := range g.names {
+			out = append(out, column{n, g.t})
+		}
 	}
 	return out
 }
 
-// Columns each reader selects. Required columns make the section
-// unavailable when absent; optional ones degrade it.
+func names(n ...string) []string { return n }
+
+// Columns each reader selects, by what their absence does (docs/formats.md gives the
+// provenance of each: shown in the seed, inferred, or steward's).
 var (
-	sessionCols = cols([]string{"session_id"}, "role", "profile", "pid", "host",
-		"controller_instance_id", "status", "started_at", "last_heartbeat_at", "ended_at")
-	workItemCols = cols([]string{"work_item_id"}, "remote", "org", "repo", "work_kind",
-		"work_number", "title", "state")
-	leaseCols = cols([]string{"lease_id", "status"}, "work_item_id", "session_id", "role",
-		"task_class", "phase", "created_at", "expires_at", "last_heartbeat_at", "heartbeat_count",
-		"released_at", "expected_head_sha", "allowed_actions", "forbidden_actions",
-		"provenance_json", "owner_pid", "owner_host", "worktree_path", "adopted_by_session_id",
-		"adopted_from_session_id", "end_reason")
-	assignmentCols = cols([]string{"assignment_id"}, "lease_id", "session_id", "work_item_id",
-		"role", "created_at", "status")
-	eventCols = cols([]string{"event_id", "event_type"}, "work_item_id", "message",
-		"created_at", "session_id", "detail_json")
+	sessionCols = cols(names("session_id"), names("status"),
+		names("role", "profile", "pid", "host", "controller_instance_id", "started_at", "last_heartbeat_at", "ended_at"))
+	workItemCols = cols(names("work_item_id"), names("remote", "org", "repo", "work_kind", "work_number"),
+		names("title", "state"))
+	leaseCols = cols(names("lease_id", "status"), names("work_item_id", "session_id"),
+		names("role", "task_class", "phase", "created_at", "expires_at", "last_heartbeat_at", "heartbeat_count",
+			"released_at", "expected_head_sha", "allowed_actions", "forbidden_actions",
+			"provenance_json", "owner_pid", "owner_host", "worktree_path", "adopted_by_session_id",
+			"adopted_from_session_id", "end_reason"), "lease_generation_id")
+	assignmentCols = cols(names("assignment_id"), nil, names("lease_id", "session_id", "work_item_id",
+		"role", "created_at", "status"))
+	eventCols = cols(names("event_id", "event_type"), nil, names("work_item_id", "message",
+		"created_at", "session_id", "detail_json"))
 )
+
+// absentNotes says what an absent enrichment column costs, where that is more than the
+// column itself.
+var absentNotes = map[string]string{
+	"sessions.host":       "sessions are judged on the DB's host (the seed's single-host rule)",
+	"leases.owner_host":   "leases are judged on the DB's host (the seed's single-host rule)",
+	"leases.task_class":   "each lease's policy is chosen from its role and work kind (seed #790 table)",
+	"leases.end_reason":   "why a lease ended is not recorded",
+	"events.session_id":   "events do not name their session (the seed's events record no session)",
+	"events.detail_json":  "events carry no detail: claim refusals are not recorded",
+	"leases.expires_at":   "no lease expires: every active lease is kept held",
+	"sessions.status":     "no session can be told ended",
+	"events.created_at":   "events have no time: claim refusals are not counted",
+	"events.work_item_id": "events name no work item",
+}
 
 // selectList plans a SELECT over the columns present in table. It returns
 // the SQL column list and the names selected, and records missing columns
@@ -106,11 +148,19 @@ func selectList(info schemaInfo, table string, want []column, h *Health) (sqlCol
 			names = append(names, c.name)
 			continue
 		}
-		if c.required {
-			h.unavailable("column " + table + "." + c.name + " is absent")
+		switch q := table + "." + c.name; c.tier {
+		case tierRequired:
+			h.unavailable("column " + q + " is absent")
 			return "", nil, false
+		case tierKey:
+			h.degrade("column " + q + " is absent")
+		case tierEnrichment:
+			n := "column " + q + " is absent"
+			if why := absentNotes[q]; why != "" {
+				n += ": " + why
+			}
+			h.note(n)
 		}
-		h.degrade("column " + table + "." + c.name + " is absent")
 	}
 	return strings.Join(names, ", "), names, true
 }
@@ -148,7 +198,7 @@ func scanRows[T any](rows *sql.Rows, names []string, table string, h *Health,
 		out = append(out, v)
 	}
 	if bad > 0 {
-		h.degrade(plural(bad, table+" row") + " with undecodable values (see each row's Problems)")
+		h.note(plural(bad, table+" row") + rowProblems)
 	}
 	return out, rows.Err()
 }

@@ -26,9 +26,20 @@ func DefaultPath(lookup func(string) (string, bool)) string {
 	return filepath.Join(home, ".cache", "gitea-tools", "control-plane", "control_plane.sqlite3")
 }
 
+// dsnOpts are the connection settings of a handle.
+type dsnOpts struct {
+	// immediate makes every transaction BEGIN IMMEDIATE (writers take the lock up front).
+	immediate bool
+	// tuned adds synchronous=NORMAL and foreign_keys=1: only for a DB steward created,
+	// which Migrate put in WAL mode. A DB steward did not create is written with SQLite's
+	// defaults, as its owner writes it (synchronous FULL, its own foreign-key setting).
+	tuned bool
+}
+
 // dsn builds a file: URI so SQLite honours mode=; the driver consumes the
-// underscore keys. mode is "ro", "rw" or "rwc".
-func dsn(path, mode string, write bool, busy time.Duration) (string, error) {
+// underscore keys. mode is "ro", "rw" or "rwc". No DSN ever sets journal_mode:
+// opening a file never changes it (Migrate switches a DB it creates to WAL).
+func dsn(path, mode string, o dsnOpts, busy time.Duration) (string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", err
@@ -36,10 +47,11 @@ func dsn(path, mode string, write bool, busy time.Duration) (string, error) {
 	q := url.Values{}
 	q.Set("mode", mode)
 	q.Add("_pragma", "busy_timeout("+strconv.Itoa(int(busy/time.Millisecond))+")")
-	if write {
-		q.Add("_pragma", "journal_mode(WAL)")
+	if o.tuned {
 		q.Add("_pragma", "synchronous(NORMAL)")
 		q.Add("_pragma", "foreign_keys(1)")
+	}
+	if o.immediate {
 		q.Set("_txlock", "immediate")
 	}
 	return "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + q.Encode(), nil
@@ -66,8 +78,8 @@ func exists(op, path string) error {
 }
 
 // open opens a handle and proves the file is a readable SQLite database.
-func open(ctx context.Context, op, path, mode string, write bool, busy time.Duration) (*sql.DB, error) {
-	d, err := dsn(path, mode, write, busy)
+func open(ctx context.Context, op, path, mode string, o dsnOpts, busy time.Duration) (*sql.DB, error) {
+	d, err := dsn(path, mode, o, busy)
 	if err != nil {
 		return nil, &DBError{Op: op, Path: path, Err: err}
 	}
@@ -83,20 +95,30 @@ func open(ctx context.Context, op, path, mode string, write bool, busy time.Dura
 	return db, nil
 }
 
-// Migrate creates the DB file (and its directory, mode 0o700) if needed and
-// applies steward's embedded migrations in order. It is for demos, tests and
-// fixtures; readers never call it. A file holding a control-plane schema that
-// steward did not create is refused with ErrForeignSchema.
+// Migrate creates the DB file (and its directory, mode 0o700) if needed,
+// applies steward's embedded migrations in order and puts the file in WAL
+// mode. It is for demos, tests and fixtures; readers never call it. A file
+// holding a control-plane schema that steward did not create is refused with
+// ErrForeignSchema before anything is written (its journal mode included).
 func Migrate(path string) error {
 	const op = "migrate"
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return &DBError{Op: op, Path: path, Err: err}
 	}
 	ctx := context.Background()
-	db, err := open(ctx, op, path, "rwc", true, BusyTimeout)
+	db, err := open(ctx, op, path, "rwc", dsnOpts{tuned: true}, BusyTimeout)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	return migrate(ctx, db, path)
+	if err := migrate(ctx, db, path); err != nil {
+		return err
+	}
+	// Only now, on a file proven steward's: WAL is a property of the file, so it is set
+	// once here and every later handle keeps it.
+	var mode string
+	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode); err != nil {
+		return mapErr(op, path, err)
+	}
+	return nil
 }

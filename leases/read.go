@@ -26,7 +26,7 @@ func OpenReadOnly(path string) (*Reader, error) {
 		return nil, err
 	}
 	ctx := context.Background()
-	db, err := open(ctx, op, path, "ro", false, BusyTimeout)
+	db, err := open(ctx, op, path, "ro", dsnOpts{}, BusyTimeout)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +153,7 @@ func (r *Reader) Snapshot(ctx context.Context, opt ReadOptions) (*Snapshot, erro
 func readMeta(ctx context.Context, q queryer, info schemaInfo) (map[string]string, string, Health, error) {
 	h := okHealth()
 	if _, ok := info["schema_meta"]; !ok {
-		h.degrade("table schema_meta is absent: schema version unknown")
+		h.note("table schema_meta is absent: schema version unknown, columns read by name")
 		return nil, "", h, nil
 	}
 	rows, err := q.QueryContext(ctx, `SELECT key, value FROM schema_meta`)
@@ -175,9 +175,9 @@ func readMeta(ctx context.Context, q queryer, info schemaInfo) (map[string]strin
 	ver, ok := meta[MetaSchemaVersion]
 	switch {
 	case !ok:
-		h.degrade("schema_meta has no schema_version")
+		h.note("schema_meta has no schema_version: columns read by name")
 	case !slices.Contains(KnownSchemaVersions, ver):
-		h.degrade("schema_version " + strconv.Quote(ver) + " is not one steward knows (4, 5): columns read by name")
+		h.note("schema_version " + strconv.Quote(ver) + " is not one steward knows (4, 5): columns read by name")
 	}
 	return meta, ver, h, nil
 }
@@ -204,7 +204,7 @@ const terminalIn = `('released', 'expired', 'abandoned')`
 func readLeases(ctx context.Context, q queryer, info schemaInfo, opt ReadOptions) ([]Lease, Health, error) {
 	prob := func(v Lease) []string { return v.Problems }
 	live, h, err := readTable(ctx, q, info, "leases", leaseCols,
-		"WHERE status IS NULL OR status NOT IN "+terminalIn+" ORDER BY rowid", nil, decodeLease, prob)
+		"WHERE status IS NULL OR "+foldSQL("status")+" NOT IN "+terminalIn+" ORDER BY rowid", nil, decodeLease, prob)
 	if err != nil || h.Status == HealthUnavailable {
 		return live, h, err
 	}
@@ -216,7 +216,7 @@ func readLeases(ctx context.Context, q queryer, info schemaInfo, opt ReadOptions
 		return live, h, nil
 	}
 	done, _, err := readTable(ctx, q, info, "leases", leaseCols,
-		"WHERE status IN "+terminalIn+" ORDER BY rowid DESC LIMIT ?", []any{n}, decodeLease, prob)
+		"WHERE "+foldSQL("status")+" IN "+terminalIn+" ORDER BY rowid DESC LIMIT ?", []any{n}, decodeLease, prob)
 	return append(live, done...), h, err
 }
 
@@ -247,7 +247,7 @@ func readSessions(ctx context.Context, q queryer, info schemaInfo, opt ReadOptio
 	if err != nil {
 		return nil, 0, Health{}, err
 	}
-	const kept = `(status IS NULL OR lower(status) = 'active'
+	kept := `(status IS NULL OR ` + foldSQL("status") + ` = 'active'
 		OR rowid IN (SELECT rowid FROM sessions ORDER BY rowid DESC LIMIT ?)
 		OR session_id IN (SELECT value FROM json_each(?)))`
 	out, h, err := readTable(ctx, q, info, "sessions", sessionCols, "WHERE "+kept+" ORDER BY rowid",
@@ -269,7 +269,9 @@ func readSessions(ctx context.Context, q queryer, info schemaInfo, opt ReadOptio
 	return out, omitted, h, rows.Err()
 }
 
-// attachWork fills each lease's Work from the work items read alongside.
+// attachWork fills each lease's Work from the work items read alongside. A
+// non-terminal lease that cannot be placed on an item degrades the section: it holds
+// some item, and no item can then be proven free of it. A terminal one is only noted.
 func attachWork(ls []Lease, items []WorkItem, itemsHealth Health, h *Health) {
 	if itemsHealth.Status == HealthUnavailable {
 		if len(ls) > 0 {
@@ -281,17 +283,23 @@ func attachWork(ls []Lease, items []WorkItem, itemsHealth Health, h *Health) {
 	for _, w := range items {
 		byID[w.WorkItemID] = w.WorkRef
 	}
-	orphans := 0
+	held, ended := 0, 0
 	for i := range ls {
 		w, ok := byID[ls[i].WorkItemID]
-		if !ok {
-			orphans++
-			continue
+		switch {
+		case ok:
+			ls[i].Work = w
+		case ls[i].Status.Terminal():
+			ended++
+		default:
+			held++
 		}
-		ls[i].Work = w
 	}
-	if orphans > 0 {
-		h.degrade(plural(orphans, "lease") + " reference a missing work item")
+	if held > 0 {
+		h.degrade(plural(held, "lease") + " not ended reference a missing work item")
+	}
+	if ended > 0 {
+		h.note(plural(ended, "ended lease") + " reference a missing work item")
 	}
 }
 

@@ -32,7 +32,7 @@ func TestScopeQueriesUseIndexes(t *testing.T) {
 		args             []any
 	}{
 		{"leases", "", "lease_id", leaseCols, []any{"a", "b"}},
-		{"leases", "status = 'active' AND ", "work_item_id", leaseCols, []any{1, 2}},
+		{"leases", activeCond, "work_item_id", leaseCols, []any{1, 2}},
 		{"sessions", "", "session_id", sessionCols, []any{"s1", "s2"}},
 		{"work_items", "", "work_item_id", workItemCols, []any{1, 2}},
 	} {

@@ -36,10 +36,10 @@ func (r *Reader) LeaseByID(ctx context.Context, id string) (l Lease, found bool,
 // LeasesForWorkItem returns every non-terminal lease on the work item named
 // by ref (normally at most one; more is a concurrent-active-lease collision).
 func (r *Reader) LeasesForWorkItem(ctx context.Context, ref WorkRef) ([]Lease, error) {
-	return r.leasesWhere(ctx, `WHERE (status IS NULL OR status NOT IN `+terminalIn+`)
-		AND work_item_id = (SELECT work_item_id FROM work_items
-		WHERE remote = ? AND org = ? AND repo = ? AND work_kind = ? AND work_number = ?)`,
-		ref.Remote, ref.Org, ref.Repo, string(ref.Kind), ref.Number)
+	return r.leasesWhere(ctx, `WHERE (status IS NULL OR `+foldSQL("status")+` NOT IN `+terminalIn+`)
+		AND work_item_id IN (SELECT work_item_id FROM work_items
+		WHERE remote = ? AND org = ? AND repo = ? AND `+foldSQL("work_kind")+` = ? AND work_number = ?)`,
+		ref.Remote, ref.Org, ref.Repo, Fold(string(ref.Kind)), ref.Number)
 }
 
 func (r *Reader) leasesWhere(ctx context.Context, where string, args ...any) ([]Lease, error) {

@@ -1,5 +1,7 @@
 package leases
 
+import "strings"
+
 // Status is a lease row's status column.
 type Status string
 
@@ -12,10 +14,34 @@ const (
 )
 
 // Terminal reports whether s ends the lease (every status but active; an
-// unknown status is not terminal, so it keeps protecting the item).
+// unknown status is not terminal, so it keeps protecting the item). A Status
+// read from the DB is already folded (see Fold); the comparison folds again
+// so a Status built by hand compares the way the seed compares.
 func (s Status) Terminal() bool {
-	return s == StatusReleased || s == StatusExpired || s == StatusAbandoned
+	switch Status(Fold(string(s))) {
+	case StatusReleased, StatusExpired, StatusAbandoned:
+		return true
+	}
+	return false
 }
+
+// Active reports whether s is the active status, in any case (seed:
+// status.strip().lower() == "active").
+func (s Status) Active() bool { return Fold(string(s)) == string(StatusActive) }
+
+// Fold is how the supervised system compares its statuses, roles and work
+// kinds: surrounding white space stripped, lower-cased (the seed's
+// str(x).strip().lower(), e.g. the restart coordinator's session and lease
+// rows and is_active_ownership_status). Every comparison of those columns in
+// steward goes through it, in readers and inside every transaction.
+func Fold(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+
+// foldSQL is Fold as an SQL expression over a column: trim of ASCII white space, then
+// lower-case (SQLite folds ASCII only; every value compared against is ASCII).
+func foldSQL(col string) string { return "lower(trim(" + col + ", char(9, 10, 11, 12, 13, 32)))" }
+
+// SessionActive reports whether a session's status column reads active in any case.
+func SessionActive(status string) bool { return Fold(status) == string(StatusActive) }
 
 // Lease phases seen in the seed.
 const (
@@ -70,13 +96,16 @@ type Session struct {
 
 // Lease is a leases row (Work is filled from work_items when readable).
 type Lease struct {
-	LeaseID              string
-	WorkItemID           int64
-	SessionID            string
-	Role                 string
-	TaskClass            TaskClass
-	Phase                string
+	LeaseID    string
+	WorkItemID int64
+	SessionID  string
+	Role       string
+	TaskClass  TaskClass
+	Phase      string
+	// Status is the status column folded (Fold): "ACTIVE" reads active.
+	// StatusRaw is the text as written, for display and evidence.
 	Status               Status
+	StatusRaw            string
 	CreatedAt            Timestamp
 	ExpiresAt            Timestamp
 	LastHeartbeatAt      Timestamp
@@ -93,8 +122,13 @@ type Lease struct {
 	AdoptedBySessionID   string
 	AdoptedFromSessionID string
 	EndReason            string
-	Work                 WorkRef
-	Problems             []string
+	// Generation is the seed's lease_generation_id fencing counter (HA ADR #668);
+	// HasGeneration is set when the row records one. Without the column both are zero
+	// and transitions fence as before.
+	Generation    int64
+	HasGeneration bool
+	Work          WorkRef
+	Problems      []string
 }
 
 // Assignment is an assignments row.
@@ -179,7 +213,7 @@ func decodeLease(get getter) Lease {
 		LeaseID: d.str("lease_id"), WorkItemID: d.int("work_item_id"),
 		SessionID: d.str("session_id"), Role: d.str("role"),
 		TaskClass: TaskClass(d.str("task_class")), Phase: d.str("phase"),
-		Status:    Status(d.str("status")),
+		Status: Status(Fold(d.str("status"))), StatusRaw: d.str("status"),
 		CreatedAt: d.ts("created_at", false), ExpiresAt: d.ts("expires_at", true),
 		LastHeartbeatAt: d.ts("last_heartbeat_at", false), HeartbeatCount: d.int("heartbeat_count"),
 		ReleasedAt: d.ts("released_at", false), ExpectedHeadSHA: d.str("expected_head_sha"),
@@ -188,6 +222,9 @@ func decodeLease(get getter) Lease {
 		OwnerPID: d.int("owner_pid"), OwnerHost: d.str("owner_host"),
 		WorktreePath: d.str("worktree_path"), AdoptedBySessionID: d.str("adopted_by_session_id"),
 		AdoptedFromSessionID: d.str("adopted_from_session_id"), EndReason: d.str("end_reason"),
+	}
+	if _, ok := get("lease_generation_id"); ok {
+		l.Generation, l.HasGeneration = d.int("lease_generation_id"), true
 	}
 	l.Problems = d.problems
 	return l
@@ -210,7 +247,7 @@ func decodeWorkItem(get getter) WorkItem {
 	w := WorkItem{
 		WorkItemID: d.int("work_item_id"),
 		WorkRef: WorkRef{Remote: d.str("remote"), Org: d.str("org"), Repo: d.str("repo"),
-			Kind: WorkKind(d.str("work_kind")), Number: d.int("work_number")},
+			Kind: WorkKind(Fold(d.str("work_kind"))), Number: d.int("work_number")},
 		Title: d.str("title"), State: d.str("state"),
 	}
 	w.Problems = d.problems

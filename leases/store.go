@@ -6,7 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"math/big"
-	"sort"
+	"strings"
 	"time"
 )
 
@@ -36,19 +36,20 @@ type Store struct {
 	db   *sql.DB
 	path string
 	opt  StoreOptions
-	info schemaInfo // validated at open; transitions read through it
+	info schemaInfo // read at open; transitions read and write through it
+	// steward is set when steward's migrations created the DB (schema_meta has
+	// steward_migration): only then are its timestamps written in steward's layout and
+	// its connections tuned for WAL.
+	steward bool
 }
 
-// requiredSchema lists the tables and columns the transitions write.
-var requiredSchema = map[string][]column{
-	"sessions": sessionCols, "work_items": workItemCols, "leases": leaseCols,
-	"assignments": assignmentCols, "events": eventCols,
-}
-
-// OpenReadWrite opens an existing, migrated DB for transitions with WAL,
-// busy_timeout, foreign_keys and _txlock=immediate. It never creates the
-// file (ErrNoDB) and refuses a schema missing any table or column the
-// transitions write (ErrNoTable, with the missing names in Detail).
+// OpenReadWrite opens an existing DB for transitions with busy_timeout and
+// _txlock=immediate (every transaction BEGIN IMMEDIATE). It never creates the file
+// (ErrNoDB) and never changes it by opening: the journal mode stays the file's own (a
+// DB steward did not create keeps its rollback journal), nothing is migrated, and no
+// pragma that persists in the file is set. A DB steward created (Migrate: WAL) also gets
+// synchronous=NORMAL and foreign_keys=1. Each transition writes only the columns the
+// DB has and refuses (CodeSchemaUnsupported) when it lacks one it cannot do without.
 func OpenReadWrite(path string, opt StoreOptions) (*Store, error) {
 	const op = "open read-write"
 	if err := exists(op, path); err != nil {
@@ -58,40 +59,54 @@ func OpenReadWrite(path string, opt StoreOptions) (*Store, error) {
 	if opt.BusyTimeout <= 0 {
 		opt.BusyTimeout = BusyTimeout
 	}
-	db, err := open(ctx, op, path, "rw", true, opt.BusyTimeout)
-	if err != nil {
-		return nil, err
-	}
 	if opt.MaxOpenConns <= 0 {
 		opt.MaxOpenConns = 1
 	}
 	if opt.BusyBudget <= 0 {
 		opt.BusyBudget = 30 * time.Second
 	}
-	db.SetMaxOpenConns(opt.MaxOpenConns)
+	db, err := open(ctx, op, path, "rw", dsnOpts{immediate: true}, opt.BusyTimeout)
+	if err != nil {
+		return nil, err
+	}
 	info, err := introspect(ctx, db)
 	if err != nil {
 		db.Close()
 		return nil, mapErr(op, path, err)
 	}
-	h := okHealth()
-	names := make([]string, 0, len(requiredSchema))
-	for t := range requiredSchema {
-		names = append(names, t)
+	steward, wal, err := stewardsWAL(ctx, db, info)
+	if err != nil {
+		db.Close()
+		return nil, mapErr(op, path, err)
 	}
-	sort.Strings(names)
-	for _, t := range names {
-		for _, c := range requiredSchema[t] {
-			if !info[t][c.name] {
-				h.degrade(t + "." + c.name)
-			}
+	if steward && wal {
+		db.Close()
+		if db, err = open(ctx, op, path, "rw", dsnOpts{immediate: true, tuned: true}, opt.BusyTimeout); err != nil {
+			return nil, err
 		}
 	}
-	if len(h.Reasons) > 0 {
-		db.Close()
-		return nil, &DBError{Op: op, Path: path, Err: ErrNoTable, Detail: "missing " + joinReasons(h)}
+	db.SetMaxOpenConns(opt.MaxOpenConns)
+	return &Store{db: db, path: path, opt: opt, info: info, steward: steward}, nil
+}
+
+// stewardsWAL reads (never sets) whether steward's migrations created the DB and
+// whether it is in WAL mode.
+func stewardsWAL(ctx context.Context, db *sql.DB, info schemaInfo) (steward, wal bool, err error) {
+	var mode string
+	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		return false, false, err
 	}
-	return &Store{db: db, path: path, opt: opt, info: info}, nil
+	if info["schema_meta"]["key"] && info["schema_meta"]["value"] {
+		var v string
+		err := db.QueryRowContext(ctx, `SELECT value FROM schema_meta WHERE key = ?`, MetaStewardMigration).Scan(&v)
+		switch {
+		case err == nil:
+			steward = v != ""
+		case err != sql.ErrNoRows:
+			return false, false, err
+		}
+	}
+	return steward, strings.EqualFold(mode, "wal"), nil
 }
 
 // Close closes the Store's handle.
@@ -186,23 +201,34 @@ func newID(prefix string) string {
 	return prefix + hex.EncodeToString(b[:])
 }
 
-// insertEvent appends one events row and returns its id.
-func insertEvent(ctx context.Context, tx *sql.Tx, workItemID int64, typ, msg, session string,
+// insertEvent appends one events row and returns its id (0 when the DB has no events
+// table to write to). On a table without steward's session_id and detail_json columns
+// the event is written with the seed's five columns, and the session it is about goes
+// into the message, so that the event still says who acted.
+func (s *Store) insertEvent(ctx context.Context, tx *sql.Tx, workItemID int64, typ, msg, session string,
 	detail any, now time.Time) (int64, error) {
-	var sess any
+	if !s.has("events", "event_type") {
+		return 0, nil
+	}
+	var sess, det any
 	if session != "" {
 		sess = session
+		if !s.has("events", "session_id") {
+			msg += " [session " + session + "]"
+		}
 	}
-	var det any
 	if d := encodeObject(detail); d != "" {
 		det = d
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO events(work_item_id, event_type, message, created_at,
-		session_id, detail_json) VALUES(?, ?, ?, ?, ?, ?)`, workItemID, typ, msg, FormatTime(now), sess, det)
-	if err != nil {
-		return 0, err
+	ret := "event_id"
+	if !s.has("events", ret) {
+		ret = "rowid"
 	}
-	return res.LastInsertId()
+	var id int64
+	err := s.insert(ctx, tx, "events", []colVal{set("work_item_id", workItemID), set("event_type", typ),
+		set("message", msg), set("created_at", s.ts(now)), set("session_id", sess), set("detail_json", det)},
+		ret, &id)
+	return id, err
 }
 
 // leaseInTx reads one lease by id inside tx (nil when absent).

@@ -8,10 +8,13 @@ import (
 
 // fenced runs a transition on one lease: read it inside the transaction,
 // run guard, and on success apply. Refusals roll back (nothing written).
-func (s *Store) fenced(ctx context.Context, op string, f Fence,
+func (s *Store) fenced(ctx context.Context, op Op, f Fence,
 	guard func(l *Lease) (Verdict, error),
 	apply func(ctx context.Context, tx *sql.Tx, l *Lease) (Outcome, error)) (Outcome, error) {
-	return s.run(ctx, op, func(ctx context.Context, tx *sql.Tx) (Outcome, bool, error) {
+	if v := schemaVerdict(s.info, op); !v.OK {
+		return Outcome{Code: v.Code, Message: v.Message}, nil
+	}
+	return s.run(ctx, string(op), func(ctx context.Context, tx *sql.Tx) (Outcome, bool, error) {
 		l, err := s.leaseInTx(ctx, tx, f.LeaseID)
 		if err != nil {
 			return Outcome{}, false, err
@@ -34,14 +37,23 @@ func (s *Store) fenced(ctx context.Context, op string, f Fence,
 	})
 }
 
-// end moves an active lease to a terminal status and ends its assignments.
-func end(ctx context.Context, tx *sql.Tx, l *Lease, st Status, reason string, now time.Time) error {
-	if _, err := tx.ExecContext(ctx, `UPDATE leases SET status = ?, released_at = ?, end_reason = ?
-		WHERE lease_id = ? AND status = 'active'`, string(st), FormatTime(now), reason, l.LeaseID); err != nil {
+// end moves an active lease to a terminal status and ends its assignments. The guard
+// proved the lease active (in any case) inside this transaction; exactly one row must
+// change.
+func (s *Store) end(ctx context.Context, tx *sql.Tx, l *Lease, st Status, reason string, now time.Time) error {
+	n, err := s.update(ctx, tx, "leases", []colVal{set("status", string(st)), set("released_at", s.ts(now)),
+		set("end_reason", reason)}, "WHERE lease_id = ?", l.LeaseID)
+	if err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE assignments SET status = ? WHERE lease_id = ? AND status = 'active'`,
-		string(st), l.LeaseID)
+	if n != 1 {
+		return &DBError{Op: "end lease", Path: s.path, Err: ErrSQLite, Detail: "lease " + l.LeaseID + ": " + itoa(n) + " rows changed, want 1"}
+	}
+	if !s.has("assignments", "lease_id") {
+		return nil
+	}
+	_, err = s.update(ctx, tx, "assignments", []colVal{set("status", string(st))},
+		"WHERE lease_id = ? AND "+foldSQL("status")+" = 'active'", l.LeaseID)
 	return err
 }
 
@@ -51,42 +63,46 @@ func end(ctx context.Context, tx *sql.Tx, l *Lease, st Status, reason string, no
 // refreshed and a lease.renew event written.
 func (s *Store) Heartbeat(ctx context.Context, f Fence, now time.Time) (Outcome, error) {
 	var p Policy
-	return s.fenced(ctx, "heartbeat", f, func(l *Lease) (Verdict, error) {
+	return s.fenced(ctx, OpHeartbeat, f, func(l *Lease) (Verdict, error) {
 		if l != nil {
 			p = s.opt.Policies.For(l.TaskClass)
 		}
 		return CheckHeartbeat(l, f, p, now), nil
 	}, func(ctx context.Context, tx *sql.Tx, l *Lease) (Outcome, error) {
-		exp, ts := FormatTime(renewedExpiry(l, p, now)), FormatTime(now)
-		if _, err := tx.ExecContext(ctx, `UPDATE leases SET expires_at = ?, last_heartbeat_at = ?,
-			heartbeat_count = heartbeat_count + 1 WHERE lease_id = ?`, exp, ts, l.LeaseID); err != nil {
+		exp, ts := s.ts(renewedExpiry(l, p, now)), s.ts(now)
+		if _, err := s.update(ctx, tx, "leases", []colVal{set("expires_at", exp), set("last_heartbeat_at", ts),
+			setExpr("heartbeat_count", "coalesce(heartbeat_count, 0) + 1"),
+			setExpr("lease_generation_id", "coalesce(lease_generation_id, 0) + 1")},
+			"WHERE lease_id = ?", l.LeaseID); err != nil {
 			return Outcome{}, err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET last_heartbeat_at = ? WHERE session_id = ?`,
-			ts, l.SessionID); err != nil {
-			return Outcome{}, err
+		if s.has("sessions", "session_id") {
+			if _, err := s.update(ctx, tx, "sessions", []colVal{set("last_heartbeat_at", ts)}, "WHERE session_id = ?",
+				l.SessionID); err != nil {
+				return Outcome{}, err
+			}
 		}
-		id, err := insertEvent(ctx, tx, l.WorkItemID, "lease.renew", "lease renewed", l.SessionID,
+		id, err := s.insertEvent(ctx, tx, l.WorkItemID, "lease.renew", "lease renewed", l.SessionID,
 			map[string]any{"lease_id": l.LeaseID, "expires_at": exp}, now)
-		return Outcome{Code: CodeOK, Message: "lease renewed until " + exp, EventIDs: []int64{id}}, err
+		return Outcome{Code: CodeOK, Message: "lease renewed until " + exp, EventIDs: eventIDs(id)}, err
 	})
 }
 
 // Release ends a lease held by the fenced session (status released, reason
 // recorded in end_reason) and writes a lease.release event.
 func (s *Store) Release(ctx context.Context, f Fence, reason string, now time.Time) (Outcome, error) {
-	return s.fenced(ctx, "release", f, func(l *Lease) (Verdict, error) {
+	return s.fenced(ctx, OpRelease, f, func(l *Lease) (Verdict, error) {
 		return CheckRelease(l, f), nil
 	}, func(ctx context.Context, tx *sql.Tx, l *Lease) (Outcome, error) {
 		if reason == "" {
 			reason = "released"
 		}
-		if err := end(ctx, tx, l, StatusReleased, reason, now); err != nil {
+		if err := s.end(ctx, tx, l, StatusReleased, reason, now); err != nil {
 			return Outcome{}, err
 		}
-		id, err := insertEvent(ctx, tx, l.WorkItemID, "lease.release", "lease released", l.SessionID,
+		id, err := s.insertEvent(ctx, tx, l.WorkItemID, "lease.release", "lease released", l.SessionID,
 			map[string]any{"lease_id": l.LeaseID, "reason": reason}, now)
-		return Outcome{Code: CodeOK, Message: "lease released", EventIDs: []int64{id}}, err
+		return Outcome{Code: CodeOK, Message: "lease released", EventIDs: eventIDs(id)}, err
 	})
 }
 
@@ -94,16 +110,16 @@ func (s *Store) Release(ctx context.Context, f Fence, reason string, now time.Ti
 // expired, end_reason reclaimed) so the item is free again, and writes a
 // lease.reclaim event naming the reclaiming session (by, may be empty).
 func (s *Store) ReclaimExpired(ctx context.Context, f Fence, by string, now time.Time) (Outcome, error) {
-	return s.fenced(ctx, "reclaim", f, func(l *Lease) (Verdict, error) {
+	return s.fenced(ctx, OpReclaim, f, func(l *Lease) (Verdict, error) {
 		return CheckReclaimExpired(l, f, now), nil
 	}, func(ctx context.Context, tx *sql.Tx, l *Lease) (Outcome, error) {
-		if err := end(ctx, tx, l, StatusExpired, "reclaimed", now); err != nil {
+		if err := s.end(ctx, tx, l, StatusExpired, "reclaimed", now); err != nil {
 			return Outcome{}, err
 		}
-		id, err := insertEvent(ctx, tx, l.WorkItemID, "lease.reclaim", "expired lease reclaimed", by,
+		id, err := s.insertEvent(ctx, tx, l.WorkItemID, "lease.reclaim", "expired lease reclaimed", by,
 			map[string]any{"lease_id": l.LeaseID, "holding_session_id": l.SessionID,
 				"expires_at": l.ExpiresAt.Raw, "reclaimed_by": by}, now)
-		return Outcome{Code: CodeOK, Message: "expired lease reclaimed; the item is free", EventIDs: []int64{id}}, err
+		return Outcome{Code: CodeOK, Message: "expired lease reclaimed; the item is free", EventIDs: eventIDs(id)}, err
 	})
 }
 
@@ -120,7 +136,7 @@ type AbandonRequest struct {
 // the transaction; the evidence is recorded in a lease.abandon event.
 func (s *Store) Abandon(ctx context.Context, req AbandonRequest, now time.Time) (Outcome, error) {
 	var fr FreshnessResult
-	return s.fenced(ctx, "abandon", req.Fence, func(l *Lease) (Verdict, error) {
+	return s.fenced(ctx, OpAbandon, req.Fence, func(l *Lease) (Verdict, error) {
 		var p Policy
 		if l != nil {
 			p = s.opt.Policies.For(l.TaskClass)
@@ -129,16 +145,16 @@ func (s *Store) Abandon(ctx context.Context, req AbandonRequest, now time.Time) 
 		v, fr = CheckAbandon(l, req.Fence, p, req.Evidence, now)
 		return v, nil
 	}, func(ctx context.Context, tx *sql.Tx, l *Lease) (Outcome, error) {
-		if err := end(ctx, tx, l, StatusAbandoned, string(fr.Value), now); err != nil {
+		if err := s.end(ctx, tx, l, StatusAbandoned, string(fr.Value), now); err != nil {
 			return Outcome{}, err
 		}
-		id, err := insertEvent(ctx, tx, l.WorkItemID, "lease.abandon", "stale lease abandoned: "+string(fr.Value),
+		id, err := s.insertEvent(ctx, tx, l.WorkItemID, "lease.abandon", "stale lease abandoned: "+string(fr.Value),
 			req.Actor, map[string]any{"lease_id": l.LeaseID, "holding_session_id": l.SessionID,
 				"freshness": string(fr.Value), "reasons": fr.Reasons, "owner": string(req.Evidence.Owner),
 				"worktree": string(req.Evidence.Worktree), "actor": req.Actor, "detail": req.Detail}, now)
 		frc := fr
 		return Outcome{Code: CodeOK, Message: "lease abandoned (" + string(fr.Value) + ")",
-			Freshness: &frc, EventIDs: []int64{id}}, err
+			Freshness: &frc, EventIDs: eventIDs(id)}, err
 	})
 }
 
@@ -147,8 +163,11 @@ func (s *Store) Abandon(ctx context.Context, req AbandonRequest, now time.Time) 
 // returns their ids in Outcome.Expired. Missing or unparseable expiries are
 // kept held.
 func (s *Store) ExpireSweep(ctx context.Context, now time.Time) (Outcome, error) {
-	return s.run(ctx, "expire sweep", func(ctx context.Context, tx *sql.Tx) (Outcome, bool, error) {
-		ls, err := leasesWhereInfo(ctx, tx, s.info, "WHERE status = 'active'")
+	if v := schemaVerdict(s.info, OpSweep); !v.OK {
+		return Outcome{Code: v.Code, Message: v.Message}, nil
+	}
+	return s.run(ctx, string(OpSweep), func(ctx context.Context, tx *sql.Tx) (Outcome, bool, error) {
+		ls, err := leasesWhereInfo(ctx, tx, s.info, "WHERE "+foldSQL("status")+" = 'active'")
 		if err != nil {
 			return Outcome{}, false, err
 		}
@@ -159,18 +178,26 @@ func (s *Store) ExpireSweep(ctx context.Context, now time.Time) (Outcome, error)
 		}
 		for _, id := range SweepCandidates(ls, now) {
 			l := byID[id]
-			if err := end(ctx, tx, l, StatusExpired, "expire_sweep", now); err != nil {
+			if err := s.end(ctx, tx, l, StatusExpired, "expire_sweep", now); err != nil {
 				return Outcome{}, false, err
 			}
-			ev, err := insertEvent(ctx, tx, l.WorkItemID, "lease.expire", "lease expired", l.SessionID,
+			ev, err := s.insertEvent(ctx, tx, l.WorkItemID, "lease.expire", "lease expired", l.SessionID,
 				map[string]any{"lease_id": id, "expires_at": l.ExpiresAt.Raw}, now)
 			if err != nil {
 				return Outcome{}, false, err
 			}
 			out.Expired = append(out.Expired, id)
-			out.EventIDs = append(out.EventIDs, ev)
+			out.EventIDs = append(out.EventIDs, eventIDs(ev)...)
 		}
 		out.Message = plural(len(out.Expired), "lease") + " expired"
 		return out, false, nil
 	})
+}
+
+// eventIDs lists an event id written (none when the DB has no events table).
+func eventIDs(id int64) []int64 {
+	if id == 0 {
+		return nil
+	}
+	return []int64{id}
 }

@@ -85,6 +85,10 @@ func (e *engine) sourcesSig() string {
 			b.WriteString("+")
 		}
 		b.WriteString(h.Reason)
+		for _, n := range h.Notes {
+			b.WriteByte(1)
+			b.WriteString(n)
+		}
 		b.WriteByte(0)
 	}
 	return b.String()

@@ -164,7 +164,7 @@ func (p Probe) ObserveSession(s leases.Session) SessionObs {
 }
 
 func health(h leases.Health, at time.Time, d time.Duration) SourceHealth {
-	st := SourceHealth{Status: Status(h.Status), Reason: strings.Join(h.Reasons, "; "), ScannedAt: at, ScanDuration: d}
+	st := SourceHealth{Status: Status(h.Status), Reason: strings.Join(h.Reasons, "; "), ScannedAt: at, ScanDuration: d, Notes: h.Notes}
 	if st.Status == "" {
 		st.Status = StatusOK
 	}
@@ -258,6 +258,7 @@ func worstOf(hs ...leases.Health) leases.Health {
 			out.Status = h.Status
 		}
 		out.Reasons = append(out.Reasons, h.Reasons...)
+		out.Notes = append(out.Notes, h.Notes...)
 	}
 	return out
 }

@@ -44,6 +44,11 @@ type SourceHealth struct {
 	// Partial means some of the source was read and some was not: nothing
 	// is concluded from what is missing.
 	Partial bool `json:"partial"`
+	// Notes say what the read lacks without making it partial: a column the
+	// supervised system's DB does not have (steward's enrichments, or one
+	// inferred from the seed) and what that costs, rows with undecodable values
+	// (only their own items' verdicts are unproven).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Usable reports whether the source was read at all (ok or degraded).

@@ -91,11 +91,11 @@ var dbCases = map[string]struct {
 	"unknown-schema-version": {func(t *testing.T, w *workspace) {
 		w.oneLease(t)
 		execAll(t, sqlDB(t, w.ws.DBPath), "UPDATE schema_meta SET value = '99' WHERE key = 'schema_version'")
-	}, dbExpect{status: model.StatusDegraded, reason: "99", claims: 1}},
+	}, dbExpect{status: model.StatusOK, reason: "99", claims: 1}},
 	"no-schema-meta": {func(t *testing.T, w *workspace) {
 		w.oneLease(t)
 		execAll(t, sqlDB(t, w.ws.DBPath), "DROP TABLE schema_meta")
-	}, dbExpect{status: model.StatusDegraded, reason: "schema_meta", claims: 1}},
+	}, dbExpect{status: model.StatusOK, reason: "schema_meta", claims: 1}},
 	"no-leases-table": {func(t *testing.T, w *workspace) {
 		w.oneLease(t)
 		execAll(t, sqlDB(t, w.ws.DBPath), "DROP TABLE assignments", "DROP TABLE leases")
@@ -111,7 +111,7 @@ var dbCases = map[string]struct {
 	"no-expires-at-column": {func(t *testing.T, w *workspace) {
 		w.oneLease(t)
 		execAll(t, sqlDB(t, w.ws.DBPath), "DROP INDEX leases_one_active_per_item", "ALTER TABLE leases DROP COLUMN expires_at")
-	}, dbExpect{status: model.StatusDegraded, reason: "expires_at", claims: 1}},
+	}, dbExpect{status: model.StatusOK, reason: "expires_at", claims: 1}},
 	"garbage-wal": {func(t *testing.T, w *workspace) {
 		w.oneLease(t)
 		db := sqlDB(t, w.ws.DBPath)
@@ -134,7 +134,7 @@ var dbCases = map[string]struct {
 				"VALUES ('L-max', (SELECT work_item_id FROM work_items WHERE work_number = 9223372036854775807), 's1', 'active', '2026-07-24 05:00:00', '9999-12-31T23:59:59Z', '2026-07-24T05:00:00', 9223372036854775807, '/etc', CAST(x'c328ff00' AS TEXT))",
 			"INSERT INTO events (work_item_id, event_type, message, created_at, session_id, detail_json) VALUES (-1, "+h+", "+h+", 'yesterday', "+h+", '[1,2')",
 		)
-	}, dbExpect{status: model.StatusDegraded, reason: "undecodable", evidence: "expires_at unparseable", claims: 3}},
+	}, dbExpect{status: model.StatusOK, reason: "undecodable", evidence: "expires_at unparseable", claims: 3}},
 	"lease-worktree-dotdot": {func(t *testing.T, w *workspace) {
 		host, _ := os.Hostname()
 		leasestest.Insert(t, w.ws.DBPath, []leasestest.Session{{SessionID: "s1", Role: "author", Host: host}},
@@ -169,7 +169,11 @@ func TestHostileDBCatalogue(t *testing.T) {
 				return // status failed the test already
 			}
 			h := s.Sources.DB
-			if h.Status != c.want.status || !strings.Contains(h.Reason, c.want.reason) {
+			// What makes a read partial is its reason; what it lacks without that, a note
+			// (issue 13: an unknown schema version, an absent column steward or the seed's
+			// later versions added, undecodable rows — each row's own verdicts are unproven).
+			said := h.Reason + "|" + strings.Join(h.Notes, "|")
+			if h.Status != c.want.status || !strings.Contains(said, c.want.reason) {
 				t.Errorf("db source %s %q, want %s containing %q", h.Status, h.Reason, c.want.status, c.want.reason)
 			}
 			if len(s.Claims) < c.want.claims {

@@ -289,6 +289,41 @@ func (restoreLock) apply(ctx context.Context, c *Core, req Request, p *plan, att
 	return effect{effects: []string{fmt.Sprintf("restored %s as %s (lock_generation %d)", st.Archived, live, gen)}}
 }
 
+// verify settles a restore by comparing the live lock with the archive: a restore writes
+// the archived record back with the same task_session_id at a later generation. A live lock
+// of that task session past the archived generation — or, if it was retired again since,
+// an archive of it — proves the restore happened; otherwise it did not.
 func (restoreLock) verify(ctx context.Context, c *Core, intent Record) (Result, []string, bool) {
-	return "", []string{"a restore leaves no attempt mark in the lock; compare the live lock with the archive and resolve by hand"}, false
+	file := strings.TrimPrefix(intent.Target.LockFile, "retired/")
+	a := locks.ReadFile(c.ws.LocksDir, "retired/"+file)
+	if !locks.ValidName(file) || a.Missing || a.Unreadable != nil {
+		return "", []string{"the archive retired/" + file + " cannot be read"}, false
+	}
+	tsid, gen := a.Record.TaskSessionID(), a.Record.Generation()
+	if tsid == "" {
+		return "", []string{"the archive records no task_session_id to compare the live lock with; compare them and resolve by hand"}, false
+	}
+	live := file
+	if b, ok := a.Record.Recovery(); ok && locks.ValidName(b.LiveName) {
+		live = b.LiveName
+	} else if n, ok := locks.Name(a.Key); ok {
+		live = n
+	}
+	restored := func(e locks.Entry) bool {
+		return e.Unreadable == nil && e.Record.TaskSessionID() == tsid && e.Record.Generation() > gen
+	}
+	if e := locks.ReadFile(c.ws.LocksDir, live); !e.Missing && restored(e) {
+		return ResultSucceeded, []string{fmt.Sprintf("live lock %s holds task_session_id %s at lock_generation %d (the archive is at %d): restored", live, tsid, e.Record.Generation(), gen)}, true
+	}
+	again := ""
+	_ = eachArchive(c.ws.LocksDir, live, func(e locks.Entry) bool {
+		if restored(e) {
+			again = e.Name
+		}
+		return again != ""
+	})
+	if again != "" {
+		return ResultSucceeded, []string{"the restored lock (task_session_id " + tsid + ", a later generation) was archived again since as retired/" + again}, true
+	}
+	return ResultFailed, []string{fmt.Sprintf("no live or archived lock %s holds task_session_id %s past lock_generation %d: the archive was not restored", live, tsid, gen)}, true
 }

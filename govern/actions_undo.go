@@ -95,6 +95,46 @@ func (undo) apply(ctx context.Context, c *Core, req Request, p *plan, attempt st
 	return inner.apply(ctx, c, st.Inverse, &ip, attempt)
 }
 
+// verify settles an undo the way its inverse action's own verifier settles that action:
+// the undo applied the inverse under its own attempt id, so the evidence carries it.
 func (undo) verify(ctx context.Context, c *Core, intent Record) (Result, []string, bool) {
-	return "", []string{"an undo is verified as its inverse action is: inspect the target and resolve by hand"}, false
+	inv, err := c.recordedInverse(intent.Target.Attempt)
+	if err != nil || inv == nil {
+		return "", []string{"the inverse of " + intent.Target.Attempt + " cannot be found in the audit log"}, false
+	}
+	inner, ok := c.actions[inv.Action]
+	if !ok || inv.Action == ActionUndo {
+		return "", []string{"the recorded inverse " + inv.Action + " is not an action this steward knows"}, false
+	}
+	as := intent
+	as.Action, as.Target = inv.Action, inv.Target
+	res, ev, ok := inner.verify(ctx, c, as)
+	return res, append([]string{"undo of " + intent.Target.Attempt + " by " + inv.Action}, ev...), ok
+}
+
+// recordedInverse returns the inverse attempt recorded (nil when none), whatever its
+// current status.
+func (c *Core) recordedInverse(attempt string) (*Request, error) {
+	if c.audit == nil {
+		return nil, ErrAuditUnavailable
+	}
+	recs, _, err := ReadAudit(c.audit.Path())
+	if err != nil {
+		return nil, err
+	}
+	var inv *Request
+	for _, a := range Attempts(recs) {
+		if a.ID != attempt {
+			continue
+		}
+		if a.Outcome != nil && a.Outcome.Inverse != nil {
+			inv = a.Outcome.Inverse
+		}
+		for _, r := range a.Resolutions {
+			if r.Inverse != nil {
+				inv = r.Inverse
+			}
+		}
+	}
+	return inv, nil
 }

@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"steward/leases"
@@ -252,26 +254,120 @@ func (claimAction) verify(ctx context.Context, c *Core, intent Record) (Result, 
 	if intent.Target.Item == nil {
 		return "", nil, false
 	}
+	it := *intent.Target.Item
+	if it.Remote == "" {
+		it.Remote = defaultRemot
+	}
 	r, err := c.reader()
 	if err != nil {
 		return "", []string{"DB unreadable: " + err.Error()}, false
 	}
-	active, err := r.LeasesForWorkItem(ctx, workRef(*intent.Target.Item))
+	if ok, err := r.HasColumn(ctx, "leases", "provenance_json"); err != nil || !ok {
+		return "", []string{"the DB's leases record no provenance, so no lease can carry the attempt's mark; inspect the item and resolve by hand"}, false
+	}
+	// Every lease on the item, ended ones included: a claim that succeeded may have been
+	// released, reclaimed or abandoned since (issue 14 defect 6).
+	hist, err := r.LeaseHistory(ctx, workRef(it))
 	if err != nil {
 		return "", []string{"leases unreadable: " + err.Error()}, false
 	}
-	for _, l := range active {
+	for _, l := range hist {
 		if fmt.Sprint(l.Provenance[attemptKey]) != intent.Attempt {
 			continue
 		}
 		name := fmt.Sprint(l.Provenance[lockFileKey])
-		e := locks.ReadFile(c.ws.LocksDir, name)
-		if !e.Missing && e.Record.LeaseID == l.LeaseID {
-			return ResultSucceeded, []string{"lease " + l.LeaseID + " of this attempt is active and lock " + name + " names it"}, true
+		if !l.Status.Terminal() {
+			e := locks.ReadFile(c.ws.LocksDir, name)
+			if !e.Missing && e.Record.LeaseID == l.LeaseID {
+				return ResultSucceeded, []string{"lease " + l.LeaseID + " of this attempt is active and lock " + name + " names it"}, true
+			}
+			return "", []string{"lease " + l.LeaseID + " of this attempt is active but its lock file is missing: release the lease (steward release) and claim again"}, false
 		}
-		return "", []string{"lease " + l.LeaseID + " of this attempt is active but its lock file is missing: release the lease (steward release) and claim again"}, false
+		ended := fmt.Sprintf("lease %s of this attempt is %s (end_reason %q)", l.LeaseID, l.Status, l.EndReason)
+		switch {
+		case l.EndReason == "lock_write_failed" || l.EndReason == "lock_conflict":
+			return ResultFailed, []string{ended + ": the attempt released it again when its lock could not be written; nothing of the claim remains"}, true
+		case lockEverNamed(c.ws.LocksDir, name, l.LeaseID):
+			return ResultSucceeded, []string{ended + "; lock " + name + " named it (live or archived): the claim took effect and has ended since"}, true
+		}
+		return ResultFailed, []string{ended + " and no lock, live or archived, ever named it: the claim never completed and nothing of it remains"}, true
 	}
-	return ResultFailed, []string{"no active lease carries this attempt's mark"}, true
+	return ResultFailed, []string{"no lease, active or ended, carries this attempt's mark"}, true
+}
+
+// lockEverNamed reports whether the live lock name, or an archive of it under retired/,
+// records leaseID.
+func lockEverNamed(dir, name, leaseID string) bool {
+	if !locks.ValidName(name) {
+		return false
+	}
+	if e := locks.ReadFile(dir, name); !e.Missing && e.Unreadable == nil && e.Record.LeaseID == leaseID {
+		return true
+	}
+	found := false
+	_ = eachArchive(dir, name, func(e locks.Entry) bool {
+		found = e.Unreadable == nil && e.Record.LeaseID == leaseID
+		return found
+	})
+	return found
+}
+
+// eachArchive calls fn for every archive of the live lock name under retired/ until fn
+// returns true.
+func eachArchive(dir, name string, fn func(e locks.Entry) bool) error {
+	ents, err := os.ReadDir(filepath.Join(dir, "retired"))
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	base := strings.TrimSuffix(name, ".json") + "."
+	for _, d := range ents {
+		if !strings.HasPrefix(d.Name(), base) {
+			continue
+		}
+		if fn(locks.ReadFile(dir, "retired/"+d.Name())) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// markedEvent finds the event of type typ on lease leaseID written by attempt (its detail
+// names the attempt, see leases.WithAttempt). unmarked reports an event of that type on
+// the lease at or after since that names no attempt: written by a steward that did not
+// mark its events, or by the supervised system — then the evidence cannot tell.
+func (c *Core) markedEvent(ctx context.Context, typ, leaseID, attempt, since string) (found *leases.Event, unmarked bool, err error) {
+	r, err := c.reader()
+	if err != nil {
+		return nil, false, err
+	}
+	if ok, err := r.HasColumn(ctx, "events", "detail_json"); err != nil {
+		return nil, false, err
+	} else if !ok {
+		return nil, true, nil // the DB's events cannot name an attempt: absence proves nothing
+	}
+	from := leases.ParseTimestamp(since)
+	for cursor := int64(0); ; {
+		evs, _, err := r.EventsSince(ctx, cursor, 5000)
+		if err != nil {
+			return nil, false, err
+		}
+		for i := range evs {
+			e := &evs[i]
+			if e.EventType != typ || fmt.Sprint(e.Detail["lease_id"]) != leaseID {
+				continue
+			}
+			switch a, ok := e.Detail[leases.DetailAttempt]; {
+			case ok && fmt.Sprint(a) == attempt:
+				return e, false, nil
+			case !ok && (!from.OK() || !e.CreatedAt.OK() || !e.CreatedAt.Time.Before(from.Time.Add(-time.Second))):
+				unmarked = true
+			}
+		}
+		if len(evs) < 5000 {
+			return nil, unmarked, nil
+		}
+		cursor = evs[len(evs)-1].EventID
+	}
 }
 
 // ownLease reads a worker's own lease: it must be held by the acting session.
@@ -391,8 +487,36 @@ func (heartbeatAction) apply(ctx context.Context, c *Core, req Request, p *plan,
 	return effect{effects: eff, detail: map[string]string{"expires_at": o.Lease.ExpiresAt.Raw}}
 }
 
+// verify settles a heartbeat from its lease.renew event (it names the attempt) and the
+// lock: renewed with its lock brought along is succeeded; no event of the attempt is
+// failed (the event commits with the renewal); renewed with the lock left behind stays
+// unknown — the next heartbeat brings the lock along.
 func (heartbeatAction) verify(ctx context.Context, c *Core, intent Record) (Result, []string, bool) {
-	return "", []string{"a heartbeat is superseded by the next one; nothing to settle"}, false
+	id := intent.Target.LeaseID
+	ev, unmarked, err := c.markedEvent(ctx, "lease.renew", id, intent.Attempt, intent.At)
+	if err != nil {
+		return "", []string{"DB unreadable: " + err.Error()}, false
+	}
+	if ev == nil {
+		if unmarked {
+			return "", []string{"no lease.renew event names this attempt, but that proves nothing here: the DB's events carry no attempt mark, or lease " + id + " was renewed after the attempt began by an event that names none"}, false
+		}
+		return ResultFailed, []string{"no lease.renew event of this attempt: lease " + id + " was not renewed by it"}, true
+	}
+	exp := leases.ParseTimestamp(fmt.Sprint(ev.Detail["expires_at"]))
+	got := fmt.Sprintf("event %d: lease %s renewed until %s by this attempt", ev.EventID, id, exp.Raw)
+	l, ref, err := c.readLease(ctx, id)
+	if err != nil || ref != nil {
+		return ResultSucceeded, []string{got + "; the lease is no longer readable, so its lock is not checked"}, true
+	}
+	name, e, ok := c.ownLock(l)
+	switch {
+	case !ok || l.Status.Terminal():
+		return ResultSucceeded, []string{got + "; lock " + name + " no longer names the lease (it has moved on since)"}, true
+	case e.Record.WorkLease != nil && e.Record.WorkLease.ExpiresAt.Valid && exp.OK() && !e.Record.WorkLease.ExpiresAt.Time.Before(exp.Time):
+		return ResultSucceeded, []string{got + "; lock " + name + " follows (work_lease.expires_at " + e.Record.WorkLease.ExpiresAt.Text + ")"}, true
+	}
+	return "", []string{got + " but lock " + name + " still records the earlier expiry: the attempt stopped between the lease and the lock. Heartbeat again to bring the lock along."}, false
 }
 
 type releaseAction struct{}
@@ -443,19 +567,47 @@ func (c *Core) releaseOwn(ctx context.Context, st workerState, attempt, reason s
 	return effect{effects: eff}
 }
 
+// verify settles a release from its lease.release event (it names the attempt) and the
+// lock's archive (its recovery block names the attempt).
 func (releaseAction) verify(ctx context.Context, c *Core, intent Record) (Result, []string, bool) {
-	r, err := c.reader()
+	return c.verifyRelease(ctx, intent)
+}
+
+func (c *Core) verifyRelease(ctx context.Context, intent Record) (Result, []string, bool) {
+	id := intent.Target.LeaseID
+	ev, unmarked, err := c.markedEvent(ctx, "lease.release", id, intent.Attempt, intent.At)
 	if err != nil {
-		return "", nil, false
+		return "", []string{"DB unreadable: " + err.Error()}, false
 	}
-	l, found, err := r.LeaseByID(ctx, intent.Target.LeaseID)
-	if err != nil || !found {
-		return "", nil, false
+	l, ref, err := c.readLease(ctx, id)
+	if err != nil || ref != nil {
+		return "", []string{"lease " + id + " not readable"}, false
 	}
-	if l.Status == leases.StatusActive {
-		return ResultFailed, []string{"lease " + l.LeaseID + " is still active"}, true
+	if ev == nil {
+		if l.Status.Terminal() && unmarked {
+			return "", []string{"lease " + id + " is " + string(l.Status) + " (" + l.EndReason + ") and no lease.release event names this attempt, but that proves nothing here: the DB's events carry no attempt mark, or an event that names none ended it after the attempt began"}, false
+		}
+		return ResultFailed, []string{"no lease.release event of this attempt; lease " + id + " is " + string(l.Status)}, true
 	}
-	return "", []string{"lease " + l.LeaseID + " is " + string(l.Status) + " (" + l.EndReason + "); whether this attempt ended it is not recorded"}, false
+	got := fmt.Sprintf("event %d: lease %s released by this attempt", ev.EventID, id)
+	name, _ := locks.Name(lockKey(l.Work))
+	if v, ok := l.Provenance[lockFileKey].(string); ok && locks.ValidName(v) {
+		name = v
+	}
+	archived := ""
+	_ = eachArchive(c.ws.LocksDir, name, func(e locks.Entry) bool {
+		if b, ok := e.Record.Recovery(); ok && b.AuditAttemptID == intent.Attempt {
+			archived = e.Name
+		}
+		return archived != ""
+	})
+	if archived != "" {
+		return ResultSucceeded, []string{got + "; its lock was archived as retired/" + archived}, true
+	}
+	if e := locks.ReadFile(c.ws.LocksDir, name); !e.Missing && (e.Unreadable != nil || e.Record.LeaseID == id) {
+		return "", []string{got + " but its lock " + name + " is still live: the attempt stopped between the lease and the lock. Retire the lock (steward lock retire) once it expires or its owner ends."}, false
+	}
+	return ResultSucceeded, []string{got + "; lock " + name + " no longer names it (archived by someone else, or the item was claimed again)"}, true
 }
 
 // lockNoLongerOurs tells, after the archive of a released lease's lock failed with err,

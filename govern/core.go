@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	"steward/leases"
 )
 
 // Preview is what an action would do, computed by reading only. It carries the fence
@@ -291,7 +293,8 @@ func (c *Core) Apply(ctx context.Context, pv Preview, confirmation string) (out 
 			panic(p)
 		}
 	}()
-	eff = a.apply(ctx, c, req, now, attempt)
+	// Every DB event the apply writes names the attempt, so a verifier can find its effect.
+	eff = a.apply(leases.WithAttempt(ctx, attempt), c, req, now, attempt)
 	c.doStep("effect-done")
 	if eff.inverse != nil {
 		inverse = eff.inverse

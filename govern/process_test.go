@@ -52,6 +52,10 @@ func TestChildProcess(t *testing.T) {
 		req.Target.Item, req.Target.Session = item(n), "s-child"
 		req.Params = map[string]string{"pid": strconv.Itoa(os.Getpid())}
 	}
+	if s := os.Getenv("CHILD_SESSION"); s != "" {
+		req.Target.Session = s
+	}
+	req.Target.Attempt = os.Getenv("CHILD_ATTEMPT")
 	switch mode {
 	case "race":
 		core := New(ws, log, Options{Actor: Actor{OSUser: "child", Host: ws.Host, Role: RoleOperator}, Now: clk})

@@ -3,14 +3,18 @@ package govern
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"steward/leases"
+	"steward/leases/seedtest"
 	"steward/locks"
 )
 
@@ -125,4 +129,146 @@ func TestHeartbeatRefusesALocklessLease(t *testing.T) {
 		t.Fatalf("release of the lockless lease: %+v %v", rel, err)
 	}
 	f.claim("s1", 7)
+}
+
+// crashChild runs the core in a child process and kills it at step; it fails the test if
+// the child was not killed there.
+func (f *fixture) crashChild(step string, env ...string) {
+	f.t.Helper()
+	err := f.child("crash", append(env, "CHILD_STEP="+step)...).Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		f.t.Fatalf("child was not killed at %s: %v", step, err)
+	}
+}
+
+// verifyOne runs Verify and returns its one verification (failing the test otherwise).
+func (f *fixture) verifyOne() Verification {
+	f.t.Helper()
+	vs, err := f.core.Verify(context.Background())
+	if err != nil || len(vs) != 1 {
+		f.t.Fatalf("verify: %v %+v", err, vs)
+	}
+	return vs[0]
+}
+
+// TestVerifyClaimThatEndedSince (defect 6 of issue 14): a claim killed after its lease and
+// lock were written, then released normally by its worker. Before the fix audit verify
+// settled it failed — "no active lease carries this attempt's mark" — because it looked
+// only at active leases; the lease and lock had been there.
+func TestVerifyClaimThatEndedSince(t *testing.T) {
+	f := newFixture(t, RoleOperator)
+	f.crashChild("lock-"+locks.StepDirSynced, "CHILD_ACTION="+ActionClaim, "CHILD_ITEM=7")
+	ls := f.activeLeases(7)
+	if len(ls) != 1 {
+		t.Fatalf("%d active leases after the killed claim", len(ls))
+	}
+	_, rel, err := f.core.Run(context.Background(), Request{Action: ActionRelease, Target: Target{LeaseID: ls[0].LeaseID, Session: "s-child"}}, "")
+	if err != nil || rel.Result != ResultSucceeded {
+		t.Fatalf("release: %+v %v", rel, err)
+	}
+	v := f.verifyOne()
+	if v.Action != ActionClaim || v.Result != ResultSucceeded {
+		t.Fatalf("verify of the released claim: %s %v; want succeeded", v.Result, v.Evidence)
+	}
+}
+
+// TestVerifyHeartbeatAndUndo (defect 6 of issue 14): heartbeat and undo attempts left
+// unknown were never settled ("a heartbeat is superseded by the next one", "inspect the
+// target and resolve by hand"). Each now has a verifier: killed before its commit it is
+// failed, killed after its last write it is succeeded; a heartbeat killed between the lease
+// and the lock stays unknown (heartbeat again).
+func TestVerifyHeartbeatAndUndo(t *testing.T) {
+	cases := []struct {
+		name, action, step string
+		setup              func(f *fixture) []string
+		want               Result
+	}{
+		{"heartbeat/before-commit", ActionHeartbeat, "before-commit", heartbeatSetup, ResultFailed},
+		{"heartbeat/lock-dir-synced", ActionHeartbeat, "lock-" + locks.StepDirSynced, heartbeatSetup, ResultSucceeded},
+		{"heartbeat/lock-locked", ActionHeartbeat, "lock-" + locks.StepLocked, heartbeatSetup, ResultUnknown},
+		{"undo-retire/intent-written", ActionUndo, "intent-written", undoSetup, ResultFailed},
+		{"undo-retire/lock-dir-synced", ActionUndo, "lock-" + locks.StepDirSynced, undoSetup, ResultSucceeded},
+		{"release/before-commit", ActionRelease, "before-commit", heartbeatSetup, ResultFailed},
+		{"release/lock-live-removed", ActionRelease, "lock-" + locks.StepLiveRemoved, heartbeatSetup, ResultSucceeded},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, RoleOperator)
+			env := append(tc.setup(f), "CHILD_ACTION="+tc.action)
+			f.crashChild(tc.step, env...)
+			v := f.verifyOne()
+			if v.Result != tc.want {
+				t.Fatalf("verify after a kill at %s: %s %v; want %s", tc.step, v.Result, v.Evidence, tc.want)
+			}
+			a := Attempts(f.records())
+			last := a[len(a)-1]
+			if last.Outcomes != 1 || (tc.want != ResultUnknown && (len(last.Resolutions) != 1 || last.Status() != tc.want)) {
+				t.Fatalf("audit of the killed attempt: %+v", last)
+			}
+		})
+	}
+}
+
+// heartbeatSetup claims item 7 for session s-child and moves the clock a minute on.
+func heartbeatSetup(f *fixture) []string {
+	out := f.claim("s-child", 7)
+	f.clock.Add(time.Minute)
+	return []string{"CHILD_LEASE=" + out.Detail["lease_id"], "CHILD_SESSION=s-child"}
+}
+
+// undoSetup retires an expired lock of a dead owner and names that attempt for undo.
+func undoSetup(f *fixture) []string {
+	name := f.lockFile(4, -time.Minute, deadPID(f.t))
+	_, out, err := f.core.Run(context.Background(), Request{Action: ActionRetireLock, Target: Target{LockFile: name}}, "retire acme/widgets#4")
+	if err != nil || out.Result != ResultSucceeded {
+		f.t.Fatalf("retire: %+v %v", out, err)
+	}
+	return []string{"CHILD_ATTEMPT=" + out.Attempt}
+}
+
+// TestVerifyOnASeedShapedDBNeverReadsAbsenceAsProof: the supervised system's own DB has no
+// events.detail_json, so no event can name an attempt. An interrupted heartbeat there, or a
+// release of a lease that has ended since, stays unknown — the absence of a mark proves
+// nothing — instead of being settled failed. A release whose lease is still active is
+// failed: that the lease is active proves it.
+func TestVerifyOnASeedShapedDBNeverReadsAbsenceAsProof(t *testing.T) {
+	f := newFixture(t, RoleOperator)
+	seed := seedtest.New(t, seedtest.Options{})
+	f.ws.DBPath = seed.Path
+	f.core = f.newCore(RoleOperator, false)
+	out := f.claim("s1", 7)
+	lease := out.Detail["lease_id"]
+	interrupted := func(action string) {
+		intent := Record{Attempt: NewAttemptID(f.clock.Now()), Kind: KindIntent, Action: action, At: stamp(f.clock.Now()),
+			Target: Target{LeaseID: lease, Session: "s1"}, Actor: f.core.actor}
+		if err := f.audit.Append(intent); err != nil {
+			t.Fatal(err)
+		}
+	}
+	interrupted(ActionHeartbeat)
+	interrupted(ActionRelease)
+	want := map[string]Result{ActionHeartbeat: ResultUnknown, ActionRelease: ResultFailed}
+	vs, err := f.core.Verify(context.Background())
+	if err != nil || len(vs) != 2 {
+		t.Fatalf("verify: %v %+v", err, vs)
+	}
+	for _, v := range vs {
+		if v.Result != want[v.Action] {
+			t.Errorf("%s: %s %v; want %s", v.Action, v.Result, v.Evidence, want[v.Action])
+		}
+	}
+	if _, rel, err := f.core.Run(context.Background(), Request{Action: ActionRelease, Target: Target{LeaseID: lease, Session: "s1"}}, ""); err != nil || rel.Result != ResultSucceeded {
+		t.Fatalf("release: %+v %v", rel, err)
+	}
+	interrupted(ActionRelease)
+	vs, err = f.core.Verify(context.Background())
+	if err != nil || len(vs) != 2 { // the heartbeat stays unknown, and the new release
+		t.Fatalf("verify: %v %+v", err, vs)
+	}
+	for _, v := range vs {
+		if v.Result != ResultUnknown {
+			t.Errorf("%s after the lease ended, on a DB whose events carry no mark: %s %v; want unknown", v.Action, v.Result, v.Evidence)
+		}
+	}
 }

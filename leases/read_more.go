@@ -42,6 +42,26 @@ func (r *Reader) LeasesForWorkItem(ctx context.Context, ref WorkRef) ([]Lease, e
 		ref.Remote, ref.Org, ref.Repo, Fold(string(ref.Kind)), ref.Number)
 }
 
+// LeaseHistory returns every lease on the work item named by ref, whatever its status
+// (oldest first): what a verifier reads to find an attempt's lease after it ended.
+func (r *Reader) LeaseHistory(ctx context.Context, ref WorkRef) ([]Lease, error) {
+	return r.leasesWhere(ctx, `WHERE work_item_id IN (SELECT work_item_id FROM work_items
+		WHERE remote = ? AND org = ? AND repo = ? AND `+foldSQL("work_kind")+` = ? AND work_number = ?)
+		ORDER BY created_at, lease_id`,
+		ref.Remote, ref.Org, ref.Repo, Fold(string(ref.Kind)), ref.Number)
+}
+
+// HasColumn reports whether the DB's table has the column (false when the table is
+// absent): a verifier asks before it reads the absence of a mark as proof — a DB without
+// events.detail_json or leases.provenance_json cannot carry one.
+func (r *Reader) HasColumn(ctx context.Context, table, col string) (bool, error) {
+	info, err := introspect(ctx, r.db)
+	if err != nil {
+		return false, mapErr("schema", r.path, err)
+	}
+	return info[table][col], nil
+}
+
 func (r *Reader) leasesWhere(ctx context.Context, where string, args ...any) ([]Lease, error) {
 	const op = "read lease"
 	tx, err := r.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})

@@ -204,7 +204,8 @@ func newID(prefix string) string {
 // insertEvent appends one events row and returns its id (0 when the DB has no events
 // table to write to). On a table without steward's session_id and detail_json columns
 // the event is written with the seed's five columns, and the session it is about goes
-// into the message, so that the event still says who acted.
+// into the message, so that the event still says who acted. Under a context carrying a
+// governed attempt (WithAttempt) the detail names it.
 func (s *Store) insertEvent(ctx context.Context, tx *sql.Tx, workItemID int64, typ, msg, session string,
 	detail any, now time.Time) (int64, error) {
 	if !s.has("events", "event_type") {
@@ -217,7 +218,7 @@ func (s *Store) insertEvent(ctx context.Context, tx *sql.Tx, workItemID int64, t
 			msg += " [session " + session + "]"
 		}
 	}
-	if d := encodeObject(detail); d != "" {
+	if d := encodeObject(markDetail(ctx, detail)); d != "" {
 		det = d
 	}
 	ret := "event_id"

@@ -34,7 +34,8 @@ func (c *Core) giteaFor(it *Item) (GiteaSide, *Refusal) {
 		return nil, refuse(CodeInvalidRequest, "name the issue or pull request (org, repo, number)")
 	}
 	owner, repo := c.ws.Gitea.Repository()
-	if (it.Org != "" && it.Org != owner) || (it.Repo != "" && it.Repo != repo) {
+	// Gitea owner and repository names are case-insensitive.
+	if (it.Org != "" && !strings.EqualFold(strings.TrimSpace(it.Org), owner)) || (it.Repo != "" && !strings.EqualFold(strings.TrimSpace(it.Repo), repo)) {
 		return nil, refuse(CodeInvalidRequest, fmt.Sprintf("%s is not in the configured repository %s/%s", it, owner, repo))
 	}
 	return c.ws.Gitea, nil

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"steward/leases"
 	"steward/locks"
+	"steward/model"
 )
 
 // Action ids of the lock-file actions and of undo.
@@ -56,6 +58,8 @@ type retireState struct {
 	Expiration    locks.ExpirationState
 	Expired       bool
 	LeaseStatus   string
+	// Backing are the non-terminal leases the lock joins to (past expiry, owners not alive).
+	Backing []leases.Fence
 }
 
 // retireLock archives a dead or expired lock with a recovery block.
@@ -94,29 +98,17 @@ func (retireLock) plan(ctx context.Context, c *Core, req Request) (*plan, error)
 		fmt.Sprintf("expiration %s %s", a.Expiration.State, a.Expiration.ExpiresAt),
 		fmt.Sprintf("owner pid %d on host %q: %s", pid, host, owner),
 	}
-	// A lock backed by a live lease in the DB is not dead, whatever its file says.
-	if rec.LeaseID != "" {
-		r, err := c.reader()
-		if err != nil {
-			p.refusal = refuse(CodeSourceUnavailable, "the lock names lease "+rec.LeaseID+" but the control-plane DB cannot be read ("+err.Error()+"); an unreadable DB never counts as a free item. Retry when the DB is readable.")
-			return p, nil
+	// A lock backed by a live lease in the DB is not dead, whatever its file says. "Backed"
+	// is the live model's join (issue 14 defect 2): the item's non-terminal leases (its
+	// identity, org and repo in any case), each joined to the lock as the screen joins them
+	// — the lock names the lease, or names none and the lease's session owns it — and a
+	// lock that names neither a lease nor a session may be any of them. The lease the lock
+	// names is read by id as well (it may sit on another item).
+	if r := c.backingLeases(ctx, rec, &st, p); r != nil || p.refusal != nil {
+		if r != nil {
+			return p, r
 		}
-		l, found, err := r.LeaseByID(ctx, rec.LeaseID)
-		if err != nil {
-			c.dropHandles()
-			return p, err
-		}
-		if found {
-			st.LeaseStatus = string(l.Status)
-			p.evidence = append(p.evidence, fmt.Sprintf("lease %s is %s, expires_at %s", l.LeaseID, l.Status, l.ExpiresAt.Raw))
-			if l.Status == leases.StatusActive && (!l.ExpiresAt.OK() || l.ExpiresAt.Time.After(now)) {
-				p.refusal = refuse(CodeFreshForeignLease, "the lock is backed by lease "+l.LeaseID+", active until "+l.ExpiresAt.Raw+"; a live claim is never retired. Wait for it to expire, or abandon the lease with proof first.")
-				return p, nil
-			}
-		} else {
-			st.LeaseStatus = "absent"
-			p.evidence = append(p.evidence, "lease "+rec.LeaseID+" is not in the DB")
-		}
+		return p, nil
 	}
 	switch {
 	case st.Expired && owner == leases.ProcessAlive:
@@ -164,6 +156,73 @@ func (retireLock) apply(ctx context.Context, c *Core, req Request, p *plan, atte
 		inverse: &Request{Action: ActionRestoreLock, Target: Target{LockFile: archived}},
 		detail:  map[string]string{"archived": archived},
 	}
+}
+
+// backingLeases runs the retire guard over the leases that back the lock rec: it records
+// them in st and the evidence, and sets p.refusal when one of them is live — active and
+// not past its expiry (a missing or unparseable expiry is never past), or past it while
+// its owner process is alive. The DB must be readable: an unreadable DB never counts as a
+// lock nobody holds.
+func (c *Core) backingLeases(ctx context.Context, rec *locks.Record, st *retireState, p *plan) error {
+	r, err := c.reader()
+	if err != nil {
+		p.refusal = refuse(CodeSourceUnavailable, "the control-plane DB cannot be read ("+err.Error()+"), so steward cannot prove no live lease backs this lock; an unreadable DB never counts as a free item. Retry when the DB is readable.")
+		return nil
+	}
+	var cands []leases.Lease
+	if k, ok := rec.Key(); ok {
+		ls, err := r.LeasesForWorkItem(ctx, leases.WorkRef{Remote: k.Remote, Org: k.Org, Repo: k.Repo, Kind: leases.KindIssue, Number: k.Issue})
+		if err != nil {
+			c.dropHandles()
+			return err
+		}
+		cands = ls
+	}
+	if rec.LeaseID != "" {
+		l, found, err := r.LeaseByID(ctx, rec.LeaseID)
+		if err != nil {
+			c.dropHandles()
+			return err
+		}
+		switch {
+		case !found:
+			st.LeaseStatus = "absent"
+			p.evidence = append(p.evidence, "lease "+rec.LeaseID+" is not in the DB")
+		default:
+			st.LeaseStatus = string(l.Status)
+			if !slices.ContainsFunc(cands, func(x leases.Lease) bool { return x.LeaseID == l.LeaseID }) {
+				cands = append(cands, l)
+			}
+		}
+	}
+	now := c.now()
+	for i := range cands {
+		l := &cands[i]
+		join := model.JoinOf(rec, l)
+		if join == model.JoinNone && !(rec.LeaseID == "" && rec.OwnerSession == "") {
+			continue // a lock of another claim: the screen shows them apart
+		}
+		how := map[model.Join]string{model.JoinByLeaseID: "the lock names it", model.JoinBySession: "the lock names no lease and its owner session " + l.SessionID + " holds it", model.JoinNone: "the lock names neither a lease nor a session, so it may be this lease's"}[join]
+		p.evidence = append(p.evidence, fmt.Sprintf("lease %s (%s) is %s, expires_at %s", l.LeaseID, how, l.Status, l.ExpiresAt.Raw))
+		if l.Status.Terminal() {
+			continue
+		}
+		st.Backing = append(st.Backing, leases.FenceOf(*l))
+		owner := leases.ProcessUnknown
+		if l.OwnerPID > 0 {
+			owner = c.liveness(l.OwnerPID, l.OwnerHost)
+		}
+		past := l.ExpiresAt.OK() && !l.ExpiresAt.Time.After(now)
+		switch {
+		case !past:
+			p.refusal = refuse(CodeFreshForeignLease, "the lock is backed by lease "+l.LeaseID+" ("+how+"), active until "+l.ExpiresAt.Raw+"; a live claim is never retired, whatever the lock file's own pid says. Wait for it to expire, or abandon the lease with proof first.")
+			return nil
+		case owner == leases.ProcessAlive:
+			p.refusal = refuse(CodeInspectOnly, fmt.Sprintf("the lock is backed by lease %s (%s), past its expiry, whose owner process %d is alive and may heartbeat again; inspect only. Reclaim the lease first (lease.reclaim-expired) if the claim is over.", l.LeaseID, how, l.OwnerPID))
+			return nil
+		}
+	}
+	return nil
 }
 
 // lockRefusal maps the lock writer's fence errors to refusals; nil for other errors.
@@ -240,7 +299,7 @@ func (restoreLock) plan(ctx context.Context, c *Core, req Request) (*plan, error
 		return p, err
 	}
 	for _, o := range snap.Live {
-		if o.HasKey && o.Key == e.Key {
+		if o.HasKey && o.Unreadable == nil && locks.SameItem(o.Key, e.Key) {
 			st.LiveExists = true
 		}
 	}

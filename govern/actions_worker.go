@@ -15,6 +15,7 @@ import (
 
 	"steward/leases"
 	"steward/locks"
+	"steward/model"
 )
 
 // Action ids of the worker actions: a worker takes them on its own claim.
@@ -57,11 +58,18 @@ func mintTaskSession() string {
 	return "tsk-author-" + hex.EncodeToString(b[:])
 }
 
-// claimState is the fence of a claim: the item's active leases and its lock file.
+// claimState is the fence of a claim: the item's active leases and every live lock of the
+// item (whatever its file name or the case of its org and repo).
 type claimState struct {
-	Active     []leases.Fence
-	LockExists bool
-	LockGen    int64
+	Active []leases.Fence
+	Locks  []lockFence
+}
+
+// lockFence is one live lock as a fence: its name, generation and task session.
+type lockFence struct {
+	Name       string
+	Generation int64
+	TSK        string
 }
 
 type claimAction struct{}
@@ -112,19 +120,29 @@ func (claimAction) plan(ctx context.Context, c *Core, req Request) (*plan, error
 		p.recordRefusal = v.Code == leases.CodeClaimedByOtherSession
 		p.evidence = append(p.evidence, fmt.Sprintf("held by lease %s of session %s (past expiry: %v)", holder.LeaseID, holder.SessionID, past))
 	}
-	e := locks.ReadFile(c.ws.LocksDir, name)
-	if !e.Missing {
-		st.LockExists, st.LockGen = true, e.Record.Generation()
-		p.state = st
+	// Every live lock of the item counts, under any file name and in any case of the org and
+	// repo (issue 14 defect 4): the claim must not create the duplicate it would report.
+	held, err := c.lockIndex().Lookup(lockKey(ref))
+	if err != nil {
+		return &plan{refusal: refuse(CodeSourceUnavailable, "the locks directory cannot be read ("+err.Error()+"); an unreadable directory never means the item is free. Retry later.")}, nil
+	}
+	for _, e := range held {
+		st.Locks = append(st.Locks, lockFence{Name: e.Name, Generation: e.Record.Generation(), TSK: e.Record.TaskSessionID()})
+		what := "owner session " + strconv.Quote(e.Record.OwnerSession)
+		if e.Unreadable != nil {
+			what = "unreadable: " + string(e.Unreadable.Reason)
+		}
+		p.evidence = append(p.evidence, "live lock "+e.Name+" for this item ("+what+")")
 		if p.refusal == nil {
-			p.refusal = refuse(CodeClaimedByOther, "a lock file for this item already exists ("+name+", owner session "+strconv.Quote(e.Record.OwnerSession)+"); pick other work, or have the stale lock retired first")
+			p.refusal = refuse(CodeClaimedByOther, "a lock file for this item already exists ("+e.Name+", "+what+"); pick other work, or have the stale lock retired first")
 		}
 	}
+	p.state = st
 	p.effects = []string{
 		"a lease on " + it.String() + " for session " + req.Target.Session + " (assign-and-lease in one BEGIN IMMEDIATE transaction)",
 		"lock file " + name + " written: a canonical #953 record with a fresh task_session_id, lock_generation 1",
 	}
-	p.fences = []string{"no active lease on the item (checked inside the transaction)", "no lock file " + name + " (created only if absent, under flock)"}
+	p.fences = []string{"no active lease on the item (checked inside the transaction)", "no lock file for the item, under any name (" + name + " created only if absent, under flock, after checking the others again)"}
 	return p, nil
 }
 
@@ -180,7 +198,19 @@ func (claimAction) apply(ctx context.Context, c *Core, req Request, p *plan, att
 	l := o.Lease
 	rec := canonicalLock(it, branch, worktree, req.Params["username"], req.Params["profile"], req.Target.Session, tsid, pid, host, l)
 	c.doStep("lease-committed")
-	if _, err := c.lockWriter().WriteCAS(c.ws.LocksDir, name, locks.ExpectAbsent(), rec); err != nil {
+	others := func() error {
+		es, err := c.lockIndex().Lookup(lockKey(ref))
+		if err != nil {
+			return err
+		}
+		for _, e := range es {
+			if e.Name != name {
+				return &locks.PathError{Op: "claim", Path: e.Path, Err: locks.ErrExists}
+			}
+		}
+		return nil
+	}
+	if _, err := c.lockWriter().WriteCASChecked(c.ws.LocksDir, name, locks.ExpectAbsent(), rec, others); err != nil {
 		return c.compensateClaim(ctx, s, l, name, err)
 	}
 	return effect{
@@ -382,14 +412,41 @@ func (c *Core) ownLease(ctx context.Context, req Request) (*leases.Lease, *Refus
 	return l, nil, nil
 }
 
-// ownLock finds the lock file of a worker's lease, when there is one that names it.
+// ownLock finds the lock file of a worker's lease: the live lock of the lease's item that
+// the live model joins to it (model.JoinOf: naming the lease, else naming no lease and
+// owned by the lease's session), under any file name. name is the file found, or the one
+// the lease's claim wrote (its provenance), or steward's name for the item.
 func (c *Core) ownLock(l *leases.Lease) (name string, e locks.Entry, ok bool) {
 	name, _ = locks.Name(lockKey(l.Work))
 	if v, ok := l.Provenance[lockFileKey].(string); ok && locks.ValidName(v) {
 		name = v
 	}
 	e = locks.ReadFile(c.ws.LocksDir, name)
-	return name, e, !e.Missing && e.Unreadable == nil && e.Record.LeaseID == l.LeaseID
+	if !e.Missing && e.Unreadable == nil && e.Record.LeaseID == l.LeaseID {
+		return name, e, true
+	}
+	es, err := c.lockIndex().Lookup(lockKey(l.Work))
+	if err != nil {
+		return name, e, false
+	}
+	var bySession *locks.Entry
+	for i := range es {
+		if es[i].Unreadable != nil {
+			continue
+		}
+		switch model.JoinOf(&es[i].Record, l) {
+		case model.JoinByLeaseID:
+			return es[i].Name, es[i], true
+		case model.JoinBySession:
+			if bySession == nil {
+				bySession = &es[i]
+			}
+		}
+	}
+	if bySession != nil {
+		return bySession.Name, *bySession, true
+	}
+	return name, e, false
 }
 
 type workerState struct {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"steward/leases"
+	"steward/leases/leasestest"
 	"steward/leases/seedtest"
 	"steward/locks"
 )
@@ -270,5 +271,137 @@ func TestVerifyOnASeedShapedDBNeverReadsAbsenceAsProof(t *testing.T) {
 		if v.Result != ResultUnknown {
 			t.Errorf("%s after the lease ended, on a DB whose events carry no mark: %s %v; want unknown", v.Action, v.Result, v.Evidence)
 		}
+	}
+}
+
+// seedLock writes a canonical lock for item n the way another tool might: naming no lease,
+// owned by session (may be ""), with the given pid and expiry, under name ("" = steward's).
+func (f *fixture) seedLock(name string, n int64, session string, pid int64, exp time.Duration) string {
+	f.t.Helper()
+	it := *item(n)
+	l := &leases.Lease{CreatedAt: leases.ParseTimestamp(ts(-30 * time.Minute)), ExpiresAt: leases.ParseTimestamp(ts(exp))}
+	rec := canonicalLock(it, "feat/issue-"+strconv.FormatInt(n, 10), filepath.Join(f.ws.RepoRoot, "branches", "x"), "bot", "author", session, "tsk-"+strconv.FormatInt(n, 10), pid, f.host(), l)
+	if name == "" {
+		name, _ = locks.Name(lockKey(work(n)))
+	}
+	f.writeLock(name, rec)
+	return name
+}
+
+// TestRetireFollowsTheModelsJoin (defect 2 of issue 14): a lock that names no lease, whose
+// recorded pid is dead (the tool that wrote it exited), while the DB holds an active,
+// unexpired lease of the item whose owner is alive. The live model joins them by session
+// and shows the claim active; before the fix the core followed only the lock's lease_id,
+// allowed lock.retire and the retire succeeded, leaving the running worker without a lock.
+func TestRetireFollowsTheModelsJoin(t *testing.T) {
+	cases := []struct {
+		name, lockSession string
+		leaseExp          time.Duration
+		leasePID          func(t *testing.T) int64
+		want              string // refusal code, "" when the retire is allowed
+	}{
+		{"joined by session, lease live", "s-L1", 5 * time.Minute, selfPID, CodeFreshForeignLease},
+		{"anonymous lock, lease live", "", 5 * time.Minute, selfPID, CodeFreshForeignLease},
+		{"joined by session, lease past expiry, owner alive", "s-L1", -time.Minute, selfPID, CodeInspectOnly},
+		{"joined by session, lease past expiry, owner dead", "s-L1", -time.Minute, deadPID, ""},
+		{"another session's dead lock", "s-gone", 5 * time.Minute, selfPID, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, RoleOperator)
+			f.insert(leasestest.Lease{LeaseID: "L1", SessionID: "s-L1", Role: "author", TaskClass: "author_issue_work",
+				Work: work(4), CreatedAt: ts(-20 * time.Minute), ExpiresAt: ts(tc.leaseExp), LastHeartbeatAt: ts(-time.Minute),
+				OwnerPID: tc.leasePID(t), OwnerHost: f.host()})
+			name := f.seedLock("", 4, tc.lockSession, deadPID(t), 5*time.Minute)
+			req := Request{Action: ActionRetireLock, Target: Target{LockFile: name}}
+			before := f.state()
+			pv, err := f.core.Preview(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.state() != before {
+				t.Fatal("the preview wrote")
+			}
+			out := f.core.Apply(context.Background(), pv, "retire acme/widgets#4")
+			if tc.want == "" {
+				if !pv.Allowed || out.Result != ResultSucceeded {
+					t.Fatalf("retire: preview %+v, apply %+v; want allowed", pv.Refusal, out)
+				}
+				return
+			}
+			if pv.Allowed || pv.Refusal.Code != tc.want || out.Result != ResultRefused || out.Code != tc.want {
+				t.Fatalf("retire of a lock the model joins to a live claim: preview %+v, apply %s %s; want refused %s\nevidence %v", pv.Refusal, out.Result, out.Code, tc.want, pv.Evidence)
+			}
+			if e := locks.ReadFile(f.ws.LocksDir, name); e.Missing {
+				t.Fatal("the live lock is gone after a refused retire")
+			}
+		})
+	}
+}
+
+func selfPID(*testing.T) int64 { return int64(os.Getpid()) }
+
+// TestClaimSeesEveryLiveLockOfTheItem (defect 4 of issue 14): (a) a live canonical lock of
+// the item under another file name (the contract allows any) and (b) the item spelled
+// ACME/Widgets where acme/widgets is held. Before the fix the claim probed only steward's
+// own file name and keyed the item case-sensitively: it granted a second owner. Now the
+// preview and the apply refuse, and nothing is written.
+func TestClaimSeesEveryLiveLockOfTheItem(t *testing.T) {
+	claimOf := func(org, repo, session string) Request {
+		return Request{Action: ActionClaim, Target: Target{Item: &Item{Remote: "origin", Org: org, Repo: repo, Kind: "issue", Number: 7}, Session: session},
+			Params: map[string]string{"pid": strconv.Itoa(os.Getpid())}}
+	}
+	cases := []struct {
+		name  string
+		setup func(f *fixture)
+		req   Request
+	}{
+		{"a live lock under another name", func(f *fixture) {
+			f.seedLock("worker-own-name.json", 7, "s-worker", int64(os.Getpid()), 5*time.Minute)
+		}, claimOf("acme", "widgets", "s2")},
+		{"the item in another case", func(f *fixture) { f.claim("s1", 7) }, claimOf("ACME", "Widgets", "s2")},
+		{"a lock in another case under another name", func(f *fixture) {
+			f.seedLock("x.json", 7, "s-worker", int64(os.Getpid()), 5*time.Minute)
+		}, claimOf("Acme", "WIDGETS", "s2")},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, RoleOperator)
+			tc.setup(f)
+			leasesBefore := len(f.activeLeases(7))
+			pv, err := f.core.Preview(context.Background(), tc.req)
+			if err != nil || pv.Allowed || pv.Refusal.Code != CodeClaimedByOther {
+				t.Fatalf("preview: %+v %v; want refused %s", pv.Refusal, err, CodeClaimedByOther)
+			}
+			out := f.core.Apply(context.Background(), pv, "")
+			if out.Result != ResultRefused || out.Code != CodeClaimedByOther {
+				t.Fatalf("apply: %+v", out)
+			}
+			snap, err := locks.LoadDir(f.ws.LocksDir, locks.LoadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := len(f.activeLeases(7)); n != leasesBefore || len(snap.Live) != 1 {
+				t.Fatalf("after a refused claim: %d active leases (was %d), %d live locks; want no new owner", n, leasesBefore, len(snap.Live))
+			}
+		})
+	}
+}
+
+// TestHeartbeatFollowsALockJoinedBySession: a lock another tool wrote for the lease's
+// session, naming no lease and under another file name, is the lease's lock (the model's
+// join): heartbeat renews it instead of refusing lock_missing.
+func TestHeartbeatFollowsALockJoinedBySession(t *testing.T) {
+	f := newFixture(t, RoleOperator)
+	f.liveLease("L1", 7, int64(os.Getpid()), f.host())
+	name := f.seedLock("their-name.json", 7, "s-L1", int64(os.Getpid()), 2*time.Minute)
+	f.clock.Add(time.Minute)
+	_, out, err := f.core.Run(context.Background(), Request{Action: ActionHeartbeat, Target: Target{LeaseID: "L1", Session: "s-L1"}}, "")
+	if err != nil || out.Result != ResultSucceeded {
+		t.Fatalf("heartbeat: %+v %v", out, err)
+	}
+	e := locks.ReadFile(f.ws.LocksDir, name)
+	if l := f.lease("L1"); e.Record.WorkLease == nil || !e.Record.WorkLease.ExpiresAt.Valid || !e.Record.WorkLease.ExpiresAt.Time.Equal(l.ExpiresAt.Time) {
+		t.Fatalf("the joined lock did not follow the lease: %+v vs %s", e.Record.WorkLease, l.ExpiresAt.Raw)
 	}
 }

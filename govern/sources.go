@@ -15,6 +15,7 @@ type sources struct {
 	mu     sync.Mutex
 	reader *leases.Reader
 	store  *leases.Store
+	locks  *locks.Index
 }
 
 func (c *Core) policies() leases.PolicySet { return leases.LoadPolicies(c.ws.env()) }
@@ -90,6 +91,16 @@ func (c *Core) dropHandles() {
 func (c *Core) Close() error {
 	c.dropHandles()
 	return nil
+}
+
+// lockIndex returns the index of the live locks by item, shared by the core's actions.
+func (c *Core) lockIndex() *locks.Index {
+	c.src.mu.Lock()
+	defer c.src.mu.Unlock()
+	if c.src.locks == nil {
+		c.src.locks = locks.NewIndex(c.ws.LocksDir)
+	}
+	return c.src.locks
 }
 
 // lockWriter returns the lock-file writer, calling the crash-test hook at every step.

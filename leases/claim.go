@@ -88,7 +88,10 @@ func (s *Store) claimTx(ctx context.Context, tx *sql.Tx, req ClaimRequest, now t
 	if err != nil {
 		return Outcome{}, false, err
 	}
-	held, err := leasesWhereInfo(ctx, tx, s.info, "WHERE work_item_id = ? AND "+foldSQL("status")+" = 'active'", itemID)
+	// Every row of the item counts: one the DB holds under another spelling of the org or
+	// repo (written before identities were folded, or by the supervised system) too.
+	cond, args := itemIdentity(req.Work)
+	held, err := leasesWhereInfo(ctx, tx, s.info, "WHERE work_item_id IN (SELECT work_item_id FROM work_items WHERE "+cond+") AND "+foldSQL("status")+" = 'active'", args...)
 	if err != nil {
 		return Outcome{}, false, err
 	}
@@ -195,14 +198,15 @@ func (s *Store) upsertSession(ctx context.Context, tx *sql.Tx, ss SessionInfo, t
 	return s.insert(ctx, tx, "sessions", append(vals, set("session_id", ss.SessionID), set("started_at", ts)), "", nil)
 }
 
-// workItem finds the work item by its natural key — the work kind compared as the seed
-// compares it (Fold: "Issue" is an issue) — or inserts it, and returns its id. A
+// workItem finds the work item by its identity (itemIdentity: org and repo
+// case-insensitive, the work kind compared as the seed compares it, Fold: "Issue" is an
+// issue) — or inserts it, and returns its id. A
 // non-empty title replaces the recorded one.
 func (s *Store) workItem(ctx context.Context, tx *sql.Tx, w WorkRef, title string) (int64, error) {
 	var id sql.NullInt64
-	err := tx.QueryRowContext(ctx, `SELECT work_item_id FROM work_items WHERE remote = ? AND org = ? AND repo = ?
-		AND `+foldSQL("work_kind")+` = ? AND work_number = ? ORDER BY work_item_id LIMIT 1`,
-		w.Remote, w.Org, w.Repo, Fold(string(w.Kind)), w.Number).Scan(&id)
+	cond, args := itemIdentity(w)
+	err := tx.QueryRowContext(ctx, `SELECT work_item_id FROM work_items WHERE `+cond+`
+		ORDER BY work_item_id LIMIT 1`, args...).Scan(&id)
 	switch {
 	case err == nil && id.Valid:
 		if title != "" {

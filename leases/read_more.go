@@ -34,21 +34,21 @@ func (r *Reader) LeaseByID(ctx context.Context, id string) (l Lease, found bool,
 }
 
 // LeasesForWorkItem returns every non-terminal lease on the work item named
-// by ref (normally at most one; more is a concurrent-active-lease collision).
+// by ref (normally at most one; more is a concurrent-active-lease collision),
+// the item found by its identity (org and repo case-insensitive; every
+// work_items row of it, should the DB hold it under two spellings).
 func (r *Reader) LeasesForWorkItem(ctx context.Context, ref WorkRef) ([]Lease, error) {
+	cond, args := itemIdentity(ref)
 	return r.leasesWhere(ctx, `WHERE (status IS NULL OR `+foldSQL("status")+` NOT IN `+terminalIn+`)
-		AND work_item_id IN (SELECT work_item_id FROM work_items
-		WHERE remote = ? AND org = ? AND repo = ? AND `+foldSQL("work_kind")+` = ? AND work_number = ?)`,
-		ref.Remote, ref.Org, ref.Repo, Fold(string(ref.Kind)), ref.Number)
+		AND work_item_id IN (SELECT work_item_id FROM work_items WHERE `+cond+`)`, args...)
 }
 
 // LeaseHistory returns every lease on the work item named by ref, whatever its status
 // (oldest first): what a verifier reads to find an attempt's lease after it ended.
 func (r *Reader) LeaseHistory(ctx context.Context, ref WorkRef) ([]Lease, error) {
-	return r.leasesWhere(ctx, `WHERE work_item_id IN (SELECT work_item_id FROM work_items
-		WHERE remote = ? AND org = ? AND repo = ? AND `+foldSQL("work_kind")+` = ? AND work_number = ?)
-		ORDER BY created_at, lease_id`,
-		ref.Remote, ref.Org, ref.Repo, Fold(string(ref.Kind)), ref.Number)
+	cond, args := itemIdentity(ref)
+	return r.leasesWhere(ctx, `WHERE work_item_id IN (SELECT work_item_id FROM work_items WHERE `+cond+`)
+		ORDER BY created_at, lease_id`, args...)
 }
 
 // HasColumn reports whether the DB's table has the column (false when the table is

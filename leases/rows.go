@@ -40,6 +40,18 @@ func Fold(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 // lower-case (SQLite folds ASCII only; every value compared against is ASCII).
 func foldSQL(col string) string { return "lower(trim(" + col + ", char(9, 10, 11, 12, 13, 32)))" }
 
+// itemIdentity is the SQL condition over work_items that matches the rows of one item,
+// and its arguments: the remote as written, the org and repo folded (Gitea owner and
+// repository names are case-insensitive: acme/widgets#60 and ACME/Widgets#60 are one
+// item), the work kind folded as the seed compares it, the number. Every query that finds
+// an item by its natural key uses it, and so must the lock files' identity
+// (locks.Key.Identity).
+func itemIdentity(w WorkRef) (string, []any) {
+	return `remote = ? AND ` + foldSQL("org") + ` = ? AND ` + foldSQL("repo") + ` = ? AND ` +
+			foldSQL("work_kind") + ` = ? AND work_number = ?`,
+		[]any{w.Remote, Fold(w.Org), Fold(w.Repo), Fold(string(w.Kind)), w.Number}
+}
+
 // SessionActive reports whether a session's status column reads active in any case.
 func SessionActive(status string) bool { return Fold(status) == string(StatusActive) }
 

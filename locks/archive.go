@@ -267,6 +267,7 @@ func Restore(dir, archivedName string) (string, int64, error) {
 // Restore puts an archived lock back: archivedName is what Archive returned
 // ("retired/<file>", or the bare file name). It refuses with ErrExists when
 // any live lock in dir now holds the same key (the item was claimed since)
+// (by Key.Identity, whatever its file name or the case of its org and repo)
 // and writes the record back under its original name (steward_recovery
 // removed, lock_generation advanced) with WriteCAS's ExpectAbsent fence. The
 // archived file stays as history. It returns the live name and generation.
@@ -299,7 +300,7 @@ func (w *Writer) Restore(dir, archivedName string) (string, int64, error) {
 			return err
 		}
 		for _, other := range snap.Live {
-			if other.HasKey && other.Key == e.Key {
+			if other.HasKey && other.Unreadable == nil && SameItem(other.Key, e.Key) {
 				return &PathError{Op: "restore", Path: other.Path, Err: ErrExists}
 			}
 		}

@@ -47,13 +47,15 @@ type Snapshot struct {
 	RetiredUnavailable *Unreadable
 }
 
-// ByKey groups the readable live entries by record identity; a key with
-// more than one entry is a duplicate-live-lock.
+// ByKey groups the readable live entries by item (Key.Identity: org and repo
+// compared case-insensitively); a key with more than one entry is a
+// duplicate-live-lock.
 func (s *Snapshot) ByKey() map[Key][]*Entry {
 	m := make(map[Key][]*Entry, len(s.Live))
 	for i := range s.Live {
 		if e := &s.Live[i]; e.HasKey && e.Unreadable == nil {
-			m[e.Key] = append(m[e.Key], e)
+			k := e.Key.Identity()
+			m[k] = append(m[k], e)
 		}
 	}
 	return m

@@ -66,8 +66,8 @@ func TestLoadDirKeyedByIdentity(t *testing.T) {
 	}
 	key := Key{Remote: "prgs", Org: "Scaled-Tech-Consulting", Repo: "Gitea-Tools", Issue: 658}
 	by := s.ByKey()
-	if len(by[key]) != 2 {
-		t.Errorf("key %v has %d entries, want 2 (duplicate-live-lock)", key, len(by[key]))
+	if len(by[key.Identity()]) != 2 {
+		t.Errorf("key %v has %d entries, want 2 (duplicate-live-lock)", key, len(by[key.Identity()]))
 	}
 	if len(by) != 2 {
 		t.Errorf("%d keys, want 2 (the unreadable file has none)", len(by))

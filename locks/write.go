@@ -87,6 +87,13 @@ func (w *Writer) WriteCAS(dir, name string, expect Expect, rec Record) (int64, e
 	return w.writeCAS(dir, name, expect, rec, 1, nil)
 }
 
+// WriteCASChecked is WriteCAS with check run under the flock, after the fence matched
+// and before anything is written: a non-nil error from check refuses the write with that
+// error. A claim uses it to look again for a live lock of the item under another name.
+func (w *Writer) WriteCASChecked(dir, name string, expect Expect, rec Record, check func() error) (int64, error) {
+	return w.writeCAS(dir, name, expect, rec, 1, check)
+}
+
 // writeCAS is WriteCAS with a floor for the new generation and an extra
 // check run under the flock before the fence.
 func (w *Writer) writeCAS(dir, name string, expect Expect, rec Record, floor int64, check func() error) (int64, error) {

@@ -159,14 +159,39 @@ func joinLock(ls []*LockObs, l *leases.Lease) *LockObs {
 		if lo.Entry.Unreadable != nil {
 			continue
 		}
-		if lo.Entry.Record.LeaseID == l.LeaseID {
+		switch JoinOf(&lo.Entry.Record, l) {
+		case JoinByLeaseID:
 			return lo
-		}
-		if lo.Entry.Record.LeaseID == "" && lo.Entry.Record.OwnerSession == l.SessionID && bySession == nil {
-			bySession = lo
+		case JoinBySession:
+			if bySession == nil {
+				bySession = lo
+			}
 		}
 	}
 	return bySession
+}
+
+// Join says how a lock record of an item belongs to one of the item's leases.
+type Join int
+
+// The joins, weakest first.
+const (
+	JoinNone      Join = iota
+	JoinBySession      // the lock names no lease and the lease's session owns it
+	JoinByLeaseID      // the lock names the lease
+)
+
+// JoinOf is the rule the live model joins a lock of an item to a lease of the same item
+// with; the governed core's guards use it too, so that what the screen shows as one
+// claim is one claim to the core (issue 14 defect 2).
+func JoinOf(rec *locks.Record, l *leases.Lease) Join {
+	switch {
+	case rec.LeaseID != "" && rec.LeaseID == l.LeaseID:
+		return JoinByLeaseID
+	case rec.LeaseID == "" && rec.OwnerSession != "" && rec.OwnerSession == l.SessionID:
+		return JoinBySession
+	}
+	return JoinNone
 }
 
 func leaseClaim(it *Item, lo *LeaseObs, fr leases.FreshnessResult) *Claim {

@@ -1,0 +1,139 @@
+package locks
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Item identity. Gitea owner and repository names are case-insensitive, and a lock file's
+// name is only steward's convention (the contract allows others): a lock belongs to the
+// item its record names, compared by Identity — the remote as written, the org and repo
+// folded (trimmed, lower-cased: the rule leases.Fold applies to the DB's columns), the
+// issue number.
+
+// Fold is the folding Identity applies to org and repo names.
+func Fold(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+
+// Identity returns k with its org and repo folded: two keys name one item exactly when
+// their identities are equal.
+func (k Key) Identity() Key {
+	return Key{Remote: strings.TrimSpace(k.Remote), Org: Fold(k.Org), Repo: Fold(k.Repo), Issue: k.Issue}
+}
+
+// SameItem reports whether a and b name the same item.
+func SameItem(a, b Key) bool { return a.Identity() == b.Identity() }
+
+// Index maps the live lock files of one directory to the item each names, so a writer can
+// find every live lock of an item whatever its file name. A refresh lists the directory
+// and re-reads only the files whose inode, size or modification time changed since it last
+// read them. It is safe for concurrent use.
+type Index struct {
+	dir   string
+	mu    sync.Mutex
+	files map[string]indexed
+}
+
+type indexed struct {
+	ino     uint64
+	size    int64
+	mtime   time.Time
+	key     Key // identity
+	hasKey  bool
+	readErr bool // unreadable when last read
+}
+
+// NewIndex returns an empty index of dir; the first lookup reads every live lock once.
+func NewIndex(dir string) *Index { return &Index{dir: dir, files: map[string]indexed{}} }
+
+// Lookup refreshes the index and returns, freshly read and sorted by name, every live lock
+// file that names the item k (by Identity), plus every unreadable lock file whose name is
+// steward's convention for that item — an unreadable file is never taken for a free item.
+// The error is non-nil only when the directory cannot be listed.
+func (x *Index) Lookup(k Key) ([]Entry, error) {
+	want := k.Identity()
+	names, err := x.refresh()
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for _, name := range names {
+		x.mu.Lock()
+		ix := x.files[name]
+		x.mu.Unlock()
+		byName := false
+		if pk, ok := ParseName(name); ok && pk.Identity() == want {
+			byName = true
+		}
+		if !(ix.hasKey && ix.key == want) && !(ix.readErr && byName) {
+			continue
+		}
+		e := ReadFile(x.dir, name)
+		switch {
+		case e.Missing:
+		case e.Unreadable != nil && byName:
+			out = append(out, e)
+		case e.Unreadable == nil && e.HasKey && e.Key.Identity() == want:
+			out = append(out, e)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// refresh lists the directory and re-reads changed live lock files; it returns the live
+// lock file names.
+func (x *Index) refresh() ([]string, error) {
+	ents, err := os.ReadDir(x.dir)
+	if err != nil {
+		return nil, &PathError{Op: "index", Path: x.dir, Err: err}
+	}
+	seen := make(map[string]bool, len(ents))
+	var names []string
+	for _, de := range ents {
+		name := de.Name()
+		if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, nameSuffix) || classify(name) != ClassLive {
+			continue
+		}
+		fi, err := os.Lstat(filepath.Join(x.dir, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		seen[name] = true
+		names = append(names, name)
+		var ino uint64
+		if err == nil {
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+				ino = uint64(st.Ino)
+			}
+		}
+		x.mu.Lock()
+		old, ok := x.files[name]
+		x.mu.Unlock()
+		if ok && err == nil && old.ino == ino && old.size == fi.Size() && old.mtime.Equal(fi.ModTime()) && !old.readErr {
+			continue
+		}
+		e := ReadFile(x.dir, name)
+		ix := indexed{ino: e.Inode, size: e.Size, mtime: e.ModTime, readErr: e.Unreadable != nil}
+		if e.Unreadable == nil && e.HasKey {
+			ix.key, ix.hasKey = e.Key.Identity(), true
+		}
+		x.mu.Lock()
+		x.files[name] = ix
+		x.mu.Unlock()
+	}
+	x.mu.Lock()
+	for name := range x.files {
+		if !seen[name] {
+			delete(x.files, name)
+		}
+	}
+	x.mu.Unlock()
+	return names, nil
+}

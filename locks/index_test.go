@@ -1,0 +1,127 @@
+package locks
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestIndexFindsEveryLiveLockOfAnItem (defect 4 of issue 14): the claim used to probe only
+// steward's own file name for the item, so a live lock under another name (the contract
+// allows any) or for ACME/Widgets instead of acme/widgets was not seen. The index finds
+// them by the record's item identity; an unreadable file under the item's canonical name
+// counts too, never as free.
+func TestIndexFindsEveryLiveLockOfAnItem(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	rec := decodeFixture(t, "canonical.json")
+	key, _ := rec.Key()
+	other := func(org, repo string, n int64) Record {
+		r := rec
+		r.Org, r.Repo = org, repo
+		r.IssueNumber = &n
+		return r
+	}
+	write := func(name string, r Record) {
+		t.Helper()
+		if _, err := WriteCAS(dir, name, ExpectAbsent(), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("worker-own-name.json", rec)                                         // the item, a foreign name
+	write("upper.json", other(" "+upper(key.Org), upper(key.Repo), key.Issue)) // the item, other case
+	write("elsewhere.json", other(key.Org, key.Repo, key.Issue+1))             // another issue
+	canon, _ := Name(Key{Remote: key.Remote, Org: upper(key.Org), Repo: key.Repo, Issue: key.Issue})
+	writeFile(t, filepath.Join(dir, canon), []byte(`{"remote":`)) // torn, under a canonical name of the item
+	writeFile(t, filepath.Join(dir, "torn-elsewhere.json"), []byte(`{"remote":`))
+	x := NewIndex(dir)
+	names := func() []string {
+		t.Helper()
+		es, err := x.Lookup(Key{Remote: key.Remote, Org: upper(key.Org), Repo: key.Repo, Issue: key.Issue})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range es {
+			out = append(out, e.Name)
+		}
+		return out
+	}
+	want := []string{canon, "upper.json", "worker-own-name.json"}
+	if got := names(); !equal(got, want) {
+		t.Fatalf("lookup: %v, want %v", got, want)
+	}
+	// A file rewritten in place to name another item drops out; a removed one too; a new
+	// one is found.
+	if err := os.WriteFile(filepath.Join(dir, "upper.json"), mustMarshal(t, other(key.Org, key.Repo, 999)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, canon)); err != nil {
+		t.Fatal(err)
+	}
+	write("late.json", other(key.Org, upper(key.Repo), key.Issue))
+	if got, want := names(), []string{"late.json", "worker-own-name.json"}; !equal(got, want) {
+		t.Fatalf("after changes: %v, want %v", got, want)
+	}
+	if _, err := NewIndex(filepath.Join(dir, "missing")).Lookup(key); err == nil {
+		t.Error("a missing directory looked up as empty")
+	}
+}
+
+// TestRestoreRefusesWhenReclaimedInOtherCase: a re-claim of the item spelled ACME/Widgets
+// blocks the restore of acme/widgets' archived lock.
+func TestRestoreRefusesWhenReclaimedInOtherCase(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	rec := decodeFixture(t, "canonical.json")
+	key, _ := rec.Key()
+	name, _ := Name(key)
+	if _, err := WriteCAS(dir, name, ExpectAbsent(), rec); err != nil {
+		t.Fatal(err)
+	}
+	cur := ReadFile(dir, name)
+	archived, err := Archive(dir, name, FenceOf(&cur.Record), RecoveryBlock{Action: "retire_lock"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := rec
+	again.Org = upper(key.Org)
+	if _, err := WriteCAS(dir, "reclaimed.json", ExpectAbsent(), again); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Restore(dir, archived); !errors.Is(err, ErrExists) {
+		t.Fatalf("restore over a re-claim in another case: %v", err)
+	}
+}
+
+func upper(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'a' && c <= 'z' {
+			b[i] = c - 32
+		}
+	}
+	return string(b)
+}
+
+func equal(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func mustMarshal(t *testing.T, r Record) []byte {
+	t.Helper()
+	b, err := Marshal(&r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

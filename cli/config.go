@@ -16,6 +16,7 @@ var configFlagKeys = map[string]string{
 	"locks":     config.KeyLocksDir,
 	"db":        config.KeyDBPath,
 	"repo-root": config.KeyRepoRoot,
+	"db-host":   config.KeyDBHost,
 	"audit":     config.KeyAuditLog,
 	"as-role":   config.KeyRole,
 	"read-only": config.KeyReadOnly,

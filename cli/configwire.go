@@ -65,6 +65,7 @@ func (g *globals) applyConfig(cmd *cobra.Command) error {
 	set("locks", &g.locksDir, config.KeyLocksDir)
 	set("db", &g.dbPath, config.KeyDBPath)
 	set("repo-root", &g.repoRoot, config.KeyRepoRoot)
+	set("db-host", &g.dbHost, config.KeyDBHost)
 	set("audit", &g.audit, config.KeyAuditLog)
 	set("as-role", &g.role, config.KeyRole)
 	set("gitea-url", &g.gitea.url, config.KeyGiteaURL)

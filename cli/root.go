@@ -33,6 +33,7 @@ func (e *exitError) Error() string { return e.msg }
 type globals struct {
 	locksDir string
 	dbPath   string
+	dbHost   string
 	repoRoot string
 	audit    string
 	role     string
@@ -105,6 +106,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.locksDir, "locks", DefaultLocksDir(), "lock-file directory")
 	pf.StringVar(&g.dbPath, "db", DefaultDBPath(), "control-plane SQLite database")
+	pf.StringVar(&g.dbHost, "db-host", envOr("STEWARD_DB_HOST", ""), "host the control-plane DB was written on, when not this one (its rows without a host are then unknown, never dead)")
 	pf.StringVar(&g.repoRoot, "repo-root", envOr("STEWARD_REPO_ROOT", "."), "canonical repository root (worktrees under branches/)")
 	pf.StringVar(&g.audit, "audit", DefaultAuditPath(), "steward's audit log (JSON lines)")
 	pf.StringVar(&g.role, "as-role", envOr("STEWARD_ROLE", "viewer"), "your steward role: viewer, operator, controller or admin")
@@ -155,7 +157,7 @@ func (g *globals) core() (*govern.Core, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	ws := govern.Workspace{LocksDir: g.locksDir, DBPath: g.dbPath, RepoRoot: g.repoRoot}
+	ws := govern.Workspace{LocksDir: g.locksDir, DBPath: g.dbPath, RepoRoot: g.repoRoot, DBHost: g.dbHost}
 	cl, err := g.giteaClient(os.Stderr)
 	if err != nil {
 		log.Close()

@@ -56,7 +56,7 @@ func runStatus(ctx context.Context, out io.Writer, g *globals, f *statusFlags) e
 		}
 		clock = func() time.Time { return t }
 	}
-	ws := model.Workspace{LocksDir: g.locksDir, DBPath: g.dbPath, RepoRoot: g.repoRoot}
+	ws := model.Workspace{LocksDir: g.locksDir, DBPath: g.dbPath, RepoRoot: g.repoRoot, DBHost: g.dbHost}
 	cfg := model.Config{}
 	var gf model.GiteaFacts
 	giteaWhy := "Gitea not configured (give --gitea-repo, or --no-gitea)"
@@ -73,7 +73,7 @@ func runStatus(ctx context.Context, out io.Writer, g *globals, f *statusFlags) e
 	}
 	// A preview-only core (no audit log) says, for each orphan, whether its action's guards
 	// allow it now; it writes nothing.
-	gws := govern.Workspace{LocksDir: g.locksDir, DBPath: g.dbPath, RepoRoot: g.repoRoot}
+	gws := govern.Workspace{LocksDir: g.locksDir, DBPath: g.dbPath, RepoRoot: g.repoRoot, DBHost: g.dbHost}
 	if c, ok := gf.(*gitea.Client); ok && c != nil {
 		gws.Gitea = c
 	}

@@ -49,7 +49,7 @@ func runUI(ctx context.Context, g *globals) error {
 			gf = c
 		}
 	}
-	live := model.NewLive(model.Workspace{LocksDir: g.locksDir, DBPath: g.dbPath, RepoRoot: g.repoRoot}, model.LiveOptions{Config: cfg, Gitea: gf})
+	live := model.NewLive(model.Workspace{LocksDir: g.locksDir, DBPath: g.dbPath, RepoRoot: g.repoRoot, DBHost: g.dbHost}, model.LiveOptions{Config: cfg, Gitea: gf})
 	if err := live.Start(ctx); err != nil {
 		return err
 	}

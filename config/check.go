@@ -93,6 +93,10 @@ func (r *Resolved) validate(f *File) {
 			if strings.ContainsRune(s.Value, 0) {
 				r.problem(SevError, "bad-path", s.Key+" contains a NUL byte")
 			}
+		case KeyDBHost:
+			if strings.IndexFunc(s.Value, func(c rune) bool { return c <= ' ' || c == '/' || c == 0x7f }) >= 0 {
+				r.problem(SevError, "bad-host", fmt.Sprintf("db_host (%s) is not a host name: no spaces, control characters or slashes", s.Origin))
+			}
 		}
 	}
 	for login, role := range f.Roles {

@@ -185,3 +185,29 @@ func TestWriteNewTemplate(t *testing.T) {
 		t.Fatalf("~ not expanded: %q", got)
 	}
 }
+
+// db_host says which host the control-plane DB was written on (issue 13): from the
+// workspace in the file, overridden by STEWARD_DB_HOST and the flag; empty by default (this
+// host, the seed's single-host model); a value that is no host name is an error.
+func TestDBHost(t *testing.T) {
+	p := write(t, "workspaces:\n  w:\n    db_host: cp-host.example\n", 0o600)
+	r, err := Load(Inputs{Path: p, Getenv: env(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := r.Get(KeyDBHost); s.Value != "cp-host.example" || s.Source != FromFile || s.Origin != "workspaces.w.db_host" {
+		t.Errorf("db_host from the file: %+v", s)
+	}
+	r, _ = Load(Inputs{Path: p, Getenv: env(map[string]string{"STEWARD_DB_HOST": "env-host"}), Flags: map[string]string{KeyDBHost: "flag-host"}})
+	if s := r.Get(KeyDBHost); s.Value != "flag-host" || s.Source != FromFlag {
+		t.Errorf("db_host from the flag: %+v", s)
+	}
+	r, _ = Load(Inputs{Path: filepath.Join(t.TempDir(), "none.yaml"), Getenv: env(nil)})
+	if s := r.Get(KeyDBHost); s.Value != "" || s.Source != FromDefault {
+		t.Errorf("db_host by default: %+v", s)
+	}
+	r, _ = Load(Inputs{Path: p, Getenv: env(map[string]string{"STEWARD_DB_HOST": "two words"})})
+	if !has(codes(r), "bad-host") {
+		t.Errorf("a db_host with a space: problems %v", r.Problems)
+	}
+}

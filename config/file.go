@@ -38,6 +38,10 @@ type Workspace struct {
 	LocksDir string `yaml:"locks_dir,omitempty"`
 	DBPath   string `yaml:"db_path,omitempty"`
 	RepoRoot string `yaml:"repo_root,omitempty"`
+	// DBHost is the host the control-plane DB was written on, when that is another
+	// machine (a DB copied or mounted here): its rows without a host are then unknown,
+	// never dead. Empty: this host, the seed's single-host model.
+	DBHost   string `yaml:"db_host,omitempty"`
 	AuditLog string `yaml:"audit_log,omitempty"`
 	Gitea    Gitea  `yaml:"gitea,omitempty"`
 }

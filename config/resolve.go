@@ -140,6 +140,7 @@ const (
 	KeyLocksDir         = "locks_dir"
 	KeyDBPath           = "db_path"
 	KeyRepoRoot         = "repo_root"
+	KeyDBHost           = "db_host"
 	KeyAuditLog         = "audit_log"
 	KeyTeaLogin         = "gitea.tea_login"
 	KeyGiteaURL         = "gitea.url"
@@ -183,6 +184,9 @@ var keys = []key{
 		return filepath.Join(home(g), ".cache", "gitea-tools", "control-plane", "control_plane.sqlite3")
 	}, file: func(_ *File, w *Workspace) string { return w.DBPath }},
 	{name: KeyRepoRoot, env: "STEWARD_REPO_ROOT", def: constant("."), file: func(_ *File, w *Workspace) string { return w.RepoRoot }},
+	// db_host: the host the control-plane DB was written on, when it is not this one. The
+	// seed's rows record no host (its control plane is single-host); empty means this one.
+	{name: KeyDBHost, env: "STEWARD_DB_HOST", def: constant(""), file: func(_ *File, w *Workspace) string { return w.DBHost }},
 	{name: KeyAuditLog, env: "STEWARD_AUDIT_LOG", def: func(g func(string) string) string {
 		state := g("XDG_STATE_HOME")
 		if state == "" {
@@ -291,7 +295,7 @@ func Load(in Inputs) (*Resolved, error) {
 
 func fileOrigin(ws, key string) string {
 	switch key {
-	case KeyLocksDir, KeyDBPath, KeyRepoRoot, KeyAuditLog, KeyTeaLogin, KeyGiteaURL, KeyGiteaToken, KeyGiteaOwner, KeyGiteaRepo:
+	case KeyLocksDir, KeyDBPath, KeyRepoRoot, KeyDBHost, KeyAuditLog, KeyTeaLogin, KeyGiteaURL, KeyGiteaToken, KeyGiteaOwner, KeyGiteaRepo:
 		return "workspaces." + ws + "." + key
 	}
 	return key

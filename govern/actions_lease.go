@@ -176,12 +176,16 @@ func (abandonStale) plan(ctx context.Context, c *Core, req Request) (*plan, erro
 	wt, wtWhy := c.worktreeState(l.WorktreePath, l.OwnerHost)
 	ev := leases.Evidence{Owner: owner, Worktree: wt}
 	f := leases.FenceOf(*l)
-	pol := c.policies().For(l.TaskClass)
+	pol, polWhy := c.policies().ForLease(*l)
 	v, fr := leases.CheckAbandon(l, f, pol, ev, now)
 	p := &plan{state: abandonState{Fence: f, Owner: owner, Worktree: wt}, refusal: verdict(v)}
-	p.evidence = append(leaseEvidence(l, now),
-		fmt.Sprintf("owner pid %d on host %q: %s", l.OwnerPID, l.OwnerHost, owner),
-		"worktree: "+string(wt)+" — "+wtWhy)
+	host, hostWhy := c.rowHost(l.OwnerHost)
+	ownerText := fmt.Sprintf("owner pid %d on host %q: %s", l.OwnerPID, host, owner)
+	if hostWhy != "" {
+		ownerText += " (" + hostWhy + ")"
+	}
+	p.evidence = append(leaseEvidence(l, now), ownerText, "worktree: "+string(wt)+" — "+wtWhy,
+		"policy "+string(pol.TaskClass)+": "+polWhy)
 	if fr.Value != "" {
 		p.evidence = append(p.evidence, "freshness: "+string(fr.Value))
 		p.evidence = append(p.evidence, fr.Reasons...)

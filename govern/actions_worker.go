@@ -496,7 +496,8 @@ func (heartbeatAction) plan(ctx context.Context, c *Core, req Request) (*plan, e
 	now := c.now()
 	pol := c.policies()
 	p, l, err := c.workerPlan(ctx, req, leases.OpHeartbeat, func(l *leases.Lease, f leases.Fence) leases.Verdict {
-		return leases.CheckHeartbeat(l, f, pol.For(l.TaskClass), now)
+		p, _ := pol.ForLease(*l)
+		return leases.CheckHeartbeat(l, f, p, now)
 	})
 	if l != nil {
 		p.effects = []string{"lease " + l.LeaseID + ": expires_at moves to now + the policy TTL, heartbeat_count + 1", "its lock's work_lease expiry and last_heartbeat_at follow"}

@@ -3,7 +3,16 @@ package govern
 import (
 	"context"
 	"database/sql"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
+
+	"steward/leases"
+	"steward/leases/seedtest"
+	"steward/locks"
 )
 
 // TestActiveInAnyCaseBlocksAGovernedClaim: a lease whose status reads ACTIVE (a foreign
@@ -44,5 +53,294 @@ func TestActiveInAnyCaseBlocksAGovernedClaim(t *testing.T) {
 				t.Fatalf("%d leases on the item after a refused claim (%v)", n, err)
 			}
 		})
+	}
+}
+
+// newSeedFixture is a workspace whose control-plane DB is the supervised system's own
+// (leases/seedtest: the seed's names only, rollback journal, no steward column).
+func newSeedFixture(t *testing.T, opt seedtest.Options) (*fixture, *seedtest.DB) {
+	t.Helper()
+	f := newFixture(t, RoleOperator)
+	for _, p := range []string{f.ws.DBPath, f.ws.DBPath + "-wal", f.ws.DBPath + "-shm"} {
+		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+	return f, seedtest.NewAt(t, f.ws.DBPath, opt)
+}
+
+func seedItem(n int64) seedtest.Item {
+	return seedtest.Item{Remote: "origin", Org: "acme", Repo: "widgets", Kind: "issue", Number: n}
+}
+
+// seedLease is an author lease on issue n as the seed writes it: no host, no task_class.
+func seedLease(id, session, status string, n int64, exp time.Duration, pid int64, worktree string) seedtest.Lease {
+	return seedtest.Lease{LeaseID: id, SessionID: session, Role: "author", Status: status, Item: seedItem(n),
+		CreatedAt: seedtest.Naive(now0.Add(-20 * time.Minute)), ExpiresAt: seedtest.ISO(now0.Add(exp)),
+		LastHeartbeatAt: seedtest.Naive(now0.Add(-time.Minute)), OwnerPID: pid, WorktreePath: worktree}
+}
+
+// fingerprint hashes the DB, its journal/WAL and the lock directory.
+func (f *fixture) fingerprint() string { return seedtest.Fingerprint(f.t, f.ws.DBPath, f.ws.LocksDir) }
+
+// seedSchema is the DB's schema text (every CREATE statement).
+func (f *fixture) seedSchema() string {
+	f.t.Helper()
+	rows, err := f.db().Query("SELECT coalesce(sql, '') FROM sqlite_master ORDER BY name")
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			f.t.Fatal(err)
+		}
+		b.WriteString(s + "\n")
+	}
+	return b.String()
+}
+
+// seedActionCase is one governed action on a seed-shaped DB: it applies (writing only the
+// columns the DB has, keeping its journal and schema), or its preview refuses with the
+// code its apply refuses with, and the refusal changes no byte of the DB, its journal or
+// the lock directory.
+type seedActionCase struct {
+	name   string
+	opt    seedtest.Options
+	gitea  bool
+	setup  func(f *fixture, d *seedtest.DB) Request
+	refuse string
+	check  func(t *testing.T, f *fixture, out Outcome)
+}
+
+func seedActionCases() []seedActionCase {
+	me := int64(os.Getpid())
+	claimReq := func(n int64, session string) Request {
+		return Request{Action: ActionClaim, Target: Target{Item: item(n), Session: session},
+			Params: map[string]string{"pid": strconv.Itoa(os.Getpid()), "role": "author", "username": "bot-" + session}}
+	}
+	wt := func(f *fixture, name string) string {
+		p := filepath.Join(f.core.branchesRoot(), name)
+		if err := os.MkdirAll(p, 0o700); err != nil {
+			f.t.Fatal(err)
+		}
+		return p
+	}
+	return []seedActionCase{
+		{name: "claim", setup: func(f *fixture, d *seedtest.DB) Request { return claimReq(7, "s1") },
+			check: func(t *testing.T, f *fixture, out Outcome) {
+				l := f.lease(out.Detail["lease_id"])
+				if l.Status != leases.StatusActive || !strings.HasSuffix(l.ExpiresAt.Raw, "+00:00") || l.OwnerPID != int64(os.Getpid()) {
+					t.Errorf("lease %+v", l)
+				}
+				if e := locks.ReadFile(f.ws.LocksDir, out.Detail["lock_file"]); e.Missing || e.Record.LeaseID != l.LeaseID {
+					t.Errorf("lock %+v", e)
+				}
+			}},
+		{name: "claim refused: held by a lease ACTIVE", setup: func(f *fixture, d *seedtest.DB) Request {
+			d.AddLease(seedLease("L-held", "holder", "ACTIVE", 7, time.Hour, me, ""))
+			return claimReq(7, "s2")
+		}, refuse: CodeClaimedByOther},
+		{name: "claim refused: no expires_at column", opt: seedtest.Options{Drop: []string{"leases.expires_at"}},
+			setup: func(f *fixture, d *seedtest.DB) Request { return claimReq(7, "s1") }, refuse: string(leases.CodeSchemaUnsupported)},
+		{name: "heartbeat", setup: func(f *fixture, d *seedtest.DB) Request {
+			out := f.claim("s1", 7)
+			f.clock.Add(time.Minute)
+			return Request{Action: ActionHeartbeat, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"}}
+		}, check: func(t *testing.T, f *fixture, out Outcome) {
+			if want := f.clock.Now().Add(10 * time.Minute).UTC().Format(leases.SeedTimeLayout); out.Detail["expires_at"] != want {
+				t.Errorf("expires_at %s, want %s", out.Detail["expires_at"], want)
+			}
+		}},
+		{name: "release", setup: func(f *fixture, d *seedtest.DB) Request {
+			out := f.claim("s1", 7)
+			return Request{Action: ActionRelease, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"}}
+		}, check: func(t *testing.T, f *fixture, out Outcome) {
+			if l := f.lease(f.records()[len(f.records())-1].Target.LeaseID); l.Status != leases.StatusReleased {
+				t.Errorf("lease after release: %s", l.Status)
+			}
+		}},
+		{name: "reclaim expired", setup: func(f *fixture, d *seedtest.DB) Request {
+			l := seedLease("L1", "s1", "Active", 1, -5*time.Minute, me, "")
+			l.ExpiresAt = seedtest.Naive(now0.Add(-5 * time.Minute))
+			d.AddLease(l)
+			return Request{Action: ActionReclaimExpired, Target: Target{LeaseID: "L1"}}
+		}, check: func(t *testing.T, f *fixture, out Outcome) {
+			if l := f.lease("L1"); l.Status != leases.StatusExpired || l.ReleasedAt.Raw == "" {
+				t.Errorf("lease after reclaim: %s %q", l.Status, l.ReleasedAt.Raw)
+			}
+		}},
+		{name: "reclaim refused: not expired", setup: func(f *fixture, d *seedtest.DB) Request {
+			d.AddLease(seedLease("L1", "s1", "active", 1, 5*time.Minute, me, ""))
+			return Request{Action: ActionReclaimExpired, Target: Target{LeaseID: "L1"}}
+		}, refuse: string(leases.CodeNotExpired)},
+		{name: "abandon: hostless lease, owner dead on this host", setup: func(f *fixture, d *seedtest.DB) Request {
+			d.AddSession(seedtest.Session{SessionID: "s1", Role: "author", Status: "Active"})
+			d.AddLease(seedLease("L1", "s1", "active", 1, 5*time.Minute, deadPID(f.t), wt(f, "feat-1")))
+			return Request{Action: ActionAbandonStale, Target: Target{LeaseID: "L1"}}
+		}, check: func(t *testing.T, f *fixture, out Outcome) {
+			if l := f.lease("L1"); l.Status != leases.StatusAbandoned {
+				t.Errorf("lease after abandon: %s", l.Status)
+			}
+		}},
+		{name: "abandon refused: live reviewer lease nine hours old", setup: func(f *fixture, d *seedtest.DB) Request {
+			l := seedLease("L1", "rev", "active", 31, 8*time.Minute, me, wt(f, "review-31"))
+			l.Role, l.Item.Kind = "reviewer", "pr"
+			l.CreatedAt = seedtest.Naive(now0.Add(-9 * time.Hour))
+			d.AddLease(l)
+			return Request{Action: ActionAbandonStale, Target: Target{LeaseID: "L1"}}
+		}, refuse: string(leases.CodeNotStale)},
+		{name: "abandon refused: db_host is another host", setup: func(f *fixture, d *seedtest.DB) Request {
+			f.ws.DBHost = "control-plane.elsewhere.example"
+			f.core = f.newCore(RoleOperator, false)
+			d.AddLease(seedLease("L1", "s1", "active", 1, 5*time.Minute, deadPID(f.t), ""))
+			return Request{Action: ActionAbandonStale, Target: Target{LeaseID: "L1"}}
+		}, refuse: CodeLivenessUnproven},
+		{name: "expire sweep", setup: func(f *fixture, d *seedtest.DB) Request {
+			l := seedLease("L1", "s1", "ACTIVE", 1, 0, me, "")
+			l.ExpiresAt = seedtest.Naive(now0.Add(-time.Minute))
+			d.AddLease(l)
+			d.AddLease(seedLease("L2", "s2", "active", 2, time.Hour, me, ""))
+			return Request{Action: ActionExpireSweep}
+		}, check: func(t *testing.T, f *fixture, out Outcome) {
+			if f.lease("L1").Status != leases.StatusExpired || f.lease("L2").Status != leases.StatusActive {
+				t.Errorf("sweep: L1 %s, L2 %s", f.lease("L1").Status, f.lease("L2").Status)
+			}
+		}},
+		{name: "retire refused: the lock's lease is ACTIVE", setup: func(f *fixture, d *seedtest.DB) Request {
+			d.AddLease(seedLease("L1", "s-lock", "ACTIVE", 4, time.Hour, me, ""))
+			name := f.lockFile(4, -time.Minute, deadPID(f.t))
+			f.renameLease(name, "L1")
+			return Request{Action: ActionRetireLock, Target: Target{LockFile: name}}
+		}, refuse: CodeFreshForeignLease},
+		{name: "retire: the lock's lease expired", setup: func(f *fixture, d *seedtest.DB) Request {
+			l := seedLease("L1", "s-lock", "Active", 4, 0, me, "")
+			l.ExpiresAt = seedtest.Naive(now0.Add(-10 * time.Minute))
+			d.AddLease(l)
+			name := f.lockFile(4, -time.Minute, deadPID(f.t))
+			f.renameLease(name, "L1")
+			return Request{Action: ActionRetireLock, Target: Target{LockFile: name}}
+		}, check: func(t *testing.T, f *fixture, out Outcome) {
+			name, _ := locks.Name(lockKey(work(4)))
+			if e := locks.ReadFile(f.ws.LocksDir, name); !e.Missing {
+				t.Errorf("the lock is still live")
+			}
+		}},
+		{name: "retire then undo (restore)", setup: func(f *fixture, d *seedtest.DB) Request {
+			pv, err := f.core.Preview(context.Background(), Request{Action: ActionRetireLock,
+				Target: Target{LockFile: f.lockFile(4, -time.Minute, deadPID(f.t))}})
+			out := f.core.Apply(context.Background(), pv, pv.ConfirmPhrase)
+			if err != nil || out.Result != ResultSucceeded {
+				f.t.Fatalf("retire: %+v %v", out, err)
+			}
+			return Request{Action: ActionUndo, Target: Target{Attempt: out.Attempt}}
+		}, check: func(t *testing.T, f *fixture, out Outcome) {
+			name, _ := locks.Name(lockKey(work(4)))
+			if e := locks.ReadFile(f.ws.LocksDir, name); e.Missing {
+				t.Errorf("the lock was not restored")
+			}
+		}},
+		{name: "ask (releases the claim)", gitea: true, setup: func(f *fixture, d *seedtest.DB) Request {
+			n := f.repo.CreateIssue("maint", "unclear", "body")
+			out := f.claim("s1", n)
+			return Request{Action: ActionAsk, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"}, Params: map[string]string{"question": "Which API?"}}
+		}, check: func(t *testing.T, f *fixture, out Outcome) {}},
+		{name: "answer (no DB write)", gitea: true, setup: func(f *fixture, d *seedtest.DB) Request {
+			return Request{Action: ActionAnswer, Target: Target{Item: item(f.markedIssue())}, Params: map[string]string{"body": "Use v2."}}
+		}, check: func(t *testing.T, f *fixture, out Outcome) {}},
+	}
+}
+
+// renameLease points lock name at lease id (test setup, as the lock's owner would).
+func (f *fixture) renameLease(name, id string) {
+	f.t.Helper()
+	e := locks.ReadFile(f.ws.LocksDir, name)
+	rec := e.Record
+	rec.LeaseID = id
+	if _, err := locks.WriteCAS(f.ws.LocksDir, name, locks.FenceOf(&e.Record), rec); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// TestActionsOnSeedDB: every governed action on the supervised system's own DB either
+// applies — writing only the columns that DB has, in its own journal mode, its schema
+// unchanged — or is refused by its preview with the code its apply refuses with, the
+// refusal recorded as refused in the audit log and not one byte of the DB, its journal
+// or the lock directory changed. Before issue 13 the preview allowed and the apply was
+// refused (steward's columns missing), after switching the file to WAL.
+func TestActionsOnSeedDB(t *testing.T) {
+	covered := map[string]bool{}
+	for _, tc := range seedActionCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			f, d := newSeedFixture(t, tc.opt)
+			if tc.gitea {
+				f.withGitea()
+			}
+			req := tc.setup(f, d)
+			covered[req.Action] = true
+			schema, before := f.seedSchema(), f.fingerprint()
+			pv, err := f.core.Preview(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.fingerprint() != before {
+				t.Fatal("the preview changed the DB, its journal or the lock directory")
+			}
+			out := f.core.Apply(context.Background(), pv, pv.ConfirmPhrase)
+			assertOneTerminal(t, f, out.Attempt)
+			if tc.refuse != "" {
+				if pv.Allowed || pv.Refusal == nil || pv.Refusal.Code != tc.refuse {
+					t.Fatalf("preview: allowed=%v %+v, want refused %s", pv.Allowed, pv.Refusal, tc.refuse)
+				}
+				if out.Result != ResultRefused || out.Code != tc.refuse {
+					t.Fatalf("apply: %+v, want refused %s like the preview", out, tc.refuse)
+				}
+				if f.fingerprint() != before {
+					t.Fatal("a refused apply changed the DB, its journal or the lock directory")
+				}
+				return
+			}
+			if !pv.Allowed || out.Result != ResultSucceeded {
+				t.Fatalf("preview %+v, apply %+v", pv.Refusal, out)
+			}
+			if got := f.seedSchema(); got != schema {
+				t.Fatalf("the schema changed:\n%s\nwas\n%s", got, schema)
+			}
+			if m := seedtest.JournalMode(t, f.ws.DBPath); m != "delete" {
+				t.Fatalf("journal mode %q, want the seed's own (delete)", m)
+			}
+			tc.check(t, f, out)
+		})
+	}
+	for _, s := range New(Workspace{}, nil, Options{}).Actions() {
+		if !covered[s.ID] && s.ID != ActionRelabel && s.ID != ActionRestoreLock {
+			t.Errorf("action %s has no case on the seed-shaped DB", s.ID)
+		}
+	}
+}
+
+// TestVerifyOnSeedDB: on a DB whose events record no session, an applied reclaim is still
+// proven by its own event (the acting attempt is named in the message), never read as
+// failed for want of a session_id column.
+func TestVerifyOnSeedDB(t *testing.T) {
+	f, d := newSeedFixture(t, seedtest.Options{})
+	l := seedLease("L1", "s1", "active", 1, 0, int64(os.Getpid()), "")
+	l.ExpiresAt = seedtest.Naive(now0.Add(-5 * time.Minute))
+	d.AddLease(l)
+	_, out, err := f.core.Run(context.Background(), Request{Action: ActionReclaimExpired, Target: Target{LeaseID: "L1"}}, "")
+	if err != nil || out.Result != ResultSucceeded {
+		t.Fatalf("reclaim: %+v %v", out, err)
+	}
+	var intent Record
+	for _, r := range f.records() {
+		if r.Attempt == out.Attempt && r.Kind == KindIntent {
+			intent = r
+		}
+	}
+	res, why, settled := reclaimExpired{}.verify(context.Background(), f.core, intent)
+	if !settled || res != ResultSucceeded {
+		t.Fatalf("verify: %s %v settled=%v", res, why, settled)
 	}
 }

@@ -124,17 +124,30 @@ func (c *Core) branchesRoot() string {
 // (leases.WorktreeRoots.Probe): only a path on this host strictly inside
 // <repo-root>/branches is looked at, with lstat, and a link that leaves the repository
 // root is never followed; anything it cannot tell reads unknown, with the reason.
+// A DB row that records no host is judged on the DB's host (rowHost).
 func (c *Core) worktreeState(path, host string) (leases.WorktreeState, string) {
-	w := leases.ResolveWorktreeRoots(c.ws.RepoRoot).Probe(path, host)
+	h, why := c.rowHost(host)
+	w := leases.ResolveWorktreeRoots(c.ws.RepoRoot).Probe(path, h)
+	if why != "" {
+		w.Why += " (" + why + ")"
+	}
 	return w.State, w.Why
 }
 
-// liveness is kill(pid, 0) evidence, only for processes recorded on this host.
+// liveness is kill(pid, 0) evidence, only for processes recorded on this host. A DB row
+// that records no host is judged on the DB's host (rowHost).
 func (c *Core) liveness(pid int64, host string) leases.ProcessState {
-	if host != c.ws.host() {
+	h, _ := c.rowHost(host)
+	if h != c.ws.host() {
 		return leases.ProcessUnknown
 	}
-	return leases.Liveness(int(pid), host)
+	return leases.Liveness(int(pid), h)
+}
+
+// rowHost is the host a DB row's pid and worktree belong to (leases.RowHost): the one it
+// records, else the DB's (Workspace.DBHost, else this one).
+func (c *Core) rowHost(recorded string) (string, string) {
+	return leases.RowHost(recorded, c.ws.DBHost, c.ws.host())
 }
 
 func lockActor(a Actor) locks.Actor {

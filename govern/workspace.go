@@ -22,6 +22,11 @@ type Workspace struct {
 	Env func(string) (string, bool)
 	// Host is this machine's name, for process liveness; os.Hostname when empty.
 	Host string
+	// DBHost is the host the control-plane DB was written on, when that is not this one
+	// (config db_host). A DB row that records no host (the seed's schema has no host
+	// column) is judged on the DB's host: on this one when DBHost is empty or names it,
+	// and as unknown — never dead, never missing — when it names another.
+	DBHost string
 }
 
 func (w Workspace) env() func(string) (string, bool) {

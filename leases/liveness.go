@@ -36,3 +36,22 @@ func Liveness(pid int, host string) ProcessState {
 	}
 	return ProcessUnknown
 }
+
+// RowHost is the host whose process table and file system decide a DB row's owner pid and
+// worktree, and why. A row that records its host (steward's sessions.host and
+// leases.owner_host) is judged on that host. The seed's schema records none: its
+// control plane is single-host — a lease's owner_pid is os.getpid() of the process on the
+// DB's own host (seed S9, control_plane_db.py:1145, L14099) and its restart coordinator
+// checks a session's pid with kill(pid, 0) and no host at all (L39326) — so a hostless row
+// belongs to the host the DB was written on: dbHost when the operator says that is another
+// machine (config db_host, flag --db-host), else this one, the same rule steward applies
+// to a lock file without a host field. why is empty for a row that records its host.
+func RowHost(recorded, dbHost, self string) (host, why string) {
+	switch {
+	case recorded != "":
+		return recorded, ""
+	case dbHost != "" && dbHost != self:
+		return dbHost, "no host recorded: the DB was written on " + dbHost + " (db_host), so its pids and worktrees are not evidence here"
+	}
+	return self, "no host recorded: judged on this host, where the DB is (the seed's control plane is single-host)"
+}

@@ -18,6 +18,12 @@ const (
 	ClassConflictFix     TaskClass = "conflict_fix"
 )
 
+// ClassUnmapped names the policy of a lease whose task class cannot be told: it records
+// none, and its role and work kind match no row of the seed's table (a controller's or a
+// reconciler's lease, a reviewer's lease on an issue, an unknown role). It is steward's
+// name, not the seed's; see ConservativePolicy.
+const ClassUnmapped TaskClass = "unmapped"
+
 // LifecycleVersion is the heartbeat lifecycle marker reported by Describe.
 const LifecycleVersion = "heartbeat-v1"
 
@@ -170,8 +176,12 @@ func applyOverride(p *Policy, f, raw string) string {
 }
 
 // For returns the policy of class; unknown or empty classes get the author
-// policy. A zero PolicySet answers with the defaults.
+// policy (the seed's policy_for); ClassUnmapped gets ConservativePolicy. A zero
+// PolicySet answers with the defaults.
 func (s PolicySet) For(class TaskClass) Policy {
+	if class == ClassUnmapped {
+		return ConservativePolicy()
+	}
 	if p, ok := s.policies[class]; ok {
 		return p
 	}
@@ -250,4 +260,56 @@ func (p Policy) AbsoluteCap() (time.Duration, bool) {
 		return 0, false
 	}
 	return time.Duration(*p.AbsoluteCapHours * float64(time.Hour)), true
+}
+
+// ConservativePolicy is the reading of a lease whose class cannot be told: the seed's
+// shared windows (10 minute TTL, 2 minute cadence, 5 minute warning, 10 minute grace, as
+// every class of the #790 table has), no absolute cap and no heartbeat lifecycle. So no
+// clock alone ever makes it stale: only a recorded expiry that passed, an owner proven
+// dead or a worktree proven missing ends it — never a verdict that would let the core
+// abandon a lease the seed would call active (the seed's author default, with its 8 h cap
+// and missed-heartbeat staleness, would, for a heartbeating controller or reviewer).
+func ConservativePolicy() Policy {
+	return Policy{TaskClass: ClassUnmapped, InitialTTLMinutes: 10, HeartbeatCadenceMinutes: 2,
+		StaleWarningMinutes: 5, MissedHeartbeatGraceMinutes: 10, RecoveryGraceMinutes: 10, TerminalRaceDrainMinutes: 2}
+}
+
+// ClassOf tells which row of the seed's policy table (#790 Slice A) governs a lease, and
+// why. A recorded task_class naming a known class wins (steward's own column). Without
+// one the class follows the lease's role and work kind, compared folded as the seed
+// compares them, the way the table's classes are named: author on an issue is
+// author_issue_work; reviewer on a PR reviewer_pr; merger on a PR merger_pr; a PR lease in
+// the conflict_fix phase, or held by the author (the PR work lease whose window the
+// table's conflict_fix row mirrors, pr_work_lease), conflict_fix. Everything else —
+// controller, reconciler, a role on the wrong kind of item, no role — is ClassUnmapped.
+func ClassOf(l Lease) (TaskClass, string) {
+	if c := TaskClass(Fold(string(l.TaskClass))); c != "" {
+		for _, k := range KnownTaskClasses() {
+			if c == k {
+				return k, "task_class " + string(k) + " recorded"
+			}
+		}
+	}
+	role, kind, phase := Fold(l.Role), WorkKind(Fold(string(l.Work.Kind))), Fold(l.Phase)
+	from := "role " + quote(l.Role) + " on a " + string(kind)
+	if kind == "" {
+		from = "role " + quote(l.Role) + " on an item of unknown kind"
+	}
+	switch {
+	case role == "author" && kind == KindIssue:
+		return ClassAuthorIssueWork, from + " (no task_class recorded)"
+	case role == "reviewer" && kind == KindPR:
+		return ClassReviewerPR, from + " (no task_class recorded)"
+	case role == "merger" && kind == KindPR:
+		return ClassMergerPR, from + " (no task_class recorded)"
+	case kind == KindPR && (phase == "conflict_fix" || role == "author" || role == "conflict_fix" || role == "conflict-fix"):
+		return ClassConflictFix, from + ", phase " + quote(l.Phase) + " (no task_class recorded)"
+	}
+	return ClassUnmapped, from + " matches no row of the seed's policy table: read conservatively (no absolute cap, no missed-heartbeat staleness)"
+}
+
+// ForLease returns the policy that governs l (ClassOf) and why it was chosen.
+func (s PolicySet) ForLease(l Lease) (Policy, string) {
+	c, why := ClassOf(l)
+	return s.For(c), why
 }

@@ -134,3 +134,81 @@ func TestBooleanFieldsNotOverridable(t *testing.T) {
 		t.Fatalf("%+v %+v", p, set.Overrides)
 	}
 }
+
+// TestClassOfSeedRoles: without a task_class the policy row follows the lease's role and
+// work kind (compared folded), one case per role of the seed (usage_events role list,
+// #651: author, reviewer, merger, reconciler, controller) plus the conflict-fix window; a
+// lease that maps to no row is read conservatively — no absolute cap, no missed-heartbeat
+// staleness — so a heartbeating reviewer, controller or reconciler lease older than 8 h
+// reads active, never stale_absolute_cap (the core would let it be abandoned).
+func TestClassOfSeedRoles(t *testing.T) {
+	t.Parallel()
+	now := t0.Add(9 * time.Hour) // past the author cap
+	live := Evidence{Owner: ProcessAlive, Worktree: WorktreePresent}
+	for _, tc := range []struct {
+		role, kind, phase, class string
+		want                     TaskClass
+		fresh                    Freshness
+	}{
+		{"author", "issue", "implementing", "", ClassAuthorIssueWork, FreshStaleAbsoluteCap},
+		{"Author", "Issue", "", "", ClassAuthorIssueWork, FreshStaleAbsoluteCap},
+		{"reviewer", "pr", "", "", ClassReviewerPR, FreshActive},
+		{" REVIEWER ", "PR", "", "", ClassReviewerPR, FreshActive},
+		{"merger", "pr", "merging", "", ClassMergerPR, FreshActive},
+		{"author", "pr", "", "", ClassConflictFix, FreshActive},
+		{"", "pr", "conflict_fix", "", ClassConflictFix, FreshActive},
+		{"reconciler", "issue", "reconciling", "", ClassUnmapped, FreshActive},
+		{"controller", "issue", "awaiting_handoff", "", ClassUnmapped, FreshActive},
+		{"reviewer", "issue", "", "", ClassUnmapped, FreshActive},
+		{"merger", "issue", "", "", ClassUnmapped, FreshActive},
+		{"", "issue", "", "", ClassUnmapped, FreshActive},
+		{"wizard", "pr", "", "", ClassUnmapped, FreshActive},
+		{"author", "", "", "", ClassUnmapped, FreshActive},
+		// A recorded task_class wins (steward's own column), in any case.
+		{"reviewer", "pr", "", "author_issue_work", ClassAuthorIssueWork, FreshStaleAbsoluteCap},
+		{"author", "issue", "", "Reviewer_PR", ClassReviewerPR, FreshActive},
+		// An unknown recorded class falls back to role and kind.
+		{"merger", "pr", "", "mystery", ClassMergerPR, FreshActive},
+	} {
+		t.Run(tc.role+"/"+tc.kind+"/"+tc.phase+"/"+tc.class, func(t *testing.T) {
+			l := Lease{LeaseID: "l", Status: StatusActive, Role: tc.role, Phase: tc.phase, TaskClass: TaskClass(tc.class),
+				Work: WorkRef{Kind: WorkKind(tc.kind), Number: 1}, CreatedAt: ts(t0),
+				ExpiresAt: ts(now.Add(5 * time.Minute)), LastHeartbeatAt: ts(now.Add(-time.Minute))}
+			got, why := ClassOf(l)
+			if got != tc.want || why == "" {
+				t.Fatalf("class %q (%s), want %q", got, why, tc.want)
+			}
+			p, _ := DefaultPolicies().ForLease(l)
+			if p.TaskClass != tc.want {
+				t.Fatalf("policy %q, want %q", p.TaskClass, tc.want)
+			}
+			if f := Classify(l, p, live, now).Value; f != tc.fresh {
+				t.Fatalf("freshness %s, want %s", f, tc.fresh)
+			}
+		})
+	}
+	// The conservative reading never goes stale by the clock alone: not even a lease
+	// whose last heartbeat is a day old (only its recorded expiry ends it).
+	c := ConservativePolicy()
+	l := Lease{LeaseID: "l", Status: StatusActive, Role: "controller", CreatedAt: ts(t0.Add(-48 * time.Hour)),
+		LastHeartbeatAt: ts(t0.Add(-24 * time.Hour)), ExpiresAt: ts(t0.Add(time.Minute))}
+	if f := Classify(l, c, Evidence{Owner: ProcessUnknown, Worktree: WorktreeUnknown}, t0); f.Value != FreshActive {
+		t.Fatalf("conservative: %s %v", f.Value, f.Reasons)
+	}
+	if _, capped := c.AbsoluteCap(); capped || c.HeartbeatLifecycleActive || DefaultPolicies().For(ClassUnmapped).TaskClass != ClassUnmapped {
+		t.Fatalf("conservative policy %+v", c)
+	}
+}
+
+// TestRowHost: a row that records its host is judged there; a hostless row (the seed's
+// schema) on the DB's host — this one unless db_host names another.
+func TestRowHost(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ recorded, dbHost, want string }{
+		{"h1", "", "h1"}, {"h1", "db", "h1"}, {"", "", "me"}, {"", "me", "me"}, {"", "db", "db"},
+	} {
+		if got, why := RowHost(tc.recorded, tc.dbHost, "me"); got != tc.want || (tc.recorded == "") == (why == "") {
+			t.Errorf("RowHost(%q, %q) = %q (%q), want %q", tc.recorded, tc.dbHost, got, why, tc.want)
+		}
+	}
+}

@@ -143,6 +143,15 @@ type Lease struct {
 	Problems      []string
 }
 
+// StatusText is the status as the row wrote it (the folded value for a Lease built by
+// hand).
+func (l Lease) StatusText() string {
+	if l.StatusRaw != "" {
+		return l.StatusRaw
+	}
+	return string(l.Status)
+}
+
 // Assignment is an assignments row.
 type Assignment struct {
 	AssignmentID string

@@ -65,7 +65,7 @@ func (s *Store) Heartbeat(ctx context.Context, f Fence, now time.Time) (Outcome,
 	var p Policy
 	return s.fenced(ctx, OpHeartbeat, f, func(l *Lease) (Verdict, error) {
 		if l != nil {
-			p = s.opt.Policies.For(l.TaskClass)
+			p, _ = s.opt.Policies.ForLease(*l)
 		}
 		return CheckHeartbeat(l, f, p, now), nil
 	}, func(ctx context.Context, tx *sql.Tx, l *Lease) (Outcome, error) {
@@ -139,7 +139,7 @@ func (s *Store) Abandon(ctx context.Context, req AbandonRequest, now time.Time) 
 	return s.fenced(ctx, OpAbandon, req.Fence, func(l *Lease) (Verdict, error) {
 		var p Policy
 		if l != nil {
-			p = s.opt.Policies.For(l.TaskClass)
+			p, _ = s.opt.Policies.ForLease(*l)
 		}
 		var v Verdict
 		v, fr = CheckAbandon(l, req.Fence, p, req.Evidence, now)

@@ -30,8 +30,12 @@ func contention(u *unitIn, e *env, now time.Time, out *unitOut) []*Contention {
 				oldest = r.at
 			}
 			if len(evs) < 10 {
-				evs = append(evs, Evidence{Source: SourceDB, Field: "events.claim.refused", At: r.at,
-					Value: fmt.Sprintf("cp:%d %s refused, held by %s", r.eventID, r.requesting, r.holding)})
+				v := fmt.Sprintf("cp:%d %s refused, held by %s", r.eventID, r.requesting, r.holding)
+				if r.requesting == "" && r.holding == "" {
+					// The seed's events table records no session (seed §2.2 digest).
+					v = fmt.Sprintf("cp:%d claim refused (sessions not recorded: the event names no session)", r.eventID)
+				}
+				evs = append(evs, Evidence{Source: SourceDB, Field: "events.claim.refused", At: r.at, Value: v})
 			}
 		}
 		if n > 0 {
@@ -76,8 +80,9 @@ func contention(u *unitIn, e *env, now time.Time, out *unitOut) []*Contention {
 		c.Sessions = sortedSessions(ss)
 		res = append(res, c)
 	}
-	// lock-lease-mismatch: the lock names one owner, the DB another.
-	if e.dbUsable() && e.sect.Leases {
+	// lock-lease-mismatch: the lock names one owner, the DB another. Withheld for an item
+	// one of whose lease rows could not be decoded (unproven).
+	if e.dbUsable() && e.sect.Leases && len(unproven(u)) == 0 {
 		for _, lo := range readable {
 			if c := mismatch(u, lo, active, e, now); c != nil {
 				res = append(res, c)
@@ -218,6 +223,10 @@ func bucket(u *unitIn, e *env, now time.Time) *ItemState {
 		st.Evidence = append(st.Evidence, ev(SourceGitea, "state", f.State), ev(SourceGitea, "labels", fmt.Sprint(f.Labels)))
 	}
 	set := func(b Bucket, why string) *ItemState { st.Bucket = b; st.Reasons = append(st.Reasons, why); return st }
+	if un := unproven(u); len(un) > 0 {
+		st.Reasons = append(st.Reasons, "unproven: a lease row on the item has undecodable values; orphan-lease and lock-lease-mismatch are not concluded for it")
+		st.Evidence = append(st.Evidence, un...)
+	}
 	switch {
 	case f != nil && f.Found && (f.State == "closed" || f.Merged):
 		return set(BucketTerminalComplete, "the item is "+map[bool]string{true: "merged", false: "closed"}[f.Merged])

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"steward/leases"
@@ -104,14 +105,14 @@ func derive(u *unitIn, e *env, now time.Time) unitOut {
 		if !leaseActive(l) {
 			continue
 		}
-		pol := e.cfg.Policies.For(l.TaskClass)
+		pol, polWhy := e.cfg.Policies.ForLease(*l)
 		fr := leases.Classify(*l, pol, leases.Evidence{Owner: leases.ProcessState(lo.Owner), Worktree: leases.WorktreeState(lo.Worktree)}, now)
 		out.deadline(fr.NextDeadline, now)
 		if hb, ok := lastBeat(l); ok {
 			out.deadline(hb.Add(pol.StaleWarning()), now)
 		}
 		lock := joinLock(u.locks, l)
-		c := leaseClaim(u.item, lo, fr)
+		c := leaseClaim(u.item, lo, fr, pol, polWhy)
 		if lock != nil {
 			joined[lock.Entry.Name] = true
 			addLockToClaim(c, lock, now)
@@ -194,25 +195,45 @@ func JoinOf(rec *locks.Record, l *leases.Lease) Join {
 	return JoinNone
 }
 
-func leaseClaim(it *Item, lo *LeaseObs, fr leases.FreshnessResult) *Claim {
+func leaseClaim(it *Item, lo *LeaseObs, fr leases.FreshnessResult, pol leases.Policy, polWhy string) *Claim {
 	l := &lo.Lease
-	c := &Claim{Item: it, Role: l.Role, TaskClass: string(l.TaskClass), SessionID: l.SessionID, Phase: l.Phase,
+	c := &Claim{Item: it, Role: l.Role, TaskClass: string(pol.TaskClass), SessionID: l.SessionID, Phase: l.Phase,
 		Freshness: string(fr.Value), Warning: fr.Warning, OwnerLiveness: lo.Owner, LeaseID: l.LeaseID, LeaseStatus: string(l.Status)}
+	if l.HasGeneration {
+		g := l.Generation
+		c.LeaseGeneration = &g
+	}
 	if l.LastHeartbeatAt.OK() {
 		c.LastHeartbeat = l.LastHeartbeatAt.Time
 	}
 	if l.ExpiresAt.OK() {
 		c.ExpiresAt = l.ExpiresAt.Time
 	}
-	c.Evidence = append(c.Evidence, ev(SourceDB, "leases.status", string(l.Status)),
+	c.Evidence = append(c.Evidence, ev(SourceDB, "leases.status", l.StatusText()),
 		ev(SourceDB, "leases.expires_at", l.ExpiresAt.Raw), ev(SourceDB, "freshness", string(fr.Value)),
-		ev(SourceDB, "owner", fmt.Sprintf("pid %d on %q: %s (%s)", l.OwnerPID, l.OwnerHost, lo.Owner, lo.OwnerWhy)),
+		ev(SourceDB, "policy", string(pol.TaskClass)+": "+polWhy),
+		ev(SourceDB, "owner", fmt.Sprintf("pid %d on %q: %s (%s)", l.OwnerPID, lo.Host, lo.Owner, lo.OwnerWhy)),
 		ev(SourceDB, "worktree", l.WorktreePath+": "+string(lo.Worktree)+" ("+lo.WorkWhy+")"))
 	for _, r := range fr.Reasons {
 		c.Evidence = append(c.Evidence, ev(SourceDB, "freshness.reason", r))
 	}
 	c.Evidence = append(c.Evidence, rowProblems(l)...)
 	return c
+}
+
+// unproven lists, as evidence, what the DB reader could not decode in the item's
+// non-terminal lease rows. Those rows still hold the item and show as claims, but the
+// item's verdicts that would rest on them — orphan-lease, lock-lease-mismatch — are
+// withheld as unproven, for this item only (issue 13: partiality is scoped to the row).
+func unproven(u *unitIn) []Evidence {
+	var out []Evidence
+	for _, lo := range u.leases {
+		l := &lo.Lease
+		if leaseActive(l) && len(l.Problems) > 0 {
+			out = append(out, ev(SourceDB, "unproven", "lease "+l.LeaseID+": "+strings.Join(l.Problems, "; ")))
+		}
+	}
+	return out
 }
 
 // rowProblems names what the DB reader could not decode in a lease row (an expiry that
@@ -361,9 +382,9 @@ func lockOrphans(it *Item, lo *LockObs, now time.Time) []*Orphan {
 // a pending handoff.
 func leaseOrphans(u *unitIn, lo *LeaseObs, fr leases.FreshnessResult, pol leases.Policy, e *env, now time.Time, out *unitOut) []*Orphan {
 	l := &lo.Lease
-	base := []Evidence{ev(SourceDB, "leases.status", string(l.Status)), ev(SourceDB, "leases.expires_at", l.ExpiresAt.Raw),
+	base := []Evidence{ev(SourceDB, "leases.status", l.StatusText()), ev(SourceDB, "leases.expires_at", l.ExpiresAt.Raw),
 		ev(SourceDB, "freshness", string(fr.Value)),
-		ev(SourceDB, "owner", fmt.Sprintf("pid %d on %q: %s (%s)", l.OwnerPID, l.OwnerHost, lo.Owner, lo.OwnerWhy))}
+		ev(SourceDB, "owner", fmt.Sprintf("pid %d on %q: %s (%s)", l.OwnerPID, lo.Host, lo.Owner, lo.OwnerWhy))}
 	base = append(base, rowProblems(l)...)
 	mk := func(k OrphanKind, act *ActionRef, extra ...Evidence) *Orphan {
 		return &Orphan{Kind: k, Item: u.item, LeaseID: l.LeaseID, SessionID: l.SessionID,
@@ -384,12 +405,17 @@ func leaseOrphans(u *unitIn, lo *LeaseObs, fr leases.FreshnessResult, pol leases
 		res = append(res, mk(OrphanStaleLeaseMissingWorktree, leaseAction(ActionAbandonStale, l.LeaseID),
 			ev(SourceDB, "leases.worktree_path", l.WorktreePath+": "+lo.WorkWhy)))
 	default:
+		if len(l.Problems) > 0 {
+			// A whole-DB verdict on a row that could not be read entirely: unproven here,
+			// and only here (the item says so; every other item is judged as usual).
+			break
+		}
 		if e.sessionsComplete() {
 			s, ok := u.sessions[l.SessionID]
 			switch {
 			case !ok:
 				res = append(res, mk(OrphanLease, leaseAction(ActionAbandonStale, l.LeaseID), ev(SourceDB, "sessions", "no session row "+strconv.Quote(l.SessionID))))
-			case s.Session.Status != "active" || s.Session.EndedAt.OK():
+			case !leases.SessionActive(s.Session.Status) || s.Session.EndedAt.OK():
 				res = append(res, mk(OrphanLease, leaseAction(ActionAbandonStale, l.LeaseID),
 					ev(SourceDB, "sessions.status", s.Session.Status), ev(SourceDB, "sessions.ended_at", s.Session.EndedAt.Raw)))
 			}

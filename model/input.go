@@ -68,7 +68,10 @@ type LockObs struct {
 // LeaseObs is one lease row with what was observed about its owner process
 // and worktree (the Evidence leases.Classify takes).
 type LeaseObs struct {
-	Lease    leases.Lease
+	Lease leases.Lease
+	// Host is the host the lease's pid and worktree were judged on: its owner_host, or
+	// for a lease without one the DB's host (leases.RowHost).
+	Host     string
 	Owner    Liveness
 	OwnerWhy string
 	Worktree Worktree

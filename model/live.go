@@ -110,6 +110,9 @@ func NewLive(ws Workspace, opt LiveOptions) *Live {
 	if opt.Probe != nil {
 		p = *opt.Probe
 	}
+	if p.DBHost == "" {
+		p.DBHost = ws.DBHost
+	}
 	return &Live{ws: ws, opt: opt, probe: p, e: newEngine(opt.Config), out: make(chan *Snapshot, 1),
 		refresh: make(chan chan struct{}), stats: make(chan chan Stats), giteaCh: make(chan giteaResult), closed: make(chan struct{}), wake: make(chan struct{}, 1)}
 }

@@ -245,10 +245,7 @@ func (l *Live) setDBHealth(eh leases.Health, now, t0 time.Time) {
 	d := l.last
 	l.e.setSections(DBSections{Sessions: d.sessions.Status == leases.HealthOK, Leases: d.leases.Status == leases.HealthOK,
 		WorkItems: d.workItems.Status == leases.HealthOK, Events: eh.Status == leases.HealthOK})
-	h := health(worstOf(d.sessions, d.leases, d.workItems, eh, d.meta), now, time.Since(t0))
-	if h.Status == StatusUnavailable && d.leases.Status != leases.HealthUnavailable {
-		h.Status, h.Partial = StatusDegraded, true
-	}
+	h := dbHealth(d.sessions, d.leases, d.workItems, eh, d.meta, now, time.Since(t0))
 	l.e.setHealth(&l.e.env.db, withNote(h, l.dbWatchMode()))
 }
 

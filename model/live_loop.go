@@ -195,7 +195,7 @@ func (l *Live) reprobe() {
 		}
 	}
 	for id, lo := range e.leases {
-		if lo.Lease.Status.Terminal() || lo.Lease.OwnerHost != l.probe.Host {
+		if lo.Lease.Status.Terminal() || l.probe.rowHost(lo.Lease.OwnerHost) != l.probe.Host {
 			continue
 		}
 		n := p.ObserveLease(lo.Lease)
@@ -204,7 +204,7 @@ func (l *Live) reprobe() {
 		}
 	}
 	for id, so := range e.sessions {
-		if so.Session.Host != l.probe.Host {
+		if l.probe.rowHost(so.Session.Host) != l.probe.Host {
 			continue
 		}
 		n := p.ObserveSession(so.Session)

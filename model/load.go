@@ -19,6 +19,9 @@ type Workspace struct {
 	// RepoRoot is the canonical repository root; only worktrees under
 	// RepoRoot/branches are ever stat'ed.
 	RepoRoot string
+	// DBHost is the host the control-plane DB was written on when that is another one
+	// (config db_host): DB rows that record no host are then unknown, never dead.
+	DBHost string
 }
 
 // Probe makes the observations that need IO: process liveness (kill(pid, 0),
@@ -28,6 +31,9 @@ type Workspace struct {
 type Probe struct {
 	// Host is this machine's name (os.Hostname when empty).
 	Host string
+	// DBHost is the host the DB was written on ("" = this one): a DB row that records no
+	// host is judged on it (leases.RowHost, the seed's single-host rule).
+	DBHost string
 	// Roots are where worktrees are looked for; the zero value looks at nothing.
 	Roots leases.WorktreeRoots
 	// Liveness reports a process's state; leases.Liveness when nil.
@@ -143,24 +149,31 @@ func (p Probe) ObserveLease(l leases.Lease) LeaseObs {
 	if l.Status.Terminal() {
 		return lo
 	}
-	host := l.OwnerHost
-	if host == "" {
-		lo.OwnerWhy, lo.WorkWhy = "no owner host recorded", "no owner host recorded"
-		return lo
-	}
+	host, why := leases.RowHost(l.OwnerHost, p.DBHost, p.Host)
+	lo.Host = host
 	lo.Owner, lo.OwnerWhy = p.owner(l.OwnerPID, host)
 	w := p.worktree(l.WorktreePath, host)
 	lo.Worktree, lo.WorkWhy = Worktree(w.State), w.Why
+	if why != "" {
+		lo.OwnerWhy += "; " + why
+		lo.WorkWhy += "; " + why
+	}
 	return lo
 }
 
-// ObserveSession attaches process liveness to a session row.
+// ObserveSession attaches process liveness to a session row (a row without a host is
+// judged on the DB's host, as a lease is).
 func (p Probe) ObserveSession(s leases.Session) SessionObs {
+	host, _ := leases.RowHost(s.Host, p.DBHost, p.Host)
 	so := SessionObs{Session: s, Owner: LivenessUnknown}
-	if s.Host != "" {
-		so.Owner, _ = p.owner(s.PID, s.Host)
-	}
+	so.Owner, _ = p.owner(s.PID, host)
 	return so
+}
+
+// rowHost is the host a DB row's pid and worktree belong to (leases.RowHost).
+func (p Probe) rowHost(recorded string) string {
+	h, _ := leases.RowHost(recorded, p.DBHost, p.Host)
+	return h
 }
 
 func health(h leases.Health, at time.Time, d time.Duration) SourceHealth {
@@ -216,12 +229,25 @@ func LoadDB(ctx context.Context, r *leases.Reader, p Probe, cursor int64, now ti
 	}
 	in.Events = evs
 	in.DB.Events = eh.Status == leases.HealthOK
-	worst := worstOf(s.SessionsHealth, s.LeasesHealth, s.WorkItemsHealth, eh, s.MetaHealth)
-	in.DBHealth = health(worst, now, time.Since(t0))
-	if in.DBHealth.Status == StatusUnavailable && s.LeasesHealth.Status != leases.HealthUnavailable {
-		in.DBHealth.Status, in.DBHealth.Partial = StatusDegraded, true
-	}
+	in.DBHealth = dbHealth(s.SessionsHealth, s.LeasesHealth, s.WorkItemsHealth, eh, s.MetaHealth, now, time.Since(t0))
 	return in, cursor, nil
+}
+
+// dbHealth is the DB source's health from its sections: the worst status, with every
+// reason and note. It is partial only when a section the whole-DB verdicts rest on —
+// sessions, leases, work items — was not read completely: then the set of rows itself may
+// be incomplete, and orphan-lease, lock-lease-mismatch and "free" are withheld. An events
+// table or schema_meta that cannot be read degrades the DB without making it partial (no
+// verdict rests on an absent event); an absent enrichment column, or a row with
+// undecodable values, is only a note (that row's own item says it is unproven).
+func dbHealth(sessions, ls, items, events, meta leases.Health, now time.Time, d time.Duration) SourceHealth {
+	h := health(worstOf(sessions, ls, items, events, meta), now, d)
+	if h.Status == StatusUnavailable && ls.Status != leases.HealthUnavailable {
+		h.Status = StatusDegraded
+	}
+	ok := func(x leases.Health) bool { return x.Status == leases.HealthOK || x.Status == "" }
+	h.Partial = h.Status != StatusUnavailable && !(ok(sessions) && ok(ls) && ok(items))
+	return h
 }
 
 func fillDB(in *Input, s *leases.Snapshot, p Probe) {
@@ -267,6 +293,9 @@ func worstOf(hs ...leases.Health) leases.Health {
 // for Build. A missing or unreadable DB is an unavailable source, never an
 // empty one.
 func Load(ctx context.Context, ws Workspace, p Probe, now time.Time) *Input {
+	if p.DBHost == "" {
+		p.DBHost = ws.DBHost
+	}
 	lo, lh, findings := LoadLocks(ws.LocksDir, p, now)
 	in := &Input{}
 	r, err := leases.OpenReadOnly(ws.DBPath)

@@ -101,24 +101,27 @@ type Claimant struct {
 // lease's session and the item. Either side may be missing (a lock without a
 // lease row, a lease without a lock file); the evidence says which.
 type Claim struct {
-	Item          *Item      `json:"item,omitempty"`
-	Role          string     `json:"role,omitempty"`
-	TaskClass     string     `json:"task_class,omitempty"`
-	Claimant      *Claimant  `json:"claimant,omitempty"`
-	SessionID     string     `json:"session_id,omitempty"`
-	Phase         string     `json:"phase,omitempty"`
-	LastHeartbeat time.Time  `json:"last_heartbeat_at,omitzero"`
-	ExpiresAt     time.Time  `json:"expires_at,omitzero"`
-	HeartbeatAgeS *int64     `json:"heartbeat_age_s"`
-	TimeLeftS     *int64     `json:"time_left_s"`
-	Warning       bool       `json:"warning"`
-	Contract      string     `json:"contract,omitempty"`
-	Freshness     string     `json:"freshness,omitempty"`
-	OwnerLiveness Liveness   `json:"owner_liveness"`
-	LockFile      string     `json:"lock_file,omitempty"`
-	LeaseID       string     `json:"lease_id,omitempty"`
-	LeaseStatus   string     `json:"lease_status,omitempty"`
-	Evidence      []Evidence `json:"evidence"`
+	Item          *Item     `json:"item,omitempty"`
+	Role          string    `json:"role,omitempty"`
+	TaskClass     string    `json:"task_class,omitempty"`
+	Claimant      *Claimant `json:"claimant,omitempty"`
+	SessionID     string    `json:"session_id,omitempty"`
+	Phase         string    `json:"phase,omitempty"`
+	LastHeartbeat time.Time `json:"last_heartbeat_at,omitzero"`
+	ExpiresAt     time.Time `json:"expires_at,omitzero"`
+	HeartbeatAgeS *int64    `json:"heartbeat_age_s"`
+	TimeLeftS     *int64    `json:"time_left_s"`
+	Warning       bool      `json:"warning"`
+	Contract      string    `json:"contract,omitempty"`
+	Freshness     string    `json:"freshness,omitempty"`
+	OwnerLiveness Liveness  `json:"owner_liveness"`
+	LockFile      string    `json:"lock_file,omitempty"`
+	LeaseID       string    `json:"lease_id,omitempty"`
+	LeaseStatus   string    `json:"lease_status,omitempty"`
+	// LeaseGeneration is the seed's lease_generation_id fencing counter, where the DB
+	// records one (seed HA ADR #668).
+	LeaseGeneration *int64     `json:"lease_generation_id,omitempty"`
+	Evidence        []Evidence `json:"evidence"`
 }
 
 // Contention is an item several workers went for: refused claims over a

@@ -42,7 +42,7 @@ func Liveness(pid int, host string) ProcessState {
 // leases.owner_host) is judged on that host. The seed's schema records none: its
 // control plane is single-host — a lease's owner_pid is os.getpid() of the process on the
 // DB's own host (seed S9, control_plane_db.py:1145, L14099) and its restart coordinator
-// checks a session's pid with kill(pid, 0) and no host at all (L39326) — so a hostless row
+// checks a session's pid with kill(pid, 0) and no host at all (L39327) — so a hostless row
 // belongs to the host the DB was written on: dbHost when the operator says that is another
 // machine (config db_host, flag --db-host), else this one, the same rule steward applies
 // to a lock file without a host field. why is empty for a row that records its host.

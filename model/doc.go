@@ -17,8 +17,11 @@
 //     optional Gitea poll and a periodic full resync.
 //
 // Honesty: a source that is unavailable or partial never makes anything read
-// as free, unowned or orphaned by its absence; process liveness is evidence
-// only on the local host (elsewhere it is unknown, never dead); worktree paths
+// as free, unowned or orphaned by its absence, and partiality is scoped to what
+// it touches (an undecodable lease row makes its own item unproven, nothing
+// else); process liveness is evidence only on the local host (elsewhere it is
+// unknown, never dead; a DB row that records no host is judged on the DB's
+// host, leases.RowHost); worktree paths
 // outside <repo-root>/branches are never looked at, and a link that leaves the
 // repository root is never followed (leases.WorktreeRoots.Probe, the core's rule too).
 //

@@ -215,8 +215,8 @@ func seedActionCases() []seedActionCase {
 			f.renameLease(name, "L1")
 			return Request{Action: ActionRetireLock, Target: Target{LockFile: name}}
 		}, refuse: CodeFreshForeignLease},
-		{name: "retire: the lock's lease expired", setup: func(f *fixture, d *seedtest.DB) Request {
-			l := seedLease("L1", "s-lock", "Active", 4, 0, me, "")
+		{name: "retire: the lock's lease expired, its owner dead", setup: func(f *fixture, d *seedtest.DB) Request {
+			l := seedLease("L1", "s-lock", "Active", 4, 0, deadPID(f.t), "")
 			l.ExpiresAt = seedtest.Naive(now0.Add(-10 * time.Minute))
 			d.AddLease(l)
 			name := f.lockFile(4, -time.Minute, deadPID(f.t))

@@ -23,6 +23,8 @@ type flagSpec struct {
 	target   string
 	def      string
 	required bool
+	// param, when set, is the parameter's name (default: the flag's name).
+	param string
 }
 
 // actionCmd is one governed action on the command line.
@@ -46,6 +48,18 @@ var workerFlags = []flagSpec{
 	{name: "session", target: "session", usage: "the worker's control-plane session id", required: true},
 }
 
+// fenceFlags fence a worker's heartbeat, release or ask on the values it holds from its
+// claim or last heartbeat: a value that moved is refused fence_moved.
+var fenceFlags = []flagSpec{
+	{name: "expect-expires-at", param: govern.ParamExpectExpiresAt, usage: "refuse unless the lease's expires_at is still this (from the claim or the last heartbeat)"},
+	{name: "expect-lock-generation", param: govern.ParamExpectLockGeneration, usage: "refuse unless the lock's lock_generation is still this"},
+	{name: "expect-task-session", param: govern.ParamExpectTaskSession, usage: "refuse unless the lock's task_session_id is still this"},
+}
+
+func ownLeaseFlags(lease flagSpec, extra ...flagSpec) []flagSpec {
+	return append(append(append([]flagSpec{lease}, extra...), workerFlags...), fenceFlags...)
+}
+
 func actionCommands() []actionCmd {
 	lease := flagSpec{name: "lease", target: "lease", usage: "lease id", required: true}
 	return []actionCmd{
@@ -63,8 +77,8 @@ func actionCommands() []actionCmd {
 			{name: "worktree", usage: "worktree path; default <repo-root>/branches/<branch>", def: ""},
 			{name: "username", usage: "claimant's Gitea username", def: ""},
 		}, workerFlags...), itemFlags...)},
-		{path: []string{"heartbeat"}, action: "worker.heartbeat", worker: true, short: "Heartbeat a worker's lease and lock (worker action)", flags: append([]flagSpec{lease}, workerFlags...)},
-		{path: []string{"release"}, action: "worker.release", worker: true, short: "Release a worker's lease and archive its lock (worker action)", flags: append([]flagSpec{lease}, workerFlags...)},
+		{path: []string{"heartbeat"}, action: "worker.heartbeat", worker: true, short: "Heartbeat a worker's lease and lock (worker action)", flags: ownLeaseFlags(lease)},
+		{path: []string{"release"}, action: "worker.release", worker: true, short: "Release a worker's lease and archive its lock (worker action)", flags: ownLeaseFlags(lease)},
 	}
 }
 
@@ -119,6 +133,10 @@ func newActionCommand(ac actionCmd, g *globals) *cobra.Command {
 				return err
 			}
 			defer done()
+			if ac.worker {
+				// A worker acts as its session: the audit records name it, as over MCP.
+				c = c.ForSession(req.Target.Session)
+			}
 			return runAction(cmd.Context(), cmd.OutOrStdout(), c, req, dryRun, confirm, g.jsonOut)
 		},
 	}
@@ -131,6 +149,13 @@ func newActionCommand(ac actionCmd, g *globals) *cobra.Command {
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "preview only: read, run every guard, write nothing")
 	cmd.Flags().StringVar(&confirm, "confirm", "", "the confirmation phrase a destructive action asks for")
 	return cmd
+}
+
+func (f flagSpec) paramName() string {
+	if f.param != "" {
+		return f.param
+	}
+	return f.name
 }
 
 func buildRequest(ac actionCmd, vals []string) (govern.Request, error) {
@@ -164,7 +189,7 @@ func buildRequest(ac actionCmd, vals []string) (govern.Request, error) {
 			item.Number, hasItem = n, true
 		case "":
 			if v != "" {
-				req.Params[f.name] = v
+				req.Params[f.paramName()] = v
 			}
 		}
 	}

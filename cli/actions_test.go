@@ -86,3 +86,32 @@ func TestUsageErrorsExitOne(t *testing.T) {
 		t.Fatalf("unknown command: %d", code)
 	}
 }
+
+// TestWorkerFenceFlags: a worker's heartbeat fenced on the claim's values succeeds once;
+// the same values again are stale and refused fence_moved (exit 3), and the audit names the
+// worker's session as the actor.
+func TestWorkerFenceFlags(t *testing.T) {
+	ws := cliWorkspace(t)
+	code, out := run(t, append([]string{"claim", "--org", "acme", "--repo", "widgets", "--number", "9", "--session", "w1", "--as-role", "operator", "--json"}, ws...)...)
+	var claim govern.Outcome
+	if code != ExitOK || json.Unmarshal([]byte(out), &claim) != nil || claim.Detail["lock_generation"] != "1" {
+		t.Fatalf("claim: %d\n%s", code, out)
+	}
+	hb := append([]string{"heartbeat", "--lease", claim.Detail["lease_id"], "--session", "w1", "--as-role", "operator",
+		"--expect-expires-at", claim.Detail["expires_at"], "--expect-lock-generation", "1", "--expect-task-session", claim.Detail["task_session_id"]}, ws...)
+	if code, out := run(t, hb...); code != ExitOK {
+		t.Fatalf("heartbeat on the claim's fence: %d\n%s", code, out)
+	}
+	if code, out := run(t, hb...); code != ExitRefused || !strings.Contains(out, "fence_moved") || !strings.Contains(out, "lock_generation is 2, you hold 1") {
+		t.Fatalf("heartbeat on a stale fence: %d\n%s", code, out)
+	}
+	recs, _, err := govern.ReadAudit(ws[len(ws)-1])
+	if err != nil || len(recs) == 0 {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if r.Actor.Session != "w1" {
+			t.Fatalf("record %s names session %q", r.Attempt, r.Actor.Session)
+		}
+	}
+}

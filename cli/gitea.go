@@ -42,7 +42,7 @@ func clarificationCommands() []actionCmd {
 		{path: []string{"answer"}, action: govern.ActionAnswer, short: "Answer a clarification: comment with the answer, then remove the marker label",
 			flags: append([]flagSpec{{name: "body", usage: "the answer (Markdown)", required: true}}, itemFlags...)},
 		{path: []string{"ask"}, action: govern.ActionAsk, worker: true, short: "Ask for clarification on a claimed item, then release it (worker action)",
-			flags: append([]flagSpec{{name: "lease", target: "lease", usage: "the worker's lease id", required: true},
-				{name: "question", usage: "the question (Markdown)", required: true}}, workerFlags...)},
+			flags: ownLeaseFlags(flagSpec{name: "lease", target: "lease", usage: "the worker's lease id", required: true},
+				flagSpec{name: "question", usage: "the question (Markdown)", required: true})},
 	}
 }

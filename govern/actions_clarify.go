@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"steward/gitea"
@@ -215,6 +216,10 @@ func (c *Core) verifyMarker(ctx context.Context, intent Record, mk func(string) 
 	return "", []string{fmt.Sprintf("comment %d was posted but the label change did not happen; apply the action again (it will not post twice)", cm.ID)}, false
 }
 
+// AskMarker is the hidden marker of a worker's question whose clarification id (the
+// clarification_id a successful clarification.ask returns in its detail) is id.
+func AskMarker(id string) string { return askMarker(id) }
+
 // askMarker is the hidden marker of a worker's question.
 func askMarker(id string) string {
 	return strings.Replace(gitea.AnswerMarker(id), "steward:answer", "steward:ask", 1)
@@ -271,13 +276,15 @@ func (ask) apply(ctx context.Context, c *Core, req Request, p *plan, attempt str
 	}
 	it := itemOf(l.Work)
 	q := strings.TrimSpace(req.Params["question"])
-	marker := askMarker(answerID(*it, l.LeaseID+"\x00"+q))
-	found, _, err := g.FindCommentWithMarker(ctx, it.Number, marker)
+	id := answerID(*it, l.LeaseID+"\x00"+q)
+	marker := askMarker(id)
+	found, cm, err := g.FindCommentWithMarker(ctx, it.Number, marker)
 	if err != nil {
 		return effect{err: fmt.Errorf("looking for an earlier question: %w", err)}
 	}
+	commentID := cm.ID
 	if !found {
-		if _, err := g.CreateComment(ctx, it.Number, gitea.WithMarker(q, marker)); err != nil {
+		if commentID, err = g.CreateComment(ctx, it.Number, gitea.WithMarker(q, marker)); err != nil {
 			return giteaErr("posting the question", err, false)
 		}
 	}
@@ -294,6 +301,10 @@ func (ask) apply(ctx context.Context, c *Core, req Request, p *plan, attempt str
 		return eff
 	}
 	eff.effects = append([]string{"question posted on " + it.String(), "label " + label + " added"}, eff.effects...)
+	if eff.detail == nil {
+		eff.detail = map[string]string{}
+	}
+	eff.detail["clarification_id"], eff.detail["question_comment_id"], eff.detail["marker_label"] = id, strconv.FormatInt(commentID, 10), label
 	return eff
 }
 

@@ -77,7 +77,7 @@ func (undo) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
 	if err != nil {
 		return &plan{}, err
 	}
-	if r := c.gate(inner.spec()); r != nil && p.refusal == nil {
+	if r := c.gate(inner.spec(), *inv); r != nil && p.refusal == nil {
 		p.refusal = r
 	}
 	out := *p

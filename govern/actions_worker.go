@@ -210,12 +210,14 @@ func (claimAction) apply(ctx context.Context, c *Core, req Request, p *plan, att
 		}
 		return nil
 	}
-	if _, err := c.lockWriter().WriteCASChecked(c.ws.LocksDir, name, locks.ExpectAbsent(), rec, others); err != nil {
+	gen, err := c.lockWriter().WriteCASChecked(c.ws.LocksDir, name, locks.ExpectAbsent(), rec, others)
+	if err != nil {
 		return c.compensateClaim(ctx, s, l, name, err)
 	}
 	return effect{
 		effects: []string{"lease " + l.LeaseID + " on " + it.String() + " until " + l.ExpiresAt.Raw, "lock " + name + " (task_session_id " + tsid + ")"},
-		detail:  map[string]string{"lease_id": l.LeaseID, "task_session_id": tsid, "lock_file": name, "expires_at": l.ExpiresAt.Raw},
+		detail: map[string]string{"lease_id": l.LeaseID, "task_session_id": tsid, "lock_file": name, "expires_at": l.ExpiresAt.Raw,
+			"lock_generation": strconv.FormatInt(gen, 10), "heartbeat_count": strconv.FormatInt(l.HeartbeatCount, 10)},
 	}
 }
 
@@ -449,6 +451,43 @@ func (c *Core) ownLock(l *leases.Lease) (name string, e locks.Entry, ok bool) {
 	return name, e, false
 }
 
+// The parameters a worker passes to fence its heartbeat, release or ask on the values it
+// holds from its claim or its last heartbeat. Each one given must equal what is read now, or
+// the action is refused fence_moved; the lease and lock writes then compare the same values
+// atomically (the lease's expires_at inside the transaction, the lock's generation and
+// task_session_id under flock).
+const (
+	ParamExpectExpiresAt      = "expect_expires_at"
+	ParamExpectLockGeneration = "expect_lock_generation"
+	ParamExpectTaskSession    = "expect_task_session_id"
+)
+
+// staleFence compares the fence values a worker holds with what was read.
+func staleFence(params map[string]string, st workerState) *Refusal {
+	var diffs []string
+	if v := params[ParamExpectExpiresAt]; v != "" && v != st.Fence.ExpiresAt {
+		diffs = append(diffs, fmt.Sprintf("lease expires_at is %q, you hold %q", st.Fence.ExpiresAt, v))
+	}
+	if v := params[ParamExpectLockGeneration]; v != "" {
+		g, err := strconv.ParseInt(v, 10, 64)
+		switch {
+		case err != nil:
+			return refuse(CodeInvalidRequest, "the expected lock generation must be a whole number, got "+strconv.Quote(v))
+		case !st.HasLock:
+			diffs = append(diffs, fmt.Sprintf("no lock file names this lease, you hold lock_generation %d", g))
+		case g != st.LockGen:
+			diffs = append(diffs, fmt.Sprintf("lock_generation is %d, you hold %d", st.LockGen, g))
+		}
+	}
+	if v := params[ParamExpectTaskSession]; v != "" && v != st.LockTSK {
+		diffs = append(diffs, fmt.Sprintf("task_session_id is %q, you hold %q", st.LockTSK, v))
+	}
+	if len(diffs) == 0 {
+		return nil
+	}
+	return refuse(CodeFenceMoved, "the fence you hold is stale ("+strings.Join(diffs, "; ")+"); nothing was changed. Re-read your lease and decide afresh; do not retry with the old values.")
+}
+
 type workerState struct {
 	Fence   leases.Fence
 	Lock    string
@@ -475,6 +514,9 @@ func (c *Core) workerPlan(ctx context.Context, req Request, op leases.Op, check 
 	p := &plan{state: st, refusal: ref, evidence: leaseEvidence(l, c.now())}
 	if p.refusal == nil {
 		p.refusal = verdict(check(l, f))
+	}
+	if p.refusal == nil {
+		p.refusal = staleFence(req.Params, st)
 	}
 	if !ok {
 		p.evidence = append(p.evidence, "no lock file naming this lease ("+name+")")
@@ -526,6 +568,7 @@ func (heartbeatAction) apply(ctx context.Context, c *Core, req Request, p *plan,
 		return effect{refusal: r}
 	}
 	eff := []string{"lease " + st.Fence.LeaseID + " renewed until " + o.Lease.ExpiresAt.Raw}
+	detail := map[string]string{"lease_id": st.Fence.LeaseID, "expires_at": o.Lease.ExpiresAt.Raw, "heartbeat_count": strconv.FormatInt(o.Lease.HeartbeatCount, 10)}
 	if st.HasLock {
 		e := locks.ReadFile(c.ws.LocksDir, st.Lock)
 		rec := e.Record
@@ -537,12 +580,14 @@ func (heartbeatAction) apply(ctx context.Context, c *Core, req Request, p *plan,
 			wl.HeartbeatCount = &n
 			rec.WorkLease = &wl
 		}
-		if _, err := c.lockWriter().WriteCAS(c.ws.LocksDir, st.Lock, locks.ExpectFence(st.LockGen, st.LockTSK), rec); err != nil {
+		gen, err := c.lockWriter().WriteCAS(c.ws.LocksDir, st.Lock, locks.ExpectFence(st.LockGen, st.LockTSK), rec)
+		if err != nil {
 			return effect{sent: true, err: fmt.Errorf("the lease was renewed but its lock %s was not updated: %w", st.Lock, err)}
 		}
 		eff = append(eff, "lock "+st.Lock+" renewed")
+		detail["lock_file"], detail["lock_generation"], detail["task_session_id"] = st.Lock, strconv.FormatInt(gen, 10), st.LockTSK
 	}
-	return effect{effects: eff, detail: map[string]string{"expires_at": o.Lease.ExpiresAt.Raw}}
+	return effect{effects: eff, detail: detail}
 }
 
 // verify settles a heartbeat from its lease.renew event (it names the attempt) and the
@@ -610,19 +655,21 @@ func (c *Core) releaseOwn(ctx context.Context, st workerState, attempt, reason s
 		return effect{refusal: r}
 	}
 	eff := []string{"lease " + st.Fence.LeaseID + " released"}
+	detail := map[string]string{"lease_id": st.Fence.LeaseID}
 	if st.HasLock {
 		archived, err := c.lockWriter().Archive(c.ws.LocksDir, st.Lock, locks.ExpectFence(st.LockGen, st.LockTSK), locks.RecoveryBlock{
 			Action: "release", ActionID: ActionRelease, AuditAttemptID: attempt, Actor: lockActor(c.actor), Reason: reason,
 		})
 		if err != nil {
 			if note, done := lockNoLongerOurs(c.ws.LocksDir, st, err); done {
-				return effect{effects: append(eff, note)}
+				return effect{effects: append(eff, note), detail: detail}
 			}
 			return effect{sent: true, err: fmt.Errorf("the lease was released but its lock %s was not archived: %w", st.Lock, err)}
 		}
 		eff = append(eff, "lock archived as "+archived)
+		detail["lock_file"], detail["archived_as"] = st.Lock, archived
 	}
-	return effect{effects: eff}
+	return effect{effects: eff, detail: detail}
 }
 
 // verify settles a release from its lease.release event (it names the attempt) and the

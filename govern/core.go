@@ -98,7 +98,7 @@ type Core struct {
 	readOnly bool
 	now      func() time.Time
 	actions  map[string]action
-	src      sources
+	src      *sources
 	// step is called at the boundaries of an apply; crash tests kill the process there.
 	step func(name string)
 }
@@ -116,7 +116,7 @@ type Options struct {
 // New returns a core acting on ws as opts.Actor, recording into audit. A nil audit makes a
 // preview-only core: every Apply refuses with audit_unavailable.
 func New(ws Workspace, audit *AuditLog, opts Options) *Core {
-	c := &Core{ws: ws, audit: audit, actor: opts.Actor, readOnly: opts.ReadOnly, now: opts.Now, step: opts.Step}
+	c := &Core{ws: ws, audit: audit, actor: opts.Actor, readOnly: opts.ReadOnly, now: opts.Now, step: opts.Step, src: &sources{}}
 	if c.now == nil {
 		c.now = time.Now
 	}
@@ -129,6 +129,17 @@ func New(ws Workspace, audit *AuditLog, opts Options) *Core {
 
 // Actor returns who this core acts as.
 func (c *Core) Actor() Actor { return c.actor }
+
+// ForSession returns a core acting for one worker session: this core's actor with
+// Actor.Session set (so every audit record names the session), the same workspace, audit
+// log, switches and source handles. It refuses a worker action on behalf of any other
+// session (not_owner). Close the parent core, not the ones it returned: they share its
+// handles.
+func (c *Core) ForSession(session string) *Core {
+	cp := *c
+	cp.actor.Session = session
+	return &cp
+}
 
 // ReadOnly reports whether every apply refuses with read_only.
 func (c *Core) ReadOnly() bool { return c.readOnly }
@@ -161,8 +172,12 @@ func (c *Core) doStep(name string) {
 	}
 }
 
-// gate runs the guards every action shares: the read-only switch and the role.
-func (c *Core) gate(s Spec) *Refusal {
+// gate runs the guards every action shares: the read-only switch, the role, and for a
+// core bound to a worker session (ForSession), that a worker action is that session's.
+func (c *Core) gate(s Spec, req Request) *Refusal {
+	if s.Worker && c.actor.Session != "" && req.Target.Session != c.actor.Session {
+		return refuse(CodeNotOwner, fmt.Sprintf("this steward acts for session %q, not %q; a worker acts only as its own session", c.actor.Session, req.Target.Session))
+	}
 	if c.readOnly {
 		return refuse(CodeReadOnly, "steward is read-only for this workspace; nothing was changed. Restart without --read-only (or set read_only: false) to act.")
 	}
@@ -196,7 +211,7 @@ func (c *Core) Preview(ctx context.Context, req Request) (Preview, error) {
 	pv.plan = p
 	pv.Effects, pv.Fences, pv.Evidence, pv.Inverse = p.effects, p.fences, p.evidence, p.inverse
 	pv.ConfirmPhrase = p.confirm
-	if r := c.gate(s); r != nil {
+	if r := c.gate(s, req); r != nil {
 		pv.Refusal = r
 	} else {
 		pv.Refusal = p.refusal
@@ -247,7 +262,7 @@ func (c *Core) Apply(ctx context.Context, pv Preview, confirmation string) (out 
 	if !ok || pv.plan == nil {
 		return terminal(ResultRefused, DispositionNotAttempted, refuse(CodeInvalidRequest, "this apply has no preview from this core. Preview the action first, then apply that preview."), "", nil)
 	}
-	if r := c.gate(a.spec()); r != nil {
+	if r := c.gate(a.spec(), req); r != nil {
 		return terminal(ResultRefused, DispositionNotAttempted, r, "", nil)
 	}
 	if pv.ConfirmPhrase != "" && confirmation != pv.ConfirmPhrase {

@@ -1,0 +1,97 @@
+package govern
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// TestWorkerFenceValues: a claim and a heartbeat return the fence a worker holds next
+// (lease expires_at, lock generation, task_session_id); a heartbeat or release fenced on
+// values that moved is refused fence_moved and writes nothing but its refused record.
+func TestWorkerFenceValues(t *testing.T) {
+	f := newFixture(t, RoleOperator)
+	out := f.claim("s1", 7)
+	d := out.Detail
+	if d["lease_id"] == "" || d["expires_at"] == "" || d["lock_generation"] != "1" || d["task_session_id"] == "" || d["heartbeat_count"] != "0" {
+		t.Fatalf("claim detail lacks the fence: %v", d)
+	}
+	hb := func(params map[string]string) Outcome {
+		t.Helper()
+		_, o, err := f.core.Run(context.Background(), Request{Action: ActionHeartbeat, Target: Target{LeaseID: d["lease_id"], Session: "s1"}, Params: params}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	fence := func(d map[string]string) map[string]string {
+		return map[string]string{ParamExpectExpiresAt: d["expires_at"], ParamExpectLockGeneration: d["lock_generation"], ParamExpectTaskSession: d["task_session_id"]}
+	}
+	f.clock.Add(time.Minute)
+	o1 := hb(fence(d))
+	if o1.Result != ResultSucceeded || o1.Detail["lock_generation"] != "2" || o1.Detail["expires_at"] == d["expires_at"] || o1.Detail["heartbeat_count"] != "1" ||
+		o1.Detail["task_session_id"] != d["task_session_id"] {
+		t.Fatalf("heartbeat on the claim's fence: %+v", o1)
+	}
+	cases := []struct {
+		name   string
+		params map[string]string
+		code   string
+	}{
+		{"old expiry", map[string]string{ParamExpectExpiresAt: d["expires_at"]}, CodeFenceMoved},
+		{"old lock generation", map[string]string{ParamExpectLockGeneration: d["lock_generation"]}, CodeFenceMoved},
+		{"other task session", map[string]string{ParamExpectTaskSession: "tsk-someone-else"}, CodeFenceMoved},
+		{"bad generation", map[string]string{ParamExpectLockGeneration: "two"}, CodeInvalidRequest},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, action := range []string{ActionHeartbeat, ActionRelease} {
+				before := f.state()
+				pv, err := f.core.Preview(context.Background(), Request{Action: action, Target: Target{LeaseID: d["lease_id"], Session: "s1"}, Params: tc.params})
+				if err != nil || pv.Allowed || pv.Refusal.Code != tc.code {
+					t.Fatalf("%s preview: %v %+v, want %s", action, err, pv.Refusal, tc.code)
+				}
+				if f.state() != before {
+					t.Fatalf("%s: a refused preview wrote something", action)
+				}
+				o := f.core.Apply(context.Background(), pv, "")
+				if o.Result != ResultRefused || o.Code != tc.code {
+					t.Fatalf("%s apply: %+v", action, o)
+				}
+				assertOneTerminal(t, f, o.Attempt)
+			}
+		})
+	}
+	// The current fence still works, and release returns what it archived.
+	_, rel, err := f.core.Run(context.Background(), Request{Action: ActionRelease, Target: Target{LeaseID: d["lease_id"], Session: "s1"}, Params: fence(o1.Detail)}, "")
+	if err != nil || rel.Result != ResultSucceeded || rel.Detail["lease_id"] != d["lease_id"] || rel.Detail["archived_as"] == "" {
+		t.Fatalf("release on the current fence: %+v %v", rel, err)
+	}
+}
+
+// TestForSession: a core bound to a worker session names the session in every record and
+// refuses a worker action for another session, while sharing the parent's handles.
+func TestForSession(t *testing.T) {
+	f := newFixture(t, RoleOperator)
+	w := f.core.ForSession("s1")
+	_, out, err := w.Run(context.Background(), Request{Action: ActionClaim, Target: Target{Item: item(3), Session: "s1"}}, "")
+	if err != nil || out.Result != ResultSucceeded {
+		t.Fatalf("claim as the bound session: %+v %v", out, err)
+	}
+	_, other, err := w.Run(context.Background(), Request{Action: ActionClaim, Target: Target{Item: item(4), Session: "s2"}}, "")
+	if err != nil || other.Result != ResultRefused || other.Code != CodeNotOwner {
+		t.Fatalf("claim for another session through a bound core: %+v %v", other, err)
+	}
+	for _, r := range f.records() {
+		if r.Actor.Session != "s1" {
+			t.Fatalf("record %s %s names session %q, want s1", r.Attempt, r.Kind, r.Actor.Session)
+		}
+	}
+	if f.core.Actor().Session != "" {
+		t.Fatalf("ForSession changed the parent's actor")
+	}
+	if n, _ := strconv.Atoi(out.Detail["lock_generation"]); n != 1 {
+		t.Fatalf("claim detail: %v", out.Detail)
+	}
+}

@@ -21,9 +21,11 @@ var layers = map[string]int{
 	"steward/reliability": 6, // the reliability suite: tests of every package through their public APIs
 	"steward/cli":         5,
 	"steward/sim":         4,
+	"steward/mcp":         4,
 	"steward/tui":         4,
 	"steward/govern":      3,
 	"steward/model":       2,
+	"steward/alloc":       2,
 	"steward/locks":       1,
 	"steward/leases":      1,
 	"steward/gitea":       1,

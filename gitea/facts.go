@@ -154,6 +154,25 @@ func (c *Client) OpenPullRequests(ctx context.Context) ([]PullRequest, Health) {
 	return out, c.readHealth("open pull requests", pages, err)
 }
 
+// OpenIssues lists every open issue (not pull request) with its title, body and labels: the
+// backlog a worker chooses from. A listing cut short is partial, never a shorter backlog.
+func (c *Client) OpenIssues(ctx context.Context) ([]Issue, Health) {
+	items, pages, err := listAll(ctx, c, "list open issues",
+		func(s *sdk.Client, lo sdk.ListOptions) ([]*sdk.Issue, *sdk.Response, error) {
+			return s.ListRepoIssues(c.cfg.Owner, c.cfg.Repo, sdk.ListIssueOption{ListOptions: lo, State: sdk.StateOpen, Type: sdk.IssueTypeIssue})
+		})
+	out := make([]Issue, 0, len(items))
+	seen := map[int64]bool{}
+	for _, si := range items {
+		if it := fromSDKIssue(si); it.State == "open" && it.Kind != KindPR && !seen[it.Number] {
+			seen[it.Number] = true
+			out = append(out, it)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Number < out[j].Number })
+	return out, c.readHealth("open issues", pages, err)
+}
+
 // BranchExists reports whether the repository has the branch. A 404 is a definite "no".
 func (c *Client) BranchExists(ctx context.Context, branch string) (bool, Health) {
 	err := c.call(ctx, "get branch "+branch, func(s *sdk.Client) (*sdk.Response, error) {

@@ -123,6 +123,7 @@ func TestServerDown(t *testing.T) {
 	_, checks["blocked"] = c.Blocked(ctx)
 	_, checks["version"] = c.Version(ctx)
 	_, checks["open prs"] = c.OpenPullRequests(ctx)
+	_, checks["open issues"] = c.OpenIssues(ctx)
 	_, checks["pr"] = c.PullRequest(ctx, 1)
 	_, checks["issue"] = c.IssueState(ctx, 1)
 	_, checks["branch"] = c.BranchExists(ctx, "main")
@@ -150,5 +151,38 @@ func TestHTTPRefusalAndServerError(t *testing.T) {
 	_, err = c.CreateComment(context.Background(), 1, "server fails")
 	if !errors.Is(err, gitea.ErrOutcomeUnknown) || gitea.Classify(err) != gitea.OutcomeUnknown {
 		t.Fatalf("5xx: %v (outcome %q)", err, gitea.Classify(err))
+	}
+}
+
+// TestOpenIssues lists open issues across pages, without pull requests or closed issues; a
+// listing that fails midway is partial and keeps what was read.
+func TestOpenIssues(t *testing.T) {
+	t.Parallel()
+	f, r, url := newFake(t, 12, nil)
+	r.CloseIssue(3)
+	r.CreateBranch("feat")
+	pr := r.CreatePR("worker", "a PR", "feat", "main")
+	c := newClient(t, url, fakeToken, gitea.Config{})
+	is, h := c.OpenIssues(context.Background())
+	if !h.OK() || len(is) != 11 {
+		t.Fatalf("open issues: %d, health %s %q", len(is), h.State, h.Reason)
+	}
+	for i, it := range is {
+		if it.Number == 3 || it.Number == pr || it.Kind == gitea.KindPR || (i > 0 && is[i-1].Number >= it.Number) {
+			t.Fatalf("listing holds #%d (%s) at %d", it.Number, it.Kind, i)
+		}
+	}
+	calls := 0
+	f.SetFault(func(r *http.Request) int {
+		if strings.HasSuffix(r.URL.Path, "/issues") {
+			if calls++; calls > 1 {
+				return http.StatusServiceUnavailable
+			}
+		}
+		return 0
+	})
+	part, h := c.OpenIssues(context.Background())
+	if h.State != gitea.HealthPartial || len(part) != 5 {
+		t.Fatalf("listing cut after a page: %d issues, health %s %q", len(part), h.State, h.Reason)
 	}
 }

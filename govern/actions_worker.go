@@ -411,6 +411,9 @@ func (c *Core) ownLease(ctx context.Context, req Request) (*leases.Lease, *Refus
 	if req.Target.Session == "" || l.SessionID != req.Target.Session {
 		return l, refuse(CodeNotOwner, fmt.Sprintf("lease %s is held by session %q, not %q; a worker acts only on its own lease", l.LeaseID, l.SessionID, req.Target.Session)), nil
 	}
+	if v := req.Params[ParamCallerPID]; v != "" && l.OwnerPID > 0 && l.OwnerHost == c.ws.host() && v != strconv.FormatInt(l.OwnerPID, 10) {
+		return l, refuse(CodeNotOwner, fmt.Sprintf("lease %s was claimed by process %d on this host; this call comes from process %s. A claim is bound to the process that made it: act from that process, or let the lease expire", l.LeaseID, l.OwnerPID, v)), nil
+	}
 	return l, nil, nil
 }
 
@@ -460,6 +463,10 @@ const (
 	ParamExpectExpiresAt      = "expect_expires_at"
 	ParamExpectLockGeneration = "expect_lock_generation"
 	ParamExpectTaskSession    = "expect_task_session_id"
+	// ParamCallerPID names the process a worker's call comes from (the MCP server sets it
+	// to its client's). A lease recorded on this host for another live or dead process is
+	// refused not_owner: the claim is bound to the process that made it.
+	ParamCallerPID = "caller_pid"
 )
 
 // staleFence compares the fence values a worker holds with what was read.
@@ -473,8 +480,9 @@ func staleFence(params map[string]string, st workerState) *Refusal {
 		switch {
 		case err != nil:
 			return refuse(CodeInvalidRequest, "the expected lock generation must be a whole number, got "+strconv.Quote(v))
-		case !st.HasLock:
+		case !st.HasLock && g != 0:
 			diffs = append(diffs, fmt.Sprintf("no lock file names this lease, you hold lock_generation %d", g))
+		case !st.HasLock:
 		case g != st.LockGen:
 			diffs = append(diffs, fmt.Sprintf("lock_generation is %d, you hold %d", st.LockGen, g))
 		}

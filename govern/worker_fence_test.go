@@ -95,3 +95,29 @@ func TestForSession(t *testing.T) {
 		t.Fatalf("claim detail: %v", out.Detail)
 	}
 }
+
+// TestCallerPIDBindsTheLease: a heartbeat naming another caller process than the one that
+// claimed is refused not_owner (and audited); the claiming process's own call succeeds.
+func TestCallerPIDBindsTheLease(t *testing.T) {
+	f := newFixture(t, RoleOperator)
+	_, out, err := f.core.Run(context.Background(), Request{Action: ActionClaim, Target: Target{Item: item(5), Session: "s1"}, Params: map[string]string{"pid": "4242"}}, "")
+	if err != nil || out.Result != ResultSucceeded {
+		t.Fatalf("claim: %+v %v", out, err)
+	}
+	hb := func(pid string) Outcome {
+		_, o, err := f.core.Run(context.Background(), Request{Action: ActionHeartbeat, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"},
+			Params: map[string]string{ParamCallerPID: pid}}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	if o := hb("4343"); o.Result != ResultRefused || o.Code != CodeNotOwner {
+		t.Fatalf("heartbeat from another process: %+v", o)
+	} else {
+		assertOneTerminal(t, f, o.Attempt)
+	}
+	if o := hb("4242"); o.Result != ResultSucceeded {
+		t.Fatalf("heartbeat from the claiming process: %+v", o)
+	}
+}

@@ -1,0 +1,117 @@
+package mcp
+
+import (
+	"fmt"
+	"sync"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// binder binds each worker session id to the connection that used it first, for the life of
+// this server. A connection has one worker process: over stdio the process that started
+// steward mcp, over HTTP the pid its first claim declared (none until then).
+type binder struct {
+	mu    sync.Mutex
+	conns map[*sdk.ServerSession]*conn
+	owner map[string]*conn
+	seq   int
+	// ended is closed (and replaced) whenever a connection ends.
+	ended chan struct{}
+}
+
+type conn struct {
+	id     int
+	pid    int64
+	closed bool
+}
+
+func newBinder() *binder {
+	return &binder{conns: map[*sdk.ServerSession]*conn{}, owner: map[string]*conn{}, ended: make(chan struct{})}
+}
+
+// changed returns a channel closed when a connection next ends.
+func (b *binder) changed() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.ended
+}
+
+// connOf returns the connection's record, watching for its end the first time it is seen.
+func (b *binder) connOf(ss *sdk.ServerSession, pid int64) *conn {
+	c, ok := b.conns[ss]
+	if ok {
+		return c
+	}
+	b.seq++
+	c = &conn{id: b.seq, pid: pid}
+	b.conns[ss] = c
+	if ss != nil {
+		go func() {
+			_ = ss.Wait()
+			b.mu.Lock()
+			c.closed = true
+			delete(b.conns, ss)
+			close(b.ended)
+			b.ended = make(chan struct{})
+			b.mu.Unlock()
+		}()
+	}
+	return c
+}
+
+// enter binds session to the calling connection, or says why it may not act: the session
+// is bound to another connection that is still open. A session whose connection has ended
+// may be taken up by a new one only when rebind says so (it holds no active lease).
+func (b *binder) enter(ss *sdk.ServerSession, session string, pid int64, rebind func() bool) string {
+	b.mu.Lock()
+	c := b.connOf(ss, pid)
+	o, ok := b.owner[session]
+	if !ok || o == c {
+		b.owner[session] = c
+		b.mu.Unlock()
+		return ""
+	}
+	closed := o.closed
+	b.mu.Unlock()
+	if closed && rebind != nil && rebind() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if cur := b.owner[session]; cur == o {
+			b.owner[session] = c
+			return ""
+		}
+		return fmt.Sprintf("session %q was just taken up by another connection; use your own session id", session)
+	}
+	if closed {
+		return fmt.Sprintf("session %q belongs to a connection that has ended and still holds an active lease; a claim is bound to the connection that made it. Let the lease expire or ask a supervisor, and use a new session id", session)
+	}
+	return fmt.Sprintf("session %q is bound to another connection of this server; a worker acts only as its own session", session)
+}
+
+// pidOf is the connection's worker process (0 when unknown).
+func (b *binder) pidOf(ss *sdk.ServerSession) int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if c, ok := b.conns[ss]; ok {
+		return c.pid
+	}
+	return 0
+}
+
+// declare records the worker process a claim names for its connection: the first one
+// sticks, and a different one later is refused.
+func (b *binder) declare(ss *sdk.ServerSession, pid int64) (int64, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c, ok := b.conns[ss]
+	if !ok {
+		return 0, false
+	}
+	if pid <= 0 {
+		return c.pid, true
+	}
+	if c.pid == 0 {
+		c.pid = pid
+	}
+	return c.pid, c.pid == pid
+}

@@ -1,0 +1,364 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"steward/alloc"
+	"steward/gitea"
+	"steward/govern"
+	"steward/leases"
+	"steward/locks"
+	"steward/termsafe"
+)
+
+// readers are the read-only tools' handles on the sources, through their read APIs.
+type readers struct {
+	ws govern.Workspace
+	mu sync.Mutex
+	r  *leases.Reader
+}
+
+func (rd *readers) reader() (*leases.Reader, error) {
+	rd.mu.Lock()
+	defer rd.mu.Unlock()
+	if rd.r != nil {
+		return rd.r, nil
+	}
+	r, err := leases.OpenReadOnly(rd.ws.DBPath)
+	if err != nil {
+		return nil, err
+	}
+	rd.r = r
+	return r, nil
+}
+
+// drop closes the reader so the next read re-opens it (the DB may have been replaced).
+func (rd *readers) drop() {
+	rd.mu.Lock()
+	defer rd.mu.Unlock()
+	if rd.r != nil {
+		rd.r.Close()
+		rd.r = nil
+	}
+}
+
+func (rd *readers) close() error {
+	rd.drop()
+	return nil
+}
+
+// activeLeases reads every non-terminal lease; an unreadable leases table is an error, never
+// an empty list.
+func (rd *readers) activeLeases(ctx context.Context) ([]leases.Lease, error) {
+	r, err := rd.reader()
+	if err != nil {
+		return nil, err
+	}
+	snap, err := r.Snapshot(ctx, leases.ReadOptions{RecentTerminal: -1, RecentEnded: -1})
+	if err != nil {
+		rd.drop()
+		return nil, err
+	}
+	if snap.LeasesHealth.Status == leases.HealthUnavailable {
+		return nil, errors.New("the leases table is unreadable: " + strings.Join(snap.LeasesHealth.Reasons, "; "))
+	}
+	var out []leases.Lease
+	for _, l := range snap.Leases {
+		if l.Status == leases.StatusActive {
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
+func (rd *readers) sessionLeases(ctx context.Context, session string) ([]leases.Lease, error) {
+	all, err := rd.activeLeases(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []leases.Lease
+	for _, l := range all {
+		if l.SessionID == session {
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
+func (rd *readers) lease(ctx context.Context, id string) (leases.Lease, bool, error) {
+	r, err := rd.reader()
+	if err != nil {
+		return leases.Lease{}, false, err
+	}
+	l, ok, err := r.LeaseByID(ctx, id)
+	if err != nil {
+		rd.drop()
+	}
+	return l, ok, err
+}
+
+func itemRefOf(w leases.WorkRef) *ItemRef {
+	return &ItemRef{Org: w.Org, Repo: w.Repo, Number: w.Number, Remote: w.Remote}
+}
+
+func workRefOf(it ItemRef) leases.WorkRef {
+	return leases.WorkRef{Remote: it.Remote, Org: it.Org, Repo: it.Repo, Kind: leases.KindIssue, Number: it.Number}
+}
+
+// lockOf reads the lock file of an item.
+func (rd *readers) lockOf(it ItemRef) (string, locks.Entry) {
+	name, ok := locks.Name(locks.Key{Remote: it.Remote, Org: it.Org, Repo: it.Repo, Issue: it.Number})
+	if !ok {
+		return "", locks.Entry{Missing: true}
+	}
+	return name, locks.ReadFile(rd.ws.LocksDir, name)
+}
+
+func (s *Server) leaseView(l leases.Lease, session string) LeaseView {
+	v := LeaseView{LeaseID: l.LeaseID, Item: itemRefOf(l.Work), Status: string(l.Status), SessionID: termsafe.Line(l.SessionID),
+		Role: l.Role, Phase: l.Phase, ExpiresAt: l.ExpiresAt.Raw, HeartbeatCount: l.HeartbeatCount, Yours: l.SessionID == session}
+	if l.ExpiresAt.OK() {
+		v.ExpiresIn = l.ExpiresAt.Time.Sub(s.cfg.Now()).Round(time.Second).String()
+	}
+	for _, p := range l.Problems {
+		v.Problems = append(v.Problems, termsafe.Line(p))
+	}
+	if v.Yours {
+		f := &Fence{LeaseID: l.LeaseID, ExpiresAt: l.ExpiresAt.Raw, HeartbeatCount: l.HeartbeatCount}
+		name, e := s.reads.lockOf(*v.Item)
+		if n, ok := l.Provenance["lock_file"].(string); ok && locks.ValidName(n) {
+			name, e = n, locks.ReadFile(s.reads.ws.LocksDir, n)
+		}
+		if !e.Missing && e.Unreadable == nil && e.Record.LeaseID == l.LeaseID {
+			f.LockFile, f.LockGeneration, f.TaskSessionID = name, e.Record.Generation(), e.Record.TaskSessionID()
+		}
+		v.Fence = f
+	}
+	return v
+}
+
+func (s *Server) myLeases(ctx context.Context, req *sdk.CallToolRequest, a SessionArgs) MyLeases {
+	session, bad := s.enter(ctx, req, a.SessionID)
+	if bad != nil {
+		return MyLeases{Code: bad.Code, Message: bad.Message, Next: bad.Next}
+	}
+	ls, err := s.reads.sessionLeases(ctx, session)
+	if err != nil {
+		return MyLeases{Code: govern.CodeSourceUnavailable, Message: termsafe.Text("the control-plane DB could not be read: " + err.Error()), Next: nextFor(govern.CodeSourceUnavailable)}
+	}
+	out := MyLeases{Success: true, Next: "Heartbeat each lease with its fence; release what you are done with."}
+	if len(ls) == 0 {
+		out.Next = "You hold no lease. Claim an item (or next) to start work."
+	}
+	for _, l := range ls {
+		out.Leases = append(out.Leases, s.leaseView(l, session))
+	}
+	return out
+}
+
+// resolveItem fills an item's defaults: the configured Gitea repository, remote origin.
+func (s *Server) resolveItem(it *ItemRef) (ItemRef, *Outcome) {
+	if it == nil || it.Number <= 0 {
+		o := refused(govern.CodeInvalidRequest, "name the item: its issue number (and org and repo unless a Gitea repository is configured)")
+		return ItemRef{}, &o
+	}
+	out := *it
+	if out.Org == "" || out.Repo == "" {
+		g := s.reads.ws.Gitea
+		if g == nil {
+			o := refused(govern.CodeInvalidRequest, "no Gitea repository is configured, so the item needs its org and repo")
+			return out, &o
+		}
+		owner, repo := g.Repository()
+		if out.Org == "" {
+			out.Org = owner
+		}
+		if out.Repo == "" {
+			out.Repo = repo
+		}
+	}
+	if out.Remote == "" {
+		out.Remote = "origin"
+	}
+	if _, ok := locks.Name(locks.Key{Remote: out.Remote, Org: out.Org, Repo: out.Repo, Issue: out.Number}); !ok {
+		o := refused(govern.CodeInvalidRequest, "the item cannot be named as a lock file (check remote, org and repo)")
+		return out, &o
+	}
+	return out, nil
+}
+
+// ourRepo reports whether it is in the configured Gitea repository.
+func (s *Server) ourRepo(it ItemRef) bool {
+	g := s.reads.ws.Gitea
+	if g == nil {
+		return false
+	}
+	owner, repo := g.Repository()
+	return it.Org == owner && it.Repo == repo
+}
+
+func (s *Server) itemStatus(ctx context.Context, req *sdk.CallToolRequest, a ItemArgs) ItemStatus {
+	session, bad := s.enter(ctx, req, a.SessionID)
+	if bad != nil {
+		return ItemStatus{Code: bad.Code, Message: bad.Message, Next: bad.Next}
+	}
+	it, bad := s.resolveItem(a.Item)
+	if bad != nil {
+		return ItemStatus{Code: bad.Code, Message: bad.Message, Next: bad.Next}
+	}
+	out := ItemStatus{Item: &it, Gitea: "not_configured"}
+	r, err := s.reads.reader()
+	var active []leases.Lease
+	if err == nil {
+		active, err = r.LeasesForWorkItem(ctx, workRefOf(it))
+		if err != nil {
+			s.reads.drop()
+		}
+	}
+	if err != nil {
+		out.Code, out.Message, out.Next = govern.CodeSourceUnavailable, termsafe.Text("the control-plane DB could not be read: "+err.Error()), nextFor(govern.CodeSourceUnavailable)
+		return out
+	}
+	out.Success = true
+	for _, l := range active {
+		out.Leases = append(out.Leases, s.leaseView(l, session))
+	}
+	name, e := s.reads.lockOf(it)
+	if !e.Missing {
+		lv := &LockView{File: name, Readable: e.Unreadable == nil}
+		if e.Unreadable != nil {
+			lv.Problem = termsafe.Line(string(e.Unreadable.Reason) + ": " + e.Unreadable.Detail)
+		} else {
+			as := locks.Assess(&e.Record, s.cfg.Now())
+			lv.Contract, lv.OwnerSession, lv.LeaseID = string(as.Contract), termsafe.Line(e.Record.OwnerSession), e.Record.LeaseID
+			lv.LockGeneration, lv.ExpiresAt = e.Record.Generation(), termsafe.Line(as.Expiration.ExpiresAt)
+		}
+		out.Lock = lv
+	}
+	switch {
+	case len(active) > 0:
+		out.Why = "an active lease holds it (session " + termsafe.Line(active[0].SessionID) + ")"
+	case out.Lock != nil:
+		out.Why = "a lock file exists for it (" + name + ")"
+	}
+	if s.reads.ws.Gitea != nil && s.ourRepo(it) {
+		is, err := s.reads.ws.Gitea.GetIssue(ctx, it.Number)
+		switch {
+		case gitea.IsNotFound(err):
+			out.Gitea, out.Why = "ok", "no such issue in Gitea"
+		case err != nil:
+			out.Gitea, out.Message = "unavailable", termsafe.Text("Gitea could not be read: "+err.Error())
+			if out.Why == "" {
+				out.Why = "Gitea is unavailable, so eligibility is unknown"
+			}
+		default:
+			out.Gitea, out.Title, out.State = "ok", termsafe.Line(is.Title), is.State
+			for _, l := range is.Labels {
+				out.Labels = append(out.Labels, termsafe.Line(l))
+			}
+			if out.Why == "" && is.Kind == gitea.KindPR {
+				out.Why = "it is a pull request; workers claim issues"
+			}
+			if out.Why == "" {
+				if ok, why := alloc.Eligible(alloc.Candidate{Number: it.Number, Title: is.Title, Body: is.Body, Labels: is.Labels, Open: is.State == "open"},
+					s.rules(), s.dependencyState(ctx, is.Body)); !ok {
+					out.Why = termsafe.Line(why)
+				}
+			}
+		}
+	}
+	out.Claimable = out.Why == ""
+	if out.Claimable {
+		out.Next = "You may claim it."
+	} else {
+		out.Next = "Not claimable now: " + out.Why + ". Pick other work."
+	}
+	return out
+}
+
+// rules are the allocation's label rules for the configured Gitea.
+func (s *Server) rules() alloc.Rules {
+	r := alloc.Rules{Markers: gitea.DefaultMarkerLabels, Blocked: gitea.DefaultBlockedLabel}
+	if g := s.reads.ws.Gitea; g != nil {
+		r.Markers = g.MarkerLabels()
+	}
+	return r
+}
+
+// dependencyState reads whether each item a body depends on is open (unknown stays out of
+// the map: unproven is not done).
+func (s *Server) dependencyState(ctx context.Context, body string) map[int64]bool {
+	open := map[int64]bool{}
+	for _, d := range alloc.Dependencies(body) {
+		if is, err := s.reads.ws.Gitea.GetIssue(ctx, d); err == nil {
+			open[d] = is.State == "open"
+		}
+	}
+	return open
+}
+
+// recommended is the seed's recommended_action for a contract (seed-digest-1 §2.7), in
+// this server's tool names.
+func recommended(c locks.Contract) string {
+	switch c {
+	case locks.ContractCanonical:
+		return "The lock is canonical: heartbeat it with its task_session_id and proceed with the work."
+	case locks.ContractAbsent:
+		return "No durable lock exists: claim the item before writing any implementation bytes."
+	}
+	return "Do not begin implementation. The lock is not canonical: ask a supervisor to recover or retire it (steward lock retire), then claim again."
+}
+
+func (s *Server) inspect(ctx context.Context, req *sdk.CallToolRequest, a InspectArgs) Contract {
+	if _, bad := s.enter(ctx, req, a.SessionID); bad != nil {
+		return Contract{Code: bad.Code, Message: bad.Message, Next: bad.Next, RecommendedAction: bad.Next}
+	}
+	it, bad := s.resolveItem(&ItemRef{Org: a.Org, Repo: a.Repo, Number: a.IssueNumber, Remote: a.Remote})
+	if bad != nil {
+		return Contract{Code: bad.Code, Message: bad.Message, Next: bad.Next, RecommendedAction: bad.Next}
+	}
+	name, e := s.reads.lockOf(it)
+	out := Contract{Success: true, LockFile: name}
+	if !e.Missing && e.Unreadable != nil {
+		out.Success, out.Code = false, "lock_unreadable"
+		out.Message = termsafe.Text(fmt.Sprintf("lock %s cannot be read (%s: %s); an unreadable lock is never absent", name, e.Unreadable.Reason, e.Unreadable.Detail))
+		out.RecommendedAction = "Do not claim or implement: ask a supervisor to inspect the lock file."
+		out.Next = out.RecommendedAction
+		return out
+	}
+	var rec *locks.Record
+	if !e.Missing {
+		rec = &e.Record
+	}
+	as := locks.Assess(rec, s.cfg.Now())
+	out.Contract, out.Canonical, out.MissingFields = string(as.Contract), as.Canonical, as.MissingFields
+	out.ClaimantUsername, out.ClaimantProfile, out.ClaimantPlacement = termsafe.Line(as.Claimant.Username), termsafe.Line(as.Claimant.Profile), string(as.ClaimantPlacement)
+	out.ExpirationState, out.ExpiresAt, out.Expired = string(as.Expiration.State), termsafe.Line(as.Expiration.ExpiresAt), as.Expiration.Expired
+	out.Heartbeatable, out.CreatePREligible, out.LockGeneration, out.TaskSessionID = as.Heartbeatable, as.CreatePREligible, as.LockGeneration, termsafe.Line(as.TaskSessionID)
+	for _, r := range as.Reasons {
+		out.Reasons = append(out.Reasons, termsafe.Line(r))
+	}
+	if rec != nil {
+		out.OwnerSession, out.LeaseID = termsafe.Line(rec.OwnerSession), rec.LeaseID
+		if a.BranchName != "" && a.BranchName != rec.BranchName {
+			out.BindingMismatches = append(out.BindingMismatches, fmt.Sprintf("branch_name: the lock names %q, you named %q", termsafe.Line(rec.BranchName), termsafe.Line(a.BranchName)))
+		}
+		if a.WorktreePath != "" && filepath.Clean(a.WorktreePath) != filepath.Clean(rec.WorktreePath) {
+			out.BindingMismatches = append(out.BindingMismatches, fmt.Sprintf("worktree_path: the lock names %q, you named %q", termsafe.Line(rec.WorktreePath), termsafe.Line(a.WorktreePath)))
+		}
+	}
+	out.RecommendedAction = recommended(as.Contract)
+	if len(out.BindingMismatches) > 0 {
+		out.RecommendedAction = "The lock is bound to another branch or worktree than the ones you named: do not work under it. " + out.RecommendedAction
+	}
+	out.Next = out.RecommendedAction
+	return out
+}

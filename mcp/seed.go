@@ -1,0 +1,211 @@
+package mcp
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"steward/govern"
+)
+
+// The seed's control plane names tools for the same jobs (seed-digest-1 §2.7-2.8, §3.2, §4,
+// §5.4; seed 002 "MCP tool list"). steward serves them beside its own names, with the
+// seed's argument names, so a worker written for the seed's server can switch. Each takes
+// session_id besides (steward's identity is explicit on every call) and returns steward's
+// results.
+const (
+	SeedLockIssue        = "gitea_lock_issue"
+	SeedAllocateNextWork = "gitea_allocate_next_work"
+	SeedHeartbeatLock    = "gitea_heartbeat_issue_lock"
+	SeedReleaseLease     = "gitea_release_workflow_lease"
+	SeedInspectContract  = "gitea_inspect_issue_lock_contract"
+	SeedInspectLease     = "gitea_inspect_workflow_lease"
+)
+
+// LockIssueArgs are gitea_lock_issue's arguments: the seed's lock builder's
+// (issue_number, branch_name, worktree_path, remote; seed-digest-1 §2.1-2.2).
+type LockIssueArgs struct {
+	SessionID    string `json:"session_id,omitempty" jsonschema:"your worker session id"`
+	IssueNumber  int64  `json:"issue_number,omitempty" jsonschema:"the issue to lock"`
+	BranchName   string `json:"branch_name,omitempty" jsonschema:"the branch; default feat/issue-N"`
+	WorktreePath string `json:"worktree_path,omitempty" jsonschema:"the worktree; default <repo-root>/branches/<branch>"`
+	Remote       string `json:"remote,omitempty" jsonschema:"git remote name; default origin"`
+	Org          string `json:"org,omitempty" jsonschema:"repository owner; default the configured Gitea repository's"`
+	Repo         string `json:"repo,omitempty" jsonschema:"repository name; default the configured Gitea repository's"`
+	Username     string `json:"username,omitempty" jsonschema:"your Gitea username (the lock's claimant)"`
+	ProfileName  string `json:"profile_name,omitempty" jsonschema:"your worker profile"`
+	PID          int64  `json:"pid,omitempty" jsonschema:"your process id (see claim)"`
+}
+
+// AllocateArgs are gitea_allocate_next_work's arguments (the seed's allocate_next_work;
+// seed-digest-1 §5.4, seed-digest-4 §4).
+type AllocateArgs struct {
+	SessionID           string  `json:"session_id,omitempty" jsonschema:"your worker session id"`
+	Role                string  `json:"role,omitempty" jsonschema:"task role: author (default), reviewer, merger or conflict-fix"`
+	Remote              string  `json:"remote,omitempty" jsonschema:"git remote name; default origin"`
+	Org                 string  `json:"org,omitempty" jsonschema:"must be the configured repository's owner when given"`
+	Repo                string  `json:"repo,omitempty" jsonschema:"must be the configured repository's name when given"`
+	ProfileName         string  `json:"profile_name,omitempty" jsonschema:"your worker profile"`
+	Username            string  `json:"username,omitempty" jsonschema:"your Gitea username"`
+	Apply               bool    `json:"apply,omitempty" jsonschema:"false (default): a dry run that writes nothing; true: claim the selected item"`
+	SideEffectFree      bool    `json:"side_effect_free,omitempty" jsonschema:"assert that the call writes nothing; refused with apply"`
+	ExcludeIssueNumbers []int64 `json:"exclude_issue_numbers,omitempty" jsonschema:"issue numbers not to consider"`
+	LeaseTTLSeconds     int64   `json:"lease_ttl_seconds,omitempty" jsonschema:"lease TTL in seconds; default the lease policy's"`
+	PID                 int64   `json:"pid,omitempty" jsonschema:"your process id (see claim)"`
+}
+
+// HeartbeatLockArgs are gitea_heartbeat_issue_lock's arguments: the issue and the
+// task_session_id its lock was minted with (the seed's fencing token, seed-digest-1 §2.8).
+type HeartbeatLockArgs struct {
+	SessionID      string `json:"session_id,omitempty" jsonschema:"your worker session id"`
+	IssueNumber    int64  `json:"issue_number,omitempty" jsonschema:"the issue whose lock you hold"`
+	TaskSessionID  string `json:"task_session_id,omitempty" jsonschema:"the task_session_id your claim returned"`
+	Remote         string `json:"remote,omitempty" jsonschema:"git remote name; default origin"`
+	Org            string `json:"org,omitempty" jsonschema:"repository owner; default the configured Gitea repository's"`
+	Repo           string `json:"repo,omitempty" jsonschema:"repository name; default the configured Gitea repository's"`
+	LockGeneration int64  `json:"lock_generation,omitempty" jsonschema:"also fence on the lock generation you hold"`
+	ExpiresAt      string `json:"expires_at,omitempty" jsonschema:"also fence on the lease expiry you hold"`
+}
+
+// ReleaseLeaseArgs are gitea_release_workflow_lease's arguments (lease_id; seed 002 names
+// the tool, its lease tools take lease_id).
+type ReleaseLeaseArgs struct {
+	SessionID      string `json:"session_id,omitempty" jsonschema:"your worker session id"`
+	LeaseID        string `json:"lease_id,omitempty" jsonschema:"the lease to release"`
+	ExpiresAt      string `json:"expires_at,omitempty" jsonschema:"also fence on the lease expiry you hold"`
+	LockGeneration int64  `json:"lock_generation,omitempty" jsonschema:"also fence on the lock generation you hold"`
+	TaskSessionID  string `json:"task_session_id,omitempty" jsonschema:"also fence on the lock's task_session_id"`
+}
+
+// InspectLeaseArgs are gitea_inspect_workflow_lease's arguments.
+type InspectLeaseArgs struct {
+	SessionID string `json:"session_id,omitempty" jsonschema:"your worker session id"`
+	LeaseID   string `json:"lease_id,omitempty" jsonschema:"the lease to read"`
+}
+
+func (s *Server) registerSeedNames() {
+	addTool(s, &sdk.Tool{Name: SeedLockIssue, Annotations: additive, Description: "The seed's name for claim of a named issue: " +
+		"a lease and a canonical #953 lock in one fenced step. Returns the fence (task_session_id, lock_generation) to heartbeat with."}, s.lockIssue)
+	addTool(s, &sdk.Tool{Name: SeedAllocateNextWork, Annotations: additive, Description: "The seed's allocator: select the next runnable issue by the allocation order; " +
+		"apply=false (default) is a dry run that writes nothing, apply=true claims it."}, s.allocate)
+	addTool(s, &sdk.Tool{Name: SeedHeartbeatLock, Annotations: renewing, Description: "The seed's name for heartbeat: renew your lease and lock on an issue, fenced on task_session_id."}, s.heartbeatLock)
+	addTool(s, &sdk.Tool{Name: SeedReleaseLease, Annotations: ending, Description: "The seed's name for release: release your lease by id and archive its lock."}, s.releaseLease)
+	addTool(s, &sdk.Tool{Name: SeedInspectContract, Annotations: readOnly, Description: "The seed's name for inspect_lock_contract (read-only)."}, s.inspect)
+	addTool(s, &sdk.Tool{Name: SeedInspectLease, Annotations: readOnly, Description: "Read one lease by id (read-only); your own lease comes with its fence."}, s.inspectLease)
+}
+
+func (s *Server) lockIssue(ctx context.Context, req *sdk.CallToolRequest, a LockIssueArgs) Outcome {
+	return s.claim(ctx, req, ClaimArgs{SessionID: a.SessionID, Item: &ItemRef{Org: a.Org, Repo: a.Repo, Number: a.IssueNumber, Remote: a.Remote},
+		Branch: a.BranchName, Worktree: a.WorktreePath, Username: a.Username, Profile: a.ProfileName, PID: a.PID})
+}
+
+func (s *Server) allocate(ctx context.Context, req *sdk.CallToolRequest, a AllocateArgs) Outcome {
+	session, bad := s.enter(ctx, req, a.SessionID)
+	if bad != nil {
+		return *bad
+	}
+	if a.SideEffectFree && a.Apply {
+		return refused(govern.CodeInvalidRequest, "side_effect_free is incompatible with apply=true; an assignment is a write (fail closed, #643)")
+	}
+	if g := s.reads.ws.Gitea; g != nil && (a.Org != "" || a.Repo != "") {
+		owner, repo := g.Repository()
+		if (a.Org != "" && a.Org != owner) || (a.Repo != "" && a.Repo != repo) {
+			return refused(govern.CodeInvalidRequest, "this steward allocates from "+owner+"/"+repo+" only")
+		}
+	}
+	if !a.Apply {
+		pick, o := s.next(ctx, session, a.ExcludeIssueNumbers)
+		if o != nil {
+			return *o
+		}
+		return Outcome{Result: string(govern.ResultPreviewed), Code: "preview", Item: &pick.item, Skipped: pick.skipped,
+			Message: "dry run only (apply=false); no lease created and nothing written",
+			Next:    "Call again with apply=true to claim the selected item (the selection may differ by then), or claim it by name."}
+	}
+	var ttl string
+	if a.LeaseTTLSeconds > 0 {
+		ttl = (time.Duration(a.LeaseTTLSeconds) * time.Second).String()
+	}
+	return s.claim(ctx, req, ClaimArgs{SessionID: session, Next: true, Exclude: a.ExcludeIssueNumbers, Role: a.Role,
+		Profile: a.ProfileName, Username: a.Username, TTL: ttl, PID: a.PID})
+}
+
+// ownLeaseOn finds the session's active lease on an item.
+func (s *Server) ownLeaseOn(ctx context.Context, session string, it ItemRef) (string, *Outcome) {
+	ls, err := s.reads.sessionLeases(ctx, session)
+	if err != nil {
+		o := refused(govern.CodeSourceUnavailable, "the control-plane DB could not be read: "+err.Error())
+		return "", &o
+	}
+	for _, l := range ls {
+		if l.Work.Org == it.Org && l.Work.Repo == it.Repo && l.Work.Number == it.Number && l.Work.Remote == it.Remote {
+			return l.LeaseID, nil
+		}
+	}
+	o := refused(govern.CodeNotFound, "your session holds no active lease on this issue; claim it first (gitea_lock_issue)")
+	return "", &o
+}
+
+func (s *Server) heartbeatLock(ctx context.Context, req *sdk.CallToolRequest, a HeartbeatLockArgs) Outcome {
+	session, bad := s.enter(ctx, req, a.SessionID)
+	if bad != nil {
+		return *bad
+	}
+	if a.TaskSessionID == "" {
+		return refused(govern.CodeInvalidRequest, "task_session_id is required: the one your claim returned (the lock's fencing token)")
+	}
+	it, bad := s.resolveItem(&ItemRef{Org: a.Org, Repo: a.Repo, Number: a.IssueNumber, Remote: a.Remote})
+	if bad != nil {
+		return *bad
+	}
+	lease, bad := s.ownLeaseOn(ctx, session, it)
+	if bad != nil {
+		return *bad
+	}
+	params := map[string]string{govern.ParamExpectTaskSession: a.TaskSessionID}
+	if a.LockGeneration > 0 {
+		params[govern.ParamExpectLockGeneration] = strconv.FormatInt(a.LockGeneration, 10)
+	}
+	if a.ExpiresAt != "" {
+		params[govern.ParamExpectExpiresAt] = a.ExpiresAt
+	}
+	return s.fencedParams(ctx, req, session, lease, params, govern.ActionHeartbeat)
+}
+
+func (s *Server) releaseLease(ctx context.Context, req *sdk.CallToolRequest, a ReleaseLeaseArgs) Outcome {
+	session, bad := s.enter(ctx, req, a.SessionID)
+	if bad != nil {
+		return *bad
+	}
+	if a.LeaseID == "" {
+		return refused(govern.CodeInvalidRequest, "lease_id is required")
+	}
+	params := map[string]string{}
+	if a.ExpiresAt != "" {
+		params[govern.ParamExpectExpiresAt] = a.ExpiresAt
+	}
+	if a.LockGeneration > 0 {
+		params[govern.ParamExpectLockGeneration] = strconv.FormatInt(a.LockGeneration, 10)
+	}
+	if a.TaskSessionID != "" {
+		params[govern.ParamExpectTaskSession] = a.TaskSessionID
+	}
+	return s.fencedParams(ctx, req, session, a.LeaseID, params, govern.ActionRelease)
+}
+
+func (s *Server) inspectLease(ctx context.Context, req *sdk.CallToolRequest, a InspectLeaseArgs) MyLeases {
+	session, bad := s.enter(ctx, req, a.SessionID)
+	if bad != nil {
+		return MyLeases{Code: bad.Code, Message: bad.Message, Next: bad.Next}
+	}
+	l, ok, err := s.reads.lease(ctx, a.LeaseID)
+	switch {
+	case err != nil:
+		return MyLeases{Code: govern.CodeSourceUnavailable, Message: "the control-plane DB could not be read: " + err.Error(), Next: nextFor(govern.CodeSourceUnavailable)}
+	case !ok:
+		return MyLeases{Code: govern.CodeNotFound, Message: "no lease " + strconv.Quote(a.LeaseID), Next: nextFor(govern.CodeNotFound)}
+	}
+	return MyLeases{Success: true, Leases: []LeaseView{s.leaseView(l, session)}, Next: "Read only; heartbeat or release your own lease with its fence."}
+}

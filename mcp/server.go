@@ -1,0 +1,297 @@
+package mcp
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"steward/govern"
+	"steward/leases"
+	"steward/termsafe"
+)
+
+// Config sets up a Server.
+type Config struct {
+	// Core is the workspace's governed core, acting as whoever runs steward mcp (its role
+	// gates every worker action). The server binds it to each call's worker session.
+	Core *govern.Core
+	// ClientPID is the worker process of a stdio connection (the process that started
+	// steward mcp). Claims record it for liveness unless a pid is given, and every later
+	// call on those leases must come from it. 0 over HTTP.
+	ClientPID int64
+	// Version is reported to clients.
+	Version string
+	// Now is the clock of the read-only tools (time left); time.Now when nil.
+	Now func() time.Time
+}
+
+// Server is the MCP server of the worker tools.
+type Server struct {
+	cfg   Config
+	sdk   *sdk.Server
+	bind  *binder
+	host  string
+	reads *readers
+	// inflight counts tool calls that may be applying; Wait waits for them, so a client
+	// that goes away never cuts an apply short.
+	inflight sync.WaitGroup
+}
+
+// New returns the server with every worker tool registered. It opens nothing until a tool
+// is called.
+func New(cfg Config) *Server {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
+	host, _ := os.Hostname()
+	s := &Server{cfg: cfg, bind: newBinder(), host: host}
+	s.reads = &readers{ws: cfg.Core.Workspace()}
+	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "steward", Title: "steward worker tools", Version: cfg.Version},
+		&sdk.ServerOptions{Instructions: instructions, Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}}})
+	s.register()
+	return s
+}
+
+const instructions = `steward's worker tools: claim an item (or the next runnable one), heartbeat it, release it, ` +
+	`or ask a maintainer and poll for the answer. Pass your session_id on every call. Keep the fence each ` +
+	`claim and heartbeat returns and pass it back: a stale fence is refused, never retried. A refusal is ` +
+	`an ordinary result (success false, code, next): do what next says; never retry a refused claim. ` +
+	`An unknown result may have taken effect: read my_leases or item_status before acting again.`
+
+// SDK returns the underlying MCP server (to run it on a transport).
+func (s *Server) SDK() *sdk.Server { return s.sdk }
+
+// Close waits for tool calls still applying, then closes the read handles. The core
+// belongs to the caller.
+func (s *Server) Close() error {
+	s.inflight.Wait()
+	return s.reads.close()
+}
+
+// Wait waits for every tool call that may be applying to finish.
+func (s *Server) Wait() { s.inflight.Wait() }
+
+// tool names. The seed's names for the same jobs are registered beside them (seed.go).
+const (
+	ToolClaim     = "claim"
+	ToolHeartbeat = "heartbeat"
+	ToolRelease   = "release"
+	ToolAsk       = "ask"
+	ToolGetAnswer = "get_answer"
+	ToolMyLeases  = "my_leases"
+	ToolStatus    = "item_status"
+	ToolInspect   = "inspect_lock_contract"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// Annotations, truthful: reads are read-only; claim adds a lease and a lock (not
+// destructive, not idempotent: a second claim of next takes another item); heartbeat is
+// idempotent under its fence (the same fence again is refused, nothing more happens);
+// release and ask end a claim (destructive) and are idempotent the same way; ask posts to
+// the team's tracker (open world).
+var (
+	readOnly    = &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}
+	readGitea   = &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: ptr(false), OpenWorldHint: ptr(true)}
+	additive    = &sdk.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)}
+	renewing    = &sdk.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)}
+	ending      = &sdk.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)}
+	endingGitea = &sdk.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(true)}
+)
+
+func (s *Server) register() {
+	addTool(s, &sdk.Tool{Name: ToolClaim, Title: "Claim an item", Annotations: additive, Description: "Claim an issue for your session: a lease and a lock in one fenced step. " +
+		"Name the item, or set next to claim the next runnable item by the allocation order (priority, what it unblocks, oldest). " +
+		"Returns the fence to pass to heartbeat, release and ask. A refusal (e.g. claimed_by_other_session) is normal: pick other work, do not retry."}, s.claim)
+	addTool(s, &sdk.Tool{Name: ToolHeartbeat, Title: "Heartbeat a claim", Annotations: renewing, Description: "Renew your lease and its lock. " +
+		"Pass the fence your claim or last heartbeat returned; returns the new fence. A stale fence is refused fence_moved."}, s.heartbeat)
+	addTool(s, &sdk.Tool{Name: ToolRelease, Title: "Release a claim", Annotations: ending, Description: "Release your lease and archive its lock, fenced on the values you hold."}, s.release)
+	addTool(s, &sdk.Tool{Name: ToolAsk, Title: "Ask a maintainer", Annotations: endingGitea, Description: "Post a question on the claimed item, set the clarification marker label and release the claim. " +
+		"Returns a clarification_id at once; poll get_answer with it. Do not keep working on the item."}, s.ask)
+	addTool(s, &sdk.Tool{Name: ToolGetAnswer, Title: "Poll for an answer", Annotations: readGitea, Description: "Read whether a maintainer answered a clarification (read-only)."}, s.getAnswer)
+	addTool(s, &sdk.Tool{Name: ToolMyLeases, Title: "My leases", Annotations: readOnly, Description: "List your session's active leases with their current fences (read-only)."}, s.myLeases)
+	addTool(s, &sdk.Tool{Name: ToolStatus, Title: "Item status", Annotations: readGitea, Description: "Who holds an item, its lock and labels, and whether it is claimable (read-only)."}, s.itemStatus)
+	addTool(s, &sdk.Tool{Name: ToolInspect, Title: "Inspect a lock contract", Annotations: readOnly, Description: "Assess an issue's lock file against the canonical #953 contract, with the recommended action (read-only)."}, s.inspect)
+	s.registerSeedNames()
+}
+
+// result is what every handler returns: a value with success and code fields.
+type result interface{ failed() bool }
+
+func (o Outcome) failed() bool    { return !o.Success }
+func (a Answer) failed() bool     { return !a.Success }
+func (m MyLeases) failed() bool   { return !m.Success }
+func (i ItemStatus) failed() bool { return !i.Success }
+func (c Contract) failed() bool   { return !c.Success }
+
+// addTool registers a typed handler. Its value is always the structured result; a refusal,
+// unknown or failed outcome also sets isError so a client shows it, but it is a result the
+// model reads, never a protocol error.
+func addTool[In any, Out result](s *Server, t *sdk.Tool, h func(context.Context, *sdk.CallToolRequest, In) Out) {
+	sdk.AddTool(s.sdk, t, func(ctx context.Context, req *sdk.CallToolRequest, in In) (*sdk.CallToolResult, Out, error) {
+		s.inflight.Add(1)
+		defer s.inflight.Done()
+		out := h(ctx, req, in)
+		return &sdk.CallToolResult{IsError: out.failed()}, out, nil
+	})
+}
+
+// next steps by refusal code; a message from the core already says what to do, these say
+// it in the terms of these tools.
+var nextByCode = map[string]string{
+	govern.CodeClaimedByOther:             "Pick other work (claim with next, or another item). Do not retry this claim: re-read and decide afresh.",
+	string(leases.CodeAlreadyHeld):        "You hold this item already: call my_leases for its fence and heartbeat it.",
+	govern.CodeFenceMoved:                 "Your fence is stale. Call my_leases to read the current one and decide again; never retry with the old values.",
+	govern.CodeNotOwner:                   "Act only on your own session's leases, from the connection and process that claimed them. Check session_id.",
+	string(leases.CodeLeaseExpired):       "The claim has expired. Stop work on it; claim the item afresh if it is still free.",
+	string(leases.CodeNotActive):          "The claim is no longer active. Stop work on it; claim afresh if the item is free.",
+	string(leases.CodeAlreadyReleased):    "The lease is released already; nothing to do.",
+	string(leases.CodeAbsoluteCapReached): "The lease reached its absolute cap: release it and claim again if the work continues.",
+	govern.CodeNotFound:                   "Check the id or item; re-read with my_leases or item_status.",
+	govern.CodeRoleTooLow:                 "This steward mcp runs with a role that may not act for workers. Ask its operator to start it with --as-role operator.",
+	govern.CodeReadOnly:                   "steward is read-only for this workspace: nothing can change here. Ask its operator.",
+	govern.CodeInvalidRequest:             "Fix the arguments as the message says, then call again.",
+	govern.CodeSourceUnavailable:          "A source could not be read; nothing was changed. Try again later (an unreadable source never means an item is free).",
+	govern.CodeAuditUnavailable:           "steward cannot record the attempt, so nothing was attempted. Ask its operator to fix the audit log.",
+	string(leases.CodeBusy):               "The control-plane DB was busy; nothing was changed. Re-read and decide again.",
+	govern.CodeConfirmationRequired:       "This action is not available to workers.",
+	"nothing_eligible":                    "Nothing is runnable now. Wait, then call claim with next again.",
+	"gitea_refused":                       "Gitea refused the write; nothing was changed. Ask a maintainer to check steward's Gitea login.",
+	"no_gitea":                            "No Gitea is configured for this steward; name the item explicitly.",
+	"outcome_unknown":                     "The outcome is unknown: it may have taken effect. Read my_leases or item_status before acting; never retry blindly. A supervisor settles it with `steward audit verify`.",
+	"failed":                              "Nothing took effect. Read the message; re-read the state before trying anything else.",
+}
+
+func nextFor(code string) string {
+	if n, ok := nextByCode[code]; ok {
+		return n
+	}
+	return "Read the message; re-read with my_leases or item_status before acting again."
+}
+
+// refused builds an outcome that never reached the core (a bad argument, the session
+// binding): nothing was attempted or recorded.
+func refused(code, msg string) Outcome {
+	return Outcome{Result: string(govern.ResultRefused), Code: code, Message: termsafe.Text(msg), Next: nextFor(code)}
+}
+
+// outcomeOf maps the core's outcome onto the tool's result.
+func outcomeOf(out govern.Outcome) Outcome {
+	o := Outcome{Success: out.Result == govern.ResultSucceeded, Result: string(out.Result), Code: out.Code,
+		Message: termsafe.Text(out.Message), Attempt: out.Attempt}
+	for _, e := range out.Effects {
+		o.Effects = append(o.Effects, termsafe.Text(e))
+	}
+	switch out.Result {
+	case govern.ResultSucceeded:
+		if o.Message == "done" {
+			o.Message = ""
+		}
+	case govern.ResultUnknown:
+		o.Code = "outcome_unknown"
+		o.Next = nextFor(o.Code)
+	case govern.ResultFailed:
+		if o.Code == "" {
+			o.Code = "failed"
+		}
+		o.Next = nextFor(o.Code)
+	default:
+		o.Next = nextFor(o.Code)
+	}
+	return o
+}
+
+// fenceOf reads the fence the core returned in an outcome's detail.
+func fenceOf(d map[string]string) *Fence {
+	if d["lease_id"] == "" {
+		return nil
+	}
+	f := &Fence{LeaseID: d["lease_id"], ExpiresAt: d["expires_at"], LockFile: d["lock_file"], TaskSessionID: d["task_session_id"]}
+	f.LockGeneration, _ = strconv.ParseInt(d["lock_generation"], 10, 64)
+	f.HeartbeatCount, _ = strconv.ParseInt(d["heartbeat_count"], 10, 64)
+	return f
+}
+
+// run applies one worker request through the core, bound to the worker's session. The
+// apply runs to its end even if the client goes away: cancelling it halfway would leave an
+// attempt for the verifier that a finished one does not.
+func (s *Server) run(ctx context.Context, session string, req govern.Request) (govern.Outcome, *Outcome) {
+	if spec, ok := s.cfg.Core.Spec(req.Action); !ok || !spec.Worker {
+		o := refused(govern.CodeUnknownAction, "only worker actions are served over MCP")
+		return govern.Outcome{}, &o
+	}
+	_, out, err := s.cfg.Core.ForSession(session).Run(context.WithoutCancel(ctx), req, "")
+	if err != nil {
+		o := refused(govern.CodeSourceUnavailable, "the state could not be read ("+err.Error()+"); nothing was attempted")
+		return out, &o
+	}
+	return out, nil
+}
+
+// validSession checks a session id's shape: what a session id may hold anywhere else.
+func validSession(id string) (string, bool) {
+	id = strings.TrimSpace(id)
+	if id == "" || len(id) > 200 {
+		return id, false
+	}
+	for _, r := range id {
+		if r < 0x21 || r == 0x7f {
+			return id, false
+		}
+	}
+	return id, true
+}
+
+// enter checks the session argument and binds it to the calling connection.
+func (s *Server) enter(ctx context.Context, req *sdk.CallToolRequest, session string) (string, *Outcome) {
+	id, ok := validSession(session)
+	if !ok {
+		o := refused(govern.CodeInvalidRequest, "session_id is required: 1 to 200 printable characters, no spaces")
+		return id, &o
+	}
+	rebind := func() bool {
+		ls, err := s.reads.sessionLeases(ctx, id)
+		return err == nil && len(ls) == 0
+	}
+	if r := s.bind.enter(req.Session, id, s.cfg.ClientPID, rebind); r != "" {
+		o := refused(govern.CodeNotOwner, r)
+		return id, &o
+	}
+	return id, nil
+}
+
+func (s *Server) callerPID(req *sdk.CallToolRequest) int64 {
+	return s.bind.pidOf(req.Session)
+}
+
+func fmtDuration(d time.Duration) string {
+	if d <= 0 {
+		return ""
+	}
+	return d.Round(time.Second).String()
+}
+
+func (s *Server) cadence(role string) string {
+	class := leases.TaskClass("author_issue_work")
+	switch role {
+	case "reviewer":
+		class = "reviewer_pr"
+	case "merger":
+		class = "merger_pr"
+	case "conflict-fix", "conflict_fix":
+		class = "conflict_fix"
+	}
+	env := s.reads.ws.Env
+	if env == nil {
+		env = os.LookupEnv
+	}
+	return fmtDuration(leases.LoadPolicies(env).For(class).HeartbeatCadence())
+}

@@ -1,0 +1,283 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"steward/gitea"
+	"steward/govern"
+	"steward/termsafe"
+)
+
+// claim claims a named item, or the next runnable one by the allocation order.
+func (s *Server) claim(ctx context.Context, req *sdk.CallToolRequest, a ClaimArgs) Outcome {
+	session, bad := s.enter(ctx, req, a.SessionID)
+	if bad != nil {
+		return *bad
+	}
+	pid, ok := s.bind.declare(req.Session, a.PID)
+	if !ok {
+		return refused(govern.CodeInvalidRequest, fmt.Sprintf("this connection's worker process is %d; a connection serves one worker process (omit pid, or pass %d)", pid, pid))
+	}
+	switch {
+	case a.Next && a.Item != nil:
+		return refused(govern.CodeInvalidRequest, "name an item or set next, not both")
+	case !a.Next && a.Item == nil:
+		return refused(govern.CodeInvalidRequest, "name the item to claim, or set next to claim the next runnable one")
+	}
+	var it ItemRef
+	var title string
+	var pick *picked
+	if a.Next {
+		var o *Outcome
+		if pick, o = s.next(ctx, session, a.Exclude); o != nil {
+			return *o
+		}
+		it, title = pick.item, pick.title
+	} else if it, bad = s.resolveItem(a.Item); bad != nil {
+		return *bad
+	}
+	params := map[string]string{"role": a.Role, "profile": a.Profile, "username": a.Username, "branch": a.Branch, "worktree": a.Worktree, "ttl": a.TTL, "title": title}
+	if pid > 0 {
+		params["pid"] = strconv.FormatInt(pid, 10)
+	}
+	for k, v := range params {
+		if v == "" {
+			delete(params, k)
+		}
+	}
+	out, failed := s.run(ctx, session, govern.Request{Action: govern.ActionClaim,
+		Target: govern.Target{Session: session, Item: &govern.Item{Remote: it.Remote, Org: it.Org, Repo: it.Repo, Kind: "issue", Number: it.Number}},
+		Params: params})
+	if failed != nil {
+		failed.Item = &it
+		return *failed
+	}
+	o := outcomeOf(out)
+	o.Item, o.Fence = &it, fenceOf(out.Detail)
+	if pick != nil {
+		o.Skipped = pick.skipped
+	}
+	if o.Success {
+		o.HeartbeatEvery = s.cadence(a.Role)
+		o.Next = "Work on " + fmt.Sprintf("%s/%s#%d", it.Org, it.Repo, it.Number) + ". Heartbeat at least every " + o.HeartbeatEvery +
+			" with this fence (each heartbeat returns the next one); release when done, or ask if you need a maintainer."
+	}
+	return o
+}
+
+// fenceParams checks a fence argument and turns it into the core's expect_* parameters.
+func (s *Server) fenceParams(req *sdk.CallToolRequest, f *Fence) (map[string]string, *Outcome) {
+	switch {
+	case f == nil || f.LeaseID == "":
+		o := refused(govern.CodeInvalidRequest, "pass the fence your claim or last heartbeat returned (fence.lease_id and fence.expires_at at least)")
+		return nil, &o
+	case f.ExpiresAt == "":
+		o := refused(govern.CodeInvalidRequest, "fence.expires_at is required: the lease's expiry as your claim or last heartbeat returned it")
+		return nil, &o
+	case f.LockGeneration < 0 || f.LockGeneration > 0 && f.TaskSessionID == "":
+		o := refused(govern.CodeInvalidRequest, "fence.task_session_id is required with fence.lock_generation (both as your claim or last heartbeat returned them)")
+		return nil, &o
+	}
+	p := map[string]string{
+		govern.ParamExpectExpiresAt:      f.ExpiresAt,
+		govern.ParamExpectLockGeneration: strconv.FormatInt(f.LockGeneration, 10),
+	}
+	if f.TaskSessionID != "" {
+		p[govern.ParamExpectTaskSession] = f.TaskSessionID
+	}
+	return p, nil
+}
+
+func (s *Server) heartbeat(ctx context.Context, req *sdk.CallToolRequest, a FencedArgs) Outcome {
+	return s.fenced(ctx, req, a, govern.ActionHeartbeat)
+}
+
+func (s *Server) release(ctx context.Context, req *sdk.CallToolRequest, a FencedArgs) Outcome {
+	return s.fenced(ctx, req, a, govern.ActionRelease)
+}
+
+func (s *Server) fenced(ctx context.Context, req *sdk.CallToolRequest, a FencedArgs, action string) Outcome {
+	session, bad := s.enter(ctx, req, a.SessionID)
+	if bad != nil {
+		return *bad
+	}
+	params, bad := s.fenceParams(req, a.Fence)
+	if bad != nil {
+		return *bad
+	}
+	return s.fencedParams(ctx, req, session, a.Fence.LeaseID, params, action)
+}
+
+// fencedParams runs a heartbeat or release of lease with the given expect_* parameters, from
+// the connection's worker process.
+func (s *Server) fencedParams(ctx context.Context, req *sdk.CallToolRequest, session, lease string, params map[string]string, action string) Outcome {
+	if pid := s.bind.pidOf(req.Session); pid > 0 {
+		params[govern.ParamCallerPID] = strconv.FormatInt(pid, 10)
+	}
+	out, failed := s.run(ctx, session, govern.Request{Action: action, Target: govern.Target{LeaseID: lease, Session: session}, Params: params})
+	if failed != nil {
+		return *failed
+	}
+	o := outcomeOf(out)
+	o.Fence = fenceOf(out.Detail)
+	if l, ok, err := s.reads.lease(ctx, lease); err == nil && ok {
+		o.Item = itemRefOf(l.Work)
+		if o.Success && action == govern.ActionHeartbeat {
+			o.HeartbeatEvery = s.cadence(l.Role)
+		}
+	}
+	if o.Success {
+		switch action {
+		case govern.ActionHeartbeat:
+			o.Next = "Keep working; heartbeat again within " + o.HeartbeatEvery + " with this new fence."
+		case govern.ActionRelease:
+			o.Next = "The claim is released. Pick your next item."
+		}
+	}
+	return o
+}
+
+// clarificationID names a question: its item and the id of its hidden marker.
+func clarificationID(it ItemRef, marker string) string {
+	return fmt.Sprintf("%s/%s#%d/%s", it.Org, it.Repo, it.Number, marker)
+}
+
+var clarRe = regexp.MustCompile(`^([^/#\s]+)/([^/#\s]+)#([1-9][0-9]{0,18})/(ans-[0-9a-f]{16})$`)
+
+func parseClarification(id string) (ItemRef, string, bool) {
+	m := clarRe.FindStringSubmatch(strings.TrimSpace(id))
+	if m == nil {
+		return ItemRef{}, "", false
+	}
+	n, err := strconv.ParseInt(m[3], 10, 64)
+	if err != nil {
+		return ItemRef{}, "", false
+	}
+	return ItemRef{Org: m[1], Repo: m[2], Number: n, Remote: "origin"}, m[4], true
+}
+
+func (s *Server) ask(ctx context.Context, req *sdk.CallToolRequest, a AskArgs) Outcome {
+	session, bad := s.enter(ctx, req, a.SessionID)
+	if bad != nil {
+		return *bad
+	}
+	params, bad := s.fenceParams(req, a.Fence)
+	if bad != nil {
+		return *bad
+	}
+	params["question"] = a.Question
+	if pid := s.bind.pidOf(req.Session); pid > 0 {
+		params[govern.ParamCallerPID] = strconv.FormatInt(pid, 10)
+	}
+	out, failed := s.run(ctx, session, govern.Request{Action: govern.ActionAsk, Target: govern.Target{LeaseID: a.Fence.LeaseID, Session: session}, Params: params})
+	if failed != nil {
+		return *failed
+	}
+	o := outcomeOf(out)
+	o.Fence = fenceOf(out.Detail)
+	if l, ok, err := s.reads.lease(ctx, a.Fence.LeaseID); err == nil && ok {
+		o.Item = itemRefOf(l.Work)
+	}
+	if id := out.Detail["clarification_id"]; id != "" && o.Item != nil {
+		o.ClarificationID = clarificationID(*o.Item, id)
+	}
+	if o.Success {
+		o.Next = "Your question is posted and the claim released. Stop work on the item; poll get_answer with clarification_id now and then, and pick other work meanwhile."
+	}
+	return o
+}
+
+// commentLister is the Gitea read get_answer needs besides the core's GiteaSide.
+type commentLister interface {
+	ListComments(ctx context.Context, number int64) ([]gitea.Comment, error)
+}
+
+var hiddenMarker = regexp.MustCompile(`\n*<!-- steward:[a-z]+ id=[A-Za-z0-9._:-]* -->\s*$`)
+
+func (s *Server) getAnswer(ctx context.Context, req *sdk.CallToolRequest, a GetAnswerArgs) Answer {
+	fail := func(code, msg string) Answer {
+		return Answer{Code: code, Message: termsafe.Text(msg), Next: nextFor(code), ClarificationID: a.ClarificationID}
+	}
+	if _, bad := s.enter(ctx, req, a.SessionID); bad != nil {
+		return fail(bad.Code, bad.Message)
+	}
+	it, id, ok := parseClarification(a.ClarificationID)
+	if !ok {
+		return fail(govern.CodeInvalidRequest, "clarification_id must be the id ask returned (org/repo#N/ans-…)")
+	}
+	g := s.reads.ws.Gitea
+	if g == nil {
+		return fail("no_gitea", "no Gitea is configured for this steward, so no clarification can be read")
+	}
+	if !s.ourRepo(it) {
+		return fail(govern.CodeInvalidRequest, "the clarification is not in the configured repository")
+	}
+	lister, ok := g.(commentLister)
+	if !ok {
+		return fail(govern.CodeSourceUnavailable, "this Gitea side cannot list comments")
+	}
+	cs, err := lister.ListComments(ctx, it.Number)
+	if err != nil {
+		return fail(govern.CodeSourceUnavailable, "the item's comments could not be read: "+err.Error())
+	}
+	marker := govern.AskMarker(id)
+	q := -1
+	for i, c := range cs {
+		if strings.Contains(c.Body, marker) {
+			q = i
+			break
+		}
+	}
+	if q < 0 {
+		return fail(govern.CodeNotFound, fmt.Sprintf("no question with this id on %s/%s#%d (it may not have been posted: check the ask's result)", it.Org, it.Repo, it.Number))
+	}
+	is, err := g.GetIssue(ctx, it.Number)
+	if err != nil {
+		return fail(govern.CodeSourceUnavailable, "the item's labels could not be read: "+err.Error())
+	}
+	out := Answer{Success: true, ClarificationID: a.ClarificationID, Item: &it, Question: termsafe.Text(hiddenMarker.ReplaceAllString(cs[q].Body, ""))}
+	for _, m := range g.MarkerLabels() {
+		if is.HasLabel(m) {
+			out.Marked = true
+		}
+	}
+	// The answer: steward's answer comment when there is one after the question, else the
+	// latest reply after it that is not another question.
+	var ans, reply *gitea.Comment
+	for i := q + 1; i < len(cs); i++ {
+		switch c := &cs[i]; {
+		case strings.Contains(c.Body, "<!-- steward:answer "):
+			ans = c
+		case !strings.Contains(c.Body, "<!-- steward:ask "):
+			reply = c
+		}
+	}
+	if ans == nil {
+		ans = reply
+	}
+	switch {
+	case ans != nil && !out.Marked:
+		out.Status = "answered"
+		out.Answer = termsafe.Text(hiddenMarker.ReplaceAllString(ans.Body, ""))
+		out.AnsweredBy, out.AnsweredAt = termsafe.Line(ans.Author), ans.CreatedAt.UTC().Format("2006-01-02T15:04:05Z")
+		out.Next = "Read the answer. The item is back in the pool: claim it again (it may be taken) or pick other work."
+	case ans != nil:
+		out.Status = "pending"
+		out.Message = "a reply was posted but the item still carries the clarification marker: a maintainer has not settled it yet"
+		out.Next = "Wait and poll again; pick other work meanwhile."
+	case !out.Marked:
+		out.Status = "unmarked"
+		out.Message = "the marker label was removed without a reply"
+		out.Next = "The item is back in the pool without an answer: claim it again and decide, or pick other work."
+	default:
+		out.Status = "pending"
+		out.Next = "No answer yet. Poll again later; pick other work meanwhile."
+	}
+	return out
+}

@@ -125,6 +125,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	addDemoCommand(root, g)
 	addConfigCommands(root, g)
 	addUICommand(root, g)
+	addMCPCommand(root, g)
 	return root
 }
 
@@ -166,6 +167,6 @@ func (g *globals) core() (*govern.Core, func(), error) {
 	if cl != nil {
 		ws.Gitea = cl
 	}
-	c := govern.New(ws, log, govern.Options{Actor: govern.LocalActor(role, g.login), ReadOnly: g.readOnly})
+	c := govern.New(ws, log, govern.Options{Actor: govern.LocalActor(role, g.login), ReadOnly: g.readOnly, Step: coreStep})
 	return c, func() { log.Close() }, nil
 }

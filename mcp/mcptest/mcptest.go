@@ -1,0 +1,298 @@
+// Package mcptest drives steward mcp's worker tools through any transport — in memory, a
+// steward mcp subprocess over stdio, streamable HTTP — with the same scenarios, so every
+// transport is held to every tool's success and refusal paths. Tests only.
+package mcptest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"steward/govern"
+	"steward/leases"
+	"steward/mcp"
+)
+
+// Env is a workspace served by steward mcp, without Gitea, and a way to connect to it.
+type Env struct {
+	// Dial opens a new connection acting as session.
+	Dial func(t *testing.T, session string) *mcp.Client
+	// LocksDir, DBPath and AuditPath are the workspace's stores.
+	LocksDir, DBPath, AuditPath string
+	// Org and Repo name the items the scenarios claim.
+	Org, Repo string
+}
+
+// Item is issue n of the environment's repository.
+func (e Env) Item(n int64) *mcp.ItemRef { return &mcp.ItemRef{Org: e.Org, Repo: e.Repo, Number: n} }
+
+// State hashes every byte of the lock directory, the DB and its WAL and, withAudit, the
+// audit log: a refusal must leave it unchanged.
+func (e Env) State(t *testing.T, withAudit bool) string {
+	t.Helper()
+	var b strings.Builder
+	add := func(root string, only string) {
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || strings.HasSuffix(p, "-shm") || only != "" && !strings.HasPrefix(filepath.Base(p), only) {
+				return nil
+			}
+			data, _ := os.ReadFile(p)
+			h := sha256.Sum256(data)
+			fmt.Fprintf(&b, "%s %s\n", p, hex.EncodeToString(h[:]))
+			return nil
+		})
+	}
+	add(e.LocksDir, "")
+	add(filepath.Dir(e.DBPath), filepath.Base(e.DBPath))
+	if withAudit {
+		add(filepath.Dir(e.AuditPath), filepath.Base(e.AuditPath))
+	}
+	return b.String()
+}
+
+// Attempts reads the audit log.
+func (e Env) Attempts(t *testing.T) []govern.Attempt {
+	t.Helper()
+	recs, finds, err := govern.ReadAudit(e.AuditPath)
+	if err != nil || len(finds) > 0 {
+		t.Fatalf("audit: %v %v", err, finds)
+	}
+	return govern.Attempts(recs)
+}
+
+// OneTerminal checks every attempt has exactly one outcome record and returns them.
+func (e Env) OneTerminal(t *testing.T) []govern.Attempt {
+	t.Helper()
+	atts := e.Attempts(t)
+	for _, a := range atts {
+		if a.Outcome == nil || a.Outcomes != 1 {
+			t.Fatalf("attempt %s has %d outcome records", a.ID, a.Outcomes)
+		}
+	}
+	return atts
+}
+
+// ActiveLeases counts the active leases on the item.
+func (e Env) ActiveLeases(t *testing.T, n int64) int {
+	t.Helper()
+	r, err := leases.OpenReadOnly(e.DBPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ls, err := r.LeasesForWorkItem(context.Background(), leases.WorkRef{Remote: "origin", Org: e.Org, Repo: e.Repo, Kind: leases.KindIssue, Number: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(ls)
+}
+
+func ok(t *testing.T) func(mcp.Outcome, error) mcp.Outcome {
+	return func(o mcp.Outcome, err error) mcp.Outcome {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+}
+
+// Flow walks a claim through its fence — claim, heartbeat, my_leases, release — and checks
+// every step's audit record names the worker's session.
+func Flow(t *testing.T, e Env, item int64) {
+	ctx := context.Background()
+	c := e.Dial(t, "flow-w1")
+	n := len(e.Attempts(t))
+	cl := ok(t)(c.Claim(ctx, mcp.ClaimArgs{Item: e.Item(item)}))
+	if !cl.Success || cl.Result != "succeeded" || cl.Fence == nil || cl.Fence.LockGeneration != 1 || cl.Fence.TaskSessionID == "" ||
+		cl.Fence.ExpiresAt == "" || cl.Attempt == "" || cl.HeartbeatEvery == "" || cl.Item.Remote != "origin" {
+		t.Fatalf("claim: %+v", cl)
+	}
+	hb := ok(t)(c.Heartbeat(ctx, *cl.Fence))
+	if !hb.Success || hb.Fence.LockGeneration != 2 || hb.Fence.LeaseID != cl.Fence.LeaseID || hb.Item == nil || hb.Item.Number != item {
+		t.Fatalf("heartbeat: %+v", hb)
+	}
+	ml, err := c.MyLeases(ctx)
+	if err != nil || !ml.Success || len(ml.Leases) != 1 || *ml.Leases[0].Fence != *hb.Fence || !ml.Leases[0].Yours {
+		t.Fatalf("my_leases: %+v %v (want the heartbeat's fence %+v)", ml, err, hb.Fence)
+	}
+	st, err := c.ItemStatus(ctx, *e.Item(item))
+	if err != nil || !st.Success || st.Claimable || st.Lock == nil || st.Lock.LockGeneration != 2 {
+		t.Fatalf("item_status of the held item: %+v %v", st, err)
+	}
+	var ct mcp.Contract
+	if _, err := c.Call(ctx, mcp.ToolInspect, mcp.InspectArgs{SessionID: c.Session(), Org: e.Org, Repo: e.Repo, IssueNumber: item}, &ct); err != nil ||
+		!ct.Success || !ct.Canonical || ct.TaskSessionID != cl.Fence.TaskSessionID {
+		t.Fatalf("inspect_lock_contract: %+v %v", ct, err)
+	}
+	rel := ok(t)(c.Release(ctx, *hb.Fence))
+	if !rel.Success || rel.Fence == nil || rel.Fence.LeaseID != cl.Fence.LeaseID {
+		t.Fatalf("release: %+v", rel)
+	}
+	if ml, _ := c.MyLeases(ctx); len(ml.Leases) != 0 {
+		t.Fatalf("my_leases after release: %+v", ml)
+	}
+	atts := e.OneTerminal(t)[n:]
+	if len(atts) != 3 {
+		t.Fatalf("%d attempts, want 3", len(atts))
+	}
+	for _, a := range atts {
+		if a.Outcome.Actor.Session != "flow-w1" || a.Status() != govern.ResultSucceeded {
+			t.Fatalf("attempt %s: actor session %q, status %s", a.ID, a.Outcome.Actor.Session, a.Status())
+		}
+	}
+}
+
+// Refusals calls every tool on its refusal paths: each comes back as a result (isError,
+// success false, code, message, next) — never a protocol error — and changes nothing but
+// the core's refused record (a refusal before the core writes nothing at all; a refused
+// claim records its contention event).
+func Refusals(t *testing.T, e Env, item int64) {
+	ctx := context.Background()
+	w1, w2 := e.Dial(t, "ref-w1"), e.Dial(t, "ref-w2")
+	cl := ok(t)(w1.Claim(ctx, mcp.ClaimArgs{Item: e.Item(item)}))
+	if !cl.Success {
+		t.Fatalf("claim: %+v", cl)
+	}
+	stale := *cl.Fence
+	hb := ok(t)(w1.Heartbeat(ctx, *cl.Fence))
+	if !hb.Success {
+		t.Fatalf("heartbeat: %+v", hb)
+	}
+	other := item + 1
+	org, repo := e.Org, e.Repo
+	const w1s, w2s = "ref-w1", "ref-w2"
+	cases := []struct {
+		name    string
+		c       *mcp.Client
+		tool    string
+		args    any
+		code    string
+		audited bool // the core saw it and recorded a refused attempt
+		event   bool // a refused claim records its claim.refused event (contention)
+	}{
+		{"claim without session", w1, mcp.ToolClaim, mcp.ClaimArgs{Item: e.Item(other)}, govern.CodeInvalidRequest, false, false},
+		{"claim without item", w1, mcp.ToolClaim, mcp.ClaimArgs{SessionID: w1s}, govern.CodeInvalidRequest, false, false},
+		{"claim item and next", w1, mcp.ToolClaim, mcp.ClaimArgs{SessionID: w1s, Item: e.Item(other), Next: true}, govern.CodeInvalidRequest, false, false},
+		{"claim without org and no Gitea", w1, mcp.ToolClaim, mcp.ClaimArgs{SessionID: w1s, Item: &mcp.ItemRef{Number: other}}, govern.CodeInvalidRequest, false, false},
+		{"claim next without Gitea", w1, mcp.ToolClaim, mcp.ClaimArgs{SessionID: w1s, Next: true}, "no_gitea", false, false},
+		{"claim held item", w2, mcp.ToolClaim, mcp.ClaimArgs{SessionID: w2s, Item: e.Item(item)}, govern.CodeClaimedByOther, true, true},
+		{"claim own item again", w1, mcp.ToolClaim, mcp.ClaimArgs{SessionID: w1s, Item: e.Item(item)}, string(leases.CodeAlreadyHeld), true, false},
+		{"claim with bad ttl", w2, mcp.ToolClaim, mcp.ClaimArgs{SessionID: w2s, Item: e.Item(other), TTL: "soon"}, govern.CodeInvalidRequest, true, false},
+		{"claim with bad role", w2, mcp.ToolClaim, mcp.ClaimArgs{SessionID: w2s, Item: e.Item(other), Role: "pilot"}, govern.CodeInvalidRequest, true, false},
+		{"heartbeat without fence", w1, mcp.ToolHeartbeat, mcp.FencedArgs{SessionID: w1s}, govern.CodeInvalidRequest, false, false},
+		{"heartbeat without expiry", w1, mcp.ToolHeartbeat, mcp.FencedArgs{SessionID: w1s, Fence: &mcp.Fence{LeaseID: cl.Fence.LeaseID}}, govern.CodeInvalidRequest, false, false},
+		{"heartbeat generation without task session", w1, mcp.ToolHeartbeat, mcp.FencedArgs{SessionID: w1s,
+			Fence: &mcp.Fence{LeaseID: cl.Fence.LeaseID, ExpiresAt: hb.Fence.ExpiresAt, LockGeneration: 2}}, govern.CodeInvalidRequest, false, false},
+		{"heartbeat on a stale fence", w1, mcp.ToolHeartbeat, mcp.FencedArgs{SessionID: w1s, Fence: &stale}, govern.CodeFenceMoved, true, false},
+		{"heartbeat another's lease", w2, mcp.ToolHeartbeat, mcp.FencedArgs{SessionID: w2s, Fence: hb.Fence}, govern.CodeNotOwner, true, false},
+		{"heartbeat unknown lease", w2, mcp.ToolHeartbeat, mcp.FencedArgs{SessionID: w2s, Fence: &mcp.Fence{LeaseID: "lease-nope", ExpiresAt: "x"}}, govern.CodeNotFound, true, false},
+		{"release on a stale fence", w1, mcp.ToolRelease, mcp.FencedArgs{SessionID: w1s, Fence: &stale}, govern.CodeFenceMoved, true, false},
+		{"release another's lease", w2, mcp.ToolRelease, mcp.FencedArgs{SessionID: w2s, Fence: hb.Fence}, govern.CodeNotOwner, true, false},
+		{"ask without Gitea", w1, mcp.ToolAsk, mcp.AskArgs{SessionID: w1s, Fence: hb.Fence, Question: "which?"}, govern.CodeSourceUnavailable, true, false},
+		{"ask on a stale fence", w1, mcp.ToolAsk, mcp.AskArgs{SessionID: w1s, Fence: &stale, Question: "which?"}, govern.CodeFenceMoved, true, false},
+		{"ask another's lease", w2, mcp.ToolAsk, mcp.AskArgs{SessionID: w2s, Fence: hb.Fence, Question: "which?"}, govern.CodeNotOwner, true, false},
+		{"get_answer bad id", w1, mcp.ToolGetAnswer, mcp.GetAnswerArgs{SessionID: w1s, ClarificationID: "what"}, govern.CodeInvalidRequest, false, false},
+		{"get_answer without Gitea", w1, mcp.ToolGetAnswer, mcp.GetAnswerArgs{SessionID: w1s, ClarificationID: org + "/" + repo + "#3/ans-0123456789abcdef"}, "no_gitea", false, false},
+		{"my_leases without session", w1, mcp.ToolMyLeases, mcp.SessionArgs{}, govern.CodeInvalidRequest, false, false},
+		{"item_status without item", w1, mcp.ToolStatus, mcp.ItemArgs{SessionID: w1s}, govern.CodeInvalidRequest, false, false},
+		{"inspect without issue", w1, mcp.ToolInspect, mcp.InspectArgs{SessionID: w1s, Org: org, Repo: repo}, govern.CodeInvalidRequest, false, false},
+		{"seed lock_issue held", w2, mcp.SeedLockIssue, mcp.LockIssueArgs{SessionID: w2s, IssueNumber: item, Org: org, Repo: repo}, govern.CodeClaimedByOther, true, true},
+		{"seed heartbeat without token", w1, mcp.SeedHeartbeatLock, mcp.HeartbeatLockArgs{SessionID: w1s, IssueNumber: item, Org: org, Repo: repo}, govern.CodeInvalidRequest, false, false},
+		{"seed heartbeat wrong token", w1, mcp.SeedHeartbeatLock, mcp.HeartbeatLockArgs{SessionID: w1s, IssueNumber: item, Org: org, Repo: repo, TaskSessionID: "tsk-x"}, govern.CodeFenceMoved, true, false},
+		{"seed heartbeat no lease", w2, mcp.SeedHeartbeatLock, mcp.HeartbeatLockArgs{SessionID: w2s, IssueNumber: item, Org: org, Repo: repo, TaskSessionID: "tsk-x"}, govern.CodeNotFound, false, false},
+		{"seed release another's", w2, mcp.SeedReleaseLease, mcp.ReleaseLeaseArgs{SessionID: w2s, LeaseID: cl.Fence.LeaseID}, govern.CodeNotOwner, true, false},
+		{"seed release without id", w2, mcp.SeedReleaseLease, mcp.ReleaseLeaseArgs{SessionID: w2s}, govern.CodeInvalidRequest, false, false},
+		{"seed allocate apply side-effect-free", w1, mcp.SeedAllocateNextWork, mcp.AllocateArgs{SessionID: w1s, Apply: true, SideEffectFree: true}, govern.CodeInvalidRequest, false, false},
+		{"seed allocate without Gitea", w1, mcp.SeedAllocateNextWork, mcp.AllocateArgs{SessionID: w1s}, "no_gitea", false, false},
+		{"seed inspect lease unknown", w1, mcp.SeedInspectLease, mcp.InspectLeaseArgs{SessionID: w1s, LeaseID: "lease-nope"}, govern.CodeNotFound, false, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			before, beforeAll, n := e.State(t, false), e.State(t, true), len(e.Attempts(t))
+			res, err := tc.c.SDK().CallTool(ctx, &sdk.CallToolParams{Name: tc.tool, Arguments: tc.args})
+			if err != nil {
+				t.Fatalf("protocol error instead of a result: %v", err)
+			}
+			var o struct {
+				Success bool   `json:"success"`
+				Code    string `json:"code"`
+				Message string `json:"message"`
+				Next    string `json:"next"`
+			}
+			b, _ := json.Marshal(res.StructuredContent)
+			if err := json.Unmarshal(b, &o); err != nil || !res.IsError || o.Success || o.Code != tc.code || o.Message == "" || o.Next == "" {
+				t.Fatalf("result isError=%v %s, want a structured refusal %s with message and next", res.IsError, b, tc.code)
+			}
+			if after := e.State(t, false); after != before && !tc.event {
+				t.Fatalf("a refusal changed the workspace:\n%s\n%s", before, after)
+			}
+			if got := len(e.Attempts(t)) - n; tc.audited && got != 1 || !tc.audited && (got != 0 || e.State(t, true) != beforeAll) {
+				t.Fatalf("%d new audit attempts (audited %v)", got, tc.audited)
+			}
+		})
+	}
+	// The claim survived every refusal: its current fence still works.
+	if rel := ok(t)(w1.Release(ctx, *hb.Fence)); !rel.Success {
+		t.Fatalf("release after the refusals: %+v", rel)
+	}
+	e.OneTerminal(t)
+}
+
+// Race has n connections claim the same item at once: exactly one lease, n-1 structured
+// refusals, one terminal audit record per attempt.
+func Race(t *testing.T, e Env, n int, item int64) {
+	clients := make([]*mcp.Client, n)
+	for i := range clients {
+		clients[i] = e.Dial(t, fmt.Sprintf("race-w%02d", i))
+	}
+	before := len(e.Attempts(t))
+	outs := make([]mcp.Outcome, n)
+	errs := make([]error, n)
+	var start, wg sync.WaitGroup
+	start.Add(1)
+	for i, c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			start.Wait()
+			outs[i], errs[i] = c.Claim(context.Background(), mcp.ClaimArgs{Item: e.Item(item)})
+		}()
+	}
+	start.Done()
+	wg.Wait()
+	won, refused := 0, map[string]int{}
+	for i, o := range outs {
+		switch {
+		case errs[i] != nil:
+			t.Fatalf("client %d: %v", i, errs[i])
+		case o.Success:
+			won++
+		case o.Result == "refused" && o.Code != "" && o.Next != "":
+			refused[o.Code]++
+		default:
+			t.Fatalf("client %d: %+v", i, o)
+		}
+	}
+	if won != 1 || refused[govern.CodeClaimedByOther]+refused[string(leases.CodeBusy)] != n-1 {
+		t.Fatalf("%d won, refusals %v", won, refused)
+	}
+	atts := e.OneTerminal(t)
+	if got := len(atts) - before; got != n {
+		t.Fatalf("%d attempts recorded, want %d", got, n)
+	}
+	if l := e.ActiveLeases(t, item); l != 1 {
+		t.Fatalf("%d active leases on the item, want 1", l)
+	}
+	t.Logf("%d connections: 1 lease, refusals %v", n, refused)
+}

@@ -54,6 +54,7 @@ var fenceFlags = []flagSpec{
 	{name: "expect-expires-at", param: govern.ParamExpectExpiresAt, usage: "refuse unless the lease's expires_at is still this (from the claim or the last heartbeat)"},
 	{name: "expect-lock-generation", param: govern.ParamExpectLockGeneration, usage: "refuse unless the lock's lock_generation is still this"},
 	{name: "expect-task-session", param: govern.ParamExpectTaskSession, usage: "refuse unless the lock's task_session_id is still this"},
+	{name: "expect-lease-generation", param: govern.ParamExpectLeaseGeneration, usage: "refuse unless the lease's lease_generation_id is still this (DBs that record one)"},
 }
 
 func ownLeaseFlags(lease flagSpec, extra ...flagSpec) []flagSpec {

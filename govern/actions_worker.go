@@ -217,7 +217,8 @@ func (claimAction) apply(ctx context.Context, c *Core, req Request, p *plan, att
 	return effect{
 		effects: []string{"lease " + l.LeaseID + " on " + it.String() + " until " + l.ExpiresAt.Raw, "lock " + name + " (task_session_id " + tsid + ")"},
 		detail: map[string]string{"lease_id": l.LeaseID, "task_session_id": tsid, "lock_file": name, "expires_at": l.ExpiresAt.Raw,
-			"lock_generation": strconv.FormatInt(gen, 10), "heartbeat_count": strconv.FormatInt(l.HeartbeatCount, 10)},
+			"lock_generation": strconv.FormatInt(gen, 10), "heartbeat_count": strconv.FormatInt(l.HeartbeatCount, 10),
+			"lease_generation": strconv.FormatInt(l.Generation, 10)},
 	}
 }
 
@@ -463,6 +464,9 @@ const (
 	ParamExpectExpiresAt      = "expect_expires_at"
 	ParamExpectLockGeneration = "expect_lock_generation"
 	ParamExpectTaskSession    = "expect_task_session_id"
+	// ParamExpectLeaseGeneration is the seed's lease_generation_id (0 where the DB records
+	// none).
+	ParamExpectLeaseGeneration = "expect_lease_generation"
 	// ParamCallerPID names the process a worker's call comes from (the MCP server sets it
 	// to its client's). A lease recorded on this host for another live or dead process is
 	// refused not_owner: the claim is bound to the process that made it.
@@ -474,6 +478,15 @@ func staleFence(params map[string]string, st workerState) *Refusal {
 	var diffs []string
 	if v := params[ParamExpectExpiresAt]; v != "" && v != st.Fence.ExpiresAt {
 		diffs = append(diffs, fmt.Sprintf("lease expires_at is %q, you hold %q", st.Fence.ExpiresAt, v))
+	}
+	if v := params[ParamExpectLeaseGeneration]; v != "" {
+		g, err := strconv.ParseInt(v, 10, 64)
+		switch {
+		case err != nil:
+			return refuse(CodeInvalidRequest, "the expected lease generation must be a whole number, got "+strconv.Quote(v))
+		case g != st.Fence.Generation:
+			diffs = append(diffs, fmt.Sprintf("lease_generation_id is %d, you hold %d", st.Fence.Generation, g))
+		}
 	}
 	if v := params[ParamExpectLockGeneration]; v != "" {
 		g, err := strconv.ParseInt(v, 10, 64)
@@ -576,7 +589,8 @@ func (heartbeatAction) apply(ctx context.Context, c *Core, req Request, p *plan,
 		return effect{refusal: r}
 	}
 	eff := []string{"lease " + st.Fence.LeaseID + " renewed until " + o.Lease.ExpiresAt.Raw}
-	detail := map[string]string{"lease_id": st.Fence.LeaseID, "expires_at": o.Lease.ExpiresAt.Raw, "heartbeat_count": strconv.FormatInt(o.Lease.HeartbeatCount, 10)}
+	detail := map[string]string{"lease_id": st.Fence.LeaseID, "expires_at": o.Lease.ExpiresAt.Raw, "heartbeat_count": strconv.FormatInt(o.Lease.HeartbeatCount, 10),
+		"lease_generation": strconv.FormatInt(o.Lease.Generation, 10)}
 	if st.HasLock {
 		e := locks.ReadFile(c.ws.LocksDir, st.Lock)
 		rec := e.Record

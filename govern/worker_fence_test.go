@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"steward/leases/seedtest"
 )
 
 // TestWorkerFenceValues: a claim and a heartbeat return the fence a worker holds next
@@ -119,5 +121,28 @@ func TestCallerPIDBindsTheLease(t *testing.T) {
 	}
 	if o := hb("4242"); o.Result != ResultSucceeded {
 		t.Fatalf("heartbeat from the claiming process: %+v", o)
+	}
+}
+
+// TestLeaseGenerationFence: on a DB with the seed's lease_generation_id, a claim returns the
+// lease's generation and a heartbeat fenced on another generation is refused fence_moved.
+func TestLeaseGenerationFence(t *testing.T) {
+	f := newFixture(t, RoleOperator)
+	db := seedtest.New(t, seedtest.Options{Add: []string{"leases.lease_generation_id INTEGER"}})
+	f.ws.DBPath = db.Path
+	f.core = f.newCore(RoleOperator, false)
+	out := f.claim("s1", 4)
+	if out.Detail["lease_generation"] != "1" {
+		t.Fatalf("claim detail on a generation-fenced DB: %v", out.Detail)
+	}
+	for _, tc := range []struct {
+		gen  string
+		want Result
+	}{{"2", ResultRefused}, {"1", ResultSucceeded}} {
+		_, o, err := f.core.Run(context.Background(), Request{Action: ActionHeartbeat, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"},
+			Params: map[string]string{ParamExpectLeaseGeneration: tc.gen}}, "")
+		if err != nil || o.Result != tc.want || tc.want == ResultRefused && o.Code != CodeFenceMoved {
+			t.Fatalf("heartbeat fenced on generation %s: %+v %v", tc.gen, o, err)
+		}
 	}
 }

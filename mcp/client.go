@@ -144,7 +144,8 @@ func (c *Client) Act(ctx context.Context, req govern.Request) (govern.Outcome, e
 	p := req.Params
 	fence := func() Fence {
 		g, _ := strconv.ParseInt(p[govern.ParamExpectLockGeneration], 10, 64)
-		return Fence{LeaseID: req.Target.LeaseID, ExpiresAt: p[govern.ParamExpectExpiresAt], LockGeneration: g, TaskSessionID: p[govern.ParamExpectTaskSession]}
+		lg, _ := strconv.ParseInt(p[govern.ParamExpectLeaseGeneration], 10, 64)
+		return Fence{LeaseID: req.Target.LeaseID, ExpiresAt: p[govern.ParamExpectExpiresAt], LockGeneration: g, TaskSessionID: p[govern.ParamExpectTaskSession], LeaseGeneration: lg}
 	}
 	switch req.Action {
 	case govern.ActionClaim:
@@ -177,7 +178,7 @@ func (c *Client) Act(ctx context.Context, req govern.Request) (govern.Outcome, e
 	if f := o.Fence; f != nil {
 		out.Detail = map[string]string{"lease_id": f.LeaseID, "expires_at": f.ExpiresAt, "lock_file": f.LockFile,
 			"lock_generation": strconv.FormatInt(f.LockGeneration, 10), "task_session_id": f.TaskSessionID,
-			"heartbeat_count": strconv.FormatInt(f.HeartbeatCount, 10)}
+			"heartbeat_count": strconv.FormatInt(f.HeartbeatCount, 10), "lease_generation": strconv.FormatInt(f.LeaseGeneration, 10)}
 	}
 	if o.ClarificationID != "" {
 		if out.Detail == nil {

@@ -132,7 +132,7 @@ func (s *Server) leaseView(l leases.Lease, session string) LeaseView {
 		v.Problems = append(v.Problems, termsafe.Line(p))
 	}
 	if v.Yours {
-		f := &Fence{LeaseID: l.LeaseID, ExpiresAt: l.ExpiresAt.Raw, HeartbeatCount: l.HeartbeatCount}
+		f := &Fence{LeaseID: l.LeaseID, ExpiresAt: l.ExpiresAt.Raw, HeartbeatCount: l.HeartbeatCount, LeaseGeneration: l.Generation}
 		name, e := s.reads.lockOf(*v.Item)
 		if n, ok := l.Provenance["lock_file"].(string); ok && locks.ValidName(n) {
 			name, e = n, locks.ReadFile(s.reads.ws.LocksDir, n)

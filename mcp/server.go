@@ -163,6 +163,9 @@ var nextByCode = map[string]string{
 	govern.CodeAuditUnavailable:           "steward cannot record the attempt, so nothing was attempted. Ask its operator to fix the audit log.",
 	string(leases.CodeBusy):               "The control-plane DB was busy; nothing was changed. Re-read and decide again.",
 	govern.CodeConfirmationRequired:       "This action is not available to workers.",
+	govern.CodeLockMissing:                "Your lease has no lock file naming it: release it and claim the item again.",
+	string(leases.CodeSchemaUnsupported):  "The control-plane DB lacks a column this action needs; nothing was changed. Ask steward's operator.",
+	govern.CodeUnknownAction:              "Only the worker tools are served here.",
 	"nothing_eligible":                    "Nothing is runnable now. Wait, then call claim with next again.",
 	"gitea_refused":                       "Gitea refused the write; nothing was changed. Ask a maintainer to check steward's Gitea login.",
 	"no_gitea":                            "No Gitea is configured for this steward; name the item explicitly.",
@@ -216,6 +219,7 @@ func fenceOf(d map[string]string) *Fence {
 	}
 	f := &Fence{LeaseID: d["lease_id"], ExpiresAt: d["expires_at"], LockFile: d["lock_file"], TaskSessionID: d["task_session_id"]}
 	f.LockGeneration, _ = strconv.ParseInt(d["lock_generation"], 10, 64)
+	f.LeaseGeneration, _ = strconv.ParseInt(d["lease_generation"], 10, 64)
 	f.HeartbeatCount, _ = strconv.ParseInt(d["heartbeat_count"], 10, 64)
 	return f
 }

@@ -80,13 +80,14 @@ func (s *Server) fenceParams(req *sdk.CallToolRequest, f *Fence) (map[string]str
 	case f.ExpiresAt == "":
 		o := refused(govern.CodeInvalidRequest, "fence.expires_at is required: the lease's expiry as your claim or last heartbeat returned it")
 		return nil, &o
-	case f.LockGeneration < 0 || f.LockGeneration > 0 && f.TaskSessionID == "":
+	case f.LockGeneration < 0 || f.LeaseGeneration < 0 || f.LockGeneration > 0 && f.TaskSessionID == "":
 		o := refused(govern.CodeInvalidRequest, "fence.task_session_id is required with fence.lock_generation (both as your claim or last heartbeat returned them)")
 		return nil, &o
 	}
 	p := map[string]string{
-		govern.ParamExpectExpiresAt:      f.ExpiresAt,
-		govern.ParamExpectLockGeneration: strconv.FormatInt(f.LockGeneration, 10),
+		govern.ParamExpectExpiresAt:       f.ExpiresAt,
+		govern.ParamExpectLockGeneration:  strconv.FormatInt(f.LockGeneration, 10),
+		govern.ParamExpectLeaseGeneration: strconv.FormatInt(f.LeaseGeneration, 10),
 	}
 	if f.TaskSessionID != "" {
 		p[govern.ParamExpectTaskSession] = f.TaskSessionID

@@ -14,12 +14,13 @@ type ItemRef struct {
 // Fence is what a worker holds on its claim: the values a heartbeat, release or ask must
 // name, and each mutation returns anew. A value that moved is refused fence_moved.
 type Fence struct {
-	LeaseID        string `json:"lease_id,omitempty" jsonschema:"the lease id"`
-	ExpiresAt      string `json:"expires_at,omitempty" jsonschema:"the lease's expires_at as last returned (it moves with every heartbeat)"`
-	LockFile       string `json:"lock_file,omitempty" jsonschema:"the lock file's name (informational)"`
-	LockGeneration int64  `json:"lock_generation,omitempty" jsonschema:"the lock's lock_generation as last returned; 0 when your claim has no lock file"`
-	TaskSessionID  string `json:"task_session_id,omitempty" jsonschema:"the lock's task_session_id (the seed's fencing token); required when lock_generation is set"`
-	HeartbeatCount int64  `json:"heartbeat_count,omitempty" jsonschema:"heartbeats so far (informational)"`
+	LeaseID         string `json:"lease_id,omitempty" jsonschema:"the lease id"`
+	ExpiresAt       string `json:"expires_at,omitempty" jsonschema:"the lease's expires_at as last returned (it moves with every heartbeat)"`
+	LeaseGeneration int64  `json:"lease_generation,omitempty" jsonschema:"the seed's lease_generation_id as last returned (0 where the DB records none)"`
+	LockFile        string `json:"lock_file,omitempty" jsonschema:"the lock file's name (informational)"`
+	LockGeneration  int64  `json:"lock_generation,omitempty" jsonschema:"the lock's lock_generation as last returned; 0 when your claim has no lock file"`
+	TaskSessionID   string `json:"task_session_id,omitempty" jsonschema:"the lock's task_session_id (the seed's fencing token); required when lock_generation is set"`
+	HeartbeatCount  int64  `json:"heartbeat_count,omitempty" jsonschema:"heartbeats so far (informational)"`
 }
 
 // Outcome is the result of every mutating tool. Refusals and unknown outcomes are outcomes

@@ -24,7 +24,7 @@ type demoFlags struct {
 	headless   bool
 	dur        time.Duration
 	seed       uint64
-	workers    int
+	workers    workersFlag
 	speed      float64
 	issues     int
 	keep       bool
@@ -69,7 +69,8 @@ and prints what happened.`,
 	fl.BoolVar(&f.headless, "headless", false, "run only the simulation and print what happened")
 	fl.DurationVar(&f.dur, "for", 0, "how long to run (wall clock); default 60s headless, until quit otherwise")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the simulation: the same seed makes the same decisions")
-	fl.IntVar(&f.workers, "workers", 8, "number of simulated workers")
+	f.workers = workersFlag{n: 8}
+	fl.Var(&f.workers, "workers", "simulated workers: a number (in-process, through the governed core), mcp (8 MCP clients of a steward mcp process) or mcp:N")
 	fl.Float64Var(&f.speed, "speed", sim.DefaultSpeed, "time compression (1 = the real lease policy; 20 = a 10-minute lease lives 30 s)")
 	fl.IntVar(&f.issues, "issues", 30, "number of issues to seed")
 	fl.BoolVar(&f.keep, "keep", false, "keep the workspace folder on exit and print how to inspect it")
@@ -82,10 +83,10 @@ and prints what happened.`,
 
 func runDemo(cmd *cobra.Command, g *globals, f *demoFlags) error {
 	out := cmd.OutOrStdout()
-	if f.workers <= 0 || f.speed <= 0 || f.issues <= 0 {
+	if f.workers.n <= 0 || f.speed <= 0 || f.issues <= 0 {
 		return &exitError{code: ExitError, msg: "--workers, --speed and --issues must be positive"}
 	}
-	opts := sim.DemoOptions{Keep: f.keep, Seed: f.seed, Workers: f.workers, Speed: f.speed, Issues: f.issues}
+	opts := sim.DemoOptions{Keep: f.keep, Seed: f.seed, Workers: f.workers.n, Speed: f.speed, Issues: f.issues}
 	if f.giteaURL != "" {
 		opts.GiteaURL, opts.GiteaToken = f.giteaURL, f.giteaToken
 		if opts.GiteaToken == "" {
@@ -123,6 +124,19 @@ func runDemo(cmd *cobra.Command, g *globals, f *demoFlags) error {
 		return err
 	}
 	defer d.Close()
+	if f.workers.mcp {
+		srv, err := startDemoMCP(ctx, d)
+		if err != nil {
+			return err
+		}
+		defer srv.stop()
+		if err := d.SetHands(srv.hands); err != nil {
+			return err
+		}
+		if f.headless && !g.jsonOut {
+			fmt.Fprintf(out, "workers speak MCP to steward mcp at %s (pid %d; log %s)\n", srv.url, srv.pid(), srv.log)
+		}
+	}
 	if !f.headless {
 		return runDemoWorkbench(ctx, cmd, g, d, f)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"steward/govern"
 	"steward/leases"
 )
 
@@ -155,5 +156,65 @@ func TestDemoKeep(t *testing.T) {
 	}
 	if len(st.Claims) == 0 || kinds["claim-refused"] == 0 {
 		t.Fatalf("status on the kept workspace: %d claims, contention %v", len(st.Claims), kinds)
+	}
+}
+
+// TestDemoWorkersSpeakMCP runs the demo with --workers mcp: the whole fleet goes through one
+// steward mcp process — every worker attempt in the audit log names its session as the
+// actor and was made by that process (not by the demo's own per-worker cores, which record
+// the worker's name as the Gitea login) — claims, heartbeats and contention happen, and the
+// server is gone afterwards.
+func TestDemoWorkersSpeakMCP(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	t.Setenv("STEWARD_TEST_AS", "steward") // the demo starts this executable as steward mcp
+	before := len(childrenOf(t, os.Getpid()))
+	r := runDemoJSON(t, "--workers", "mcp:6", "--for", "5s", "--speed", "120", "--keep")
+	if r.Summary.Counts["claim"] == 0 || r.Summary.Counts["heartbeat"] == 0 || r.Summary.Counts["error"] != 0 {
+		t.Fatalf("counts %v: want claims and heartbeats and no errors", r.Summary.Counts)
+	}
+	recs, finds, err := govern.ReadAudit(r.AuditLog)
+	if err != nil || len(finds) > 0 || len(recs) == 0 {
+		t.Fatalf("audit: %d records %v %v", len(recs), finds, err)
+	}
+	actions := map[string]int{}
+	for _, a := range govern.Attempts(recs) {
+		if a.Outcome == nil || a.Outcomes != 1 {
+			t.Fatalf("attempt %s has %d outcomes", a.ID, a.Outcomes)
+		}
+		act := a.Outcome.Actor
+		if !strings.HasPrefix(act.Session, "sim-worker-") || strings.HasPrefix(act.GiteaLogin, "sim-worker-") {
+			t.Fatalf("attempt %s (%s) was not made through steward mcp: actor %+v", a.ID, a.Outcome.Action, act)
+		}
+		actions[a.Outcome.Action]++
+	}
+	if actions[govern.ActionClaim] == 0 || actions[govern.ActionHeartbeat] == 0 {
+		t.Fatalf("attempts by action: %v", actions)
+	}
+	if kids := childrenOf(t, os.Getpid()); len(kids) > before {
+		t.Fatalf("child processes left: %v", kids)
+	}
+	if b, err := os.ReadFile(filepath.Join(r.Root, "mcp.log")); err != nil || strings.Contains(string(b), "panic") {
+		t.Fatalf("steward mcp log: %v\n%s", err, b)
+	}
+	if fi, err := os.Stat(filepath.Join(r.Root, "mcp.token")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("token file: %v %v", fi, err)
+	}
+	t.Logf("through MCP: %v; events %v", actions, r.Summary.Counts)
+}
+
+func TestWorkersFlag(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		mcp  bool
+		fail bool
+	}{{"8", 8, false, false}, {"mcp", 8, true, false}, {"mcp:3", 3, true, false}, {"core:2", 2, false, false},
+		{"0", 0, false, true}, {"mcp:0", 0, false, true}, {"grpc", 0, false, true}, {"mcp:x", 0, false, true}} {
+		var w workersFlag
+		err := w.Set(tc.in)
+		if (err != nil) != tc.fail || !tc.fail && (w.n != tc.n || w.mcp != tc.mcp) {
+			t.Errorf("--workers %s: %+v %v", tc.in, w, err)
+		}
 	}
 }

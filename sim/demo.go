@@ -153,6 +153,26 @@ func (d *Demo) Addr() string {
 	return d.ln.Addr().String()
 }
 
+// StewardEnv is the environment another steward process needs to act on this demo as the
+// demo's own core does: its Gitea login (URL, token, repository — the token through the
+// environment, never argv) and the compressed lease policy. Pass it to the child only.
+func (d *Demo) StewardEnv() []string {
+	env := append(EnvLines(d.Env), gitea.EnvURL+"="+d.GiteaURL, gitea.EnvToken+"="+d.token, "STEWARD_GITEA_REPO="+d.Owner+"/"+d.Repo)
+	return env
+}
+
+// SetHands makes the fleet act through hands (see Config.Hands); call it before Run.
+func (d *Demo) SetHands(h HandsFactory) error {
+	if d.fleet == nil {
+		return errors.New("demo: not set up")
+	}
+	if d.opts.Virtual {
+		return errors.New("sim: a virtual run needs the in-process core")
+	}
+	d.fleet.cfg.Hands = h
+	return nil
+}
+
 // Token is the demo Gitea's access token (for the workbench's own client; never print it).
 func (d *Demo) Token() gitea.Token { return gitea.NewToken(d.token) }
 

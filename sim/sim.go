@@ -30,6 +30,30 @@ func DefaultRates() Rates {
 	return Rates{Die: 0.14, Stall: 0.12, Ask: 0.12, Vanish: 0.06, Contend: 0.3, PR: 0.15}
 }
 
+// Hands are how a worker acts on coordination state: the governed core in this process (the
+// default), or an MCP client of a `steward mcp` process (the demo's --workers mcp). Act
+// performs one worker request (claim, heartbeat, release, ask) and returns the core's
+// outcome; an error is a transport failure, after which the outcome may be unknown.
+type Hands interface {
+	Act(ctx context.Context, req govern.Request) (govern.Outcome, error)
+	Close() error
+}
+
+// HandsFactory connects the hands of one worker process: the worker's name, its session and
+// the pid recorded in its claims. It is called on the scheduler goroutine at every boot;
+// the hands are closed when the process dies and when the run ends.
+type HandsFactory func(ctx context.Context, worker, session string, pid int) (Hands, error)
+
+// coreHands act through a governed core in this process.
+type coreHands struct{ core *govern.Core }
+
+func (h coreHands) Act(ctx context.Context, req govern.Request) (govern.Outcome, error) {
+	_, out, err := h.core.Run(ctx, req, "")
+	return out, err
+}
+
+func (h coreHands) Close() error { return nil }
+
 // Tracker is the Gitea read side a worker inspects (a *gitea.Client satisfies it).
 type Tracker interface {
 	GetIssue(ctx context.Context, number int64) (gitea.Issue, error)
@@ -74,6 +98,10 @@ type Config struct {
 	Procs ProcStarter
 	// OnEvent, when set, is called (on the scheduler goroutine) for every event.
 	OnEvent func(Event)
+	// Hands, when set, connects each worker process's hands (an MCP client of steward mcp);
+	// nil means every worker acts through a governed core in this process. The core's
+	// clock is then the serving process's, so Virtual runs need the in-process core.
+	Hands HandsFactory
 }
 
 // EventKind names what happened.
@@ -166,6 +194,9 @@ func New(cfg Config) (*Fleet, error) {
 	if cfg.Procs == nil {
 		cfg.Procs = SleepProcs(3600)
 	}
+	if cfg.Hands != nil && cfg.Virtual {
+		return nil, errors.New("sim: a virtual run needs the in-process core; Hands act on the serving process's clock")
+	}
 	rates := DefaultRates()
 	if cfg.Rates != nil {
 		rates = *cfg.Rates
@@ -199,6 +230,7 @@ func (f *Fleet) Run(ctx context.Context, d time.Duration) (Summary, error) {
 	}
 	err := f.sched.run(ctx, time.Duration(float64(d)*f.cfg.Speed))
 	for _, w := range f.workers {
+		w.dropHands()
 		w.core.Close()
 	}
 	if f.reader != nil {

@@ -30,6 +30,7 @@ type worker struct {
 	name    string
 	rng     *rand.Rand
 	core    *govern.Core
+	hands   Hands
 	gen     int
 	session string
 	proc    Proc
@@ -43,6 +44,19 @@ type claim struct {
 	worktree string
 	fate     Fate
 	stalled  bool
+	// fence is what the worker holds: the claim's, then each heartbeat's (the core's
+	// expect_* parameters).
+	fence map[string]string
+}
+
+// fenceOf takes the fence values of a claim or heartbeat outcome.
+func fenceOf(d map[string]string) map[string]string {
+	return map[string]string{
+		govern.ParamExpectExpiresAt:       d["expires_at"],
+		govern.ParamExpectLockGeneration:  d["lock_generation"],
+		govern.ParamExpectTaskSession:     d["task_session_id"],
+		govern.ParamExpectLeaseGeneration: d["lease_generation"],
+	}
 }
 
 func (f *Fleet) newWorker(i int) *worker {
@@ -74,10 +88,35 @@ func (w *worker) boot() {
 	w.proc = p
 	w.gen++
 	w.session = fmt.Sprintf("%s-s%d", w.name, w.gen)
+	if w.f.cfg.Hands == nil {
+		w.hands = coreHands{w.core}
+	} else if w.hands, err = w.f.cfg.Hands(w.ctx(), w.name, w.session, p.PID()); err != nil {
+		w.emit(EventError, 0, "connect: "+err.Error())
+		_ = p.Kill()
+		w.hands = nil
+		w.f.sched.after(time.Minute, w.boot)
+		return
+	}
 	if w.gen > 1 {
 		w.emit(EventRestart, 0, "pid "+strconv.Itoa(p.PID()))
 	}
 	w.cycle()
+}
+
+// act performs a worker request through the worker's hands.
+func (w *worker) act(req govern.Request) (govern.Outcome, error) {
+	if w.hands == nil {
+		return govern.Outcome{}, fmt.Errorf("%s has no connection", w.name)
+	}
+	return w.hands.Act(w.ctx(), req)
+}
+
+// dropHands closes the worker's connection (its process died, or the run ended).
+func (w *worker) dropHands() {
+	if w.hands != nil {
+		_ = w.hands.Close()
+		w.hands = nil
+	}
 }
 
 // cycle inspects, chooses and claims.
@@ -116,7 +155,7 @@ func (w *worker) tryClaim(c Candidate) bool {
 		Params: map[string]string{"role": "author", "profile": "sim", "pid": strconv.Itoa(w.proc.PID()),
 			"username": w.name, "title": c.Title, "branch": fmt.Sprintf("feat/issue-%d", c.Number), "worktree": wt},
 	}
-	pv, out, err := w.core.Run(w.ctx(), req, "")
+	out, err := w.act(req)
 	switch {
 	case err != nil:
 		w.emit(EventError, c.Number, "claim: "+err.Error())
@@ -125,15 +164,11 @@ func (w *worker) tryClaim(c Candidate) bool {
 		if err := makeWorktree(wt); err != nil {
 			w.emit(EventError, c.Number, "worktree: "+err.Error())
 		}
-		w.claim = &claim{item: c, lease: out.Detail["lease_id"], worktree: wt}
+		w.claim = &claim{item: c, lease: out.Detail["lease_id"], worktree: wt, fence: fenceOf(out.Detail)}
 		w.emit(EventClaim, c.Number, out.Detail["lease_id"])
 		return true
 	}
-	code := out.Code
-	if code == "" && pv.Refusal != nil {
-		code = pv.Refusal.Code
-	}
-	w.emit(EventRefused, c.Number, code)
+	w.emit(EventRefused, c.Number, out.Code)
 	return false
 }
 
@@ -185,19 +220,27 @@ func (w *worker) heartbeat(c *claim) {
 	if !w.current(c) || c.stalled {
 		return
 	}
-	_, out, err := w.core.Run(w.ctx(), w.own(govern.ActionHeartbeat, c), "")
+	out, err := w.act(w.own(govern.ActionHeartbeat, c))
 	if err != nil || out.Result != govern.ResultSucceeded {
 		w.emit(EventError, c.item.Number, "heartbeat refused: "+msg(out, err)+"; giving the claim up")
 		w.claim = nil
 		w.f.sched.after(w.between(20*time.Second, 60*time.Second), w.cycle)
 		return
 	}
+	c.fence = fenceOf(out.Detail)
 	w.emit(EventHeartbeat, c.item.Number, "")
 	w.f.sched.after(w.cadence(), func() { w.heartbeat(c) })
 }
 
+// own is a request on the worker's own claim, fenced on the values it holds.
 func (w *worker) own(action string, c *claim) govern.Request {
-	return govern.Request{Action: action, Target: govern.Target{LeaseID: c.lease, Session: w.session}}
+	params := map[string]string{}
+	for k, v := range c.fence {
+		if v != "" {
+			params[k] = v
+		}
+	}
+	return govern.Request{Action: action, Target: govern.Target{LeaseID: c.lease, Session: w.session}, Params: params}
 }
 
 func (w *worker) release(c *claim) {
@@ -205,7 +248,7 @@ func (w *worker) release(c *claim) {
 		return
 	}
 	w.claim = nil
-	_, out, err := w.core.Run(w.ctx(), w.own(govern.ActionRelease, c), "")
+	out, err := w.act(w.own(govern.ActionRelease, c))
 	if err != nil || out.Result != govern.ResultSucceeded {
 		w.emit(EventError, c.item.Number, "release: "+msg(out, err))
 	} else {
@@ -223,6 +266,7 @@ func (w *worker) die(c *claim, why string) {
 	w.claim = nil
 	pid := w.proc.PID()
 	_ = w.proc.Kill()
+	w.dropHands()
 	w.emit(EventDeath, c.item.Number, fmt.Sprintf("%s (pid %d)", why, pid))
 	w.f.sched.after(w.between(time.Minute, 3*time.Minute), w.boot)
 }
@@ -270,7 +314,7 @@ func (w *worker) ask(c *claim) {
 		return
 	}
 	q := fmt.Sprintf(questions[w.rng.IntN(len(questions))], c.item.Title)
-	if _, ok := w.core.Spec(govern.ActionAsk); !ok {
+	if _, ok := w.core.Spec(govern.ActionAsk); !ok && w.f.cfg.Hands == nil {
 		w.emit(EventError, c.item.Number, "clarification.ask is not available in this core; releasing instead")
 		w.release(c)
 		return
@@ -278,8 +322,8 @@ func (w *worker) ask(c *claim) {
 	w.claim = nil
 	req := w.own(govern.ActionAsk, c)
 	req.Target.Item = &govern.Item{Remote: w.f.cfg.Remote, Org: w.f.cfg.Owner, Repo: w.f.cfg.Repo, Kind: "issue", Number: c.item.Number}
-	req.Params = map[string]string{"question": q}
-	_, out, err := w.core.Run(w.ctx(), req, "")
+	req.Params["question"] = q
+	out, err := w.act(req)
 	if err != nil || out.Result != govern.ResultSucceeded {
 		w.emit(EventError, c.item.Number, "ask: "+msg(out, err))
 	} else {

@@ -30,7 +30,7 @@ type mcpWorkspace struct {
 	flags []string
 }
 
-func newMCPWorkspace(t *testing.T) mcpWorkspace {
+func newMCPWorkspace(t testing.TB) mcpWorkspace {
 	t.Helper()
 	dir := t.TempDir()
 	ws := govern.Workspace{LocksDir: filepath.Join(dir, "locks"), DBPath: filepath.Join(dir, "cp.sqlite3"), RepoRoot: filepath.Join(dir, "repo")}

@@ -128,6 +128,9 @@ func startDemoMCP(ctx context.Context, d *sim.Demo) (*demoMCP, error) {
 	return s, nil
 }
 
+// An MCP client is a simulated worker's hands.
+var _ sim.Hands = (*mcp.Client)(nil)
+
 // hands connects one worker process to the server.
 func (s *demoMCP) hands(ctx context.Context, worker, session string, pid int) (sim.Hands, error) {
 	return mcp.Connect(ctx, mcp.HTTPTransport(s.url, s.token), session)

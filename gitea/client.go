@@ -50,6 +50,7 @@ type Client struct {
 	base *url.URL
 	rt   http.RoundTripper
 	log  *slog.Logger
+	self selfLogin
 }
 
 // New validates cfg and returns a client. It never contacts the server.

@@ -29,6 +29,7 @@ type Clarification struct {
 	AskedAt           time.Time  // label time when known, else the comment time
 	LabeledAt         *time.Time // when the marker was last added, when the timeline says
 	LabeledBy         string     // who last added the marker, when the timeline says
+	LabelEventID      int64      // the timeline event that last added the marker (0 when unknown)
 }
 
 // ClarificationOptions tunes Clarifications.
@@ -125,12 +126,15 @@ func chooseQuestion(cl *Clarification, evs []timelineEvent, markers []string, cl
 	}
 	if label != nil {
 		t := label.Created
-		cl.LabeledAt, cl.LabeledBy = &t, label.login()
+		cl.LabeledAt, cl.LabeledBy, cl.LabelEventID = &t, label.login(), label.ID
 	}
+	// An answer steward posted (its trailing marker says so) is never the question: when the
+	// marker comes back without a new comment (an undo, a worker re-adding it), the question
+	// is still the one that was answered.
 	pick := func(ok func(e timelineEvent) bool) *timelineEvent {
 		var best *timelineEvent
 		for i := range evs {
-			if e := &evs[i]; e.Type == "comment" && ok(*e) && (best == nil || e.ID > best.ID) {
+			if e := &evs[i]; e.Type == "comment" && !isAnswer(e.Body) && ok(*e) && (best == nil || e.ID > best.ID) {
 				best = e
 			}
 		}
@@ -169,6 +173,11 @@ func chooseQuestion(cl *Clarification, evs []timelineEvent, markers []string, cl
 	if label != nil {
 		cl.AskedAt = label.Created
 	}
+}
+
+func isAnswer(body string) bool {
+	m, ok := TrailingMark(body)
+	return ok && m.Kind == "answer"
 }
 
 func contains(list []string, s string) bool {

@@ -9,20 +9,10 @@ import (
 	sdk "code.gitea.io/sdk/gitea"
 )
 
-// AnswerMarker returns the hidden idempotency marker for an answer attempt:
-// "<!-- steward:answer id=<id> -->". Characters outside [A-Za-z0-9._:-] in id become "_" so the
+// AnswerMarker returns the hidden idempotency marker "<!-- steward:answer id=<id> -->"
+// (Mark with only an id). Characters outside [A-Za-z0-9._:-] in id become "_" so the
 // marker can never close the HTML comment early.
-func AnswerMarker(id string) string {
-	clean := strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == ':', r == '-':
-			return r
-		}
-		return '_'
-	}, id)
-	clean = strings.ReplaceAll(clean, "--", "-_")
-	return "<!-- steward:answer id=" + clean + " -->"
-}
+func AnswerMarker(id string) string { return Mark{Kind: "answer", ID: id}.String() }
 
 // WithMarker appends marker to body on its own paragraph.
 func WithMarker(body, marker string) string { return strings.TrimRight(body, "\n") + "\n\n" + marker }
@@ -76,7 +66,8 @@ func (c *Client) ListComments(ctx context.Context, number int64) ([]Comment, err
 }
 
 // FindCommentWithMarker looks for the first comment whose body contains marker (e.g. an
-// AnswerMarker). Use it to resolve an ErrOutcomeUnknown before retrying a comment.
+// AnswerMarker), whoever wrote it. It is not evidence of what steward posted — anyone can
+// write a marker's text; the governed core uses Thread.FindOwnMark.
 func (c *Client) FindCommentWithMarker(ctx context.Context, number int64, marker string) (bool, Comment, error) {
 	cs, err := c.ListComments(ctx, number)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"steward/gitea"
 	"steward/leases"
+	"steward/locks"
 )
 
 // Action ids of the clarification actions.
@@ -67,20 +68,41 @@ func markersOn(is gitea.Issue, markers []string) []string {
 	return on
 }
 
-// answerID is stable for one answer to one item, so a retry after an unknown outcome finds
-// the comment the first attempt may have posted instead of posting it again.
-func answerID(it Item, body string) string {
-	h := sha256.Sum256([]byte(fmt.Sprintf("%s/%s#%d\x00%s", it.Org, it.Repo, it.Number, body)))
+// answerID is stable for one answer to one question of one item (the question comment it
+// answers, see clarifyState), so a retry after an unknown outcome finds the comment the first
+// attempt may have posted instead of posting it again — while the same words answering
+// another question are a new answer (issue 14 defect 1). The marker also records the round
+// (the marker label's addition) and the attempt; neither is part of the id, so a retry in a
+// later round, or by another attempt, still finds it.
+func answerID(it Item, question, body string) string {
+	h := sha256.Sum256([]byte(fmt.Sprintf("%s/%s#%d\x00q=%s\x00%s", locks.Fold(it.Org), locks.Fold(it.Repo), it.Number, question, body)))
 	return "ans-" + hex.EncodeToString(h[:8])
 }
 
-// clarifyState is the fence of the clarification actions: the labels seen and, for a pull
-// request, its head SHA.
-type clarifyState struct {
-	Markers []string
-	HeadSHA string
+// askID is stable for one question of one lease.
+func askID(it Item, lease, question string) string {
+	h := sha256.Sum256([]byte(fmt.Sprintf("%s/%s#%d\x00%s\x00%s", it.Org, it.Repo, it.Number, lease, question)))
+	return "ans-" + hex.EncodeToString(h[:8])
 }
 
+// clarifyState is the fence of the clarification actions: the labels seen, for a pull
+// request its head SHA, and for an answer the question it answers.
+type clarifyState struct {
+	Markers  []string
+	HeadSHA  string
+	Question string // the question comment's id ("body": the item's body; "none")
+	Round    string // the timeline event that last added the marker ("none" when unknown)
+}
+
+// The evidence lines the clarification actions record, read back by their verifiers.
+const (
+	questionEvidence = "answers question "
+	roundEvidence    = "marker round "
+	lastLabelEvent   = "last label event "
+	relabelEvidence  = "label to add: "
+)
+
+// readItem reads an item for a plan: its marker labels and, for a pull request, its head.
 func (c *Core) readItem(ctx context.Context, g GiteaSide, it *Item) (gitea.Issue, clarifyState, *Refusal) {
 	is, err := g.GetIssue(ctx, it.Number)
 	if err != nil {
@@ -98,6 +120,44 @@ func (c *Core) readItem(ctx context.Context, g GiteaSide, it *Item) (gitea.Issue
 		st.HeadSHA = pr.HeadSHA
 	}
 	return is, st, nil
+}
+
+// selfLogin reads the login steward's token belongs to, as a refusal when it cannot.
+func selfLogin(ctx context.Context, g GiteaSide) (string, *Refusal) {
+	self, err := g.Self(ctx)
+	if err != nil || self == "" {
+		return "", refuse(CodeSourceUnavailable, fmt.Sprintf("steward cannot tell its own Gitea login (%v), so it cannot tell its own comments from anyone else's; nothing was changed. Give the login's user in the tea config, or a token that may read its user.", err))
+	}
+	return self, nil
+}
+
+// readThread reads an item back whole for a plan: labels, head SHA, question and round.
+func (c *Core) readThread(ctx context.Context, g GiteaSide, it *Item) (gitea.Thread, clarifyState, *Refusal) {
+	th, err := g.Thread(ctx, it.Number)
+	if err != nil {
+		if gitea.IsNotFound(err) {
+			return th, clarifyState{}, refuse(CodeNotFound, fmt.Sprintf("%s does not exist in Gitea", it))
+		}
+		return th, clarifyState{}, refuse(CodeSourceUnavailable, "Gitea could not be read ("+err.Error()+"); nothing was changed. Retry when it answers.")
+	}
+	st := clarifyState{Markers: markersOn(th.Issue, g.MarkerLabels()), Question: "none", Round: "none"}
+	switch cl := th.Clarification; {
+	case cl.QuestionCommentID > 0:
+		st.Question = strconv.FormatInt(cl.QuestionCommentID, 10)
+	case cl.Rule == gitea.RuleIssueBody:
+		st.Question = "body"
+	}
+	if id := th.Clarification.LabelEventID; id > 0 {
+		st.Round = strconv.FormatInt(id, 10)
+	}
+	if th.Issue.Kind == gitea.KindPR {
+		pr, h := g.PullRequest(ctx, it.Number)
+		if !h.OK() {
+			return th, st, refuse(CodeSourceUnavailable, "the pull request's head could not be read ("+h.Reason+"); retry when Gitea answers")
+		}
+		st.HeadSHA = pr.HeadSHA
+	}
+	return th, st, nil
 }
 
 // answer posts a maintainer's answer and removes the clarification marker.
@@ -119,8 +179,11 @@ func (answer) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
 	case len(body) > maxBody:
 		return &plan{refusal: refuse(CodeInvalidRequest, fmt.Sprintf("the answer is %d bytes; keep it under %d", len(body), maxBody))}, nil
 	}
+	if _, r := selfLogin(ctx, g); r != nil {
+		return &plan{refusal: r}, nil
+	}
 	it := *req.Target.Item
-	is, st, r := c.readItem(ctx, g, &it)
+	th, st, r := c.readThread(ctx, g, &it)
 	p := &plan{state: st, refusal: r}
 	if r != nil {
 		return p, nil
@@ -128,17 +191,21 @@ func (answer) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
 	if len(st.Markers) == 0 {
 		p.refusal = refuse("not_marked", fmt.Sprintf("%s carries no clarification marker (%s); it may have been answered already. Refresh.", it, strings.Join(g.MarkerLabels(), ", ")))
 	}
-	id := answerID(it, body)
-	comment := gitea.WithMarker(body, gitea.AnswerMarker(id))
-	p.effects = []string{"comment on " + it.String() + ":\n" + comment}
+	if seen := req.Params["question_comment"]; seen != "" && seen != st.Question && p.refusal == nil {
+		p.refusal = refuse("question_changed", fmt.Sprintf("%s asks something else now (question %s, not the %s you answered); read the question again, then answer it", it, st.Question, seen))
+	}
+	id := answerID(it, st.Question, body)
+	comment := gitea.WithMarker(body, gitea.Mark{Kind: "answer", ID: id, Question: st.Question, Round: st.Round}.String())
+	p.effects = []string{"comment on " + it.String() + " (the marker also names this attempt):\n" + comment}
 	for _, m := range st.Markers {
 		p.effects = append(p.effects, "remove label "+m+" (the item re-enters the pool)")
 	}
-	p.fences = []string{"the marker labels " + strings.Join(st.Markers, ", ") + " are still on the item"}
+	p.fences = []string{"the marker labels " + strings.Join(st.Markers, ", ") + " are still on the item", "the question is still " + st.Question + ", asked in marker round " + st.Round}
 	if st.HeadSHA != "" {
 		p.fences = append(p.fences, "pull request head is still "+st.HeadSHA)
 	}
-	p.evidence = []string{"item " + it.String() + ": " + is.Title, markerEvidence + id, "a retry first looks for this marker, so the answer is never posted twice"}
+	p.evidence = []string{"item " + it.String() + ": " + th.Issue.Title, markerEvidence + id, questionEvidence + st.Question, roundEvidence + st.Round,
+		"a retry first looks for this marker on a comment steward's own login wrote, so the answer is never posted twice; the same words answering a later question are a new answer"}
 	if len(st.Markers) > 0 {
 		p.inverse = &Request{Action: ActionRelabel, Target: Target{Item: &it}, Params: map[string]string{"label": st.Markers[0]}}
 	}
@@ -148,25 +215,31 @@ func (answer) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
 func (answer) apply(ctx context.Context, c *Core, req Request, p *plan, attempt string) effect {
 	g := c.ws.Gitea
 	it := *req.Target.Item
+	st := p.state.(clarifyState)
 	body := strings.TrimSpace(req.Params["body"])
-	marker := gitea.AnswerMarker(answerID(it, body))
-	var eff []string
-	found, cm, err := g.FindCommentWithMarker(ctx, it.Number, marker)
+	id := answerID(it, st.Question, body)
+	self, err := g.Self(ctx)
+	if err != nil {
+		return effect{err: fmt.Errorf("reading steward's own login: %w", err)}
+	}
+	th, err := g.Thread(ctx, it.Number)
 	if err != nil {
 		// A read has no effect: whatever happened to it, nothing was written.
 		return effect{err: fmt.Errorf("looking for an earlier answer: %w", err)}
 	}
-	if found {
-		eff = append(eff, fmt.Sprintf("the answer was posted already (comment %d); not posted again", cm.ID))
+	var eff []string
+	if cm, m, found := th.FindOwnMark(self, "answer", id); found {
+		eff = append(eff, fmt.Sprintf("the answer was posted already (comment %d, by attempt %s); not posted again", cm.ID, m.Attempt))
 	} else {
 		c.doStep("gitea-before-comment")
-		id, err := g.CreateComment(ctx, it.Number, gitea.WithMarker(body, marker))
+		cid, err := g.CreateComment(ctx, it.Number, gitea.WithMarker(body, gitea.Mark{Kind: "answer", ID: id, Question: st.Question, Round: st.Round, Attempt: attempt}.String()))
 		if err != nil {
 			return giteaErr("posting the answer", err, false)
 		}
-		eff = append(eff, fmt.Sprintf("answer posted as comment %d", id))
+		eff = append(eff, fmt.Sprintf("answer posted as comment %d", cid))
 	}
-	for _, m := range p.state.(clarifyState).Markers {
+	c.doStep("gitea-comment-posted")
+	for _, m := range st.Markers {
 		if err := g.RemoveLabel(ctx, it.Number, m); err != nil {
 			if errors.Is(err, gitea.ErrLabelNotFound) || gitea.IsNotFound(err) {
 				eff = append(eff, "label "+m+" was already gone")
@@ -179,50 +252,83 @@ func (answer) apply(ctx context.Context, c *Core, req Request, p *plan, attempt 
 	return effect{effects: eff}
 }
 
+// verify settles an answer from the item read back: the comment steward's own login posted
+// with the attempt's marker (anyone can write a marker's text, so no other comment counts),
+// then the marker label of the round it answered.
 func (answer) verify(ctx context.Context, c *Core, intent Record) (Result, []string, bool) {
-	return c.verifyMarker(ctx, intent, gitea.AnswerMarker, false)
-}
-
-// verifyMarker settles a clarification attempt by reading the item back: the comment with
-// the attempt's marker, and the marker label's presence (wantLabel: ask adds it, answer
-// removes it).
-func (c *Core) verifyMarker(ctx context.Context, intent Record, mk func(string) string, wantLabel bool) (Result, []string, bool) {
-	var id string
-	for _, e := range intent.Evidence {
-		if v, ok := strings.CutPrefix(e, markerEvidence); ok {
-			id = v
-		}
-	}
+	id, round := evidenceOf(intent, markerEvidence), evidenceOf(intent, roundEvidence)
 	g, r := c.giteaFor(intent.Target.Item)
 	if r != nil || id == "" {
 		return "", []string{"cannot read the item back"}, false
 	}
-	n := intent.Target.Item.Number
-	found, cm, err := g.FindCommentWithMarker(ctx, n, mk(id))
+	self, err := g.Self(ctx)
 	if err != nil {
-		return "", []string{"comments unreadable: " + err.Error()}, false
+		return "", []string{"steward's own login is unknown: " + err.Error()}, false
 	}
+	th, err := g.Thread(ctx, intent.Target.Item.Number)
+	if err != nil {
+		return "", []string{"the item is unreadable: " + err.Error()}, false
+	}
+	cm, m, found := th.FindOwnMark(self, "answer", id)
 	if !found {
-		return ResultFailed, []string{"no comment carries marker " + id + "; nothing was posted"}, true
+		return ResultFailed, []string{"no comment by " + self + " carries answer marker " + id + "; nothing was posted"}, true
 	}
-	is, err := g.GetIssue(ctx, n)
-	if err != nil {
-		return "", []string{fmt.Sprintf("comment %d found; labels unreadable: %v", cm.ID, err)}, false
+	by := "this attempt"
+	if m.Attempt != "" && m.Attempt != intent.Attempt {
+		by = "attempt " + m.Attempt
 	}
-	on := len(markersOn(is, g.MarkerLabels())) > 0
-	if on == wantLabel {
-		return ResultSucceeded, []string{fmt.Sprintf("comment %d carries marker %s and the marker label is %s", cm.ID, id, map[bool]string{true: "on", false: "off"}[on])}, true
+	on := len(markersOn(th.Issue, g.MarkerLabels())) > 0
+	now := "none"
+	if th.Clarification.LabelEventID > 0 {
+		now = strconv.FormatInt(th.Clarification.LabelEventID, 10)
 	}
-	return "", []string{fmt.Sprintf("comment %d was posted but the label change did not happen; apply the action again (it will not post twice)", cm.ID)}, false
+	if !on || (round != "" && round != "none" && now != round) {
+		return ResultSucceeded, []string{fmt.Sprintf("comment %d by %s (posted by %s) carries marker %s, and the marker label of round %s is gone", cm.ID, self, by, id, round)}, true
+	}
+	return "", []string{fmt.Sprintf("comment %d (posted by %s) carries marker %s but the marker label of its round is still on; apply the answer again (it will not post twice)", cm.ID, by, id)}, false
 }
 
-// AskMarker is the hidden marker of a worker's question whose clarification id (the
-// clarification_id a successful clarification.ask returns in its detail) is id.
-func AskMarker(id string) string { return askMarker(id) }
+// AskMarker is the hidden marker a worker's question ends with, whose clarification id (the
+// clarification_id a successful clarification.ask returns in its detail) is id:
+// "<!-- steward:ask id=<id> -->". It names no attempt, so the text stays the same for every
+// attempt of one question (a worker polling for its answer finds it by this exact text).
+func AskMarker(id string) string { return gitea.Mark{Kind: "ask", ID: id}.String() }
 
-// askMarker is the hidden marker of a worker's question.
-func askMarker(id string) string {
-	return strings.Replace(gitea.AnswerMarker(id), "steward:answer", "steward:ask", 1)
+// evidenceOf returns the value of the intent's evidence line starting with prefix.
+func evidenceOf(intent Record, prefix string) string {
+	v := ""
+	for _, e := range intent.Evidence {
+		if s, ok := strings.CutPrefix(e, prefix); ok {
+			v = s
+		}
+	}
+	return v
+}
+
+// verifyAsk settles a question from the item read back: the comment steward's own login
+// posted with the attempt's ask marker, and the marker label on.
+func (c *Core) verifyAsk(ctx context.Context, intent Record) (Result, []string, bool) {
+	id := evidenceOf(intent, markerEvidence)
+	g, r := c.giteaFor(intent.Target.Item)
+	if r != nil || id == "" {
+		return "", []string{"cannot read the item back"}, false
+	}
+	self, err := g.Self(ctx)
+	if err != nil {
+		return "", []string{"steward's own login is unknown: " + err.Error()}, false
+	}
+	th, err := g.Thread(ctx, intent.Target.Item.Number)
+	if err != nil {
+		return "", []string{"the item is unreadable: " + err.Error()}, false
+	}
+	cm, _, found := th.FindOwnMark(self, "ask", id)
+	if !found {
+		return ResultFailed, []string{"no comment by " + self + " carries question marker " + id + "; nothing was posted"}, true
+	}
+	if len(markersOn(th.Issue, g.MarkerLabels())) > 0 {
+		return ResultSucceeded, []string{fmt.Sprintf("comment %d by %s carries marker %s and the marker label is on", cm.ID, self, id)}, true
+	}
+	return "", []string{fmt.Sprintf("comment %d was posted but the marker label is not on; apply the action again (it will not post twice)", cm.ID)}, false
 }
 
 // ask is a worker's request for clarification: comment, marker label, then release.
@@ -253,16 +359,20 @@ func (ask) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
 		wp.refusal = refuse(CodeInvalidRequest, "the question must be 1 to 65536 bytes of Markdown")
 		return wp, nil
 	}
+	if _, r := selfLogin(ctx, g); r != nil {
+		wp.refusal = r
+		return wp, nil
+	}
 	_, cs, r := c.readItem(ctx, g, it)
 	if r != nil {
 		wp.refusal = r
 		return wp, nil
 	}
-	id := answerID(*it, l.LeaseID+"\x00"+q)
+	id := askID(*it, l.LeaseID, q)
 	label := g.MarkerLabels()[0]
 	p := *wp
 	p.state = askState{Worker: wp.state.(workerState), Clarify: cs}
-	p.effects = []string{"comment on " + it.String() + ":\n" + gitea.WithMarker(q, askMarker(id)), "add label " + label, "release lease " + l.LeaseID + " and archive its lock (the item waits for a maintainer)"}
+	p.effects = []string{"comment on " + it.String() + ":\n" + gitea.WithMarker(q, AskMarker(id)), "add label " + label, "release lease " + l.LeaseID + " and archive its lock (the item waits for a maintainer)"}
 	p.evidence = append(p.evidence, markerEvidence+id)
 	return &p, nil
 }
@@ -276,22 +386,29 @@ func (ask) apply(ctx context.Context, c *Core, req Request, p *plan, attempt str
 	}
 	it := itemOf(l.Work)
 	q := strings.TrimSpace(req.Params["question"])
-	id := answerID(*it, l.LeaseID+"\x00"+q)
-	marker := askMarker(id)
-	found, cm, err := g.FindCommentWithMarker(ctx, it.Number, marker)
+	id := askID(*it, l.LeaseID, q)
+	self, err := g.Self(ctx)
+	if err != nil {
+		return effect{err: fmt.Errorf("reading steward's own login: %w", err)}
+	}
+	th, err := g.Thread(ctx, it.Number)
 	if err != nil {
 		return effect{err: fmt.Errorf("looking for an earlier question: %w", err)}
 	}
+	cm, _, found := th.FindOwnMark(self, "ask", id)
 	commentID := cm.ID
 	if !found {
-		if commentID, err = g.CreateComment(ctx, it.Number, gitea.WithMarker(q, marker)); err != nil {
+		c.doStep("gitea-before-comment")
+		if commentID, err = g.CreateComment(ctx, it.Number, gitea.WithMarker(q, AskMarker(id))); err != nil {
 			return giteaErr("posting the question", err, false)
 		}
 	}
+	c.doStep("gitea-comment-posted")
 	label := g.MarkerLabels()[0]
 	if err := g.AddLabels(ctx, it.Number, label); err != nil {
 		return giteaErr("adding label "+label, err, true)
 	}
+	c.doStep("gitea-label-added")
 	eff := c.releaseOwn(ctx, st.Worker, attempt, "clarification")
 	if eff.refusal != nil {
 		return effect{sent: true, err: errors.New("the question was posted and labelled, but releasing the claim was refused: " + eff.refusal.Message)}
@@ -309,7 +426,7 @@ func (ask) apply(ctx context.Context, c *Core, req Request, p *plan, attempt str
 }
 
 func (ask) verify(ctx context.Context, c *Core, intent Record) (Result, []string, bool) {
-	return c.verifyMarker(ctx, intent, askMarker, true)
+	return c.verifyAsk(ctx, intent)
 }
 
 // relabel puts a clarification marker back: the inverse of an answer's label removal.
@@ -328,13 +445,21 @@ func (relabel) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
 	if !slices.Contains(g.MarkerLabels(), label) {
 		return &plan{refusal: refuse(CodeInvalidRequest, fmt.Sprintf("%q is not a configured clarification marker; only markers are re-added", label))}, nil
 	}
-	_, st, r := c.readItem(ctx, g, req.Target.Item)
+	if _, r := selfLogin(ctx, g); r != nil {
+		return &plan{refusal: r}, nil
+	}
+	th, st, r := c.readThread(ctx, g, req.Target.Item)
 	p := &plan{state: st, refusal: r}
 	if r == nil && slices.Contains(st.Markers, label) {
 		p.refusal = refuse("nothing_to_do", "the item carries "+label+" already")
 	}
 	p.effects = []string{"add label " + label + " to " + req.Target.Item.String() + " (the item waits for a maintainer again)"}
 	p.fences = []string{"the item's marker labels are unchanged"}
+	last := int64(0)
+	for _, e := range th.Labels {
+		last = max(last, e.ID)
+	}
+	p.evidence = []string{lastLabelEvent + strconv.FormatInt(last, 10), relabelEvidence + label}
 	return p, nil
 }
 
@@ -345,6 +470,32 @@ func (relabel) apply(ctx context.Context, c *Core, req Request, p *plan, attempt
 	return effect{effects: []string{"label " + req.Params["label"] + " added"}}
 }
 
+// verify settles a relabel from the item's label events: an addition of the label by
+// steward's own login after the last label event the preview saw proves it; none, that it
+// did not happen (adding a label the item already carries makes no event, and then the
+// relabel changed nothing).
 func (relabel) verify(ctx context.Context, c *Core, intent Record) (Result, []string, bool) {
-	return "", []string{"read the item's labels and resolve by hand"}, false
+	since, err := strconv.ParseInt(evidenceOf(intent, lastLabelEvent), 10, 64)
+	want := evidenceOf(intent, relabelEvidence)
+	if err != nil || want == "" || intent.Target.Item == nil {
+		return "", []string{"the attempt recorded no label event to compare with; read the item's labels and resolve by hand"}, false
+	}
+	g, r := c.giteaFor(intent.Target.Item)
+	if r != nil {
+		return "", []string{"cannot read the item back"}, false
+	}
+	self, err := g.Self(ctx)
+	if err != nil {
+		return "", []string{"steward's own login is unknown: " + err.Error()}, false
+	}
+	th, err := g.Thread(ctx, intent.Target.Item.Number)
+	if err != nil {
+		return "", []string{"the item is unreadable: " + err.Error()}, false
+	}
+	for _, e := range th.Labels {
+		if e.ID > since && e.Added && e.Label == want && strings.EqualFold(e.By, self) {
+			return ResultSucceeded, []string{fmt.Sprintf("label event %d: %s added %s", e.ID, self, e.Label)}, true
+		}
+	}
+	return ResultFailed, []string{fmt.Sprintf("no label added by %s after event %d", self, since)}, true
 }

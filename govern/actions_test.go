@@ -433,7 +433,11 @@ func TestUndoRestoresARetiredLockOnlyIfUnclaimed(t *testing.T) {
 func TestUndoOfAnswerReAddsTheMarker(t *testing.T) {
 	f := newFixture(t, RoleOperator)
 	f.withGitea()
-	n := f.markedIssue()
+	// A worker asks as clarification.ask does: its question, then the marker label (the
+	// answer is bound to that question, which stays the question after the undo).
+	n := f.repo.CreateIssue("maint", "Which API?", "body")
+	f.repo.AddComment("worker", n, "Should this use the v2 API?")
+	f.repo.AddLabel("worker", n, "status:blocked-pending-clarification")
 	_, out, err := f.core.Run(context.Background(), Request{Action: ActionAnswer, Target: Target{Item: item(n)}, Params: map[string]string{"body": "yes"}}, "")
 	if err != nil || out.Result != ResultSucceeded {
 		t.Fatalf("answer: %+v %v", out, err)

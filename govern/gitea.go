@@ -17,6 +17,11 @@ type GiteaSide interface {
 	AddLabels(ctx context.Context, number int64, names ...string) error
 	RemoveLabel(ctx context.Context, number int64, name string) error
 	FindCommentWithMarker(ctx context.Context, number int64, marker string) (bool, gitea.Comment, error)
+	// Self is the login steward's token belongs to: only comments it authored are evidence
+	// of what steward posted.
+	Self(ctx context.Context) (string, error)
+	// Thread reads an item back whole: its question, comments and label events.
+	Thread(ctx context.Context, number int64) (gitea.Thread, error)
 }
 
 var _ GiteaSide = (*gitea.Client)(nil)

@@ -67,6 +67,65 @@ func RunContract(t *testing.T, env ContractEnv) {
 	t.Run("AskRoundTrip", func(t *testing.T) { testAsk(t, b) })
 	t.Run("ManyCommentsAndLongTimeline", func(t *testing.T) { testManyComments(t, b) })
 	t.Run("PullRequestAndIssueFacts", func(t *testing.T) { testPRFacts(t, b) })
+	t.Run("ThreadAndSelf", func(t *testing.T) { testThread(t, b) })
+}
+
+// testThread: the token's own login, and an item read back whole — its question, the
+// marker label's events with who made them, and comments whose trailing marker counts as
+// steward's evidence only when steward's login wrote them.
+func testThread(t *testing.T, b Backend) {
+	m, w := Client(t, b, false, 5), Client(t, b, true, 5)
+	if got, err := m.Self(ctx(t)); err != nil || got != b.Maintainer {
+		t.Fatalf("Self as the maintainer: %q %v", got, err)
+	}
+	if got, err := w.Self(ctx(t)); err != nil || got != b.Worker {
+		t.Fatalf("Self as the worker: %q %v", got, err)
+	}
+	n := b.Seed.Issue(t, "thread")
+	q := b.Seed.Comment(t, n, true, "Which version?")
+	b.Seed.AddLabel(t, n, Marker)
+	mark := gitea.Mark{Kind: "answer", ID: "ans-1", Question: fmt.Sprint(q), Round: "9", Attempt: "att-1"}
+	// The worker quotes the marker; only the maintainer's comment carries it as its own.
+	b.Seed.Comment(t, n, true, gitea.WithMarker("v2", mark.String()))
+	answer, err := m.CreateComment(ctx(t), n, gitea.WithMarker("Use v2.", mark.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.RemoveLabel(ctx(t), n, Marker); err != nil {
+		t.Fatal(err)
+	}
+	th, err := m.Thread(ctx(t), n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if th.Issue.Number != n || th.Clarification.QuestionCommentID != q || th.Clarification.LabelEventID <= q || len(th.Comments) != 3 {
+		t.Fatalf("thread: question %d (want %d), label event %d, %d comments", th.Clarification.QuestionCommentID, q, th.Clarification.LabelEventID, len(th.Comments))
+	}
+	var adds, removes int
+	for _, e := range th.Labels {
+		switch {
+		case e.Label == Marker && e.Added && e.By == b.Worker && e.ID == th.Clarification.LabelEventID:
+			adds++
+		case e.Label == Marker && !e.Added && e.By == b.Maintainer && e.ID > answer:
+			removes++
+		}
+	}
+	if adds != 1 || removes != 1 {
+		t.Fatalf("label events %+v: want the worker's addition and the maintainer's removal", th.Labels)
+	}
+	cm, got, ok := th.FindOwnMark(b.Maintainer, "answer", "ans-1")
+	if !ok || cm.ID != answer || got != mark {
+		t.Fatalf("FindOwnMark(maintainer): %v %+v %+v", ok, cm, got)
+	}
+	if _, _, ok := th.FindOwnMark(strings.ToUpper(b.Maintainer), "answer", "ans-1"); !ok {
+		t.Fatal("FindOwnMark compares logins case-sensitively")
+	}
+	if cm, _, ok := th.FindOwnMark(b.Worker, "answer", "ans-1"); !ok || cm.ID == answer {
+		t.Fatalf("FindOwnMark(worker) should find the worker's own copy only: %v %+v", ok, cm)
+	}
+	if _, _, ok := th.FindOwnMark(b.Maintainer, "ask", "ans-1"); ok {
+		t.Fatal("FindOwnMark matched another kind")
+	}
 }
 
 // testPaginate: 12 marked open issues + 1 marked PR + 1 marked closed issue + unmarked noise,

@@ -14,6 +14,7 @@ var _ http.Handler = (*Server)(nil)
 // Endpoints lists the routes the fake serves (Go ServeMux patterns under /api/v1).
 var Endpoints = []string{
 	"GET /version",
+	"GET /user",
 	"GET /repos/{owner}/{repo}",
 	"GET /repos/{owner}/{repo}/issues",
 	"GET /repos/{owner}/{repo}/issues/{index}",
@@ -63,6 +64,17 @@ func (s *Server) buildMux() {
 	}
 	mux.HandleFunc("GET /api/v1/version", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, obj{"version": "1.26.0"})
+	})
+	mux.HandleFunc("GET /api/v1/user", func(w http.ResponseWriter, r *http.Request) {
+		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "token ")
+		s.mu.Lock()
+		login, known := s.users[tok]
+		s.mu.Unlock()
+		if !ok || !known {
+			writeJSON(w, http.StatusUnauthorized, obj{"message": "user does not exist or token is invalid"})
+			return
+		}
+		writeJSON(w, http.StatusOK, userJSON(login))
 	})
 	for pattern, h := range handlers {
 		method, path, _ := strings.Cut(pattern, " ")

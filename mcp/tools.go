@@ -199,7 +199,7 @@ type commentLister interface {
 	ListComments(ctx context.Context, number int64) ([]gitea.Comment, error)
 }
 
-var hiddenMarker = regexp.MustCompile(`\n*<!-- steward:[a-z]+ id=[A-Za-z0-9._:-]* -->\s*$`)
+var hiddenMarker = regexp.MustCompile(`\n*<!-- steward:[a-z]+ id=[A-Za-z0-9._:-]*( [a-z]+=[A-Za-z0-9._:-]*)* -->\s*$`)
 
 func (s *Server) getAnswer(ctx context.Context, req *sdk.CallToolRequest, a GetAnswerArgs) Answer {
 	fail := func(code, msg string) Answer {

@@ -15,6 +15,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"steward/gitea/giteatest"
 	"steward/mcp"
 )
 
@@ -30,7 +31,7 @@ func TestMain(m *testing.M) {
 	case "mcp-client":
 		os.Exit(mcpClientMain())
 	}
-	code := m.Run()
+	code := giteatest.Main(m)
 	if stewardBinDir != "" {
 		os.RemoveAll(stewardBinDir)
 	}

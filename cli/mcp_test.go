@@ -28,6 +28,8 @@ type mcpWorkspace struct {
 	ws    govern.Workspace
 	audit string
 	flags []string
+	// extra is what steward mcp gets besides a clean environment (a Gitea login).
+	extra []string
 }
 
 func newMCPWorkspace(t testing.TB) mcpWorkspace {
@@ -53,7 +55,7 @@ func (w mcpWorkspace) stdio(t *testing.T) mcptest.Env {
 	return w.env(func(t *testing.T, session string) *mcp.Client {
 		t.Helper()
 		cmd := exec.Command(bin, append([]string{"mcp"}, w.flags...)...)
-		cmd.Env = cleanEnv(t)
+		cmd.Env = cleanEnv(t, w.extra...)
 		c, err := mcp.Connect(context.Background(), &sdk.CommandTransport{Command: cmd}, session)
 		if err != nil {
 			t.Fatal(err)
@@ -104,7 +106,7 @@ func (w mcpWorkspace) http(t *testing.T, token string) mcptest.Env {
 		}
 		args = append(args, "--token-file", f)
 	}
-	url, _ := serveHTTP(t, bin, cleanEnv(t), args...)
+	url, _ := serveHTTP(t, bin, cleanEnv(t, w.extra...), args...)
 	return w.env(func(t *testing.T, session string) *mcp.Client {
 		t.Helper()
 		c, err := mcp.Connect(context.Background(), mcp.HTTPTransport(url, token), session)
@@ -116,7 +118,27 @@ func (w mcpWorkspace) http(t *testing.T, token string) mcptest.Env {
 	})
 }
 
+// withGitea gives the workspace's steward mcp a repository on the real Gitea, logged in as
+// the worker (through the environment, as a real deployment does).
+func (w mcpWorkspace) withGitea(t *testing.T, env func(mcpWorkspace) mcptest.Env) mcptest.GiteaEnv {
+	b, cl := mcptest.RealRepo(t)
+	w.extra = []string{"STEWARD_GITEA_URL=" + b.URL, "STEWARD_GITEA_TOKEN=" + b.WorkerToken, "STEWARD_GITEA_REPO=" + b.Owner + "/" + b.Repo}
+	return mcptest.WithGitea(env(w), b, cl, w.ws)
+}
+
 func TestMCPStdioFlow(t *testing.T)     { mcptest.Flow(t, newMCPWorkspace(t).stdio(t), 7) }
+func TestMCPStdioSeedFlow(t *testing.T) { mcptest.SeedFlow(t, newMCPWorkspace(t).stdio(t), 5) }
+func TestMCPHTTPSeedFlow(t *testing.T)  { mcptest.SeedFlow(t, newMCPWorkspace(t).http(t, ""), 5) }
+
+// TestMCPStdioClarify and TestMCPHTTPClarify: ask, get_answer and claim next through a real
+// steward mcp on a real Gitea.
+func TestMCPStdioClarify(t *testing.T) {
+	mcptest.Clarify(t, newMCPWorkspace(t).withGitea(t, func(w mcpWorkspace) mcptest.Env { return w.stdio(t) }))
+}
+
+func TestMCPHTTPClarify(t *testing.T) {
+	mcptest.Clarify(t, newMCPWorkspace(t).withGitea(t, func(w mcpWorkspace) mcptest.Env { return w.http(t, "") }))
+}
 func TestMCPStdioRefusals(t *testing.T) { mcptest.Refusals(t, newMCPWorkspace(t).stdio(t), 3) }
 
 // TestMCPStdioSixteenWorkers: sixteen steward mcp processes, one per worker, claim the

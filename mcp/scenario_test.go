@@ -8,6 +8,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"steward/gitea"
 	"steward/govern"
 	"steward/mcp"
 	"steward/mcp/mcptest"
@@ -16,11 +17,20 @@ import (
 // inMemory serves a fresh workspace with one server and connects every client to it in
 // memory.
 func inMemory(t *testing.T) mcptest.Env {
+	e, _ := inMemoryWith(t, nil)
+	return e
+}
+
+// inMemoryWith is inMemory with a Gitea repository (g may be nil).
+func inMemoryWith(t *testing.T, g *gitea.Client) (mcptest.Env, govern.Workspace) {
 	t.Helper()
 	dir := t.TempDir()
 	host, _ := os.Hostname()
 	ws := govern.Workspace{LocksDir: filepath.Join(dir, "locks"), DBPath: filepath.Join(dir, "db", "cp.sqlite3"),
 		RepoRoot: filepath.Join(dir, "repo"), Env: func(string) (string, bool) { return "", false }, Host: host}
+	if g != nil {
+		ws.Gitea = g
+	}
 	if err := govern.InitWorkspace(ws); err != nil {
 		t.Fatal(err)
 	}
@@ -45,10 +55,18 @@ func inMemory(t *testing.T) mcptest.Env {
 			}
 			t.Cleanup(func() { c.Close(); ss.Close() })
 			return c
-		}}
+		}}, ws
 }
 
 func TestInMemoryFlow(t *testing.T)     { mcptest.Flow(t, inMemory(t), 7) }
+func TestInMemorySeedFlow(t *testing.T) { mcptest.SeedFlow(t, inMemory(t), 5) }
+
+// TestInMemoryClarify: ask, get_answer and claim next against a real Gitea.
+func TestInMemoryClarify(t *testing.T) {
+	b, cl := mcptest.RealRepo(t)
+	e, ws := inMemoryWith(t, cl)
+	mcptest.Clarify(t, mcptest.WithGitea(e, b, cl, ws))
+}
 func TestInMemoryRefusals(t *testing.T) { mcptest.Refusals(t, inMemory(t), 3) }
 
 // TestInMemorySixteenClientsClaimOneItem: one lease, fifteen structured refusals, one

@@ -15,9 +15,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"steward/gitea"
+	"steward/gitea/contract"
+	"steward/gitea/giteatest"
 	"steward/govern"
 	"steward/leases"
 	"steward/mcp"
@@ -295,4 +299,122 @@ func Race(t *testing.T, e Env, n int, item int64) {
 		t.Fatalf("%d active leases on the item, want 1", l)
 	}
 	t.Logf("%d connections: 1 lease, refusals %v", n, refused)
+}
+
+// SeedFlow walks a claim through the seed's tool names and argument names:
+// gitea_lock_issue, gitea_heartbeat_issue_lock (fenced on task_session_id),
+// gitea_inspect_workflow_lease, gitea_inspect_issue_lock_contract and
+// gitea_release_workflow_lease.
+func SeedFlow(t *testing.T, e Env, item int64) {
+	ctx := context.Background()
+	c := e.Dial(t, "seed-w1")
+	s := c.Session()
+	var lock mcp.Outcome
+	if _, err := c.Call(ctx, mcp.SeedLockIssue, mcp.LockIssueArgs{SessionID: s, IssueNumber: item, Org: e.Org, Repo: e.Repo,
+		BranchName: fmt.Sprintf("feat/issue-%d", item)}, &lock); err != nil || !lock.Success || lock.Fence.TaskSessionID == "" {
+		t.Fatalf("gitea_lock_issue: %+v %v", lock, err)
+	}
+	var hb mcp.Outcome
+	if _, err := c.Call(ctx, mcp.SeedHeartbeatLock, mcp.HeartbeatLockArgs{SessionID: s, IssueNumber: item, Org: e.Org, Repo: e.Repo,
+		TaskSessionID: lock.Fence.TaskSessionID}, &hb); err != nil || !hb.Success || hb.Fence.LockGeneration != 2 {
+		t.Fatalf("gitea_heartbeat_issue_lock: %+v %v", hb, err)
+	}
+	var ml mcp.MyLeases
+	if _, err := c.Call(ctx, mcp.SeedInspectLease, mcp.InspectLeaseArgs{SessionID: s, LeaseID: lock.Fence.LeaseID}, &ml); err != nil ||
+		!ml.Success || len(ml.Leases) != 1 || ml.Leases[0].Fence == nil || *ml.Leases[0].Fence != *hb.Fence {
+		t.Fatalf("gitea_inspect_workflow_lease: %+v %v (want the heartbeat's fence %+v)", ml, err, hb.Fence)
+	}
+	var ct mcp.Contract
+	if _, err := c.Call(ctx, mcp.SeedInspectContract, mcp.InspectArgs{SessionID: s, IssueNumber: item, Org: e.Org, Repo: e.Repo,
+		BranchName: fmt.Sprintf("feat/issue-%d", item)}, &ct); err != nil || !ct.Success || !ct.Canonical || len(ct.BindingMismatches) != 0 {
+		t.Fatalf("gitea_inspect_issue_lock_contract: %+v %v", ct, err)
+	}
+	var rel mcp.Outcome
+	if _, err := c.Call(ctx, mcp.SeedReleaseLease, mcp.ReleaseLeaseArgs{SessionID: s, LeaseID: lock.Fence.LeaseID,
+		TaskSessionID: hb.Fence.TaskSessionID, LockGeneration: hb.Fence.LockGeneration}, &rel); err != nil || !rel.Success {
+		t.Fatalf("gitea_release_workflow_lease: %+v %v", rel, err)
+	}
+	e.OneTerminal(t)
+}
+
+// Maintainer answers a clarification the way a maintainer does: through the governed core.
+type Maintainer func(t *testing.T, item int64, body string)
+
+// GiteaEnv is an Env whose steward mcp has a Gitea repository: Seed makes issues (with
+// labels) in it, Answer answers as a maintainer.
+type GiteaEnv struct {
+	Env
+	Seed   func(t *testing.T, title string, labels ...string) int64
+	Answer Maintainer
+}
+
+// Clarify asks on a claim and polls: ask returns a clarification id at once and releases
+// the claim; get_answer says pending until the maintainer answers, then returns the answer.
+// Claim next picks the head of the allocation order and skips the marked item.
+func Clarify(t *testing.T, e GiteaEnv) {
+	ctx := context.Background()
+	high := e.Seed(t, "High", "priority:high")
+	low := e.Seed(t, "Low", "priority:low")
+	c := e.Dial(t, "clar-w1")
+	cl := ok(t)(c.Claim(ctx, mcp.ClaimArgs{Next: true}))
+	if !cl.Success || cl.Item.Number != high {
+		t.Fatalf("claim next: %+v (want #%d)", cl, high)
+	}
+	ask := ok(t)(c.Ask(ctx, *cl.Fence, "SQLite or **Postgres**?"))
+	if !ask.Success || ask.ClarificationID == "" {
+		t.Fatalf("ask: %+v", ask)
+	}
+	a, err := c.GetAnswer(ctx, ask.ClarificationID)
+	if err != nil || !a.Success || a.Status != "pending" || !a.Marked || a.Question != "SQLite or **Postgres**?" {
+		t.Fatalf("get_answer before the answer: %+v %v", a, err)
+	}
+	next := ok(t)(c.Claim(ctx, mcp.ClaimArgs{Next: true}))
+	if !next.Success || next.Item.Number != low {
+		t.Fatalf("claim next with #%d marked: %+v (want #%d)", high, next, low)
+	}
+	e.Answer(t, high, "Use SQLite: the control plane is single-writer.")
+	a, err = c.GetAnswer(ctx, ask.ClarificationID)
+	if err != nil || !a.Success || a.Status != "answered" || a.Marked || a.Answer != "Use SQLite: the control plane is single-writer." {
+		t.Fatalf("get_answer after the answer: %+v %v", a, err)
+	}
+	e.OneTerminal(t)
+}
+
+// RealRepo makes a repository on the test binary's real Gitea (giteatest.Shared) with the
+// labels the allocation reads, and a maintainer's client for it.
+func RealRepo(t *testing.T) (contract.Backend, *gitea.Client) {
+	t.Helper()
+	b := contract.NewRealBackend(t, giteatest.Shared(t))
+	for _, l := range []string{gitea.DefaultMarkerLabels[0], gitea.DefaultBlockedLabel, "priority:high", "priority:low"} {
+		b.Seed.Label(t, l)
+	}
+	cl, err := gitea.New(gitea.Config{Login: gitea.Login{URL: b.URL, Token: gitea.NewToken(b.MaintainerToken)}, Owner: b.Owner, Repo: b.Repo, RequestTimeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, cl
+}
+
+// WithGitea completes e (whose server uses the repository of b) into a GiteaEnv: issues
+// are seeded in b, and a maintainer answers through a governed core of its own on ws.
+func WithGitea(e Env, b contract.Backend, cl *gitea.Client, ws govern.Workspace) GiteaEnv {
+	e.Org, e.Repo = b.Owner, b.Repo
+	ws.Gitea = cl
+	return GiteaEnv{Env: e,
+		Seed: func(t *testing.T, title string, labels ...string) int64 { return b.Seed.Issue(t, title, labels...) },
+		Answer: func(t *testing.T, item int64, body string) {
+			t.Helper()
+			log, err := govern.OpenAudit(e.AuditPath, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer log.Close()
+			core := govern.New(ws, log, govern.Options{Actor: govern.LocalActor(govern.RoleOperator, b.Maintainer)})
+			defer core.Close()
+			_, out, err := core.Run(context.Background(), govern.Request{Action: govern.ActionAnswer,
+				Target: govern.Target{Item: &govern.Item{Org: b.Owner, Repo: b.Repo, Number: item}}, Params: map[string]string{"body": body}}, "")
+			if err != nil || out.Result != govern.ResultSucceeded {
+				t.Fatalf("the maintainer's answer: %+v %v", out, err)
+			}
+		}}
 }

@@ -9,7 +9,10 @@
 //
 // What it owns: the workers' decisions and their timing. Every change to coordination
 // state (lock files, DB rows, Gitea comments and labels) goes through govern.Core.Run, as
-// a real worker's would; sim never calls a source's write primitive. A worker's "process"
+// a real worker's would — through a core in this process, or (Config.Hands, the demo's
+// --workers mcp) as an MCP client of a `steward mcp` process that runs it; each worker holds
+// the fence its claim and heartbeats return and passes it back. sim never calls a source's
+// write primitive. A worker's "process"
 // is a real child process (sleep) whose pid is recorded in the claim; dying is killing it.
 // A half-finished pull request is the worker's own git work, not coordination state: it
 // is created through a PRMaker the caller supplies (the demo uses the in-process Gitea's

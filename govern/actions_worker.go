@@ -214,11 +214,16 @@ func (claimAction) apply(ctx context.Context, c *Core, req Request, p *plan, att
 	if err != nil {
 		return c.compensateClaim(ctx, s, l, name, err)
 	}
+	detail := map[string]string{"lease_id": l.LeaseID, "task_session_id": tsid, "lock_file": name, "expires_at": l.ExpiresAt.Raw,
+		"lock_generation": strconv.FormatInt(gen, 10), "heartbeat_count": strconv.FormatInt(l.HeartbeatCount, 10),
+		"lease_generation": strconv.FormatInt(l.Generation, 10)}
+	if l.HasGeneration {
+		// The seed's fencing counter (HA ADR #668), where the DB records one.
+		detail["lease_generation_id"] = strconv.FormatInt(l.Generation, 10)
+	}
 	return effect{
 		effects: []string{"lease " + l.LeaseID + " on " + it.String() + " until " + l.ExpiresAt.Raw, "lock " + name + " (task_session_id " + tsid + ")"},
-		detail: map[string]string{"lease_id": l.LeaseID, "task_session_id": tsid, "lock_file": name, "expires_at": l.ExpiresAt.Raw,
-			"lock_generation": strconv.FormatInt(gen, 10), "heartbeat_count": strconv.FormatInt(l.HeartbeatCount, 10),
-			"lease_generation": strconv.FormatInt(l.Generation, 10)},
+		detail:  detail,
 	}
 }
 

@@ -242,6 +242,55 @@ func seedActionCases() []seedActionCase {
 				t.Errorf("the lock was not restored")
 			}
 		}},
+		{name: "restore an archived lock", setup: func(f *fixture, d *seedtest.DB) Request {
+			pv, err := f.core.Preview(context.Background(), Request{Action: ActionRetireLock,
+				Target: Target{LockFile: f.lockFile(4, -time.Minute, deadPID(f.t))}})
+			out := f.core.Apply(context.Background(), pv, pv.ConfirmPhrase)
+			if err != nil || out.Result != ResultSucceeded {
+				f.t.Fatalf("retire: %+v %v", out, err)
+			}
+			return Request{Action: ActionRestoreLock, Target: Target{LockFile: out.Detail["archived"]}}
+		}, check: func(t *testing.T, f *fixture, out Outcome) {}},
+		{name: "restore refused: the item's lease is ACTIVE since", setup: func(f *fixture, d *seedtest.DB) Request {
+			pv, err := f.core.Preview(context.Background(), Request{Action: ActionRetireLock,
+				Target: Target{LockFile: f.lockFile(4, -time.Minute, deadPID(f.t))}})
+			out := f.core.Apply(context.Background(), pv, pv.ConfirmPhrase)
+			if err != nil || out.Result != ResultSucceeded {
+				f.t.Fatalf("retire: %+v %v", out, err)
+			}
+			d.AddLease(seedLease("L-new", "s-new", "ACTIVE", 4, time.Hour, me, ""))
+			return Request{Action: ActionRestoreLock, Target: Target{LockFile: out.Detail["archived"]}}
+		}, refuse: CodeClaimedSince},
+		{name: "relabel (Gitea only, no DB write)", gitea: true, setup: func(f *fixture, d *seedtest.DB) Request {
+			n := f.repo.CreateIssue("maint", "answered", "body")
+			return Request{Action: ActionRelabel, Target: Target{Item: item(n)}, Params: map[string]string{"label": "status:blocked-pending-clarification"}}
+		}, check: func(t *testing.T, f *fixture, out Outcome) {}},
+		{name: "claim with the seed's lease_generation_id", opt: seedtest.Options{Add: []string{"leases.lease_generation_id INTEGER"}},
+			setup: func(f *fixture, d *seedtest.DB) Request {
+				d.AddLease(seedtest.Lease{LeaseID: "L-old", SessionID: "s0", Status: "Released", Item: seedItem(7),
+					CreatedAt: seedtest.Naive(now0.Add(-time.Hour)), ExpiresAt: seedtest.Naive(now0.Add(-time.Hour)), Generation: 41})
+				return claimReq(7, "s1")
+			}, check: func(t *testing.T, f *fixture, out Outcome) {
+				if out.Detail["lease_generation_id"] != "42" {
+					t.Errorf("claim detail %v: want lease_generation_id 42 (the item's next)", out.Detail)
+				}
+				// A heartbeat fenced on the generation the claim made renews it (43); a second
+				// heartbeat from the same stale preview is refused fence_moved.
+				pv, err := f.core.Preview(context.Background(), Request{Action: ActionHeartbeat,
+					Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"}})
+				if err != nil || !pv.Allowed {
+					t.Fatalf("heartbeat preview: %+v %v", pv.Refusal, err)
+				}
+				if o := f.core.Apply(context.Background(), pv, ""); o.Result != ResultSucceeded {
+					t.Fatalf("heartbeat: %+v", o)
+				}
+				if l := f.lease(out.Detail["lease_id"]); l.Generation != 43 {
+					t.Errorf("generation after a heartbeat: %d, want 43", l.Generation)
+				}
+				if o := f.core.Apply(context.Background(), pv, ""); o.Result != ResultRefused || o.Code != CodeFenceMoved {
+					t.Errorf("a second apply of the same preview: %+v, want refused fence_moved", o)
+				}
+			}},
 		{name: "ask (releases the claim)", gitea: true, setup: func(f *fixture, d *seedtest.DB) Request {
 			n := f.repo.CreateIssue("maint", "unclear", "body")
 			out := f.claim("s1", n)
@@ -315,7 +364,7 @@ func TestActionsOnSeedDB(t *testing.T) {
 		})
 	}
 	for _, s := range New(Workspace{}, nil, Options{}).Actions() {
-		if !covered[s.ID] && s.ID != ActionRelabel && s.ID != ActionRestoreLock {
+		if !covered[s.ID] {
 			t.Errorf("action %s has no case on the seed-shaped DB", s.ID)
 		}
 	}

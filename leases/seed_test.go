@@ -339,17 +339,23 @@ func TestLeaseGenerationFence(t *testing.T) {
 	if err != nil || !claim.OK() || !claim.Lease.HasGeneration || claim.Lease.Generation != 5 {
 		t.Fatalf("claim: %+v %v", claim.Lease, err)
 	}
-	stale := leases.FenceOf(*claim.Lease)
-	hb, err := s.Heartbeat(ctx, stale, now.Add(time.Minute))
+	hb, err := s.Heartbeat(ctx, leases.FenceOf(*claim.Lease), now.Add(time.Minute))
 	if err != nil || !hb.OK() || hb.Lease.Generation != 6 {
 		t.Fatalf("heartbeat: %+v %v", hb, err)
 	}
+	// Another node takes the lease over (the ADR's Node B): only the generation moves. A
+	// writer fenced on the older generation is refused, though every other field it read
+	// is unchanged.
+	stale := leases.FenceOf(*hb.Lease)
+	d.Exec("UPDATE leases SET lease_generation_id = 7 WHERE lease_id = '" + hb.Lease.LeaseID + "'")
 	out, err := s.Release(ctx, stale, "", now.Add(2*time.Minute))
-	if err != nil || out.Code != leases.CodeFenceMoved || !strings.Contains(out.Message, "lease_generation_id 6, fenced on 5") {
+	if err != nil || out.Code != leases.CodeFenceMoved || !strings.Contains(out.Message, "lease_generation_id 7, fenced on 6") {
 		t.Fatalf("release fenced on an old generation: %+v %v", out, err)
 	}
-	out, err = s.Release(ctx, leases.FenceOf(*hb.Lease), "", now.Add(2*time.Minute))
-	if err != nil || !out.OK() || out.Lease.Generation != 6 {
+	current := stale
+	current.Generation = 7
+	out, err = s.Release(ctx, current, "", now.Add(2*time.Minute))
+	if err != nil || !out.OK() || out.Lease.Generation != 7 {
 		t.Fatalf("release on the current generation: %+v %v", out, err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"steward/leases"
 	"steward/leases/leasestest"
+	"steward/leases/seedtest"
 )
 
 // liveDB is a Live over an empty locks directory and a migrated DB, with the
@@ -35,7 +36,7 @@ func newLiveDB(t *testing.T, path string, resync time.Duration) *liveDB {
 		t.Fatal(err)
 	}
 	d := &liveDB{t: t, ws: ws, clock: &clock{t: leasestest.Now}, probe: Probe{Host: "here"}}
-	if st, err := leases.OpenReadWrite(path, leases.StoreOptions{}); err == nil { // nil on a seed-shaped DB
+	if st, err := leases.OpenReadWrite(path, leases.StoreOptions{}); err == nil { // opening writes nothing, on any DB
 		t.Cleanup(func() { st.Close() })
 		d.store = st
 	}
@@ -296,4 +297,34 @@ func TestSessionsBoundedAndCounted(t *testing.T) {
 		}
 	}
 	d.sameAsCold()
+}
+
+// TestLiveOnSeedDB: the live model watching a DB the supervised system writes (seed
+// names only, rollback journal, ACTIVE in capitals, events without a session) reads it
+// ok and complete, follows a foreign commit by its event, agrees with a cold read, and
+// never changes a byte of the file or its journal.
+func TestLiveOnSeedDB(t *testing.T) {
+	dir := t.TempDir()
+	db := seedtest.NewAt(t, filepath.Join(dir, "control_plane.sqlite3"), seedtest.Options{})
+	db.AddSession(seedtest.Session{SessionID: "s1", Role: "author", Status: "Active", LastHeartbeatAt: seedtest.ISO(leasestest.Now)})
+	db.AddLease(seedtest.Lease{LeaseID: "lease-1", SessionID: "s1", Role: "author", Status: "ACTIVE", Item: seedtest.Issue(1),
+		CreatedAt: seedtest.Naive(leasestest.Now), ExpiresAt: seedtest.ISO(leasestest.Now.Add(time.Hour))})
+	d := newLiveDB(t, db.Path, time.Hour)
+	s := d.waitFor("the lease", func(s *Snapshot) bool { return claimOf(s, "lease-1") != nil })
+	if h := s.Sources.DB; h.Status != StatusOK || h.Partial {
+		t.Fatalf("db source %+v", h)
+	}
+	it := seedtest.Issue(2)
+	db.AddLease(seedtest.Lease{LeaseID: "lease-2", SessionID: "s1", Role: "author", Status: "Active", Item: it,
+		CreatedAt: seedtest.Naive(leasestest.Now), ExpiresAt: seedtest.Naive(leasestest.Now.Add(-time.Minute))})
+	db.AddEvent(seedtest.Event{Item: &it, Type: "lease.claim", Message: "lease claimed", CreatedAt: seedtest.Naive(leasestest.Now)})
+	before := seedtest.Fingerprint(t, db.Path)
+	s = d.waitFor("the second lease", func(s *Snapshot) bool { return claimOf(s, "lease-2") != nil })
+	if len(orphansOf(s, OrphanActiveLeasePastExpiry)) != 1 {
+		t.Fatalf("orphans %v", kinds(s))
+	}
+	d.sameAsCold()
+	if seedtest.Fingerprint(t, db.Path) != before {
+		t.Fatal("the live model changed the DB or its journal")
+	}
 }

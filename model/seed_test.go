@@ -414,3 +414,31 @@ func TestSeedUndecodableRowIsScoped(t *testing.T) {
 		t.Fatalf("item 7 does not say it is unproven: %+v", s.Items)
 	}
 }
+
+// TestSeedLeaseGenerationShown: where the DB records the seed's lease_generation_id, the
+// claim carries it (status --json claims[].lease_generation_id); where it does not, the
+// field is absent and the DB reads ok all the same.
+func TestSeedLeaseGenerationShown(t *testing.T) {
+	for _, withColumn := range []bool{true, false} {
+		dir := t.TempDir()
+		ws := Workspace{LocksDir: filepath.Join(dir, "locks"), DBPath: filepath.Join(dir, "cp.sqlite3"), RepoRoot: dir}
+		if err := os.MkdirAll(ws.LocksDir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		opt := seedtest.Options{}
+		if withColumn {
+			opt.Add = []string{"leases.lease_generation_id INTEGER"}
+		}
+		d := seedtest.NewAt(t, ws.DBPath, opt)
+		d.AddLease(seedtest.Lease{LeaseID: "L1", SessionID: "s1", Role: "author", Item: seedtest.Issue(7),
+			CreatedAt: seedtest.Naive(now), ExpiresAt: seedtest.ISO(now.Add(time.Hour)), Generation: 12})
+		s := Build(Load(context.Background(), ws, NewProbe(ws.RepoRoot), now), Config{}, now)
+		if len(s.Claims) != 1 || s.Sources.DB.Status != StatusOK {
+			t.Fatalf("claims %+v db %+v", s.Claims, s.Sources.DB)
+		}
+		g := s.Claims[0].LeaseGeneration
+		if withColumn && (g == nil || *g != 12) || !withColumn && g != nil {
+			t.Fatalf("column %v: lease_generation_id %v", withColumn, g)
+		}
+	}
+}

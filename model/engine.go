@@ -56,9 +56,13 @@ type engine struct {
 	// sessionsOmitted counts the ended sessions the last full DB read left out.
 	sessionsOmitted int
 	activity        []Event
-	findings        []string
-	dl              deadlines
-	dirty           map[string]bool
+	// activityNew is set when events were added since the last publish: an event-only
+	// commit (a foreign writer's, e.g. the supervised system's own) changes no row an item
+	// derives from, yet the Activity view must show it.
+	activityNew bool
+	findings    []string
+	dl          deadlines
+	dirty       map[string]bool
 }
 
 func newEngine(cfg Config) *engine {
@@ -222,6 +226,9 @@ func (e *engine) setSession(id string, so *SessionObs) {
 // addEvents takes control-plane events past the cursor: refused claims for
 // contention, every event for Activity.
 func (e *engine) addEvents(evs []leases.Event) {
+	if len(evs) > 0 {
+		e.activityNew = true
+	}
 	for _, x := range evs {
 		it, ok := e.workItems[x.WorkItemID]
 		var ip *Item
@@ -392,6 +399,7 @@ func (e *engine) flush(now time.Time) int {
 
 // publish returns the current output as a new immutable snapshot.
 func (e *engine) publish(now time.Time) *Snapshot {
+	e.activityNew = false
 	s := &Snapshot{GeneratedAt: now, Sources: Sources{Locks: e.env.locks, DB: e.env.db, Gitea: e.env.gitea},
 		Claims: e.claims.snapshot(), Orphans: e.orphans.snapshot(), Contention: e.contention.snapshot(),
 		Items: e.items.snapshot(), Sessions: e.sessOut.snapshot(), Clarifications: append([]Clarification{}, e.clarList...),

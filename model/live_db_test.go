@@ -319,7 +319,8 @@ func TestLiveOnSeedDB(t *testing.T) {
 		CreatedAt: seedtest.Naive(leasestest.Now), ExpiresAt: seedtest.Naive(leasestest.Now.Add(-time.Minute))})
 	db.AddEvent(seedtest.Event{Item: &it, Type: "lease.claim", Message: "lease claimed", CreatedAt: seedtest.Naive(leasestest.Now)})
 	before := seedtest.Fingerprint(t, db.Path)
-	s = d.waitFor("the second lease", func(s *Snapshot) bool { return claimOf(s, "lease-2") != nil })
+	// Two foreign commits (the lease, then its event): wait until both are read.
+	s = d.waitFor("the second lease and its event", func(s *Snapshot) bool { return claimOf(s, "lease-2") != nil && len(s.Activity) == 1 })
 	if len(orphansOf(s, OrphanActiveLeasePastExpiry)) != 1 {
 		t.Fatalf("orphans %v", kinds(s))
 	}
@@ -327,4 +328,12 @@ func TestLiveOnSeedDB(t *testing.T) {
 	if seedtest.Fingerprint(t, db.Path) != before {
 		t.Fatal("the live model changed the DB or its journal")
 	}
+	// A commit that writes only an event (the supervised system records its own, e.g.
+	// session_checkpoint_stage_change) changes no row an item derives from: the Activity
+	// view shows it all the same. Before the fix the model published nothing for it.
+	one := seedtest.Issue(1)
+	db.AddEvent(seedtest.Event{Item: &one, Type: "session_checkpoint_stage_change", Message: "implementing -> testing",
+		CreatedAt: seedtest.ISO(leasestest.Now)})
+	d.waitFor("the event-only commit", func(s *Snapshot) bool { return len(s.Activity) == 2 })
+	d.sameAsCold()
 }

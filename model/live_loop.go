@@ -106,7 +106,7 @@ func (l *Live) loop(ctx context.Context) {
 		n := l.e.tick(now)
 		// A source's health can change with no item to re-derive (an empty workspace, a
 		// reason that changed under the same status): it is published all the same.
-		if n > 0 || done != nil || l.e.sourcesSig() != health {
+		if n > 0 || done != nil || l.e.sourcesSig() != health || l.e.activityNew {
 			l.publish(now)
 		}
 		if done != nil {

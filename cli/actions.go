@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -25,6 +27,35 @@ type flagSpec struct {
 	required bool
 	// param, when set, is the parameter's name (default: the flag's name).
 	param string
+	// check, when set, validates a non-empty value: a value it refuses is an error naming
+	// the flag, the value and what is accepted — never "no pid" or a parser's internals.
+	check func(string) error
+}
+
+// checkPID accepts a process id: a whole number from 1 to 2^31-1 (the kernel's pid_t).
+func checkPID(v string) error {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 || n > math.MaxInt32 {
+		return fmt.Errorf("--pid %q is not a process id: use a whole number from 1 to %d, or leave it out for the parent process", clipArg(v), math.MaxInt32)
+	}
+	return nil
+}
+
+// checkTTL accepts a positive Go duration.
+func checkTTL(v string) error {
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return fmt.Errorf("--ttl %q is not a positive duration: use a number with a unit, such as 90s, 10m or 1h30m", clipArg(v))
+	}
+	return nil
+}
+
+// clipArg keeps an echoed argument short.
+func clipArg(v string) string {
+	if r := []rune(v); len(r) > 40 {
+		return string(r[:40]) + "…"
+	}
+	return v
 }
 
 // actionCmd is one governed action on the command line.
@@ -72,8 +103,8 @@ func actionCommands() []actionCmd {
 		{path: []string{"claim"}, action: "worker.claim", worker: true, short: "Claim an item for a worker session (worker action)", flags: append(append([]flagSpec{
 			{name: "role", usage: "task role: author, reviewer, merger or conflict-fix", def: "author"},
 			{name: "profile", usage: "worker profile", def: ""},
-			{name: "pid", usage: "the worker's process id (default: the parent process)", def: ""},
-			{name: "ttl", usage: "lease TTL (Go duration); default from the lease policy", def: ""},
+			{name: "pid", usage: "the worker's process id (default: the parent process)", def: "", check: checkPID},
+			{name: "ttl", usage: "lease TTL (Go duration); default from the lease policy", def: "", check: checkTTL},
 			{name: "branch", usage: "branch name; default minted from the issue", def: ""},
 			{name: "worktree", usage: "worktree path; default <repo-root>/branches/<branch>", def: ""},
 			{name: "username", usage: "claimant's Gitea username", def: ""},
@@ -165,6 +196,11 @@ func buildRequest(ac actionCmd, vals []string) (govern.Request, error) {
 	hasItem := false
 	for i, f := range ac.flags {
 		v := strings.TrimSpace(vals[i])
+		if f.check != nil && v != "" {
+			if err := f.check(v); err != nil {
+				return req, err
+			}
+		}
 		switch f.target {
 		case "lease":
 			req.Target.LeaseID = v
@@ -185,7 +221,7 @@ func buildRequest(ac actionCmd, vals []string) (govern.Request, error) {
 		case "number":
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || n <= 0 {
-				return req, fmt.Errorf("--number must be a positive whole number, got %q", v)
+				return req, fmt.Errorf("--number %q is not an issue or PR number: use a positive whole number", clipArg(v))
 			}
 			item.Number, hasItem = n, true
 		case "":

@@ -35,17 +35,19 @@ func addConfigCommands(root *cobra.Command, g *globals) {
 					flags[key], names[key] = f.Value.String(), name
 				}
 			}
-			r, err := config.Load(config.Inputs{Path: g.configPath, Flags: flags, FlagNames: names, Workspace: g.workspace})
+			r, err := config.Load(config.Inputs{Path: g.configPath, Flags: flags, FlagNames: names, Workspace: g.workspace, Login: g.login})
 			if err != nil {
 				return err
 			}
 			view := struct {
-				Path      string              `json:"path"`
-				Found     bool                `json:"found"`
-				Workspace string              `json:"workspace,omitempty"`
-				Settings  []map[string]string `json:"settings"`
-				Problems  []config.Problem    `json:"problems"`
-			}{r.Path, r.Found, r.Workspace, r.Shown(), r.Problems}
+				Path      string                `json:"path"`
+				Found     bool                  `json:"found"`
+				System    []config.SystemSource `json:"system"`
+				Workspace string                `json:"workspace,omitempty"`
+				Grant     config.Grant          `json:"grant"`
+				Settings  []map[string]string   `json:"settings"`
+				Problems  []config.Problem      `json:"problems"`
+			}{r.Path, r.Found, r.System, r.Workspace, r.Grant, r.Shown(), r.Problems}
 			if view.Problems == nil {
 				view.Problems = []config.Problem{}
 			}
@@ -84,7 +86,27 @@ func writeConfigCheck(w io.Writer, r *config.Resolved) {
 	if r.Found {
 		state = "found"
 	}
+	for _, s := range r.System {
+		sys := "not present"
+		switch {
+		case s.Found && s.Protected:
+			sys = "present; only root can change it"
+		case s.Found:
+			sys = "present; NOT protected: others than root can change it"
+		}
+		fmt.Fprintf(w, "system file %s (%s)\n", termsafe.Line(s.Path), sys)
+	}
 	fmt.Fprintf(w, "config file %s (%s)\n", termsafe.Line(r.Path), state)
+	gr := r.Grant
+	ceil := "none configured: the role asked for applies"
+	if gr.Ceiling != "" {
+		ceil = gr.Ceiling + " (" + termsafe.Line(gr.CeilingOrigin) + ")"
+	}
+	login := gr.Login
+	if login == "" {
+		login = "(none given)"
+	}
+	fmt.Fprintf(w, "login       %s\nceiling     %s\n", termsafe.Line(login), ceil)
 	if r.Workspace != "" {
 		fmt.Fprintf(w, "workspace   %s\n", termsafe.Line(r.Workspace))
 	}

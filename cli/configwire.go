@@ -1,12 +1,13 @@
 package cli
 
 import (
-	"strconv"
+	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"steward/config"
+	"steward/termsafe"
 )
 
 // giteaFlagKeys maps the global Gitea flags onto config keys.
@@ -33,15 +34,17 @@ func (g *globals) applyConfig(cmd *cobra.Command) error {
 		}
 	}
 	for name, key := range giteaFlagKeys {
-		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
+		// Only the global flags: `steward demo` has a --gitea-url of its own, for the demo's
+		// server, which is not the configuration's Gitea.
+		if f := cmd.Root().PersistentFlags().Lookup(name); f != nil && f.Changed {
 			flags[key], names[key], changed[name] = f.Value.String(), name, true
 		}
 	}
 	repoChanged := false
-	if f := cmd.Flags().Lookup("gitea-repo"); f != nil && f.Changed {
+	if f := cmd.Root().PersistentFlags().Lookup("gitea-repo"); f != nil && f.Changed {
 		repoChanged = true
 	}
-	r, err := config.Load(config.Inputs{Path: g.configPath, Flags: flags, FlagNames: names, Workspace: g.workspace})
+	r, err := config.Load(config.Inputs{Path: g.configPath, Flags: flags, FlagNames: names, Workspace: g.workspace, Login: g.login})
 	if err != nil {
 		return err
 	}
@@ -49,10 +52,17 @@ func (g *globals) applyConfig(cmd *cobra.Command) error {
 		var msgs []string
 		for _, p := range r.Problems {
 			if p.Severity == config.SevError {
-				msgs = append(msgs, p.Code+": "+p.Message)
+				msgs = append(msgs, p.Code+": "+termsafe.Line(p.Message))
 			}
 		}
-		return &exitError{code: ExitError, msg: "the config file " + r.Path + " has errors (run `steward config check`):\n  " + strings.Join(msgs, "\n  ")}
+		// Each problem names its own source (a variable, a flag, a file): the configuration
+		// is more than the file, which may not even exist.
+		return &exitError{code: ExitError, msg: "steward's configuration has errors (run `steward config check` for every setting and its source):\n  " + strings.Join(msgs, "\n  ")}
+	}
+	for _, p := range r.Problems {
+		if ceilingWarnings[p.Code] {
+			fmt.Fprintln(cmd.ErrOrStderr(), "steward: warning:", termsafe.Line(p.Message))
+		}
 	}
 	set := func(flag string, dst *string, key string) {
 		if changed[flag] {
@@ -67,16 +77,12 @@ func (g *globals) applyConfig(cmd *cobra.Command) error {
 	set("repo-root", &g.repoRoot, config.KeyRepoRoot)
 	set("db-host", &g.dbHost, config.KeyDBHost)
 	set("audit", &g.audit, config.KeyAuditLog)
-	set("as-role", &g.role, config.KeyRole)
 	set("gitea-url", &g.gitea.url, config.KeyGiteaURL)
 	set("gitea-login", &g.gitea.login, config.KeyTeaLogin)
-	if !changed["read-only"] {
-		if s := r.Get(config.KeyReadOnly); s.Source != config.FromDefault {
-			if v, err := strconv.ParseBool(s.Value); err == nil {
-				g.readOnly = v
-			}
-		}
-	}
+	// The configured grant is a ceiling: the config resolved the role and read-only switch
+	// with every flag and variable as a request it may only lower or turn on.
+	g.role, g.readOnly, g.readOnlyWhy = r.Grant.Role, r.Grant.ReadOnly, r.Grant.ReadOnlyReason()
+	g.ceiling = r.Grant.Ceiling
 	if !repoChanged {
 		owner, repo := r.Get(config.KeyGiteaOwner).Value, r.Get(config.KeyGiteaRepo).Value
 		if owner != "" && repo != "" {
@@ -86,12 +92,9 @@ func (g *globals) applyConfig(cmd *cobra.Command) error {
 	if s := r.Get(config.KeyGiteaToken); s.Value != "" {
 		g.giteaToken = s.Value
 	}
-	g.roles = r.Roles
-	// A role granted to the Gitea login in the config applies unless --as-role was given.
-	if !changed["as-role"] && g.login != "" {
-		if role, ok := g.roles[g.login]; ok {
-			g.role = role
-		}
-	}
 	return nil
 }
+
+// ceilingWarnings are the problems a command prints on stderr before it runs: a request the
+// configuration did not honour, or a system file that protects nothing.
+var ceilingWarnings = map[string]bool{"role-capped": true, "read-only-locked": true, "system-config-permissions": true}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"sort"
@@ -30,8 +31,10 @@ type demoFlags struct {
 	keep       bool
 	giteaURL   string
 	giteaToken string
-	giteaRepo  string
-	verbose    bool
+	// giteaTokenFile names a file holding the token (never the command line).
+	giteaTokenFile string
+	giteaRepo      string
+	verbose        bool
 }
 
 // demoReport is the --json summary of a headless run.
@@ -56,7 +59,8 @@ func addDemoCommand(root *cobra.Command, g *globals) {
 		Short: "Build a lively demo workspace in a temp folder, start simulated workers, and open the workbench",
 		Long: `demo builds a complete workspace in a temporary folder — control-plane DB, lock files, a
 repository root with branches/, an audit log and a Gitea (the in-process API subset, or a
-real server with --gitea-url/--gitea-token) — seeds it with issues and pull requests, and
+real server with --gitea-url, its token from $STEWARD_GITEA_TOKEN or --gitea-token-file) —
+seeds it with issues and pull requests, and
 starts simulated workers that claim, heartbeat, contend, die and ask questions through the
 governed core. Time is compressed by --speed (a 10-minute lease lives 30 s at the default).
 
@@ -75,7 +79,9 @@ and prints what happened.`,
 	fl.IntVar(&f.issues, "issues", 30, "number of issues to seed")
 	fl.BoolVar(&f.keep, "keep", false, "keep the workspace folder on exit and print how to inspect it")
 	fl.StringVar(&f.giteaURL, "gitea-url", "", "use a real Gitea at this URL instead of the in-process subset")
-	fl.StringVar(&f.giteaToken, "gitea-token", "", "access token for --gitea-url (default $"+gitea.EnvToken+"); never printed")
+	fl.StringVar(&f.giteaTokenFile, "gitea-token-file", "", "file holding the access token for --gitea-url (mode 0600); else $"+gitea.EnvToken)
+	fl.StringVar(&f.giteaToken, "gitea-token", "", "deprecated: puts the token on the command line, readable by every user of the machine; use $"+gitea.EnvToken+" or --gitea-token-file")
+	_ = fl.MarkHidden("gitea-token")
 	fl.StringVar(&f.giteaRepo, "gitea-repo", "", "owner/name of an empty repository on --gitea-url (default: create one)")
 	fl.BoolVar(&f.verbose, "verbose", false, "headless: print heartbeats too")
 	root.AddCommand(cmd)
@@ -87,13 +93,20 @@ func runDemo(cmd *cobra.Command, g *globals, f *demoFlags) error {
 		return &exitError{code: ExitError, msg: "--workers, --speed and --issues must be positive"}
 	}
 	opts := sim.DemoOptions{Keep: f.keep, Seed: f.seed, Workers: f.workers.n, Speed: f.speed, Issues: f.issues}
+	if f.giteaToken != "" {
+		fmt.Fprintln(cmd.ErrOrStderr(), "steward: warning: --gitea-token puts the token on the command line, where every user of this machine can read it (/proc/<pid>/cmdline) and your shell history keeps it; use $"+gitea.EnvToken+" or --gitea-token-file instead")
+	}
+	if g.readOnly && f.giteaURL != "" {
+		return &exitError{code: ExitError, msg: "steward is read-only here (" + g.readOnlyWhy + "), and a demo on a real Gitea writes to it (issues, comments, labels); run the demo without --gitea-url"}
+	}
 	if f.giteaURL != "" {
-		opts.GiteaURL, opts.GiteaToken = f.giteaURL, f.giteaToken
-		if opts.GiteaToken == "" {
-			opts.GiteaToken = os.Getenv(gitea.EnvToken)
+		tok, err := demoToken(f)
+		if err != nil {
+			return &exitError{code: ExitError, msg: err.Error()}
 		}
+		opts.GiteaURL, opts.GiteaToken = f.giteaURL, tok
 		if opts.GiteaToken == "" {
-			return &exitError{code: ExitError, msg: "--gitea-url needs --gitea-token (or $" + gitea.EnvToken + ")"}
+			return &exitError{code: ExitError, msg: "--gitea-url needs a token: set $" + gitea.EnvToken + " or give --gitea-token-file"}
 		}
 		if f.giteaRepo != "" {
 			o, r, ok := strings.Cut(f.giteaRepo, "/")
@@ -153,6 +166,45 @@ func runDemo(cmd *cobra.Command, g *globals, f *demoFlags) error {
 		fmt.Fprintln(cmd.ErrOrStderr(), "steward: demo clean-up:", cerr)
 	}
 	return printOut(out, g.jsonOut, rep, func(w io.Writer) { writeDemoSummary(w, rep) })
+}
+
+// demoToken is the token for --gitea-url: from --gitea-token-file, else the deprecated
+// --gitea-token, else $STEWARD_GITEA_TOKEN. No token is ever passed to a child process.
+func demoToken(f *demoFlags) (string, error) {
+	switch {
+	case f.giteaTokenFile != "":
+		fi, err := os.Stat(f.giteaTokenFile)
+		if err != nil {
+			return "", fmt.Errorf("--gitea-token-file %s cannot be read (%s)", f.giteaTokenFile, osReason(err))
+		}
+		if !fi.Mode().IsRegular() {
+			return "", fmt.Errorf("--gitea-token-file %s is not a regular file", f.giteaTokenFile)
+		}
+		if fi.Size() > 4096 {
+			return "", fmt.Errorf("--gitea-token-file %s is larger than 4 KiB: it does not hold just a token", f.giteaTokenFile)
+		}
+		b, err := os.ReadFile(f.giteaTokenFile)
+		if err != nil {
+			return "", fmt.Errorf("--gitea-token-file %s cannot be read (%s)", f.giteaTokenFile, osReason(err))
+		}
+		tok := strings.TrimSpace(string(b))
+		if tok == "" {
+			return "", fmt.Errorf("--gitea-token-file %s is empty", f.giteaTokenFile)
+		}
+		return tok, nil
+	case f.giteaToken != "":
+		return f.giteaToken, nil
+	}
+	return strings.TrimSpace(os.Getenv(gitea.EnvToken)), nil
+}
+
+// osReason is an OS error's reason without Go's operation prefix ("stat /x: ").
+func osReason(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }
 
 // runDemoWorkbench runs the fleet in the background while the workbench is open.

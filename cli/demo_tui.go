@@ -22,7 +22,7 @@ type demoWorkbench struct {
 
 // newDemoWorkbench starts the live model on d. Durations the model judges by (stale PRs,
 // the refused-claim window, the clarification SLA) are compressed like the lease policy.
-func newDemoWorkbench(ctx context.Context, d *sim.Demo, role govern.Role) (*demoWorkbench, error) {
+func newDemoWorkbench(ctx context.Context, d *sim.Demo, role govern.Role, ro govern.Options) (*demoWorkbench, error) {
 	pol := leases.LoadPolicies(d.Workspace.Env)
 	speed := d.Speed()
 	scale := func(x time.Duration) time.Duration { return time.Duration(float64(x) / speed) }
@@ -35,7 +35,7 @@ func newDemoWorkbench(ctx context.Context, d *sim.Demo, role govern.Role) (*demo
 	if err := live.Start(ctx); err != nil {
 		return nil, err
 	}
-	core := govern.New(d.Workspace, d.AuditLog(), govern.Options{Actor: govern.LocalActor(role, "")})
+	core := govern.New(d.Workspace, d.AuditLog(), govern.Options{Actor: govern.LocalActor(role, ""), ReadOnly: ro.ReadOnly, ReadOnlyReason: ro.ReadOnlyReason})
 	return &demoWorkbench{live: live, opts: tui.Options{
 		Core: core, Source: live, AuditPath: d.AuditPath, Policies: &pol, ClarificationSLA: scale(time.Hour),
 	}}, nil
@@ -48,6 +48,8 @@ func (w *demoWorkbench) close() {
 
 // openWorkbench opens the workbench on the demo workspace until the user quits or ctx ends.
 func openWorkbench(ctx context.Context, cmd *cobra.Command, g *globals, d *sim.Demo) error {
+	// The demo's person is an operator unless --as-role says otherwise (g.role is already
+	// capped by the configuration); the configured ceiling and read-only apply here too.
 	role := govern.RoleOperator
 	if f := cmd.Flags().Lookup("as-role"); f != nil && f.Changed {
 		r, err := govern.ParseRole(g.role)
@@ -56,7 +58,12 @@ func openWorkbench(ctx context.Context, cmd *cobra.Command, g *globals, d *sim.D
 		}
 		role = r
 	}
-	wb, err := newDemoWorkbench(ctx, d, role)
+	if g.ceiling != "" {
+		if c, err := govern.ParseRole(g.ceiling); err == nil && role > c {
+			role = c
+		}
+	}
+	wb, err := newDemoWorkbench(ctx, d, role, govern.Options{ReadOnly: g.readOnly, ReadOnlyReason: g.readOnlyWhy})
 	if err != nil {
 		return err
 	}

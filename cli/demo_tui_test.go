@@ -25,7 +25,7 @@ func TestDemoWorkbenchShowsLiveClaims(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	wb, err := newDemoWorkbench(ctx, d, govern.RoleOperator)
+	wb, err := newDemoWorkbench(ctx, d, govern.RoleOperator, govern.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -46,8 +48,10 @@ type globals struct {
 	workspace  string
 	// giteaToken comes from the config file when it holds one; never from a flag.
 	giteaToken string
-	// roles maps Gitea logins to roles, from the config file.
-	roles map[string]string
+	// readOnlyWhy says who turned read-only on (config.Grant.ReadOnlyReason); ceiling is
+	// the highest role the configuration grants ("" when it maps none).
+	readOnlyWhy string
+	ceiling     string
 	// redactor knows steward's own secrets (the Gitea token, once a client is built): the
 	// audit log and every snapshot printed or drawn go through it.
 	redactor *govern.Redactor
@@ -119,6 +123,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	pf.StringVar(&g.configPath, "config", "", "config file (default $STEWARD_CONFIG, else $XDG_CONFIG_HOME/steward/config.yaml)")
 	pf.StringVar(&g.workspace, "workspace", "", "workspace of the config file to use")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return g.applyConfig(cmd) }
+	root.SetFlagErrorFunc(flagError)
 	addActionCommands(root, g)
 	addAuditCommands(root, g)
 	addStatusCommand(root, g)
@@ -154,9 +159,12 @@ func (g *globals) core() (*govern.Core, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	log, err := govern.OpenAudit(g.audit, g.secrets())
-	if err != nil {
-		return nil, nil, err
+	// A read-only steward creates and appends nothing: its audit log is only read.
+	log := govern.ReadOnlyAudit(g.audit)
+	if !g.readOnly {
+		if log, err = govern.OpenAudit(g.audit, g.secrets()); err != nil {
+			return nil, nil, err
+		}
 	}
 	ws := govern.Workspace{LocksDir: g.locksDir, DBPath: g.dbPath, RepoRoot: g.repoRoot, DBHost: g.dbHost}
 	cl, err := g.giteaClient(os.Stderr)
@@ -167,6 +175,38 @@ func (g *globals) core() (*govern.Core, func(), error) {
 	if cl != nil {
 		ws.Gitea = cl
 	}
-	c := govern.New(ws, log, govern.Options{Actor: govern.LocalActor(role, g.login), ReadOnly: g.readOnly, Step: coreStep})
+	c := govern.New(ws, log, govern.Options{Actor: govern.LocalActor(role, g.login), ReadOnly: g.readOnly, ReadOnlyReason: g.readOnlyWhy, Step: coreStep})
 	return c, func() { log.Close() }, nil
+}
+
+// flagArgument matches pflag's message for a value its parser refused.
+var flagArgument = regexp.MustCompile(`^invalid argument "((?:[^"\\]|\\.)*)" for "(?:-[^,]+, )?--([^"]+)" flag: `)
+
+// flagError says which flag got which value and what it accepts, instead of the parser's
+// own words (strconv.ParseBool: parsing "maybe": invalid syntax).
+func flagError(cmd *cobra.Command, err error) error {
+	m := flagArgument.FindStringSubmatch(err.Error())
+	if m == nil {
+		return &exitError{code: ExitError, msg: err.Error() + " (see --help)"}
+	}
+	val, name := m[1], m[2]
+	if v, uerr := strconv.Unquote(`"` + m[1] + `"`); uerr == nil {
+		val = v
+	}
+	want := "a value this flag accepts (see --help)"
+	if f := cmd.Flags().Lookup(name); f != nil {
+		switch f.Value.Type() {
+		case "bool":
+			want = "true or false (--" + name + " alone means true)"
+		case "int", "int8", "int16", "int32", "int64":
+			want = "a whole number"
+		case "uint", "uint8", "uint16", "uint32", "uint64":
+			want = "a whole number, 0 or more"
+		case "float32", "float64":
+			want = "a number, such as 20 or 0.5"
+		case "duration":
+			want = "a duration: a number with a unit, such as 90s, 10m or 1h30m"
+		}
+	}
+	return &exitError{code: ExitError, msg: fmt.Sprintf("--%s %q is not %s", name, clipArg(val), want)}
 }

@@ -52,7 +52,7 @@ func runStatus(ctx context.Context, out io.Writer, g *globals, f *statusFlags) e
 	if f.now != "" {
 		t, err := time.Parse(time.RFC3339, f.now)
 		if err != nil {
-			return &exitError{code: ExitError, msg: "--now: " + err.Error()}
+			return &exitError{code: ExitError, msg: fmt.Sprintf("--now %q is not a time: use RFC 3339, such as 2026-07-23T10:00:00Z", clipArg(f.now))}
 		}
 		clock = func() time.Time { return t }
 	}

@@ -71,10 +71,6 @@ func (r *Resolved) validate(f *File) {
 			if s.Value != "auto" && s.Value != "dark" && s.Value != "light" {
 				r.problem(SevError, "bad-theme", fmt.Sprintf("theme %q (%s): use auto, dark or light", clip(s.Value), s.Origin))
 			}
-		case KeyReadOnly:
-			if s.Value != "true" && s.Value != "false" {
-				r.problem(SevError, "bad-bool", fmt.Sprintf("read_only %q (%s): use true or false", clip(s.Value), s.Origin))
-			}
 		case KeyRole:
 			if !roles[strings.ToLower(s.Value)] {
 				r.problem(SevError, "bad-role", fmt.Sprintf("role %q (%s): use viewer, operator, controller or admin", clip(s.Value), s.Origin))
@@ -144,7 +140,7 @@ clarification_sla: 24h
 thresholds:
   stale_pr: 72h
   contention_window: 1h
-roles: {}                  # gitea-login: viewer | operator | controller | admin
+roles: {}                  # gitea-login (or '*'): the highest role it may hold — viewer | operator | controller | admin
 theme: auto
 read_only: false
 `

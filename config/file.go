@@ -100,7 +100,7 @@ func Parse(data []byte) (File, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
-		return File{}, fmt.Errorf("config: %s", scrubYAML(err.Error(), data))
+		return File{}, errors.New(yamlReason(err.Error(), data))
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {

@@ -82,6 +82,12 @@ type Inputs struct {
 	// Workspace selects a workspace of the file; empty means default_workspace, else the
 	// only one.
 	Workspace string
+	// Login is the Gitea login steward acts as (--login, STEWARD_GITEA_LOGIN): the key of
+	// the roles maps.
+	Login string
+	// SystemPaths replaces the system-wide files read (SystemPath, then the one
+	// STEWARD_SYSTEM_CONFIG names) — for tests in Go only; no flag or variable reaches it.
+	SystemPaths []string
 }
 
 // Resolved is the configuration in effect.
@@ -93,6 +99,11 @@ type Resolved struct {
 	Workspace string `json:"workspace,omitempty"`
 	// Roles maps Gitea logins to roles, from the file.
 	Roles map[string]string `json:"roles,omitempty"`
+	// System lists the system-wide files consulted (see SystemPath).
+	System []SystemSource `json:"system"`
+	// Grant is the role and read-only switch in effect once every ceiling is applied; the
+	// role and read_only settings hold the same values.
+	Grant Grant `json:"grant"`
 	// Settings in Keys order.
 	Settings []Setting `json:"-"`
 	Problems []Problem `json:"problems"`
@@ -254,6 +265,7 @@ func Load(in Inputs) (*Resolved, error) {
 	if r.Path == "" {
 		r.Path = DefaultPath(getenv)
 	}
+	r.loadSystem(systemPaths(in, getenv))
 	var f File
 	data, err := readConfig(r.Path)
 	switch {
@@ -263,7 +275,7 @@ func Load(in Inputs) (*Resolved, error) {
 	default:
 		r.Found = true
 		if f, err = Parse(data); err != nil {
-			r.problem(SevError, "parse", err.Error())
+			r.problem(SevError, "parse", "the config file "+r.Path+": "+err.Error())
 			f = File{}
 		}
 		r.checkMode(f)
@@ -290,6 +302,12 @@ func Load(in Inputs) (*Resolved, error) {
 	ws.Gitea.TokenFile = expandHome(ws.Gitea.TokenFile, g)
 	r.resolveTokenFile(ws)
 	r.validate(&f)
+	flagName := in.FlagNames[KeyReadOnly]
+	if flagName == "" {
+		flagName = "read-only"
+	}
+	envRO, _ := getenv("STEWARD_READ_ONLY")
+	r.applyCeilings(&f, in.Login, in.Flags[KeyReadOnly], flagName, strings.TrimSpace(envRO))
 	return r, nil
 }
 

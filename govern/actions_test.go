@@ -363,20 +363,32 @@ func TestRefusedClaimIsRecordedAsContention(t *testing.T) {
 	}
 }
 
+// A read-only core refuses every action and writes nothing at all — no row, no lock, and
+// no audit record either (issue 14, defect 9: it appended a refused record to the log
+// before; this test compared nothing then).
 func TestReadOnlyRefusesEveryApply(t *testing.T) {
 	f := newFixture(t, RoleAdmin)
 	f.expiredLease("L1", 1)
 	ro := f.newCore(RoleAdmin, true)
 	before := f.state()
-	pv, _ := ro.Preview(context.Background(), Request{Action: ActionReclaimExpired, Target: Target{LeaseID: "L1"}})
-	out := ro.Apply(context.Background(), pv, "")
-	if pv.Allowed || pv.Refusal.Code != CodeReadOnly || out.Code != CodeReadOnly {
-		t.Fatalf("read-only: preview %+v, apply %+v", pv.Refusal, out)
+	for _, s := range ro.Actions() {
+		req := Request{Action: s.ID, Target: Target{LeaseID: "L1", Item: item(1), Session: "s-L1", LockFile: "x.json", Attempt: "att-x"},
+			Params: map[string]string{"body": "yes", "pid": "1"}}
+		pv, _ := ro.Preview(context.Background(), req)
+		out := ro.Apply(context.Background(), pv, pv.ConfirmPhrase)
+		if pv.Allowed || pv.Refusal == nil || pv.Refusal.Code != CodeReadOnly || out.Code != CodeReadOnly || out.Result != ResultRefused {
+			t.Fatalf("%s in read-only: preview %+v, apply %+v", s.ID, pv.Refusal, out)
+		}
 	}
 	if l := f.lease("L1"); l.Status != leases.StatusActive {
 		t.Fatalf("read-only core changed the lease: %s", l.Status)
 	}
-	_ = before
+	if after := f.state(); after != before {
+		t.Fatalf("a read-only core wrote (the audit log, a row or a lock):\nbefore %s\nafter  %s", before, after)
+	}
+	if _, err := os.Stat(f.audit.Path() + ".inflight"); err == nil {
+		t.Fatal("a read-only core created the in-flight folder")
+	}
 }
 
 func TestDestructiveNeedsTypedPhrase(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -52,6 +53,22 @@ func taskClass(role string) (leases.TaskClass, string, bool) {
 	return "", role, false
 }
 
+// checkClaimNumbers refuses a pid or TTL that does not parse, in the preview already: an
+// unparsable pid was read as "no pid" and an unparsable TTL refused only on apply.
+func checkClaimNumbers(p map[string]string) *Refusal {
+	if v := p["pid"]; v != "" {
+		if n, err := strconv.ParseInt(v, 10, 64); err != nil || n <= 0 || n > math.MaxInt32 {
+			return refuse(CodeInvalidRequest, fmt.Sprintf("pid %q is not a process id: give a whole number from 1 to %d, or none", Cap(v), math.MaxInt32))
+		}
+	}
+	if v := p["ttl"]; v != "" {
+		if d, err := time.ParseDuration(v); err != nil || d <= 0 {
+			return refuse(CodeInvalidRequest, fmt.Sprintf("ttl %q is not a positive duration: give a number with a unit, such as 90s, 10m or 1h30m", Cap(v)))
+		}
+	}
+	return nil
+}
+
 func mintTaskSession() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
@@ -90,6 +107,9 @@ func (claimAction) plan(ctx context.Context, c *Core, req Request) (*plan, error
 	}
 	if _, _, ok := taskClass(req.Params["role"]); !ok {
 		return &plan{refusal: refuse(CodeInvalidRequest, "unknown task role "+strconv.Quote(req.Params["role"])+"; use author, reviewer, merger or conflict-fix")}, nil
+	}
+	if r := checkClaimNumbers(req.Params); r != nil {
+		return &plan{refusal: r}, nil
 	}
 	ref := workRef(*it)
 	name, ok := locks.Name(lockKey(ref))

@@ -101,6 +101,8 @@ type AuditLog struct {
 	mu      sync.Mutex
 	f       sink
 	secrets *Redactor
+	// readOnly logs (ReadOnlyAudit) create, append and remove nothing.
+	readOnly bool
 }
 
 // OpenAudit opens (creating, mode 0600, its directory 0700) the audit log at path.
@@ -117,6 +119,16 @@ func OpenAudit(path string, r *Redactor) (*AuditLog, error) {
 		r = NewRedactor()
 	}
 	return &AuditLog{path: path, f: f, secrets: r}, nil
+}
+
+// ErrAuditReadOnly is returned by Append on a log opened with ReadOnlyAudit.
+var ErrAuditReadOnly = errors.New("the audit log is open read-only")
+
+// ReadOnlyAudit returns the audit log at path for a read-only steward: it is only read
+// (verify, the workbench's activity) and never created, appended to, or tidied — Append
+// fails with ErrAuditReadOnly, and a stale in-flight marker is left where it is.
+func ReadOnlyAudit(path string) *AuditLog {
+	return &AuditLog{path: path, secrets: NewRedactor(), readOnly: true}
 }
 
 // Path returns the file the log appends to.
@@ -138,6 +150,9 @@ func (l *AuditLog) Close() error {
 // one undecodable line — ReadAudit reports it as a finding — and never swallows this
 // record (defect 7 of issue 14: an intent glued to a torn line vanished from the log).
 func (l *AuditLog) Append(rec Record) error {
+	if l.readOnly {
+		return fmt.Errorf("%w: %w", ErrAuditUnavailable, ErrAuditReadOnly)
+	}
 	rec.V = 1
 	rec = l.secrets.redactRecord(rec)
 	line, err := json.Marshal(rec)

@@ -96,17 +96,23 @@ type Core struct {
 	audit    *AuditLog
 	actor    Actor
 	readOnly bool
-	now      func() time.Time
-	actions  map[string]action
-	src      *sources
+	// roWhy says who made the core read-only, for the refusal.
+	roWhy   string
+	now     func() time.Time
+	actions map[string]action
+	src     *sources
 	// step is called at the boundaries of an apply; crash tests kill the process there.
 	step func(name string)
 }
 
 // Options configure a Core.
 type Options struct {
-	Actor    Actor
-	ReadOnly bool
+	Actor Actor
+	// ReadOnly refuses every apply with read_only and records nothing: no audit record, no
+	// file. ReadOnlyReason says who set it and what could lift it (config.Grant's
+	// ReadOnlyReason); the refusal quotes it.
+	ReadOnly       bool
+	ReadOnlyReason string
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// Step, when set, is called at each boundary of an apply (for crash tests).
@@ -116,7 +122,7 @@ type Options struct {
 // New returns a core acting on ws as opts.Actor, recording into audit. A nil audit makes a
 // preview-only core: every Apply refuses with audit_unavailable.
 func New(ws Workspace, audit *AuditLog, opts Options) *Core {
-	c := &Core{ws: ws, audit: audit, actor: opts.Actor, readOnly: opts.ReadOnly, now: opts.Now, step: opts.Step, src: &sources{}}
+	c := &Core{ws: ws, audit: audit, actor: opts.Actor, readOnly: opts.ReadOnly, roWhy: opts.ReadOnlyReason, now: opts.Now, step: opts.Step, src: &sources{}}
 	if c.now == nil {
 		c.now = time.Now
 	}
@@ -179,13 +185,22 @@ func (c *Core) gate(s Spec, req Request) *Refusal {
 		return refuse(CodeNotOwner, fmt.Sprintf("this steward acts for session %q, not %q; a worker acts only as its own session", c.actor.Session, req.Target.Session))
 	}
 	if c.readOnly {
-		return refuse(CodeReadOnly, "steward is read-only for this workspace; nothing was changed. Restart without --read-only (or set read_only: false) to act.")
+		return refuse(CodeReadOnly, c.readOnlyMessage())
 	}
 	if c.actor.Role < s.MinRole {
 		return refuse(CodeRoleTooLow, fmt.Sprintf("%s needs role %s or above; %s holds %s. Ask someone with %s to run it.",
 			s.ID, s.MinRole, c.who(), c.actor.Role, s.MinRole))
 	}
 	return nil
+}
+
+// readOnlyMessage is the read_only refusal: what happened, who set it, what lifts it.
+func (c *Core) readOnlyMessage() string {
+	why := c.roWhy
+	if why == "" {
+		why = "restart without --read-only to act"
+	}
+	return "steward is read-only here (" + why + "). Nothing was changed and nothing was recorded."
 }
 
 func (c *Core) who() string {
@@ -230,9 +245,15 @@ func NewAttemptID(now time.Time) string {
 // Apply performs pv, re-checking its fences atomically. confirmation must equal the
 // preview's ConfirmPhrase when one is required. Every call leaves exactly one terminal
 // audit record, also on panic or cancellation; a write whose response was lost is unknown.
+// A read-only core is the exception: it refuses read_only and records nothing at all (the
+// refusal is returned, to be printed) — read-only means no file is created or appended to.
 func (c *Core) Apply(ctx context.Context, pv Preview, confirmation string) (out Outcome) {
 	req := pv.Request
 	attempt := NewAttemptID(c.now())
+	if c.readOnly {
+		return Outcome{Attempt: attempt, Action: req.Action, Result: ResultRefused, Disposition: DispositionNotAttempted,
+			Code: CodeReadOnly, Message: c.readOnlyMessage()}
+	}
 	if c.audit == nil {
 		return Outcome{Attempt: attempt, Action: req.Action, Result: ResultRefused, Disposition: DispositionNotAttempted,
 			Code: CodeAuditUnavailable, Message: "this steward has no audit log (a preview-only core), so nothing may be applied; open one with --audit"}

@@ -29,6 +29,9 @@ func (l *AuditLog) inflightPath(attempt string) (string, bool) {
 
 // hold marks attempt in flight until release is called (or the process dies).
 func (l *AuditLog) hold(attempt string) (release func(), err error) {
+	if l.readOnly {
+		return nil, fmt.Errorf("%w: %w", ErrAuditUnavailable, ErrAuditReadOnly)
+	}
 	p, ok := l.inflightPath(attempt)
 	if !ok {
 		return nil, fmt.Errorf("%w: attempt id %q cannot name a file", ErrAuditUnavailable, attempt)
@@ -65,6 +68,8 @@ func (l *AuditLog) inFlight(attempt string) bool {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		return errors.Is(err, syscall.EWOULDBLOCK)
 	}
-	os.Remove(p) // its holder died: the marker is stale
+	if !l.readOnly {
+		os.Remove(p) // its holder died: the marker is stale
+	}
 	return false
 }

@@ -2,6 +2,7 @@ package govern
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -102,7 +103,7 @@ func (c *Core) ResolveByHuman(attempt string, res Result, note string) error {
 		return fmt.Errorf("resolving an unknown outcome needs role operator or above; you hold %s", c.actor.Role)
 	}
 	if c.readOnly {
-		return fmt.Errorf("steward is read-only for this workspace: a resolution is not recorded. Restart without --read-only to resolve")
+		return errors.New("a resolution is not recorded: " + c.readOnlyMessage())
 	}
 	if c.audit == nil {
 		return ErrAuditUnavailable

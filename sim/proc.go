@@ -26,6 +26,7 @@ func SleepProcs(lifetime int) ProcStarter {
 			bin = "/bin/sleep"
 		}
 		cmd := exec.Command(bin, fmt.Sprint(lifetime))
+		cmd.Env = []string{} // sleep needs nothing of ours, least of all a token in the environment
 		cmd.SysProcAttr = childAttr()
 		if err := cmd.Start(); err != nil {
 			return nil, fmt.Errorf("sim: start worker process: %w", err)

@@ -144,7 +144,7 @@ func start(logf func(string, ...any)) (s *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
-	s = &Server{dir: dir, Admin: "steward-admin", AdminPassword: "pw-" + randHex(12), Worker: "worker-one", logs: &syncWriter{}}
+	s = &Server{dir: dir, Admin: "steward-admin", Worker: "worker-one", logs: &syncWriter{}}
 	defer func() {
 		if err != nil {
 			s.Close()
@@ -193,22 +193,33 @@ ENABLED = false
 	if err := os.WriteFile(cfg, []byte(ini), 0o600); err != nil {
 		return nil, err
 	}
-	env := append(os.Environ(), "GITEA_I_AM_BEING_UNSAFE_RUNNING_AS_ROOT=true", "GITEA_WORK_DIR="+dir, "HOME="+dir)
-	run := func(args ...string) error {
+	env := append(withoutSecrets(os.Environ()), "GITEA_I_AM_BEING_UNSAFE_RUNNING_AS_ROOT=true", "GITEA_WORK_DIR="+dir, "HOME="+dir)
+	run := func(args ...string) (string, error) {
 		cmd := exec.Command(bin, append([]string{"--config", cfg}, args...)...)
 		cmd.Env, cmd.Dir = env, dir
 		out, err := cmd.CombinedOutput()
 		if err != nil {
-			return fmt.Errorf("gitea %s: %v: %s", args[0], err, tail(string(out), 2000))
+			return "", fmt.Errorf("gitea %s: %v: %s", args[0], err, tail(string(out), 2000))
 		}
-		return nil
+		return string(out), nil
 	}
-	if err := run("migrate"); err != nil {
+	if _, err := run("migrate"); err != nil {
 		return nil, err
 	}
-	if err := run("admin", "user", "create", "--username", s.Admin, "--password", s.AdminPassword,
-		"--email", s.Admin+"@example.invalid", "--admin", "--must-change-password=false"); err != nil {
+	// No secret on a child's command line (/proc/<pid>/cmdline is readable by every user):
+	// Gitea generates the admin's password and prints it, and it is read from the output.
+	out, err := run("admin", "user", "create", "--username", s.Admin, "--random-password",
+		"--email", s.Admin+"@example.invalid", "--admin", "--must-change-password=false")
+	if err != nil {
 		return nil, err
+	}
+	const said = "generated random password is '"
+	if i := strings.Index(out, said); i >= 0 {
+		line, _, _ := strings.Cut(out[i+len(said):], "\n") // the password may hold a quote itself
+		s.AdminPassword = strings.TrimSuffix(strings.TrimRight(line, "\r "), "'")
+	}
+	if s.AdminPassword == "" {
+		return nil, errors.New("giteatest: gitea admin user create printed no generated password")
 	}
 	tReady := time.Now()
 	s.cmd = exec.Command(bin, "--config", cfg, "web")
@@ -350,4 +361,19 @@ func (s *Server) Close() {
 	if s.dir != "" {
 		_ = os.RemoveAll(s.dir)
 	}
+}
+
+// withoutSecrets drops variables that may hold a credential (STEWARD_GITEA_TOKEN, …): the
+// test server needs none of the caller's.
+func withoutSecrets(env []string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		up := strings.ToUpper(name)
+		if strings.Contains(up, "TOKEN") || strings.Contains(up, "PASSWORD") || strings.Contains(up, "SECRET") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
 }

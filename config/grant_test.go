@@ -1,0 +1,192 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The configured grant is a ceiling (issue 14, defect 9): a flag or variable may lower the
+// role or turn read-only on, never the reverse; a system file bounds every user file,
+// variable and flag. The command-line regression is cli.TestGrantIsACeiling.
+func TestGrantCeiling(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		system      string // a system file's body ("" = none)
+		user        string // the user's config file ("" = none)
+		env         map[string]string
+		flags       map[string]string
+		login       string
+		role        string
+		roleSrc     Source
+		readOnly    bool
+		roSrc       Source
+		wantProblem string
+	}{
+		{name: "nothing configured: the flag's role", flags: map[string]string{KeyRole: "admin"}, role: "admin", roleSrc: FromFlag},
+		{name: "nothing at all: viewer", role: "viewer", roleSrc: FromDefault},
+		{name: "the file's grant without a flag", user: "roles: {alice: operator}\n", login: "alice", role: "operator", roleSrc: FromFile},
+		{name: "a flag above the grant is capped", user: "roles: {alice: operator}\n", login: "alice", flags: map[string]string{KeyRole: "admin"},
+			role: "operator", roleSrc: FromFile, wantProblem: "role-capped"},
+		{name: "a variable above the grant is capped", user: "roles: {alice: operator}\n", login: "alice", env: map[string]string{"STEWARD_ROLE": "controller"},
+			role: "operator", roleSrc: FromFile, wantProblem: "role-capped"},
+		{name: "a flag may lower", user: "roles: {alice: controller}\n", login: "alice", flags: map[string]string{KeyRole: "viewer"}, role: "viewer", roleSrc: FromFlag},
+		{name: "logins compare without case", user: "roles: {Alice: operator}\n", login: "alice", flags: map[string]string{KeyRole: "admin"}, role: "operator", roleSrc: FromFile, wantProblem: "role-capped"},
+		{name: "a login the map does not name: viewer", user: "roles: {bob: admin}\n", login: "alice", flags: map[string]string{KeyRole: "admin"}, role: "viewer", roleSrc: FromFile, wantProblem: "role-capped"},
+		{name: "no login with a roles map: viewer", user: "roles: {bob: admin}\n", flags: map[string]string{KeyRole: "operator"}, role: "viewer", roleSrc: FromFile, wantProblem: "role-capped"},
+		{name: "star grants the others", user: "roles: {'*': operator, bob: admin}\n", login: "alice", flags: map[string]string{KeyRole: "admin"}, role: "operator", roleSrc: FromFile, wantProblem: "role-capped"},
+		{name: "the system file bounds the user's", system: "roles: {alice: operator}\n", user: "roles: {alice: admin}\n", login: "alice", role: "operator", roleSrc: FromSystem},
+		{name: "the system file bounds a flag", system: "roles: {alice: operator}\n", login: "alice", flags: map[string]string{KeyRole: "admin"}, role: "operator", roleSrc: FromSystem, wantProblem: "role-capped"},
+		{name: "the system file denies by default", system: "roles: {bob: admin}\n", user: "roles: {alice: admin}\n", login: "alice", role: "viewer", roleSrc: FromSystem},
+		{name: "the user's file may be stricter", system: "roles: {alice: admin}\n", user: "roles: {alice: operator}\n", login: "alice", role: "operator", roleSrc: FromFile},
+
+		{name: "read-only off by default", role: "viewer", roleSrc: FromDefault},
+		{name: "a flag turns it on", flags: map[string]string{KeyReadOnly: "true"}, role: "viewer", roleSrc: FromDefault, readOnly: true, roSrc: FromFlag},
+		{name: "a variable turns it on", env: map[string]string{"STEWARD_READ_ONLY": "true"}, role: "viewer", roleSrc: FromDefault, readOnly: true, roSrc: FromEnv},
+		{name: "a flag cannot lift the file's", user: "read_only: true\n", flags: map[string]string{KeyReadOnly: "false"}, role: "viewer", roleSrc: FromDefault,
+			readOnly: true, roSrc: FromFile, wantProblem: "read-only-locked"},
+		{name: "a variable cannot lift the file's", user: "read_only: true\n", env: map[string]string{"STEWARD_READ_ONLY": "false"}, role: "viewer", roleSrc: FromDefault,
+			readOnly: true, roSrc: FromFile, wantProblem: "read-only-locked"},
+		{name: "nothing lifts the system's", system: "read_only: true\n", user: "read_only: false\n", env: map[string]string{"STEWARD_READ_ONLY": "false"},
+			flags: map[string]string{KeyReadOnly: "false"}, role: "viewer", roleSrc: FromDefault, readOnly: true, roSrc: FromSystem, wantProblem: "read-only-locked"},
+		{name: "a variable that is not a bool names itself", env: map[string]string{"STEWARD_READ_ONLY": "maybe"}, role: "viewer", roleSrc: FromDefault, wantProblem: "bad-bool"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := Inputs{Path: filepath.Join(t.TempDir(), "none.yaml"), Getenv: env(tc.env), Flags: tc.flags, Login: tc.login, SystemPaths: []string{}}
+			if tc.user != "" {
+				in.Path = write(t, tc.user, 0o600)
+			}
+			if tc.system != "" {
+				in.SystemPaths = []string{write(t, tc.system, 0o644)}
+			}
+			r, err := Load(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := r.Grant
+			if g.Role != tc.role || g.RoleSource != tc.roleSrc || g.ReadOnly != tc.readOnly || g.ReadOnlySource != tc.roSrc {
+				t.Fatalf("grant %+v\nwant role %s from %s, read-only %v from %q", g, tc.role, tc.roleSrc, tc.readOnly, tc.roSrc)
+			}
+			if s := r.Get(KeyRole); s.Value != g.Role || s.Source != g.RoleSource {
+				t.Errorf("the role setting %+v disagrees with the grant", s)
+			}
+			if s := r.Get(KeyReadOnly); tc.wantProblem != "bad-bool" && s.Value != map[bool]string{true: "true", false: "false"}[g.ReadOnly] {
+				t.Errorf("the read_only setting %+v disagrees with the grant", s)
+			}
+			if tc.wantProblem != "" && !has(codes(r), tc.wantProblem) {
+				t.Errorf("problems %v, want %s", r.Problems, tc.wantProblem)
+			}
+			if tc.wantProblem == "" && len(r.Problems) > 0 && !onlyGiteaWarnings(r) {
+				t.Errorf("unexpected problems %v", r.Problems)
+			}
+			if g.ReadOnly && !strings.Contains(g.ReadOnlyReason(), "set by") {
+				t.Errorf("reason %q", g.ReadOnlyReason())
+			}
+		})
+	}
+}
+
+func onlyGiteaWarnings(r *Resolved) bool {
+	for _, p := range r.Problems {
+		if p.Code != "gitea-none" && p.Code != "gitea-repo" {
+			return false
+		}
+	}
+	return true
+}
+
+// The error for a bad STEWARD_READ_ONLY names the variable — not a config file that does
+// not exist — and shows no Go internals (defect 12).
+func TestBadReadOnlyNamesItsSource(t *testing.T) {
+	r, err := Load(Inputs{Path: filepath.Join(t.TempDir(), "none.yaml"), Getenv: env(map[string]string{"STEWARD_READ_ONLY": "maybe"}), SystemPaths: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msg string
+	for _, p := range r.Problems {
+		if p.Code == "bad-bool" {
+			msg = p.Message
+		}
+	}
+	if !strings.Contains(msg, "STEWARD_READ_ONLY") || !strings.Contains(msg, "true or false") || strings.Contains(msg, "none.yaml") || strings.Contains(msg, "strconv") {
+		t.Fatalf("message %q", msg)
+	}
+}
+
+// STEWARD_SYSTEM_CONFIG adds a system file; it never replaces SystemPath, so pointing it
+// at a permissive file takes nothing away (a user cannot use it to loosen).
+func TestSystemConfigVariableOnlyAdds(t *testing.T) {
+	strict := write(t, "read_only: true\nroles: {alice: operator}\n", 0o644)
+	loose := write(t, "read_only: false\nroles: {alice: admin}\n", 0o644)
+	defer func(p string) { SystemPath = p }(SystemPath)
+	SystemPath = strict
+	r, err := Load(Inputs{Path: filepath.Join(t.TempDir(), "none.yaml"), Login: "alice", Flags: map[string]string{KeyRole: "admin", KeyReadOnly: "false"},
+		Getenv: env(map[string]string{EnvSystemConfig: loose})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.System) != 2 || r.System[0].Path != strict || r.System[1].Path != loose {
+		t.Fatalf("system files %+v", r.System)
+	}
+	if g := r.Grant; !g.ReadOnly || g.ReadOnlySource != FromSystem || g.Role != "operator" || !strings.Contains(g.ReadOnlyOrigin, strict) {
+		t.Fatalf("grant %+v", g)
+	}
+	// And the variable does add: a stricter file named by it applies.
+	SystemPath = filepath.Join(t.TempDir(), "absent.yaml")
+	r, _ = Load(Inputs{Path: filepath.Join(t.TempDir(), "none.yaml"), Getenv: env(map[string]string{EnvSystemConfig: strict})})
+	if !r.Grant.ReadOnly {
+		t.Fatalf("the variable's file did not apply: %+v", r.Grant)
+	}
+}
+
+// A system file steward cannot read, or one holding anything but ceilings, stops it (fail
+// closed); one that others can write still applies, with a warning.
+func TestSystemConfigProblems(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, body string
+		mode       os.FileMode
+		want       string
+		sev        Severity
+	}{
+		{"a workspace in it", "workspaces: {w: {}}\n", 0o644, "system-config", SevError},
+		{"a bad role", "roles: {alice: root}\n", 0o644, "system-config", SevError},
+		{"not YAML", "read_only: [\n", 0o644, "system-config", SevError},
+		{"writable by others", "read_only: true\n", 0o666, "system-config-permissions", SevWarning},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := write(t, tc.body, tc.mode)
+			r, err := Load(Inputs{Path: filepath.Join(dir, "none.yaml"), Getenv: env(nil), SystemPaths: []string{p}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, pr := range r.Problems {
+				if pr.Code == tc.want && pr.Severity == tc.sev && strings.Contains(pr.Message, p) {
+					found = true
+				}
+				if strings.Contains(pr.Message, "config.SystemFile") || strings.Contains(pr.Message, "!!") {
+					t.Errorf("Go internals in %q", pr.Message)
+				}
+			}
+			if !found {
+				t.Fatalf("problems %v, want %s %s naming %s", r.Problems, tc.sev, tc.want, p)
+			}
+		})
+	}
+	// A directory where the file should be cannot be read: an error, not "absent".
+	d := filepath.Join(dir, "sys.yaml")
+	if err := os.Mkdir(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Load(Inputs{Path: filepath.Join(dir, "none.yaml"), Getenv: env(nil), SystemPaths: []string{d}})
+	if err != nil || !has(codes(r), "system-config") || !r.HasErrors() {
+		t.Fatalf("unreadable system file: %v %v", err, r.Problems)
+	}
+	// An absent one is fine.
+	r, _ = Load(Inputs{Path: filepath.Join(dir, "none.yaml"), Getenv: env(nil), SystemPaths: []string{filepath.Join(dir, "absent.yaml")}})
+	if r.HasErrors() || len(r.System) != 1 || r.System[0].Found {
+		t.Fatalf("absent system file: %+v %v", r.System, r.Problems)
+	}
+}

@@ -1,0 +1,47 @@
+package govern
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// A claim whose pid or TTL does not parse is refused by its preview, saying what is
+// accepted (issue 14, defect 12): before, pid "abc" was read as "no pid" and the claim
+// succeeded without one, and a bad TTL was refused only on apply, with Go's parser text.
+func TestClaimRefusesUnparsableNumbers(t *testing.T) {
+	for _, tc := range []struct {
+		name, pid, ttl, want string
+	}{
+		{"pid not a number", "abc", "", "is not a process id"},
+		{"pid zero", "0", "", "is not a process id"},
+		{"pid beyond pid_t", "4294967296", "", "is not a process id"},
+		{"ttl without a unit", "", "5", "is not a positive duration"},
+		{"ttl garbage", "", "5x", "is not a positive duration"},
+		{"ttl negative", "", "-1m", "is not a positive duration"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, RoleOperator)
+			params := map[string]string{"role": "author", "username": "bot"}
+			if tc.pid != "" {
+				params["pid"] = tc.pid
+			}
+			if tc.ttl != "" {
+				params["ttl"] = tc.ttl
+			}
+			pv, out, err := f.core.Run(context.Background(), Request{Action: ActionClaim, Target: Target{Item: item(7), Session: "s1"}, Params: params}, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pv.Allowed || pv.Refusal == nil || pv.Refusal.Code != CodeInvalidRequest || !strings.Contains(pv.Refusal.Message, tc.want) {
+				t.Fatalf("preview %+v, want invalid_request %q", pv.Refusal, tc.want)
+			}
+			if out.Result != ResultRefused || strings.Contains(out.Message, "strconv") || strings.Contains(out.Message, "time: ") {
+				t.Fatalf("apply %+v", out)
+			}
+			if recs := f.records(); len(recs) != 1 || recs[0].Result != ResultRefused {
+				t.Fatalf("audit %+v", recs)
+			}
+		})
+	}
+}

@@ -2,9 +2,16 @@
 // comes from a lock file, the control-plane DB or Gitea passes through it before it is
 // printed or rendered: escape sequences (CSI, OSC, DCS, APC, PM, SOS), C0 and C1 control
 // characters and bidirectional overrides are removed, and invalid UTF-8 becomes U+FFFD, so
-// data cannot move the cursor, retitle the window, write the clipboard or reorder text.
+// data cannot move the cursor, retitle the window, write the clipboard or reorder text; and
+// every character whose width a terminal may not agree on is drawn as one U+FFFD (cells.go),
+// so that every drawn cell is where steward thinks it is.
 //
-// It is pure and has no dependencies beyond the standard library and a width table.
+// Markdown gets two passes (Markdown before rendering, Styled after): a renderer decodes
+// character references (&#x1b;) into the very bytes the first pass removed, and writes
+// hyperlinks (OSC 8) of its own from external text.
+//
+// It is pure and has no dependencies beyond the standard library and a width table. It must
+// never keep a sequence it cannot prove harmless.
 package termsafe
 
 import (
@@ -14,11 +21,17 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// Line returns s as one safe line: newlines and tabs become spaces.
-func Line(s string) string { return clean(s, false) }
+// Line returns s as one safe line: newlines and tabs become spaces, and characters of
+// uncertain width become StandIn.
+func Line(s string) string { return cells(clean(s, false)) }
 
 // Text returns s safe to draw, keeping newlines (tabs become spaces).
-func Text(s string) string { return clean(s, true) }
+func Text(s string) string { return cells(clean(s, true)) }
+
+// Editable returns text a person types or pastes into an editor with control sequences
+// removed and everything else kept as written (newlines kept, tabs become spaces): it is
+// what will be posted, so no character is replaced. Draw it rune by rune with Cell.
+func Editable(s string) string { return clean(s, true) }
 
 // isBidi reports the bidirectional formatting characters that can reorder what is shown.
 func isBidi(r rune) bool {

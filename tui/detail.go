@@ -24,19 +24,23 @@ func (c *mdCache) render(md string, w int) string {
 	return c.out
 }
 
-// renderMarkdown renders safe Markdown with glamour's dark style, wrapped at w; on any error
-// it falls back to the plain text.
+// renderMarkdown renders external Markdown with glamour's dark style, wrapped at w; on any
+// error it falls back to the plain text. The text is made safe before (termsafe.Markdown:
+// no control character, and no character reference that decodes to one) and glamour's
+// output after (termsafe.Styled: its colours kept, every other sequence dropped — the OSC 8
+// hyperlinks it builds from external link targets included; the target stays visible as
+// text after the link's own).
 func renderMarkdown(md string, w int) string {
-	safe := termsafe.Text(md)
+	safe := termsafe.Markdown(md)
 	r, err := glamour.NewTermRenderer(glamour.WithStandardStyle("dark"), glamour.WithWordWrap(max(w-4, 20)))
 	if err != nil {
-		return safe
+		return termsafe.Text(md)
 	}
 	out, err := r.Render(safe)
 	if err != nil {
-		return safe
+		return termsafe.Text(md)
 	}
-	return strings.Trim(out, "\n")
+	return strings.Trim(termsafe.Styled(out), "\n")
 }
 
 // detailView draws the selected row's detail: title, address, what can be done, the

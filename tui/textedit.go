@@ -42,7 +42,7 @@ func (e *textEdit) size() int {
 
 // insert types s at the cursor; newlines split the line.
 func (e *textEdit) insert(s string) {
-	for _, r := range termsafe.Text(s) {
+	for _, r := range termsafe.Editable(s) { // kept as typed: it is what will be posted
 		if e.limit > 0 && e.size() >= e.limit {
 			return
 		}
@@ -135,7 +135,7 @@ func (e *textEdit) View() string {
 	for i := e.top; i < len(e.lines) && i < e.top+h; i++ {
 		l := e.lines[i]
 		if i != e.row {
-			out = append(out, ansi.Truncate(string(l), e.width, "…"))
+			out = append(out, ansi.Truncate(drawn(l), e.width, "…"))
 			continue
 		}
 		start := max(e.col-e.width+2, 0)
@@ -143,9 +143,9 @@ func (e *textEdit) View() string {
 		c := e.col - start
 		var s string
 		if c < len(vis) {
-			s = string(vis[:c]) + st.sel.Render(string(vis[c])) + string(vis[c+1:])
+			s = drawn(vis[:c]) + st.sel.Render(drawn(vis[c:c+1])) + drawn(vis[c+1:])
 		} else {
-			s = string(vis) + st.sel.Render(" ")
+			s = drawn(vis) + st.sel.Render(" ")
 		}
 		out = append(out, ansi.Truncate(s, e.width, "…"))
 	}
@@ -153,4 +153,15 @@ func (e *textEdit) View() string {
 		out = append(out, st.dim.Render("~"))
 	}
 	return strings.Join(out, "\n")
+}
+
+// drawn is how runes of the text being edited are drawn: one certain cell (or two) per
+// rune, a rune of uncertain width as termsafe.StandIn (termsafe.Cell), so the cursor stays on
+// its rune and no cell is left stale.
+func drawn(rs []rune) string {
+	var b strings.Builder
+	for _, r := range rs {
+		b.WriteString(termsafe.Cell(r))
+	}
+	return b.String()
 }

@@ -287,7 +287,11 @@ func writePreview(w io.Writer, pv govern.Preview) {
 }
 
 func writeOutcome(w io.Writer, out govern.Outcome) {
-	fmt.Fprintf(w, "%s  %s  (%s, attempt %s)\n", out.Result, out.Action, out.Disposition, out.Attempt)
+	att := "attempt " + out.Attempt
+	if out.Code == govern.CodeReadOnly {
+		att = "not recorded: read-only" // a read-only steward appends nothing to the audit log
+	}
+	fmt.Fprintf(w, "%s  %s  (%s, %s)\n", out.Result, out.Action, out.Disposition, att)
 	if out.Code != "" {
 		fmt.Fprintf(w, "%s: %s\n", out.Code, termsafe.Text(out.Message))
 	} else if out.Message != "" && out.Message != "done" {

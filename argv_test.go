@@ -69,7 +69,7 @@ func TestNoSecretInChildArgv(t *testing.T) {
 			}
 			for _, a := range call.Args {
 				ast.Inspect(a, func(m ast.Node) bool {
-					if id, ok := m.(*ast.Ident); ok && secretName.MatchString(id.Name) {
+					if id, ok := m.(*ast.Ident); ok && secretName.MatchString(id.Name) && !namesAPath(id.Name) {
 						t.Errorf("%s: exec.%s gets %s on the child's command line", fset.Position(id.Pos()), sel.Sel.Name, id.Name)
 					}
 					return true
@@ -82,4 +82,11 @@ func TestNoSecretInChildArgv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// namesAPath reports names of a file holding a secret (tokenFile): passing its path is the
+// right way to hand a child a secret.
+func namesAPath(name string) bool {
+	n := strings.ToLower(name)
+	return strings.HasSuffix(n, "file") || strings.HasSuffix(n, "path")
 }

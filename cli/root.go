@@ -193,7 +193,7 @@ func flagError(cmd *cobra.Command, err error) error {
 	if v, uerr := strconv.Unquote(`"` + m[1] + `"`); uerr == nil {
 		val = v
 	}
-	want := "a value this flag accepts (see --help)"
+	want := ""
 	if f := cmd.Flags().Lookup(name); f != nil {
 		switch f.Value.Type() {
 		case "bool":
@@ -207,6 +207,10 @@ func flagError(cmd *cobra.Command, err error) error {
 		case "duration":
 			want = "a duration: a number with a unit, such as 90s, 10m or 1h30m"
 		}
+	}
+	if want == "" {
+		// A value type of our own says what it wants in its own words (no parser inside).
+		return &exitError{code: ExitError, msg: fmt.Sprintf("--%s %q: %s", name, clipArg(val), err.Error()[len(m[0]):])}
 	}
 	return &exitError{code: ExitError, msg: fmt.Sprintf("--%s %q is not %s", name, clipArg(val), want)}
 }

@@ -248,6 +248,7 @@ func (answer) apply(ctx context.Context, c *Core, req Request, p *plan, attempt 
 			return giteaErr("removing label "+m, err, true)
 		}
 		eff = append(eff, "label "+m+" removed")
+		c.doStep("gitea-label-removed")
 	}
 	return effect{effects: eff}
 }
@@ -467,6 +468,7 @@ func (relabel) apply(ctx context.Context, c *Core, req Request, p *plan, attempt
 	if err := c.ws.Gitea.AddLabels(ctx, req.Target.Item.Number, req.Params["label"]); err != nil {
 		return giteaErr("adding label "+req.Params["label"], err, false)
 	}
+	c.doStep("gitea-label-added")
 	return effect{effects: []string{"label " + req.Params["label"] + " added"}}
 }
 

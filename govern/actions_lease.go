@@ -102,6 +102,7 @@ func (reclaimExpired) apply(ctx context.Context, c *Core, req Request, p *plan, 
 		return effect{err: err}
 	}
 	o, err := s.ReclaimExpired(ctx, p.state.(leases.Fence), "steward:"+attempt, c.now())
+	c.doStep("db-committed")
 	if err != nil {
 		return effect{err: err}
 	}
@@ -214,6 +215,7 @@ func (abandonStale) apply(ctx context.Context, c *Core, req Request, p *plan, at
 		Actor:    "steward:" + attempt,
 		Detail:   map[string]any{"operator": c.who(), "evidence": p.evidence},
 	}, c.now())
+	c.doStep("db-committed")
 	if err != nil {
 		return effect{err: err}
 	}
@@ -272,6 +274,7 @@ func (expireSweep) apply(ctx context.Context, c *Core, req Request, p *plan, att
 		return effect{err: err}
 	}
 	o, err := s.ExpireSweep(ctx, c.now())
+	c.doStep("db-committed")
 	if err != nil {
 		return effect{err: err}
 	}

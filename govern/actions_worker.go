@@ -607,6 +607,7 @@ func (heartbeatAction) apply(ctx context.Context, c *Core, req Request, p *plan,
 	}
 	now := c.now()
 	o, err := s.Heartbeat(ctx, st.Fence, now)
+	c.doStep("db-committed")
 	if err != nil {
 		return effect{err: err}
 	}
@@ -695,6 +696,7 @@ func (c *Core) releaseOwn(ctx context.Context, st workerState, attempt, reason s
 		return effect{err: err}
 	}
 	o, err := s.Release(ctx, st.Fence, reason, c.now())
+	c.doStep("db-committed")
 	if err != nil {
 		return effect{err: err}
 	}
@@ -753,11 +755,14 @@ func (c *Core) verifyRelease(ctx context.Context, intent Record) (Result, []stri
 		}
 		return archived != ""
 	})
-	if archived != "" {
-		return ResultSucceeded, []string{got + "; its lock was archived as retired/" + archived}, true
-	}
 	if e := locks.ReadFile(c.ws.LocksDir, name); !e.Missing && (e.Unreadable != nil || e.Record.LeaseID == id) {
+		if archived != "" {
+			return "", []string{got + "; its lock was archived as " + archived + " but " + name + " is still live: the attempt stopped between the archive and the removal. Retire the lock (steward lock retire) once it expires or its owner ends."}, false
+		}
 		return "", []string{got + " but its lock " + name + " is still live: the attempt stopped between the lease and the lock. Retire the lock (steward lock retire) once it expires or its owner ends."}, false
+	}
+	if archived != "" {
+		return ResultSucceeded, []string{got + "; its lock was archived as " + archived}, true
 	}
 	return ResultSucceeded, []string{got + "; lock " + name + " no longer names it (archived by someone else, or the item was claimed again)"}, true
 }

@@ -309,6 +309,7 @@ func (c *Core) Apply(ctx context.Context, pv Preview, confirmation string) (out 
 		return out
 	}
 	defer release() // after the outcome is written: terminal runs in the return statements
+	c.doStep("inflight-held")
 	intent := base
 	intent.At, intent.Kind, intent.Effects, intent.Fences, intent.Evidence, intent.Inverse = stamp(c.now()), KindIntent, pv.Effects, pv.Fences, pv.Evidence, pv.Inverse
 	if err := c.audit.Append(intent); err != nil {

@@ -48,6 +48,8 @@ type fixture struct {
 	clock *clock
 	core  *Core
 	repo  *fakegitea.Repo
+	// giteaURL is the in-process Gitea's address (withGitea), for child processes.
+	giteaURL string
 }
 
 const testToken = "tok-0123456789abcdef-secret"
@@ -90,6 +92,7 @@ func (f *fixture) withGitea() {
 	fake.SetBaseURL(srv.URL)
 	fake.AddUser("maint", testToken)
 	f.repo = fake.CreateRepo("acme", "widgets")
+	f.giteaURL = srv.URL
 	f.repo.CreateLabel("status:blocked-pending-clarification", "d93f0b")
 	cl, err := gitea.New(gitea.Config{Login: gitea.Login{URL: srv.URL, Token: gitea.NewToken(testToken)}, Owner: "acme", Repo: "widgets", RequestTimeout: 5 * time.Second})
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"steward/gitea"
 	"steward/leases"
 	"steward/locks"
 )
@@ -56,7 +57,55 @@ func TestChildProcess(t *testing.T) {
 		req.Target.Session = s
 	}
 	req.Target.Attempt = os.Getenv("CHILD_ATTEMPT")
+	if b := os.Getenv("CHILD_BODY"); b != "" {
+		if req.Params == nil {
+			req.Params = map[string]string{}
+		}
+		req.Params["body"] = b
+	}
+	if u := os.Getenv("CHILD_GITEA_URL"); u != "" {
+		cl, err := gitea.New(gitea.Config{Login: gitea.Login{URL: u, Token: gitea.NewToken(os.Getenv("CHILD_GITEA_TOKEN"))},
+			Owner: "acme", Repo: "widgets", RequestTimeout: 10 * time.Second})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		ws.Gitea = cl
+	}
+	apply := func(core *Core) {
+		pv, err := core.Preview(context.Background(), req)
+		if err != nil || !pv.Allowed {
+			fmt.Fprintln(os.Stderr, "preview:", err, pv.Refusal)
+			os.Exit(3)
+		}
+		out := core.Apply(context.Background(), pv, pv.ConfirmPhrase)
+		fmt.Println("result", out.Result, out.Code)
+	}
 	switch mode {
+	case "steps":
+		// Apply to the end, printing every step passed: the kill points of the action.
+		apply(New(ws, log, Options{Actor: Actor{OSUser: "child", Host: ws.Host, Role: RoleOperator}, Now: clk,
+			Step: func(s string) { fmt.Println("step", s) }}))
+	case "killable":
+		// Ready, then apply when the parent closes stdin; the parent kills at a random moment.
+		core := New(ws, log, Options{Actor: Actor{OSUser: "child", Host: ws.Host, Role: RoleOperator}, Now: clk})
+		fmt.Println("ready")
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		apply(core)
+	case "killat":
+		// Kill at the n-th time the named step is passed.
+		step := os.Getenv("CHILD_STEP")
+		n, _ := strconv.Atoi(os.Getenv("CHILD_STEP_N"))
+		seen := 0
+		apply(New(ws, log, Options{Actor: Actor{OSUser: "child", Host: ws.Host, Role: RoleOperator}, Now: clk,
+			Step: func(s string) {
+				if s == step {
+					if seen++; seen >= n {
+						_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+						select {} // never past the step
+					}
+				}
+			}}))
 	case "race":
 		core := New(ws, log, Options{Actor: Actor{OSUser: "child", Host: ws.Host, Role: RoleOperator}, Now: clk})
 		fmt.Println("ready")

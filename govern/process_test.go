@@ -83,9 +83,13 @@ func TestChildProcess(t *testing.T) {
 	}
 	switch mode {
 	case "steps":
-		// Apply to the end, printing every step passed: the kill points of the action.
-		apply(New(ws, log, Options{Actor: Actor{OSUser: "child", Host: ws.Host, Role: RoleOperator}, Now: clk,
-			Step: func(s string) { fmt.Println("step", s) }}))
+		// Apply to the end, printing every step passed (the kill points of the action) and
+		// how long the preview and apply took.
+		core := New(ws, log, Options{Actor: Actor{OSUser: "child", Host: ws.Host, Role: RoleOperator}, Now: clk,
+			Step: func(s string) { fmt.Println("step", s) }})
+		start := time.Now()
+		apply(core)
+		fmt.Println("took", time.Since(start).Nanoseconds())
 	case "killable":
 		// Ready, then apply when the parent closes stdin; the parent kills at a random moment.
 		core := New(ws, log, Options{Actor: Actor{OSUser: "child", Host: ws.Host, Role: RoleOperator}, Now: clk})

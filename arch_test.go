@@ -105,13 +105,13 @@ func TestImportDirection(t *testing.T) {
 // writers are the write primitives of the sources: only govern may call them.
 var writers = map[string][]string{
 	"steward/locks":  {"WriteCAS", "Archive", "Restore"},
-	"steward/leases": {"Claim", "Heartbeat", "Release", "ExpireSweep", "Abandon", "ReclaimExpired", "Create", "Migrate", "OpenReadWrite"},
+	"steward/leases": {"Claim", "Heartbeat", "Release", "ExpireSweep", "Abandon", "ReclaimExpired", "Create", "Migrate", "OpenReadWrite", "OpenStore"},
 	"steward/gitea":  {"CreateComment", "AddLabels", "RemoveLabel"},
 }
 
 // writerMethods are write primitives distinctive enough to check by name alone.
 var writerMethods = map[string]bool{
-	"WriteCAS": true, "ReclaimExpired": true, "ExpireSweep": true, "OpenReadWrite": true,
+	"WriteCAS": true, "ReclaimExpired": true, "ExpireSweep": true, "OpenReadWrite": true, "OpenStore": true,
 	"CreateComment": true, "AddLabels": true, "RemoveLabel": true, "Migrate": true,
 }
 

@@ -252,7 +252,7 @@ func (claimAction) apply(ctx context.Context, c *Core, req Request, p *plan, att
 // lock lost a race) or failed with both effects — never unknown — once the lease is
 // released again. Only when the lock may exist after all (the write got as far as its
 // rename: it names this lease now) or the release fails is the outcome unknown.
-func (c *Core) compensateClaim(ctx context.Context, s *leases.Store, l *leases.Lease, name string, werr error) effect {
+func (c *Core) compensateClaim(ctx context.Context, s leases.Store, l *leases.Lease, name string, werr error) effect {
 	if e := locks.ReadFile(c.ws.LocksDir, name); !e.Missing && e.Unreadable == nil && e.Record.LeaseID == l.LeaseID {
 		return effect{sent: true, err: fmt.Errorf("lease %s was created and lock %s names it, but the write reported: %w", l.LeaseID, name, werr)}
 	}

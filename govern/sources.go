@@ -13,8 +13,8 @@ import (
 // action: one read-only reader for previews, one read-write store for transitions.
 type sources struct {
 	mu     sync.Mutex
-	reader *leases.Reader
-	store  *leases.Store
+	reader leases.Reader
+	store  leases.Store
 	locks  *locks.Index
 }
 
@@ -22,13 +22,13 @@ func (c *Core) policies() leases.PolicySet { return leases.LoadPolicies(c.ws.env
 
 // reader returns the read-only DB handle. A missing DB is an error (missing authority),
 // never an empty inventory.
-func (c *Core) reader() (*leases.Reader, error) {
+func (c *Core) reader() (leases.Reader, error) {
 	c.src.mu.Lock()
 	defer c.src.mu.Unlock()
 	if c.src.reader != nil {
 		return c.src.reader, nil
 	}
-	r, err := leases.OpenReadOnly(c.ws.DBPath)
+	r, err := leases.OpenReader(leases.Target{Loc: c.ws.DBPath})
 	if err != nil {
 		return nil, err
 	}
@@ -38,13 +38,13 @@ func (c *Core) reader() (*leases.Reader, error) {
 
 // store returns the read-write DB handle; transitions call the crash-test step hook
 // between their writes and their COMMIT.
-func (c *Core) store() (*leases.Store, error) {
+func (c *Core) store() (leases.Store, error) {
 	c.src.mu.Lock()
 	defer c.src.mu.Unlock()
 	if c.src.store != nil {
 		return c.src.store, nil
 	}
-	s, err := leases.OpenReadWrite(c.ws.DBPath, leases.StoreOptions{
+	s, err := leases.OpenStore(leases.Target{Loc: c.ws.DBPath}, leases.StoreOptions{
 		Policies:     c.policies(),
 		BeforeCommit: func() { c.doStep("before-commit") },
 	})

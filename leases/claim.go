@@ -66,7 +66,7 @@ func (r ClaimRequest) validate() string {
 // already_held for the same session) and commit a claim.refused event naming
 // both sessions; otherwise insert the lease, its assignment and a
 // lease.claim event.
-func (s *Store) Claim(ctx context.Context, req ClaimRequest, now time.Time) (Outcome, error) {
+func (s *SQLiteStore) Claim(ctx context.Context, req ClaimRequest, now time.Time) (Outcome, error) {
 	if msg := req.validate(); msg != "" {
 		return Outcome{Code: CodeInvalidRequest, Message: msg}, nil
 	}
@@ -75,7 +75,7 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest, now time.Time) (Out
 	})
 }
 
-func (s *Store) claimTx(ctx context.Context, tx *sql.Tx, req ClaimRequest, now time.Time) (Outcome, bool, error) {
+func (s *SQLiteStore) claimTx(ctx context.Context, tx *sql.Tx, req ClaimRequest, now time.Time) (Outcome, bool, error) {
 	if v := schemaVerdict(s.info, OpClaim); !v.OK {
 		return Outcome{Code: v.Code, Message: v.Message}, false, nil
 	}
@@ -179,7 +179,7 @@ func (s *Store) claimTx(ctx context.Context, tx *sql.Tx, req ClaimRequest, now t
 // upsertSession registers the claiming session as the seed's upsert_session does: the row
 // is made active with this process's pid and a fresh heartbeat (only the columns the
 // sessions table has are written).
-func (s *Store) upsertSession(ctx context.Context, tx *sql.Tx, ss SessionInfo, ts string) error {
+func (s *SQLiteStore) upsertSession(ctx context.Context, tx *sql.Tx, ss SessionInfo, ts string) error {
 	var n int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sessions WHERE session_id = ?`, ss.SessionID).Scan(&n); err != nil {
 		return err
@@ -202,7 +202,7 @@ func (s *Store) upsertSession(ctx context.Context, tx *sql.Tx, ss SessionInfo, t
 // case-insensitive, the work kind compared as the seed compares it, Fold: "Issue" is an
 // issue) — or inserts it, and returns its id. A
 // non-empty title replaces the recorded one.
-func (s *Store) workItem(ctx context.Context, tx *sql.Tx, w WorkRef, title string) (int64, error) {
+func (s *SQLiteStore) workItem(ctx context.Context, tx *sql.Tx, w WorkRef, title string) (int64, error) {
 	var id sql.NullInt64
 	cond, args := itemIdentity(w)
 	err := tx.QueryRowContext(ctx, `SELECT work_item_id FROM work_items WHERE `+cond+`

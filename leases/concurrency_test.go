@@ -18,7 +18,7 @@ import (
 func TestConcurrentClaims(t *testing.T) {
 	const workers, rounds = 32, 100
 	path := leasestest.NewDB(t, nil, nil)
-	var stores [2]*leases.Store
+	var stores [2]leases.Store
 	for i := range stores {
 		s, err := leases.OpenReadWrite(path, leases.StoreOptions{})
 		if err != nil {

@@ -37,7 +37,7 @@ func TestItemIdentityIsCaseInsensitive(t *testing.T) {
 	}
 }
 
-func mustClaimReq(t *testing.T, s *leases.Store, req leases.ClaimRequest) *leases.Lease {
+func mustClaimReq(t *testing.T, s leases.Store, req leases.ClaimRequest) *leases.Lease {
 	t.Helper()
 	out, err := s.Claim(context.Background(), req, now)
 	if err != nil || !out.OK() {

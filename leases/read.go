@@ -10,7 +10,7 @@ import (
 
 // Reader reads a control-plane DB read-only. It never creates, migrates or
 // writes the file. Safe for concurrent use.
-type Reader struct {
+type SQLiteReader struct {
 	db   *sql.DB
 	pin  *sql.Conn // one fixed connection: PRAGMA data_version is per connection
 	path string
@@ -20,7 +20,7 @@ type Reader struct {
 // OpenReadOnly opens path with a file:...?mode=ro URI and a busy timeout.
 // A missing file is ErrNoDB (missing authority, never an empty inventory); a
 // file that is not SQLite is ErrNotSQLite. Close the Reader when done.
-func OpenReadOnly(path string) (*Reader, error) {
+func OpenReadOnly(path string) (*SQLiteReader, error) {
 	const op = "open read-only"
 	if err := exists(op, path); err != nil {
 		return nil, err
@@ -35,22 +35,22 @@ func OpenReadOnly(path string) (*Reader, error) {
 		db.Close()
 		return nil, mapErr(op, path, err)
 	}
-	return &Reader{db: db, pin: pin, path: path, id: fileIDOf(path)}, nil
+	return &SQLiteReader{db: db, pin: pin, path: path, id: fileIDOf(path)}, nil
 }
 
 // Close releases the Reader's connections.
-func (r *Reader) Close() error {
+func (r *SQLiteReader) Close() error {
 	r.pin.Close()
 	return r.db.Close()
 }
 
 // Path returns the DB path the Reader was opened on.
-func (r *Reader) Path() string { return r.path }
+func (r *SQLiteReader) Path() string { return r.path }
 
 // DataVersion returns PRAGMA data_version from the Reader's pinned
 // connection. The value changes whenever another connection commits, so a
 // watcher re-reads only when it moved.
-func (r *Reader) DataVersion(ctx context.Context) (int64, error) {
+func (r *SQLiteReader) DataVersion(ctx context.Context) (int64, error) {
 	var v int64
 	err := r.pin.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v)
 	return v, mapErr("data_version", r.path, err)
@@ -108,7 +108,7 @@ type Snapshot struct {
 // work_items) and assignments in one read transaction. It returns an error
 // only when the DB as a whole is unreadable; a missing table or column
 // degrades or disables that section instead.
-func (r *Reader) Snapshot(ctx context.Context, opt ReadOptions) (*Snapshot, error) {
+func (r *SQLiteReader) Snapshot(ctx context.Context, opt ReadOptions) (*Snapshot, error) {
 	const op = "snapshot"
 	dv, err := r.DataVersion(ctx)
 	if err != nil {

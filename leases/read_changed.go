@@ -55,7 +55,7 @@ type VersionedEvents struct {
 // cursor (in id order; limit <= 0 means 1000) in one read transaction on the
 // Reader's pinned connection (data_version is per connection: compare it only
 // with values from DataVersion or EventsAtVersion of the same Reader).
-func (r *Reader) EventsAtVersion(ctx context.Context, cursor int64, limit int) (VersionedEvents, error) {
+func (r *SQLiteReader) EventsAtVersion(ctx context.Context, cursor int64, limit int) (VersionedEvents, error) {
 	const op = "events"
 	if limit <= 0 {
 		limit = 1000
@@ -100,7 +100,7 @@ const scopeChunk = 500
 // A lease with a status outside the four known ones (never written by
 // steward; the schema's CHECK refuses it) is found by ReadScope only when it
 // is named by id; a full Snapshot reads every non-terminal lease.
-func (r *Reader) ReadScope(ctx context.Context, sc Scope) (*Scoped, error) {
+func (r *SQLiteReader) ReadScope(ctx context.Context, sc Scope) (*Scoped, error) {
 	const op = "read scope"
 	tx, err := r.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 // EventsSince returns up to limit events with event_id > cursor in id order,
 // for incremental watching (limit <= 0 means 1000). The next cursor is the
 // last returned EventID.
-func (r *Reader) EventsSince(ctx context.Context, cursor int64, limit int) ([]Event, Health, error) {
+func (r *SQLiteReader) EventsSince(ctx context.Context, cursor int64, limit int) ([]Event, Health, error) {
 	if limit <= 0 {
 		limit = 1000
 	}
@@ -25,7 +25,7 @@ func (r *Reader) EventsSince(ctx context.Context, cursor int64, limit int) ([]Ev
 // LeaseByID reads one lease (with Work filled when work_items is readable).
 // found is false when no row has that id. A leases table too damaged to
 // read is ErrNoTable.
-func (r *Reader) LeaseByID(ctx context.Context, id string) (l Lease, found bool, err error) {
+func (r *SQLiteReader) LeaseByID(ctx context.Context, id string) (l Lease, found bool, err error) {
 	ls, err := r.leasesWhere(ctx, "WHERE lease_id = ?", id)
 	if err != nil || len(ls) == 0 {
 		return Lease{}, false, err
@@ -37,7 +37,7 @@ func (r *Reader) LeaseByID(ctx context.Context, id string) (l Lease, found bool,
 // by ref (normally at most one; more is a concurrent-active-lease collision),
 // the item found by its identity (org and repo case-insensitive; every
 // work_items row of it, should the DB hold it under two spellings).
-func (r *Reader) LeasesForWorkItem(ctx context.Context, ref WorkRef) ([]Lease, error) {
+func (r *SQLiteReader) LeasesForWorkItem(ctx context.Context, ref WorkRef) ([]Lease, error) {
 	cond, args := itemIdentity(ref)
 	return r.leasesWhere(ctx, `WHERE (status IS NULL OR `+foldSQL("status")+` NOT IN `+terminalIn+`)
 		AND work_item_id IN (SELECT work_item_id FROM work_items WHERE `+cond+`)`, args...)
@@ -45,7 +45,7 @@ func (r *Reader) LeasesForWorkItem(ctx context.Context, ref WorkRef) ([]Lease, e
 
 // LeaseHistory returns every lease on the work item named by ref, whatever its status
 // (oldest first): what a verifier reads to find an attempt's lease after it ended.
-func (r *Reader) LeaseHistory(ctx context.Context, ref WorkRef) ([]Lease, error) {
+func (r *SQLiteReader) LeaseHistory(ctx context.Context, ref WorkRef) ([]Lease, error) {
 	cond, args := itemIdentity(ref)
 	return r.leasesWhere(ctx, `WHERE work_item_id IN (SELECT work_item_id FROM work_items WHERE `+cond+`)
 		ORDER BY created_at, lease_id`, args...)
@@ -54,7 +54,7 @@ func (r *Reader) LeaseHistory(ctx context.Context, ref WorkRef) ([]Lease, error)
 // HasColumn reports whether the DB's table has the column (false when the table is
 // absent): a verifier asks before it reads the absence of a mark as proof — a DB without
 // events.detail_json or leases.provenance_json cannot carry one.
-func (r *Reader) HasColumn(ctx context.Context, table, col string) (bool, error) {
+func (r *SQLiteReader) HasColumn(ctx context.Context, table, col string) (bool, error) {
 	info, err := introspect(ctx, r.db)
 	if err != nil {
 		return false, mapErr("schema", r.path, err)
@@ -62,7 +62,7 @@ func (r *Reader) HasColumn(ctx context.Context, table, col string) (bool, error)
 	return info[table][col], nil
 }
 
-func (r *Reader) leasesWhere(ctx context.Context, where string, args ...any) ([]Lease, error) {
+func (r *SQLiteReader) leasesWhere(ctx context.Context, where string, args ...any) ([]Lease, error) {
 	const op = "read lease"
 	tx, err := r.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
@@ -137,7 +137,7 @@ func joinReasons(h Health) string {
 // a long-lived DB holds every event since it was made, and a reader that only shows
 // recent activity must not read them all into memory. next is the highest event id past
 // cursor (cursor itself when there is none): the cursor to continue from.
-func (r *Reader) EventsBacklog(ctx context.Context, cursor int64, last int) (evs []Event, h Health, next int64, err error) {
+func (r *SQLiteReader) EventsBacklog(ctx context.Context, cursor int64, last int) (evs []Event, h Health, next int64, err error) {
 	const op = "events"
 	next = cursor
 	tx, err := r.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})

@@ -28,7 +28,7 @@ func fileIDOf(path string) fileID {
 // Reader keeps reading the file it opened — PRAGMA data_version never moves for commits to
 // the new file — so a watcher must reopen when Replaced is true. It is false when the
 // identity could not be read at open.
-func (r *Reader) Replaced() bool {
+func (r *SQLiteReader) Replaced() bool {
 	if !r.id.ok {
 		return false
 	}

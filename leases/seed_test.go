@@ -26,7 +26,7 @@ func seedDB(t *testing.T, status string, opt seedtest.Options) *seedtest.DB {
 	return d
 }
 
-func openStore(t *testing.T, path string) *leases.Store {
+func openStore(t *testing.T, path string) leases.Store {
 	t.Helper()
 	s, err := leases.OpenReadWrite(path, leases.StoreOptions{})
 	if err != nil {
@@ -99,7 +99,7 @@ func TestActiveInAnyCaseBlocksClaim(t *testing.T) {
 func TestCaseInsensitiveTransitions(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	lease := func(t *testing.T, s *leases.Store, path string) leases.Lease {
+	lease := func(t *testing.T, s leases.Store, path string) leases.Lease {
 		r, err := leases.OpenReadOnly(path)
 		if err != nil {
 			t.Fatal(err)
@@ -115,21 +115,21 @@ func TestCaseInsensitiveTransitions(t *testing.T) {
 		return l
 	}
 	later := now.Add(2 * time.Hour) // past the lease's expiry
-	for name, run := range map[string]func(s *leases.Store, l leases.Lease) (leases.Outcome, error){
-		"heartbeat": func(s *leases.Store, l leases.Lease) (leases.Outcome, error) {
+	for name, run := range map[string]func(s leases.Store, l leases.Lease) (leases.Outcome, error){
+		"heartbeat": func(s leases.Store, l leases.Lease) (leases.Outcome, error) {
 			return s.Heartbeat(ctx, leases.FenceOf(l), now.Add(time.Minute))
 		},
-		"release": func(s *leases.Store, l leases.Lease) (leases.Outcome, error) {
+		"release": func(s leases.Store, l leases.Lease) (leases.Outcome, error) {
 			return s.Release(ctx, leases.FenceOf(l), "", now)
 		},
-		"reclaim": func(s *leases.Store, l leases.Lease) (leases.Outcome, error) {
+		"reclaim": func(s leases.Store, l leases.Lease) (leases.Outcome, error) {
 			return s.ReclaimExpired(ctx, leases.FenceOf(l), "op", later)
 		},
-		"abandon": func(s *leases.Store, l leases.Lease) (leases.Outcome, error) {
+		"abandon": func(s leases.Store, l leases.Lease) (leases.Outcome, error) {
 			return s.Abandon(ctx, leases.AbandonRequest{Fence: leases.FenceOf(l),
 				Evidence: leases.Evidence{Owner: leases.ProcessDead}}, now)
 		},
-		"sweep": func(s *leases.Store, l leases.Lease) (leases.Outcome, error) {
+		"sweep": func(s leases.Store, l leases.Lease) (leases.Outcome, error) {
 			out, err := s.ExpireSweep(ctx, later)
 			if err == nil && len(out.Expired) != 1 {
 				out.Code = "nothing swept"

@@ -32,7 +32,7 @@ type StoreOptions struct {
 
 // Store runs the fenced transitions on a read-write handle. Every write is
 // one BEGIN IMMEDIATE transaction. Safe for concurrent use.
-type Store struct {
+type SQLiteStore struct {
 	db   *sql.DB
 	path string
 	opt  StoreOptions
@@ -50,7 +50,7 @@ type Store struct {
 // pragma that persists in the file is set. A DB steward created (Migrate: WAL) also gets
 // synchronous=NORMAL and foreign_keys=1. Each transition writes only the columns the
 // DB has and refuses (CodeSchemaUnsupported) when it lacks one it cannot do without.
-func OpenReadWrite(path string, opt StoreOptions) (*Store, error) {
+func OpenReadWrite(path string, opt StoreOptions) (*SQLiteStore, error) {
 	const op = "open read-write"
 	if err := exists(op, path); err != nil {
 		return nil, err
@@ -86,7 +86,7 @@ func OpenReadWrite(path string, opt StoreOptions) (*Store, error) {
 		}
 	}
 	db.SetMaxOpenConns(opt.MaxOpenConns)
-	return &Store{db: db, path: path, opt: opt, info: info, steward: steward}, nil
+	return &SQLiteStore{db: db, path: path, opt: opt, info: info, steward: steward}, nil
 }
 
 // stewardsWAL reads (never sets) whether steward's migrations created the DB and
@@ -110,10 +110,10 @@ func stewardsWAL(ctx context.Context, db *sql.DB, info schemaInfo) (steward, wal
 }
 
 // Close closes the Store's handle.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *SQLiteStore) Close() error { return s.db.Close() }
 
 // Policies returns the policy set the Store uses.
-func (s *Store) Policies() PolicySet { return s.opt.Policies }
+func (s *SQLiteStore) Policies() PolicySet { return s.opt.Policies }
 
 // Outcome is the result of a transition: applied (Code ok) or refused with a
 // stable Code and a message that says what to do instead. Refusals are not
@@ -146,7 +146,7 @@ type txFunc func(ctx context.Context, tx *sql.Tx) (out Outcome, commit bool, err
 // run executes fn in a BEGIN IMMEDIATE transaction, retrying SQLITE_BUSY
 // with jittered backoff within BusyBudget; busy past the budget is reported
 // as CodeBusy, never as a raw error.
-func (s *Store) run(ctx context.Context, op string, fn txFunc) (Outcome, error) {
+func (s *SQLiteStore) run(ctx context.Context, op string, fn txFunc) (Outcome, error) {
 	deadline := time.Now().Add(s.opt.BusyBudget)
 	backoff := 2 * time.Millisecond
 	for {
@@ -174,7 +174,7 @@ func (s *Store) run(ctx context.Context, op string, fn txFunc) (Outcome, error) 
 	}
 }
 
-func (s *Store) try(ctx context.Context, fn txFunc) (Outcome, error) {
+func (s *SQLiteStore) try(ctx context.Context, fn txFunc) (Outcome, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return Outcome{}, err
@@ -206,7 +206,7 @@ func newID(prefix string) string {
 // the event is written with the seed's five columns, and the session it is about goes
 // into the message, so that the event still says who acted. Under a context carrying a
 // governed attempt (WithAttempt) the detail names it.
-func (s *Store) insertEvent(ctx context.Context, tx *sql.Tx, workItemID int64, typ, msg, session string,
+func (s *SQLiteStore) insertEvent(ctx context.Context, tx *sql.Tx, workItemID int64, typ, msg, session string,
 	detail any, now time.Time) (int64, error) {
 	if !s.has("events", "event_type") {
 		return 0, nil
@@ -233,7 +233,7 @@ func (s *Store) insertEvent(ctx context.Context, tx *sql.Tx, workItemID int64, t
 }
 
 // leaseInTx reads one lease by id inside tx (nil when absent).
-func (s *Store) leaseInTx(ctx context.Context, tx *sql.Tx, id string) (*Lease, error) {
+func (s *SQLiteStore) leaseInTx(ctx context.Context, tx *sql.Tx, id string) (*Lease, error) {
 	ls, err := leasesWhereInfo(ctx, tx, s.info, "WHERE lease_id = ?", id)
 	if err != nil || len(ls) == 0 {
 		return nil, err

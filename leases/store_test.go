@@ -13,7 +13,7 @@ import (
 
 var now = leasestest.Now
 
-func newStore(t testing.TB, opt leases.StoreOptions) (string, *leases.Store) {
+func newStore(t testing.TB, opt leases.StoreOptions) (string, leases.Store) {
 	t.Helper()
 	path := leasestest.NewDB(t, nil, nil)
 	s, err := leases.OpenReadWrite(path, opt)
@@ -33,7 +33,7 @@ func claimReq(session string, n int64) leases.ClaimRequest {
 	}
 }
 
-func mustClaim(t *testing.T, s *leases.Store, session string, n int64, at time.Time) *leases.Lease {
+func mustClaim(t *testing.T, s leases.Store, session string, n int64, at time.Time) *leases.Lease {
 	t.Helper()
 	out, err := s.Claim(context.Background(), claimReq(session, n), at)
 	if err != nil || !out.OK() {

@@ -8,7 +8,7 @@ import (
 
 // fenced runs a transition on one lease: read it inside the transaction,
 // run guard, and on success apply. Refusals roll back (nothing written).
-func (s *Store) fenced(ctx context.Context, op Op, f Fence,
+func (s *SQLiteStore) fenced(ctx context.Context, op Op, f Fence,
 	guard func(l *Lease) (Verdict, error),
 	apply func(ctx context.Context, tx *sql.Tx, l *Lease) (Outcome, error)) (Outcome, error) {
 	if v := schemaVerdict(s.info, op); !v.OK {
@@ -40,7 +40,7 @@ func (s *Store) fenced(ctx context.Context, op Op, f Fence,
 // end moves an active lease to a terminal status and ends its assignments. The guard
 // proved the lease active (in any case) inside this transaction; exactly one row must
 // change.
-func (s *Store) end(ctx context.Context, tx *sql.Tx, l *Lease, st Status, reason string, now time.Time) error {
+func (s *SQLiteStore) end(ctx context.Context, tx *sql.Tx, l *Lease, st Status, reason string, now time.Time) error {
 	n, err := s.update(ctx, tx, "leases", []colVal{set("status", string(st)), set("released_at", s.ts(now)),
 		set("end_reason", reason)}, "WHERE lease_id = ?", l.LeaseID)
 	if err != nil {
@@ -61,7 +61,7 @@ func (s *Store) end(ctx context.Context, tx *sql.Tx, l *Lease, st Status, reason
 // now + the policy TTL (capped by the absolute cap from created_at),
 // last_heartbeat_at now, heartbeat_count + 1; the session's heartbeat is
 // refreshed and a lease.renew event written.
-func (s *Store) Heartbeat(ctx context.Context, f Fence, now time.Time) (Outcome, error) {
+func (s *SQLiteStore) Heartbeat(ctx context.Context, f Fence, now time.Time) (Outcome, error) {
 	var p Policy
 	return s.fenced(ctx, OpHeartbeat, f, func(l *Lease) (Verdict, error) {
 		if l != nil {
@@ -90,7 +90,7 @@ func (s *Store) Heartbeat(ctx context.Context, f Fence, now time.Time) (Outcome,
 
 // Release ends a lease held by the fenced session (status released, reason
 // recorded in end_reason) and writes a lease.release event.
-func (s *Store) Release(ctx context.Context, f Fence, reason string, now time.Time) (Outcome, error) {
+func (s *SQLiteStore) Release(ctx context.Context, f Fence, reason string, now time.Time) (Outcome, error) {
 	return s.fenced(ctx, OpRelease, f, func(l *Lease) (Verdict, error) {
 		return CheckRelease(l, f), nil
 	}, func(ctx context.Context, tx *sql.Tx, l *Lease) (Outcome, error) {
@@ -109,7 +109,7 @@ func (s *Store) Release(ctx context.Context, f Fence, reason string, now time.Ti
 // ReclaimExpired ends an active lease whose fenced expiry has passed (status
 // expired, end_reason reclaimed) so the item is free again, and writes a
 // lease.reclaim event naming the reclaiming session (by, may be empty).
-func (s *Store) ReclaimExpired(ctx context.Context, f Fence, by string, now time.Time) (Outcome, error) {
+func (s *SQLiteStore) ReclaimExpired(ctx context.Context, f Fence, by string, now time.Time) (Outcome, error) {
 	return s.fenced(ctx, OpReclaim, f, func(l *Lease) (Verdict, error) {
 		return CheckReclaimExpired(l, f, now), nil
 	}, func(ctx context.Context, tx *sql.Tx, l *Lease) (Outcome, error) {
@@ -134,7 +134,7 @@ type AbandonRequest struct {
 // Abandon ends a stale lease (status abandoned, end_reason = the stale
 // freshness value) after re-classifying it with the caller's evidence inside
 // the transaction; the evidence is recorded in a lease.abandon event.
-func (s *Store) Abandon(ctx context.Context, req AbandonRequest, now time.Time) (Outcome, error) {
+func (s *SQLiteStore) Abandon(ctx context.Context, req AbandonRequest, now time.Time) (Outcome, error) {
 	var fr FreshnessResult
 	return s.fenced(ctx, OpAbandon, req.Fence, func(l *Lease) (Verdict, error) {
 		var p Policy
@@ -162,7 +162,7 @@ func (s *Store) Abandon(ctx context.Context, req AbandonRequest, now time.Time) 
 // now as expired (end_reason expire_sweep), one lease.expire event each, and
 // returns their ids in Outcome.Expired. Missing or unparseable expiries are
 // kept held.
-func (s *Store) ExpireSweep(ctx context.Context, now time.Time) (Outcome, error) {
+func (s *SQLiteStore) ExpireSweep(ctx context.Context, now time.Time) (Outcome, error) {
 	if v := schemaVerdict(s.info, OpSweep); !v.OK {
 		return Outcome{Code: v.Code, Message: v.Message}, nil
 	}

@@ -68,7 +68,7 @@ func schemaVerdict(info schemaInfo, op Op) Verdict {
 
 // Supports reports whether the DB's schema lets op be done: the same guard the
 // transition runs first, so a preview refuses exactly as the apply would.
-func (r *Reader) Supports(ctx context.Context, op Op) (Verdict, error) {
+func (r *SQLiteReader) Supports(ctx context.Context, op Op) (Verdict, error) {
 	info, err := introspect(ctx, r.db)
 	if err != nil {
 		return Verdict{}, mapErr("schema", r.path, err)
@@ -88,12 +88,12 @@ type colVal struct {
 	expr string // when set, written as col = expr (val unused)
 }
 
-func set(col string, val any) colVal        { return colVal{col: col, val: val} }
-func setExpr(col, expr string) colVal       { return colVal{col: col, expr: expr} }
-func (s *Store) has(table, col string) bool { return s.info[table][col] }
+func set(col string, val any) colVal              { return colVal{col: col, val: val} }
+func setExpr(col, expr string) colVal             { return colVal{col: col, expr: expr} }
+func (s *SQLiteStore) has(table, col string) bool { return s.info[table][col] }
 
 // present keeps the values whose column table has.
-func (s *Store) present(table string, vals []colVal) []colVal {
+func (s *SQLiteStore) present(table string, vals []colVal) []colVal {
 	out := vals[:0:0]
 	for _, v := range vals {
 		if s.has(table, v.col) {
@@ -105,7 +105,7 @@ func (s *Store) present(table string, vals []colVal) []colVal {
 
 // insert writes one row of the columns table has; returning, when set, names a column
 // read back (RETURNING) into dst.
-func (s *Store) insert(ctx context.Context, tx *sql.Tx, table string, vals []colVal, returning string, dst any) error {
+func (s *SQLiteStore) insert(ctx context.Context, tx *sql.Tx, table string, vals []colVal, returning string, dst any) error {
 	vals = s.present(table, vals)
 	cols := make([]string, 0, len(vals))
 	marks := make([]string, 0, len(vals))
@@ -129,7 +129,7 @@ func (s *Store) insert(ctx context.Context, tx *sql.Tx, table string, vals []col
 
 // update sets the columns table has on the rows where matches, and returns how many
 // rows it changed (0 when table has none of the columns).
-func (s *Store) update(ctx context.Context, tx *sql.Tx, table string, vals []colVal, where string, args ...any) (int64, error) {
+func (s *SQLiteStore) update(ctx context.Context, tx *sql.Tx, table string, vals []colVal, where string, args ...any) (int64, error) {
 	vals = s.present(table, vals)
 	if len(vals) == 0 {
 		return 0, nil
@@ -153,7 +153,7 @@ func (s *Store) update(ctx context.Context, tx *sql.Tx, table string, vals []col
 
 // ts renders t the way this DB's timestamps are written: steward's layout on a DB it
 // created, the seed's isoformat on any other.
-func (s *Store) ts(t time.Time) string {
+func (s *SQLiteStore) ts(t time.Time) string {
 	if s.steward {
 		return FormatTime(t)
 	}
@@ -163,6 +163,6 @@ func (s *Store) ts(t time.Time) string {
 // eventsNameSessions reports whether the events table can name the sessions of an event
 // (steward's session_id and detail_json columns): a refused claim is worth recording only
 // where it can say who asked and who holds the item.
-func (s *Store) eventsNameSessions() bool {
+func (s *SQLiteStore) eventsNameSessions() bool {
 	return s.has("events", "session_id") && s.has("events", "detail_json")
 }

@@ -23,16 +23,16 @@ import (
 type readers struct {
 	ws govern.Workspace
 	mu sync.Mutex
-	r  *leases.Reader
+	r  leases.Reader
 }
 
-func (rd *readers) reader() (*leases.Reader, error) {
+func (rd *readers) reader() (leases.Reader, error) {
 	rd.mu.Lock()
 	defer rd.mu.Unlock()
 	if rd.r != nil {
 		return rd.r, nil
 	}
-	r, err := leases.OpenReadOnly(rd.ws.DBPath)
+	r, err := leases.OpenReader(leases.Target{Loc: rd.ws.DBPath})
 	if err != nil {
 		return nil, err
 	}

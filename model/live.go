@@ -70,7 +70,7 @@ type Live struct {
 	refresh chan chan struct{}
 	stats   chan chan Stats
 	giteaCh chan giteaResult
-	reader  *leases.Reader
+	reader  leases.Reader
 	dv      int64
 	cursor  int64
 	last    dbRead

@@ -40,7 +40,7 @@ func (l *Live) reloadDB(ctx context.Context, now time.Time, force bool) (moved b
 		l.reader, l.busy = nil, false
 	}
 	if l.reader == nil {
-		r, err := leases.OpenReadOnly(l.ws.DBPath)
+		r, err := leases.OpenReader(leases.Target{Loc: l.ws.DBPath})
 		if err != nil {
 			l.dbUnavailable(err, now, t0)
 			return true

@@ -23,7 +23,7 @@ type liveDB struct {
 	t     *testing.T
 	ws    Workspace
 	live  *Live
-	store *leases.Store
+	store leases.Store
 	probe Probe
 	clock *clock
 }

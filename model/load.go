@@ -214,7 +214,7 @@ func LoadLocks(dir string, p Probe, now time.Time) ([]LockObs, SourceHealth, []s
 
 // LoadDB reads the control-plane DB once through r (leases, sessions, work
 // items, and events past cursor). It returns the new event cursor.
-func LoadDB(ctx context.Context, r *leases.Reader, p Probe, cursor int64, now time.Time) (*Input, int64, error) {
+func LoadDB(ctx context.Context, r leases.Reader, p Probe, cursor int64, now time.Time) (*Input, int64, error) {
 	t0 := time.Now()
 	in := &Input{}
 	s, err := r.Snapshot(ctx, leases.ReadOptions{})
@@ -272,7 +272,7 @@ const backlogEvents = 1000
 
 // readEvents catches up with the events past cursor: what the model derives from them
 // (recent activity, claim refusals), not every event the DB ever recorded.
-func readEvents(ctx context.Context, r *leases.Reader, cursor int64) ([]leases.Event, leases.Health, int64, error) {
+func readEvents(ctx context.Context, r leases.Reader, cursor int64) ([]leases.Event, leases.Health, int64, error) {
 	return r.EventsBacklog(ctx, cursor, backlogEvents)
 }
 
@@ -298,7 +298,7 @@ func Load(ctx context.Context, ws Workspace, p Probe, now time.Time) *Input {
 	}
 	lo, lh, findings := LoadLocks(ws.LocksDir, p, now)
 	in := &Input{}
-	r, err := leases.OpenReadOnly(ws.DBPath)
+	r, err := leases.OpenReader(leases.Target{Loc: ws.DBPath})
 	if err != nil {
 		in.DBHealth = health(leases.HealthFromError(err), now, 0)
 	} else {
@@ -313,7 +313,7 @@ func Load(ctx context.Context, ws Workspace, p Probe, now time.Time) *Input {
 }
 
 // lookupRefs reads, by id, leases that locks name and the snapshot does not hold.
-func lookupRefs(ctx context.Context, r *leases.Reader, p Probe, ls []LockObs, have []LeaseObs) map[string]*LeaseObs {
+func lookupRefs(ctx context.Context, r leases.Reader, p Probe, ls []LockObs, have []LeaseObs) map[string]*LeaseObs {
 	known := make(map[string]bool, len(have))
 	for _, l := range have {
 		known[l.Lease.LeaseID] = true

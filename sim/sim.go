@@ -166,7 +166,7 @@ type Fleet struct {
 	rules   Rules
 	rates   Rates
 	sched   *scheduler
-	reader  *leases.Reader
+	reader  leases.Reader
 	workers []*worker
 
 	mu    sync.Mutex

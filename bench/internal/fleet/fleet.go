@@ -167,7 +167,7 @@ func (m *Meta) templateClaim() (locks.Record, leases.Lease, error) {
 	if e.Unreadable != nil || e.Missing {
 		return locks.Record{}, leases.Lease{}, fmt.Errorf("fleet: template lock unreadable")
 	}
-	r, err := leases.OpenReadOnly(m.DBPath)
+	r, err := leases.OpenReader(leases.Target{Loc: m.DBPath})
 	if err != nil {
 		return locks.Record{}, leases.Lease{}, err
 	}

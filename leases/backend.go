@@ -1,0 +1,101 @@
+package leases
+
+import (
+	"context"
+	"time"
+)
+
+// Target names a control-plane DB: the backend is chosen by its location.
+type Target struct {
+	// Loc is a SQLite file path (the embedded default).
+	Loc string
+}
+
+// String is the location as it may be shown.
+func (t Target) String() string { return t.Loc }
+
+// Rows are the reads of a DB's current state. A missing table or column degrades
+// the section it belongs to (Health), never reads as "nothing there".
+type Rows interface {
+	// Snapshot reads every section in one read transaction.
+	Snapshot(ctx context.Context, opt ReadOptions) (*Snapshot, error)
+	// ReadScope reads the rows a batch of changes named, by indexed lookups.
+	ReadScope(ctx context.Context, sc Scope) (*Scoped, error)
+	// LeaseByID reads one lease; found is false when no row has that id.
+	LeaseByID(ctx context.Context, id string) (l Lease, found bool, err error)
+	// LeasesForWorkItem reads the non-terminal leases on one item.
+	LeasesForWorkItem(ctx context.Context, ref WorkRef) ([]Lease, error)
+	// LeaseHistory reads every lease on one item, oldest first.
+	LeaseHistory(ctx context.Context, ref WorkRef) ([]Lease, error)
+}
+
+// Events are the reads of the control-plane events past a cursor.
+type Events interface {
+	EventsSince(ctx context.Context, cursor int64, limit int) ([]Event, Health, error)
+	EventsBacklog(ctx context.Context, cursor int64, last int) (evs []Event, h Health, next int64, err error)
+}
+
+// Schema answers what the DB's schema allows, so a preview refuses as the apply would.
+type Schema interface {
+	HasColumn(ctx context.Context, table, col string) (bool, error)
+	Supports(ctx context.Context, op Op) (Verdict, error)
+}
+
+// Versioned is how a watcher tells that another connection committed: a version that
+// moves with every commit, the events read at it, and whether the location now names
+// another database than the one opened.
+type Versioned interface {
+	DataVersion(ctx context.Context) (int64, error)
+	EventsAtVersion(ctx context.Context, cursor int64, limit int) (VersionedEvents, error)
+	Replaced() bool
+}
+
+// Reader reads a control-plane DB read-only: it never creates, migrates or writes it.
+// Implementations are safe for concurrent use.
+type Reader interface {
+	Rows
+	Events
+	Schema
+	Versioned
+	// Path is the DB's location as it may be shown.
+	Path() string
+	Close() error
+}
+
+// Store runs the fenced transitions. Every transition is one transaction; refusals are
+// Outcomes with a stable Code, identical on every backend. Implementations are safe for
+// concurrent use.
+type Store interface {
+	Claim(ctx context.Context, req ClaimRequest, now time.Time) (Outcome, error)
+	Heartbeat(ctx context.Context, f Fence, now time.Time) (Outcome, error)
+	Release(ctx context.Context, f Fence, reason string, now time.Time) (Outcome, error)
+	ReclaimExpired(ctx context.Context, f Fence, by string, now time.Time) (Outcome, error)
+	Abandon(ctx context.Context, req AbandonRequest, now time.Time) (Outcome, error)
+	ExpireSweep(ctx context.Context, now time.Time) (Outcome, error)
+	// Policies is the lease policy set the Store applies.
+	Policies() PolicySet
+	Close() error
+}
+
+var (
+	_ Reader = (*SQLiteReader)(nil)
+	_ Store  = (*SQLiteStore)(nil)
+)
+
+// OpenReader opens the DB t names for reading (OpenReadOnly for a SQLite file).
+func OpenReader(t Target) (Reader, error) {
+	r, err := OpenReadOnly(t.Loc)
+	if err != nil {
+		return nil, err // never a non-nil Reader holding a nil pointer
+	}
+	return r, nil
+}
+
+// OpenStore opens the DB t names for transitions (OpenReadWrite for a SQLite file).
+func OpenStore(t Target, opt StoreOptions) (Store, error) {
+	s, err := OpenReadWrite(t.Loc, opt)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}

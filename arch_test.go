@@ -24,7 +24,8 @@ var layers = map[string]int{
 	"steward/mcp":         4,
 	"steward/tui":         4,
 	"steward/govern":      3,
-	"steward/model":       2,
+	"steward/model":       2, // pure: TestPureModel
+	"steward/model/live":  2, // the live part of the model: loading, watching, re-probing
 	"steward/alloc":       2,
 	"steward/locks":       1,
 	"steward/leases":      1,
@@ -197,4 +198,101 @@ func TestOnlyGovernWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("checked %d files that import a source package", checked)
+}
+
+// pureStd are the standard packages the pure model (package model, docs/architecture.md)
+// may import: none reads a file, a process, the network or the environment.
+var pureStd = map[string]bool{
+	"bytes": true, "cmp": true, "container/heap": true, "encoding/json": true, "errors": true, "fmt": true,
+	"iter": true, "maps": true, "math": true, "slices": true, "sort": true, "strconv": true, "strings": true,
+	"time": true, "unicode": true, "unicode/utf8": true,
+}
+
+// clock are the names of package time that read the clock or wait on it: the pure model
+// takes now as a parameter.
+var clock = map[string]bool{"Now": true, "Since": true, "Until": true, "Sleep": true, "After": true,
+	"AfterFunc": true, "NewTimer": true, "NewTicker": true, "Tick": true}
+
+// pureSource are the only names the pure model may use of the source packages: types
+// without IO methods, constants, and functions that read nothing (they take now as a
+// parameter). The packages themselves do IO (files, SQLite, the Gitea SDK, fsnotify);
+// the model uses only this part of them. A new name needs a look at what it does.
+var pureSource = map[string][]string{
+	"steward/leases": {
+		// types
+		"Event", "Evidence", "FreshnessResult", "Health", "HealthStatus", "Lease", "Policy", "PolicySet",
+		"ProcessState", "Session", "WorkItem", "WorkRef", "WorktreeState",
+		// constants
+		"FreshExpired", "FreshStaleDeadProcess", "FreshStaleMissingWorktree", "HealthDegraded", "HealthOK",
+		"HealthUnavailable", "SessionHeartbeatStale", "StatusActive",
+		// pure functions
+		"Classify", "SessionActive", "SessionLive",
+	},
+	"steward/locks": {
+		"Entry", "Key", "Record",
+		"ContractAbsent", "ContractIncomplete", "ContractLegacy", "ExpirationRecorded", "FindingMissing",
+		"Assess", "ExpirationOf",
+	},
+	"steward/gitea": {"Clarification", "DefaultBlockedLabel"},
+}
+
+// TestPureModel: package model imports only pureStd and the source packages, uses of
+// those only the names in pureSource, and never reads the clock. Its tests may do what
+// they like; model/live holds everything that reads.
+func TestPureModel(t *testing.T) {
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("model/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowed := map[string]map[string]bool{}
+	for p, names := range pureSource {
+		allowed[p] = map[string]bool{}
+		for _, n := range names {
+			allowed[p][n] = true
+		}
+	}
+	checked := 0
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked++
+		names := map[string]string{}
+		for _, im := range f.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			if !pureStd[p] && allowed[p] == nil {
+				t.Errorf("%s imports %s: the model is pure (standard packages without IO, and the pure part of the sources)", path, p)
+			}
+			name := filepath.Base(p)
+			if im.Name != nil {
+				name = im.Name.Name
+			}
+			names[name] = p
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			x, ok := sel.X.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			switch p := names[x.Name]; {
+			case p == "time" && clock[sel.Sel.Name]:
+				t.Errorf("%s: time.%s reads the clock: the model takes now as a parameter", fset.Position(sel.Pos()), sel.Sel.Name)
+			case allowed[p] != nil && !allowed[p][sel.Sel.Name]:
+				t.Errorf("%s: %s.%s is not in the pure part of %s the model may use (pureSource in arch_test.go)", fset.Position(sel.Pos()), x.Name, sel.Sel.Name, p)
+			}
+			return true
+		})
+	}
+	if checked < 5 {
+		t.Fatalf("checked only %d files of model/", checked)
+	}
 }

@@ -19,6 +19,6 @@
 // The workspaces are fixtures: package fleet takes one claim through the governed core and
 // writes the rest directly (one DB transaction, lock files by rename). That is fixture
 // generation, not a supervised mutation, and it never touches a workspace it did not create.
-// The harness never edits steward's code paths; it drives the same model.Live, tui.New and
+// The harness never edits steward's code paths; it drives the same live.Model, tui.New and
 // governed core that `steward` runs.
 package main

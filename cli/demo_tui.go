@@ -9,6 +9,7 @@ import (
 	"steward/govern"
 	"steward/leases"
 	"steward/model"
+	"steward/model/live"
 	"steward/sim"
 	"steward/tui"
 )
@@ -16,7 +17,7 @@ import (
 // demoWorkbench is what the workbench needs on a demo: a live model of the workspace and
 // a core for the person at the keyboard (sharing the demo's audit log).
 type demoWorkbench struct {
-	live *model.Live
+	live *live.Model
 	opts tui.Options
 }
 
@@ -26,8 +27,8 @@ func newDemoWorkbench(ctx context.Context, d *sim.Demo, role govern.Role, ro gov
 	pol := leases.LoadPolicies(d.Workspace.Env)
 	speed := d.Speed()
 	scale := func(x time.Duration) time.Duration { return time.Duration(float64(x) / speed) }
-	live := model.NewLive(model.Workspace{LocksDir: d.Workspace.LocksDir, DBPath: d.Workspace.DBPath, RepoRoot: d.Workspace.RepoRoot},
-		model.LiveOptions{
+	live := live.New(live.Workspace{LocksDir: d.Workspace.LocksDir, DBPath: d.Workspace.DBPath, RepoRoot: d.Workspace.RepoRoot},
+		live.Options{
 			Config: model.Config{Policies: pol, Org: d.Owner, Repo: d.Repo,
 				StalePRQuiet: scale(10 * time.Minute), RefusedWindow: scale(time.Hour)},
 			Gitea: d.Client, GiteaEvery: 2 * time.Second, ProbeEvery: time.Second, Resync: 5 * time.Second,

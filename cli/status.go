@@ -16,6 +16,7 @@ import (
 	"steward/gitea"
 	"steward/govern"
 	"steward/model"
+	"steward/model/live"
 	"steward/termsafe"
 )
 
@@ -56,9 +57,9 @@ func runStatus(ctx context.Context, out io.Writer, g *globals, f *statusFlags) e
 		}
 		clock = func() time.Time { return t }
 	}
-	ws := model.Workspace{LocksDir: g.locksDir, DBPath: g.dbPath, RepoRoot: g.repoRoot, DBHost: g.dbHost}
+	ws := live.Workspace{LocksDir: g.locksDir, DBPath: g.dbPath, RepoRoot: g.repoRoot, DBHost: g.dbHost}
 	cfg := model.Config{}
-	var gf model.GiteaFacts
+	var gf live.GiteaFacts
 	giteaWhy := "Gitea not configured (give --gitea-repo, or --no-gitea)"
 	if f.noGitea {
 		giteaWhy = "Gitea not read (--no-gitea)"
@@ -82,7 +83,7 @@ func runStatus(ctx context.Context, out io.Writer, g *globals, f *statusFlags) e
 	annotate := core.Annotate
 	if !f.watch {
 		now := clock()
-		in := model.Load(ctx, ws, model.NewProbe(ws.RepoRoot), now)
+		in := live.Load(ctx, ws, live.NewProbe(ws.RepoRoot), now)
 		in.GiteaHealth.Reason = giteaWhy
 		if gf != nil {
 			var claimed []model.Item
@@ -91,13 +92,13 @@ func runStatus(ctx context.Context, out io.Writer, g *globals, f *statusFlags) e
 					claimed = append(claimed, *c.Item)
 				}
 			}
-			in.Gitea, in.Clarifications, in.GiteaHealth = model.LoadGitea(ctx, gf, cfg, claimed, now)
+			in.Gitea, in.Clarifications, in.GiteaHealth = live.LoadGitea(ctx, gf, cfg, claimed, now)
 		}
 		s := model.Build(in, cfg, now)
 		s = annotate(ctx, s)
 		return printSnapshot(out, g.secrets().Snapshot(s), g.jsonOut)
 	}
-	live := model.NewLive(ws, model.LiveOptions{Config: cfg, Now: clock, Gitea: gf})
+	live := live.New(ws, live.Options{Config: cfg, Now: clock, Gitea: gf})
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	if err := live.Start(ctx); err != nil {

@@ -11,6 +11,7 @@ import (
 	"steward/govern"
 	"steward/leases"
 	"steward/model"
+	"steward/model/live"
 	"steward/tui"
 )
 
@@ -42,14 +43,14 @@ func runUI(ctx context.Context, g *globals) error {
 	defer core.Close()
 	pol := leases.LoadPolicies(os.LookupEnv)
 	cfg := model.Config{Policies: pol}
-	var gf model.GiteaFacts
+	var gf live.GiteaFacts
 	if g.gitea.repo != "" {
 		cfg.Org, cfg.Repo, _ = strings.Cut(g.gitea.repo, "/")
 		if c, err := g.giteaClient(os.Stderr); err == nil && c != nil {
 			gf = c
 		}
 	}
-	live := model.NewLive(model.Workspace{LocksDir: g.locksDir, DBPath: g.dbPath, RepoRoot: g.repoRoot, DBHost: g.dbHost}, model.LiveOptions{Config: cfg, Gitea: gf})
+	live := live.New(live.Workspace{LocksDir: g.locksDir, DBPath: g.dbPath, RepoRoot: g.repoRoot, DBHost: g.dbHost}, live.Options{Config: cfg, Gitea: gf})
 	if err := live.Start(ctx); err != nil {
 		return err
 	}
@@ -62,7 +63,7 @@ func runUI(ctx context.Context, g *globals) error {
 // annotated forwards the live model's snapshots with every orphan's action previewed by the
 // core (allowed or the refusal), off the UI goroutine.
 type annotated struct {
-	live    *model.Live
+	live    *live.Model
 	core    *govern.Core
 	secrets *govern.Redactor // steward's own token never reaches the screen
 	out     chan *model.Snapshot

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"steward/leases"
-	"steward/model"
+	"steward/model/live"
 )
 
 // Defect 8 (issue 14): a worktree that is a symlink reads the same in the live model, a
@@ -86,7 +86,7 @@ func TestWorktreeLinksOneVerdict(t *testing.T) {
 			}
 			l := f.lease("L1")
 
-			mo := model.NewProbe(f.ws.RepoRoot).ObserveLease(l)
+			mo := live.NewProbe(f.ws.RepoRoot).ObserveLease(l)
 			if leases.WorktreeState(mo.Worktree) != tc.want {
 				t.Fatalf("model: %s (%s), want %s", mo.Worktree, mo.WorkWhy, tc.want)
 			}

@@ -73,3 +73,13 @@ func readRegular(path string, bp *[]byte) ([]byte, statInfo, error) {
 	copy(out, buf)
 	return out, info, nil
 }
+
+// inodeOf is the inode number of a file the os package stat'ed (false when the platform
+// does not report one).
+func inodeOf(fi os.FileInfo) (uint64, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return uint64(st.Ino), true
+}

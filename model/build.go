@@ -8,16 +8,16 @@ import (
 )
 
 // Build derives the snapshot of in at now. It is pure: every observation that
-// needed IO is already in in (see Load). Live keeps the same derivation
+// needed IO is already in in (see live.Load). The live model keeps the same derivation
 // current incrementally.
 func Build(in *Input, cfg Config, now time.Time) *Snapshot {
-	e := newEngine(cfg)
+	e := NewEngine(cfg)
 	e.load(in)
-	e.flush(now)
-	return e.publish(now)
+	e.Flush(now)
+	return e.Publish(now)
 }
 
-func (e *engine) load(in *Input) {
+func (e *Engine) load(in *Input) {
 	e.env.locks, e.env.db, e.env.gitea, e.env.sect = in.LocksHealth, in.DBHealth, in.GiteaHealth, in.DB
 	for _, w := range in.WorkItems {
 		if it := itemOfRef(w.WorkRef); it != nil {
@@ -26,24 +26,24 @@ func (e *engine) load(in *Input) {
 	}
 	e.sessionsOmitted = in.SessionsOmitted
 	for i := range in.Sessions {
-		e.setSession(in.Sessions[i].Session.SessionID, &in.Sessions[i])
+		e.SetSession(in.Sessions[i].Session.SessionID, &in.Sessions[i])
 	}
 	for i := range in.Leases {
-		e.setLease(in.Leases[i].Lease.LeaseID, &in.Leases[i])
+		e.SetLease(in.Leases[i].Lease.LeaseID, &in.Leases[i])
 	}
 	for id, l := range in.RefLeases {
 		e.refs[id] = l
 	}
 	for i := range in.Locks {
-		e.setLock(in.Locks[i].Entry.Name, &in.Locks[i])
+		e.SetLock(in.Locks[i].Entry.Name, &in.Locks[i])
 	}
-	e.addEvents(in.Events)
+	e.AddEvents(in.Events)
 	e.setGitea(in.Gitea, e.clarifications(in.Clarifications), in.GiteaHealth)
 	e.findings = append(e.findings, in.Findings...)
 }
 
 // clarifications converts Gitea's clarification items for the configured repository.
-func (e *engine) clarifications(cs []gitea.Clarification) []Clarification {
+func (e *Engine) clarifications(cs []gitea.Clarification) []Clarification {
 	out := make([]Clarification, 0, len(cs))
 	c := e.env.cfg
 	for _, x := range cs {

@@ -25,10 +25,13 @@ func (u *unit) empty() bool {
 	return len(u.locks) == 0 && len(u.leases) == 0 && len(u.refused) == 0
 }
 
-// engine holds the sources as read, indexed by file name, lease id, session
-// and item, and the derived output kept sorted; a change re-derives only the
-// units it touches.
-type engine struct {
+// Engine is Build kept current: it holds the sources as read, indexed by file
+// name, lease id, session and item, and the derived output kept sorted; a
+// change re-derives only the units it touches. Build runs one over an Input;
+// the live model (model/live) feeds one what its watchers re-read and
+// publishes its snapshots. It does no IO and reads no clock: every method that
+// derives takes now. It is not safe for concurrent use.
+type Engine struct {
 	env        env
 	locks      map[string]*LockObs
 	lockUnit   map[string]string
@@ -65,8 +68,9 @@ type engine struct {
 	dirty       map[string]bool
 }
 
-func newEngine(cfg Config) *engine {
-	return &engine{env: env{cfg: cfg.withDefaults()},
+// NewEngine returns an empty engine classifying with cfg.
+func NewEngine(cfg Config) *Engine {
+	return &Engine{env: env{cfg: cfg.WithDefaults()},
 		locks: map[string]*LockObs{}, lockUnit: map[string]string{}, leases: map[string]*LeaseObs{},
 		leaseUnit: map[string]string{}, refs: map[string]*LeaseObs{}, refUnits: map[string]map[string]bool{},
 		refPending: map[string]bool{}, itemLeases: map[int64]map[string]bool{},
@@ -91,7 +95,7 @@ func delFrom(m map[string]map[string]bool, k, v string) {
 	}
 }
 
-func (e *engine) unitFor(key string, it *Item) *unit {
+func (e *Engine) unitFor(key string, it *Item) *unit {
 	u := e.units[key]
 	if u == nil {
 		u = &unit{key: key, item: it, locks: map[string]bool{}, leases: map[string]bool{}}
@@ -118,8 +122,8 @@ func leaseUnitKey(lo *LeaseObs) (string, *Item) {
 	return "lease\x00" + lo.Lease.LeaseID, nil
 }
 
-// setLock records a lock file's new state (nil: it is gone).
-func (e *engine) setLock(name string, lo *LockObs) {
+// SetLock records a lock file's new state (nil: it is gone).
+func (e *Engine) SetLock(name string, lo *LockObs) {
 	if old, ok := e.locks[name]; ok {
 		k := e.lockUnit[name]
 		delete(e.units[k].locks, name)
@@ -156,7 +160,7 @@ func (e *engine) setLock(name string, lo *LockObs) {
 	}
 }
 
-func (e *engine) setBranch(branch, name string, add bool) {
+func (e *Engine) setBranch(branch, name string, add bool) {
 	if branch == "" {
 		return
 	}
@@ -170,8 +174,8 @@ func (e *engine) setBranch(branch, name string, add bool) {
 	}
 }
 
-// setLease records a lease row's new state (nil: it left the read set).
-func (e *engine) setLease(id string, lo *LeaseObs) {
+// SetLease records a lease row's new state (nil: it left the read set).
+func (e *Engine) SetLease(id string, lo *LeaseObs) {
 	if old, ok := e.leases[id]; ok {
 		k := e.leaseUnit[id]
 		delete(e.units[k].leases, id)
@@ -208,10 +212,10 @@ func (e *engine) setLease(id string, lo *LeaseObs) {
 	e.itemLeases[lo.Lease.WorkItemID][id] = true
 }
 
-func (e *engine) sessionDirty(id string) { e.dirty["s\x00"+id] = true }
+func (e *Engine) sessionDirty(id string) { e.dirty["s\x00"+id] = true }
 
-// setSession records a session row's new state (nil: gone).
-func (e *engine) setSession(id string, so *SessionObs) {
+// SetSession records a session row's new state (nil: gone).
+func (e *Engine) SetSession(id string, so *SessionObs) {
 	if so == nil {
 		delete(e.sessions, id)
 	} else {
@@ -223,9 +227,9 @@ func (e *engine) setSession(id string, so *SessionObs) {
 	}
 }
 
-// addEvents takes control-plane events past the cursor: refused claims for
+// AddEvents takes control-plane events past the cursor: refused claims for
 // contention, every event for Activity.
-func (e *engine) addEvents(evs []leases.Event) {
+func (e *Engine) AddEvents(evs []leases.Event) {
 	if len(evs) > 0 {
 		e.activityNew = true
 	}
@@ -262,7 +266,7 @@ func (e *engine) addEvents(evs []leases.Event) {
 }
 
 // setGitea replaces every Gitea fact (a poll): all units are re-derived.
-func (e *engine) setGitea(facts []GiteaFact, clars []Clarification, h SourceHealth) {
+func (e *Engine) setGitea(facts []GiteaFact, clars []Clarification, h SourceHealth) {
 	for k := range e.facts {
 		e.dirty[k] = true
 	}
@@ -291,7 +295,7 @@ func (e *engine) setGitea(facts []GiteaFact, clars []Clarification, h SourceHeal
 
 // setHealth changes a source's health; when its usability changes every unit
 // is re-derived (honesty rules depend on it).
-func (e *engine) setHealth(dst *SourceHealth, h SourceHealth) {
+func (e *Engine) setHealth(dst *SourceHealth, h SourceHealth) {
 	changed := dst.Status != h.Status || dst.Partial != h.Partial
 	*dst = h
 	if changed {
@@ -301,7 +305,7 @@ func (e *engine) setHealth(dst *SourceHealth, h SourceHealth) {
 	}
 }
 
-func (e *engine) setSections(s DBSections) {
+func (e *Engine) SetSections(s DBSections) {
 	if s != e.env.sect {
 		e.env.sect = s
 		for k := range e.units {
@@ -311,7 +315,7 @@ func (e *engine) setSections(s DBSections) {
 }
 
 // unitIn gathers what unit u's derivation reads.
-func (e *engine) unitIn(u *unit) *unitIn {
+func (e *Engine) unitIn(u *unit) *unitIn {
 	in := &unitIn{item: u.item, refused: u.refused, fact: e.facts[u.key], clarified: e.clar[u.key],
 		sessions: map[string]*SessionObs{}, refs: map[string]refLease{}}
 	for _, n := range sortedKeys(u.locks) {
@@ -347,8 +351,8 @@ func sortedKeys(m map[string]bool) []string {
 	return out
 }
 
-// flush re-derives every dirty unit and session at now.
-func (e *engine) flush(now time.Time) int {
+// Flush re-derives every dirty unit and session at now.
+func (e *Engine) Flush(now time.Time) int {
 	n := 0
 	if bulk := len(e.dirty) > 64 && len(e.dirty) > len(e.units)/16; bulk {
 		e.claims.begin()
@@ -397,8 +401,8 @@ func (e *engine) flush(now time.Time) int {
 	return n
 }
 
-// publish returns the current output as a new immutable snapshot.
-func (e *engine) publish(now time.Time) *Snapshot {
+// Publish returns the current output as a new immutable snapshot.
+func (e *Engine) Publish(now time.Time) *Snapshot {
 	e.activityNew = false
 	s := &Snapshot{GeneratedAt: now, Sources: Sources{Locks: e.env.locks, DB: e.env.db, Gitea: e.env.gitea},
 		Claims: e.claims.snapshot(), Orphans: e.orphans.snapshot(), Contention: e.contention.snapshot(),

@@ -9,7 +9,7 @@ import (
 	"steward/leases"
 )
 
-func (e *engine) deriveSession(id string, now time.Time) {
+func (e *Engine) deriveSession(id string, now time.Time) {
 	so := e.sessions[id]
 	var vals []*Session
 	if so != nil {
@@ -36,8 +36,8 @@ func (e *engine) deriveSession(id string, now time.Time) {
 	e.sessKeys[id] = e.sessOut.replace(e.sessKeys[id], id, vals)
 }
 
-// tick marks the units whose deadline passed by now and re-derives them.
-func (e *engine) tick(now time.Time) int {
+// Tick marks the units whose deadline passed by now and re-derives them.
+func (e *Engine) Tick(now time.Time) int {
 	for e.dl.Len() > 0 && !e.dl[0].at.After(now) {
 		d := heap.Pop(&e.dl).(deadline)
 		if len(d.key) > 2 && d.key[:2] == "s\x00" {
@@ -46,14 +46,14 @@ func (e *engine) tick(now time.Time) int {
 			e.dirty[d.key] = true
 		}
 	}
-	n := e.flush(now)
+	n := e.Flush(now)
 	e.compact()
 	return n
 }
 
 // current reports whether d is its unit's or session's pending deadline (others are stale:
 // the unit was re-derived since, or the session heartbeated).
-func (e *engine) current(d deadline) bool {
+func (e *Engine) current(d deadline) bool {
 	if id, ok := strings.CutPrefix(d.key, "s\x00"); ok {
 		so := e.sessions[id]
 		return so != nil && so.Session.LastHeartbeatAt.OK() && so.Session.LastHeartbeatAt.Time.Add(leases.SessionHeartbeatStale).Equal(d.at)
@@ -66,13 +66,13 @@ func (e *engine) current(d deadline) bool {
 // re-derivation pushes its unit's next deadline and leaves the old one to be skipped when
 // popped, so without this a busy model would hold one entry per re-derivation until its
 // time passed. Amortized, it costs O(1) per push.
-func (e *engine) compact() {
+func (e *Engine) compact() {
 	if len(e.dl) > 2*len(e.units)+len(e.sessions)+64 {
 		e.compactNow()
 	}
 }
 
-func (e *engine) compactNow() {
+func (e *Engine) compactNow() {
 	keep := make(deadlines, 0, len(e.units)+len(e.sessions))
 	seen := make(map[string]bool, len(e.units)+len(e.sessions))
 	for _, d := range e.dl {
@@ -82,11 +82,11 @@ func (e *engine) compactNow() {
 		}
 	}
 	e.dl = keep
-	heapInit(&e.dl)
+	heap.Init(&e.dl)
 }
 
-// next is the earliest pending deadline (zero when none).
-func (e *engine) next() time.Time {
+// Next is the earliest pending deadline (zero when none).
+func (e *Engine) Next() time.Time {
 	for e.dl.Len() > 0 {
 		d := e.dl[0]
 		if len(d.key) > 2 && d.key[:2] == "s\x00" {

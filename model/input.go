@@ -27,7 +27,8 @@ type Config struct {
 	Remote, Org, Repo string
 }
 
-func (c Config) withDefaults() Config {
+// WithDefaults returns c with every zero field set to its default.
+func (c Config) WithDefaults() Config {
 	if c.RefusedWindow <= 0 {
 		c.RefusedWindow = time.Hour
 	}

@@ -12,24 +12,24 @@ import (
 // load run's long-running model held 1,404 entries where a fresh one held 117).
 func TestDeadlineHeapStaysBounded(t *testing.T) {
 	now := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
-	e := newEngine(Config{})
+	e := NewEngine(Config{})
 	for i := range 10 {
 		id := "s" + string(rune('a'+i))
-		e.setSession(id, &SessionObs{Session: leases.Session{SessionID: id, Status: "active",
+		e.SetSession(id, &SessionObs{Session: leases.Session{SessionID: id, Status: "active",
 			LastHeartbeatAt: leases.ParseTimestamp(leases.FormatTime(now))}})
 	}
-	e.tick(now)
+	e.Tick(now)
 	most := 0
 	for round := range 2000 {
 		id := "s" + string(rune('a'+round%10))
 		if round%3 == 0 { // a heartbeat moves the deadline
 			so := *e.sessions[id]
 			so.Session.LastHeartbeatAt = leases.ParseTimestamp(leases.FormatTime(now.Add(time.Duration(round) * time.Millisecond)))
-			e.setSession(id, &so)
+			e.SetSession(id, &so)
 		} else {
 			e.sessionDirty(id) // re-derived with the same deadline
 		}
-		e.tick(now)
+		e.Tick(now)
 		most = max(most, len(e.dl))
 	}
 	if bound := 2*len(e.units) + len(e.sessions) + 64 + 1; most > bound {

@@ -11,24 +11,24 @@ import (
 // holding 1.8× the memory of a fresh one on the same workspace: one entry per lease any lock
 // had ever named).
 func TestEngineForgetsLeasesNoLockNames(t *testing.T) {
-	e := newEngine(Config{})
+	e := NewEngine(Config{})
 	lock := func(lease string) *LockObs {
 		n := int64(7)
 		return &LockObs{Entry: locks.Entry{Name: "a.json", HasKey: true, Key: locks.Key{Remote: "origin", Org: "acme", Repo: "widgets", Issue: n},
 			Record: locks.Record{Remote: "origin", Org: "acme", Repo: "widgets", IssueNumber: &n, LeaseID: lease}}}
 	}
-	e.setLock("a.json", lock("L1"))
+	e.SetLock("a.json", lock("L1"))
 	e.refs["L1"] = &LeaseObs{}
-	e.setLock("a.json", lock("L1")) // rewritten, same lease: kept
+	e.SetLock("a.json", lock("L1")) // rewritten, same lease: kept
 	if _, ok := e.refs["L1"]; !ok {
 		t.Fatal("a lease a lock still names was forgotten")
 	}
-	e.setLock("a.json", lock("L2")) // now names another lease
+	e.SetLock("a.json", lock("L2")) // now names another lease
 	if _, ok := e.refs["L1"]; ok {
 		t.Fatal("a lease no lock names any more is still held")
 	}
 	e.refs["L2"] = nil
-	e.setLock("a.json", nil) // the lock is gone
+	e.SetLock("a.json", nil) // the lock is gone
 	if len(e.refs) != 0 || len(e.refUnits) != 0 {
 		t.Fatalf("refs %v, refUnits %v after the lock went away", e.refs, e.refUnits)
 	}

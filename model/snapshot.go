@@ -6,7 +6,7 @@ import (
 )
 
 // Snapshot is one consistent picture of the workspace at GeneratedAt. A
-// published Snapshot is immutable: Live hands out a new one per change.
+// published Snapshot is immutable: the live model (model/live) hands out a new one per change.
 type Snapshot struct {
 	GeneratedAt    time.Time       `json:"generated_at"`
 	Sources        Sources         `json:"sources"`

@@ -2,7 +2,7 @@ package model
 
 // Stats counts what a model holds: the sources as read and the indexes and derived
 // output kept over them (see engine). Every count is bounded by the workspace (the
-// deadline heap by twice the units plus the sessions, see Live.compact).
+// deadline heap by twice the units plus the sessions, see Engine.compact).
 type Stats struct {
 	Locks, Leases, RefLeases, RefPending, Sessions, WorkItems int
 	Units, Deadlines, Dirty, Activity, GiteaFacts             int
@@ -10,7 +10,7 @@ type Stats struct {
 	Branches, Heads, ItemLeases, SessionLeases, SessionKeys   int
 }
 
-func (e *engine) stats() Stats {
+func (e *Engine) Stats() Stats {
 	return Stats{Locks: len(e.locks), Leases: len(e.leases), RefLeases: len(e.refs), RefPending: len(e.refPending),
 		Sessions: len(e.sessions), WorkItems: len(e.workItems), Units: len(e.units), Deadlines: len(e.dl),
 		Dirty: len(e.dirty), Activity: len(e.activity), GiteaFacts: len(e.facts),

@@ -16,6 +16,7 @@ import (
 	"steward/leases"
 	"steward/leases/leasestest"
 	"steward/model"
+	"steward/model/live"
 )
 
 // liveLease gives the workspace one active lease L1 on issue 5 that expires in an hour.
@@ -29,9 +30,9 @@ func (w *workspace) liveLease(t *testing.T, path, id string, issue int64) {
 }
 
 // startLive starts a live model on w with opt and closes it when the test ends.
-func (w *workspace) startLive(t *testing.T, opt model.LiveOptions) *model.Live {
+func (w *workspace) startLive(t *testing.T, opt live.Options) *live.Model {
 	t.Helper()
-	live := model.NewLive(model.Workspace{LocksDir: w.ws.LocksDir, DBPath: w.ws.DBPath, RepoRoot: w.ws.RepoRoot}, opt)
+	live := live.New(live.Workspace{LocksDir: w.ws.LocksDir, DBPath: w.ws.DBPath, RepoRoot: w.ws.RepoRoot}, opt)
 	must(t, live.Start(context.Background()))
 	t.Cleanup(func() { live.Close() })
 	return live
@@ -61,7 +62,7 @@ func TestDBHeldByAnotherWriter(t *testing.T) {
 			db := sqlDB(t, w.ws.DBPath)
 			execAll(t, db, "PRAGMA journal_mode="+mode)
 			db.Close()
-			live := w.startLive(t, model.LiveOptions{})
+			live := w.startLive(t, live.Options{})
 			scr := watch(t, live, nil)
 			scr.waitSnapshot(t, 10*time.Second, "the lease", func(s *model.Snapshot) bool { return hasClaim(s, "L1", "") })
 
@@ -114,7 +115,7 @@ func TestDBReplacedAndRemoved(t *testing.T) {
 	db := sqlDB(t, w.ws.DBPath)
 	execAll(t, db, "PRAGMA wal_checkpoint(TRUNCATE)", "PRAGMA journal_mode=DELETE")
 	db.Close()
-	live := w.startLive(t, model.LiveOptions{Resync: time.Hour})
+	live := w.startLive(t, live.Options{Resync: time.Hour})
 	scr := watch(t, live, nil)
 	scr.waitSnapshot(t, 10*time.Second, "L1", func(s *model.Snapshot) bool { return hasClaim(s, "L1", "") })
 
@@ -151,7 +152,7 @@ func TestLocksDirRemovedAndRecreated(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t)
 	writeFile(t, filepath.Join(w.ws.LocksDir, "a.json"), hostileLock(t, 31))
-	live := w.startLive(t, model.LiveOptions{Resync: time.Hour, Poll: 50 * time.Millisecond})
+	live := w.startLive(t, live.Options{Resync: time.Hour, Poll: 50 * time.Millisecond})
 	scr := watch(t, live, nil)
 	scr.waitSnapshot(t, 10*time.Second, "a.json", func(s *model.Snapshot) bool { return hasClaim(s, "", "a.json") })
 	must(t, os.RemoveAll(w.ws.LocksDir))
@@ -181,7 +182,7 @@ func limitReached(string) (*fsnotify.Watcher, error) {
 func TestInotifyLimitFallsBackToPolling(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t)
-	live := w.startLive(t, model.LiveOptions{Resync: time.Hour, Poll: 50 * time.Millisecond, Notify: limitReached})
+	live := w.startLive(t, live.Options{Resync: time.Hour, Poll: 50 * time.Millisecond, Notify: limitReached})
 	scr := watch(t, live, nil)
 	scr.waitSnapshot(t, 10*time.Second, "both sources saying they poll", func(s *model.Snapshot) bool {
 		return strings.Contains(s.Sources.Locks.Reason, "polling") && strings.Contains(s.Sources.Locks.Reason, "no space left on device") &&

@@ -15,6 +15,7 @@ import (
 	"steward/gitea/giteatest"
 	"steward/govern"
 	"steward/model"
+	"steward/model/live"
 )
 
 // giteaRig is an in-process Gitea (the fake subset) behind a fault proxy, with one issue
@@ -58,7 +59,7 @@ func TestGiteaFaultsOnScreen(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t)
 	rig := newGiteaRig(t)
-	live := w.startLive(t, model.LiveOptions{Config: model.Config{Org: "acme", Repo: "widgets"}, Gitea: rig.client, GiteaEvery: 100 * time.Millisecond})
+	live := w.startLive(t, live.Options{Config: model.Config{Org: "acme", Repo: "widgets"}, Gitea: rig.client, GiteaEvery: 100 * time.Millisecond})
 	scr := watch(t, live, nil)
 	ok := func(s *model.Snapshot) bool {
 		return s.Sources.Gitea.Status == model.StatusOK && len(s.Clarifications) == 1

@@ -28,6 +28,7 @@ import (
 	"steward/leases"
 	"steward/locks"
 	"steward/model"
+	"steward/model/live"
 	"steward/sim"
 )
 
@@ -162,8 +163,8 @@ func TestLoad(t *testing.T) {
 	must(t, err)
 
 	// The live model, as the workbench runs it, with the compressed policy.
-	live := model.NewLive(model.Workspace{LocksDir: ws.LocksDir, DBPath: ws.DBPath, RepoRoot: ws.RepoRoot},
-		model.LiveOptions{Config: model.Config{Policies: leases.LoadPolicies(ws.Env), Org: "load", Repo: "fleet"}, Resync: 5 * time.Second})
+	live := live.New(live.Workspace{LocksDir: ws.LocksDir, DBPath: ws.DBPath, RepoRoot: ws.RepoRoot},
+		live.Options{Config: model.Config{Policies: leases.LoadPolicies(ws.Env), Org: "load", Repo: "fleet"}, Resync: 5 * time.Second})
 	must(t, live.Start(ctx))
 	var collisions []string
 	var snapMu sync.Mutex

@@ -13,6 +13,7 @@ import (
 
 	"steward/govern"
 	"steward/model"
+	"steward/model/live"
 	"steward/tui"
 )
 
@@ -44,7 +45,7 @@ type screen struct {
 const frameEvery = 50 * time.Millisecond
 
 // watch starts drawing live's snapshots with a workbench on core (nil: view only).
-func watch(t *testing.T, live *model.Live, core *govern.Core) *screen {
+func watch(t *testing.T, live *live.Model, core *govern.Core) *screen {
 	t.Helper()
 	root := tui.New(tui.Options{Core: core})
 	root.Update(tea.WindowSizeMsg{Width: 200, Height: 50})

@@ -21,6 +21,7 @@ import (
 	"steward/gitea/fakegitea"
 	"steward/govern"
 	"steward/model"
+	"steward/model/live"
 	"steward/tui"
 )
 
@@ -91,7 +92,7 @@ func TestTokenNeverReachesAnOutput(t *testing.T) {
 
 	// The live model and every view of the workbench, while the server echoes.
 	echo(true)
-	live := w.startLive(t, model.LiveOptions{Config: model.Config{Org: "acme", Repo: "widgets"}, Gitea: client, GiteaEvery: 100 * time.Millisecond})
+	live := w.startLive(t, live.Options{Config: model.Config{Org: "acme", Repo: "widgets"}, Gitea: client, GiteaEvery: 100 * time.Millisecond})
 	var snap *model.Snapshot
 	waitFor(t, 10*time.Second, "the Gitea source to fail", func() bool {
 		snap = live.Current()

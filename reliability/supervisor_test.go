@@ -16,6 +16,7 @@ import (
 	"steward/govern"
 	"steward/leases"
 	"steward/model"
+	"steward/model/live"
 	"steward/sim"
 )
 
@@ -132,20 +133,20 @@ func supervise(wsJSON, auditPath, dur string) error {
 			rep.Unknown = append(rep.Unknown, req.Action+": "+out.Message)
 		}
 	}
-	mws := model.Workspace{LocksDir: cw.LocksDir, DBPath: cw.DBPath, RepoRoot: cw.RepoRoot}
-	probe := model.NewProbe(cw.RepoRoot)
+	mws := live.Workspace{LocksDir: cw.LocksDir, DBPath: cw.DBPath, RepoRoot: cw.RepoRoot}
+	probe := live.NewProbe(cw.RepoRoot)
 	cfg := model.Config{Policies: leases.LoadPolicies(ws.Env)}
-	live := model.NewLive(mws, model.LiveOptions{Config: cfg, Resync: 5 * time.Second})
-	if err := live.Start(ctx); err != nil {
+	lm := live.New(mws, live.Options{Config: cfg, Resync: 5 * time.Second})
+	if err := lm.Start(ctx); err != nil {
 		return err
 	}
-	defer func() { // live is dropped before the end to measure what it held
-		if live != nil {
-			live.Close()
+	defer func() { // lm is dropped before the end to measure what it held
+		if lm != nil {
+			lm.Close()
 		}
 	}()
 	go func() { // the workbench's consumer: take every snapshot as it comes
-		for range live.Snapshots() {
+		for range lm.Snapshots() {
 		}
 	}()
 	start := time.Now()
@@ -182,9 +183,9 @@ func supervise(wsJSON, auditPath, dur string) error {
 	for time.Now().Before(deadline) {
 		rep.Rounds++
 		now := time.Now()
-		s := live.Current()
+		s := lm.Current()
 		if rep.Rounds%10 == 0 {
-			s = model.Build(model.Load(ctx, mws, probe, now), cfg, now)
+			s = model.Build(live.Load(ctx, mws, probe, now), cfg, now)
 		}
 		for _, o := range s.Orphans {
 			if o.Action != nil {
@@ -216,19 +217,19 @@ func supervise(wsJSON, auditPath, dur string) error {
 	if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
 		return fmt.Errorf("waiting for the fleet to stop: %w", err)
 	}
-	live.Refresh()
+	lm.Refresh()
 	_, rep.HeapLongKiB = memKiB()
-	fresh := model.NewLive(mws, model.LiveOptions{Config: cfg, Resync: time.Hour})
+	fresh := live.New(mws, live.Options{Config: cfg, Resync: time.Hour})
 	if err := fresh.Start(ctx); err != nil {
 		return err
 	}
 	_, rep.HeapBothKiB = memKiB()
 	size := func(s *model.Snapshot) [3]int { return [3]int{len(s.Claims), len(s.Orphans), len(s.Sessions)} }
-	rep.StateLong, rep.StateFresh = size(live.Current()), size(fresh.Current())
-	rep.Drift = drift(live.Current(), fresh.Current())
-	rep.StatsLong, rep.StatsFresh = live.Stats(), fresh.Stats()
-	live.Close()
-	live = nil
+	rep.StateLong, rep.StateFresh = size(lm.Current()), size(fresh.Current())
+	rep.Drift = drift(lm.Current(), fresh.Current())
+	rep.StatsLong, rep.StatsFresh = lm.Stats(), fresh.Stats()
+	lm.Close()
+	lm = nil
 	_, rep.HeapFreshOnlyKiB = memKiB()
 	fresh.Close()
 	b, _ := json.Marshal(rep)

@@ -10,10 +10,11 @@ import (
 
 	"steward/leases"
 	"steward/model"
+	"steward/model/live"
 )
 
 // areas is what a supervisor would see at one moment: the model's snapshot of the demo
-// workspace, built by model.Load, model.LoadGitea and model.Build — the same code that
+// workspace, built by live.Load, live.LoadGitea and model.Build — the same code that
 // `steward status --json` prints.
 type areas struct {
 	liveClaims    int
@@ -29,16 +30,16 @@ func (a areas) all() bool {
 
 func observe(ctx context.Context, t *testing.T, d *Demo, now time.Time) areas {
 	t.Helper()
-	ws := model.Workspace{LocksDir: d.Workspace.LocksDir, DBPath: d.Workspace.DBPath, RepoRoot: d.Workspace.RepoRoot}
+	ws := live.Workspace{LocksDir: d.Workspace.LocksDir, DBPath: d.Workspace.DBPath, RepoRoot: d.Workspace.RepoRoot}
 	cfg := model.Config{Policies: leases.LoadPolicies(d.Workspace.Env), Org: d.Owner, Repo: d.Repo}
-	in := model.Load(ctx, ws, model.NewProbe(ws.RepoRoot), now)
+	in := live.Load(ctx, ws, live.NewProbe(ws.RepoRoot), now)
 	var claimed []model.Item
 	for _, c := range model.Build(in, cfg, now).Claims {
 		if c.Item != nil {
 			claimed = append(claimed, *c.Item)
 		}
 	}
-	in.Gitea, in.Clarifications, in.GiteaHealth = model.LoadGitea(ctx, d.Client, cfg, claimed, now)
+	in.Gitea, in.Clarifications, in.GiteaHealth = live.LoadGitea(ctx, d.Client, cfg, claimed, now)
 	s := model.Build(in, cfg, now)
 	if !s.Sources.Locks.Usable() || !s.Sources.DB.Usable() || !s.Sources.Gitea.Usable() {
 		t.Fatalf("a source is not usable: %+v", s.Sources)

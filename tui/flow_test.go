@@ -16,6 +16,7 @@ import (
 
 	"steward/govern"
 	"steward/model"
+	"steward/model/live"
 )
 
 // clock is a settable test clock.
@@ -32,7 +33,7 @@ type diskSource struct {
 	ws    govern.Workspace
 	now   func() time.Time
 	ch    chan *model.Snapshot
-	gitea model.GiteaFacts // nil: Gitea not configured
+	gitea live.GiteaFacts // nil: Gitea not configured
 }
 
 func (s *diskSource) Snapshots() <-chan *model.Snapshot { return s.ch }
@@ -40,13 +41,13 @@ func (s *diskSource) Snapshots() <-chan *model.Snapshot { return s.ch }
 func (s *diskSource) Refresh() { s.ch <- s.build() }
 
 func (s *diskSource) build() *model.Snapshot {
-	mws := model.Workspace{LocksDir: s.ws.LocksDir, DBPath: s.ws.DBPath, RepoRoot: s.ws.RepoRoot}
-	probe := model.NewProbe(s.ws.RepoRoot)
+	mws := live.Workspace{LocksDir: s.ws.LocksDir, DBPath: s.ws.DBPath, RepoRoot: s.ws.RepoRoot}
+	probe := live.NewProbe(s.ws.RepoRoot)
 	probe.Host = "bench"
 	cfg := model.Config{Org: "acme", Repo: "widgets"}
-	in := model.Load(context.Background(), mws, probe, s.now())
+	in := live.Load(context.Background(), mws, probe, s.now())
 	if s.gitea != nil {
-		in.Gitea, in.Clarifications, in.GiteaHealth = model.LoadGitea(context.Background(), s.gitea, cfg, nil, s.now())
+		in.Gitea, in.Clarifications, in.GiteaHealth = live.LoadGitea(context.Background(), s.gitea, cfg, nil, s.now())
 	}
 	return model.Build(in, cfg, s.now())
 }

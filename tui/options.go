@@ -14,7 +14,7 @@ import (
 	"steward/model"
 )
 
-// SnapshotSource publishes the live model's snapshots. model.Live satisfies it.
+// SnapshotSource publishes the live model's snapshots. live.Model satisfies it.
 type SnapshotSource interface {
 	// Snapshots returns the channel new snapshots arrive on; a closed channel ends the feed.
 	Snapshots() <-chan *model.Snapshot

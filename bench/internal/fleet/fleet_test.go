@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"steward/model"
+	"steward/model/live"
 )
 
 // TestGenerate checks that a generated fleet reads back as the picture it is meant to be: one
@@ -21,8 +22,8 @@ func TestGenerate(t *testing.T) {
 		t.Fatalf("Load = %+v, %v", loaded, err)
 	}
 	now := m.Base.Add(5 * time.Second)
-	ws := model.Workspace{LocksDir: m.LocksDir, DBPath: m.DBPath, RepoRoot: m.RepoRoot}
-	s := model.Build(model.Load(context.Background(), ws, model.NewProbe(m.RepoRoot), now), model.Config{}, now)
+	ws := live.Workspace{LocksDir: m.LocksDir, DBPath: m.DBPath, RepoRoot: m.RepoRoot}
+	s := model.Build(live.Load(context.Background(), ws, live.NewProbe(m.RepoRoot), now), model.Config{}, now)
 	c := s.Count()
 	if c.Claims != 120 || c.Sessions != 120 || c.Contention != 0 || len(s.Findings) != 0 {
 		t.Fatalf("counts %+v, findings %v", c, s.Findings)

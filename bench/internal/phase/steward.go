@@ -15,6 +15,7 @@ import (
 	"steward/bench/internal/headless"
 	"steward/govern"
 	"steward/model"
+	"steward/model/live"
 	"steward/tui"
 )
 
@@ -22,7 +23,7 @@ import (
 // the root model, with the one bridge that forwards snapshots (as tui.Run does), here to a
 // headless program.
 type workbench struct {
-	live  *model.Live
+	live  *live.Model
 	core  *govern.Core
 	audit *govern.AuditLog
 	prog  *headless.Program
@@ -48,7 +49,7 @@ func (b *bridge) await(want func(*model.Snapshot) bool) {
 	b.want = want
 }
 
-func (b *bridge) run(l *model.Live, p *headless.Program) {
+func (b *bridge) run(l *live.Model, p *headless.Program) {
 	defer close(b.done)
 	for s := range l.Snapshots() {
 		b.mu.Lock()
@@ -80,7 +81,7 @@ func (b *bridge) wait(timeout time.Duration) (time.Time, error) {
 func (c *Config) startWorkbench(ctx context.Context, clock func() time.Time) (*workbench, time.Duration, time.Duration, error) {
 	m := c.Meta
 	t0 := time.Now()
-	live := model.NewLive(model.Workspace{LocksDir: m.LocksDir, DBPath: m.DBPath, RepoRoot: m.RepoRoot}, model.LiveOptions{Now: clock})
+	live := live.New(live.Workspace{LocksDir: m.LocksDir, DBPath: m.DBPath, RepoRoot: m.RepoRoot}, live.Options{Now: clock})
 	if err := live.Start(ctx); err != nil {
 		return nil, 0, 0, err
 	}

@@ -1,17 +1,15 @@
-package model
+package live
 
 import (
 	"context"
-	"os"
-	"strings"
-	"syscall"
 	"time"
 
 	"steward/leases"
 	"steward/locks"
+	"steward/model"
 )
 
-func (l *Live) loop(ctx context.Context) {
+func (l *Model) loop(ctx context.Context) {
 	defer l.wg.Done()
 	defer close(l.closed)
 	resync := time.NewTicker(l.opt.Resync)
@@ -53,7 +51,7 @@ func (l *Live) loop(ctx context.Context) {
 	}
 	for {
 		var done chan struct{}
-		health := l.e.sourcesSig()
+		health := l.e.SourcesSig()
 		select {
 		case <-ctx.Done():
 			return
@@ -92,9 +90,9 @@ func (l *Live) loop(ctx context.Context) {
 		case <-probe.C:
 			l.reprobe()
 		case r := <-l.giteaCh:
-			l.e.setGitea(r.facts, l.e.clarifications(r.clars), r.health)
+			l.e.SetGitea(r.facts, r.clars, r.health)
 		case ch := <-l.stats:
-			ch <- l.e.stats()
+			ch <- l.e.Stats()
 			continue
 		case done = <-l.refresh:
 			now := l.opt.Now()
@@ -103,10 +101,10 @@ func (l *Live) loop(ctx context.Context) {
 			l.reprobe()
 		}
 		now := l.opt.Now()
-		n := l.e.tick(now)
+		n := l.e.Tick(now)
 		// A source's health can change with no item to re-derive (an empty workspace, a
 		// reason that changed under the same status): it is published all the same.
-		if n > 0 || done != nil || l.e.sourcesSig() != health || l.e.activityNew {
+		if n > 0 || done != nil || l.e.SourcesSig() != health || l.e.ActivityNew() {
 			l.publish(now)
 		}
 		if done != nil {
@@ -120,8 +118,8 @@ func (l *Live) loop(ctx context.Context) {
 }
 
 // arm sets the deadline timer to the next deadline; nil channel when none.
-func (l *Live) arm(t *time.Timer) <-chan time.Time {
-	next := l.e.next()
+func (l *Model) arm(t *time.Timer) <-chan time.Time {
+	next := l.e.Next()
 	if next.IsZero() {
 		return nil
 	}
@@ -134,82 +132,71 @@ func (l *Live) arm(t *time.Timer) <-chan time.Time {
 }
 
 // readLock re-reads one file of the locks directory.
-func (l *Live) readLock(name string, now time.Time) {
+func (l *Model) readLock(name string, now time.Time) {
 	e := locks.ReadFile(l.ws.LocksDir, name)
 	if e.Missing || e.Class != locks.ClassLive {
-		l.e.setLock(name, nil)
+		l.e.SetLock(name, nil)
 		return
 	}
 	obs := l.probe.ObserveLock(e, now)
-	l.e.setLock(name, &obs)
+	l.e.SetLock(name, &obs)
 }
 
 // resyncLocks re-lists the locks directory and re-reads only the files whose
 // inode, size or mtime differ from what was read (all of them when full).
-func (l *Live) resyncLocks(now time.Time, full bool) {
+func (l *Model) resyncLocks(now time.Time, full bool) {
 	t0 := time.Now()
-	ents, err := os.ReadDir(l.ws.LocksDir)
+	ents, err := locks.List(l.ws.LocksDir)
 	if err != nil {
-		l.e.setHealth(&l.e.env.locks, SourceHealth{Status: StatusUnavailable, Reason: err.Error(), ScannedAt: now, ScanDuration: time.Since(t0)})
+		l.e.SetHealth(model.SourceLocks, model.SourceHealth{Status: model.StatusUnavailable, Reason: err.Error(), ScannedAt: now, ScanDuration: time.Since(t0)})
 		return
 	}
 	seen := make(map[string]bool, len(ents))
-	for _, de := range ents {
-		name := de.Name()
-		if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") || de.IsDir() || strings.HasPrefix(name, "session-") {
+	for _, le := range ents {
+		seen[le.Name] = true
+		if old, ok := l.e.Lock(le.Name); ok && !full && le.Unchanged(old.Entry) {
 			continue
 		}
-		seen[name] = true
-		if old, ok := l.e.locks[name]; ok && !full && de.Type().IsRegular() {
-			if fi, err := de.Info(); err == nil && sameFile(fi, old.Entry) {
-				continue
-			}
-		}
-		l.readLock(name, now)
+		l.readLock(le.Name, now)
 	}
-	for name := range l.e.locks {
+	for name := range l.e.Locks() {
 		if !seen[name] {
-			l.e.setLock(name, nil)
+			l.e.SetLock(name, nil)
 		}
 	}
-	l.e.setHealth(&l.e.env.locks, withNote(SourceHealth{Status: StatusOK, ScannedAt: now, ScanDuration: time.Since(t0)}, l.locksWatchMode()))
-}
-
-func sameFile(fi os.FileInfo, e locks.Entry) bool {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && st.Ino == e.Inode && fi.Size() == e.Size && fi.ModTime().Equal(e.ModTime)
+	l.e.SetHealth(model.SourceLocks, withNote(model.SourceHealth{Status: model.StatusOK, ScannedAt: now, ScanDuration: time.Since(t0)}, l.locksWatchMode()))
 }
 
 // reprobe re-observes owner liveness and worktrees of local records; only the
 // records whose observation changed touch their items.
-func (l *Live) reprobe() {
+func (l *Model) reprobe() {
 	e := l.e
 	p := l.probe.memo() // a joined lock and lease name one pid and one worktree: probe each once
-	for name, lo := range e.locks {
-		if lo.Entry.Unreadable != nil || lo.PID <= 0 && lo.Worktree == WorktreeUnknown && lo.WorkStatic {
+	for name, lo := range e.Locks() {
+		if lo.Entry.Unreadable != nil || lo.PID <= 0 && lo.Worktree == model.WorktreeUnknown && lo.WorkStatic {
 			continue
 		}
 		n := p.ObserveLock(lo.Entry, lo.ReadAt)
 		if n.Owner != lo.Owner || n.Worktree != lo.Worktree {
-			e.setLock(name, &n)
+			e.SetLock(name, &n)
 		}
 	}
-	for id, lo := range e.leases {
+	for id, lo := range e.Leases() {
 		if lo.Lease.Status.Terminal() || l.probe.rowHost(lo.Lease.OwnerHost) != l.probe.Host {
 			continue
 		}
 		n := p.ObserveLease(lo.Lease)
 		if n.Owner != lo.Owner || n.Worktree != lo.Worktree {
-			e.setLease(id, &n)
+			e.SetLease(id, &n)
 		}
 	}
-	for id, so := range e.sessions {
+	for id, so := range e.Sessions() {
 		if l.probe.rowHost(so.Session.Host) != l.probe.Host {
 			continue
 		}
 		n := p.ObserveSession(so.Session)
 		if n.Owner != so.Owner {
-			e.setSession(id, &n)
+			e.SetSession(id, &n)
 		}
 	}
 }

@@ -1,10 +1,11 @@
-package model
+package live
 
 import (
 	"context"
 	"time"
 
 	"steward/leases"
+	"steward/model"
 )
 
 // maxScopeItems bounds a scoped re-read: a batch of commits about more work
@@ -31,7 +32,7 @@ type dbRead struct {
 // foreign writer), an event about no item, a batch about many items, a
 // section whose health moved, or force — the leases/sessions snapshot is
 // re-read in full and diffed by id, so only changed rows touch their items.
-func (l *Live) reloadDB(ctx context.Context, now time.Time, force bool) (moved bool) {
+func (l *Model) reloadDB(ctx context.Context, now time.Time, force bool) (moved bool) {
 	t0 := time.Now()
 	if l.reader != nil && l.reader.Replaced() {
 		// A new file was renamed over the DB (or it was removed): the open reader would
@@ -93,7 +94,7 @@ func (l *Live) reloadDB(ctx context.Context, now time.Time, force bool) (moved b
 	}
 	if !force && everr == nil && !ve.More && l.last.ok && l.applyScoped(ctx, evs, eh, now, t0) {
 		l.dv, l.cursor = dv, cursor
-		l.e.addEvents(evs)
+		l.e.AddEvents(evs)
 		l.scopedN.Add(1)
 		return true
 	}
@@ -107,36 +108,34 @@ func (l *Live) reloadDB(ctx context.Context, now time.Time, force bool) (moved b
 	}
 	l.dv, l.cursor = dv, cursor
 	l.applyDB(ctx, s, eh, now, t0)
-	l.e.addEvents(evs)
+	l.e.AddEvents(evs)
 	l.fullN.Add(1)
 	return true
 }
 
-func (l *Live) dbUnavailable(err error, now, t0 time.Time) {
+func (l *Model) dbUnavailable(err error, now, t0 time.Time) {
 	l.last = dbRead{}
-	h := health(leases.HealthFromError(err), now, time.Since(t0))
-	l.e.setSections(DBSections{})
-	l.e.setHealth(&l.e.env.db, h)
+	h := model.HealthOf(leases.HealthFromError(err), now, time.Since(t0))
+	l.e.SetSections(model.DBSections{})
+	l.e.SetHealth(model.SourceDB, h)
 }
 
 // applyDB applies a full read: every row is diffed by id against what is
 // held, rows no longer read are dropped.
-func (l *Live) applyDB(ctx context.Context, s *leases.Snapshot, eh leases.Health, now, t0 time.Time) {
+func (l *Model) applyDB(ctx context.Context, s *leases.Snapshot, eh leases.Health, now, t0 time.Time) {
 	e := l.e
 	for _, w := range s.WorkItems {
-		if it := itemOfRef(w.WorkRef); it != nil {
-			e.workItems[w.WorkItemID] = *it
-		}
+		e.PutWorkItem(w)
 	}
-	e.sessionsOmitted = s.SessionsOmitted
+	e.SetSessionsOmitted(s.SessionsOmitted)
 	seen := make(map[string]bool, len(s.Sessions))
 	for _, x := range s.Sessions {
 		seen[x.SessionID] = true
 		l.putSession(x)
 	}
-	for id := range e.sessions {
+	for id := range e.Sessions() {
 		if !seen[id] {
-			e.setSession(id, nil)
+			e.SetSession(id, nil)
 		}
 	}
 	seen = make(map[string]bool, len(s.Leases))
@@ -144,9 +143,9 @@ func (l *Live) applyDB(ctx context.Context, s *leases.Snapshot, eh leases.Health
 		seen[x.LeaseID] = true
 		l.putLease(x)
 	}
-	for id := range e.leases {
+	for id := range e.Leases() {
 		if !seen[id] {
-			e.setLease(id, nil)
+			e.SetLease(id, nil)
 		}
 	}
 	l.lookupMissingRefs(ctx)
@@ -161,7 +160,7 @@ func (l *Live) applyDB(ctx context.Context, s *leases.Snapshot, eh leases.Health
 // (data_version moved with no event: a foreign writer), one names no work
 // item, they name more than maxScopeItems items, or the scoped read failed or
 // disagrees with the last full read about a section's health.
-func (l *Live) applyScoped(ctx context.Context, evs []leases.Event, eh leases.Health, now, t0 time.Time) bool {
+func (l *Model) applyScoped(ctx context.Context, evs []leases.Event, eh leases.Health, now, t0 time.Time) bool {
 	if len(evs) == 0 {
 		return false
 	}
@@ -193,13 +192,13 @@ func (l *Live) applyScoped(ctx context.Context, evs []leases.Event, eh leases.He
 		return false
 	}
 	for id := range items {
-		for lid := range e.itemLeases[id] {
+		for lid := range e.ItemLeases(id) {
 			named[lid] = true
 		}
 	}
 	for lid := range named {
 		sc.LeaseIDs = append(sc.LeaseIDs, lid)
-		if lo, ok := e.leases[lid]; ok {
+		if lo, ok := e.Lease(lid); ok {
 			sc.SessionIDs = append(sc.SessionIDs, lo.Lease.SessionID) // it may move to another session
 		}
 	}
@@ -209,9 +208,7 @@ func (l *Live) applyScoped(ctx context.Context, evs []leases.Event, eh leases.He
 		return false
 	}
 	for _, w := range r.WorkItems {
-		if it := itemOfRef(w.WorkRef); it != nil {
-			e.workItems[w.WorkItemID] = *it
-		}
+		e.PutWorkItem(w)
 	}
 	got := make(map[string]bool, len(r.Sessions))
 	for _, x := range r.Sessions {
@@ -219,8 +216,8 @@ func (l *Live) applyScoped(ctx context.Context, evs []leases.Event, eh leases.He
 		l.putSession(x)
 	}
 	for _, id := range r.SessionIDs {
-		if _, held := e.sessions[id]; held && !got[id] {
-			e.setSession(id, nil) // asked for by id, not there: the row is gone
+		if _, held := e.Session(id); held && !got[id] {
+			e.SetSession(id, nil) // asked for by id, not there: the row is gone
 		}
 	}
 	got = make(map[string]bool, len(r.Leases))
@@ -229,8 +226,8 @@ func (l *Live) applyScoped(ctx context.Context, evs []leases.Event, eh leases.He
 		l.putLease(x)
 	}
 	for _, id := range sc.LeaseIDs {
-		if _, held := e.leases[id]; held && !got[id] {
-			e.setLease(id, nil)
+		if _, held := e.Lease(id); held && !got[id] {
+			e.SetLease(id, nil)
 		}
 	}
 	l.lookupMissingRefs(ctx)
@@ -241,55 +238,45 @@ func (l *Live) applyScoped(ctx context.Context, evs []leases.Event, eh leases.He
 
 // setDBHealth sets the DB's sections and health from the last full read's
 // sections and the events just read.
-func (l *Live) setDBHealth(eh leases.Health, now, t0 time.Time) {
+func (l *Model) setDBHealth(eh leases.Health, now, t0 time.Time) {
 	d := l.last
-	l.e.setSections(DBSections{Sessions: d.sessions.Status == leases.HealthOK, Leases: d.leases.Status == leases.HealthOK,
+	l.e.SetSections(model.DBSections{Sessions: d.sessions.Status == leases.HealthOK, Leases: d.leases.Status == leases.HealthOK,
 		WorkItems: d.workItems.Status == leases.HealthOK, Events: eh.Status == leases.HealthOK})
-	h := dbHealth(d.sessions, d.leases, d.workItems, eh, d.meta, now, time.Since(t0))
-	l.e.setHealth(&l.e.env.db, withNote(h, l.dbWatchMode()))
+	h := model.DBHealth(d.sessions, d.leases, d.workItems, eh, d.meta, now, time.Since(t0))
+	l.e.SetHealth(model.SourceDB, withNote(h, l.dbWatchMode()))
 }
 
 // putSession records a session row read from the DB when it changed.
-func (l *Live) putSession(x leases.Session) {
-	if old, ok := l.e.sessions[x.SessionID]; ok && sameSession(old.Session, x) {
+func (l *Model) putSession(x leases.Session) {
+	if old, ok := l.e.Session(x.SessionID); ok && sameSession(old.Session, x) {
 		return
 	}
 	so := l.probe.ObserveSession(x)
-	l.e.setSession(x.SessionID, &so)
+	l.e.SetSession(x.SessionID, &so)
 }
 
 // putLease records a lease row read from the DB when it changed.
-func (l *Live) putLease(x leases.Lease) {
-	if old, ok := l.e.leases[x.LeaseID]; ok && sameLease(old.Lease, x) {
+func (l *Model) putLease(x leases.Lease) {
+	if old, ok := l.e.Lease(x.LeaseID); ok && sameLease(old.Lease, x) {
 		return
 	}
 	lo := l.probe.ObserveLease(x)
-	l.e.setLease(x.LeaseID, &lo)
+	l.e.SetLease(x.LeaseID, &lo)
 }
 
 // lookupMissingRefs reads, by id, the leases that locks name and the read
 // set lacks (pending since a lock named them or they left the read set).
-func (l *Live) lookupMissingRefs(ctx context.Context) {
-	e := l.e
-	for id := range e.refPending {
-		units := e.refUnits[id]
-		if _, held := e.leases[id]; held || len(units) == 0 {
-			delete(e.refPending, id)
-			continue
-		}
+func (l *Model) lookupMissingRefs(ctx context.Context) {
+	for _, id := range l.e.PendingRefs() {
 		x, found, err := l.reader.LeaseByID(ctx, id)
-		if err != nil {
+		switch {
+		case err != nil:
 			continue // unknown: no conclusion; looked up again on the next read
-		}
-		delete(e.refPending, id)
-		if found {
+		case found:
 			o := l.probe.ObserveLease(x)
-			e.refs[id] = &o
-		} else {
-			e.refs[id] = nil
-		}
-		for k := range units {
-			e.dirty[k] = true
+			l.e.SetRef(id, &o)
+		default:
+			l.e.SetRef(id, nil)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package model
+package live
 
 import (
 	"context"
@@ -8,11 +8,12 @@ import (
 
 	"steward/leases"
 	"steward/locks"
+	"steward/model"
 )
 
-// LiveOptions tunes Live. The zero value is usable.
-type LiveOptions struct {
-	Config Config
+// Options tunes a Model. The zero value is usable.
+type Options struct {
+	Config model.Config
 	// Probe makes liveness and worktree observations (NewProbe(RepoRoot) when zero).
 	Probe *Probe
 	// Now is the clock (time.Now when nil).
@@ -20,7 +21,7 @@ type LiveOptions struct {
 	// Resync is the period of the cheap full resync that heals missed events
 	// (default 30 s): the directory is re-listed and only files whose inode,
 	// size or mtime moved are re-read; the DB is re-read when data_version
-	// moved, and in full when a scoped read (see Live) was applied since the
+	// moved, and in full when a scoped read (see Model) was applied since the
 	// last full read.
 	Resync time.Duration
 	// ProbeEvery is how often owner liveness and worktrees are re-probed for
@@ -39,7 +40,7 @@ type LiveOptions struct {
 	Poll   time.Duration
 }
 
-// DefaultLockDebounce is Live's lock-watcher gathering window. A lock write
+// DefaultLockDebounce is the Model's lock-watcher gathering window. A lock write
 // (temp file, write, rename over the name, directory fsync) reaches the
 // watcher as one event on the lock's name — the temp names are ignored — so
 // the window only has to gather the names of a burst of writes; a burst
@@ -48,7 +49,7 @@ type LiveOptions struct {
 // rename's latency.
 const DefaultLockDebounce = 10 * time.Millisecond
 
-// Live keeps a Snapshot of a workspace current: fsnotify on the locks
+// Model keeps a Snapshot of a workspace current: fsnotify on the locks
 // directory (one changed file re-read with locks.ReadFile), on the DB and its
 // WAL (confirmed with PRAGMA data_version; events read past a cursor, in the
 // same read transaction), a heap of time deadlines, an optional Gitea poll
@@ -60,15 +61,15 @@ const DefaultLockDebounce = 10 * time.Millisecond
 // commit without events that arrived in the same batch as one with events.
 // All state is owned by one goroutine; Current and Snapshots are safe for
 // concurrent use.
-type Live struct {
+type Model struct {
 	ws      Workspace
-	opt     LiveOptions
+	opt     Options
 	probe   Probe
-	e       *engine
-	cur     atomic.Pointer[Snapshot]
-	out     chan *Snapshot
+	e       *model.Engine
+	cur     atomic.Pointer[model.Snapshot]
+	out     chan *model.Snapshot
 	refresh chan chan struct{}
-	stats   chan chan Stats
+	stats   chan chan model.Stats
 	giteaCh chan giteaResult
 	reader  leases.Reader
 	dv      int64
@@ -89,8 +90,8 @@ type Live struct {
 	busy bool
 }
 
-// NewLive returns a Live for ws; nothing is read until Start.
-func NewLive(ws Workspace, opt LiveOptions) *Live {
+// New returns a Model for ws; nothing is read until Start.
+func New(ws Workspace, opt Options) *Model {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
@@ -113,20 +114,20 @@ func NewLive(ws Workspace, opt LiveOptions) *Live {
 	if p.DBHost == "" {
 		p.DBHost = ws.DBHost
 	}
-	return &Live{ws: ws, opt: opt, probe: p, e: newEngine(opt.Config), out: make(chan *Snapshot, 1),
-		refresh: make(chan chan struct{}), stats: make(chan chan Stats), giteaCh: make(chan giteaResult), closed: make(chan struct{}), wake: make(chan struct{}, 1)}
+	return &Model{ws: ws, opt: opt, probe: p, e: model.NewEngine(opt.Config), out: make(chan *model.Snapshot, 1),
+		refresh: make(chan chan struct{}), stats: make(chan chan model.Stats), giteaCh: make(chan giteaResult), closed: make(chan struct{}), wake: make(chan struct{}, 1)}
 }
 
 // Start reads every source once, publishes the first snapshot, and starts
 // watching. It returns an error only when the locks directory cannot be
 // watched; an unreadable DB is an unavailable source in the snapshot.
-func (l *Live) Start(ctx context.Context) error {
+func (l *Model) Start(ctx context.Context) error {
 	ctx, l.cancel = context.WithCancel(ctx)
 	now := l.opt.Now()
-	l.e.env.gitea = SourceHealth{Status: StatusNotConfigured, Reason: "no Gitea configured", ScannedAt: now}
+	l.e.SetHealth(model.SourceGitea, model.SourceHealth{Status: model.StatusNotConfigured, Reason: "no Gitea configured", ScannedAt: now})
 	l.resyncLocks(now, true)
 	l.reloadDB(ctx, now, true)
-	l.e.flush(now)
+	l.e.Flush(now)
 	l.publish(now)
 	var err error
 	if l.lw, err = locks.Watch(l.ws.LocksDir, locks.WatchOptions{Debounce: l.opt.Debounce, Notify: l.opt.Notify, Poll: l.opt.Poll}); err != nil {
@@ -161,14 +162,14 @@ func (l *Live) Start(ctx context.Context) error {
 
 // Snapshots returns a channel that holds the latest unread snapshot (older
 // unread ones are dropped). It is closed by Close.
-func (l *Live) Snapshots() <-chan *Snapshot { return l.out }
+func (l *Model) Snapshots() <-chan *model.Snapshot { return l.out }
 
 // Current returns the latest snapshot (nil before Start).
-func (l *Live) Current() *Snapshot { return l.cur.Load() }
+func (l *Model) Current() *model.Snapshot { return l.cur.Load() }
 
 // Refresh runs a full resync now (re-probing liveness too) and returns once
 // its snapshot is published; it returns at once after Close.
-func (l *Live) Refresh() {
+func (l *Model) Refresh() {
 	if !l.started.Load() {
 		return
 	}
@@ -186,23 +187,23 @@ func (l *Live) Refresh() {
 // Stats reports the sizes of what the live model holds, asked of its loop (zero after
 // Close or before Start). A long-running model holding more than a fresh one on the same
 // workspace shows here where.
-func (l *Live) Stats() Stats {
+func (l *Model) Stats() model.Stats {
 	if !l.started.Load() {
-		return Stats{}
+		return model.Stats{}
 	}
-	ch := make(chan Stats, 1)
+	ch := make(chan model.Stats, 1)
 	select {
 	case l.stats <- ch:
 		return <-ch
 	case <-l.closed:
-		return Stats{}
+		return model.Stats{}
 	}
 }
 
 // Wake makes the loop re-check the deadline heap now: with a test clock
-// (LiveOptions.Now) real timers do not follow the clock. Only items whose
+// (Options.Now) real timers do not follow the clock. Only items whose
 // deadline passed are re-derived.
-func (l *Live) Wake() {
+func (l *Model) Wake() {
 	select {
 	case l.wake <- struct{}{}:
 	default:
@@ -210,7 +211,7 @@ func (l *Live) Wake() {
 }
 
 // Close stops every goroutine and closes the snapshot channel.
-func (l *Live) Close() error {
+func (l *Model) Close() error {
 	l.once.Do(func() {
 		if l.cancel != nil {
 			l.cancel()
@@ -230,8 +231,8 @@ func (l *Live) Close() error {
 	return nil
 }
 
-func (l *Live) publish(now time.Time) {
-	s := l.e.publish(now)
+func (l *Model) publish(now time.Time) {
+	s := l.e.Publish(now)
 	l.cur.Store(s)
 	select {
 	case <-l.out:

@@ -1,4 +1,4 @@
-package model_test
+package live_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"steward/leases/leasestest"
 	"steward/locks"
 	"steward/model"
+	"steward/model/live"
 )
 
 var benchNow = leasestest.Now
@@ -22,10 +23,10 @@ var benchNow = leasestest.Now
 // benchWorkspace writes n canonical lock files and n active leases (one per
 // issue, agreeing with each other), all owned by foreign-host records so no
 // liveness probe runs.
-func benchWorkspace(b *testing.B, n int) model.Workspace {
+func benchWorkspace(b *testing.B, n int) live.Workspace {
 	b.Helper()
 	dir := b.TempDir()
-	ws := model.Workspace{LocksDir: filepath.Join(dir, "locks"), DBPath: leasestest.NewDB(b, nil, nil), RepoRoot: filepath.Join(dir, "repo")}
+	ws := live.Workspace{LocksDir: filepath.Join(dir, "locks"), DBPath: leasestest.NewDB(b, nil, nil), RepoRoot: filepath.Join(dir, "repo")}
 	os.MkdirAll(ws.LocksDir, 0o700)
 	for i := 1; i <= n; i++ {
 		writeLock(b, ws.LocksDir, int64(i), benchNow.Add(time.Hour))
@@ -90,7 +91,7 @@ func BenchmarkColdSnapshot(b *testing.B) {
 			ws := benchWorkspace(b, n)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				s := model.Build(model.Load(context.Background(), ws, model.NewProbe(ws.RepoRoot), benchNow), model.Config{}, benchNow)
+				s := model.Build(live.Load(context.Background(), ws, live.NewProbe(ws.RepoRoot), benchNow), model.Config{}, benchNow)
 				if len(s.Claims) != n {
 					b.Fatalf("claims = %d", len(s.Claims))
 				}
@@ -99,8 +100,8 @@ func BenchmarkColdSnapshot(b *testing.B) {
 	}
 }
 
-func startLive(b *testing.B, ws model.Workspace) *model.Live {
-	l := model.NewLive(ws, model.LiveOptions{Now: func() time.Time { return benchNow }})
+func startLive(b *testing.B, ws live.Workspace) *live.Model {
+	l := live.New(ws, live.Options{Now: func() time.Time { return benchNow }})
 	if err := l.Start(context.Background()); err != nil {
 		b.Fatal(err)
 	}
@@ -108,7 +109,7 @@ func startLive(b *testing.B, ws model.Workspace) *model.Live {
 }
 
 // waitClaim waits until the snapshot shows item n expiring at exp.
-func waitClaim(b *testing.B, l *model.Live, n int64, exp time.Time) {
+func waitClaim(b *testing.B, l *live.Model, n int64, exp time.Time) {
 	deadline := time.After(10 * time.Second)
 	for {
 		if s := l.Current(); s != nil {
@@ -256,7 +257,7 @@ func report(b *testing.B, lat []time.Duration, cpu time.Duration, rounds int) {
 	b.ReportMetric(float64(cpu.Microseconds())/float64(rounds), "cpu-µs/change")
 }
 
-func waitLeaseExpiry(b *testing.B, l *model.Live, n int64, exp time.Time) {
+func waitLeaseExpiry(b *testing.B, l *live.Model, n int64, exp time.Time) {
 	deadline := time.After(10 * time.Second)
 	for {
 		if s := l.Current(); s != nil {

@@ -1,4 +1,4 @@
-package model
+package live
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"steward/leases"
 	"steward/leases/leasestest"
 	"steward/leases/seedtest"
+	"steward/model"
 )
 
 // liveDB is a Live over an empty locks directory and a migrated DB, with the
@@ -22,7 +23,7 @@ import (
 type liveDB struct {
 	t     *testing.T
 	ws    Workspace
-	live  *Live
+	live  *Model
 	store leases.Store
 	probe Probe
 	clock *clock
@@ -40,7 +41,7 @@ func newLiveDB(t *testing.T, path string, resync time.Duration) *liveDB {
 		t.Cleanup(func() { st.Close() })
 		d.store = st
 	}
-	d.live = NewLive(ws, LiveOptions{Now: d.clock.Now, Probe: &d.probe, Resync: resync, ProbeEvery: time.Hour})
+	d.live = New(ws, Options{Now: d.clock.Now, Probe: &d.probe, Resync: resync, ProbeEvery: time.Hour})
 	if err := d.live.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func newLiveDB(t *testing.T, path string, resync time.Duration) *liveDB {
 }
 
 // waitFor waits for a published snapshot satisfying ok.
-func (d *liveDB) waitFor(what string, ok func(*Snapshot) bool) *Snapshot {
+func (d *liveDB) waitFor(what string, ok func(*model.Snapshot) bool) *model.Snapshot {
 	d.t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {
@@ -68,16 +69,16 @@ func (d *liveDB) waitFor(what string, ok func(*Snapshot) bool) *Snapshot {
 // every source derives (scan times aside).
 func (d *liveDB) sameAsCold() {
 	d.t.Helper()
-	cold := Build(Load(context.Background(), d.ws, d.probe, d.clock.Now()), Config{}, d.clock.Now())
+	cold := model.Build(Load(context.Background(), d.ws, d.probe, d.clock.Now()), model.Config{}, d.clock.Now())
 	got, want := canon(d.t, d.live.Current()), canon(d.t, cold)
 	if got != want {
 		d.t.Fatalf("live snapshot differs from a cold read:\nlive: %s\ncold: %s", got, want)
 	}
 }
 
-func canon(t *testing.T, s *Snapshot) string {
+func canon(t *testing.T, s *model.Snapshot) string {
 	c := *s
-	for _, h := range []*SourceHealth{&c.Sources.Locks, &c.Sources.DB, &c.Sources.Gitea} {
+	for _, h := range []*model.SourceHealth{&c.Sources.Locks, &c.Sources.DB, &c.Sources.Gitea} {
 		h.ScannedAt, h.ScanDuration = time.Time{}, 0
 	}
 	b, err := json.Marshal(&c)
@@ -87,7 +88,7 @@ func canon(t *testing.T, s *Snapshot) string {
 	return string(b)
 }
 
-func claimOf(s *Snapshot, leaseID string) *Claim {
+func claimOf(s *model.Snapshot, leaseID string) *model.Claim {
 	for _, c := range s.Claims {
 		if c.LeaseID == leaseID {
 			return c
@@ -120,7 +121,7 @@ func TestLiveScopedReads(t *testing.T) {
 	if !a.OK() || !b.OK() {
 		t.Fatalf("claims: %+v %+v", a, b)
 	}
-	d.waitFor("two claims", func(s *Snapshot) bool {
+	d.waitFor("two claims", func(s *model.Snapshot) bool {
 		return claimOf(s, a.Lease.LeaseID) != nil && claimOf(s, b.Lease.LeaseID) != nil
 	})
 	d.sameAsCold()
@@ -130,7 +131,7 @@ func TestLiveScopedReads(t *testing.T) {
 	if err != nil || !hb.OK() {
 		t.Fatalf("heartbeat: %v %+v", err, hb)
 	}
-	d.waitFor("renewed expiry", func(s *Snapshot) bool {
+	d.waitFor("renewed expiry", func(s *model.Snapshot) bool {
 		c := claimOf(s, a.Lease.LeaseID)
 		return c != nil && c.ExpiresAt.Equal(hb.Lease.ExpiresAt.Time)
 	})
@@ -139,9 +140,9 @@ func TestLiveScopedReads(t *testing.T) {
 	if ref := d.claim("s3", 1); ref.OK() {
 		t.Fatalf("second claim on #1 applied: %+v", ref)
 	}
-	d.waitFor("claim-refused contention", func(s *Snapshot) bool {
+	d.waitFor("claim-refused contention", func(s *model.Snapshot) bool {
 		for _, c := range s.Contention {
-			if c.Kind == ContentionClaimRefused {
+			if c.Kind == model.ContentionClaimRefused {
 				return true
 			}
 		}
@@ -153,7 +154,7 @@ func TestLiveScopedReads(t *testing.T) {
 	if err != nil || !rel.OK() {
 		t.Fatalf("release: %v %+v", err, rel)
 	}
-	d.waitFor("released claim gone", func(s *Snapshot) bool { return claimOf(s, b.Lease.LeaseID) == nil })
+	d.waitFor("released claim gone", func(s *model.Snapshot) bool { return claimOf(s, b.Lease.LeaseID) == nil })
 	d.sameAsCold()
 	if n := d.live.fullN.Load(); n != full0 {
 		t.Errorf("full reads: %d, want %d (every commit wrote events)", n, full0)
@@ -165,7 +166,7 @@ func TestLiveScopedReads(t *testing.T) {
 	// A foreign writer: no event. data_version moves, no event arrives: a full read.
 	exp := d.clock.Now().Add(3 * time.Hour)
 	foreign(t, d.ws.DBPath, `UPDATE leases SET expires_at = '`+leases.FormatTime(exp)+`' WHERE lease_id = '`+a.Lease.LeaseID+`'`)
-	d.waitFor("foreign update", func(s *Snapshot) bool {
+	d.waitFor("foreign update", func(s *model.Snapshot) bool {
 		c := claimOf(s, a.Lease.LeaseID)
 		return c != nil && c.ExpiresAt.Equal(exp)
 	})
@@ -181,7 +182,7 @@ func TestLiveScopedReads(t *testing.T) {
 func TestLiveMixedCommitHealedByResync(t *testing.T) {
 	d := newLiveDB(t, leasestest.NewDB(t, nil, nil), 700*time.Millisecond)
 	a, b := d.claim("s1", 1), d.claim("s2", 2)
-	d.waitFor("two claims", func(s *Snapshot) bool {
+	d.waitFor("two claims", func(s *model.Snapshot) bool {
 		return claimOf(s, a.Lease.LeaseID) != nil && claimOf(s, b.Lease.LeaseID) != nil
 	})
 	d.sameAsCold()
@@ -191,7 +192,7 @@ func TestLiveMixedCommitHealedByResync(t *testing.T) {
 		`INSERT INTO events(work_item_id, event_type, message, created_at, session_id, detail_json)
 			VALUES(`+itoa(a.Lease.WorkItemID)+`, 'lease.renew', 'lease renewed', '`+leases.FormatTime(d.clock.Now())+`', 's1', '{"lease_id":"`+a.Lease.LeaseID+`"}')`,
 		`UPDATE leases SET expires_at = '`+leases.FormatTime(expB)+`' WHERE lease_id = '`+b.Lease.LeaseID+`'`)
-	d.waitFor("both expiries", func(s *Snapshot) bool {
+	d.waitFor("both expiries", func(s *model.Snapshot) bool {
 		ca, cb := claimOf(s, a.Lease.LeaseID), claimOf(s, b.Lease.LeaseID)
 		return ca != nil && cb != nil && ca.ExpiresAt.Equal(expA) && cb.ExpiresAt.Equal(expB)
 	})
@@ -214,7 +215,7 @@ func TestLiveScopedReadsOnSeedEvents(t *testing.T) {
 	foreign(t, path, `ALTER TABLE events DROP COLUMN session_id`, `ALTER TABLE events DROP COLUMN detail_json`,
 		`UPDATE leases SET provenance_json = 'not json'`)
 	d := newLiveDB(t, path, time.Hour)
-	d.waitFor("the lease", func(s *Snapshot) bool { return claimOf(s, "lease-1") != nil })
+	d.waitFor("the lease", func(s *model.Snapshot) bool { return claimOf(s, "lease-1") != nil })
 	full0 := d.live.fullN.Load()
 	var item int64
 	db, err := sql.Open("sqlite", path)
@@ -228,11 +229,11 @@ func TestLiveScopedReadsOnSeedEvents(t *testing.T) {
 	exp := d.clock.Now().Add(2 * time.Hour)
 	foreign(t, path, `UPDATE leases SET expires_at = '`+leases.FormatTime(exp)+`' WHERE lease_id = 'lease-1'`,
 		`INSERT INTO events(work_item_id, event_type, message, created_at) VALUES(`+itoa(item)+`, 'lease.renew', 'lease renewed', '`+leases.FormatTime(d.clock.Now())+`')`)
-	s := d.waitFor("renewed", func(s *Snapshot) bool {
+	s := d.waitFor("renewed", func(s *model.Snapshot) bool {
 		c := claimOf(s, "lease-1")
 		return c != nil && c.ExpiresAt.Equal(exp)
 	})
-	if h := s.Sources.DB; h.Status != StatusOK || h.Partial || !strings.Contains(strings.Join(h.Notes, "|"), "events.session_id") ||
+	if h := s.Sources.DB; h.Status != model.StatusOK || h.Partial || !strings.Contains(strings.Join(h.Notes, "|"), "events.session_id") ||
 		!strings.Contains(strings.Join(h.Notes, "|"), "undecodable") {
 		t.Errorf("db source = %+v, want ok with the absent columns and the undecodable rows noted", h)
 	}
@@ -287,7 +288,7 @@ func TestSessionsBoundedAndCounted(t *testing.T) {
 		ss = append(ss, leasestest.Session{SessionID: "ended-" + strconv.Itoa(i), Status: "ended"})
 	}
 	d := newLiveDB(t, leasestest.NewDB(t, ss, nil), time.Hour)
-	s := d.waitFor("the first read", func(s *Snapshot) bool { return s.Sources.DB.Usable() })
+	s := d.waitFor("the first read", func(s *model.Snapshot) bool { return s.Sources.DB.Usable() })
 	if s.SessionsOmitted != 5 || len(s.Sessions) != leases.DefaultRecentEnded+1 {
 		t.Fatalf("%d sessions listed, %d omitted; want %d and 5", len(s.Sessions), s.SessionsOmitted, leases.DefaultRecentEnded+1)
 	}
@@ -310,8 +311,8 @@ func TestLiveOnSeedDB(t *testing.T) {
 	db.AddLease(seedtest.Lease{LeaseID: "lease-1", SessionID: "s1", Role: "author", Status: "ACTIVE", Item: seedtest.Issue(1),
 		CreatedAt: seedtest.Naive(leasestest.Now), ExpiresAt: seedtest.ISO(leasestest.Now.Add(time.Hour))})
 	d := newLiveDB(t, db.Path, time.Hour)
-	s := d.waitFor("the lease", func(s *Snapshot) bool { return claimOf(s, "lease-1") != nil })
-	if h := s.Sources.DB; h.Status != StatusOK || h.Partial {
+	s := d.waitFor("the lease", func(s *model.Snapshot) bool { return claimOf(s, "lease-1") != nil })
+	if h := s.Sources.DB; h.Status != model.StatusOK || h.Partial {
 		t.Fatalf("db source %+v", h)
 	}
 	it := seedtest.Issue(2)
@@ -320,8 +321,8 @@ func TestLiveOnSeedDB(t *testing.T) {
 	db.AddEvent(seedtest.Event{Item: &it, Type: "lease.claim", Message: "lease claimed", CreatedAt: seedtest.Naive(leasestest.Now)})
 	before := seedtest.Fingerprint(t, db.Path)
 	// Two foreign commits (the lease, then its event): wait until both are read.
-	s = d.waitFor("the second lease and its event", func(s *Snapshot) bool { return claimOf(s, "lease-2") != nil && len(s.Activity) == 1 })
-	if len(orphansOf(s, OrphanActiveLeasePastExpiry)) != 1 {
+	s = d.waitFor("the second lease and its event", func(s *model.Snapshot) bool { return claimOf(s, "lease-2") != nil && len(s.Activity) == 1 })
+	if len(orphansOf(s, model.OrphanActiveLeasePastExpiry)) != 1 {
 		t.Fatalf("orphans %v", kinds(s))
 	}
 	d.sameAsCold()
@@ -334,6 +335,6 @@ func TestLiveOnSeedDB(t *testing.T) {
 	one := seedtest.Issue(1)
 	db.AddEvent(seedtest.Event{Item: &one, Type: "session_checkpoint_stage_change", Message: "implementing -> testing",
 		CreatedAt: seedtest.ISO(leasestest.Now)})
-	d.waitFor("the event-only commit", func(s *Snapshot) bool { return len(s.Activity) == 2 })
+	d.waitFor("the event-only commit", func(s *model.Snapshot) bool { return len(s.Activity) == 2 })
 	d.sameAsCold()
 }

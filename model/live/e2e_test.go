@@ -1,4 +1,4 @@
-package model_test
+package live_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"steward/govern"
 	"steward/model"
+	"steward/model/live"
 )
 
 // clock is a settable test clock shared by the core and Live.
@@ -35,7 +36,7 @@ func kindsOf(s *model.Snapshot) map[model.OrphanKind]*model.Orphan {
 }
 
 // waitFor waits for a published snapshot satisfying ok, up to a deadline.
-func waitFor(t *testing.T, l *model.Live, what string, ok func(*model.Snapshot) bool) *model.Snapshot {
+func waitFor(t *testing.T, l *live.Model, what string, ok func(*model.Snapshot) bool) *model.Snapshot {
 	t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {
@@ -78,8 +79,8 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	live := model.NewLive(model.Workspace{LocksDir: ws.LocksDir, DBPath: ws.DBPath, RepoRoot: ws.RepoRoot},
-		model.LiveOptions{Now: clk.Now, Resync: time.Hour, ProbeEvery: time.Hour})
+	live := live.New(live.Workspace{LocksDir: ws.LocksDir, DBPath: ws.DBPath, RepoRoot: ws.RepoRoot},
+		live.Options{Now: clk.Now, Resync: time.Hour, ProbeEvery: time.Hour})
 	if err := live.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

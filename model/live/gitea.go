@@ -1,11 +1,11 @@
-package model
+package live
 
 import (
-	"container/heap"
 	"context"
 	"time"
 
 	"steward/gitea"
+	"steward/model"
 )
 
 // GiteaFacts is the part of the Gitea client the model reads (*gitea.Client
@@ -21,9 +21,9 @@ type GiteaFacts interface {
 var _ GiteaFacts = (*gitea.Client)(nil)
 
 type giteaResult struct {
-	facts  []GiteaFact
+	facts  []model.GiteaFact
 	clars  []gitea.Clarification
-	health SourceHealth
+	health model.SourceHealth
 }
 
 // MaxIssueProbes bounds how many claimed items one Gitea poll asks about.
@@ -32,19 +32,18 @@ const MaxIssueProbes = 200
 // LoadGitea reads the Gitea facts the model uses: clarification items,
 // status:blocked items, open pull requests, and the state of each claimed
 // item in claimed (at most MaxIssueProbes). cfg names the repository.
-func LoadGitea(ctx context.Context, g GiteaFacts, cfg Config, claimed []Item, now time.Time) ([]GiteaFact, []gitea.Clarification, SourceHealth) {
-	cfg = cfg.withDefaults()
+func LoadGitea(ctx context.Context, g GiteaFacts, cfg model.Config, claimed []model.Item, now time.Time) ([]model.GiteaFact, []gitea.Clarification, model.SourceHealth) {
+	cfg = cfg.WithDefaults()
 	t0 := time.Now()
-	facts := map[string]*GiteaFact{}
-	var order []string
-	put := func(kind string, n int64) *GiteaFact {
-		it := Item{Kind: kind, Number: n, Remote: cfg.Remote, Org: cfg.Org, Repo: cfg.Repo}
-		k := it.key()
-		f := facts[k]
+	facts := map[model.Item]*model.GiteaFact{}
+	var order []model.Item
+	put := func(kind string, n int64) *model.GiteaFact {
+		it := model.Item{Kind: kind, Number: n, Remote: cfg.Remote, Org: cfg.Org, Repo: cfg.Repo}
+		f := facts[it]
 		if f == nil {
-			f = &GiteaFact{Item: it, Found: true}
-			facts[k] = f
-			order = append(order, k)
+			f = &model.GiteaFact{Item: it, Found: true}
+			facts[it] = f
+			order = append(order, it)
 		}
 		return f
 	}
@@ -93,27 +92,27 @@ func LoadGitea(ctx context.Context, g GiteaFacts, cfg Config, claimed []Item, no
 		}
 		fromIssue(fact.Issue)
 	}
-	out := make([]GiteaFact, 0, len(order))
+	out := make([]model.GiteaFact, 0, len(order))
 	for _, k := range order {
 		out = append(out, *facts[k])
 	}
-	sh := SourceHealth{Status: StatusOK, ScannedAt: now, ScanDuration: time.Since(t0)}
+	sh := model.SourceHealth{Status: model.StatusOK, ScannedAt: now, ScanDuration: time.Since(t0)}
 	for _, h := range hs {
 		switch h.State {
 		case gitea.HealthUnavailable:
-			sh.Status, sh.Partial = StatusUnavailable, false
+			sh.Status, sh.Partial = model.StatusUnavailable, false
 			sh.Reason = h.Reason
 		case gitea.HealthPartial:
-			if sh.Status == StatusOK {
-				sh.Status, sh.Partial, sh.Reason = StatusDegraded, true, h.Reason
+			if sh.Status == model.StatusOK {
+				sh.Status, sh.Partial, sh.Reason = model.StatusDegraded, true, h.Reason
 			}
 		}
-		if sh.Status == StatusUnavailable {
+		if sh.Status == model.StatusUnavailable {
 			break
 		}
 	}
-	if sh.Status == StatusUnavailable && len(out) > 0 {
-		sh.Status, sh.Partial = StatusDegraded, true
+	if sh.Status == model.StatusUnavailable && len(out) > 0 {
+		sh.Status, sh.Partial = model.StatusDegraded, true
 	}
 	return out, clars, sh
 }
@@ -131,12 +130,12 @@ func appendUnique(s []string, xs ...string) []string {
 	return s
 }
 
-func (l *Live) pollGitea(ctx context.Context) {
+func (l *Model) pollGitea(ctx context.Context) {
 	defer l.wg.Done()
 	t := time.NewTicker(l.opt.GiteaEvery)
 	defer t.Stop()
 	for {
-		var claimed []Item
+		var claimed []model.Item
 		if s := l.Current(); s != nil {
 			for _, c := range s.Claims {
 				if c.Item != nil {
@@ -157,5 +156,3 @@ func (l *Live) pollGitea(ctx context.Context) {
 		}
 	}
 }
-
-func heapInit(h *deadlines) { heap.Init(h) }

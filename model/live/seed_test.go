@@ -1,4 +1,4 @@
-package model
+package live
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"steward/leases/seedtest"
 	"steward/locks"
+	"steward/model"
 )
 
 // seedWS is a workspace whose control-plane DB is the supervised system's own shape
@@ -57,7 +58,7 @@ func (w *seedWS) worktree(name string, exists bool) string {
 // seedLock writes a canonical lock file for issue n (no host field: a local lock).
 func (w *seedWS) seedLock(name string, n int64, session, leaseID string, exp time.Duration, pid int64, worktree string, mut ...func(*locks.Record)) {
 	w.t.Helper()
-	lo := lock(name, n, session, leaseID, exp, LivenessUnknown)
+	lo := lock(name, n, session, leaseID, exp, model.LivenessUnknown)
 	rec := lo.Entry.Record
 	rec.Remote = "prgs"
 	rec.PID, rec.SessionPID = &pid, &pid
@@ -71,10 +72,10 @@ func (w *seedWS) seedLock(name string, n int64, session, leaseID string, exp tim
 }
 
 // snapshot reads the workspace as `steward status` does and derives it at now.
-func (w *seedWS) snapshot() *Snapshot {
+func (w *seedWS) snapshot() *model.Snapshot {
 	w.t.Helper()
 	in := Load(context.Background(), w.ws, NewProbe(w.ws.RepoRoot), now)
-	return Build(in, Config{Remote: "prgs", Org: "acme", Repo: "widgets"}, now)
+	return model.Build(in, model.Config{Remote: "prgs", Org: "acme", Repo: "widgets"}, now)
 }
 
 // reapedPID is the pid of a process that has exited and been reaped.
@@ -89,8 +90,8 @@ func reapedPID(t *testing.T) int64 {
 
 type seedCase struct {
 	name   string
-	orphan OrphanKind
-	cont   ContentionKind
+	orphan model.OrphanKind
+	cont   model.ContentionKind
 	want   bool
 	setup  func(w *seedWS)
 }
@@ -112,54 +113,54 @@ func seedCases() []seedCase {
 	me := int64(os.Getpid())
 	hour := time.Hour
 	return []seedCase{
-		{"past expiry", OrphanActiveLeasePastExpiry, "", true, func(w *seedWS) {
+		{"past expiry", model.OrphanActiveLeasePastExpiry, "", true, func(w *seedWS) {
 			w.session("s1", "Active")
 			l := seedLease("L1", "s1", "ACTIVE", 7, 0, me, w.worktree("a", true))
 			l.ExpiresAt = seedtest.Naive(now.Add(-time.Minute))
 			w.db.AddLease(l)
 		}},
-		{"past expiry: a minute left", OrphanActiveLeasePastExpiry, "", false, func(w *seedWS) {
+		{"past expiry: a minute left", model.OrphanActiveLeasePastExpiry, "", false, func(w *seedWS) {
 			w.session("s1", "Active")
 			w.db.AddLease(seedLease("L1", "s1", "ACTIVE", 7, time.Minute, me, w.worktree("a", true)))
 		}},
-		{"orphan-lease: no session row", OrphanLease, "", true, func(w *seedWS) {
+		{"orphan-lease: no session row", model.OrphanLease, "", true, func(w *seedWS) {
 			w.session("s2", "active")
 			w.db.AddLease(seedLease("L1", "ghost", "active", 7, hour, me, w.worktree("a", true)))
 		}},
-		{"orphan-lease: session row Active", OrphanLease, "", false, func(w *seedWS) {
+		{"orphan-lease: session row Active", model.OrphanLease, "", false, func(w *seedWS) {
 			w.session("s1", "Active")
 			w.db.AddLease(seedLease("L1", "s1", "active", 7, hour, me, w.worktree("a", true)))
 		}},
-		{"orphan-lease: session Ended", OrphanLease, "", true, func(w *seedWS) {
+		{"orphan-lease: session Ended", model.OrphanLease, "", true, func(w *seedWS) {
 			w.session("s1", "Ended")
 			w.db.AddLease(seedLease("L1", "s1", "Active", 7, hour, me, w.worktree("a", true)))
 		}},
-		{"orphan-lease: session ACTIVE", OrphanLease, "", false, func(w *seedWS) {
+		{"orphan-lease: session ACTIVE", model.OrphanLease, "", false, func(w *seedWS) {
 			w.session("s1", "ACTIVE")
 			w.db.AddLease(seedLease("L1", "s1", "Active", 7, hour, me, w.worktree("a", true)))
 		}},
-		{"stale dead owner: hostless row on this host", OrphanStaleLeaseDeadOwner, "", true, func(w *seedWS) {
+		{"stale dead owner: hostless row on this host", model.OrphanStaleLeaseDeadOwner, "", true, func(w *seedWS) {
 			w.session("s1", "active")
 			w.db.AddLease(seedLease("L1", "s1", "active", 7, hour, reapedPID(w.t), w.worktree("a", true)))
 		}},
-		{"stale dead owner: owner alive", OrphanStaleLeaseDeadOwner, "", false, func(w *seedWS) {
+		{"stale dead owner: owner alive", model.OrphanStaleLeaseDeadOwner, "", false, func(w *seedWS) {
 			w.session("s1", "active")
 			w.db.AddLease(seedLease("L1", "s1", "active", 7, hour, me, w.worktree("a", true)))
 		}},
-		{"stale dead owner: db_host names another host", OrphanStaleLeaseDeadOwner, "", false, func(w *seedWS) {
+		{"stale dead owner: db_host names another host", model.OrphanStaleLeaseDeadOwner, "", false, func(w *seedWS) {
 			w.ws.DBHost = "control-plane.elsewhere.example"
 			w.session("s1", "active")
 			w.db.AddLease(seedLease("L1", "s1", "active", 7, hour, reapedPID(w.t), w.worktree("a", true)))
 		}},
-		{"stale missing worktree", OrphanStaleLeaseMissingWorktree, "", true, func(w *seedWS) {
+		{"stale missing worktree", model.OrphanStaleLeaseMissingWorktree, "", true, func(w *seedWS) {
 			w.session("s1", "active")
 			w.db.AddLease(seedLease("L1", "s1", "active", 7, hour, me, w.worktree("gone", false)))
 		}},
-		{"stale missing worktree: worktree present", OrphanStaleLeaseMissingWorktree, "", false, func(w *seedWS) {
+		{"stale missing worktree: worktree present", model.OrphanStaleLeaseMissingWorktree, "", false, func(w *seedWS) {
 			w.session("s1", "active")
 			w.db.AddLease(seedLease("L1", "s1", "active", 7, hour, me, w.worktree("here", true)))
 		}},
-		{"pending handoff", OrphanPendingHandoffUnconsumed, "", true, func(w *seedWS) {
+		{"pending handoff", model.OrphanPendingHandoffUnconsumed, "", true, func(w *seedWS) {
 			w.session("ctl", "active")
 			l := seedLease("L1", "ctl", "active", 7, 5*time.Minute, me, "")
 			l.Role, l.Phase = "reviewer", "awaiting_handoff"
@@ -167,7 +168,7 @@ func seedCases() []seedCase {
 			l.ProvenanceJSON = `{"cross_role_handoff": true, "handoff_status": "pending", "required_role": "reviewer"}`
 			w.db.AddLease(l)
 		}},
-		{"pending handoff: adopted", OrphanPendingHandoffUnconsumed, "", false, func(w *seedWS) {
+		{"pending handoff: adopted", model.OrphanPendingHandoffUnconsumed, "", false, func(w *seedWS) {
 			w.session("ctl", "active")
 			l := seedLease("L1", "ctl", "active", 7, 5*time.Minute, me, "")
 			l.Role, l.Phase, l.AdoptedBySessionID = "reviewer", "awaiting_handoff", "rev-1"
@@ -175,102 +176,102 @@ func seedCases() []seedCase {
 			l.ProvenanceJSON = `{"cross_role_handoff": true, "handoff_status": "pending", "required_role": "reviewer"}`
 			w.db.AddLease(l)
 		}},
-		{"lock without worktree", OrphanLockWithoutWorktree, "", true, func(w *seedWS) {
+		{"lock without worktree", model.OrphanLockWithoutWorktree, "", true, func(w *seedWS) {
 			w.seedLock("a.json", 7, "s1", "", -time.Minute, 0, w.worktree("gone", false))
 		}},
-		{"lock without worktree: worktree present", OrphanLockWithoutWorktree, "", false, func(w *seedWS) {
+		{"lock without worktree: worktree present", model.OrphanLockWithoutWorktree, "", false, func(w *seedWS) {
 			w.seedLock("a.json", 7, "s1", "", -time.Minute, 0, w.worktree("here", true))
 		}},
-		{"live lock dead owner", OrphanLiveLockDeadOwner, "", true, func(w *seedWS) {
+		{"live lock dead owner", model.OrphanLiveLockDeadOwner, "", true, func(w *seedWS) {
 			w.seedLock("a.json", 7, "s1", "", hour, reapedPID(w.t), w.worktree("a", true))
 		}},
-		{"live lock dead owner: owner alive", OrphanLiveLockDeadOwner, "", false, func(w *seedWS) {
+		{"live lock dead owner: owner alive", model.OrphanLiveLockDeadOwner, "", false, func(w *seedWS) {
 			w.seedLock("a.json", 7, "s1", "", hour, me, w.worktree("a", true))
 		}},
-		{"stale lock dead owner", OrphanStaleLockDeadOwner, "", true, func(w *seedWS) {
+		{"stale lock dead owner", model.OrphanStaleLockDeadOwner, "", true, func(w *seedWS) {
 			w.seedLock("a.json", 7, "s1", "", -time.Minute, reapedPID(w.t), w.worktree("a", true))
 		}},
-		{"stale lock dead owner: not expired", OrphanStaleLockDeadOwner, "", false, func(w *seedWS) {
+		{"stale lock dead owner: not expired", model.OrphanStaleLockDeadOwner, "", false, func(w *seedWS) {
 			w.seedLock("a.json", 7, "s1", "", time.Minute, reapedPID(w.t), w.worktree("a", true))
 		}},
-		{"expired lock live owner", OrphanExpiredLockLiveOwner, "", true, func(w *seedWS) {
+		{"expired lock live owner", model.OrphanExpiredLockLiveOwner, "", true, func(w *seedWS) {
 			w.seedLock("a.json", 7, "s1", "", -time.Minute, me, w.worktree("a", true))
 		}},
-		{"expired lock live owner: not expired", OrphanExpiredLockLiveOwner, "", false, func(w *seedWS) {
+		{"expired lock live owner: not expired", model.OrphanExpiredLockLiveOwner, "", false, func(w *seedWS) {
 			w.seedLock("a.json", 7, "s1", "", time.Minute, me, w.worktree("a", true))
 		}},
-		{"lock never expires", OrphanLockNeverExpires, "", true, func(w *seedWS) {
+		{"lock never expires", model.OrphanLockNeverExpires, "", true, func(w *seedWS) {
 			w.seedLock("a.json", 7, "s1", "", 0, me, w.worktree("a", true), func(r *locks.Record) { r.WorkLease.ExpiresAt = locks.Timestamp{} })
 		}},
-		{"lock never expires: expiry recorded", OrphanLockNeverExpires, "", false, func(w *seedWS) {
+		{"lock never expires: expiry recorded", model.OrphanLockNeverExpires, "", false, func(w *seedWS) {
 			w.seedLock("a.json", 7, "s1", "", hour, me, w.worktree("a", true))
 		}},
-		{"incomplete lock", OrphanIncompleteLock, "", true, func(w *seedWS) {
+		{"incomplete lock", model.OrphanIncompleteLock, "", true, func(w *seedWS) {
 			w.seedLock("a.json", 7, "s1", "", hour, me, w.worktree("a", true), func(r *locks.Record) { r.LockProvenance = nil })
 		}},
-		{"incomplete lock: canonical", OrphanIncompleteLock, "", false, func(w *seedWS) {
+		{"incomplete lock: canonical", model.OrphanIncompleteLock, "", false, func(w *seedWS) {
 			w.seedLock("a.json", 7, "s1", "", hour, me, w.worktree("a", true))
 		}},
-		{"legacy lock", OrphanLegacyLock, "", true, func(w *seedWS) {
+		{"legacy lock", model.OrphanLegacyLock, "", true, func(w *seedWS) {
 			w.seedLock("a.json", 7, "s1", "", hour, me, w.worktree("a", true), func(r *locks.Record) {
 				r.Claimant, r.WorkLease.Claimant = r.WorkLease.Claimant, nil
 			})
 		}},
-		{"legacy lock: claimant in work_lease", OrphanLegacyLock, "", false, func(w *seedWS) {
+		{"legacy lock: claimant in work_lease", model.OrphanLegacyLock, "", false, func(w *seedWS) {
 			w.seedLock("a.json", 7, "s1", "", hour, me, w.worktree("a", true))
 		}},
-		{"unreadable lock", OrphanUnreadableLock, "", true, func(w *seedWS) {
+		{"unreadable lock", model.OrphanUnreadableLock, "", true, func(w *seedWS) {
 			if err := os.WriteFile(filepath.Join(w.ws.LocksDir, "torn.json"), []byte(`{"remote": "prgs", "org"`), 0o600); err != nil {
 				w.t.Fatal(err)
 			}
 		}},
-		{"unreadable lock: whole record", OrphanUnreadableLock, "", false, func(w *seedWS) {
+		{"unreadable lock: whole record", model.OrphanUnreadableLock, "", false, func(w *seedWS) {
 			w.seedLock("a.json", 7, "s1", "", hour, me, w.worktree("a", true))
 		}},
-		{"claim refused (the seed's events name no session)", "", ContentionClaimRefused, true, func(w *seedWS) {
+		{"claim refused (the seed's events name no session)", "", model.ContentionClaimRefused, true, func(w *seedWS) {
 			it := seedtest.Issue(7)
 			w.db.AddEvent(seedtest.Event{Item: &it, Type: "claim.refused", Message: "claimed_by_other_session", CreatedAt: seedtest.Naive(now.Add(-time.Minute))})
 		}},
-		{"claim refused: outside the window", "", ContentionClaimRefused, false, func(w *seedWS) {
+		{"claim refused: outside the window", "", model.ContentionClaimRefused, false, func(w *seedWS) {
 			it := seedtest.Issue(7)
 			w.db.AddEvent(seedtest.Event{Item: &it, Type: "claim.refused", Message: "claimed_by_other_session", CreatedAt: seedtest.Naive(now.Add(-2 * hour))})
 		}},
-		{"duplicate live lock", "", ContentionDuplicateLiveLock, true, func(w *seedWS) {
+		{"duplicate live lock", "", model.ContentionDuplicateLiveLock, true, func(w *seedWS) {
 			w.seedLock("a.json", 7, "s1", "", hour, me, w.worktree("a", true))
 			w.seedLock("b.json", 7, "s2", "", hour, me, w.worktree("b", true))
 		}},
-		{"duplicate live lock: two issues", "", ContentionDuplicateLiveLock, false, func(w *seedWS) {
+		{"duplicate live lock: two issues", "", model.ContentionDuplicateLiveLock, false, func(w *seedWS) {
 			w.seedLock("a.json", 7, "s1", "", hour, me, w.worktree("a", true))
 			w.seedLock("b.json", 8, "s2", "", hour, me, w.worktree("b", true))
 		}},
-		{"concurrent active lease (active and ACTIVE)", "", ContentionConcurrentActiveLease, true, func(w *seedWS) {
+		{"concurrent active lease (active and ACTIVE)", "", model.ContentionConcurrentActiveLease, true, func(w *seedWS) {
 			w.session("s1", "active")
 			w.session("s2", "active")
 			w.db.AddLease(seedLease("L1", "s1", "active", 7, hour, me, w.worktree("a", true)))
 			w.db.AddLease(seedLease("L2", "s2", "ACTIVE", 7, hour, me, w.worktree("b", true)))
 		}},
-		{"concurrent active lease: one Released", "", ContentionConcurrentActiveLease, false, func(w *seedWS) {
+		{"concurrent active lease: one Released", "", model.ContentionConcurrentActiveLease, false, func(w *seedWS) {
 			w.session("s1", "active")
 			w.session("s2", "active")
 			w.db.AddLease(seedLease("L1", "s1", "active", 7, hour, me, w.worktree("a", true)))
 			w.db.AddLease(seedLease("L2", "s2", "Released", 7, hour, me, w.worktree("b", true)))
 		}},
-		{"mismatch: released lease, live lock", "", ContentionLockLeaseMismatch, true, func(w *seedWS) {
+		{"mismatch: released lease, live lock", "", model.ContentionLockLeaseMismatch, true, func(w *seedWS) {
 			w.session("s1", "active")
 			w.db.AddLease(seedLease("L1", "s1", "Released", 7, hour, me, w.worktree("a", true)))
 			w.seedLock("a.json", 7, "s1", "L1", hour, me, w.worktree("a", true))
 		}},
-		{"mismatch: active lease, live lock", "", ContentionLockLeaseMismatch, false, func(w *seedWS) {
+		{"mismatch: active lease, live lock", "", model.ContentionLockLeaseMismatch, false, func(w *seedWS) {
 			w.session("s1", "active")
 			w.db.AddLease(seedLease("L1", "s1", "Active", 7, hour, me, w.worktree("a", true)))
 			w.seedLock("a.json", 7, "s1", "L1", hour, me, w.worktree("a", true))
 		}},
-		{"mismatch: lock names a lease the DB does not have", "", ContentionLockLeaseMismatch, true, func(w *seedWS) {
+		{"mismatch: lock names a lease the DB does not have", "", model.ContentionLockLeaseMismatch, true, func(w *seedWS) {
 			w.session("s1", "active")
 			w.db.AddLease(seedLease("L1", "s1", "active", 8, hour, me, w.worktree("b", true)))
 			w.seedLock("a.json", 7, "s1", "L-gone", hour, me, w.worktree("a", true))
 		}},
-		{"mismatch: lease held by another session", "", ContentionLockLeaseMismatch, true, func(w *seedWS) {
+		{"mismatch: lease held by another session", "", model.ContentionLockLeaseMismatch, true, func(w *seedWS) {
 			w.session("s1", "active")
 			w.db.AddLease(seedLease("L1", "s1", "active", 7, hour, me, w.worktree("a", true)))
 			w.seedLock("a.json", 7, "s2", "L1", hour, me, w.worktree("a", true))
@@ -291,7 +292,7 @@ func TestSeedShapedKinds(t *testing.T) {
 			w := newSeedWS(t)
 			tc.setup(w)
 			s := w.snapshot()
-			if h := s.Sources.DB; h.Status != StatusOK || h.Partial {
+			if h := s.Sources.DB; h.Status != model.StatusOK || h.Partial {
 				t.Fatalf("db source %+v, want ok and complete", h)
 			}
 			if tc.cont != "" {
@@ -321,12 +322,12 @@ func TestSeedCasesCoverEveryKind(t *testing.T) {
 		}
 		seen[k] = c
 	}
-	gitea := map[string]bool{string(OrphanMergedPRLiveClaim): true, string(OrphanClosedIssueLiveClaim): true, string(OrphanStalePRNoClaim): true}
+	gitea := map[string]bool{string(model.OrphanMergedPRLiveClaim): true, string(model.OrphanClosedIssueLiveClaim): true, string(model.OrphanStalePRNoClaim): true}
 	var all []string
-	for _, k := range OrphanKinds {
+	for _, k := range model.OrphanKinds {
 		all = append(all, string(k))
 	}
-	for _, k := range ContentionKinds {
+	for _, k := range model.ContentionKinds {
 		all = append(all, string(k))
 	}
 	for _, k := range all {
@@ -367,7 +368,7 @@ func TestSeedReviewerLeaseNeverCapped(t *testing.T) {
 		}
 	}
 	for _, x := range s.Sessions {
-		if !x.Live || x.Liveness != LivenessAlive {
+		if !x.Live || x.Liveness != model.LivenessAlive {
 			t.Errorf("session %s (%s): live=%v liveness=%s; a session Active with a live pid on this host is live", x.SessionID, x.Status, x.Live, x.Liveness)
 		}
 	}
@@ -389,11 +390,11 @@ func TestSeedUndecodableRowIsScoped(t *testing.T) {
 	w.db.AddLease(bad)
 	w.db.AddLease(seedLease("L-ok", "ghost", "active", 8, time.Hour, me, w.worktree("b", true)))
 	s := w.snapshot()
-	if h := s.Sources.DB; h.Status != StatusOK || h.Partial || !strings.Contains(strings.Join(h.Notes, "|"), "undecodable") {
+	if h := s.Sources.DB; h.Status != model.StatusOK || h.Partial || !strings.Contains(strings.Join(h.Notes, "|"), "undecodable") {
 		t.Fatalf("db source %+v", h)
 	}
 	var on7, on8 int
-	for _, o := range orphansOf(s, OrphanLease) {
+	for _, o := range orphansOf(s, model.OrphanLease) {
 		switch o.LeaseID {
 		case "L-bad":
 			on7++
@@ -432,8 +433,8 @@ func TestSeedLeaseGenerationShown(t *testing.T) {
 		d := seedtest.NewAt(t, ws.DBPath, opt)
 		d.AddLease(seedtest.Lease{LeaseID: "L1", SessionID: "s1", Role: "author", Item: seedtest.Issue(7),
 			CreatedAt: seedtest.Naive(now), ExpiresAt: seedtest.ISO(now.Add(time.Hour)), Generation: 12})
-		s := Build(Load(context.Background(), ws, NewProbe(ws.RepoRoot), now), Config{}, now)
-		if len(s.Claims) != 1 || s.Sources.DB.Status != StatusOK {
+		s := model.Build(Load(context.Background(), ws, NewProbe(ws.RepoRoot), now), model.Config{}, now)
+		if len(s.Claims) != 1 || s.Sources.DB.Status != model.StatusOK {
 			t.Fatalf("claims %+v db %+v", s.Claims, s.Sources.DB)
 		}
 		g := s.Claims[0].LeaseGeneration

@@ -1,4 +1,4 @@
-package model_test
+package live_test
 
 import (
 	"bytes"
@@ -11,10 +11,11 @@ import (
 
 	"steward/locks"
 	"steward/model"
+	"steward/model/live"
 )
 
 // hostileDir is the reliability suite's catalogue of hostile lock files (the seed corpus).
-const hostileDir = "../testdata/hostile/locks"
+const hostileDir = "../../testdata/hostile/locks"
 
 // FuzzSnapshotJSON feeds arbitrary bytes as a lock file through the whole read path — the
 // locks directory reader, the live model's observation and derivation — and checks the
@@ -34,7 +35,7 @@ func FuzzSnapshotJSON(f *testing.F) {
 	}
 	dir := f.TempDir()
 	now := time.Date(2026, 7, 24, 6, 0, 0, 0, time.UTC)
-	probe := model.Probe{Host: "fuzz-host"}
+	probe := live.Probe{Host: "fuzz-host"}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if err := os.WriteFile(filepath.Join(dir, "f.json"), data, 0o600); err != nil {
 			t.Fatal(err)

@@ -1,20 +1,20 @@
-package model
+package live
 
 import (
 	"errors"
-	"strings"
 	"time"
 
 	"steward/leases"
+	"steward/model"
 )
 
-// watchDB starts the DB watcher with the Live's watch options.
-func (l *Live) watchDB() (*leases.DBWatcher, error) {
+// watchDB starts the DB watcher with the Model's watch options.
+func (l *Model) watchDB() (*leases.DBWatcher, error) {
 	return leases.WatchDBWith(l.ws.DBPath, leases.DBWatchOptions{Notify: l.opt.Notify, Poll: l.opt.Poll})
 }
 
 // locksWatchMode is "" while inotify watches the locks directory, else how it is watched.
-func (l *Live) locksWatchMode() string {
+func (l *Model) locksWatchMode() string {
 	if l.lw == nil {
 		return ""
 	}
@@ -23,7 +23,7 @@ func (l *Live) locksWatchMode() string {
 
 // dbWatchMode is "" while inotify watches the DB, else how it is watched (or that only
 // the periodic resync re-reads it).
-func (l *Live) dbWatchMode() string {
+func (l *Model) dbWatchMode() string {
 	if l.dw == nil {
 		if l.started.Load() {
 			return "DB not watched: re-read every " + l.opt.Resync.String()
@@ -35,18 +35,18 @@ func (l *Live) dbWatchMode() string {
 
 // noteWatchModes puts the watchers' modes into the sources' health as soon as they are
 // known (Start reads the sources before the watchers exist).
-func (l *Live) noteWatchModes() {
+func (l *Model) noteWatchModes() {
 	if m := l.locksWatchMode(); m != "" {
-		h := l.e.env.locks
-		if h.Status == StatusOK {
-			l.e.setHealth(&l.e.env.locks, withNote(h, m))
+		h := l.e.Sources().Locks
+		if h.Status == model.StatusOK {
+			l.e.SetHealth(model.SourceLocks, withNote(h, m))
 			l.publish(l.opt.Now())
 		}
 	}
 }
 
 // withNote adds a watch note to a health's reason.
-func withNote(h SourceHealth, note string) SourceHealth {
+func withNote(h model.SourceHealth, note string) model.SourceHealth {
 	switch {
 	case note == "":
 	case h.Reason == "":
@@ -62,34 +62,15 @@ func withNote(h SourceHealth, note string) SourceHealth {
 // read last is still the latest committed one: it is kept, and the DB reads degraded
 // (partial: nothing is concluded from absence) with the reason, until a read works again.
 // It reports false when err is not busy or there is no earlier read to keep.
-func (l *Live) dbBusy(err error, now time.Time) bool {
+func (l *Model) dbBusy(err error, now time.Time) bool {
 	if !errors.Is(err, leases.ErrBusy) || l.dv == 0 {
 		return false
 	}
 	l.busy = true
-	h := l.e.env.db
-	h.Status, h.Partial = StatusDegraded, true
+	h := l.e.Sources().DB
+	h.Status, h.Partial = model.StatusDegraded, true
 	h.Reason = "database busy (held by another writer past the busy timeout; " + err.Error() + "): showing the state committed before, read at " +
 		h.ScannedAt.UTC().Format(time.RFC3339) + " (checked " + now.UTC().Format(time.RFC3339) + ")"
-	l.e.setHealth(&l.e.env.db, h)
+	l.e.SetHealth(model.SourceDB, h)
 	return true
-}
-
-// sourcesSig is what the screen shows of the sources' health (status, partial, reason),
-// to tell whether it changed.
-func (e *engine) sourcesSig() string {
-	var b strings.Builder
-	for _, h := range [...]SourceHealth{e.env.locks, e.env.db, e.env.gitea} {
-		b.WriteString(string(h.Status))
-		if h.Partial {
-			b.WriteString("+")
-		}
-		b.WriteString(h.Reason)
-		for _, n := range h.Notes {
-			b.WriteByte(1)
-			b.WriteString(n)
-		}
-		b.WriteByte(0)
-	}
-	return b.String()
 }

@@ -1,9 +1,10 @@
-package model
+package live
 
 import (
 	"testing"
 
 	"steward/leases"
+	"steward/model"
 )
 
 // One re-probe pass asks each (pid, host) and (path, host) once: a joined lock and lease
@@ -18,7 +19,7 @@ func TestProbeMemoAsksOnce(t *testing.T) {
 		}}
 	m := p.memo()
 	for range 3 {
-		if o, _ := m.owner(42, "here"); o != LivenessAlive {
+		if o, _ := m.owner(42, "here"); o != model.LivenessAlive {
 			t.Fatalf("owner %v", o)
 		}
 		if w := m.worktree("/repo/branches/a", "here"); w.State != leases.WorktreePresent {
@@ -33,7 +34,7 @@ func TestProbeMemoAsksOnce(t *testing.T) {
 	if p.memo(); lives != 2 { // a new pass starts empty, and the original probe is untouched
 		t.Fatal("memo changed the probe it was made from")
 	}
-	if o, _ := p.owner(42, "here"); o != LivenessAlive || lives != 3 {
+	if o, _ := p.owner(42, "here"); o != model.LivenessAlive || lives != 3 {
 		t.Fatalf("the original probe remembered: %d calls", lives)
 	}
 }

@@ -1,0 +1,149 @@
+package live
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"steward/leases"
+	"steward/locks"
+	"steward/model"
+)
+
+// Workspace names the sources a snapshot reads.
+type Workspace struct {
+	LocksDir string
+	DBPath   string
+	// RepoRoot is the canonical repository root; only worktrees under
+	// RepoRoot/branches are ever stat'ed.
+	RepoRoot string
+	// DBHost is the host the control-plane DB was written on when that is another one
+	// (config db_host): DB rows that record no host are then unknown, never dead.
+	DBHost string
+}
+
+// LoadLocks reads the locks directory once.
+func LoadLocks(dir string, p Probe, now time.Time) ([]model.LockObs, model.SourceHealth, []string) {
+	t0 := time.Now()
+	snap, err := locks.LoadDir(dir, locks.LoadOptions{})
+	if err != nil {
+		return nil, model.SourceHealth{Status: model.StatusUnavailable, Reason: err.Error(), ScannedAt: now, ScanDuration: time.Since(t0)}, nil
+	}
+	out := make([]model.LockObs, 0, len(snap.Live))
+	var findings []string
+	for _, e := range snap.Live {
+		lo := p.ObserveLock(e, now)
+		if lo.WorkEscapes {
+			sep := ": "
+			if strings.HasPrefix(lo.WorkWhy, "outside ") {
+				sep = " is "
+			}
+			findings = append(findings, "lock "+e.Name+": worktree "+e.Record.WorktreePath+sep+lo.WorkWhy)
+		}
+		out = append(out, lo)
+	}
+	h := model.SourceHealth{Status: model.StatusOK, ScannedAt: now, ScanDuration: time.Since(t0)}
+	if snap.RetiredUnavailable != nil {
+		findings = append(findings, "retired/ unreadable: "+snap.RetiredUnavailable.Detail)
+	}
+	return out, h, findings
+}
+
+// LoadDB reads the control-plane DB once through r (leases, sessions, work
+// items, and events past cursor). It returns the new event cursor.
+func LoadDB(ctx context.Context, r leases.Reader, p Probe, cursor int64, now time.Time) (*model.Input, int64, error) {
+	t0 := time.Now()
+	in := &model.Input{}
+	s, err := r.Snapshot(ctx, leases.ReadOptions{})
+	if err != nil {
+		in.DBHealth = model.HealthOf(leases.HealthFromError(err), now, time.Since(t0))
+		return in, cursor, err
+	}
+	fillDB(in, s, p)
+	evs, eh, cursor, err := readEvents(ctx, r, cursor)
+	if err != nil {
+		eh = leases.HealthFromError(err)
+	}
+	in.Events = evs
+	in.DB.Events = eh.Status == leases.HealthOK
+	in.DBHealth = model.DBHealth(s.SessionsHealth, s.LeasesHealth, s.WorkItemsHealth, eh, s.MetaHealth, now, time.Since(t0))
+	return in, cursor, nil
+}
+
+func fillDB(in *model.Input, s *leases.Snapshot, p Probe) {
+	in.DB = model.DBSections{Sessions: s.SessionsHealth.Status == leases.HealthOK, Leases: s.LeasesHealth.Status == leases.HealthOK,
+		WorkItems: s.WorkItemsHealth.Status == leases.HealthOK}
+	in.WorkItems = s.WorkItems
+	in.SessionsOmitted = s.SessionsOmitted
+	in.Sessions = make([]model.SessionObs, 0, len(s.Sessions))
+	for _, x := range s.Sessions {
+		in.Sessions = append(in.Sessions, p.ObserveSession(x))
+	}
+	in.Leases = make([]model.LeaseObs, 0, len(s.Leases))
+	for _, l := range s.Leases {
+		in.Leases = append(in.Leases, p.ObserveLease(l))
+	}
+}
+
+// backlogEvents is how many of the most recent events a catch-up read keeps besides every
+// claim refusal: the activity the model shows (Config.ActivityLimit, 200 by default) is
+// drawn from them.
+const backlogEvents = 1000
+
+// readEvents catches up with the events past cursor: what the model derives from them
+// (recent activity, claim refusals), not every event the DB ever recorded.
+func readEvents(ctx context.Context, r leases.Reader, cursor int64) ([]leases.Event, leases.Health, int64, error) {
+	return r.EventsBacklog(ctx, cursor, backlogEvents)
+}
+
+// Load reads every local source of ws once (no Gitea) and returns the Input
+// for Build. A missing or unreadable DB is an unavailable source, never an
+// empty one.
+func Load(ctx context.Context, ws Workspace, p Probe, now time.Time) *model.Input {
+	if p.DBHost == "" {
+		p.DBHost = ws.DBHost
+	}
+	lo, lh, findings := LoadLocks(ws.LocksDir, p, now)
+	in := &model.Input{}
+	r, err := leases.OpenReader(leases.Target{Loc: ws.DBPath})
+	if err != nil {
+		in.DBHealth = model.HealthOf(leases.HealthFromError(err), now, 0)
+	} else {
+		defer r.Close()
+		in, _, _ = LoadDB(ctx, r, p, 0, now)
+		in.RefLeases = lookupRefs(ctx, r, p, lo, in.Leases)
+	}
+	in.Locks, in.LocksHealth = lo, lh
+	in.Findings = append(in.Findings, findings...)
+	in.GiteaHealth = model.SourceHealth{Status: model.StatusNotConfigured, Reason: "no Gitea configured", ScannedAt: now}
+	return in
+}
+
+// lookupRefs reads, by id, leases that locks name and the snapshot does not hold.
+func lookupRefs(ctx context.Context, r leases.Reader, p Probe, ls []model.LockObs, have []model.LeaseObs) map[string]*model.LeaseObs {
+	known := make(map[string]bool, len(have))
+	for _, l := range have {
+		known[l.Lease.LeaseID] = true
+	}
+	out := map[string]*model.LeaseObs{}
+	for _, lo := range ls {
+		id := lo.Entry.Record.LeaseID
+		if id == "" || known[id] || lo.Entry.Unreadable != nil {
+			continue
+		}
+		if _, done := out[id]; done {
+			continue
+		}
+		l, found, err := r.LeaseByID(ctx, id)
+		switch {
+		case err != nil:
+			continue // unknown: no conclusion
+		case !found:
+			out[id] = nil
+		default:
+			o := p.ObserveLease(l)
+			out[id] = &o
+		}
+	}
+	return out
+}

@@ -31,6 +31,7 @@ var layers = map[string]int{
 	"steward/leases":      1,
 	"steward/gitea":       1,
 	"steward/termsafe":    0,
+	"steward/watchdir":    0, // the one directory watcher: imports no steward package
 	"steward/config":      0,
 }
 

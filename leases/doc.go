@@ -29,6 +29,10 @@
 // (WorktreeRoots.Probe: lstat only, inside the repository root, never through a link
 // that leaves it) — the one rule the live model and the governed core share.
 //
+// WatchDB watches the DB's directory for the DB, its -wal and its -journal with the
+// one directory watcher (package watchdir); a change is a hint to confirm with
+// Reader.DataVersion.
+//
 // leases never touches lock files or Gitea, and writes nothing outside the
 // transition functions and Migrate.
 package leases

@@ -11,6 +11,10 @@
 //   - ReadFile and LoadDir, which read a locks directory without ever blocking
 //     (FIFOs, devices), following a symlink out of the directory, or reading a
 //     huge file whole, and report each unreadable file with a reason;
+//   - List, the names LoadDir reads as lock files, with Listed.Unchanged to
+//     tell from one lstat whether a file read before needs reading again;
+//   - Watch, the lock names the one directory watcher (package watchdir)
+//     reports for the locks directory;
 //   - Assess, the pure contract verdict (canonical, legacy, incomplete,
 //     absent), expiration state, claimant placement and #447 eligibility;
 //   - steward's file-name convention for new locks (Name, ParseName) and the

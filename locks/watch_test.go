@@ -1,73 +1,78 @@
 package locks
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
-	"runtime"
+	"syscall"
 	"testing"
 	"time"
+
+	wt "steward/watchdir/watchdirtest"
 )
 
-func waitChange(t *testing.T, ch <-chan Change) Change {
-	t.Helper()
-	select {
-	case c, ok := <-ch:
-		if !ok {
-			t.Fatal("channel closed")
-		}
-		return c
-	case <-time.After(5 * time.Second):
-		t.Fatal("no change within 5s")
-	}
-	return Change{}
-}
-
-func TestWatchRenameStormIsOneChange(t *testing.T) {
+// TestWatchNamesLockFilesOnly: a lock write (temp file, write, rename over the name) is
+// one change naming the lock; temp names and names without ".json" never appear.
+func TestWatchNamesLockFilesOnly(t *testing.T) {
 	dir := t.TempDir()
-	before := runtime.NumGoroutine()
 	w, err := Watch(dir, WatchOptions{Debounce: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// temp file, write, rename over the name: the pattern of every lock write.
+	defer w.Close()
 	tmp := filepath.Join(dir, ".tmp-a.json-1")
-	if err := os.WriteFile(tmp, []byte(`{"remote":`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(tmp, []byte(`{"remote":"origin"}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, tmp, []byte(`{"remote":`))
+	writeFile(t, tmp, []byte(`{"remote":"origin"}`))
 	if err := os.Rename(tmp, filepath.Join(dir, "a.json")); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o600)
-	c := waitChange(t, w.Changes())
-	if len(c.Names) != 1 || c.Names[0] != "a.json" || c.Resync {
-		t.Fatalf("change = %+v, want exactly [a.json] (temp and non-json names ignored)", c)
-	}
-	os.Remove(filepath.Join(dir, "a.json"))
-	if c := waitChange(t, w.Changes()); len(c.Names) != 1 || c.Names[0] != "a.json" {
-		t.Fatalf("removal change = %+v", c)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := <-w.Changes(); ok {
-		t.Fatal("channel still open after Close")
-	}
-	w.Close() // idempotent
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		runtime.Gosched()
-		time.Sleep(time.Millisecond) // polling a counter, not synchronisation on the watcher
-	}
-	if n := runtime.NumGoroutine(); n > before {
-		t.Fatalf("goroutines: %d before, %d after Close", before, n)
+	writeFile(t, filepath.Join(dir, "notes.txt"), []byte("x"))
+	if c := wt.WaitFor(t, w.Changes(), "a change", wt.Any); !wt.Names("a.json")(c) || c.Resync {
+		t.Fatalf("change = %+v, want exactly [a.json]", c)
 	}
 }
 
 func TestWatchMissingDir(t *testing.T) {
-	if _, err := Watch(filepath.Join(t.TempDir(), "nope"), WatchOptions{}); err == nil {
-		t.Fatal("watching a missing directory succeeded")
+	_, err := Watch(filepath.Join(t.TempDir(), "nope"), WatchOptions{})
+	var pe *PathError
+	if !errors.As(err, &pe) || pe.Op != "watch" || !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("watching a missing directory: %v, want a *PathError wrapping not-exist", err)
 	}
+}
+
+// TestWatchPollSeesWritesThroughALink: at the inotify limit the lock watcher polls; a lock
+// name that is a link inside the directory reads its target (ReadFile follows it), so a
+// write to the target is a change. The lock watcher's own poll used lstat and missed it
+// (the DB watcher's used stat).
+func TestWatchPollSeesWritesThroughALink(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "target.txt"), []byte(`{}`))
+	if err := os.Symlink("target.txt", filepath.Join(dir, "a.json")); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Watch(dir, WatchOptions{Poll: 20 * time.Millisecond, Notify: wt.Limit(syscall.ENOSPC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	writeFile(t, filepath.Join(dir, "target.txt"), []byte(`{"remote":"origin"}`))
+	wt.WaitFor(t, w.Changes(), "a resync after a write through the link", wt.Resync)
+}
+
+// TestWatchSurvivesTheKernelWatchEnding: the lock watcher's kernel watch ends under it;
+// it used to go silent for good (no event, no poll, channel open). Now it resyncs and
+// watches again.
+func TestWatchSurvivesTheKernelWatchEnding(t *testing.T) {
+	dir := t.TempDir()
+	k := wt.NewKernel()
+	w, err := Watch(dir, WatchOptions{Poll: 20 * time.Millisecond, Notify: k.Notify})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	k.Next(t).Close()
+	wt.WaitFor(t, w.Changes(), "a resync when the watch ended", wt.Resync)
+	k.Next(t)
+	writeFile(t, filepath.Join(dir, "b.json"), []byte(`{}`))
+	wt.WaitFor(t, w.Changes(), "b.json", wt.Names("b.json"))
 }

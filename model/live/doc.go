@@ -11,8 +11,8 @@
 //     (through leases.WorktreeRoots.Probe: only under <repo-root>/branches,
 //     never through a link that leaves the repository root — the governed
 //     core's rule);
-//   - Model: the watchers on the lock directory and the DB (locks.Watch,
-//     leases.WatchDB), the loop that re-reads only what changed (one lock file
+//   - Model: the watchers on the lock directory and the DB (locks.Watch and
+//     leases.WatchDB, both the one watchdir watcher), the loop that re-reads only what changed (one lock file
 //     with locks.ReadFile, a periodic listing with locks.List, a scoped or
 //     full read of the DB) and feeds a model.Engine, the re-probe of local
 //     owners and worktrees, the Gitea poll, and the publishing of immutable

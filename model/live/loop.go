@@ -4,9 +4,9 @@ import (
 	"context"
 	"time"
 
-	"steward/leases"
 	"steward/locks"
 	"steward/model"
+	"steward/watchdir"
 )
 
 func (l *Model) loop(ctx context.Context) {
@@ -45,7 +45,7 @@ func (l *Model) loop(ctx context.Context) {
 		retryC = retry.C
 	}
 	lockCh := l.lw.Changes()
-	var dbCh <-chan leases.DBChange
+	var dbCh <-chan watchdir.Change
 	if l.dw != nil {
 		dbCh = l.dw.Changes()
 	}

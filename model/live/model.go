@@ -9,6 +9,7 @@ import (
 	"steward/leases"
 	"steward/locks"
 	"steward/model"
+	"steward/watchdir"
 )
 
 // Options tunes a Model. The zero value is usable.
@@ -36,7 +37,7 @@ type Options struct {
 	// Notify starts the kernel (inotify) watches; nil uses fsnotify. When the kernel
 	// refuses a watch for want of resources the watchers poll every Poll (default 2 s)
 	// and the sources' health says so. Tests inject a failing Notify.
-	Notify locks.NotifyFunc
+	Notify watchdir.NotifyFunc
 	Poll   time.Duration
 }
 
@@ -80,8 +81,8 @@ type Model struct {
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	once    sync.Once
-	lw      *locks.Watcher
-	dw      *leases.DBWatcher
+	lw      *watchdir.Watcher
+	dw      *watchdir.Watcher
 	closed  chan struct{}
 	wake    chan struct{}
 	started atomic.Bool

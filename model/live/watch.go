@@ -6,10 +6,11 @@ import (
 
 	"steward/leases"
 	"steward/model"
+	"steward/watchdir"
 )
 
 // watchDB starts the DB watcher with the Model's watch options.
-func (l *Model) watchDB() (*leases.DBWatcher, error) {
+func (l *Model) watchDB() (*watchdir.Watcher, error) {
 	return leases.WatchDBWith(l.ws.DBPath, leases.DBWatchOptions{Notify: l.opt.Notify, Poll: l.opt.Poll})
 }
 

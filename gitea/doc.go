@@ -1,6 +1,11 @@
 // Package gitea is steward's only door to a Gitea server: it reads facts (clarification
 // items, blocked items, issue and pull-request state, branches) and offers a handful of
-// plainly named write primitives that only the governed core (govern/) may call.
+// plainly named write primitives that only the governed core (govern/) may call. No other
+// package imports the Gitea SDK (arch_test.go, TestOneGiteaDoor).
+//
+// SeedRepo makes a demo's fixtures on a real server (a repository, labels, issues for
+// `steward demo --gitea-url`): set-up, not an action on a supervised repository; only the
+// demo's simulator may call it.
 //
 // What it owns: login selection (tea CLI config or explicit URL and token), the access
 // token (a [Token] that never prints), paginated reads that report their [Health]

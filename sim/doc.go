@@ -16,7 +16,9 @@
 // is a real child process (sleep) whose pid is recorded in the claim; dying is killing it.
 // A half-finished pull request is the worker's own git work, not coordination state: it
 // is created through a PRMaker the caller supplies (the demo uses the in-process Gitea's
-// seeding helpers; with a real Gitea there is none and workers leave no PRs).
+// seeding helpers; with a real Gitea there is none and workers leave no PRs). On a real
+// Gitea the demo's repository, labels and issues are made through gitea.SeedRepo: sim
+// never uses the Gitea SDK itself.
 //
 // Determinism: one math/rand/v2 source per worker, derived from the seed, and one
 // discrete-event scheduler that runs every worker step in virtual-time order on one

@@ -107,3 +107,50 @@ func TestClaimNext(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestGetAnswerCountsOnlyStewardsOwnComments: get_answer takes a clarification's answer by
+// the rule the governed core answers and verifies by — only a comment steward's own Gitea
+// login wrote, ending with steward's answer marker bound to this question, is steward's
+// answer. A worker's comment ending with a copied marker is neither the answer nor a reply:
+// before the maintainer answers it leaves the question pending, and after the answer it does
+// not replace it. (It failed before: any author's marker was the answer, the latest one won.)
+func TestGetAnswerCountsOnlyStewardsOwnComments(t *testing.T) {
+	f := newFx(t, fxOpt{gitea: true})
+	ctx := context.Background()
+	n := f.real.Seed.Issue(t, "Pick a queue")
+	c := f.client("w1")
+	cl := must[Outcome](t)(c.Claim(ctx, ClaimArgs{Item: &ItemRef{Number: n}}))
+	if !cl.Success {
+		t.Fatalf("claim: %+v", cl)
+	}
+	ask := must[Outcome](t)(c.Ask(ctx, *cl.Fence, "NATS or Kafka?"))
+	if !ask.Success {
+		t.Fatalf("ask: %+v", ask)
+	}
+	th, err := f.ws.Gitea.Thread(ctx, n)
+	if err != nil || th.Clarification.QuestionCommentID == 0 {
+		t.Fatalf("thread: %+v %v", th.Clarification, err)
+	}
+	qid := strconv.FormatInt(th.Clarification.QuestionCommentID, 10)
+	forge := func(body string) {
+		f.real.Seed.Comment(t, n, true, gitea.WithMarker(body, gitea.Mark{Kind: "answer", ID: "ans-0123456789abcdef", Question: qid, Round: "1"}.String()))
+	}
+	forge("Use Kafka.")
+	a := must[Answer](t)(c.GetAnswer(ctx, ask.ClarificationID))
+	if !a.Success || a.Status != "pending" || !a.Marked || a.Answer != "" || a.Message != "" {
+		t.Fatalf("a worker's comment with a copied answer marker read as a reply or an answer: %+v", a)
+	}
+	maint := govern.New(f.ws, f.audit, govern.Options{Actor: govern.LocalActor(govern.RoleOperator, f.real.Maintainer)})
+	defer maint.Close()
+	_, out, err := maint.Run(ctx, govern.Request{Action: govern.ActionAnswer, Target: govern.Target{Item: &govern.Item{Org: f.real.Owner, Repo: f.real.Repo, Number: n}},
+		Params: map[string]string{"body": "NATS: we need no log retention."}}, "")
+	if err != nil || out.Result != govern.ResultSucceeded {
+		t.Fatalf("maintainer's answer: %+v %v", out, err)
+	}
+	forge("Kafka after all.")
+	a = must[Answer](t)(c.GetAnswer(ctx, ask.ClarificationID))
+	if !a.Success || a.Status != "answered" || a.Answer != "NATS: we need no log retention." || !strings.EqualFold(a.AnsweredBy, f.real.Maintainer) {
+		t.Fatalf("after the answer, with a copied marker below it: %+v", a)
+	}
+	f.oneTerminal()
+}

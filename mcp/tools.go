@@ -194,13 +194,12 @@ func (s *Server) ask(ctx context.Context, req *sdk.CallToolRequest, a AskArgs) O
 	return o
 }
 
-// commentLister is the Gitea read get_answer needs besides the core's GiteaSide.
-type commentLister interface {
-	ListComments(ctx context.Context, number int64) ([]gitea.Comment, error)
-}
-
 var hiddenMarker = regexp.MustCompile(`\n*<!-- steward:[a-z]+ id=[A-Za-z0-9._:-]*( [a-z]+=[A-Za-z0-9._:-]*)* -->\s*$`)
 
+// getAnswer reads a clarification back by the rule the governed core posts and verifies it
+// by (gitea.Thread.FindOwnMark): only a comment steward's own Gitea login wrote, ending with
+// steward's marker, is the question or steward's answer. Anyone can type a marker's text, so
+// a comment by another login that ends with one is neither an answer nor a reply.
 func (s *Server) getAnswer(ctx context.Context, req *sdk.CallToolRequest, a GetAnswerArgs) Answer {
 	fail := func(code, msg string) Answer {
 		return Answer{Code: code, Message: termsafe.Text(msg), Next: nextFor(code), ClarificationID: a.ClarificationID}
@@ -219,44 +218,41 @@ func (s *Server) getAnswer(ctx context.Context, req *sdk.CallToolRequest, a GetA
 	if !s.ourRepo(it) {
 		return fail(govern.CodeInvalidRequest, "the clarification is not in the configured repository")
 	}
-	lister, ok := g.(commentLister)
-	if !ok {
-		return fail(govern.CodeSourceUnavailable, "this Gitea side cannot list comments")
-	}
-	cs, err := lister.ListComments(ctx, it.Number)
+	self, err := g.Self(ctx)
 	if err != nil {
-		return fail(govern.CodeSourceUnavailable, "the item's comments could not be read: "+err.Error())
+		return fail(govern.CodeSourceUnavailable, "steward's own Gitea login could not be read, so no comment can be proven steward's: "+err.Error())
 	}
-	marker := govern.AskMarker(id)
-	q := -1
-	for i, c := range cs {
-		if strings.Contains(c.Body, marker) {
-			q = i
-			break
-		}
+	th, err := g.Thread(ctx, it.Number)
+	if err != nil {
+		return fail(govern.CodeSourceUnavailable, "the item could not be read: "+err.Error())
 	}
-	if q < 0 {
+	question, _, found := th.FindOwnMark(self, "ask", id)
+	if !found {
 		return fail(govern.CodeNotFound, fmt.Sprintf("no question with this id on %s/%s#%d (it may not have been posted: check the ask's result)", it.Org, it.Repo, it.Number))
 	}
-	is, err := g.GetIssue(ctx, it.Number)
-	if err != nil {
-		return fail(govern.CodeSourceUnavailable, "the item's labels could not be read: "+err.Error())
-	}
-	out := Answer{Success: true, ClarificationID: a.ClarificationID, Item: &it, Question: termsafe.Text(hiddenMarker.ReplaceAllString(cs[q].Body, ""))}
+	out := Answer{Success: true, ClarificationID: a.ClarificationID, Item: &it, Question: termsafe.Text(hiddenMarker.ReplaceAllString(question.Body, ""))}
 	for _, m := range g.MarkerLabels() {
-		if is.HasLabel(m) {
+		if th.Issue.HasLabel(m) {
 			out.Marked = true
 		}
 	}
-	// The answer: steward's answer comment when there is one after the question, else the
-	// latest reply after it that is not another question.
+	// The answer: steward's latest answer to this question after it, else the latest reply
+	// after it by someone's hand (a comment without a steward marker).
+	qid := strconv.FormatInt(question.ID, 10)
 	var ans, reply *gitea.Comment
-	for i := q + 1; i < len(cs); i++ {
-		switch c := &cs[i]; {
-		case strings.Contains(c.Body, "<!-- steward:answer "):
-			ans = c
-		case !strings.Contains(c.Body, "<!-- steward:ask "):
+	after := false
+	for i := range th.Comments {
+		c := &th.Comments[i]
+		if !after {
+			after = c.ID == question.ID
+			continue
+		}
+		m, marked := gitea.TrailingMark(c.Body)
+		switch {
+		case !marked:
 			reply = c
+		case strings.EqualFold(c.Author, self) && m.Kind == "answer" && m.Question == qid:
+			ans = c
 		}
 	}
 	if ans == nil {

@@ -87,21 +87,29 @@ func TestFaultResponseLostIsUnknownAndNotDuplicated(t *testing.T) {
 	}
 }
 
+// TestFaultTimeoutIsUnknownAndMayTakeEffect: the proxy holds the comment's request and lets
+// it through only after the client has given up — proven in that order, not timed: the call
+// returns DeadlineExceeded (unknown) while its request is still held (the server has not got
+// it: a client that ignored its 1 s limit would still be waiting here), and only then is the
+// request released, and the comment lands: unknown may take effect.
 func TestFaultTimeoutIsUnknownAndMayTakeEffect(t *testing.T) {
 	t.Parallel()
 	_, n, p, via, direct := faultSetup(t, time.Second)
 	marker := gitea.AnswerMarker("delay-1")
-	p.SetMode(giteatest.Delay, 5*time.Second)
-	start := time.Now()
+	p.SetMode(giteatest.Hold, 0)
 	_, err := via.CreateComment(context.Background(), n, gitea.WithMarker("answer", marker))
 	if !errors.Is(err, gitea.ErrOutcomeUnknown) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("CreateComment past its deadline: %v (outcome %q)", err, gitea.Classify(err))
 	}
-	if d := time.Since(start); d > 4*time.Second {
-		t.Fatalf("CreateComment took %s with a 1s timeout", d)
+	if p.Held() != 1 {
+		t.Fatalf("%d requests held when the call returned, want its own one", p.Held())
 	}
-	// The proxy delivers the request after 5s: poll the server until the comment shows.
-	deadline := time.Now().Add(30 * time.Second)
+	if k := countMarker(t, direct, n, marker); k != 0 {
+		t.Fatalf("the comment reached the server before the release: %d", k)
+	}
+	p.Release()
+	// The server gets the request now: poll it until the comment shows.
+	deadline := time.Now().Add(time.Minute)
 	for {
 		found, _, err := direct.FindCommentWithMarker(context.Background(), n, marker)
 		if err != nil {
@@ -111,7 +119,7 @@ func TestFaultTimeoutIsUnknownAndMayTakeEffect(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the delayed comment never arrived")
+			t.Fatal("the released comment never arrived")
 		}
 		time.Sleep(250 * time.Millisecond) // poll interval, bounded by the deadline
 	}

@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
-	"time"
 )
 
 // childEnv selects a child process's part; the rest of its input is in CHILD_* variables.
@@ -21,7 +20,7 @@ func runChild(mode string) int {
 	var err error
 	switch mode {
 	case "hold-db":
-		err = holdDB(os.Getenv("CHILD_DB"), os.Getenv("CHILD_HOLD"))
+		err = holdDB(os.Getenv("CHILD_DB"))
 	case "supervisor":
 		err = supervise(os.Getenv("CHILD_WS"), os.Getenv("CHILD_AUDIT"), os.Getenv("CHILD_FOR"))
 	default:
@@ -35,13 +34,9 @@ func runChild(mode string) int {
 }
 
 // holdDB is another writer: it takes the DB's write lock with BEGIN EXCLUSIVE, writes,
-// says "held", keeps the transaction open for the given time (the fault's length), then
-// commits and says "released".
-func holdDB(path, hold string) error {
-	d, err := time.ParseDuration(hold)
-	if err != nil {
-		return err
-	}
+// says "held", keeps the transaction open until a line arrives on stdin (or stdin ends: the
+// test that started it is gone), then commits and says "released".
+func holdDB(path string) error {
 	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
 	if err != nil {
 		return err
@@ -60,7 +55,7 @@ func holdDB(path, hold string) error {
 		return err
 	}
 	fmt.Println("held")
-	time.Sleep(d) // the length of the fault under test, not synchronisation
+	_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
 	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package reliability_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,10 +49,13 @@ func hasClaim(s *model.Snapshot, leaseID, lockFile string) bool {
 }
 
 // TestDBHeldByAnotherWriter: another process holds the DB's write lock (BEGIN EXCLUSIVE)
-// for 10 s. With a rollback journal, readers are locked out: the DB source reads degraded
-// ("database busy") with the last committed state still shown, the workbench keeps
-// drawing, and when the writer commits the source recovers by itself with the new rows.
-// With WAL, readers are not locked out at all and the source stays ok.
+// until the test lets it go. With a rollback journal, readers are locked out: the DB source
+// reads degraded ("database busy") with the last committed state still shown. Either way the
+// proof that nothing waits on the DB is causal, not timed: while the writer still holds the
+// lock (it has not said "released", and will not before the test writes to it), a new lock
+// file is read and drawn and the screen draws more frames. When the writer commits, the
+// source recovers by itself with the new rows. With WAL, readers are not locked out at all
+// and the source stays ok.
 func TestDBHeldByAnotherWriter(t *testing.T) {
 	t.Parallel()
 	for _, mode := range []string{"delete", "wal"} {
@@ -64,30 +68,37 @@ func TestDBHeldByAnotherWriter(t *testing.T) {
 			db.Close()
 			live := w.startLive(t, live.Options{})
 			scr := watch(t, live, nil)
-			scr.waitSnapshot(t, 10*time.Second, "the lease", func(s *model.Snapshot) bool { return hasClaim(s, "L1", "") })
+			scr.waitSnapshot(t, hangLimit, "the lease", func(s *model.Snapshot) bool { return hasClaim(s, "L1", "") })
 
-			cmd, out := child(t, "hold-db", "CHILD_DB="+w.ws.DBPath, "CHILD_HOLD=10s")
+			release, letGo := io.Pipe()
+			t.Cleanup(func() { letGo.Close() })
+			cmd, out := childIn(t, release, "hold-db", "CHILD_DB="+w.ws.DBPath)
 			expectLine(t, out, "held")
 			if mode == "delete" {
-				s := scr.waitSnapshot(t, 15*time.Second, "the DB source degraded: busy", func(s *model.Snapshot) bool {
+				s := scr.waitSnapshot(t, hangLimit, "the DB source degraded: busy", func(s *model.Snapshot) bool {
 					return s.Sources.DB.Status == model.StatusDegraded && strings.Contains(s.Sources.DB.Reason, "database busy")
 				})
 				if !s.Sources.DB.Partial || !hasClaim(s, "L1", "") {
 					t.Errorf("while busy: partial %v, claims %s (the last committed state stays shown, marked partial)", s.Sources.DB.Partial, claimsOf(s))
 				}
 			}
-			scr.keepsDrawing(t, 40, 8*time.Second)
+			writeFile(t, filepath.Join(w.ws.LocksDir, "while-held.json"), hostileLock(t, 80))
+			scr.waitSnapshot(t, hangLimit, "a new lock while the DB is held", func(s *model.Snapshot) bool { return hasClaim(s, "", "while-held.json") })
+			scr.keepsDrawing(t, 40)
 			if mode == "wal" {
 				if s := scr.snapshot(); s.Sources.DB.Status != model.StatusOK {
 					t.Errorf("WAL readers are not locked out, yet the DB source reads %s: %s", s.Sources.DB.Status, s.Sources.DB.Reason)
 				}
 			}
+			_, err := io.WriteString(letGo, "release\n")
+			must(t, err)
+			must(t, letGo.Close()) // Wait waits for the copy to the child's stdin to end
 			expectLine(t, out, "released")
 			must(t, cmd.Wait())
-			scr.waitSnapshot(t, 15*time.Second, "recovery with the writer's commit", func(s *model.Snapshot) bool {
+			scr.waitSnapshot(t, hangLimit, "recovery with the writer's commit", func(s *model.Snapshot) bool {
 				return s.Sources.DB.Status == model.StatusOK && s.Sources.DB.Reason == "" && hasClaim(s, "L1", "")
 			})
-			scr.keepsDrawing(t, 5, 5*time.Second)
+			scr.keepsDrawing(t, 5)
 		})
 	}
 }
@@ -117,21 +128,21 @@ func TestDBReplacedAndRemoved(t *testing.T) {
 	db.Close()
 	live := w.startLive(t, live.Options{Resync: time.Hour})
 	scr := watch(t, live, nil)
-	scr.waitSnapshot(t, 10*time.Second, "L1", func(s *model.Snapshot) bool { return hasClaim(s, "L1", "") })
+	scr.waitSnapshot(t, hangLimit, "L1", func(s *model.Snapshot) bool { return hasClaim(s, "L1", "") })
 
 	w.replaceDB(t, "L2", 6)
-	scr.waitSnapshot(t, 10*time.Second, "the replacing DB's lease L2 and no L1", func(s *model.Snapshot) bool {
+	scr.waitSnapshot(t, hangLimit, "the replacing DB's lease L2 and no L1", func(s *model.Snapshot) bool {
 		return hasClaim(s, "L2", "") && !hasClaim(s, "L1", "") && s.Sources.DB.Status == model.StatusOK
 	})
 	must(t, os.Remove(w.ws.DBPath))
-	scr.waitSnapshot(t, 10*time.Second, "the DB unavailable: missing", func(s *model.Snapshot) bool {
+	scr.waitSnapshot(t, hangLimit, "the DB unavailable: missing", func(s *model.Snapshot) bool {
 		return s.Sources.DB.Status == model.StatusUnavailable && strings.Contains(s.Sources.DB.Reason, "missing authority")
 	})
 	w.replaceDB(t, "L3", 7)
-	scr.waitSnapshot(t, 10*time.Second, "the DB back with L3", func(s *model.Snapshot) bool {
+	scr.waitSnapshot(t, hangLimit, "the DB back with L3", func(s *model.Snapshot) bool {
 		return s.Sources.DB.Status == model.StatusOK && hasClaim(s, "L3", "") && !hasClaim(s, "L2", "")
 	})
-	scr.keepsDrawing(t, 3, 5*time.Second)
+	scr.keepsDrawing(t, 3)
 }
 
 // hostileLock is a canonical lock of issue n whose owner is on another host.
@@ -154,19 +165,19 @@ func TestLocksDirRemovedAndRecreated(t *testing.T) {
 	writeFile(t, filepath.Join(w.ws.LocksDir, "a.json"), hostileLock(t, 31))
 	live := w.startLive(t, live.Options{Resync: time.Hour, Poll: 50 * time.Millisecond})
 	scr := watch(t, live, nil)
-	scr.waitSnapshot(t, 10*time.Second, "a.json", func(s *model.Snapshot) bool { return hasClaim(s, "", "a.json") })
+	scr.waitSnapshot(t, hangLimit, "a.json", func(s *model.Snapshot) bool { return hasClaim(s, "", "a.json") })
 	must(t, os.RemoveAll(w.ws.LocksDir))
-	scr.waitSnapshot(t, 10*time.Second, "locks unavailable", func(s *model.Snapshot) bool {
+	scr.waitSnapshot(t, hangLimit, "locks unavailable", func(s *model.Snapshot) bool {
 		return s.Sources.Locks.Status == model.StatusUnavailable && strings.Contains(s.Sources.Locks.Reason, "no such file")
 	})
 	must(t, os.Mkdir(w.ws.LocksDir, 0o700))
 	writeFile(t, filepath.Join(w.ws.LocksDir, "b.json"), hostileLock(t, 32))
-	scr.waitSnapshot(t, 10*time.Second, "b.json read through the re-attached watch", func(s *model.Snapshot) bool {
+	scr.waitSnapshot(t, hangLimit, "b.json read through the re-attached watch", func(s *model.Snapshot) bool {
 		return s.Sources.Locks.Status == model.StatusOK && hasClaim(s, "", "b.json") && !hasClaim(s, "", "a.json")
 	})
 	// inotify again: a further change is seen at once, and the note is gone.
 	writeFile(t, filepath.Join(w.ws.LocksDir, "c.json"), hostileLock(t, 33))
-	scr.waitSnapshot(t, 10*time.Second, "c.json", func(s *model.Snapshot) bool {
+	scr.waitSnapshot(t, hangLimit, "c.json", func(s *model.Snapshot) bool {
 		return hasClaim(s, "", "c.json") && s.Sources.Locks.Reason == ""
 	})
 }
@@ -184,15 +195,15 @@ func TestInotifyLimitFallsBackToPolling(t *testing.T) {
 	w := newWorkspace(t)
 	live := w.startLive(t, live.Options{Resync: time.Hour, Poll: 50 * time.Millisecond, Notify: limitReached})
 	scr := watch(t, live, nil)
-	scr.waitSnapshot(t, 10*time.Second, "both sources saying they poll", func(s *model.Snapshot) bool {
+	scr.waitSnapshot(t, hangLimit, "both sources saying they poll", func(s *model.Snapshot) bool {
 		return strings.Contains(s.Sources.Locks.Reason, "polling") && strings.Contains(s.Sources.Locks.Reason, "no space left on device") &&
 			s.Sources.Locks.Status == model.StatusOK
 	})
-	waitFor(t, 5*time.Second, "the Overview saying it polls", func() bool {
+	waitFor(t, hangLimit, "the Overview saying it polls", func() bool {
 		return strings.Contains(scr.text(), "polling every 50ms: inotify unavailable")
 	})
 	writeFile(t, filepath.Join(w.ws.LocksDir, "p.json"), hostileLock(t, 41))
-	scr.waitSnapshot(t, 10*time.Second, "the new lock, by polling", func(s *model.Snapshot) bool { return hasClaim(s, "", "p.json") })
+	scr.waitSnapshot(t, hangLimit, "the new lock, by polling", func(s *model.Snapshot) bool { return hasClaim(s, "", "p.json") })
 
 	log, err := govern.OpenAudit(w.audit, nil)
 	must(t, err)
@@ -205,7 +216,7 @@ func TestInotifyLimitFallsBackToPolling(t *testing.T) {
 	if out.Result != govern.ResultSucceeded {
 		t.Fatalf("claim: %+v", out)
 	}
-	s := scr.waitSnapshot(t, 10*time.Second, "the new lease, by polling the DB", func(s *model.Snapshot) bool {
+	s := scr.waitSnapshot(t, hangLimit, "the new lease, by polling the DB", func(s *model.Snapshot) bool {
 		return hasClaim(s, out.Detail["lease_id"], out.Detail["lock_file"])
 	})
 	if !strings.Contains(s.Sources.DB.Reason, "polling") {

@@ -51,10 +51,12 @@ func newGiteaRig(t *testing.T) *giteaRig {
 	return &giteaRig{fake: fake, proxy: proxy, client: mk(proxy.URL), direct: mk(srv.URL), issue: n}
 }
 
-// TestGiteaFaultsOnScreen: the live model polls a Gitea that turns slow (5 s per
-// connection), answers 500, resets every connection after the request, and refuses
-// connections. Each time the Gitea source leaves ok with a reason, the workbench keeps
-// drawing, the lock directory is still followed at once, and Gitea recovers by itself.
+// TestGiteaFaultsOnScreen: the live model polls a Gitea that stops answering (every
+// connection held, nothing forwarded, until released), answers 500, resets every connection
+// after the request, and refuses connections. Each time the Gitea source leaves ok with a
+// reason (the client's own 1 s limit reads "deadline exceeded" for the held one), the
+// workbench keeps drawing and the lock directory is still followed, and Gitea recovers by
+// itself. TestStuckGiteaHoldsUpNothing proves the not-waiting causally.
 func TestGiteaFaultsOnScreen(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t)
@@ -64,32 +66,65 @@ func TestGiteaFaultsOnScreen(t *testing.T) {
 	ok := func(s *model.Snapshot) bool {
 		return s.Sources.Gitea.Status == model.StatusOK && len(s.Clarifications) == 1
 	}
-	scr.waitSnapshot(t, 10*time.Second, "Gitea ok with the question", ok)
+	scr.waitSnapshot(t, hangLimit, "Gitea ok with the question", ok)
 	faults := []struct {
 		name   string
 		set    func()
 		reason string
 	}{
-		{"slow", func() { rig.proxy.SetMode(giteatest.Delay, 5*time.Second) }, "deadline exceeded"},
+		{"held", func() { rig.proxy.SetMode(giteatest.Hold, 0) }, "deadline exceeded"},
 		{"500", func() { rig.fake.SetFault(func(*http.Request) int { return http.StatusInternalServerError }) }, "500"},
 		{"reset", func() { rig.proxy.SetMode(giteatest.DropResponse, 0) }, "gitea"},
 		{"refused", func() { rig.proxy.SetMode(giteatest.Refuse, 0) }, "refused"},
 	}
 	for i, f := range faults {
 		f.set()
-		s := scr.waitSnapshot(t, 15*time.Second, f.name+": Gitea not ok", func(s *model.Snapshot) bool {
+		s := scr.waitSnapshot(t, hangLimit, f.name+": Gitea not ok", func(s *model.Snapshot) bool {
 			return s.Sources.Gitea.Status != model.StatusOK && strings.Contains(strings.ToLower(s.Sources.Gitea.Reason), f.reason)
 		})
 		t.Logf("%s: gitea %s: %s", f.name, s.Sources.Gitea.Status, s.Sources.Gitea.Reason)
 		// The other sources are not held up by a stuck Gitea.
 		name := "g" + string(rune('a'+i)) + ".json"
 		writeFile(t, filepath.Join(w.ws.LocksDir, name), hostileLock(t, 60+i))
-		scr.waitSnapshot(t, 3*time.Second, f.name+": a new lock while Gitea is down", func(s *model.Snapshot) bool { return hasClaim(s, "", name) })
-		scr.keepsDrawing(t, 10, 5*time.Second)
+		scr.waitSnapshot(t, hangLimit, f.name+": a new lock while Gitea is down", func(s *model.Snapshot) bool { return hasClaim(s, "", name) })
+		scr.keepsDrawing(t, 10)
 		rig.fake.SetFault(nil)
 		rig.proxy.SetMode(giteatest.Forward, 0)
-		scr.waitSnapshot(t, 15*time.Second, f.name+": Gitea back", ok)
+		scr.waitSnapshot(t, hangLimit, f.name+": Gitea back", ok)
 	}
+}
+
+// TestStuckGiteaHoldsUpNothing: a Gitea that accepts the live model's request and never
+// answers, proven causally, not timed. The client waits up to twice the test's hang limit, so
+// once the proxy holds the model's Gitea read, that read cannot finish before the proxy lets
+// it go; while it is held, a new lock file is read and drawn and the screen draws more
+// frames. Nothing the screen or the lock directory needs waits on Gitea. Released, Gitea is
+// read again.
+func TestStuckGiteaHoldsUpNothing(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	rig := newGiteaRig(t)
+	patient, err := gitea.New(gitea.Config{Login: gitea.Login{URL: rig.proxy.URL, Token: gitea.NewToken(rigToken)}, Owner: "acme", Repo: "widgets",
+		RequestTimeout: 2 * hangLimit, Transport: &http.Transport{DisableKeepAlives: true}})
+	must(t, err)
+	live := w.startLive(t, live.Options{Config: model.Config{Org: "acme", Repo: "widgets"}, Gitea: patient, GiteaEvery: 50 * time.Millisecond})
+	scr := watch(t, live, nil)
+	scr.waitSnapshot(t, hangLimit, "Gitea ok with the question", func(s *model.Snapshot) bool {
+		return s.Sources.Gitea.Status == model.StatusOK && len(s.Clarifications) == 1
+	})
+	rig.proxy.SetMode(giteatest.Hold, 0)
+	waitFor(t, hangLimit, "the live model's Gitea read held", func() bool { return rig.proxy.Held() > 0 })
+	writeFile(t, filepath.Join(w.ws.LocksDir, "held.json"), hostileLock(t, 70))
+	scr.waitSnapshot(t, hangLimit, "a new lock while Gitea is held", func(s *model.Snapshot) bool { return hasClaim(s, "", "held.json") })
+	scr.keepsDrawing(t, 20)
+	if rig.proxy.Held() == 0 {
+		t.Fatal("the proxy let a Gitea read go before the release: the proof needs a read held throughout")
+	}
+	scanned := scr.snapshot().Sources.Gitea.ScannedAt
+	rig.proxy.SetMode(giteatest.Forward, 0)
+	scr.waitSnapshot(t, hangLimit, "Gitea read again", func(s *model.Snapshot) bool {
+		return s.Sources.Gitea.ScannedAt.After(scanned) && s.Sources.Gitea.Status == model.StatusOK && hasClaim(s, "", "held.json")
+	})
 }
 
 // TestGiteaFaultsInActions: the governed answer through the fault proxy. Nothing sent
@@ -177,7 +212,7 @@ func TestGiteaFaultsInActions(t *testing.T) {
 			}
 			if c.landed {
 				// Read back past the proxy: the held request is still on its way.
-				waitFor(t, 15*time.Second, "the comment that may have landed", func() bool { return marker() == 1 })
+				waitFor(t, hangLimit, "the comment that may have landed", func() bool { return marker() == 1 })
 			} else if n := marker(); n != 0 {
 				t.Fatalf("%d answers posted, want none", n)
 			}

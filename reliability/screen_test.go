@@ -2,6 +2,7 @@ package reliability_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -28,16 +29,15 @@ func TestMain(m *testing.M) {
 
 // screen is the workbench as a person sees it: the tui root model fed by a live model's
 // snapshots on one goroutine, drawing a frame at the workbench's own cadence and after
-// every snapshot. It records every frame's render time, so a test can show the screen
-// kept drawing while a source was stuck.
+// every snapshot. It counts the frames, so a test can show the screen kept drawing while a
+// source was stuck: frames drawn while a source is held unanswered did not wait on it.
 type screen struct {
-	mu       sync.Mutex
-	last     *model.Snapshot
-	frame    string
-	frames   int
-	maxFrame time.Duration
-	cancel   context.CancelFunc
-	done     chan struct{}
+	mu     sync.Mutex
+	last   *model.Snapshot
+	frame  string
+	frames int
+	cancel context.CancelFunc
+	done   chan struct{}
 }
 
 // frameEvery is the drawing cadence (the workbench ticks once a second; the test draws
@@ -71,12 +71,9 @@ func watch(t *testing.T, live *live.Model, core *govern.Core) *screen {
 				s.mu.Unlock()
 			case <-tick.C:
 			}
-			t0 := time.Now()
 			f := ansi.Strip(root.Render())
-			d := time.Since(t0)
 			s.mu.Lock()
 			s.frame, s.frames = f, s.frames+1
-			s.maxFrame = max(s.maxFrame, d)
 			s.mu.Unlock()
 		}
 	}()
@@ -96,11 +93,11 @@ func (s *screen) snapshot() *model.Snapshot {
 	return s.last
 }
 
-// stats returns the frames drawn so far and the slowest frame's render time.
-func (s *screen) stats() (int, time.Duration) {
+// drawn returns how many frames were drawn so far.
+func (s *screen) drawn() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.frames, s.maxFrame
+	return s.frames
 }
 
 // text is the latest frame without styling.
@@ -121,19 +118,19 @@ func (s *screen) waitSnapshot(t *testing.T, d time.Duration, what string, cond f
 	return got
 }
 
-// keepsDrawing asserts the screen drew at least n more frames within d, none slower than
-// the frame budget: the UI goroutine is never blocked on a source.
-func (s *screen) keepsDrawing(t *testing.T, n int, d time.Duration) {
+// keepsDrawing waits until the screen has drawn n more frames. Called while a source is
+// held unanswered, it shows causally that drawing does not wait on that source: the frames
+// were drawn before the source answered anything. It measures no time; the wait's limit
+// only turns a screen that stopped drawing into a failure instead of a hang.
+func (s *screen) keepsDrawing(t *testing.T, n int) {
 	t.Helper()
-	start, _ := s.stats()
-	waitFor(t, d, "frames", func() bool { f, _ := s.stats(); return f >= start+n })
-	if _, worst := s.stats(); worst > frameBudget {
-		t.Fatalf("a frame took %s to render (budget %s)", worst, frameBudget)
-	}
+	start := s.drawn()
+	waitFor(t, hangLimit, fmt.Sprintf("%d more frames", n), func() bool { return s.drawn() >= start+n })
 }
 
-// frameBudget is the slowest a frame may render, with the race detector on.
-const frameBudget = 500 * time.Millisecond
+// hangLimit bounds the waits for something that must happen: generous, because it is no
+// measure — reaching it means the thing never happened.
+const hangLimit = time.Minute
 
 // claimsOf lists the lease ids and lock files of a snapshot's claims.
 func claimsOf(s *model.Snapshot) string {

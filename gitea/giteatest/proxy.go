@@ -24,6 +24,10 @@ const (
 	Delay
 	// Refuse closes the listening socket: connections are refused (nothing is sent).
 	Refuse
+	// Hold accepts a new connection and holds it, forwarding nothing: a server that does not
+	// answer at all. Release forwards the held connections (as Delay does once its delay
+	// passed); a mode change drops them unanswered. Held counts the connections waiting.
+	Hold
 )
 
 // Proxy is a loopback TCP proxy in front of a server, for fault tests. Mode applies to
@@ -44,6 +48,10 @@ type Proxy struct {
 	done    chan struct{}
 	wg      sync.WaitGroup
 	dropped atomic.Int64
+	// release is closed by Release (held connections are forwarded), drop when the mode
+	// changes (they end unanswered).
+	release, drop chan struct{}
+	held          atomic.Int64
 }
 
 // NewProxy listens on a free loopback port and forwards to targetURL (http://host:port). It is
@@ -55,7 +63,8 @@ func NewProxy(t testing.TB, targetURL string) *Proxy {
 		t.Fatalf("giteatest: proxy listen: %v", err)
 	}
 	p := &Proxy{addr: ln.Addr().String(), target: strings.TrimPrefix(strings.TrimSuffix(targetURL, "/"), "http://"),
-		t: t, ln: ln, conns: map[net.Conn]struct{}{}, done: make(chan struct{})}
+		t: t, ln: ln, conns: map[net.Conn]struct{}{}, done: make(chan struct{}),
+		release: make(chan struct{}), drop: make(chan struct{})}
 	p.URL = "http://" + p.addr
 	p.serve(ln)
 	t.Cleanup(p.Close)
@@ -69,6 +78,8 @@ func (p *Proxy) SetMode(m Mode, d time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.mode, p.delay = m, d
+	close(p.drop)
+	p.drop = make(chan struct{})
 	for c := range p.conns {
 		_ = c.Close()
 	}
@@ -88,6 +99,17 @@ func (p *Proxy) SetMode(m Mode, d time.Duration) {
 
 // Dropped returns how many responses DropResponse has swallowed.
 func (p *Proxy) Dropped() int64 { return p.dropped.Load() }
+
+// Held returns how many connections Hold is holding now.
+func (p *Proxy) Held() int64 { return p.held.Load() }
+
+// Release forwards every connection Hold is holding now (the mode stays Hold for new ones).
+func (p *Proxy) Release() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	close(p.release)
+	p.release = make(chan struct{})
+}
 
 // Close stops listening, closes every connection and waits for the proxy's goroutines.
 func (p *Proxy) Close() {
@@ -122,12 +144,15 @@ func (p *Proxy) serve(ln net.Listener) {
 				return
 			}
 			p.conns[c] = struct{}{}
-			mode, d := p.mode, p.delay
+			mode, d, release, drop := p.mode, p.delay, p.release, p.drop
 			p.wg.Add(1)
 			p.mu.Unlock()
 			go func() {
 				defer p.wg.Done()
 				defer p.forget(c)
+				if mode == Hold && !p.hold(release, drop) {
+					return // dropped: the connection ends unanswered
+				}
 				p.handle(c, mode, d)
 			}()
 		}
@@ -139,6 +164,19 @@ func (p *Proxy) forget(c net.Conn) {
 	p.mu.Lock()
 	delete(p.conns, c)
 	p.mu.Unlock()
+}
+
+// hold waits until the held connection is released (true) or dropped (false).
+func (p *Proxy) hold(release, drop chan struct{}) bool {
+	p.held.Add(1)
+	defer p.held.Add(-1)
+	select {
+	case <-release:
+		return true
+	case <-drop:
+	case <-p.done:
+	}
+	return false
 }
 
 func (p *Proxy) handle(c net.Conn, mode Mode, d time.Duration) {
@@ -162,7 +200,7 @@ func (p *Proxy) handle(c net.Conn, mode Mode, d time.Duration) {
 	go func() {
 		_, _ = io.Copy(up, c)
 		// In Forward mode a client that went away has nothing left to receive. In the fault
-		// modes the upstream stays open so the server finishes the request it was sent (a
+		// modes (a released Hold too) the upstream stays open so the server finishes the request it was sent (a
 		// half-closed connection would make Go's server cancel the request's context).
 		if mode == Forward {
 			_ = up.Close()

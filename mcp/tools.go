@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -197,9 +198,13 @@ func (s *Server) ask(ctx context.Context, req *sdk.CallToolRequest, a AskArgs) O
 var hiddenMarker = regexp.MustCompile(`\n*<!-- steward:[a-z]+ id=[A-Za-z0-9._:-]*( [a-z]+=[A-Za-z0-9._:-]*)* -->\s*$`)
 
 // getAnswer reads a clarification back by the rule the governed core posts and verifies it
-// by (gitea.Thread.FindOwnMark): only a comment steward's own Gitea login wrote, ending with
-// steward's marker, is the question or steward's answer. Anyone can type a marker's text, so
-// a comment by another login that ends with one is neither an answer nor a reply.
+// by (gitea.Thread.FindOwnMark): only a comment whose author steward can vouch for, ending
+// with steward's marker, is the question or steward's answer. The question is this server's
+// own (its login asked it). The answer, bound to this question by its marker, is written by
+// this server's login or by the login that removed the clarification marker after the
+// question — a maintainer's steward posts the answer and removes the marker as one login, and
+// it may well log in as someone else than the workers' server. Anyone can type a marker's
+// text, so a comment by another login that ends with one is neither an answer nor a reply.
 func (s *Server) getAnswer(ctx context.Context, req *sdk.CallToolRequest, a GetAnswerArgs) Answer {
 	fail := func(code, msg string) Answer {
 		return Answer{Code: code, Message: termsafe.Text(msg), Next: nextFor(code), ClarificationID: a.ClarificationID}
@@ -239,6 +244,12 @@ func (s *Server) getAnswer(ctx context.Context, req *sdk.CallToolRequest, a GetA
 	// The answer: steward's latest answer to this question after it, else the latest reply
 	// after it by someone's hand (a comment without a steward marker).
 	qid := strconv.FormatInt(question.ID, 10)
+	removed := map[string]bool{}
+	for _, le := range th.Labels {
+		if !le.Added && le.ID > question.ID && slices.Contains(g.MarkerLabels(), le.Label) {
+			removed[strings.ToLower(le.By)] = true
+		}
+	}
 	var ans, reply *gitea.Comment
 	after := false
 	for i := range th.Comments {
@@ -251,7 +262,7 @@ func (s *Server) getAnswer(ctx context.Context, req *sdk.CallToolRequest, a GetA
 		switch {
 		case !marked:
 			reply = c
-		case strings.EqualFold(c.Author, self) && m.Kind == "answer" && m.Question == qid:
+		case m.Kind == "answer" && m.Question == qid && (strings.EqualFold(c.Author, self) || removed[strings.ToLower(c.Author)]):
 			ans = c
 		}
 	}

@@ -77,7 +77,7 @@ func LoadGitea(ctx context.Context, g GiteaFacts, cfg model.Config, claimed []mo
 		if i >= MaxIssueProbes {
 			break
 		}
-		if it.Org != cfg.Org || it.Repo != cfg.Repo {
+		if !it.InRepo(cfg.Org, cfg.Repo) {
 			continue
 		}
 		fact, h := g.IssueState(ctx, it.Number)

@@ -16,23 +16,25 @@ import (
 // layer of each package: a package may import only packages of a lower layer (or its own
 // subpackages). main is on top; model is pure.
 var layers = map[string]int{
-	"steward":             6,
-	"steward/bench":       6, // the performance harness: a program beside main (docs/performance.md)
-	"steward/reliability": 6, // the reliability suite: tests of every package through their public APIs
-	"steward/cli":         5,
-	"steward/sim":         4,
-	"steward/mcp":         4,
-	"steward/tui":         4,
-	"steward/govern":      3,
-	"steward/model":       2, // pure: TestPureModel
-	"steward/model/live":  2, // the live part of the model: loading, watching, re-probing
-	"steward/alloc":       2,
-	"steward/locks":       1,
-	"steward/leases":      1,
-	"steward/gitea":       1,
-	"steward/termsafe":    0,
-	"steward/watchdir":    0, // the one directory watcher: imports no steward package
-	"steward/config":      0,
+	"steward":                6,
+	"steward/bench":          6, // the performance harness: a program beside main (docs/performance.md)
+	"steward/reliability":    6, // the reliability suite: tests of every package through their public APIs
+	"steward/cli":            5,
+	"steward/sim":            4,
+	"steward/mcp":            4,
+	"steward/tui":            4,
+	"steward/history/gather": 4, // the read-only reads of the evidence (imports govern for the audit log)
+	"steward/govern":         3,
+	"steward/history":        2, // pure: evidence in, answers out
+	"steward/model":          2, // pure: TestPureModel
+	"steward/model/live":     2, // the live part of the model: loading, watching, re-probing
+	"steward/alloc":          2,
+	"steward/locks":          1,
+	"steward/leases":         1,
+	"steward/gitea":          1,
+	"steward/termsafe":       0,
+	"steward/watchdir":       0, // the one directory watcher: imports no steward package
+	"steward/config":         0,
 }
 
 func layerOf(pkg string) (int, bool) {

@@ -246,6 +246,12 @@ func writeDemoSummary(w io.Writer, r demoReport) {
 		first := s.First[sim.EventKind(k)]
 		fmt.Fprintf(w, "  %-18s %4d   first after %s\n", k, s.Counts[sim.EventKind(k)], first.Round(time.Millisecond))
 	}
+	if len(s.Errors) > 0 {
+		fmt.Fprintf(w, "errors (the first %d of %d):\n", len(s.Errors), s.Counts[sim.EventError])
+		for _, e := range s.Errors {
+			fmt.Fprintln(w, "  "+termsafe.Line(e))
+		}
+	}
 	if r.Kept {
 		writeKeep(w, r)
 	}

@@ -169,9 +169,9 @@ func TestDemoWorkersSpeakMCP(t *testing.T) {
 	t.Setenv("TMPDIR", tmp)
 	t.Setenv("STEWARD_TEST_AS", "steward") // the demo starts this executable as steward mcp
 	before := len(childrenOf(t, os.Getpid()))
-	r := runDemoJSON(t, "--workers", "mcp:6", "--for", "5s", "--speed", "120", "--keep")
+	r := runDemoJSON(t, "--workers", "mcp:6", "--for", "8s", "--speed", "30", "--keep")
 	if r.Summary.Counts["claim"] == 0 || r.Summary.Counts["heartbeat"] == 0 || r.Summary.Counts["error"] != 0 {
-		t.Fatalf("counts %v: want claims and heartbeats and no errors", r.Summary.Counts)
+		t.Fatalf("counts %v: want claims and heartbeats and no errors; errors:\n%s", r.Summary.Counts, strings.Join(r.Summary.Errors, "\n"))
 	}
 	recs, finds, err := govern.ReadAudit(r.AuditLog)
 	if err != nil || len(finds) > 0 || len(recs) == 0 {

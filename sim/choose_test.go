@@ -149,3 +149,28 @@ func TestBacklogIsSeededAndDependsBackwards(t *testing.T) {
 		t.Fatalf("backlog has %d dependencies and %d blocked issues; want some and one", deps, blocked)
 	}
 }
+
+// TestPacedSchedulerNeverRunsBehind: an event that runs past the next one's due time makes
+// the fleet late; the next event's clock — the governed core's — is still the wall clock,
+// not the past instant it was due at, and the lateness is kept as slip. Causal: the first
+// event returns only once the wall clock has passed the second's due time.
+func TestPacedSchedulerNeverRunsBehind(t *testing.T) {
+	s := newScheduler(time.Now(), 1000, false)
+	var released time.Time
+	s.at(time.Second, func() {
+		due := s.wallOf(2 * time.Second)
+		<-time.After(time.Until(due) + 20*time.Millisecond) // make this event overrun the next
+		released = time.Now()
+	})
+	var at2 time.Time
+	s.at(2*time.Second, func() { at2 = s.clock() })
+	if err := s.run(t.Context(), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if at2.Before(released) {
+		t.Fatalf("the late event's clock %v is %v behind the wall clock it ran at", at2.Format(time.StampMicro), released.Sub(at2))
+	}
+	if s.slipped() < 20*time.Millisecond {
+		t.Fatalf("slip %v, want at least the 20ms overrun", s.slipped())
+	}
+}

@@ -25,7 +25,12 @@
 // goroutine. The governed core's clock is the scheduler's clock (the wall time an event
 // is due), so the sequence of decisions — and every timestamp written — is a function of
 // the seed. Time is compressed by Speed: the lease policy is scaled through
-// Workspace.Env (PolicyEnv), never by changing the process environment.
+// Workspace.Env (PolicyEnv), never by changing the process environment. A paced fleet
+// never runs behind the wall clock: an event that runs late (a starved machine, a slow MCP
+// round trip) shifts every later one by its lateness, so the core's clock stays the wall
+// clock — a `steward mcp` serving the workers stamps with the wall clock, and a fleet that
+// fell seconds behind it let every lease expire before its heartbeat. The decisions stay a
+// function of the seed; only their wall times move.
 //
 // What it must never do: write a source directly, choose work for a real worker, or import
 // tui.

@@ -10,12 +10,21 @@ import (
 // scheduler is a discrete-event loop: every worker step is an event at a virtual time
 // (supervised-system time since the start); events run one at a time in (time, sequence)
 // order on the goroutine that calls run. Paced, an event runs when the wall clock reaches
-// start + at/speed; virtual, it runs at once.
+// start + slip + at/speed; virtual, it runs at once.
+//
+// Paced, the fleet never runs behind the wall clock: when an event runs late (the events
+// before it took longer than the time between them — a starved machine, a slow MCP round
+// trip), the lateness is added to slip, so the events after it keep their spacing and the
+// clock the governed core stamps with stays the wall clock. Without it, a fleet that fell
+// behind wrote timestamps in the past and heartbeats its leases' expiry had already
+// passed on the serving process's clock: on a loaded machine every lease of an MCP fleet
+// expired unrenewed and the workbench showed live workers' claims as expired.
 type scheduler struct {
 	start   time.Time
 	speed   float64
 	virtual bool
 	cur     atomic.Int64 // virtual now, ns
+	slip    atomic.Int64 // paced: how far behind start+at/speed the fleet has fallen, ns
 	seq     uint64
 	q       eventQueue
 }
@@ -55,8 +64,11 @@ func (s *scheduler) now() time.Duration { return time.Duration(s.cur.Load()) }
 func (s *scheduler) clock() time.Time { return s.wallOf(s.now()) }
 
 func (s *scheduler) wallOf(at time.Duration) time.Time {
-	return s.start.Add(time.Duration(float64(at) / s.speed))
+	return s.start.Add(time.Duration(s.slip.Load()) + time.Duration(float64(at)/s.speed))
 }
+
+// slipped is how far behind the wall clock the fleet has fallen so far (paced runs).
+func (s *scheduler) slipped() time.Duration { return time.Duration(s.slip.Load()) }
 
 // at schedules fn at virtual time t (never before now).
 func (s *scheduler) at(t time.Duration, fn func()) {
@@ -90,8 +102,12 @@ func (s *scheduler) run(ctx context.Context, limit time.Duration) error {
 			return nil
 		}
 		if !s.virtual {
-			if err := s.waitUntil(ctx, &timer, s.wallOf(next.at)); err != nil {
+			due := s.wallOf(next.at)
+			if err := s.waitUntil(ctx, &timer, due); err != nil {
 				return err
+			}
+			if late := time.Since(due); late > 0 {
+				s.slip.Add(int64(late))
 			}
 		} else if err := ctx.Err(); err != nil {
 			return err

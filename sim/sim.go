@@ -157,8 +157,14 @@ type Summary struct {
 	Counts  map[EventKind]int           `json:"counts"`
 	First   map[EventKind]time.Duration `json:"first_wall_ns"`
 	PIDs    []int                       `json:"pids"`
-	Events  []Event                     `json:"-"`
+	// Errors are the first MaxSummaryErrors error events, rendered (Event.String): a count
+	// alone does not say what went wrong.
+	Errors []string `json:"errors,omitempty"`
+	Events []Event  `json:"-"`
 }
+
+// MaxSummaryErrors bounds Summary.Errors.
+const MaxSummaryErrors = 20
 
 // Fleet is a running set of simulated workers.
 type Fleet struct {
@@ -273,6 +279,7 @@ func (f *Fleet) Summary() Summary {
 		s.First[k] = v
 	}
 	s.PIDs = append([]int(nil), f.sum.PIDs...)
+	s.Errors = append([]string(nil), f.sum.Errors...)
 	s.Events = append([]Event(nil), f.sum.Events...)
 	return s
 }
@@ -286,6 +293,9 @@ func (f *Fleet) emit(e Event) {
 		f.sum.First[e.Kind] = time.Duration(float64(e.At) / f.cfg.Speed)
 	}
 	f.sum.Events = append(f.sum.Events, e)
+	if e.Kind == EventError && len(f.sum.Errors) < MaxSummaryErrors {
+		f.sum.Errors = append(f.sum.Errors, e.String())
+	}
 	f.mu.Unlock()
 	if f.cfg.OnEvent != nil {
 		f.cfg.OnEvent(e)

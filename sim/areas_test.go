@@ -67,13 +67,15 @@ func observe(ctx context.Context, t *testing.T, d *Demo, now time.Time) areas {
 	return a
 }
 
-// TestDemoShowsEveryArea runs the demo at 6x the default speed for 15 s of wall time — 90 s
-// of default-speed activity — and checks, from the sources themselves, that every area of
-// the workbench showed up: live claims (within 3 s of the start), a claim-refused
-// contention, a clarification with its question, and at least three orphan kinds.
+// TestDemoShowsEveryArea runs the demo at 6x the default speed for 15 s of its own time — 90
+// s of default-speed activity — and checks, from the sources themselves, that every area of
+// the workbench showed up: live claims within 6 minutes of supervised time (3 s of this
+// run, 18 s of the default demo), a claim-refused contention, a clarification with its
+// question, and at least three orphan kinds. Every instant is the fleet's own (the event's
+// supervised time, the core's clock), never the test's wall clock: a loaded machine slows
+// the run down (the scheduler slips) but changes no bound.
 func TestDemoShowsEveryArea(t *testing.T) {
 	const factor = 6
-	began := time.Now()
 	ctx := context.Background()
 	var (
 		mu       sync.Mutex
@@ -95,7 +97,7 @@ func TestDemoShowsEveryArea(t *testing.T) {
 		}
 		last = e.Wall
 		a := observe(ctx, t, d, e.Wall)
-		at := time.Since(began)
+		at := e.At
 		if a.liveClaims > 0 {
 			note("live claims", at)
 		}
@@ -131,11 +133,12 @@ func TestDemoShowsEveryArea(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	t.Logf("events: %v", sum.Counts)
+	speed := DefaultSpeed * factor
 	for k, v := range first {
-		t.Logf("%-40s first seen after %6.2fs wall (%5.1fs at default speed)", k, v.Seconds(), v.Seconds()*factor)
+		t.Logf("%-40s first seen after %8v supervised (%5.2fs of this run, %5.1fs at default speed)", k, v.Round(time.Second), v.Seconds()/speed, v.Seconds()/DefaultSpeed)
 	}
-	if at, ok := first["live claims"]; !ok || at > 3*time.Second {
-		t.Errorf("live claims first seen after %v (seen: %v); want within 3s of the start", at, ok)
+	if at, ok := first["live claims"]; !ok || at > 6*time.Minute {
+		t.Errorf("live claims first seen after %v of supervised time (seen: %v); want within 6 minutes", at, ok)
 	}
 	if _, ok := first["every area"]; !ok {
 		t.Errorf("not every area showed up within 90 s of default-speed activity: %v", first)

@@ -127,6 +127,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	addActionCommands(root, g)
 	addAuditCommands(root, g)
 	addStatusCommand(root, g)
+	addHistoryCommand(root, g)
 	addDemoCommand(root, g)
 	addConfigCommands(root, g)
 	addUICommand(root, g)

@@ -25,6 +25,8 @@ type statusFlags struct {
 	watch   bool
 	noGitea bool
 	now     string
+	at      string
+	window  time.Duration
 }
 
 // addStatusCommand adds `steward status [--json] [--watch]`.
@@ -42,6 +44,8 @@ func addStatusCommand(root *cobra.Command, g *globals) {
 	fl.BoolVar(&f.watch, "watch", false, "keep watching; print a snapshot (a JSON line with --json) per change")
 	fl.BoolVar(&f.noGitea, "no-gitea", false, "do not read Gitea")
 	fl.StringVar(&f.now, "now", "", "classify at this RFC 3339 instant instead of the clock (reproducible output)")
+	fl.StringVar(&f.at, "at", "", "the fleet at a past moment, reconstructed from the evidence: RFC 3339, or a duration back (2h)")
+	fl.DurationVar(&f.window, "window", 15*time.Minute, "with --at: the window before it whose refused claims count as contention")
 	root.AddCommand(cmd)
 }
 
@@ -56,6 +60,12 @@ func runStatus(ctx context.Context, out io.Writer, g *globals, f *statusFlags) e
 			return &exitError{code: ExitError, msg: fmt.Sprintf("--now %q is not a time: use RFC 3339, such as 2026-07-23T10:00:00Z", clipArg(f.now))}
 		}
 		clock = func() time.Time { return t }
+	}
+	if f.at != "" {
+		if f.watch {
+			return &exitError{code: ExitError, msg: "--at shows one past moment; it cannot --watch"}
+		}
+		return runStatusAt(ctx, out, g, f.at, f.window, clock)
 	}
 	ws := live.Workspace{LocksDir: g.locksDir, DBPath: g.dbPath, RepoRoot: g.repoRoot, DBHost: g.dbHost}
 	cfg := model.Config{}

@@ -172,14 +172,14 @@ func (e *Evidence) AddEvents(evs []leases.Event, r EventsRead) {
 	st.From, st.Entries = first, len(evs)
 	switch {
 	case len(evs) == 0:
-		e.Gaps = append(e.Gaps, Gap{Kind: GapNotRetained, Source: SourceEvents, Reason: "the events table holds no event"})
+		e.Gaps = append(e.Gaps, Gap{Kind: GapBegins, Source: SourceEvents, Reason: "the events table holds no event"})
 	case r.FirstID > 1:
 		e.Gaps = append(e.Gaps, Gap{Kind: GapNotRetained, Source: SourceEvents, To: first,
 			Reason: fmt.Sprintf("events before %s were not retained (the first event kept is #%d; event ids only grow)", stamp(first), r.FirstID)})
 	default:
 		// Event #1 is kept: the table has not lost its beginning, but it began when the
 		// control plane first wrote — nothing is recorded before it.
-		e.Gaps = append(e.Gaps, Gap{Kind: GapNotRetained, Source: SourceEvents, To: first,
+		e.Gaps = append(e.Gaps, Gap{Kind: GapBegins, Source: SourceEvents, To: first,
 			Reason: "the events table begins at " + stamp(first) + " (event #1)"})
 	}
 	if r.Truncated {
@@ -413,9 +413,9 @@ func (e *Evidence) AddAudit(recs []AuditRecord, finds []AuditFinding, err error)
 		e.Gaps = append(e.Gaps, Gap{Kind: GapDamaged, Source: SourceAudit, Reason: fmt.Sprintf("line %d is unreadable (%s): what it recorded, and when, is unknown", f.Line, f.Reason)})
 	}
 	if len(recs) == 0 {
-		e.Gaps = append(e.Gaps, Gap{Kind: GapNotRetained, Source: SourceAudit, Reason: "the audit log holds no record (steward has not acted on this workspace, or the log is not this workspace's)"})
+		e.Gaps = append(e.Gaps, Gap{Kind: GapBegins, Source: SourceAudit, Reason: "the audit log holds no record (steward has not acted on this workspace, or the log is not this workspace's)"})
 	} else {
-		e.Gaps = append(e.Gaps, Gap{Kind: GapNotRetained, Source: SourceAudit, To: st.From, Reason: "steward's audit log begins at " + stamp(st.From)})
+		e.Gaps = append(e.Gaps, Gap{Kind: GapBegins, Source: SourceAudit, To: st.From, Reason: "steward's audit log begins at " + stamp(st.From)})
 	}
 	st.Entries = len(order)
 	e.setState(st)

@@ -126,7 +126,7 @@ func (e *Evidence) At(t time.Time, window time.Duration) Fleet {
 		f.Claims = append(f.Claims, c)
 	}
 	slices.SortFunc(f.Claims, func(a, b Claim) int {
-		return cmp.Or(cmp.Compare(a.Item.Key().String(), b.Item.Key().String()), a.Since.Compare(b.Since), cmp.Compare(a.Session, b.Session))
+		return cmp.Or(compareItems(a.Item, b.Item), a.Since.Compare(b.Since), cmp.Compare(a.Session, b.Session))
 	})
 	f.Collisions = collisions(f.Claims)
 	f.Contention = e.contention(t.Add(-window), t)
@@ -250,4 +250,10 @@ func (e *Evidence) contention(from, to time.Time) []Contention {
 	}
 	slices.SortStableFunc(out, func(a, b Contention) int { return cmp.Compare(b.Refusals, a.Refusals) })
 	return out
+}
+
+// compareItems orders items by org, repo (folded) and number.
+func compareItems(a, b Item) int {
+	x, y := a.Key(), b.Key()
+	return cmp.Or(cmp.Compare(x.Org, y.Org), cmp.Compare(x.Repo, y.Repo), cmp.Compare(x.Number, y.Number))
 }

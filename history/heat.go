@@ -109,7 +109,7 @@ func (e *Evidence) Heat(from, to time.Time) Heat {
 	slices.SortFunc(h.Items, func(a, b Item) int {
 		x, y := itot[a.Key()], itot[b.Key()]
 		return cmp.Or(cmp.Compare(y.coll, x.coll), cmp.Compare(y.ref, x.ref), cmp.Compare(y.claims, x.claims),
-			cmp.Compare(a.Key().String(), b.Key().String()))
+			compareItems(a, b))
 	})
 	slices.SortFunc(h.Sessions, func(a, b string) int {
 		x, y := stot[a], stot[b]

@@ -78,7 +78,7 @@ func TestItemTimeline(t *testing.T) {
 				t.Fatalf("the release is at %v, want +5m", got)
 			}
 			gk := gapKinds(tl.Gaps)
-			if !slices.Contains(gk[history.SourceEvents], history.GapNotRetained) || !slices.Contains(gk[history.SourceAudit], history.GapNotRetained) ||
+			if !slices.Contains(gk[history.SourceEvents], history.GapBegins) || !slices.Contains(gk[history.SourceAudit], history.GapBegins) ||
 				!slices.Contains(gk[history.SourceLocks], history.GapLimit) || !slices.Contains(gk[history.SourceGitea], history.GapLimit) {
 				t.Fatalf("gaps %v", tl.Gaps)
 			}

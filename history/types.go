@@ -127,8 +127,10 @@ const (
 	GapUnread GapKind = "unread"
 	// GapDamaged: part of the source is unreadable or partly decodable.
 	GapDamaged GapKind = "damaged"
-	// GapNotRetained: the source holds nothing before a point (pruned, or begun then).
+	// GapNotRetained: the source lost what it held before a point (pruned).
 	GapNotRetained GapKind = "not_retained"
+	// GapBegins: the source began at a point; nothing of it exists before (not a loss).
+	GapBegins GapKind = "begins"
 	// GapLimit: the source never records this (a heartbeat's rewrite, a seed event's session).
 	GapLimit GapKind = "limit"
 )

@@ -2,11 +2,13 @@ package cli
 
 import (
 	"context"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"steward/govern"
+	"steward/history/gather"
 	"steward/leases"
 	"steward/model"
 	"steward/model/live"
@@ -37,9 +39,12 @@ func newDemoWorkbench(ctx context.Context, d *sim.Demo, role govern.Role, ro gov
 		return nil, err
 	}
 	core := govern.New(d.Workspace, d.AuditLog(), govern.Options{Actor: govern.LocalActor(role, ""), ReadOnly: ro.ReadOnly, ReadOnlyReason: ro.ReadOnlyReason})
-	return &demoWorkbench{live: live, opts: tui.Options{
-		Core: core, Source: live, AuditPath: d.AuditPath, Policies: &pol, ClarificationSLA: scale(time.Hour),
-	}}, nil
+	opts := tui.Options{Core: core, Source: live, AuditPath: d.AuditPath, Policies: &pol, ClarificationSLA: scale(time.Hour)}
+	// The demo's workspace lives for one run: its last-seen mark is kept beside it, and
+	// "since you left" opens on a key (L), not at start.
+	src := gather.Sources{LocksDir: d.Workspace.LocksDir, DB: leases.Target{Loc: d.Workspace.DBPath}, AuditPath: d.AuditPath}
+	(&globals{}).historyOptions(&opts, src, filepath.Join(filepath.Dir(d.AuditPath), "state"), false)
+	return &demoWorkbench{live: live, opts: opts}, nil
 }
 
 func (w *demoWorkbench) close() {

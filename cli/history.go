@@ -18,6 +18,7 @@ import (
 	"steward/history/gather"
 	"steward/leases"
 	"steward/termsafe"
+	"steward/tui"
 )
 
 // historyFlags are the flags of `steward history`.
@@ -163,6 +164,20 @@ func emit(out io.Writer, asJSON bool, v any, text func()) error {
 	}
 	_, err = fmt.Fprintf(out, "%s\n", b)
 	return err
+}
+
+// historyOptions gives the workbench its History view: the evidence gathered read-only
+// from src (no Gitea: a fleet-wide view), and the last-seen mark under stateDir/seen.
+func (g *globals) historyOptions(o *tui.Options, src gather.Sources, stateDir string, sinceOnStart bool) {
+	o.History = func(ctx context.Context) (*history.Evidence, error) {
+		return gather.Read(ctx, src, gather.Options{}), nil
+	}
+	marks := gather.Marks{Dir: filepath.Join(stateDir, "seen"), Forbidden: []string{src.LocksDir, filepath.Dir(src.DB.Loc)}}
+	user := osUser()
+	key := gather.Key(user, src)
+	o.LastSeen = func() (time.Time, bool, error) { return marks.Load(key) }
+	o.SaveSeen = func(t time.Time) error { return marks.Save(key, user, src.LocksDir+" "+src.DB.String(), t) }
+	o.SinceOnStart = sinceOnStart
 }
 
 // selfName is the user as the audit log names an actor: the Gitea login, else os_user@host.

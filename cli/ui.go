@@ -57,7 +57,9 @@ func runUI(ctx context.Context, g *globals) error {
 	defer live.Close()
 	src := &annotated{live: live, core: core, secrets: g.secrets(), out: make(chan *model.Snapshot, 1)}
 	go src.run(ctx)
-	return tui.Run(ctx, tui.Options{Core: core, Source: src, AuditPath: g.audit, Policies: &pol})
+	opts := tui.Options{Core: core, Source: src, AuditPath: g.audit, Policies: &pol}
+	g.historyOptions(&opts, g.historySources(), DefaultStateDir(), true)
+	return tui.Run(ctx, opts)
 }
 
 // annotated forwards the live model's snapshots with every orphan's action previewed by the

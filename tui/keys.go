@@ -11,6 +11,7 @@ type KeyMap struct {
 	Dialog  DialogKeys
 	Editor  EditorKeys
 	Resolve ResolveKeys
+	History HistoryKeys
 }
 
 // GlobalKeys apply on every page when no dialog is open.
@@ -18,6 +19,9 @@ type GlobalKeys struct {
 	Views                                 [7]key.Binding
 	NextView, PrevView                    key.Binding
 	Help, Palette, Refresh, Quit, Dismiss key.Binding
+	// History opens the History view (the fleet at a time cursor, the heatmap); Since
+	// opens it on "since you left".
+	History, Since key.Binding
 }
 
 // TableKeys move, filter, sort, mark and act on the rows of a list page.
@@ -63,6 +67,9 @@ func DefaultKeyMap() KeyMap {
 	km.Global.Refresh = b([]string{"r"}, "r", "refresh")
 	km.Global.Quit = b([]string{"q", "ctrl+c"}, "q/ctrl+c", "quit")
 	km.Global.Dismiss = b([]string{"x"}, "x", "dismiss toast")
+	km.Global.History = b([]string{"H"}, "H", "history: the fleet at a past moment, the heatmap")
+	km.Global.Since = b([]string{"L"}, "L", "since you left")
+	km.History = defaultHistoryKeys(b)
 
 	km.Table.Up = b([]string{"k", "up"}, "k/↑", "up")
 	km.Table.Down = b([]string{"j", "down"}, "j/↓", "down")
@@ -115,11 +122,14 @@ func (km KeyMap) Groups() []KeyGroup {
 	t := km.Table
 	return []KeyGroup{
 		{"Views", append(views, g.NextView, g.PrevView)},
-		{"Global", []key.Binding{g.Help, g.Palette, g.Refresh, g.Dismiss, g.Quit}},
+		{"Global", []key.Binding{g.Help, g.Palette, g.Refresh, g.Dismiss, g.History, g.Since, g.Quit}},
 		{"Rows", []key.Binding{t.Up, t.Down, t.Top, t.Bottom, t.PageUp, t.PageDown, t.Filter, t.Sort, t.Reverse, t.Detail, t.DetailUp, t.DetailDown, t.Back}},
 		{"Acting", []key.Binding{t.Mark, t.MarkAll, t.Actions, t.Open, t.Copy, t.Verify, t.Resolve}},
 		{"Dialogs", []key.Binding{km.Dialog.Up, km.Dialog.Down, km.Dialog.Switch, km.Dialog.Choose, km.Dialog.Cancel}},
 		{"Answer editor", []key.Binding{km.Editor.Preview, km.Editor.Submit, km.Editor.Cancel}},
 		{"Resolve by hand (typing: the reason)", []key.Binding{km.Resolve.Result, km.Resolve.Switch, km.Resolve.Choose, km.Resolve.Cancel}},
+		{"History (H; actions disabled while it is open)", []key.Binding{km.History.Earlier, km.History.Later, km.History.Finer,
+			km.History.Coarser, km.History.Now, km.History.Mode, km.History.Window, km.History.Up, km.History.Down,
+			km.History.Left, km.History.Right, km.History.Open, km.History.Back}},
 	}
 }

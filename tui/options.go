@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"steward/govern"
+	"steward/history"
 	"steward/leases"
 	"steward/model"
 )
@@ -44,6 +45,16 @@ type Options struct {
 	OpenURL func(url string) error
 	// TickEvery is the countdown cadence (default one second).
 	TickEvery time.Duration
+	// History gathers the History view's evidence, read-only (run in a command); nil
+	// leaves the view unavailable.
+	History func(ctx context.Context) (*history.Evidence, error)
+	// LastSeen reads the user's last-seen mark of this workspace and SaveSeen keeps one
+	// (steward's own state, never a supervised source); both run in commands.
+	LastSeen func() (time.Time, bool, error)
+	SaveSeen func(time.Time) error
+	// SinceOnStart opens "since you left" at start when a last-seen mark exists (and keeps
+	// a first mark when none does).
+	SinceOnStart bool
 }
 
 func (o Options) withDefaults() Options {

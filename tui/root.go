@@ -29,6 +29,10 @@ type Root struct {
 	width    int
 	height   int
 	snapshot bool
+	// hist is the open History view (nil when closed); hgen drops late evidence.
+	hist         *historyView
+	hgen         int
+	sinceOnStart bool
 }
 
 var _ tea.Model = (*Root)(nil)
@@ -54,7 +58,12 @@ func New(opts Options) *Root {
 // Init starts the countdown ticks and the first audit read.
 func (r *Root) Init() tea.Cmd {
 	r.agen++
-	return tea.Batch(tickCmd(r.opts.TickEvery), auditCmd(r.opts.AuditPath, r.agen))
+	cmds := []tea.Cmd{tickCmd(r.opts.TickEvery), auditCmd(r.opts.AuditPath, r.agen)}
+	if r.opts.SinceOnStart && r.opts.History != nil {
+		r.sinceOnStart = true
+		cmds = append(cmds, r.openHistory(histSince))
+	}
+	return tea.Batch(cmds...)
 }
 
 // Update routes one message.
@@ -106,6 +115,12 @@ func (r *Root) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.gen == r.agen {
 			r.setAudit(msg)
 		}
+	case histMsg:
+		return r, r.historyLoaded(msg)
+	case seenMsg:
+		if msg.err != nil {
+			r.note("the last-seen mark was not kept: " + line(msg.err.Error()))
+		}
 	case rawMsg:
 		if msg.gen == r.rgen {
 			r.raw[msg.lockFile] = msg.raw
@@ -142,6 +157,9 @@ func (r *Root) key(k tea.KeyPressMsg) tea.Cmd {
 	if r.dialog != nil {
 		return r.intent(r.dialog.Update(k))
 	}
+	if r.hist != nil {
+		return r.historyKey(k)
+	}
 	g := r.env.keys.Global
 	p := r.page()
 	if !p.Filtering() {
@@ -172,6 +190,10 @@ func (r *Root) key(k tea.KeyPressMsg) tea.Cmd {
 		case key.Matches(k, g.Dismiss):
 			r.toasts.dismiss()
 			return nil
+		case key.Matches(k, g.History):
+			return r.openHistory(histFleet)
+		case key.Matches(k, g.Since):
+			return r.openHistory(histSince)
 		}
 	}
 	cmd := r.intent(p.Update(k))

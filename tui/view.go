@@ -32,6 +32,8 @@ func (r *Root) Render() string {
 	var body string
 	if r.dialog != nil {
 		body = lipgloss.Place(r.width, bodyH, lipgloss.Center, lipgloss.Center, r.dialog.View(r.width, bodyH))
+	} else if r.hist != nil {
+		body = r.hist.View(r.width, bodyH, r.env.keys.History)
 	} else {
 		body = r.page().View()
 	}
@@ -161,6 +163,10 @@ func (r *Root) hints() string {
 		k := r.env.keys.Resolve
 		bs = []key.Binding{k.Result, k.Switch, k.Choose, k.Cancel}
 	case nil:
+		if r.hist != nil {
+			bs = append(r.historyHints(), r.env.keys.Global.Help, r.env.keys.Global.Quit)
+			break
+		}
 		g := r.env.keys.Global
 		short := map[string]bool{"/": true, "enter": true, "a": true, "space": true, "s": true, "o": true, "y": true, "v": true, "R": true}
 		for _, b := range r.page().KeyMap() {

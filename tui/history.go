@@ -1,0 +1,357 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"steward/history"
+)
+
+// HistoryKeys drive the History view: the time cursor, its modes and the heatmap.
+type HistoryKeys struct {
+	Earlier, Later, Finer, Coarser, Now key.Binding
+	Mode, Window                        key.Binding
+	Up, Down, Left, Right, Open, Back   key.Binding
+}
+
+func defaultHistoryKeys(b func([]string, string, string) key.Binding) HistoryKeys {
+	return HistoryKeys{
+		Earlier: b([]string{"["}, "[", "earlier"),
+		Later:   b([]string{"]"}, "]", "later"),
+		Finer:   b([]string{"-"}, "-", "smaller step"),
+		Coarser: b([]string{"+", "="}, "+", "larger step"),
+		Now:     b([]string{"n"}, "n", "cursor to now"),
+		Mode:    b([]string{"m"}, "m", "fleet/heatmap/since"),
+		Window:  b([]string{"w"}, "w", "heatmap window"),
+		Up:      b([]string{"k", "up"}, "k/↑", "up"),
+		Down:    b([]string{"j", "down"}, "j/↓", "down"),
+		Left:    b([]string{"h", "left"}, "h/←", "heatmap: previous item"),
+		Right:   b([]string{"l", "right"}, "l/→", "heatmap: next item"),
+		Open:    b([]string{"enter"}, "enter", "open its timeline"),
+		Back:    b([]string{"esc"}, "esc", "back/close"),
+	}
+}
+
+// histMode is what the History view shows.
+type histMode int
+
+const (
+	histFleet histMode = iota // the fleet at the cursor
+	histHeat                  // the contention heatmap of the window ending at the cursor
+	histSince                 // since you left
+)
+
+var histModeNames = []string{"Fleet at cursor", "Heatmap", "Since you left"}
+
+var (
+	histSteps   = []time.Duration{time.Minute, 5 * time.Minute, 15 * time.Minute, time.Hour, 6 * time.Hour}
+	histWindows = []time.Duration{15 * time.Minute, time.Hour, 6 * time.Hour, 24 * time.Hour}
+)
+
+// historyView is the History view: read-only, over evidence gathered in a command. While
+// it is open the workbench looks at the past, and no action key reaches a page.
+type historyView struct {
+	ev      *history.Evidence
+	loading bool
+	err     string
+	mode    histMode
+	cursor  time.Time
+	step    int
+	window  int
+	mark    time.Time
+	hasMark bool
+	// heat selection and scroll; line selection of the since list
+	hs, hi, sel, scroll int
+	// tl is the open timeline (a heat cell's, or a since line's item), nil when none.
+	tl     *history.Timeline
+	tlName string
+	// sawSince is set once "since you left" was drawn: closing then moves the mark.
+	sawSince bool
+}
+
+func newHistoryView() *historyView {
+	return &historyView{loading: true, step: 1, window: 1}
+}
+
+// loaded installs evidence read in a command; the cursor starts at the time it was read.
+func (h *historyView) loaded(ev *history.Evidence, mark time.Time, hasMark bool, err error) {
+	h.loading = false
+	if err != nil {
+		h.err = err.Error()
+		return
+	}
+	h.ev, h.mark, h.hasMark = ev, mark, hasMark
+	if h.cursor.IsZero() || h.cursor.After(ev.Read) {
+		h.cursor = ev.Read
+	}
+}
+
+// Update handles a key; closed reports that the view should close.
+func (h *historyView) Update(k tea.KeyPressMsg, km HistoryKeys) (closed bool) {
+	if h.tl != nil {
+		switch {
+		case key.Matches(k, km.Back):
+			h.tl, h.scroll = nil, 0
+		case key.Matches(k, km.Down):
+			h.scroll++
+		case key.Matches(k, km.Up):
+			h.scroll = max(h.scroll-1, 0)
+		}
+		return false
+	}
+	switch {
+	case key.Matches(k, km.Back):
+		return true
+	case h.ev == nil:
+	case key.Matches(k, km.Earlier):
+		h.cursor = h.cursor.Add(-histSteps[h.step])
+	case key.Matches(k, km.Later):
+		h.cursor = h.cursor.Add(histSteps[h.step])
+		if h.cursor.After(h.ev.Read) {
+			h.cursor = h.ev.Read
+		}
+	case key.Matches(k, km.Now):
+		h.cursor = h.ev.Read
+	case key.Matches(k, km.Finer):
+		h.step = max(h.step-1, 0)
+	case key.Matches(k, km.Coarser):
+		h.step = min(h.step+1, len(histSteps)-1)
+	case key.Matches(k, km.Mode):
+		h.mode = (h.mode + 1) % 3
+		h.sel, h.scroll = 0, 0
+	case key.Matches(k, km.Window):
+		h.window = (h.window + 1) % len(histWindows)
+	case key.Matches(k, km.Up):
+		if h.mode == histHeat {
+			h.hs = max(h.hs-1, 0)
+		} else {
+			h.sel = max(h.sel-1, 0)
+		}
+	case key.Matches(k, km.Down):
+		if h.mode == histHeat {
+			h.hs++
+		} else {
+			h.sel++
+		}
+	case key.Matches(k, km.Left):
+		h.hi = max(h.hi-1, 0)
+	case key.Matches(k, km.Right):
+		h.hi++
+	case key.Matches(k, km.Open):
+		h.open()
+	}
+	return false
+}
+
+// heat is the heatmap of the window ending at the cursor, with the selection clamped.
+func (h *historyView) heat() history.Heat {
+	hm := h.ev.Heat(h.cursor.Add(-histWindows[h.window]), h.cursor)
+	h.hs = min(h.hs, max(len(hm.Sessions)-1, 0))
+	h.hi = min(h.hi, max(len(hm.Items)-1, 0))
+	return hm
+}
+
+func (h *historyView) since() history.SinceReport {
+	mark := h.mark
+	if !h.hasMark {
+		mark = h.ev.Read.Add(-24 * time.Hour)
+	}
+	return h.ev.Since(mark, "")
+}
+
+// open shows the timeline of the selected heat cell, or of the selected since line's item.
+func (h *historyView) open() {
+	switch h.mode {
+	case histHeat:
+		hm := h.heat()
+		if len(hm.Sessions) == 0 || len(hm.Items) == 0 {
+			return
+		}
+		tl := h.ev.Timeline(hm.CellFilter(h.hs, h.hi))
+		h.tl, h.tlName = &tl, hm.Sessions[h.hs]+" × "+hm.Items[h.hi].String()
+	case histSince:
+		r := h.since()
+		if h.sel < len(r.Lines) && !r.Lines[h.sel].Item.Zero() {
+			it := r.Lines[h.sel].Item
+			tl := h.ev.Timeline(history.Filter{Item: it})
+			h.tl, h.tlName = &tl, it.String()
+		}
+	case histFleet:
+		fl := h.ev.At(h.cursor, 15*time.Minute)
+		if h.sel < len(fl.Claims) {
+			it := fl.Claims[h.sel].Item
+			tl := h.ev.Timeline(history.Filter{Item: it})
+			h.tl, h.tlName = &tl, it.String()
+		}
+	}
+	h.scroll = 0
+}
+
+// View draws the view in w × ht cells.
+func (h *historyView) View(w, ht int, km HistoryKeys) string {
+	var lines []string
+	switch {
+	case h.loading:
+		lines = []string{st.title.Render("History"), "reading the evidence (events, leases, locks with retired/, the audit log) …"}
+	case h.err != "":
+		lines = []string{st.title.Render("History"), st.bad.Render("history unavailable: " + line(h.err))}
+	case h.tl != nil:
+		lines = h.timelineLines(w)
+	default:
+		head := st.title.Render("History") + " · " + st.badge.Render(" as of "+history.Stamp(h.cursor)+", reconstructed ") +
+			" · read " + history.Stamp(h.ev.Read) + " · actions disabled"
+		var tabs []string
+		for i, n := range histModeNames {
+			if n == "Heatmap" {
+				n += " " + shortDur(histWindows[h.window])
+			}
+			if histMode(i) == h.mode {
+				tabs = append(tabs, st.tabOn.Render(" "+n+" "))
+			} else {
+				tabs = append(tabs, st.tabOff.Render(" "+n+" "))
+			}
+		}
+		lines = []string{head, strings.Join(tabs, "") + st.dim.Render("  step "+shortDur(histSteps[h.step]))}
+		switch h.mode {
+		case histFleet:
+			lines = append(lines, h.fleetLines()...)
+		case histHeat:
+			lines = append(lines, heatLines(h.heat(), h.hs, h.hi, w, ht-2)...)
+		case histSince:
+			lines = append(lines, h.sinceLines()...)
+		}
+	}
+	return fitLines(lines, w, ht, h.scroll)
+}
+
+// fit cuts lines to the box, scrolled (the first two lines, the view's head, stay).
+func fitLines(lines []string, w, ht, scroll int) string {
+	if len(lines) > ht {
+		keep := min(2, len(lines))
+		body := lines[keep:]
+		scroll = min(scroll, max(len(body)-(ht-keep), 0))
+		end := min(scroll+ht-keep, len(body))
+		lines = append(lines[:keep:keep], body[scroll:end]...)
+	}
+	for i := range lines {
+		lines[i] = pad(truncate(lines[i], w), w)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func shortDur(d time.Duration) string {
+	if d >= time.Hour && d%time.Hour == 0 {
+		return fmt.Sprintf("%dh", d/time.Hour)
+	}
+	return fmt.Sprintf("%dm", d/time.Minute)
+}
+
+func (h *historyView) fleetLines() []string {
+	fl := h.ev.At(h.cursor, 15*time.Minute)
+	out := []string{st.bold.Render(fmt.Sprintf("Claims live then (%d)", len(fl.Claims)))}
+	h.sel = min(h.sel, max(len(fl.Claims)-1, 0))
+	for i, c := range fl.Claims {
+		state := string(c.State)
+		switch c.State {
+		case history.ClaimHeld:
+			state = "held, expires " + hms(c.Expires)
+		case history.ClaimPastExpiry:
+			state = st.bad.Render("PAST EXPIRY " + hms(c.Expires))
+		case history.ClaimExpiryUnknown:
+			state = st.warn.Render("expiry then unknown")
+		case history.ClaimLockOnly:
+			state = st.warn.Render("lock only")
+		}
+		s := fmt.Sprintf("%-20s %-14s since %s  %s", line(c.Item.String()), line(c.Session), hms(c.Since), state)
+		if !c.Ended.IsZero() {
+			s += st.dim.Render("  ended " + history.Stamp(c.Ended))
+		}
+		if i == h.sel {
+			s = st.sel.Render("▌") + s
+		} else {
+			s = " " + s
+		}
+		out = append(out, s)
+	}
+	if len(fl.Collisions) == 0 {
+		out = append(out, "Collisions: none")
+	}
+	for _, c := range fl.Collisions {
+		out = append(out, st.bad.Render("Collision: "+line(c.Item.String())+" held by "+line(strings.Join(c.Sessions, " and "))))
+	}
+	ref := "Refused in the 15m before:"
+	if len(fl.Contention) == 0 {
+		ref += " none"
+	}
+	out = append(out, ref)
+	for _, c := range fl.Contention {
+		out = append(out, fmt.Sprintf("  %-20s %d (%s)", line(c.Item.String()), c.Refusals, line(strings.Join(c.Sessions, ", "))))
+	}
+	out = append(out, st.warn.Render("Unknown then:"))
+	for _, u := range fl.Unknown {
+		out = append(out, "  - "+line(u))
+	}
+	return out
+}
+
+// hms is an instant as hh:mm:ss (the day is in the header).
+func hms(t time.Time) string {
+	if t.IsZero() {
+		return "?"
+	}
+	return t.UTC().Format("15:04:05")
+}
+
+func (h *historyView) sinceLines() []string {
+	h.sawSince = true
+	r := h.since()
+	what := "Since you left (" + history.Stamp(r.Since) + ")"
+	if !h.hasMark {
+		what = "No last-seen mark yet: the last 24 hours (" + history.Stamp(r.Since) + ")"
+	}
+	out := []string{st.bold.Render(what)}
+	if len(r.Lines) == 0 {
+		out = append(out, "  nothing recorded changed")
+	}
+	h.sel = min(h.sel, max(len(r.Lines)-1, 0))
+	var cat history.Category
+	for i, l := range r.Lines {
+		if l.Category != cat {
+			cat = l.Category
+			out = append(out, st.colHead.Render(string(cat)))
+		}
+		s := line(l.Text)
+		if !l.At.IsZero() {
+			s = hms(l.At) + "  " + s
+		}
+		if i == h.sel {
+			s = st.sel.Render("▌") + s
+		} else {
+			s = " " + s
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func (h *historyView) timelineLines(w int) []string {
+	tl := h.tl
+	out := []string{st.title.Render("Timeline of "+line(h.tlName)) + fmt.Sprintf(" · %d entries", len(tl.Entries)) + st.dim.Render(" · esc back"), ""}
+	for _, e := range tl.Entries {
+		who := e.Session
+		if e.Actor != "" && e.Actor != e.Session {
+			who = strings.Trim(who+" ("+e.Actor+")", " ")
+		}
+		out = append(out, fmt.Sprintf("%s %-6s %-9s %-12s %s", hms(e.At), e.Source, e.Kind, line(who), line(e.Text)))
+	}
+	out = append(out, st.warn.Render("Gaps (evidence missing, not \"nothing happened\"):"))
+	for _, g := range tl.Gaps {
+		out = append(out, "  "+line(g.String()))
+	}
+	_ = w
+	return out
+}

@@ -200,7 +200,7 @@ func (h *historyView) View(w, ht int, km HistoryKeys) string {
 	case h.err != "":
 		lines = []string{st.title.Render("History"), st.bad.Render("history unavailable: " + line(h.err))}
 	case h.tl != nil:
-		lines = h.timelineLines(w)
+		return fitLines(h.timelineLines(ht), w, ht, 0)
 	default:
 		head := st.title.Render("History") + " · " + st.badge.Render(" as of "+history.Stamp(h.cursor)+", reconstructed ") +
 			" · read " + history.Stamp(h.ev.Read) + " · actions disabled"
@@ -338,20 +338,26 @@ func (h *historyView) sinceLines() []string {
 	return out
 }
 
-func (h *historyView) timelineLines(w int) []string {
+func (h *historyView) timelineLines(ht int) []string {
 	tl := h.tl
-	out := []string{st.title.Render("Timeline of "+line(h.tlName)) + fmt.Sprintf(" · %d entries", len(tl.Entries)) + st.dim.Render(" · esc back"), ""}
-	for _, e := range tl.Entries {
-		who := e.Session
-		if e.Actor != "" && e.Actor != e.Session {
-			who = strings.Trim(who+" ("+e.Actor+")", " ")
+	out := []string{st.title.Render("Timeline of "+line(h.tlName)) + fmt.Sprintf(" · %d entries", len(tl.Entries)) + st.dim.Render(" · j/k scroll · esc back"), ""}
+	// Only the lines on screen are drawn: a timeline may hold tens of thousands of entries.
+	total := len(tl.Entries) + 1 + len(tl.Gaps)
+	h.scroll = min(h.scroll, max(total-(ht-2), 0))
+	for i := h.scroll; i < total && len(out) < ht; i++ {
+		switch {
+		case i < len(tl.Entries):
+			e := tl.Entries[i]
+			who := e.Session
+			if e.Actor != "" && e.Actor != e.Session {
+				who = strings.Trim(who+" ("+e.Actor+")", " ")
+			}
+			out = append(out, fmt.Sprintf("%s %-6s %-9s %-12s %s", hms(e.At), e.Source, e.Kind, line(who), line(e.Text)))
+		case i == len(tl.Entries):
+			out = append(out, st.warn.Render("Gaps (evidence missing, not \"nothing happened\"):"))
+		default:
+			out = append(out, "  "+line(tl.Gaps[i-len(tl.Entries)-1].String()))
 		}
-		out = append(out, fmt.Sprintf("%s %-6s %-9s %-12s %s", hms(e.At), e.Source, e.Kind, line(who), line(e.Text)))
 	}
-	out = append(out, st.warn.Render("Gaps (evidence missing, not \"nothing happened\"):"))
-	for _, g := range tl.Gaps {
-		out = append(out, "  "+line(g.String()))
-	}
-	_ = w
 	return out
 }

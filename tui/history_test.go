@@ -112,3 +112,25 @@ func TestGoldenHistoryHeat(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkHistoryTimelineView10k draws an item timeline of 10,000 entries at 160×48
+// (issue 19: ≤ 50 ms), scrolled to its middle.
+func BenchmarkHistoryTimelineView10k(b *testing.B) {
+	it := history.Item{Org: "acme", Repo: "widgets", Number: 1}
+	tl := history.Timeline{Entries: make([]history.Entry, 10000)}
+	for i := range tl.Entries {
+		tl.Entries[i] = history.Entry{At: fixedNow.Add(time.Duration(i) * time.Second), Source: history.SourceEvents,
+			Ref: "events#" + strconv.Itoa(i), Kind: history.KindHeartbeat, Item: it, Session: "sess-1", Text: "lease.renew: lease renewed"}
+	}
+	h := newHistoryView()
+	h.loaded(&history.Evidence{Read: fixedNow}, time.Time{}, false, nil)
+	h.tl, h.tlName = &tl, it.String()
+	km := DefaultKeyMap().History
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		h.scroll = 5000
+		if v := h.View(160, 48, km); len(v) == 0 {
+			b.Fatal("empty")
+		}
+	}
+}

@@ -25,6 +25,7 @@ var layers = map[string]int{
 	"steward/tui":            4,
 	"steward/history/gather": 4, // the read-only reads of the evidence (imports govern for the audit log)
 	"steward/govern":         3,
+	"steward/attention":      3, // pure (model in, events out); attention/notify runs the notify command
 	"steward/history":        2, // pure: evidence in, answers out
 	"steward/model":          2, // pure: TestPureModel
 	"steward/model/live":     2, // the live part of the model: loading, watching, re-probing

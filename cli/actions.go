@@ -88,6 +88,15 @@ var fenceFlags = []flagSpec{
 	{name: "expect-lease-generation", param: govern.ParamExpectLeaseGeneration, usage: "refuse unless the lease's lease_generation_id is still this (DBs that record one)"},
 }
 
+// attentionFlags name an attention entry as `steward watch --json` prints it.
+func attentionFlags() []flagSpec {
+	return []flagSpec{
+		{name: "entry", target: "entry", usage: "the entry's key (the entry.key field of steward watch --json)", required: true},
+		{name: "evidence", usage: "the entry's evidence fingerprint (entry.evidence): the acknowledgement holds for what was seen", required: true},
+		{name: "level", usage: "the level acknowledged (the event's level: 0 within the SLA, 1 past it, 2+ re-escalations)", def: "0"},
+	}
+}
+
 func ownLeaseFlags(lease flagSpec, extra ...flagSpec) []flagSpec {
 	return append(append(append([]flagSpec{lease}, extra...), workerFlags...), fenceFlags...)
 }
@@ -111,6 +120,9 @@ func actionCommands() []actionCmd {
 		}, workerFlags...), itemFlags...)},
 		{path: []string{"heartbeat"}, action: "worker.heartbeat", worker: true, short: "Heartbeat a worker's lease and lock (worker action)", flags: ownLeaseFlags(lease)},
 		{path: []string{"release"}, action: "worker.release", worker: true, short: "Release a worker's lease and archive its lock (worker action)", flags: ownLeaseFlags(lease)},
+		{path: []string{"attention", "ack"}, action: "attention.ack", short: "Acknowledge an attention entry: quiet until its evidence changes or it escalates past this level", flags: attentionFlags()},
+		{path: []string{"attention", "snooze"}, action: "attention.snooze", short: "Snooze an attention entry: quiet until the snooze ends", flags: append(attentionFlags(),
+			flagSpec{name: "for", usage: "how long (Go duration, 1m to 168h), e.g. 30m or 4h", required: true})},
 	}
 }
 
@@ -210,6 +222,8 @@ func buildRequest(ac actionCmd, vals []string) (govern.Request, error) {
 			req.Target.Session = v
 		case "attempt":
 			req.Target.Attempt = v
+		case "entry":
+			req.Target.Entry = v
 		case "remote":
 			item.Remote, hasItem = v, true
 		case "org":

@@ -235,6 +235,26 @@ func actionCases() []actionCase {
 				t.Errorf("question not posted")
 			}
 		}, move: func(f *fixture) { f.exec("UPDATE leases SET status = 'released' WHERE status = 'active'") }, moved: CodeAlreadyReleased},
+		{name: "acknowledge an attention entry", setup: func(f *fixture) Request {
+			return ackReq("clarification:acme/widgets#1", "ev", "0")
+		}, check: func(t *testing.T, f *fixture, out Outcome) {
+			if ms, _, _ := ReadAttention(f.audit.Path()); len(ms) != 1 || ms[0].Attempt != out.Attempt {
+				t.Errorf("marks %+v", ms)
+			}
+		}, move: func(f *fixture) {
+			f.runOK(f.t, Request{Action: ActionAttentionSnooze, Target: Target{Entry: "clarification:acme/widgets#1"}, Params: map[string]string{"evidence": "ev", "for": "1h"}})
+		}, moved: CodeFenceMoved},
+		{name: "snooze an attention entry", setup: func(f *fixture) Request {
+			return Request{Action: ActionAttentionSnooze, Target: Target{Entry: "source:db"}, Params: map[string]string{"evidence": "unavailable", "for": "30m"}}
+		}, check: func(t *testing.T, f *fixture, out Outcome) {
+			if ms, _, _ := ReadAttention(f.audit.Path()); len(ms) != 1 || ms[0].Kind != "snooze" {
+				t.Errorf("marks %+v", ms)
+			}
+		}},
+		{name: "acknowledge an attention entry twice", setup: func(f *fixture) Request {
+			f.runOK(f.t, ackReq("source:db", "unavailable", "1"))
+			return ackReq("source:db", "unavailable", "1")
+		}, refuse: CodeAlreadyAcknowledged},
 	}
 }
 

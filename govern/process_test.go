@@ -57,6 +57,13 @@ func TestChildProcess(t *testing.T) {
 		req.Target.Session = s
 	}
 	req.Target.Attempt = os.Getenv("CHILD_ATTEMPT")
+	if e := os.Getenv("CHILD_ENTRY"); e != "" {
+		req.Target.Entry = e
+		req.Params = map[string]string{"evidence": os.Getenv("CHILD_EVIDENCE"), "level": "0"}
+		if d := os.Getenv("CHILD_FOR"); d != "" {
+			req.Params["for"] = d
+		}
+	}
 	if b := os.Getenv("CHILD_BODY"); b != "" {
 		if req.Params == nil {
 			req.Params = map[string]string{}

@@ -7,5 +7,6 @@ func registry() []action {
 		retireLock{}, restoreLock{}, undo{},
 		claimAction{}, heartbeatAction{}, releaseAction{},
 		answer{}, ask{}, relabel{},
+		attentionAction{}, attentionAction{snooze: true},
 	}
 }

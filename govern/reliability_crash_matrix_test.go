@@ -147,6 +147,18 @@ func crashActions() []crashAction {
 			partial: map[string]func(t *testing.T, f *fixture){"answer-posted-label-on": func(t *testing.T, f *fixture) {
 				f.runOK(t, Request{Action: ActionAnswer, Target: Target{Item: item(1)}, Params: map[string]string{"body": "Use v2."}})
 			}}},
+		{name: ActionAttentionAck,
+			setup: func(f *fixture) []string {
+				// An earlier mark of another entry: the child's must not tear or hide it.
+				f.runOK(f.t, ackReq("source:db", "unavailable", "0"))
+				return []string{"CHILD_ACTION=" + ActionAttentionAck, "CHILD_ENTRY=clarification:acme/widgets#1", "CHILD_EVIDENCE=e"}
+			},
+			state: func(t *testing.T, f *fixture) string { return attentionState(t, f, "clarification:acme/widgets#1", "ack") }},
+		{name: ActionAttentionSnooze,
+			setup: func(f *fixture) []string {
+				return []string{"CHILD_ACTION=" + ActionAttentionSnooze, "CHILD_ENTRY=orphan:x", "CHILD_EVIDENCE=e", "CHILD_FOR=1h"}
+			},
+			state: func(t *testing.T, f *fixture) string { return attentionState(t, f, "orphan:x", "snooze") }},
 	}
 }
 
@@ -160,6 +172,35 @@ func (f *fixture) runOK(t *testing.T, req Request) {
 	if out := f.core.Apply(context.Background(), pv, pv.ConfirmPhrase); out.Result != ResultSucceeded {
 		t.Fatalf("%s: %+v", req.Action, out)
 	}
+}
+
+// attentionState: the entry has no mark (old) or exactly one of the kind (new); every line
+// of the attention file decodes, and the setup's marks are all still there.
+func attentionState(t *testing.T, f *fixture, entry, kind string) string {
+	ms, finds, err := ReadAttention(f.audit.Path())
+	if err != nil || len(finds) > 0 {
+		t.Fatalf("attention file: %v %+v", err, finds)
+	}
+	n := 0
+	for _, m := range ms {
+		if m.Entry == entry {
+			if m.Kind != kind {
+				t.Fatalf("mark %+v", m)
+			}
+			n++
+		}
+	}
+	if others, want := len(ms)-n, map[bool]int{true: 1, false: 0}[kind == "ack"]; others != want {
+		t.Fatalf("the setup's mark is gone: %+v", ms)
+	}
+	switch n {
+	case 0:
+		return "old"
+	case 1:
+		return "new"
+	}
+	t.Fatalf("%d marks of %s: a duplicate", n, entry)
+	return ""
 }
 
 func heartbeatState(t *testing.T, f *fixture) string {

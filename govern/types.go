@@ -98,10 +98,13 @@ type Target struct {
 	Session  string `json:"session,omitempty"`
 	// Attempt names an earlier audit attempt (undo).
 	Attempt string `json:"attempt,omitempty"`
+	// Entry names an attention entry by its key (attention.ack, attention.snooze).
+	Entry string `json:"entry,omitempty"`
 }
 
 func (t Target) redact(r *Redactor) Target {
 	t.LockFile = r.String(t.LockFile)
+	t.Entry = r.String(t.Entry)
 	return t
 }
 

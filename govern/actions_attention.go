@@ -1,0 +1,266 @@
+package govern
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// The attention actions (issue 18): a person acknowledges or snoozes an attention entry
+// (package attention) — a question waiting, a collision, an orphan, a lost source. The
+// effect is one line appended to the attention file beside the audit log (AttentionPath),
+// which every steward on the workspace reads: the inbox and `steward watch` keep an
+// acknowledged entry quiet until its evidence changes or it escalates past the level that
+// was acknowledged, and a snoozed one until the snooze ends.
+const (
+	ActionAttentionAck    = "attention.ack"
+	ActionAttentionSnooze = "attention.snooze"
+)
+
+// CodeAlreadyAcknowledged refuses an acknowledgement that would change nothing.
+const CodeAlreadyAcknowledged = "already_acknowledged"
+
+// MaxSnooze is the longest snooze: longer silence is an acknowledgement's job.
+const MaxSnooze = 7 * 24 * time.Hour
+
+// AttentionMark is one line of the attention file: an acknowledgement or a snooze of the
+// entry Entry while its evidence is Evidence.
+type AttentionMark struct {
+	V        int       `json:"v"`
+	Attempt  string    `json:"attempt"`
+	At       time.Time `json:"at"`
+	Kind     string    `json:"kind"` // ack | snooze
+	Entry    string    `json:"entry"`
+	Evidence string    `json:"evidence"`
+	Level    int       `json:"level"`
+	Until    time.Time `json:"until,omitzero"`
+	By       string    `json:"by"`
+	Actor    Actor     `json:"actor"`
+}
+
+// AttentionPath is the attention file of the audit log at auditPath.
+func AttentionPath(auditPath string) string { return auditPath + ".attention.jsonl" }
+
+// ReadAttention reads every mark of the attention file beside the audit log at auditPath,
+// in the order written. Undecodable lines are findings, never dropped silently; a missing
+// file reads as no marks.
+func ReadAttention(auditPath string) ([]AttentionMark, []AuditFinding, error) {
+	f, err := os.Open(AttentionPath(auditPath))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	var out []AttentionMark
+	var finds []AuditFinding
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		var m AttentionMark
+		if err := json.Unmarshal(b, &m); err != nil || m.Attempt == "" || m.Entry == "" || (m.Kind != "ack" && m.Kind != "snooze") {
+			why := "not a mark"
+			if err != nil {
+				why = err.Error()
+			}
+			finds = append(finds, AuditFinding{Line: n, Reason: "undecodable attention mark: " + why})
+			continue
+		}
+		out = append(out, m)
+	}
+	return out, finds, sc.Err()
+}
+
+// attentionAction is attention.ack (snooze false) and attention.snooze.
+type attentionAction struct{ snooze bool }
+
+// attentionFence is the fence of an attention action: the last mark of the entry.
+type attentionFence struct {
+	Entry    string
+	LastMark string
+}
+
+func (a attentionAction) spec() Spec {
+	if a.snooze {
+		return Spec{ID: ActionAttentionSnooze, Title: "Snooze an attention entry for a while", MinRole: RoleOperator, Tier: TierGatedWrite}
+	}
+	return Spec{ID: ActionAttentionAck, Title: "Acknowledge an attention entry", MinRole: RoleOperator, Tier: TierGatedWrite}
+}
+
+// params reads the request: the evidence and level the person saw, and a snooze's length.
+func (a attentionAction) params(req Request) (level int, d time.Duration, r *Refusal) {
+	if req.Target.Entry == "" {
+		return 0, 0, refuse(CodeInvalidRequest, "name the attention entry by its key, as the inbox and `steward watch --json` show it")
+	}
+	if req.Params["evidence"] == "" {
+		return 0, 0, refuse(CodeInvalidRequest, "give the entry's evidence fingerprint (the `evidence` field of `steward watch --json`): an acknowledgement holds for what was seen")
+	}
+	if s := req.Params["level"]; s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 || n > 1000 {
+			return 0, 0, refuse(CodeInvalidRequest, fmt.Sprintf("level %q is not a level (0 within the SLA, 1 past it, 2 and up for each re-escalation)", clipParam(s)))
+		}
+		level = n
+	}
+	if a.snooze {
+		v, err := time.ParseDuration(req.Params["for"])
+		if err != nil || v <= 0 || v > MaxSnooze {
+			return 0, 0, refuse(CodeInvalidRequest, fmt.Sprintf("snooze for %q: give a duration from 1m to %s, such as 30m or 4h", clipParam(req.Params["for"]), MaxSnooze))
+		}
+		d = v
+	}
+	return level, d, nil
+}
+
+func clipParam(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
+
+func (c *Core) attentionMarks() ([]AttentionMark, error) {
+	if c.audit == nil {
+		return nil, nil
+	}
+	ms, _, err := ReadAttention(c.audit.Path())
+	return ms, err
+}
+
+func lastMark(ms []AttentionMark, entry string) *AttentionMark {
+	for i := len(ms) - 1; i >= 0; i-- {
+		if ms[i].Entry == entry {
+			return &ms[i]
+		}
+	}
+	return nil
+}
+
+func (a attentionAction) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
+	level, d, r := a.params(req)
+	if r != nil {
+		return &plan{refusal: r}, nil
+	}
+	ms, err := c.attentionMarks()
+	if err != nil {
+		return &plan{refusal: refuse(CodeAuditUnavailable, "the attention file beside the audit log is unreadable ("+err.Error()+"); fix its permissions, then retry")}, nil
+	}
+	key, ev := req.Target.Entry, req.Params["evidence"]
+	p := &plan{state: attentionFence{Entry: key}}
+	last := lastMark(ms, key)
+	if last != nil {
+		p.state = attentionFence{Entry: key, LastMark: last.Attempt}
+		p.evidence = []string{fmt.Sprintf("last mark: %s by %s at %s (level %d, evidence %s)", last.Kind, last.By, last.At.UTC().Format(time.RFC3339), last.Level, last.Evidence)}
+	} else {
+		p.evidence = []string{"last mark: none"}
+	}
+	file := "the attention file beside the audit log"
+	if c.audit != nil {
+		file = AttentionPath(c.audit.Path())
+	}
+	if a.snooze {
+		p.effects = []string{fmt.Sprintf("record in %s that %s snoozes %s for %s (until about %s): it leaves the inbox and notifies nobody until then",
+			file, c.who(), key, d, c.now().Add(d).UTC().Format(time.RFC3339))}
+	} else {
+		if last != nil && last.Kind == "ack" && last.Evidence == ev && last.Level >= level {
+			p.refusal = refuse(CodeAlreadyAcknowledged, fmt.Sprintf("%s acknowledged %s at level %d already (%s). Nothing to do; it returns by itself when its evidence changes or it escalates.",
+				last.By, key, last.Level, last.At.UTC().Format(time.RFC3339)))
+		}
+		p.effects = []string{fmt.Sprintf("record in %s that %s acknowledges %s at level %d: it leaves the inbox until its evidence changes or it waits past the next level",
+			file, c.who(), key, level)}
+	}
+	p.fences = []string{"no other acknowledgement or snooze of " + key + " since the preview"}
+	return p, nil
+}
+
+func (a attentionAction) apply(ctx context.Context, c *Core, req Request, p *plan, attempt string) effect {
+	level, d, _ := a.params(req)
+	now := c.now()
+	m := AttentionMark{V: 1, Attempt: attempt, At: now.UTC(), Kind: "ack", Entry: req.Target.Entry, Evidence: req.Params["evidence"],
+		Level: level, By: c.who(), Actor: c.actor}
+	if a.snooze {
+		m.Kind, m.Until = "snooze", now.Add(d).UTC()
+	}
+	line, err := json.Marshal(m)
+	if err != nil {
+		return effect{err: err}
+	}
+	f, err := os.OpenFile(AttentionPath(c.audit.Path()), os.O_RDWR|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return effect{err: fmt.Errorf("open the attention file: %w", err)}
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		return effect{err: fmt.Errorf("lock the attention file: %w", err)}
+	}
+	c.doStep("attention-locked")
+	// The fence, re-checked under the file's lock: another steward's mark since the plan
+	// refuses this one.
+	ms, _, err := ReadAttention(c.audit.Path())
+	if err != nil {
+		return effect{err: fmt.Errorf("re-read the attention file: %w", err)}
+	}
+	want := p.state.(attentionFence)
+	got := attentionFence{Entry: want.Entry}
+	if last := lastMark(ms, want.Entry); last != nil {
+		got.LastMark = last.Attempt
+	}
+	if got != want {
+		return effect{refusal: refuse(CodeFenceMoved, fmt.Sprintf("%s was acknowledged or snoozed by someone else since the preview (mark %s). Nothing was recorded; look again.", want.Entry, got.LastMark))}
+	}
+	torn, err := tornTail(int(f.Fd()))
+	if err != nil {
+		return effect{err: fmt.Errorf("read the attention file's end: %w", err)}
+	}
+	line = append(line, '\n')
+	if torn {
+		line = append([]byte{'\n'}, line...)
+	}
+	if _, err := f.Write(line); err != nil {
+		return effect{sent: true, err: fmt.Errorf("write the attention file: %w", err)}
+	}
+	c.doStep("attention-written")
+	if err := f.Sync(); err != nil {
+		return effect{sent: true, err: fmt.Errorf("fsync the attention file: %w", err)}
+	}
+	c.doStep("attention-synced")
+	what := fmt.Sprintf("%s acknowledged at level %d", m.Entry, level)
+	if a.snooze {
+		what = fmt.Sprintf("%s snoozed until %s", m.Entry, m.Until.Format(time.RFC3339))
+	}
+	return effect{sent: true, effects: []string{what}, detail: map[string]string{"until": stampOrEmpty(m.Until)}}
+}
+
+func stampOrEmpty(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.Format(time.RFC3339)
+}
+
+// verify settles an attention attempt from the attention file: its mark is there (the
+// attempt's own id) or it is not.
+func (attentionAction) verify(ctx context.Context, c *Core, intent Record) (Result, []string, bool) {
+	ms, _, err := ReadAttention(c.audit.Path())
+	if err != nil {
+		return "", []string{"the attention file is unreadable: " + err.Error()}, false
+	}
+	for _, m := range ms {
+		if m.Attempt == intent.Attempt {
+			return ResultSucceeded, []string{fmt.Sprintf("attention file: %s of %s by %s at %s", m.Kind, m.Entry, m.By, m.At.Format(time.RFC3339))}, true
+		}
+	}
+	return ResultFailed, []string{"attention file: no mark of attempt " + intent.Attempt}, true
+}

@@ -153,7 +153,9 @@ func crashActions() []crashAction {
 				f.runOK(f.t, ackReq("source:db", "unavailable", "0"))
 				return []string{"CHILD_ACTION=" + ActionAttentionAck, "CHILD_ENTRY=clarification:acme/widgets#1", "CHILD_EVIDENCE=e"}
 			},
-			state: func(t *testing.T, f *fixture) string { return attentionState(t, f, "clarification:acme/widgets#1", "ack") }},
+			state: func(t *testing.T, f *fixture) string {
+				return attentionState(t, f, "clarification:acme/widgets#1", "ack")
+			}},
 		{name: ActionAttentionSnooze,
 			setup: func(f *fixture) []string {
 				return []string{"CHILD_ACTION=" + ActionAttentionSnooze, "CHILD_ENTRY=orphan:x", "CHILD_EVIDENCE=e", "CHILD_FOR=1h"}

@@ -72,6 +72,7 @@ func (g *globals) applyConfig(cmd *cobra.Command) error {
 			*dst = s.Value
 		}
 	}
+	g.resolved = r
 	set("locks", &g.locksDir, config.KeyLocksDir)
 	set("db", &g.dbPath, config.KeyDBPath)
 	set("repo-root", &g.repoRoot, config.KeyRepoRoot)

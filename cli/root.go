@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"steward/config"
 	"steward/gitea"
 	"steward/govern"
 )
@@ -52,6 +53,8 @@ type globals struct {
 	// the highest role the configuration grants ("" when it maps none).
 	readOnlyWhy string
 	ceiling     string
+	// resolved is the configuration applyConfig resolved (nil before it ran).
+	resolved *config.Resolved
 	// redactor knows steward's own secrets (the Gitea token, once a client is built): the
 	// audit log and every snapshot printed or drawn go through it.
 	redactor *govern.Redactor
@@ -132,6 +135,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	addConfigCommands(root, g)
 	addUICommand(root, g)
 	addMCPCommand(root, g)
+	addWatchCommand(root, g)
 	return root
 }
 

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -63,7 +64,19 @@ var roles = map[string]bool{"viewer": true, "operator": true, "controller": true
 func (r *Resolved) validate(f *File) {
 	for _, s := range r.Settings {
 		switch s.Key {
-		case KeyClarificationSLA, KeyStalePR, KeyContentionWindow:
+		case KeyNotifyBell, KeyNotifyDesktop:
+			if _, err := strconv.ParseBool(s.Value); err != nil {
+				r.problem(SevError, "bad-bool", fmt.Sprintf("%s = %q (%s): use true or false", s.Key, clip(s.Value), s.Origin))
+			}
+		case KeyNotifyCommand:
+			if _, err := ParseCommand(s.Value); err != nil {
+				r.problem(SevError, "bad-command", fmt.Sprintf("%s (%s): %v", s.Key, s.Origin, err))
+			}
+		case KeyNotifyReescalations:
+			if n, err := strconv.Atoi(s.Value); err != nil || n < 0 || n > 100 {
+				r.problem(SevError, "bad-count", fmt.Sprintf("%s = %q (%s): use a whole number from 0 to 100", s.Key, clip(s.Value), s.Origin))
+			}
+		case KeyClarificationSLA, KeyStalePR, KeyContentionWindow, KeyNotifyTimeout, KeyOrphanSLA, KeyCollisionSLA, KeySourceSLA:
 			if d, err := time.ParseDuration(s.Value); err != nil || d <= 0 {
 				r.problem(SevError, "bad-duration", fmt.Sprintf("%s = %q (%s) is not a positive duration such as 24h", s.Key, clip(s.Value), s.Origin))
 			}

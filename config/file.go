@@ -31,6 +31,32 @@ type File struct {
 	Theme string `yaml:"theme,omitempty"`
 	// ReadOnly refuses every change (enforced by the governed core).
 	ReadOnly *bool `yaml:"read_only,omitempty"`
+	// Notify says how a person hears about attention entries (docs/attention.md).
+	Notify Notify `yaml:"notify,omitempty"`
+	// Attention holds the SLAs of the attention entries besides clarification_sla.
+	Attention Attention `yaml:"attention,omitempty"`
+}
+
+// Notify is how a person hears about attention entries (docs/attention.md).
+type Notify struct {
+	// Bell rings the terminal bell (default true).
+	Bell *bool `yaml:"bell,omitempty"`
+	// Desktop writes the desktop-notification sequences OSC 9 and OSC 777 (default true).
+	Desktop *bool `yaml:"desktop,omitempty"`
+	// Command is a program and its arguments, run directly (never through a shell) with
+	// the event's fields as environment variables.
+	Command []string `yaml:"command,omitempty"`
+	// Timeout bounds one run of the command (default 10s).
+	Timeout Duration `yaml:"timeout,omitempty"`
+	// Reescalations is how many more times an entry escalates after its first SLA breach.
+	Reescalations *int `yaml:"reescalations,omitempty"`
+}
+
+// Attention holds the SLAs of attention entries other than questions.
+type Attention struct {
+	OrphanSLA    Duration `yaml:"orphan_sla,omitempty"`
+	CollisionSLA Duration `yaml:"collision_sla,omitempty"`
+	SourceSLA    Duration `yaml:"source_sla,omitempty"`
 }
 
 // Workspace is one supervised repository's stores.

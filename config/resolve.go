@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -166,7 +167,46 @@ const (
 	KeyTheme            = "theme"
 	KeyReadOnly         = "read_only"
 	KeyRole             = "role"
+	// The attention settings (docs/attention.md).
+	KeyNotifyBell          = "notify.bell"
+	KeyNotifyDesktop       = "notify.desktop"
+	KeyNotifyCommand       = "notify.command"
+	KeyNotifyTimeout       = "notify.timeout"
+	KeyNotifyReescalations = "notify.reescalations"
+	KeyOrphanSLA           = "attention.orphan_sla"
+	KeyCollisionSLA        = "attention.collision_sla"
+	KeySourceSLA           = "attention.source_sla"
 )
+
+func boolString(b *bool) string {
+	if b == nil {
+		return ""
+	}
+	return fmt.Sprint(*b)
+}
+
+// commandString writes a notify command as a JSON array (how STEWARD_NOTIFY_COMMAND takes
+// it too): the arguments stay apart, never one string for a shell to split.
+func commandString(argv []string) string {
+	if len(argv) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(argv)
+	return string(b)
+}
+
+// ParseCommand reads a notify command written as a JSON array of strings, the program
+// first. An empty value is no command.
+func ParseCommand(s string) ([]string, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var argv []string
+	if err := json.Unmarshal([]byte(s), &argv); err != nil || len(argv) == 0 || strings.TrimSpace(argv[0]) == "" {
+		return nil, errors.New(`want a JSON array of strings, the program first, such as ["ntfy", "publish", "fleet"]`)
+	}
+	return argv, nil
+}
 
 func home(getenv func(string) string) string {
 	if h := getenv("HOME"); h != "" {
@@ -223,6 +263,19 @@ var keys = []key{
 		return fmt.Sprint(*f.ReadOnly)
 	}},
 	{name: KeyRole, env: "STEWARD_ROLE", def: constant("viewer"), file: func(*File, *Workspace) string { return "" }},
+	{name: KeyNotifyBell, env: "STEWARD_NOTIFY_BELL", def: constant("true"), file: func(f *File, _ *Workspace) string { return boolString(f.Notify.Bell) }},
+	{name: KeyNotifyDesktop, env: "STEWARD_NOTIFY_DESKTOP", def: constant("true"), file: func(f *File, _ *Workspace) string { return boolString(f.Notify.Desktop) }},
+	{name: KeyNotifyCommand, env: "STEWARD_NOTIFY_COMMAND", def: constant(""), file: func(f *File, _ *Workspace) string { return commandString(f.Notify.Command) }},
+	{name: KeyNotifyTimeout, env: "STEWARD_NOTIFY_TIMEOUT", def: constant("10s"), file: func(f *File, _ *Workspace) string { return durString(f.Notify.Timeout) }},
+	{name: KeyNotifyReescalations, env: "STEWARD_NOTIFY_REESCALATIONS", def: constant("2"), file: func(f *File, _ *Workspace) string {
+		if f.Notify.Reescalations == nil {
+			return ""
+		}
+		return fmt.Sprint(*f.Notify.Reescalations)
+	}},
+	{name: KeyOrphanSLA, env: "STEWARD_ORPHAN_SLA", def: constant("1h0m0s"), file: func(f *File, _ *Workspace) string { return durString(f.Attention.OrphanSLA) }},
+	{name: KeyCollisionSLA, env: "STEWARD_COLLISION_SLA", def: constant("15m0s"), file: func(f *File, _ *Workspace) string { return durString(f.Attention.CollisionSLA) }},
+	{name: KeySourceSLA, env: "STEWARD_SOURCE_SLA", def: constant("15m0s"), file: func(f *File, _ *Workspace) string { return durString(f.Attention.SourceSLA) }},
 }
 
 // Keys lists the setting keys in display order.

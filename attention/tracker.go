@@ -42,7 +42,8 @@ type Event struct {
 	// Age is how long the entry has been in its state; SLA its allowance.
 	Age time.Duration `json:"-"`
 	// Notify says the event should reach the person (bell, desktop, command): it is of a
-	// human-required entry, a notifying type, and not the entry the person has selected.
+	// human-required entry, a notifying type, and not the entry the person has selected
+	// (an entry that appears under the cursor still notifies: they have not seen it yet).
 	Notify bool `json:"notify"`
 	// By and Until describe an acknowledgement or snooze.
 	By    string    `json:"by,omitempty"`
@@ -209,7 +210,10 @@ func (t *Tracker) Observe(f Frame) []Event {
 			continue
 		}
 		st.announced = lvl
-		ev.Notify = e.Need == model.NeedHuman && e.Key != f.Selected
+		// The selected row is one the person is looking at — unless it only now appeared
+		// (under the cursor): what is new is news wherever it lands.
+		looking := e.Key == f.Selected && ev.Type != EventEntered && ev.Type != EventUnavailable
+		ev.Notify = e.Need == model.NeedHuman && !looking
 		out = append(out, ev)
 	}
 	var gone []string

@@ -140,9 +140,12 @@ func TestTracker(t *testing.T) {
 			{advance: time.Minute, entries: []Entry{q1}, marks: []Mark{snooze(q1, t0.Add(2*time.Minute), t0.Add(10*time.Minute))}, want: []string{}},
 		}},
 		{name: "not while selected", cfg: Config{Reescalations: 2}, steps: []step{
-			{advance: time.Minute, entries: []Entry{q1, q2}, selected: q1.Key, want: []string{"entered q1  0", "entered q2 !0"}},
-			{name: "moving off it does not notify what was seen", advance: time.Minute, entries: []Entry{q1, q2}, want: []string{}},
+			{name: "an entry appearing under the cursor is news all the same", advance: time.Minute, entries: []Entry{q1, q2}, selected: q1.Key, want: []string{"entered q1 !0", "entered q2 !0"}},
 			{name: "its breach while selected is seen, not rung", advance: time.Hour, entries: []Entry{q1, q2}, selected: q1.Key, want: []string{"escalated q1  1", "escalated q2 !1"}},
+			{name: "moving off it does not ring for what was seen", advance: time.Minute, entries: []Entry{q1, q2}, want: []string{}},
+			{name: "a snooze ending on the selected row returns quietly", advance: time.Minute, entries: []Entry{q1, q2}, selected: q1.Key,
+				marks: []Mark{snooze(q1, t0.Add(63*time.Minute), t0.Add(64*time.Minute))}, want: []string{"snoozed q1  1"}},
+			{advance: time.Minute, entries: []Entry{q1, q2}, selected: q1.Key, marks: []Mark{snooze(q1, t0.Add(63*time.Minute), t0.Add(64*time.Minute))}, want: []string{"returned q1  1"}},
 		}},
 		{name: "operator entries and sources", cfg: Config{Reescalations: 2}, steps: []step{
 			{name: "an orphan enters without a notification", advance: time.Minute, entries: []Entry{o}, want: []string{"entered o  0"}},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"steward/attention"
 	"steward/govern"
 	"steward/leases"
 	"steward/model"
@@ -57,7 +58,13 @@ func runUI(ctx context.Context, g *globals) error {
 	defer live.Close()
 	src := &annotated{live: live, core: core, secrets: g.secrets(), out: make(chan *model.Snapshot, 1)}
 	go src.run(ctx)
-	opts := tui.Options{Core: core, Source: src, AuditPath: g.audit, Policies: &pol}
+	set, err := g.attentionSettings()
+	if err != nil {
+		return &exitError{code: ExitError, msg: err.Error()}
+	}
+	opts := tui.Options{Core: core, Source: src, AuditPath: g.audit, Policies: &pol, ClarificationSLA: set.SLAs.Clarification,
+		Attention: tui.AttentionOptions{SLAs: set.SLAs, Reescalations: set.Reescalations, Bell: set.Bell, Desktop: set.Desktop,
+			Mux: attention.DetectMux(os.Getenv), Command: set.Command}}
 	g.historyOptions(&opts, g.historySources(), DefaultStateDir(), true)
 	return tui.Run(ctx, opts)
 }

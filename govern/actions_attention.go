@@ -171,15 +171,15 @@ func (a attentionAction) plan(ctx context.Context, c *Core, req Request) (*plan,
 		file = AttentionPath(c.audit.Path())
 	}
 	if a.snooze {
-		p.effects = []string{fmt.Sprintf("record in %s that %s snoozes %s for %s (until about %s): it leaves the inbox and notifies nobody until then",
-			file, c.who(), key, d, c.now().Add(d).UTC().Format(time.RFC3339))}
+		p.effects = []string{fmt.Sprintf("%s snoozes %s for %s (until about %s): it leaves the inbox and notifies nobody until then; recorded in %s",
+			c.who(), key, d, c.now().Add(d).UTC().Format(time.RFC3339), file)}
 	} else {
 		if last != nil && last.Kind == "ack" && last.Evidence == ev && last.Level >= level {
 			p.refusal = refuse(CodeAlreadyAcknowledged, fmt.Sprintf("%s acknowledged %s at level %d already (%s). Nothing to do; it returns by itself when its evidence changes or it escalates.",
 				last.By, key, last.Level, last.At.UTC().Format(time.RFC3339)))
 		}
-		p.effects = []string{fmt.Sprintf("record in %s that %s acknowledges %s at level %d: it leaves the inbox until its evidence changes or it waits past the next level",
-			file, c.who(), key, level)}
+		p.effects = []string{fmt.Sprintf("%s acknowledges %s at level %d: it leaves the inbox until its evidence changes or it waits past the next level; recorded in %s",
+			c.who(), key, level, file)}
 	}
 	p.fences = []string{"no other acknowledgement or snooze of " + key + " since the preview"}
 	return p, nil

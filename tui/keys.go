@@ -33,6 +33,8 @@ type TableKeys struct {
 	// Verify and Resolve apply to an audit attempt whose outcome is unknown (Activity, and
 	// the overview's inbox).
 	Verify, Resolve key.Binding
+	// Ack acknowledges the selected row's attention entry through the core's preview.
+	Ack key.Binding
 }
 
 // DialogKeys drive the confirm dialog, the action menu, the palette and help.
@@ -91,6 +93,7 @@ func DefaultKeyMap() KeyMap {
 	km.Table.Copy = b([]string{"y"}, "y", "copy id")
 	km.Table.Verify = b([]string{"v"}, "v", "verify an unknown outcome from evidence")
 	km.Table.Resolve = b([]string{"R"}, "R", "resolve an unknown outcome by hand")
+	km.Table.Ack = b([]string{"A"}, "A", "acknowledge the attention entry (the core's preview first)")
 
 	km.Dialog.Up = b([]string{"up", "k"}, "↑/k", "previous")
 	km.Dialog.Down = b([]string{"down", "j"}, "↓/j", "next")
@@ -124,7 +127,7 @@ func (km KeyMap) Groups() []KeyGroup {
 		{"Views", append(views, g.NextView, g.PrevView)},
 		{"Global", []key.Binding{g.Help, g.Palette, g.Refresh, g.Dismiss, g.History, g.Since, g.Quit}},
 		{"Rows", []key.Binding{t.Up, t.Down, t.Top, t.Bottom, t.PageUp, t.PageDown, t.Filter, t.Sort, t.Reverse, t.Detail, t.DetailUp, t.DetailDown, t.Back}},
-		{"Acting", []key.Binding{t.Mark, t.MarkAll, t.Actions, t.Open, t.Copy, t.Verify, t.Resolve}},
+		{"Acting", []key.Binding{t.Mark, t.MarkAll, t.Actions, t.Open, t.Copy, t.Verify, t.Resolve, t.Ack}},
 		{"Dialogs", []key.Binding{km.Dialog.Up, km.Dialog.Down, km.Dialog.Switch, km.Dialog.Choose, km.Dialog.Cancel}},
 		{"Answer editor", []key.Binding{km.Editor.Preview, km.Editor.Submit, km.Editor.Cancel}},
 		{"Resolve by hand (typing: the reason)", []key.Binding{km.Resolve.Result, km.Resolve.Switch, km.Resolve.Choose, km.Resolve.Cancel}},

@@ -55,6 +55,9 @@ type Options struct {
 	// SinceOnStart opens "since you left" at start when a last-seen mark exists (and keeps
 	// a first mark when none does).
 	SinceOnStart bool
+	// Attention says how a person hears about attention entries; the zero value notifies
+	// nobody.
+	Attention AttentionOptions
 }
 
 func (o Options) withDefaults() Options {

@@ -93,6 +93,7 @@ func (p *listPage) KeyMap() []key.Binding {
 		en(t.Actions, r != nil && (len(r.Actions) > 0 || r.Inspect != "")),
 		en(t.Open, r != nil && r.URL != ""), en(t.Copy, r != nil && r.CopyID != ""),
 		en(t.Verify, r != nil && r.Unsettled != nil), en(t.Resolve, r != nil && r.Unsettled != nil),
+		en(t.Ack, r != nil && attnKeyOf(r.Key) != ""),
 	}
 }
 

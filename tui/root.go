@@ -33,6 +33,7 @@ type Root struct {
 	hist         *historyView
 	hgen         int
 	sinceOnStart bool
+	attn         *attn // attention: the tracker, the marks, what they keep quiet
 }
 
 var _ tea.Model = (*Root)(nil)
@@ -43,6 +44,7 @@ func New(opts Options) *Root {
 	r := &Root{opts: opts, env: &shared{now: opts.Now(), data: &data{Rows: map[pageID][]row{}}, keys: *opts.Keys},
 		pages: map[pageID]*listPage{}, raw: map[string]string{}, width: 80, height: 24}
 	r.dcfg = digestConfig(r.opts)
+	r.attn = newAttn(opts.Attention)
 	for _, id := range pageOrder {
 		p := newListPage(id, r.env, pageColumns(id))
 		if id == pageOverview {
@@ -58,7 +60,8 @@ func New(opts Options) *Root {
 // Init starts the countdown ticks and the first audit read.
 func (r *Root) Init() tea.Cmd {
 	r.agen++
-	cmds := []tea.Cmd{tickCmd(r.opts.TickEvery), auditCmd(r.opts.AuditPath, r.agen)}
+	r.attn.mgen++
+	cmds := []tea.Cmd{tickCmd(r.opts.TickEvery), auditCmd(r.opts.AuditPath, r.agen), marksCmd(r.opts.AuditPath, r.attn.mgen)}
 	if r.opts.SinceOnStart && r.opts.History != nil {
 		r.sinceOnStart = true
 		cmds = append(cmds, r.openHistory(histSince))
@@ -83,14 +86,32 @@ func (r *Root) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		r.resize()
 	case SnapshotMsg:
 		r.setSnapshot(msg)
-		return r, r.needRaw()
+		r.attn.snap = msg.Snapshot
+		return r, tea.Batch(r.needRaw(), r.observeAttention())
 	case digestedMsg:
 		r.setData(msg.data)
-		return r, r.needRaw()
+		r.attn.snap = msg.snap
+		return r, tea.Batch(r.needRaw(), r.observeAttention())
 	case tickMsg:
 		r.env.now = r.opts.Now()
 		r.toasts.expire(r.env.now)
-		return r, tickCmd(r.opts.TickEvery)
+		r.attn.mgen++
+		return r, tea.Batch(tickCmd(r.opts.TickEvery), r.observeAttention(), marksCmd(r.opts.AuditPath, r.attn.mgen))
+	case marksMsg:
+		if msg.gen == r.attn.mgen {
+			if msg.err != nil {
+				r.note("attention file unreadable: " + line(msg.err.Error()))
+				return r, nil
+			}
+			r.attn.marks = msg.marks
+			return r, r.observeAttention()
+		}
+	case notifyDoneMsg:
+		if msg.err != nil {
+			r.note("notify command: " + line(msg.err.Error()))
+		}
+	case ackPreviewMsg:
+		r.ackPreviewed(msg)
 	case previewsMsg:
 		if m, ok := r.dialog.(*actionMenu); ok && msg.gen == r.dgen {
 			return r, r.intent(m.loaded(msg.opts))
@@ -101,7 +122,8 @@ func (r *Root) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		r.applying = max(r.applying-1, 0)
 		r.toasts.settle(msg.toast, msg.out, r.opts.Now())
 		r.agen++
-		return r, tea.Batch(auditCmd(r.opts.AuditPath, r.agen), refreshCmd(r.opts.Source))
+		r.attn.mgen++
+		return r, tea.Batch(auditCmd(r.opts.AuditPath, r.agen), refreshCmd(r.opts.Source), marksCmd(r.opts.AuditPath, r.attn.mgen))
 	case auditDoneMsg:
 		if msg.toast == r.auditing {
 			r.auditing = 0
@@ -196,6 +218,9 @@ func (r *Root) key(k tea.KeyPressMsg) tea.Cmd {
 			return r.openHistory(histSince)
 		}
 	}
+	if !p.Filtering() && key.Matches(k, r.env.keys.Table.Ack) {
+		return r.ackSelected()
+	}
 	cmd := r.intent(p.Update(k))
 	return tea.Batch(cmd, r.needRaw())
 }
@@ -230,7 +255,7 @@ func (r *Root) setData(d *data) {
 	r.env.now = r.opts.Now()
 	d.Audit = r.env.data.Audit
 	d.merge()
-	d.Inbox = inbox(d)
+	d.Inbox = r.inboxOf(d)
 	r.env.data = d
 	clear(r.raw)
 	r.rawFor = ""
@@ -247,7 +272,7 @@ func (r *Root) setAudit(m auditMsg) {
 	d.Audit = m.events
 	d.merge()
 	if d.Loaded {
-		d.Inbox = inbox(d)
+		d.Inbox = r.inboxOf(d)
 	}
 	r.setRows()
 }

@@ -240,7 +240,7 @@ var pureSource = map[string][]string{
 	"steward/locks": {
 		"Entry", "Key", "Record",
 		"ContractAbsent", "ContractIncomplete", "ContractLegacy", "ExpirationRecorded", "FindingMissing",
-		"Assess", "ExpirationOf",
+		"Assess", "ExpirationOf", "Fold",
 	},
 	"steward/gitea": {"Clarification", "DefaultBlockedLabel"},
 }

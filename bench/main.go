@@ -33,12 +33,15 @@ type options struct {
 	repeat        int
 	child, ws     string
 	rerender      string
+	workbenchMax  int
+	overload      float64
 }
 
 func parseFlags(args []string) (*options, error) {
 	o := &options{}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	sizes := fs.String("sizes", "100,1000,10000,50000", "fleet sizes (claims), comma-separated")
+	sizes := fs.String("sizes", "100,1000,10000,50000,100000", "fleet sizes (claims), comma-separated")
+	fs.IntVar(&o.workbenchMax, "workbench-max", 50000, "largest size at which the workbench is measured; larger sizes measure `steward status --json` only")
 	fs.IntVar(&o.cold, "cold", 10, "cold starts per size")
 	fs.IntVar(&o.rounds, "rounds", 100, "rounds per change and key measure")
 	fs.DurationVar(&o.budget, "budget", 40*time.Second, "wall-time cap per measure (at least 5 rounds, 3 cold starts run)")
@@ -54,6 +57,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.BoolVar(&o.write, "write-baseline", false, "with -check: write the ratios to -baseline instead of comparing")
 	fs.StringVar(&o.baseline, "baseline", "bench/baseline.json", "baseline file of ratios to the limit")
 	fs.Float64Var(&o.tolerance, "tolerance", 3, "allowed regression of a ratio to its limit, as a factor of the baseline")
+	fs.Float64Var(&o.overload, "overload", 4, "with -check: a 1-minute load average above this × the cores makes the time ratios not judged (0: always judged)")
 	fs.IntVar(&o.repeat, "repeat", 1, "with -write-baseline: runs whose median ratios are recorded")
 	fs.StringVar(&o.rerender, "report", "", "print the report of a saved results.json instead of measuring")
 	fs.StringVar(&o.child, "child", "", "internal: run one measurement child (steward-cold, steward-live, limit-cold, limit-live)")
@@ -127,6 +131,7 @@ func runChild(ctx context.Context, o *options) error {
 	run := map[string]func(context.Context, *phase.Config) (*phase.Result, error){
 		"steward-cold": phase.StewardCold, "steward-live": phase.StewardLive,
 		"limit-cold": phase.LimitCold, "limit-live": phase.LimitLive,
+		"steward-status": phase.StewardStatus, "limit-status": phase.LimitStatus,
 	}[o.child]
 	if run == nil {
 		return fmt.Errorf("unknown child %q", o.child)

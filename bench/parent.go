@@ -25,6 +25,8 @@ type sizeResult struct {
 	Steward  map[string]stats.Summary `json:"steward"`
 	Limit    map[string]stats.Summary `json:"limit"`
 	Notes    []string                 `json:"notes,omitempty"`
+	// StatusBytes is the size of the output of `steward status --json`.
+	StatusBytes int64 `json:"status_bytes,omitempty"`
 }
 
 // runResult is one run of the harness.
@@ -134,7 +136,13 @@ func (o *options) measureSize(ctx context.Context, dir string, n int) (*sizeResu
 	}
 	sr := &sizeResult{N: n, Generate: time.Since(t0).Seconds(), Steward: map[string]stats.Summary{}, Limit: map[string]stats.Summary{},
 		Load: [2]string{load, ""}}
-	for _, kind := range []string{"steward-cold", "limit-cold", "steward-live", "limit-live"} {
+	kinds := []string{"steward-status", "limit-status"}
+	if n <= o.workbenchMax {
+		kinds = append([]string{"steward-cold", "limit-cold", "steward-live", "limit-live"}, kinds...)
+	} else {
+		sr.Notes = append(sr.Notes, fmt.Sprintf("the workbench is not measured above %d claims (-workbench-max): `steward status --json` only", o.workbenchMax))
+	}
+	for _, kind := range kinds {
 		fmt.Fprintf(os.Stderr, "bench: %d claims: %s\n", n, kind)
 		cr, err := o.spawn(ctx, kind, ws)
 		if err != nil {
@@ -147,8 +155,22 @@ func (o *options) measureSize(ctx context.Context, dir string, n int) (*sizeResu
 		for m, xs := range cr.Samples {
 			dst[m] = stats.Summarize(xs)
 		}
-		if strings.HasSuffix(kind, "live") {
+		switch {
+		case strings.HasSuffix(kind, "live"):
 			dst[phase.PeakRSS] = stats.Summarize([]float64{float64(cr.MaxRSS)})
+		case strings.HasSuffix(kind, "status"):
+			dst[phase.StatusRSS] = stats.Summarize([]float64{float64(cr.MaxRSS)})
+		}
+		if kind == "steward-status" {
+			// What status wrote must be the whole fleet: a fast answer that lost claims is no answer.
+			got, size, err := phase.CountStatusClaims(ws)
+			if err != nil {
+				return nil, err
+			}
+			if got != n {
+				return nil, fmt.Errorf("steward status --json at %d claims listed %d claims", n, got)
+			}
+			sr.StatusBytes = size
 		}
 		for _, s := range cr.Notes {
 			sr.Notes = append(sr.Notes, kind+": "+s)

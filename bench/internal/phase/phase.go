@@ -39,10 +39,12 @@ const (
 	KeyView      = "key_view"      // view switch → frame
 	IdleCPU      = "idle_cpu"      // fraction of one core while nothing changes
 	PeakRSS      = "peak_rss"      // bytes (set by the parent from the child's rusage)
+	StatusJSON   = "status_json"   // `steward status --json`, its output written to a file
+	StatusRSS    = "status_rss"    // bytes: the peak RSS of the child that ran it
 )
 
 // Measures lists every measure in report order.
-var Measures = []string{ColdSnapshot, ColdFrame, LockSnapshot, LockFrame, DBSnapshot, DBFrame, KeyMove, KeyFilter, KeyView, IdleCPU, PeakRSS}
+var Measures = []string{ColdSnapshot, ColdFrame, LockSnapshot, LockFrame, DBSnapshot, DBFrame, KeyMove, KeyFilter, KeyView, IdleCPU, PeakRSS, StatusJSON, StatusRSS}
 
 // Config is what a child measures and how.
 type Config struct {

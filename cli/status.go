@@ -1,8 +1,8 @@
 package cli
 
 import (
+	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -133,12 +133,16 @@ func runStatus(ctx context.Context, out io.Writer, g *globals, f *statusFlags) e
 
 func printSnapshot(out io.Writer, s *model.Snapshot, asJSON bool) error {
 	if asJSON {
-		b, err := json.Marshal(s)
-		if err != nil {
+		// Streamed: at 100,000 claims the document is hundreds of MB, and json.Marshal's
+		// buffer grew to about twice that before the first byte was written.
+		bw := bufio.NewWriterSize(out, 64<<10)
+		if err := s.EncodeJSON(func(b []byte) error { _, err := bw.Write(b); return err }); err != nil {
 			return err
 		}
-		_, err = fmt.Fprintf(out, "%s\n", b)
-		return err
+		if err := bw.WriteByte('\n'); err != nil {
+			return err
+		}
+		return bw.Flush()
 	}
 	printText(out, s)
 	return nil

@@ -117,6 +117,102 @@ func (s *Snapshot) MarshalJSON() ([]byte, error) {
 		Sessions: nonNil(s.Sessions), Items: nonNil(s.Items), Activity: nonNil(s.Activity)})
 }
 
+// EncodeJSON renders the same bytes as MarshalJSON, handed to emit in pieces: the fields
+// before the lists, then each list one element at a time. `steward status --json` streams
+// it, so a fleet of 100,000 claims is never held encoded whole (json.Marshal's buffer grew
+// to about twice the output). A piece is only valid during its call to emit.
+func (s *Snapshot) EncodeJSON(emit func([]byte) error) error {
+	type plain Snapshot
+	type src = sourceJSON
+	age := func(h SourceHealth) sourceJSON {
+		j := sourceJSON{SourceHealth: h}
+		if !h.ScannedAt.IsZero() {
+			j.AgeS = int64(s.GeneratedAt.Sub(h.ScannedAt) / time.Second)
+		}
+		return j
+	}
+	// The lists are shadowed by empty omitempty fields of the same names: the head holds
+	// every other field, in MarshalJSON's order (the embedded fields first, then sources).
+	head, err := json.Marshal(struct {
+		*plain
+		Sources struct {
+			Locks src `json:"locks"`
+			DB    src `json:"db"`
+			Gitea src `json:"gitea"`
+		} `json:"sources"`
+		Claims         []claimJSON     `json:"claims,omitempty"`
+		Contention     []*Contention   `json:"contention,omitempty"`
+		Clarifications []Clarification `json:"clarifications,omitempty"`
+		Orphans        []*Orphan       `json:"orphans,omitempty"`
+		Sessions       []*Session      `json:"sessions,omitempty"`
+		Items          []*ItemState    `json:"items,omitempty"`
+		Activity       []Event         `json:"activity,omitempty"`
+	}{plain: (*plain)(s), Sources: struct {
+		Locks src `json:"locks"`
+		DB    src `json:"db"`
+		Gitea src `json:"gitea"`
+	}{age(s.Sources.Locks), age(s.Sources.DB), age(s.Sources.Gitea)}})
+	if err != nil {
+		return err
+	}
+	if err := emit(head[:len(head)-1]); err != nil {
+		return err
+	}
+	var buf []byte
+	list := func(name string, n int, elem func(i int) any) error {
+		buf = append(append(append(buf[:0], ",\""...), name...), "\":["...)
+		for i := range n {
+			b, err := json.Marshal(elem(i))
+			if err != nil {
+				return err
+			}
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = append(buf, b...)
+			if len(buf) >= 32<<10 {
+				if err := emit(buf); err != nil {
+					return err
+				}
+				buf = buf[:0]
+			}
+		}
+		buf = append(buf, ']')
+		return emit(buf)
+	}
+	steps := []struct {
+		name string
+		n    int
+		elem func(i int) any
+	}{
+		{"claims", len(s.Claims), func(i int) any {
+			c := s.Claims[i]
+			j := claimJSON{Claim: c}
+			if !c.LastHeartbeat.IsZero() {
+				v := int64(s.GeneratedAt.Sub(c.LastHeartbeat) / time.Second)
+				j.HeartbeatAgeS = &v
+			}
+			if !c.ExpiresAt.IsZero() {
+				v := int64(c.ExpiresAt.Sub(s.GeneratedAt) / time.Second)
+				j.TimeLeftS = &v
+			}
+			return j
+		}},
+		{"contention", len(s.Contention), func(i int) any { return s.Contention[i] }},
+		{"clarifications", len(s.Clarifications), func(i int) any { return s.Clarifications[i] }},
+		{"orphans", len(s.Orphans), func(i int) any { return s.Orphans[i] }},
+		{"sessions", len(s.Sessions), func(i int) any { return s.Sessions[i] }},
+		{"items", len(s.Items), func(i int) any { return s.Items[i] }},
+		{"activity", len(s.Activity), func(i int) any { return s.Activity[i] }},
+	}
+	for _, st := range steps {
+		if err := list(st.name, st.n, st.elem); err != nil {
+			return err
+		}
+	}
+	return emit([]byte{'}'})
+}
+
 func nonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}

@@ -20,10 +20,10 @@ func joinPath(prefix []string, last string) string {
 
 // seen reports whether key already occurred in the object being parsed:
 // a linear scan for small objects, a set once the object grows.
-func (p *parser) seen(v *jval, set *map[string]struct{}, key string) bool {
+func (p *parser) seen(obj []jmember, set *map[string]struct{}, key string) bool {
 	const small = 16
-	if len(v.obj) < small {
-		for _, m := range v.obj {
+	if len(obj) < small {
+		for _, m := range obj {
 			if m.key == key {
 				return true
 			}
@@ -32,7 +32,7 @@ func (p *parser) seen(v *jval, set *map[string]struct{}, key string) bool {
 	}
 	if *set == nil {
 		*set = make(map[string]struct{}, 2*small)
-		for _, m := range v.obj {
+		for _, m := range obj {
 			(*set)[m.key] = struct{}{}
 		}
 	}

@@ -3,6 +3,7 @@ package locks
 import (
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -60,12 +61,25 @@ type parser struct {
 	path  []string
 	dups  []Finding
 	depth int
+	// stack holds the members of the objects being parsed, innermost last: an object
+	// gets a slice of exactly its own size when it closes (a fixed capacity of 16 per
+	// object was a quarter of what a cold start of 10,000 locks allocated).
+	stack []jmember
 }
+
+// stackPool holds parsers' member stacks: a parse allocates only its objects' own slices.
+var stackPool = sync.Pool{New: func() any { s := make([]jmember, 0, 64); return &s }}
 
 // parseJSON parses one JSON document. Duplicate object keys are returned as
 // findings (with their path); the tree keeps every member in file order.
 func parseJSON(data []byte) (jval, []Finding, *syntaxError) {
-	p := parser{data: data}
+	sp := stackPool.Get().(*[]jmember)
+	p := parser{data: data, stack: (*sp)[:0]}
+	defer func() {
+		clear(p.stack[:cap(p.stack)]) // the pool keeps no tree alive
+		*sp = p.stack[:0]
+		stackPool.Put(sp)
+	}()
 	p.skipWS()
 	v, err := p.value()
 	if err != nil {
@@ -313,7 +327,7 @@ func (p *parser) object() (jval, *syntaxError) {
 		return jval{}, err
 	}
 	defer func() { p.depth-- }()
-	v := jval{kind: jObject, start: p.pos, obj: make([]jmember, 0, 16)}
+	v := jval{kind: jObject, start: p.pos, obj: []jmember{}}
 	var seen map[string]struct{}
 	p.pos++
 	p.skipWS()
@@ -322,6 +336,8 @@ func (p *parser) object() (jval, *syntaxError) {
 		v.end = p.pos
 		return v, nil
 	}
+	base := len(p.stack)
+	defer func() { p.stack = p.stack[:base] }()
 	for {
 		p.skipWS()
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
@@ -331,7 +347,7 @@ func (p *parser) object() (jval, *syntaxError) {
 		if err != nil {
 			return jval{}, err
 		}
-		if p.seen(&v, &seen, key) {
+		if p.seen(p.stack[base:], &seen, key) {
 			p.dups = append(p.dups, Finding{Kind: FindingDuplicateKey, Path: joinPath(p.path, key),
 				Detail: "duplicate key; the last value wins"})
 		}
@@ -347,7 +363,7 @@ func (p *parser) object() (jval, *syntaxError) {
 		if err != nil {
 			return jval{}, err
 		}
-		v.obj = append(v.obj, jmember{key: key, val: val})
+		p.stack = append(p.stack, jmember{key: key, val: val})
 		p.skipWS()
 		if p.pos >= len(p.data) {
 			return jval{}, p.fail("")
@@ -358,6 +374,7 @@ func (p *parser) object() (jval, *syntaxError) {
 		case '}':
 			p.pos++
 			v.end = p.pos
+			v.obj = append(make([]jmember, 0, len(p.stack)-base), p.stack[base:]...)
 			return v, nil
 		default:
 			return jval{}, p.fail("',' or '}' expected in object")

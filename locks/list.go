@@ -3,7 +3,10 @@ package locks
 import (
 	"io/fs"
 	"os"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // Listed is one name a listing of the locks directory found (List). It carries what the
@@ -49,4 +52,45 @@ func (l Listed) Unchanged(e Entry) bool {
 	}
 	ino, ok := inodeOf(fi)
 	return ok && ino == e.Inode && fi.Size() == e.Size && fi.ModTime().Equal(e.ModTime)
+}
+
+// ReadListed reads the listed names of dir as ReadFile does, on up to GOMAXPROCS goroutines
+// (decoding one lock is independent of another), and returns their entries in ls's order.
+// dir's real path is resolved once and the listing's file types are used, as LoadDir does:
+// a regular file costs its open, fstat, read and decode. ReadFile resolved the directory
+// (an lstat per path component) and lstat'ed the file again for every name.
+func ReadListed(dir string, ls []Listed) []Entry {
+	out := make([]Entry, len(ls))
+	real := realDir(dir)
+	parallel(len(ls), func(i int, bp *[]byte) {
+		out[i] = readEntry(dir, real, ls[i].Name, ClassLive, ls[i].de.Type(), true, bp)
+	})
+	return out
+}
+
+// parallelMin is the fewest files per goroutine: a small directory is read on one.
+const parallelMin = 64
+
+// parallel runs f(i) for every i in [0, n) on up to GOMAXPROCS goroutines, each with a read
+// buffer of its own, and returns when all have run.
+func parallel(n int, f func(i int, bp *[]byte)) {
+	w := min(runtime.GOMAXPROCS(0), n/parallelMin+1)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range w {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			bp := bufPool.Get().(*[]byte)
+			defer bufPool.Put(bp)
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				f(i, bp)
+			}
+		}()
+	}
+	wg.Wait()
 }

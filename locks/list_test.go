@@ -3,7 +3,9 @@ package locks
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -131,5 +133,51 @@ func TestListedUnchanged(t *testing.T) {
 				t.Fatalf("Unchanged = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestReadListedIsReadFile: reading the listed names together, on every core, gives for
+// each name the entry ReadFile gives — a canonical lock, a broken one, a directory, a FIFO,
+// a link inside and one leaving the directory, a file removed after the listing — in
+// listing order, and enough of them to use more than one goroutine.
+func TestReadListedIsReadFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	canon := fixtureBytes(t, "canonical.json")
+	for i := range 3 * parallelMin {
+		writeFile(t, filepath.Join(dir, "n"+strconv.Itoa(i)+".json"), canon)
+	}
+	writeFile(t, filepath.Join(dir, "broken.json"), []byte(`{"remote":`))
+	writeFile(t, filepath.Join(dir, "gone.json"), canon)
+	if err := os.Mkdir(filepath.Join(dir, "d.json"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("n1.json", filepath.Join(dir, "link.json")); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(t.TempDir(), "x.json")
+	writeFile(t, outside, canon)
+	if err := os.Symlink(outside, filepath.Join(dir, "out.json")); err != nil {
+		t.Fatal(err)
+	}
+	ls, err := List(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "gone.json")); err != nil {
+		t.Fatal(err)
+	}
+	got := ReadListed(dir, ls)
+	if len(got) != len(ls) {
+		t.Fatalf("%d entries for %d names", len(got), len(ls))
+	}
+	for i, l := range ls {
+		want := ReadFile(dir, l.Name)
+		if !reflect.DeepEqual(got[i], want) {
+			t.Errorf("%s:\n ReadListed %+v\n ReadFile   %+v", l.Name, got[i], want)
+		}
 	}
 }

@@ -75,6 +75,14 @@ func LoadDir(dir string, opts LoadOptions) (*Snapshot, error) {
 	real := realDir(dir)
 	bp := bufPool.Get().(*[]byte)
 	defer bufPool.Put(bp)
+	// The lock files and pointers are read on every core (ReadListed), then kept in
+	// listing order.
+	type file struct {
+		name  string
+		class Class
+		typ   fs.FileMode
+	}
+	var files []file
 	for _, de := range ents {
 		name := de.Name()
 		switch {
@@ -91,16 +99,20 @@ func LoadDir(dir string, opts LoadOptions) (*Snapshot, error) {
 		case !strings.HasSuffix(name, nameSuffix):
 			s.Ignored = append(s.Ignored, name)
 		default:
-			class := classify(name)
-			e := readEntry(dir, real, name, class, de.Type(), true, bp)
-			if e.Missing {
-				continue
-			}
-			if class == ClassPointer {
-				s.Pointers = append(s.Pointers, e)
-			} else {
-				s.Live = append(s.Live, e)
-			}
+			files = append(files, file{name, classify(name), de.Type()})
+		}
+	}
+	read := make([]Entry, len(files))
+	parallel(len(files), func(i int, bp *[]byte) {
+		read[i] = readEntry(dir, real, files[i].name, files[i].class, files[i].typ, true, bp)
+	})
+	for i, e := range read {
+		switch {
+		case e.Missing:
+		case files[i].class == ClassPointer:
+			s.Pointers = append(s.Pointers, e)
+		default:
+			s.Live = append(s.Live, e)
 		}
 	}
 	if opts.LegacyFile != "" {

@@ -251,3 +251,46 @@ func (r *Record) Empty() bool {
 		r.LockGeneration == nil && r.Claimant == nil && r.PID == nil && r.SessionPID == nil &&
 		len(r.BootstrapLockRecovery) == 0 && len(r.LeaseRenewal) == 0 && len(r.StewardRecovery) == 0
 }
+
+// Detach drops Raw, first copying out the raw fields that share its bytes (the Extra values
+// of the record and of its blocks, and the raw blocks), so that a record kept for long holds
+// what was decoded and not the whole file: the live model keeps one record per lock. A
+// reader that needs the bytes reads the file again (ReadFile, as the detail pane does).
+func (r *Record) Detach() {
+	if r.Raw == nil {
+		return
+	}
+	r.Raw = nil
+	r.BootstrapLockRecovery = cloneRaw(r.BootstrapLockRecovery)
+	r.LeaseRenewal = cloneRaw(r.LeaseRenewal)
+	r.StewardRecovery = cloneRaw(r.StewardRecovery)
+	detachExtra(r.Extra)
+	if w := r.WorkLease; w != nil {
+		detachExtra(w.Extra)
+		detachClaimant(w.Claimant)
+	}
+	if p := r.LockProvenance; p != nil {
+		detachExtra(p.Extra)
+		detachClaimant(p.Claimant)
+	}
+	detachClaimant(r.Claimant)
+}
+
+func detachClaimant(c *Claimant) {
+	if c != nil {
+		detachExtra(c.Extra)
+	}
+}
+
+func detachExtra(fs []RawField) {
+	for i := range fs {
+		fs[i].Value = cloneRaw(fs[i].Value)
+	}
+}
+
+func cloneRaw(b json.RawMessage) json.RawMessage {
+	if b == nil {
+		return nil
+	}
+	return append(make(json.RawMessage, 0, len(b)), b...)
+}

@@ -32,6 +32,7 @@ func LoadLocks(dir string, p Probe, now time.Time) ([]model.LockObs, model.Sourc
 	out := make([]model.LockObs, 0, len(snap.Live))
 	var findings []string
 	for _, e := range snap.Live {
+		e.Record.Detach() // the snapshot keeps what was decoded, not the files' bytes
 		lo := p.ObserveLock(e, now)
 		if lo.WorkEscapes {
 			sep := ": "

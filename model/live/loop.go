@@ -88,7 +88,7 @@ func (l *Model) loop(ctx context.Context) {
 			// events was not seen by the scoped read.
 			l.reloadDB(ctx, now, l.last.scoped)
 		case <-probe.C:
-			l.reprobe()
+			l.reprobe(false)
 		case r := <-l.giteaCh:
 			l.e.SetGitea(r.facts, r.clars, r.health)
 		case ch := <-l.stats:
@@ -98,7 +98,7 @@ func (l *Model) loop(ctx context.Context) {
 			now := l.opt.Now()
 			l.resyncLocks(now, false)
 			l.reloadDB(ctx, now, true)
-			l.reprobe()
+			l.reprobe(true)
 		}
 		now := l.opt.Now()
 		n := l.e.Tick(now)
@@ -133,11 +133,17 @@ func (l *Model) arm(t *time.Timer) <-chan time.Time {
 
 // readLock re-reads one file of the locks directory.
 func (l *Model) readLock(name string, now time.Time) {
-	e := locks.ReadFile(l.ws.LocksDir, name)
+	l.setRead(name, locks.ReadFile(l.ws.LocksDir, name), now)
+}
+
+// setRead records what a read of lock file name found. The record is kept without the
+// file's bytes (locks.Record.Detach): the detail pane reads the file again.
+func (l *Model) setRead(name string, e locks.Entry, now time.Time) {
 	if e.Missing || e.Class != locks.ClassLive {
 		l.e.SetLock(name, nil)
 		return
 	}
+	e.Record.Detach()
 	obs := l.probe.ObserveLock(e, now)
 	l.e.SetLock(name, &obs)
 }
@@ -152,12 +158,17 @@ func (l *Model) resyncLocks(now time.Time, full bool) {
 		return
 	}
 	seen := make(map[string]bool, len(ents))
+	var changed []locks.Listed
 	for _, le := range ents {
 		seen[le.Name] = true
 		if old, ok := l.e.Lock(le.Name); ok && !full && le.Unchanged(old.Entry) {
 			continue
 		}
-		l.readLock(le.Name, now)
+		changed = append(changed, le)
+	}
+	// Read (and decode) on every core; recorded in listing order, here.
+	for i, e := range locks.ReadListed(l.ws.LocksDir, changed) {
+		l.setRead(changed[i].Name, e, now)
 	}
 	for name := range l.e.Locks() {
 		if !seen[name] {
@@ -167,13 +178,25 @@ func (l *Model) resyncLocks(now time.Time, full bool) {
 	l.e.SetHealth(model.SourceLocks, withNote(model.SourceHealth{Status: model.StatusOK, ScannedAt: now, ScanDuration: time.Since(t0)}, l.locksWatchMode()))
 }
 
-// reprobe re-observes owner liveness and worktrees of local records; only the
-// records whose observation changed touch their items.
-func (l *Model) reprobe() {
+// reprobe re-observes the owner liveness of local records, and the worktrees whose turn
+// it is (every one when all): each pass probes its share of the worktrees, so that each is
+// looked at once per WorktreeEvery. A record is observed again in full only when a probe
+// saw a change; only the records whose observation changed touch their items.
+func (l *Model) reprobe(all bool) {
 	e := l.e
 	p := l.probe.memo() // a joined lock and lease name one pid and one worktree: probe each once
+	l.passes++
+	slots := uint64(max(1, l.opt.WorktreeEvery/l.opt.ProbeEvery))
+	due := func(kind byte, key string) bool {
+		return all || slots == 1 || (fnv(kind, key)%slots) == l.passes%slots
+	}
 	for name, lo := range e.Locks() {
 		if lo.Entry.Unreadable != nil || lo.PID <= 0 && lo.Worktree == model.WorktreeUnknown && lo.WorkStatic {
+			continue
+		}
+		changed := p.ownerMoved(lo.PID, lo.Host, lo.Owner) ||
+			!lo.WorkStatic && due('l', name) && p.worktreeMoved(lockWorktree(&lo.Entry.Record), lo.Host, lo.Worktree)
+		if !changed {
 			continue
 		}
 		n := p.ObserveLock(lo.Entry, lo.ReadAt)
@@ -182,7 +205,12 @@ func (l *Model) reprobe() {
 		}
 	}
 	for id, lo := range e.Leases() {
-		if lo.Lease.Status.Terminal() || l.probe.rowHost(lo.Lease.OwnerHost) != l.probe.Host {
+		host := l.probe.rowHost(lo.Lease.OwnerHost)
+		if lo.Lease.Status.Terminal() || host != l.probe.Host {
+			continue
+		}
+		if !p.ownerMoved(lo.Lease.OwnerPID, host, lo.Owner) &&
+			!(due('e', id) && p.worktreeMoved(lo.Lease.WorktreePath, host, lo.Worktree)) {
 			continue
 		}
 		n := p.ObserveLease(lo.Lease)
@@ -191,7 +219,8 @@ func (l *Model) reprobe() {
 		}
 	}
 	for id, so := range e.Sessions() {
-		if l.probe.rowHost(so.Session.Host) != l.probe.Host {
+		host := l.probe.rowHost(so.Session.Host)
+		if host != l.probe.Host || !p.ownerMoved(so.Session.PID, host, so.Owner) {
 			continue
 		}
 		n := p.ObserveSession(so.Session)
@@ -199,4 +228,14 @@ func (l *Model) reprobe() {
 			e.SetSession(id, &n)
 		}
 	}
+}
+
+// fnv is the FNV-1a hash of kind and key: which pass probes a record's worktree.
+func fnv(kind byte, key string) uint64 {
+	h := uint64(14695981039346656037)
+	h = (h ^ uint64(kind)) * 1099511628211
+	for i := 0; i < len(key); i++ {
+		h = (h ^ uint64(key[i])) * 1099511628211
+	}
+	return h
 }

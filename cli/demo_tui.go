@@ -33,7 +33,7 @@ func newDemoWorkbench(ctx context.Context, d *sim.Demo, role govern.Role, ro gov
 		live.Options{
 			Config: model.Config{Policies: pol, Org: d.Owner, Repo: d.Repo,
 				StalePRQuiet: scale(10 * time.Minute), RefusedWindow: scale(time.Hour)},
-			Gitea: d.Client, GiteaEvery: 2 * time.Second, ProbeEvery: time.Second, Resync: 5 * time.Second,
+			Gitea: d.Client, GiteaEvery: 2 * time.Second, ProbeEvery: time.Second, WorktreeEvery: time.Second, Resync: 5 * time.Second,
 		})
 	if err := live.Start(ctx); err != nil {
 		return nil, err

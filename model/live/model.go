@@ -25,9 +25,15 @@ type Options struct {
 	// moved, and in full when a scoped read (see Model) was applied since the
 	// last full read.
 	Resync time.Duration
-	// ProbeEvery is how often owner liveness and worktrees are re-probed for
-	// records on this host (default 5 s): a process can die with no file changing.
+	// ProbeEvery is how often owner liveness is re-probed for records on this host
+	// (default 5 s): a process can die with no file changing.
 	ProbeEvery time.Duration
+	// WorktreeEvery is how often each worktree on this host is re-probed (default 12 ×
+	// ProbeEvery, a minute): a worktree rarely vanishes, and a stat of every worktree
+	// each ProbeEvery was most of an idle fleet's CPU. The worktrees are spread over the
+	// probe passes of that period (each pass looks at its share), never all at once;
+	// Refresh looks at every one.
+	WorktreeEvery time.Duration
 	// Gitea, when set, is polled every GiteaEvery (default 60 s).
 	Gitea      GiteaFacts
 	GiteaEvery time.Duration
@@ -86,6 +92,8 @@ type Model struct {
 	closed  chan struct{}
 	wake    chan struct{}
 	started atomic.Bool
+	// passes counts the re-probe passes: which worktrees a pass looks at.
+	passes uint64
 	// busy is set while the DB is held by another writer past the busy timeout: the
 	// last read is kept and the DB reads degraded until a read succeeds again.
 	busy bool
@@ -101,6 +109,9 @@ func New(ws Workspace, opt Options) *Model {
 	}
 	if opt.ProbeEvery <= 0 {
 		opt.ProbeEvery = 5 * time.Second
+	}
+	if opt.WorktreeEvery <= 0 {
+		opt.WorktreeEvery = 12 * opt.ProbeEvery
 	}
 	if opt.Debounce <= 0 {
 		opt.Debounce = DefaultLockDebounce

@@ -106,6 +106,32 @@ func lockHost(rec *locks.Record, self string) string {
 	return self
 }
 
+// ownerMoved reports whether the owner (pid, host) would be judged otherwise than was:
+// only a pid on this host is probed (p.owner), so only it can move.
+func (p Probe) ownerMoved(pid int64, host string, was model.Liveness) bool {
+	if pid <= 0 || host != "" && host != p.Host {
+		return false
+	}
+	f := p.Liveness
+	if f == nil {
+		f = leases.Liveness
+	}
+	return model.Liveness(f(int(pid), host)) != was
+}
+
+// worktreeMoved reports whether the worktree at path would be judged otherwise than was.
+func (p Probe) worktreeMoved(path, host string, was model.Worktree) bool {
+	return model.Worktree(p.worktree(path, host).State) != was
+}
+
+// lockWorktree is the worktree a lock names: its worktree_path, else its work lease's.
+func lockWorktree(rec *locks.Record) string {
+	if rec.WorktreePath == "" && rec.WorkLease != nil {
+		return rec.WorkLease.WorktreePath
+	}
+	return rec.WorktreePath
+}
+
 // ObserveLock attaches owner liveness and worktree presence to a lock entry.
 func (p Probe) ObserveLock(e locks.Entry, now time.Time) model.LockObs {
 	lo := model.LockObs{Entry: e, ReadAt: now, Owner: model.LivenessUnknown, Worktree: model.WorktreeUnknown}
@@ -121,11 +147,7 @@ func (p Probe) ObserveLock(e locks.Entry, now time.Time) model.LockObs {
 	}
 	lo.Host = lockHost(rec, p.Host)
 	lo.Owner, lo.OwnerWhy = p.owner(lo.PID, lo.Host)
-	wt := rec.WorktreePath
-	if wt == "" && rec.WorkLease != nil {
-		wt = rec.WorkLease.WorktreePath
-	}
-	w := p.worktree(wt, lo.Host)
+	w := p.worktree(lockWorktree(rec), lo.Host)
 	lo.Worktree, lo.WorkWhy, lo.WorkEscapes, lo.WorkStatic = model.Worktree(w.State), w.Why, w.Escapes, !w.Looked
 	return lo
 }

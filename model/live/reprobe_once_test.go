@@ -1,0 +1,3 @@
+package live
+
+func reprobeOnce(l *Model) { l.reprobe(false) }

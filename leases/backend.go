@@ -7,12 +7,27 @@ import (
 
 // Target names a control-plane DB: the backend is chosen by its location.
 type Target struct {
-	// Loc is a SQLite file path (the embedded default).
+	// Loc is a SQLite file path (the embedded default) or a postgres:// (postgresql://)
+	// URL. A URL never carries a password: it would show in argv, logs and the config
+	// file's check output.
 	Loc string
+	// PasswordFile names a file holding the PostgreSQL password (its first line; the
+	// file must not be readable by group or others). Without it the password comes from
+	// PGPASSWORD or a PGPASSFILE/~/.pgpass file, as libpq's clients take it.
+	PasswordFile string
 }
 
-// String is the location as it may be shown.
-func (t Target) String() string { return t.Loc }
+// Postgres reports whether t names a PostgreSQL database.
+func (t Target) Postgres() bool { return IsPostgresURL(t.Loc) }
+
+// String is the location as it may be shown: a PostgreSQL URL with no password and
+// no query parameters.
+func (t Target) String() string {
+	if t.Postgres() {
+		return redactURL(t.Loc)
+	}
+	return t.Loc
+}
 
 // Rows are the reads of a DB's current state. A missing table or column degrades
 // the section it belongs to (Health), never reads as "nothing there".
@@ -80,10 +95,20 @@ type Store interface {
 var (
 	_ Reader = (*SQLiteReader)(nil)
 	_ Store  = (*SQLiteStore)(nil)
+	_ Reader = (*PGReader)(nil)
+	_ Store  = (*PGStore)(nil)
 )
 
-// OpenReader opens the DB t names for reading (OpenReadOnly for a SQLite file).
+// OpenReader opens the DB t names for reading (OpenReadOnly for a SQLite file,
+// OpenPGReader for a PostgreSQL URL).
 func OpenReader(t Target) (Reader, error) {
+	if t.Postgres() {
+		r, err := OpenPGReader(context.Background(), t)
+		if err != nil {
+			return nil, err
+		}
+		return r, nil
+	}
 	r, err := OpenReadOnly(t.Loc)
 	if err != nil {
 		return nil, err // never a non-nil Reader holding a nil pointer
@@ -91,8 +116,16 @@ func OpenReader(t Target) (Reader, error) {
 	return r, nil
 }
 
-// OpenStore opens the DB t names for transitions (OpenReadWrite for a SQLite file).
+// OpenStore opens the DB t names for transitions (OpenReadWrite for a SQLite file,
+// OpenPGStore for a PostgreSQL URL).
 func OpenStore(t Target, opt StoreOptions) (Store, error) {
+	if t.Postgres() {
+		s, err := OpenPGStore(context.Background(), t, opt)
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
 	s, err := OpenReadWrite(t.Loc, opt)
 	if err != nil {
 		return nil, err

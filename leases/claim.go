@@ -90,7 +90,7 @@ func (s *SQLiteStore) claimTx(ctx context.Context, tx *sql.Tx, req ClaimRequest,
 	}
 	// Every row of the item counts: one the DB holds under another spelling of the org or
 	// repo (written before identities were folded, or by the supervised system) too.
-	cond, args := itemIdentity(req.Work)
+	cond, args := itemIdentity(sqliteSQL, req.Work)
 	held, err := leasesWhereInfo(ctx, tx, s.info, "WHERE work_item_id IN (SELECT work_item_id FROM work_items WHERE "+cond+") AND "+foldSQL("status")+" = 'active'", args...)
 	if err != nil {
 		return Outcome{}, false, err
@@ -204,7 +204,7 @@ func (s *SQLiteStore) upsertSession(ctx context.Context, tx *sql.Tx, ss SessionI
 // non-empty title replaces the recorded one.
 func (s *SQLiteStore) workItem(ctx context.Context, tx *sql.Tx, w WorkRef, title string) (int64, error) {
 	var id sql.NullInt64
-	cond, args := itemIdentity(w)
+	cond, args := itemIdentity(sqliteSQL, w)
 	err := tx.QueryRowContext(ctx, `SELECT work_item_id FROM work_items WHERE `+cond+`
 		ORDER BY work_item_id LIMIT 1`, args...).Scan(&id)
 	switch {

@@ -32,6 +32,19 @@ var (
 	// ErrNoTable is returned by single-row reads when the table they need is
 	// absent from the database.
 	ErrNoTable = errors.New("required table is absent")
+	// ErrUnreachable is returned when a PostgreSQL server cannot be reached or refuses
+	// the connection (network, authentication, no such database, shutting down). It
+	// means missing authority, never an empty inventory.
+	ErrUnreachable = errors.New("control-plane DB server unreachable")
+	// ErrPostgres is returned for any other PostgreSQL failure; the server's message
+	// and SQLSTATE are kept in DBError.Detail.
+	ErrPostgres = errors.New("PostgreSQL error")
+	// ErrBadURL is returned for a PostgreSQL URL that cannot be used: unparseable, or
+	// carrying a password (which belongs in a file or the environment).
+	ErrBadURL = errors.New("unusable control-plane DB URL")
+	// ErrNotInitialised is returned by InitPG's callers and OpenPGStore when a
+	// PostgreSQL database holds no control-plane tables: run steward init --db on it.
+	ErrNotInitialised = errors.New("database holds no control-plane schema")
 )
 
 // DBError records the operation and path of a failed database call. Err is
@@ -91,6 +104,9 @@ func mapErr(op, path string, err error) error {
 	}
 	var se *sqlite.Error
 	if !errors.As(err, &se) {
+		if pe := mapPGErr(op, path, err); pe != nil {
+			return pe
+		}
 		return &DBError{Op: op, Path: path, Err: err}
 	}
 	var s error

@@ -60,6 +60,10 @@ func HealthFromError(err error) Health {
 		reason = "database corrupt: " + reason
 	case errors.Is(err, ErrBusy):
 		reason = "database busy: " + reason
+	case errors.Is(err, ErrUnreachable):
+		reason = "control-plane DB server unreachable (missing authority, not an empty inventory): " + reason
+	case errors.Is(err, ErrNotInitialised):
+		reason = "control-plane DB not initialised (missing authority, not an empty inventory): " + reason
 	}
 	return Health{Status: HealthUnavailable, Reasons: []string{reason}}
 }
@@ -138,14 +142,16 @@ var absentNotes = map[string]string{
 // the SQL column list and the names selected, and records missing columns
 // in h (unavailable when a required one is absent: ok=false).
 func selectList(info schemaInfo, table string, want []column, h *Health) (sqlCols string, names []string, ok bool) {
-	have, found := info[table]
+	have, found := info.cols[table]
 	if !found {
 		h.unavailable("table " + table + " is absent")
 		return "", nil, false
 	}
+	exprs := make([]string, 0, len(want))
 	for _, c := range want {
-		if have[c.name] {
+		if typ, ok := have[c.name]; ok {
 			names = append(names, c.name)
+			exprs = append(exprs, info.selectExpr(c.name, typ))
 			continue
 		}
 		switch q := table + "." + c.name; c.tier {
@@ -162,7 +168,7 @@ func selectList(info schemaInfo, table string, want []column, h *Health) (sqlCol
 			h.note(n)
 		}
 	}
-	return strings.Join(names, ", "), names, true
+	return strings.Join(exprs, ", "), names, true
 }
 
 // scanRows decodes every row with dec, flagging rows with problems in h.

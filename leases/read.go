@@ -11,10 +11,9 @@ import (
 // Reader reads a control-plane DB read-only. It never creates, migrates or
 // writes the file. Safe for concurrent use.
 type SQLiteReader struct {
-	db   *sql.DB
-	pin  *sql.Conn // one fixed connection: PRAGMA data_version is per connection
-	path string
-	id   fileID // the file opened; Replaced compares the path with it
+	reads
+	pin *sql.Conn // one fixed connection: PRAGMA data_version is per connection
+	id  fileID    // the file opened; Replaced compares the path with it
 }
 
 // OpenReadOnly opens path with a file:...?mode=ro URI and a busy timeout.
@@ -35,7 +34,9 @@ func OpenReadOnly(path string) (*SQLiteReader, error) {
 		db.Close()
 		return nil, mapErr(op, path, err)
 	}
-	return &SQLiteReader{db: db, pin: pin, path: path, id: fileIDOf(path)}, nil
+	r := &SQLiteReader{reads: reads{db: db, d: sqliteSQL, path: path}, pin: pin, id: fileIDOf(path)}
+	r.version = r.DataVersion
+	return r, nil
 }
 
 // Close releases the Reader's connections.
@@ -43,9 +44,6 @@ func (r *SQLiteReader) Close() error {
 	r.pin.Close()
 	return r.db.Close()
 }
-
-// Path returns the DB path the Reader was opened on.
-func (r *SQLiteReader) Path() string { return r.path }
 
 // DataVersion returns PRAGMA data_version from the Reader's pinned
 // connection. The value changes whenever another connection commits, so a
@@ -108,18 +106,19 @@ type Snapshot struct {
 // work_items) and assignments in one read transaction. It returns an error
 // only when the DB as a whole is unreadable; a missing table or column
 // degrades or disables that section instead.
-func (r *SQLiteReader) Snapshot(ctx context.Context, opt ReadOptions) (*Snapshot, error) {
+func (r *reads) Snapshot(ctx context.Context, opt ReadOptions) (*Snapshot, error) {
 	const op = "snapshot"
-	dv, err := r.DataVersion(ctx)
+	dv, err := r.version(ctx)
 	if err != nil {
 		return nil, err
 	}
-	tx, err := r.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	dbtx, err := r.beginRead(ctx)
 	if err != nil {
 		return nil, mapErr(op, r.path, err)
 	}
-	defer tx.Rollback()
-	info, err := introspect(ctx, tx)
+	defer dbtx.Rollback()
+	tx := r.q(dbtx)
+	info, err := r.introspect(ctx, tx)
 	if err != nil {
 		return nil, mapErr(op, r.path, err)
 	}
@@ -152,7 +151,7 @@ func (r *SQLiteReader) Snapshot(ctx context.Context, opt ReadOptions) (*Snapshot
 
 func readMeta(ctx context.Context, q queryer, info schemaInfo) (map[string]string, string, Health, error) {
 	h := okHealth()
-	if _, ok := info["schema_meta"]; !ok {
+	if !info.hasTable("schema_meta") {
 		h.note("table schema_meta is absent: schema version unknown, columns read by name")
 		return nil, "", h, nil
 	}
@@ -204,7 +203,8 @@ const terminalIn = `('released', 'expired', 'abandoned')`
 func readLeases(ctx context.Context, q queryer, info schemaInfo, opt ReadOptions) ([]Lease, Health, error) {
 	prob := func(v Lease) []string { return v.Problems }
 	live, h, err := readTable(ctx, q, info, "leases", leaseCols,
-		"WHERE status IS NULL OR "+foldSQL("status")+" NOT IN "+terminalIn+" ORDER BY rowid", nil, decodeLease, prob)
+		"WHERE status IS NULL OR "+info.fold("status")+" NOT IN "+terminalIn+" ORDER BY "+info.createdOrder("leases", "lease_id", ""),
+		nil, decodeLease, prob)
 	if err != nil || h.Status == HealthUnavailable {
 		return live, h, err
 	}
@@ -216,7 +216,8 @@ func readLeases(ctx context.Context, q queryer, info schemaInfo, opt ReadOptions
 		return live, h, nil
 	}
 	done, _, err := readTable(ctx, q, info, "leases", leaseCols,
-		"WHERE "+foldSQL("status")+" IN "+terminalIn+" ORDER BY rowid DESC LIMIT ?", []any{n}, decodeLease, prob)
+		"WHERE "+info.fold("status")+" IN "+terminalIn+" ORDER BY "+info.createdOrder("leases", "lease_id", " DESC")+" LIMIT ?",
+		[]any{n}, decodeLease, prob)
 	return append(live, done...), h, err
 }
 
@@ -231,7 +232,7 @@ func readSessions(ctx context.Context, q queryer, info schemaInfo, opt ReadOptio
 	if n == 0 {
 		n = DefaultRecentEnded
 	}
-	if !info["sessions"]["status"] {
+	if !info.has("sessions", "status") {
 		out, h, err := readTable(ctx, q, info, "sessions", sessionCols, "", nil, decodeSession, prob)
 		return out, 0, h, err
 	}
@@ -247,10 +248,14 @@ func readSessions(ctx context.Context, q queryer, info schemaInfo, opt ReadOptio
 	if err != nil {
 		return nil, 0, Health{}, err
 	}
-	kept := `(status IS NULL OR ` + foldSQL("status") + ` = 'active'
-		OR rowid IN (SELECT rowid FROM sessions ORDER BY rowid DESC LIMIT ?)
-		OR session_id IN (SELECT value FROM json_each(?)))`
-	out, h, err := readTable(ctx, q, info, "sessions", sessionCols, "WHERE "+kept+" ORDER BY rowid",
+	rowKey := "session_id"
+	if !info.pg {
+		rowKey = "rowid"
+	}
+	kept := `(status IS NULL OR ` + info.fold("status") + ` = 'active'
+		OR ` + rowKey + ` IN (SELECT ` + rowKey + ` FROM sessions ORDER BY ` + info.createdOrder("sessions", "session_id", " DESC") + ` LIMIT ?)
+		OR session_id IN (` + info.jsonTextArray("?") + `))`
+	out, h, err := readTable(ctx, q, info, "sessions", sessionCols, "WHERE "+kept+" ORDER BY "+info.createdOrder("sessions", "session_id", ""),
 		[]any{max(n, 0), string(names)}, decodeSession, prob)
 	if err != nil || h.Status == HealthUnavailable {
 		return out, 0, h, err

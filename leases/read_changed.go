@@ -84,7 +84,7 @@ func (r *SQLiteReader) EventsAtVersion(ctx context.Context, cursor int64, limit 
 
 // activeCond selects the active leases, in any case, the way the expression index
 // leases_item_active (migration 0003) is written, so that it serves the lookup.
-var activeCond = foldSQL("status") + " = 'active' AND "
+func activeCond(d dialect) string { return d.fold("status") + " = 'active' AND " }
 
 // scopeChunk bounds the ids in one IN (...) list, well under SQLite's
 // variable limit.
@@ -100,14 +100,15 @@ const scopeChunk = 500
 // A lease with a status outside the four known ones (never written by
 // steward; the schema's CHECK refuses it) is found by ReadScope only when it
 // is named by id; a full Snapshot reads every non-terminal lease.
-func (r *SQLiteReader) ReadScope(ctx context.Context, sc Scope) (*Scoped, error) {
+func (r *reads) ReadScope(ctx context.Context, sc Scope) (*Scoped, error) {
 	const op = "read scope"
-	tx, err := r.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	dbtx, err := r.beginRead(ctx)
 	if err != nil {
 		return nil, mapErr(op, r.path, err)
 	}
-	defer tx.Rollback()
-	info, err := introspectTables(ctx, tx, "leases", "sessions", "work_items")
+	defer dbtx.Rollback()
+	tx := r.q(dbtx)
+	info, err := r.introspect(ctx, tx, "leases", "sessions", "work_items")
 	if err != nil {
 		return nil, mapErr(op, r.path, err)
 	}
@@ -167,8 +168,8 @@ func scopeLeases(ctx context.Context, q queryer, info schemaInfo, sc Scope, h *H
 	if err != nil {
 		return nil, err
 	}
-	if info["leases"]["work_item_id"] {
-		active, err := byIDs(ctx, q, list, names, "leases", "work_item_id", int64Args(items), decodeLease, activeCond)
+	if info.has("leases", "work_item_id") {
+		active, err := byIDs(ctx, q, list, names, "leases", "work_item_id", int64Args(items), decodeLease, activeCond(info.dialect))
 		if err != nil {
 			return nil, err
 		}
@@ -239,22 +240,19 @@ func introspectTables(ctx context.Context, q queryer, tables ...string) (schemaI
 	for i, t := range tables {
 		args[i] = t
 	}
-	rows, err := q.QueryContext(ctx, `SELECT m.name, p.name FROM sqlite_master AS m, pragma_table_info(m.name) AS p
+	rows, err := q.QueryContext(ctx, `SELECT m.name, p.name, p.type FROM sqlite_master AS m, pragma_table_info(m.name) AS p
 		WHERE m.type = 'table' AND m.name IN (`+strings.TrimSuffix(strings.Repeat("?, ", len(tables)), ", ")+`)`, args...)
 	if err != nil {
-		return nil, err
+		return schemaInfo{}, err
 	}
 	defer rows.Close()
-	info := schemaInfo{}
+	info := newSchemaInfo(sqliteSQL)
 	for rows.Next() {
-		var t, c string
-		if err := rows.Scan(&t, &c); err != nil {
-			return nil, err
+		var t, c, typ string
+		if err := rows.Scan(&t, &c, &typ); err != nil {
+			return schemaInfo{}, err
 		}
-		if info[t] == nil {
-			info[t] = map[string]bool{}
-		}
-		info[t][c] = true
+		info.add(t, c, typ)
 	}
 	return info, rows.Err()
 }

@@ -32,7 +32,7 @@ func TestScopeQueriesUseIndexes(t *testing.T) {
 		args             []any
 	}{
 		{"leases", "", "lease_id", leaseCols, []any{"a", "b"}},
-		{"leases", activeCond, "work_item_id", leaseCols, []any{1, 2}},
+		{"leases", activeCond(sqliteSQL), "work_item_id", leaseCols, []any{1, 2}},
 		{"sessions", "", "session_id", sessionCols, []any{"s1", "s2"}},
 		{"work_items", "", "work_item_id", workItemCols, []any{1, 2}},
 	} {
@@ -89,16 +89,16 @@ func TestIntrospectTablesMatchesIntrospect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(some) != 2 || some["sessions"] != nil || some["events"]["detail_json"] || !some["events"]["event_id"] {
-		t.Fatalf("introspectTables = %v", some)
+	if len(some.cols) != 2 || some.hasTable("sessions") || some.has("events", "detail_json") || !some.has("events", "event_id") {
+		t.Fatalf("introspectTables = %v", some.cols)
 	}
 	for _, table := range []string{"events", "leases"} {
-		if len(some[table]) != len(all[table]) {
-			t.Errorf("%s: %v, introspect says %v", table, some[table], all[table])
+		if len(some.cols[table]) != len(all.cols[table]) {
+			t.Errorf("%s: %v, introspect says %v", table, some.cols[table], all.cols[table])
 		}
-		for c := range all[table] {
-			if !some[table][c] {
-				t.Errorf("%s.%s missing", table, c)
+		for c, typ := range all.cols[table] {
+			if got, ok := some.cols[table][c]; !ok || got != typ {
+				t.Errorf("%s.%s missing or typed %q, want %q", table, c, got, typ)
 			}
 		}
 	}

@@ -8,15 +8,16 @@ import (
 // EventsSince returns up to limit events with event_id > cursor in id order,
 // for incremental watching (limit <= 0 means 1000). The next cursor is the
 // last returned EventID.
-func (r *SQLiteReader) EventsSince(ctx context.Context, cursor int64, limit int) ([]Event, Health, error) {
+func (r *reads) EventsSince(ctx context.Context, cursor int64, limit int) ([]Event, Health, error) {
 	if limit <= 0 {
 		limit = 1000
 	}
-	info, err := introspect(ctx, r.db)
+	q := r.q(r.db)
+	info, err := r.introspect(ctx, q, "events")
 	if err != nil {
 		return nil, Health{}, mapErr("events", r.path, err)
 	}
-	ev, h, err := readTable(ctx, r.db, info, "events", eventCols,
+	ev, h, err := readTable(ctx, q, info, "events", eventCols,
 		"WHERE event_id > ? ORDER BY event_id LIMIT ?", []any{cursor, limit},
 		decodeEvent, func(v Event) []string { return v.Problems })
 	return ev, h, mapErr("events", r.path, err)
@@ -25,7 +26,7 @@ func (r *SQLiteReader) EventsSince(ctx context.Context, cursor int64, limit int)
 // LeaseByID reads one lease (with Work filled when work_items is readable).
 // found is false when no row has that id. A leases table too damaged to
 // read is ErrNoTable.
-func (r *SQLiteReader) LeaseByID(ctx context.Context, id string) (l Lease, found bool, err error) {
+func (r *reads) LeaseByID(ctx context.Context, id string) (l Lease, found bool, err error) {
 	ls, err := r.leasesWhere(ctx, "WHERE lease_id = ?", id)
 	if err != nil || len(ls) == 0 {
 		return Lease{}, false, err
@@ -37,16 +38,16 @@ func (r *SQLiteReader) LeaseByID(ctx context.Context, id string) (l Lease, found
 // by ref (normally at most one; more is a concurrent-active-lease collision),
 // the item found by its identity (org and repo case-insensitive; every
 // work_items row of it, should the DB hold it under two spellings).
-func (r *SQLiteReader) LeasesForWorkItem(ctx context.Context, ref WorkRef) ([]Lease, error) {
-	cond, args := itemIdentity(ref)
-	return r.leasesWhere(ctx, `WHERE (status IS NULL OR `+foldSQL("status")+` NOT IN `+terminalIn+`)
+func (r *reads) LeasesForWorkItem(ctx context.Context, ref WorkRef) ([]Lease, error) {
+	cond, args := itemIdentity(r.d, ref)
+	return r.leasesWhere(ctx, `WHERE (status IS NULL OR `+r.d.fold("status")+` NOT IN `+terminalIn+`)
 		AND work_item_id IN (SELECT work_item_id FROM work_items WHERE `+cond+`)`, args...)
 }
 
 // LeaseHistory returns every lease on the work item named by ref, whatever its status
 // (oldest first): what a verifier reads to find an attempt's lease after it ended.
-func (r *SQLiteReader) LeaseHistory(ctx context.Context, ref WorkRef) ([]Lease, error) {
-	cond, args := itemIdentity(ref)
+func (r *reads) LeaseHistory(ctx context.Context, ref WorkRef) ([]Lease, error) {
+	cond, args := itemIdentity(r.d, ref)
 	return r.leasesWhere(ctx, `WHERE work_item_id IN (SELECT work_item_id FROM work_items WHERE `+cond+`)
 		ORDER BY created_at, lease_id`, args...)
 }
@@ -54,33 +55,28 @@ func (r *SQLiteReader) LeaseHistory(ctx context.Context, ref WorkRef) ([]Lease, 
 // HasColumn reports whether the DB's table has the column (false when the table is
 // absent): a verifier asks before it reads the absence of a mark as proof — a DB without
 // events.detail_json or leases.provenance_json cannot carry one.
-func (r *SQLiteReader) HasColumn(ctx context.Context, table, col string) (bool, error) {
-	info, err := introspect(ctx, r.db)
+func (r *reads) HasColumn(ctx context.Context, table, col string) (bool, error) {
+	info, err := r.introspect(ctx, r.q(r.db), table)
 	if err != nil {
 		return false, mapErr("schema", r.path, err)
 	}
-	return info[table][col], nil
+	return info.has(table, col), nil
 }
 
-func (r *SQLiteReader) leasesWhere(ctx context.Context, where string, args ...any) ([]Lease, error) {
+func (r *reads) leasesWhere(ctx context.Context, where string, args ...any) ([]Lease, error) {
 	const op = "read lease"
-	tx, err := r.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	dbtx, err := r.beginRead(ctx)
 	if err != nil {
 		return nil, mapErr(op, r.path, err)
 	}
-	defer tx.Rollback()
-	ls, err := leasesWhere(ctx, tx, where, args...)
-	return ls, mapErr(op, r.path, err)
-}
-
-// leasesWhere reads leases matching where with their Work, over any queryer
-// (the transitions use it inside their write transaction).
-func leasesWhere(ctx context.Context, q queryer, where string, args ...any) ([]Lease, error) {
-	info, err := introspect(ctx, q)
+	defer dbtx.Rollback()
+	tx := r.q(dbtx)
+	info, err := r.introspect(ctx, tx, "leases", "work_items")
 	if err != nil {
-		return nil, err
+		return nil, mapErr(op, r.path, err)
 	}
-	return leasesWhereInfo(ctx, q, info, where, args...)
+	ls, err := leasesWhereInfo(ctx, tx, info, where, args...)
+	return ls, mapErr(op, r.path, err)
 }
 
 // leasesWhereInfo is leasesWhere over an already introspected schema.
@@ -96,7 +92,7 @@ func leasesWhereInfo(ctx context.Context, q queryer, info schemaInfo, where stri
 	if len(ls) == 0 {
 		return nil, nil
 	}
-	if _, ok := info["work_items"]; !ok {
+	if !info.hasTable("work_items") {
 		return ls, nil
 	}
 	for i := range ls {
@@ -137,21 +133,22 @@ func joinReasons(h Health) string {
 // a long-lived DB holds every event since it was made, and a reader that only shows
 // recent activity must not read them all into memory. next is the highest event id past
 // cursor (cursor itself when there is none): the cursor to continue from.
-func (r *SQLiteReader) EventsBacklog(ctx context.Context, cursor int64, last int) (evs []Event, h Health, next int64, err error) {
+func (r *reads) EventsBacklog(ctx context.Context, cursor int64, last int) (evs []Event, h Health, next int64, err error) {
 	const op = "events"
 	next = cursor
-	tx, err := r.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	dbtx, err := r.beginRead(ctx)
 	if err != nil {
 		return nil, Health{}, next, mapErr(op, r.path, err)
 	}
-	defer tx.Rollback()
-	info, err := introspectTables(ctx, tx, "events")
+	defer dbtx.Rollback()
+	tx := r.q(dbtx)
+	info, err := r.introspect(ctx, tx, "events")
 	if err != nil {
 		return nil, Health{}, next, mapErr(op, r.path, err)
 	}
 	where := "WHERE event_id > ? AND (event_id IN (SELECT event_id FROM events WHERE event_id > ? ORDER BY event_id DESC LIMIT ?)"
 	args := []any{cursor, cursor, max(last, 0)}
-	if info["events"]["event_type"] {
+	if info.has("events", "event_type") {
 		where += " OR event_type = 'claim.refused'"
 	}
 	evs, h, err = readTable(ctx, tx, info, "events", eventCols, where+") ORDER BY event_id", args,

@@ -36,9 +36,8 @@ func (s Status) Active() bool { return Fold(string(s)) == string(StatusActive) }
 // steward goes through it, in readers and inside every transaction.
 func Fold(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 
-// foldSQL is Fold as an SQL expression over a column: trim of ASCII white space, then
-// lower-case (SQLite folds ASCII only; every value compared against is ASCII).
-func foldSQL(col string) string { return "lower(trim(" + col + ", char(9, 10, 11, 12, 13, 32)))" }
+// foldSQL is Fold as a SQLite expression over a column (sqliteSQL.fold).
+func foldSQL(col string) string { return sqliteSQL.fold(col) }
 
 // itemIdentity is the SQL condition over work_items that matches the rows of one item,
 // and its arguments: the remote as written, the org and repo folded (Gitea owner and
@@ -46,9 +45,9 @@ func foldSQL(col string) string { return "lower(trim(" + col + ", char(9, 10, 11
 // item), the work kind folded as the seed compares it, the number. Every query that finds
 // an item by its natural key uses it, and so must the lock files' identity
 // (locks.Key.Identity).
-func itemIdentity(w WorkRef) (string, []any) {
-	return `remote = ? AND ` + foldSQL("org") + ` = ? AND ` + foldSQL("repo") + ` = ? AND ` +
-			foldSQL("work_kind") + ` = ? AND work_number = ?`,
+func itemIdentity(d dialect, w WorkRef) (string, []any) {
+	return `remote = ? AND ` + d.fold("org") + ` = ? AND ` + d.fold("repo") + ` = ? AND ` +
+			d.fold("work_kind") + ` = ? AND work_number = ?`,
 		[]any{w.Remote, Fold(w.Org), Fold(w.Repo), Fold(string(w.Kind)), w.Number}
 }
 

@@ -35,8 +35,11 @@ type migration struct {
 	sql  string
 }
 
-func migrations() ([]migration, error) {
-	ents, err := fs.ReadDir(migrationFS, "migrations")
+func migrations() ([]migration, error) { return readMigrations(migrationFS, "migrations") }
+
+// readMigrations reads the numbered .sql files of dir in fsys, in order.
+func readMigrations(fsys embed.FS, dir string) ([]migration, error) {
+	ents, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +50,7 @@ func migrations() ([]migration, error) {
 		if !ok || err != nil {
 			return nil, fmt.Errorf("migration %s: name must start with a number", e.Name())
 		}
-		b, err := migrationFS.ReadFile("migrations/" + e.Name())
+		b, err := fsys.ReadFile(dir + "/" + e.Name())
 		if err != nil {
 			return nil, err
 		}
@@ -127,48 +130,70 @@ type queryer interface {
 	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
 }
 
-// schemaInfo maps each table to its set of columns.
-type schemaInfo map[string]map[string]bool
+// schemaInfo is what a DB's schema holds, as introspected: each table's columns with
+// their types (PostgreSQL's data_type; SQLite's declared type, often empty), and the
+// SQL dialect of the backend it was read from.
+type schemaInfo struct {
+	dialect
+	cols map[string]map[string]string
+}
+
+func newSchemaInfo(d dialect) schemaInfo {
+	return schemaInfo{dialect: d, cols: map[string]map[string]string{}}
+}
+
+// has reports whether table has col (false when the table is absent).
+func (i schemaInfo) has(table, col string) bool { _, ok := i.cols[table][col]; return ok }
+
+// hasTable reports whether the table exists.
+func (i schemaInfo) hasTable(table string) bool { _, ok := i.cols[table]; return ok }
+
+// add records a column.
+func (i schemaInfo) add(table, col, typ string) {
+	if i.cols[table] == nil {
+		i.cols[table] = map[string]string{}
+	}
+	i.cols[table][col] = typ
+}
 
 // introspect reads every table's columns with PRAGMA table_info.
 func introspect(ctx context.Context, q queryer) (schemaInfo, error) {
 	rows, err := q.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type='table'`)
 	if err != nil {
-		return nil, err
+		return schemaInfo{}, err
 	}
 	var names []string
 	for rows.Next() {
 		var n string
 		if err := rows.Scan(&n); err != nil {
 			rows.Close()
-			return nil, err
+			return schemaInfo{}, err
 		}
 		names = append(names, n)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return schemaInfo{}, err
 	}
-	info := schemaInfo{}
+	info := newSchemaInfo(sqliteSQL)
 	for _, n := range names {
-		cols, err := q.QueryContext(ctx, `SELECT name FROM pragma_table_info(?)`, n)
+		cols, err := q.QueryContext(ctx, `SELECT name, type FROM pragma_table_info(?)`, n)
 		if err != nil {
-			return nil, err
+			return schemaInfo{}, err
 		}
-		set := map[string]bool{}
+		info.cols[n] = map[string]string{}
 		for cols.Next() {
-			var c string
-			if err := cols.Scan(&c); err != nil {
+			var c, typ string
+			if err := cols.Scan(&c, &typ); err != nil {
 				cols.Close()
-				return nil, err
+				return schemaInfo{}, err
 			}
-			set[c] = true
+			info.add(n, c, typ)
 		}
 		cols.Close()
 		if err := cols.Err(); err != nil {
-			return nil, err
+			return schemaInfo{}, err
 		}
-		info[n] = set
 	}
 	return info, nil
 }

@@ -96,7 +96,7 @@ func stewardsWAL(ctx context.Context, db *sql.DB, info schemaInfo) (steward, wal
 	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
 		return false, false, err
 	}
-	if info["schema_meta"]["key"] && info["schema_meta"]["value"] {
+	if info.has("schema_meta", "key") && info.has("schema_meta", "value") {
 		var v string
 		err := db.QueryRowContext(ctx, `SELECT value FROM schema_meta WHERE key = ?`, MetaStewardMigration).Scan(&v)
 		switch {

@@ -45,7 +45,7 @@ func missingFor(info schemaInfo, op Op) []string {
 	var out []string
 	for t, cs := range opNeeds[op] {
 		for _, c := range cs {
-			if !info[t][c] {
+			if !info.has(t, c) {
 				out = append(out, t+"."+c)
 			}
 		}
@@ -68,8 +68,8 @@ func schemaVerdict(info schemaInfo, op Op) Verdict {
 
 // Supports reports whether the DB's schema lets op be done: the same guard the
 // transition runs first, so a preview refuses exactly as the apply would.
-func (r *SQLiteReader) Supports(ctx context.Context, op Op) (Verdict, error) {
-	info, err := introspect(ctx, r.db)
+func (r *reads) Supports(ctx context.Context, op Op) (Verdict, error) {
+	info, err := r.introspect(ctx, r.q(r.db))
 	if err != nil {
 		return Verdict{}, mapErr("schema", r.path, err)
 	}
@@ -90,7 +90,7 @@ type colVal struct {
 
 func set(col string, val any) colVal              { return colVal{col: col, val: val} }
 func setExpr(col, expr string) colVal             { return colVal{col: col, expr: expr} }
-func (s *SQLiteStore) has(table, col string) bool { return s.info[table][col] }
+func (s *SQLiteStore) has(table, col string) bool { return s.info.has(table, col) }
 
 // present keeps the values whose column table has.
 func (s *SQLiteStore) present(table string, vals []colVal) []colVal {

@@ -1,0 +1,78 @@
+package leases
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+)
+
+// NotifyChannel is the PostgreSQL channel every transition notifies, in its own
+// transaction (so the notice is delivered at commit, and never for a rollback).
+const NotifyChannel = "steward_control_plane"
+
+// maxNotifyPayload keeps a notice under PostgreSQL's 8000-byte payload limit.
+const maxNotifyPayload = 7000
+
+// Change is what one committed transition changed, as its notice says: the work items,
+// leases and sessions to re-read and the events written. Resync is set when the change
+// was too large to list (or its notice could not be decoded): re-read everything.
+type Change struct {
+	WorkItemIDs []int64  `json:"w,omitempty"`
+	LeaseIDs    []string `json:"l,omitempty"`
+	SessionIDs  []string `json:"s,omitempty"`
+	EventIDs    []int64  `json:"e,omitempty"`
+	Resync      bool     `json:"all,omitempty"`
+}
+
+// Scope is the rows the change names, to re-read with ReadScope.
+func (c Change) Scope() Scope {
+	return Scope{WorkItemIDs: c.WorkItemIDs, LeaseIDs: c.LeaseIDs, SessionIDs: c.SessionIDs}
+}
+
+// DecodeChange decodes a notice's payload. A payload that is not a Change asks for a
+// full re-read (Resync) rather than being dropped: nothing a notice was sent for is
+// lost.
+func DecodeChange(payload string) Change {
+	var c Change
+	if err := json.Unmarshal([]byte(payload), &c); err != nil {
+		return Change{Resync: true}
+	}
+	for _, id := range c.WorkItemIDs {
+		if id <= 0 {
+			return Change{Resync: true}
+		}
+	}
+	return c
+}
+
+// encode renders the notice's payload; a change too large for one notice becomes a
+// request to re-read everything.
+func (c Change) encode() string {
+	b, err := json.Marshal(c)
+	if err != nil || len(b) > maxNotifyPayload {
+		return `{"all":true}`
+	}
+	return string(b)
+}
+
+// add records a lease's item, id and holder.
+func (c *Change) add(l *Lease) {
+	if l == nil {
+		return
+	}
+	if l.WorkItemID > 0 && !slices.Contains(c.WorkItemIDs, l.WorkItemID) {
+		c.WorkItemIDs = append(c.WorkItemIDs, l.WorkItemID)
+	}
+	if l.LeaseID != "" && !slices.Contains(c.LeaseIDs, l.LeaseID) {
+		c.LeaseIDs = append(c.LeaseIDs, l.LeaseID)
+	}
+	if l.SessionID != "" && !slices.Contains(c.SessionIDs, l.SessionID) {
+		c.SessionIDs = append(c.SessionIDs, l.SessionID)
+	}
+}
+
+// notify sends the change on NotifyChannel inside tx.
+func (s *PGStore) notify(ctx context.Context, tx pgTx, c Change) error {
+	_, err := tx.exec(ctx, `SELECT pg_notify(?, ?)`, NotifyChannel, c.encode())
+	return err
+}

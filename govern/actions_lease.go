@@ -84,7 +84,7 @@ func (reclaimExpired) plan(ctx context.Context, c *Core, req Request) (*plan, er
 	if err != nil || ref != nil {
 		return &plan{refusal: ref}, err
 	}
-	now := c.now()
+	now := c.leaseNow(ctx)
 	f := leases.FenceOf(*l)
 	p := &plan{state: f, refusal: verdict(leases.CheckReclaimExpired(l, f, now)), evidence: leaseEvidence(l, now)}
 	p.effects = []string{
@@ -172,7 +172,7 @@ func (abandonStale) plan(ctx context.Context, c *Core, req Request) (*plan, erro
 	if err != nil || ref != nil {
 		return &plan{refusal: ref}, err
 	}
-	now := c.now()
+	now := c.leaseNow(ctx)
 	owner := c.liveness(l.OwnerPID, l.OwnerHost)
 	wt, wtWhy := c.worktreeState(l.WorktreePath, l.OwnerHost)
 	ev := leases.Evidence{Owner: owner, Worktree: wt}
@@ -252,7 +252,7 @@ func (expireSweep) plan(ctx context.Context, c *Core, req Request) (*plan, error
 	if snap.LeasesHealth.Status != leases.HealthOK {
 		return &plan{refusal: refuse(CodeSourceUnavailable, "the leases table is "+string(snap.LeasesHealth.Status)+": "+strings.Join(snap.LeasesHealth.Reasons, "; ")+". A sweep over a partial read could miss or misjudge leases; fix the DB first.")}, nil
 	}
-	now := c.now()
+	now := c.leaseNow(ctx)
 	ids := leases.SweepCandidates(snap.Leases, now)
 	sort.Strings(ids)
 	p := &plan{state: ids}

@@ -128,7 +128,7 @@ func (claimAction) plan(ctx context.Context, c *Core, req Request) (*plan, error
 		c.dropHandles()
 		return &plan{}, err
 	}
-	now := c.now()
+	now := c.leaseNow(ctx)
 	st := claimState{}
 	for _, l := range active {
 		st.Active = append(st.Active, leases.FenceOf(l))
@@ -581,7 +581,7 @@ func (heartbeatAction) spec() Spec {
 }
 
 func (heartbeatAction) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
-	now := c.now()
+	now := c.leaseNow(ctx)
 	pol := c.policies()
 	p, l, err := c.workerPlan(ctx, req, leases.OpHeartbeat, func(l *leases.Lease, f leases.Fence) leases.Verdict {
 		p, _ := pol.ForLease(*l)

@@ -22,8 +22,13 @@ import (
 	"steward/gitea/fakegitea"
 	"steward/leases"
 	"steward/leases/leasestest"
+	"steward/leases/pgtest"
 	"steward/locks"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 )
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // clock is a settable test clock.
 type clock struct {
@@ -50,11 +55,25 @@ type fixture struct {
 	repo  *fakegitea.Repo
 	// giteaURL is the in-process Gitea's address (withGitea), for child processes.
 	giteaURL string
+	// pg is set when the control-plane DB is PostgreSQL, whose transitions judge by the
+	// database's clock; shift moves the fixture's instants (around now0) to that clock.
+	pg    bool
+	shift time.Duration
 }
+
+// backends are the control-plane DB backends the tests that must hold on both run on.
+var backends = []string{"sqlite", "postgres"}
 
 const testToken = "tok-0123456789abcdef-secret"
 
 func newFixture(t *testing.T, role Role) *fixture {
+	t.Helper()
+	return newFixtureOn(t, role, "sqlite")
+}
+
+// newFixtureOn is newFixture with the control-plane DB on backend ("sqlite" or
+// "postgres": a fresh database on the test binary's server).
+func newFixtureOn(t *testing.T, role Role, backend string) *fixture {
 	t.Helper()
 	dir := t.TempDir()
 	host, _ := os.Hostname()
@@ -65,6 +84,12 @@ func newFixture(t *testing.T, role Role) *fixture {
 		Env:      func(string) (string, bool) { return "", false },
 		Host:     host,
 	}
+	if backend == "postgres" {
+		ws.DBPath = pgtest.NewDBFrom(t, "steward", func(url string) error {
+			_, err := leases.InitPG(context.Background(), leases.Target{Loc: url})
+			return err
+		})
+	}
 	if err := InitWorkspace(ws); err != nil {
 		t.Fatal(err)
 	}
@@ -74,6 +99,19 @@ func newFixture(t *testing.T, role Role) *fixture {
 	}
 	t.Cleanup(func() { log.Close() })
 	f := &fixture{t: t, dir: dir, ws: ws, audit: log, clock: &clock{t: leasestest.Now}}
+	if backend == "postgres" {
+		r, err := leases.OpenPGReader(context.Background(), ws.DBTarget())
+		if err != nil {
+			t.Fatal(err)
+		}
+		dbNow, err := r.Clock(context.Background())
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.pg, f.shift = true, dbNow.Sub(leasestest.Now)
+		f.clock.t = dbNow
+	}
 	f.core = f.newCore(role, false)
 	return f
 }
@@ -103,7 +141,11 @@ func (f *fixture) withGitea() {
 }
 
 func (f *fixture) db() *sql.DB {
-	db, err := sql.Open("sqlite", f.ws.DBPath+"?_pragma=busy_timeout(5000)")
+	driver, dsn := "sqlite", f.ws.DBPath+"?_pragma=busy_timeout(5000)"
+	if f.pg {
+		driver, dsn = "pgx", f.ws.DBPath
+	}
+	db, err := sql.Open(driver, dsn)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -128,12 +170,25 @@ func (f *fixture) insert(ls ...leasestest.Lease) {
 			ss = append(ss, leasestest.Session{SessionID: l.SessionID, Role: "author", PID: l.OwnerPID, Host: l.OwnerHost})
 		}
 	}
+	if f.pg {
+		for i := range ls {
+			for _, p := range []*string{&ls[i].CreatedAt, &ls[i].ExpiresAt, &ls[i].LastHeartbeatAt} {
+				if ts := leases.ParseTimestamp(*p); ts.OK() {
+					*p = leases.FormatTime(ts.Time.Add(f.shift))
+				}
+			}
+		}
+		for i := range ss {
+			ss[i].StartedAt = leases.FormatTime(leasestest.Now.Add(f.shift))
+			ss[i].LastHeartbeatAt = ss[i].StartedAt
+		}
+	}
 	leasestest.Insert(f.t, f.ws.DBPath, ss, ls)
 }
 
 func (f *fixture) lease(id string) leases.Lease {
 	f.t.Helper()
-	r, err := leases.OpenReadOnly(f.ws.DBPath)
+	r, err := leases.OpenReader(f.ws.DBTarget())
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -188,7 +243,9 @@ func (f *fixture) state() string {
 		rows.Close()
 	}
 	add(f.ws.LocksDir)
-	add(filepath.Dir(f.ws.DBPath))
+	if !f.pg {
+		add(filepath.Dir(f.ws.DBPath))
+	}
 	add(filepath.Dir(f.audit.Path()))
 	return b.String()
 }

@@ -166,9 +166,16 @@ func (f *fixture) child(mode string, env ...string) *exec.Cmd {
 }
 
 // TestReclaimRace: 2 OS processes × 25 goroutines all apply lease.reclaim-expired to one
-// lease: exactly 1 succeeds, 49 are refused, 50 terminal audit records, one effect.
+// lease: exactly 1 succeeds, 49 are refused, 50 terminal audit records, one effect — on
+// SQLite and on PostgreSQL.
 func TestReclaimRace(t *testing.T) {
-	f := newFixture(t, RoleOperator)
+	for _, b := range backends {
+		t.Run(b, func(t *testing.T) { testReclaimRace(t, b) })
+	}
+}
+
+func testReclaimRace(t *testing.T, backend string) {
+	f := newFixtureOn(t, RoleOperator, backend)
 	f.expiredLease("L1", 1)
 	var cmds []*exec.Cmd
 	var stdins []io.WriteCloser
@@ -298,10 +305,20 @@ func TestCrashAtEveryStep(t *testing.T) {
 			}
 			return "new"
 		}}
-	for _, cc := range []crashCase{reclaim, retire} {
+	type run struct {
+		cc      crashCase
+		backend string
+	}
+	var runs []run
+	for _, b := range backends {
+		runs = append(runs, run{reclaim, b}) // the DB transition, on every backend
+	}
+	runs = append(runs, run{retire, "sqlite"}) // lock files only
+	for _, r := range runs {
+		cc := r.cc
 		for _, step := range cc.steps {
-			t.Run(cc.action+"/"+step, func(t *testing.T) {
-				f := newFixture(t, RoleOperator)
+			t.Run(r.backend+"/"+cc.action+"/"+step, func(t *testing.T) {
+				f := newFixtureOn(t, RoleOperator, r.backend)
 				env := append(cc.setup(f), "CHILD_ACTION="+cc.action, "CHILD_STEP="+step)
 				err := f.child("crash", env...).Run()
 				var ee *exec.ExitError

@@ -24,52 +24,57 @@ func TestClaimCrashAtEveryStep(t *testing.T) {
 		"lock-" + locks.StepLocked, "lock-" + locks.StepTempWritten, "lock-" + locks.StepTempSynced,
 		"lock-" + locks.StepRenamed, "lock-" + locks.StepDirSynced, "effect-done"}
 	const n = 7
-	for _, step := range steps {
-		t.Run(step, func(t *testing.T) {
-			f := newFixture(t, RoleOperator)
-			err := f.child("crash", "CHILD_ACTION="+ActionClaim, "CHILD_ITEM=7", "CHILD_STEP="+step).Run()
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-				t.Fatalf("child was not killed at %s: %v", step, err)
-			}
-			state := claimStateOf(t, f, n)
-			atts := Attempts(f.records())
-			if len(atts) != 1 || atts[0].Outcome != nil || atts[0].Status() != ResultUnknown {
-				t.Fatalf("after the crash the attempt should be unknown with no outcome: %+v", atts)
-			}
-			vs, err := f.core.Verify(context.Background())
-			if err != nil || len(vs) != 1 {
-				t.Fatalf("verify: %v %+v", err, vs)
-			}
-			a := Attempts(f.records())[0]
-			if a.Outcomes != 1 || a.Outcome.Result != ResultUnknown {
-				t.Fatalf("verifier did not write the missing terminal record as unknown: %+v", a.Outcome)
-			}
-			switch state {
-			case "old":
-				if vs[0].Result != ResultFailed || a.Status() != ResultFailed {
-					t.Fatalf("nothing claimed, verify says %s (%v)", vs[0].Result, vs[0].Evidence)
-				}
-			case "new":
-				if vs[0].Result != ResultSucceeded || a.Status() != ResultSucceeded {
-					t.Fatalf("lease and lock in place, verify says %s (%v)", vs[0].Result, vs[0].Evidence)
-				}
-			case "lease-only":
-				// The evidence cannot settle it: a human releases the lease and claims again.
-				if vs[0].Result != ResultUnknown || a.Status() != ResultUnknown || !strings.Contains(strings.Join(vs[0].Evidence, " "), "lock file is missing") {
-					t.Fatalf("lease without lock: verify %+v", vs[0])
-				}
-			}
-			t.Logf("killed at %s: state %s, verify %s", step, state, vs[0].Result)
-		})
+	for _, backend := range backends {
+		for _, step := range steps {
+			t.Run(backend+"/"+step, func(t *testing.T) { claimCrashAt(t, backend, step, n) })
+		}
 	}
+}
+
+// claimCrashAt kills a claim of item n at step on backend and checks what is left.
+func claimCrashAt(t *testing.T, backend, step string, n int64) {
+	f := newFixtureOn(t, RoleOperator, backend)
+	err := f.child("crash", "CHILD_ACTION="+ActionClaim, "CHILD_ITEM=7", "CHILD_STEP="+step).Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("child was not killed at %s: %v", step, err)
+	}
+	state := claimStateOf(t, f, n)
+	atts := Attempts(f.records())
+	if len(atts) != 1 || atts[0].Outcome != nil || atts[0].Status() != ResultUnknown {
+		t.Fatalf("after the crash the attempt should be unknown with no outcome: %+v", atts)
+	}
+	vs, err := f.core.Verify(context.Background())
+	if err != nil || len(vs) != 1 {
+		t.Fatalf("verify: %v %+v", err, vs)
+	}
+	a := Attempts(f.records())[0]
+	if a.Outcomes != 1 || a.Outcome.Result != ResultUnknown {
+		t.Fatalf("verifier did not write the missing terminal record as unknown: %+v", a.Outcome)
+	}
+	switch state {
+	case "old":
+		if vs[0].Result != ResultFailed || a.Status() != ResultFailed {
+			t.Fatalf("nothing claimed, verify says %s (%v)", vs[0].Result, vs[0].Evidence)
+		}
+	case "new":
+		if vs[0].Result != ResultSucceeded || a.Status() != ResultSucceeded {
+			t.Fatalf("lease and lock in place, verify says %s (%v)", vs[0].Result, vs[0].Evidence)
+		}
+	case "lease-only":
+		// The evidence cannot settle it: a human releases the lease and claims again.
+		if vs[0].Result != ResultUnknown || a.Status() != ResultUnknown || !strings.Contains(strings.Join(vs[0].Evidence, " "), "lock file is missing") {
+			t.Fatalf("lease without lock: verify %+v", vs[0])
+		}
+	}
+	t.Logf("killed at %s: state %s, verify %s", step, state, vs[0].Result)
 }
 
 // claimStateOf reads issue n's lease and lock: "old" (neither), "lease-only", or "new"
 // (a lease and a complete canonical lock naming it); anything else fails the test.
 func claimStateOf(t *testing.T, f *fixture, n int64) string {
 	t.Helper()
-	r, err := leases.OpenReadOnly(f.ws.DBPath)
+	r, err := leases.OpenReader(f.ws.DBTarget())
 	if err != nil {
 		t.Fatal(err)
 	}

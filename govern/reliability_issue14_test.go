@@ -59,7 +59,7 @@ func TestRetireKeepsAWorkerInPlaceRewrite(t *testing.T) {
 // activeLeases returns the non-terminal leases on item n.
 func (f *fixture) activeLeases(n int64) []leases.Lease {
 	f.t.Helper()
-	r, err := leases.OpenReadOnly(f.ws.DBPath)
+	r, err := leases.OpenReader(f.ws.DBTarget())
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"steward/leases"
 	"steward/locks"
@@ -28,7 +29,7 @@ func (c *Core) reader() (leases.Reader, error) {
 	if c.src.reader != nil {
 		return c.src.reader, nil
 	}
-	r, err := leases.OpenReader(leases.Target{Loc: c.ws.DBPath})
+	r, err := leases.OpenReader(c.ws.DBTarget())
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +45,7 @@ func (c *Core) store() (leases.Store, error) {
 	if c.src.store != nil {
 		return c.src.store, nil
 	}
-	s, err := leases.OpenStore(leases.Target{Loc: c.ws.DBPath}, leases.StoreOptions{
+	s, err := leases.OpenStore(c.ws.DBTarget(), leases.StoreOptions{
 		Policies:     c.policies(),
 		BeforeCommit: func() { c.doStep("before-commit") },
 	})
@@ -53,6 +54,20 @@ func (c *Core) store() (leases.Store, error) {
 	}
 	c.src.store = s
 	return s, nil
+}
+
+// leaseNow is the instant a preview judges lease expiry and freshness at: the DB's clock
+// when its backend fences against it (PostgreSQL, leases.Clock), so that the preview
+// refuses as the apply will; else the core's clock.
+func (c *Core) leaseNow(ctx context.Context) time.Time {
+	if r, err := c.reader(); err == nil {
+		if ck, ok := r.(leases.Clock); ok {
+			if t, err := ck.Clock(ctx); err == nil {
+				return t
+			}
+		}
+	}
+	return c.now()
 }
 
 // schemaRefusal refuses op when the DB lacks a column op cannot be done safely without:

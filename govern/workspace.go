@@ -6,14 +6,19 @@ import (
 	"os/user"
 	"reflect"
 	"strings"
+
+	"steward/leases"
 )
 
 // Workspace is what the core acts on: the supervised system's stores for one repository.
 type Workspace struct {
 	// LocksDir holds the per-issue lock files.
 	LocksDir string
-	// DBPath is the control-plane SQLite database.
+	// DBPath is the control-plane DB: a SQLite file (the embedded default) or a
+	// postgres:// URL (without a password).
 	DBPath string
+	// DBPasswordFile names a file holding the PostgreSQL password (leases.Target).
+	DBPasswordFile string
 	// RepoRoot is the canonical repository root; worktrees live under RepoRoot/branches.
 	RepoRoot string
 	// Gitea is the Gitea side, nil when none is configured.
@@ -34,6 +39,11 @@ func (w Workspace) env() func(string) (string, bool) {
 		return w.Env
 	}
 	return os.LookupEnv
+}
+
+// DBTarget is the control-plane DB the workspace names.
+func (w Workspace) DBTarget() leases.Target {
+	return leases.Target{Loc: w.DBPath, PasswordFile: w.DBPasswordFile}
 }
 
 func (w Workspace) host() string {

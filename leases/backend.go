@@ -77,6 +77,15 @@ type Reader interface {
 	Close() error
 }
 
+// Clock is implemented by a Reader whose backend's transitions fence against the
+// database's own clock (PostgreSQL): a preview judges expiry at that clock, as the
+// apply will. A SQLite DB lives on one host, whose clock is the caller's.
+type Clock interface {
+	Clock(ctx context.Context) (time.Time, error)
+}
+
+var _ Clock = (*PGReader)(nil)
+
 // Store runs the fenced transitions. Every transition is one transaction; refusals are
 // Outcomes with a stable Code, identical on every backend. Implementations are safe for
 // concurrent use.

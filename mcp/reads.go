@@ -32,7 +32,7 @@ func (rd *readers) reader() (leases.Reader, error) {
 	if rd.r != nil {
 		return rd.r, nil
 	}
-	r, err := leases.OpenReader(leases.Target{Loc: rd.ws.DBPath})
+	r, err := leases.OpenReader(rd.ws.DBTarget())
 	if err != nil {
 		return nil, err
 	}

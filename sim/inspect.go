@@ -16,7 +16,7 @@ import (
 // makes an item look free.
 func (f *Fleet) inspect(ctx context.Context) ([]Candidate, error) {
 	if f.reader == nil {
-		r, err := leases.OpenReader(leases.Target{Loc: f.cfg.Workspace.DBPath})
+		r, err := leases.OpenReader(f.cfg.Workspace.DBTarget())
 		if err != nil {
 			return nil, fmt.Errorf("control-plane DB: %w", err)
 		}

@@ -8,8 +8,12 @@ package leasestest
 import (
 	"database/sql"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 
 	"steward/leases"
 )
@@ -66,14 +70,21 @@ func NewDB(t testing.TB, sessions []Session, ls []Lease) string {
 	return path
 }
 
-// Insert adds sessions and leases to an existing migrated DB.
+// Insert adds sessions and leases to an existing migrated DB: a SQLite file, or a
+// PostgreSQL database steward initialised (path a postgres:// URL).
 func Insert(t testing.TB, path string, sessions []Session, ls []Lease) {
 	t.Helper()
-	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)")
+	driver, dsn := "sqlite", path+"?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)"
+	pg := leases.IsPostgresURL(path)
+	if pg {
+		driver, dsn = "pgx", path
+	}
+	raw, err := sql.Open(driver, dsn)
 	if err != nil {
 		t.Fatalf("leasestest: open: %v", err)
 	}
-	defer db.Close()
+	defer raw.Close()
+	db := binder{raw, pg}
 	now := leases.FormatTime(Now)
 	for _, s := range sessions {
 		if s.Status == "" {
@@ -94,10 +105,19 @@ func Insert(t testing.TB, path string, sessions []Session, ls []Lease) {
 	for _, l := range ls {
 		var item int64
 		w := l.Work
-		if err := db.QueryRow(`INSERT INTO work_items(remote, org, repo, work_kind, work_number)
-			VALUES(?, ?, ?, ?, ?) ON CONFLICT(remote, org, repo, work_kind, work_number)
-			DO UPDATE SET state = state RETURNING work_item_id`,
-			w.Remote, w.Org, w.Repo, string(w.Kind), w.Number).Scan(&item); err != nil {
+		conflict := "ON CONFLICT(remote, org, repo, work_kind, work_number) DO UPDATE SET state = state"
+		if pg {
+			conflict = "ON CONFLICT DO NOTHING" // steward's PostgreSQL key folds org and repo
+		}
+		err := db.QueryRow(`INSERT INTO work_items(remote, org, repo, work_kind, work_number)
+			VALUES(?, ?, ?, ?, ?) `+conflict+` RETURNING work_item_id`,
+			w.Remote, w.Org, w.Repo, string(w.Kind), w.Number).Scan(&item)
+		if err == sql.ErrNoRows {
+			err = db.QueryRow(`SELECT work_item_id FROM work_items WHERE remote = ? AND lower(org) = lower(?)
+				AND lower(repo) = lower(?) AND work_kind = ? AND work_number = ?`,
+				w.Remote, w.Org, w.Repo, string(w.Kind), w.Number).Scan(&item)
+		}
+		if err != nil {
 			t.Fatalf("leasestest: work item %+v: %v", w, err)
 		}
 		if l.Status == "" {
@@ -128,3 +148,29 @@ func Insert(t testing.TB, path string, sessions []Session, ls []Lease) {
 		}
 	}
 }
+
+// binder numbers ? placeholders on PostgreSQL.
+type binder struct {
+	db *sql.DB
+	pg bool
+}
+
+func (b binder) bind(q string) string {
+	if !b.pg {
+		return q
+	}
+	var out strings.Builder
+	n := 0
+	for _, c := range q {
+		if c == '?' {
+			n++
+			out.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		out.WriteRune(c)
+	}
+	return out.String()
+}
+
+func (b binder) Exec(q string, args ...any) (sql.Result, error) { return b.db.Exec(b.bind(q), args...) }
+func (b binder) QueryRow(q string, args ...any) *sql.Row        { return b.db.QueryRow(b.bind(q), args...) }

@@ -110,7 +110,7 @@ func TestImportDirection(t *testing.T) {
 // writers are the write primitives of the sources: only govern may call them.
 var writers = map[string][]string{
 	"steward/locks":  {"WriteCAS", "Archive", "Restore"},
-	"steward/leases": {"Claim", "Heartbeat", "Release", "ExpireSweep", "Abandon", "ReclaimExpired", "Create", "Migrate", "OpenReadWrite", "OpenStore"},
+	"steward/leases": {"Claim", "Heartbeat", "Release", "ExpireSweep", "Abandon", "ReclaimExpired", "Create", "Migrate", "OpenReadWrite", "OpenStore", "InitPG"},
 	"steward/gitea":  {"CreateComment", "AddLabels", "RemoveLabel", "SeedRepo"},
 }
 
@@ -121,7 +121,7 @@ var demoSetup = map[string]map[string]bool{"SeedRepo": {"sim": true}}
 
 // writerMethods are write primitives distinctive enough to check by name alone.
 var writerMethods = map[string]bool{
-	"WriteCAS": true, "ReclaimExpired": true, "ExpireSweep": true, "OpenReadWrite": true, "OpenStore": true,
+	"WriteCAS": true, "ReclaimExpired": true, "ExpireSweep": true, "OpenReadWrite": true, "OpenStore": true, "InitPG": true,
 	"CreateComment": true, "AddLabels": true, "RemoveLabel": true, "Migrate": true,
 }
 

@@ -13,13 +13,14 @@ import (
 
 // configFlagKeys maps the global flags onto config setting keys.
 var configFlagKeys = map[string]string{
-	"locks":     config.KeyLocksDir,
-	"db":        config.KeyDBPath,
-	"repo-root": config.KeyRepoRoot,
-	"db-host":   config.KeyDBHost,
-	"audit":     config.KeyAuditLog,
-	"as-role":   config.KeyRole,
-	"read-only": config.KeyReadOnly,
+	"locks":            config.KeyLocksDir,
+	"db":               config.KeyDBPath,
+	"db-password-file": config.KeyDBPasswordFile,
+	"repo-root":        config.KeyRepoRoot,
+	"db-host":          config.KeyDBHost,
+	"audit":            config.KeyAuditLog,
+	"as-role":          config.KeyRole,
+	"read-only":        config.KeyReadOnly,
 }
 
 func addConfigCommands(root *cobra.Command, g *globals) {

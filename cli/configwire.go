@@ -75,6 +75,7 @@ func (g *globals) applyConfig(cmd *cobra.Command) error {
 	g.resolved = r
 	set("locks", &g.locksDir, config.KeyLocksDir)
 	set("db", &g.dbPath, config.KeyDBPath)
+	set("db-password-file", &g.dbPasswordFile, config.KeyDBPasswordFile)
 	set("repo-root", &g.repoRoot, config.KeyRepoRoot)
 	set("db-host", &g.dbHost, config.KeyDBHost)
 	set("audit", &g.audit, config.KeyAuditLog)

@@ -29,7 +29,7 @@ func newDemoWorkbench(ctx context.Context, d *sim.Demo, role govern.Role, ro gov
 	pol := leases.LoadPolicies(d.Workspace.Env)
 	speed := d.Speed()
 	scale := func(x time.Duration) time.Duration { return time.Duration(float64(x) / speed) }
-	live := live.New(live.Workspace{LocksDir: d.Workspace.LocksDir, DBPath: d.Workspace.DBPath, RepoRoot: d.Workspace.RepoRoot},
+	live := live.New(live.Workspace{LocksDir: d.Workspace.LocksDir, DBPath: d.Workspace.DBPath, DBPasswordFile: d.Workspace.DBPasswordFile, RepoRoot: d.Workspace.RepoRoot},
 		live.Options{
 			Config: model.Config{Policies: pol, Org: d.Owner, Repo: d.Repo,
 				StalePRQuiet: scale(10 * time.Minute), RefusedWindow: scale(time.Hour)},

@@ -16,6 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"steward/gitea/giteatest"
+	"steward/leases/pgtest"
 	"steward/mcp"
 )
 
@@ -32,6 +33,7 @@ func TestMain(m *testing.M) {
 		os.Exit(mcpClientMain())
 	}
 	code := giteatest.Main(m)
+	pgtest.Stop()
 	if stewardBinDir != "" {
 		os.RemoveAll(stewardBinDir)
 	}

@@ -14,6 +14,7 @@ import (
 	"steward/config"
 	"steward/gitea"
 	"steward/govern"
+	"steward/model/live"
 )
 
 // Exit codes of every steward command.
@@ -36,14 +37,16 @@ func (e *exitError) Error() string { return e.msg }
 type globals struct {
 	locksDir string
 	dbPath   string
-	dbHost   string
-	repoRoot string
-	audit    string
-	role     string
-	login    string
-	readOnly bool
-	jsonOut  bool
-	gitea    giteaFlags
+	// dbPasswordFile holds the PostgreSQL password of a postgres:// --db (never argv).
+	dbPasswordFile string
+	dbHost         string
+	repoRoot       string
+	audit          string
+	role           string
+	login          string
+	readOnly       bool
+	jsonOut        bool
+	gitea          giteaFlags
 	// configPath and workspace select the config file and its workspace.
 	configPath string
 	workspace  string
@@ -112,7 +115,8 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.locksDir, "locks", DefaultLocksDir(), "lock-file directory")
-	pf.StringVar(&g.dbPath, "db", DefaultDBPath(), "control-plane SQLite database")
+	pf.StringVar(&g.dbPath, "db", DefaultDBPath(), "control-plane DB: a SQLite file (the embedded default) or a postgres:// URL without a password")
+	pf.StringVar(&g.dbPasswordFile, "db-password-file", envOr("STEWARD_DB_PASSWORD_FILE", ""), "file holding the PostgreSQL password (mode 0600; else PGPASSWORD or ~/.pgpass)")
 	pf.StringVar(&g.dbHost, "db-host", envOr("STEWARD_DB_HOST", ""), "host the control-plane DB was written on, when not this one (its rows without a host are then unknown, never dead)")
 	pf.StringVar(&g.repoRoot, "repo-root", envOr("STEWARD_REPO_ROOT", "."), "canonical repository root (worktrees under branches/)")
 	pf.StringVar(&g.audit, "audit", DefaultAuditPath(), "steward's audit log (JSON lines)")
@@ -136,7 +140,18 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	addUICommand(root, g)
 	addMCPCommand(root, g)
 	addWatchCommand(root, g)
+	addInitCommand(root, g)
 	return root
+}
+
+// governWorkspace is the workspace the global flags name, for the governed core.
+func (g *globals) governWorkspace() govern.Workspace {
+	return govern.Workspace{LocksDir: g.locksDir, DBPath: g.dbPath, DBPasswordFile: g.dbPasswordFile, RepoRoot: g.repoRoot, DBHost: g.dbHost}
+}
+
+// modelWorkspace is the workspace the global flags name, for the read model.
+func (g *globals) modelWorkspace() live.Workspace {
+	return live.Workspace{LocksDir: g.locksDir, DBPath: g.dbPath, DBPasswordFile: g.dbPasswordFile, RepoRoot: g.repoRoot, DBHost: g.dbHost}
 }
 
 // Main runs steward with args and returns the process exit code.
@@ -171,7 +186,7 @@ func (g *globals) core() (*govern.Core, func(), error) {
 			return nil, nil, err
 		}
 	}
-	ws := govern.Workspace{LocksDir: g.locksDir, DBPath: g.dbPath, RepoRoot: g.repoRoot, DBHost: g.dbHost}
+	ws := g.governWorkspace()
 	cl, err := g.giteaClient(os.Stderr)
 	if err != nil {
 		log.Close()

@@ -67,7 +67,7 @@ func runStatus(ctx context.Context, out io.Writer, g *globals, f *statusFlags) e
 		}
 		return runStatusAt(ctx, out, g, f.at, f.window, clock)
 	}
-	ws := live.Workspace{LocksDir: g.locksDir, DBPath: g.dbPath, RepoRoot: g.repoRoot, DBHost: g.dbHost}
+	ws := g.modelWorkspace()
 	cfg := model.Config{}
 	var gf live.GiteaFacts
 	giteaWhy := "Gitea not configured (give --gitea-repo, or --no-gitea)"
@@ -84,7 +84,7 @@ func runStatus(ctx context.Context, out io.Writer, g *globals, f *statusFlags) e
 	}
 	// A preview-only core (no audit log) says, for each orphan, whether its action's guards
 	// allow it now; it writes nothing.
-	gws := govern.Workspace{LocksDir: g.locksDir, DBPath: g.dbPath, RepoRoot: g.repoRoot, DBHost: g.dbHost}
+	gws := g.governWorkspace()
 	if c, ok := gf.(*gitea.Client); ok && c != nil {
 		gws.Gitea = c
 	}
@@ -201,7 +201,7 @@ func printText(w io.Writer, s *model.Snapshot) {
 		}
 		fmt.Fprintf(w, "  %-22s %-8s %-16s session %s, %s, heartbeat %s, %s, contract %s, freshness %s, owner %s, lock %s, lease %s\n",
 			L(itemStr(x.Item)), L(x.Role), L(who), L(x.SessionID), L(x.Phase), age(now, x.LastHeartbeat), left,
-			L(x.Contract), L(x.Freshness), x.OwnerLiveness, L(x.LockFile), L(x.LeaseID))
+			L(x.Contract), L(x.Freshness), L(x.OwnerText()), L(x.LockFile), L(x.LeaseID))
 	}
 	fmt.Fprintf(w, "\ncontention (%d)\n", len(s.Contention))
 	for _, x := range s.Contention {

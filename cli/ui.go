@@ -51,7 +51,7 @@ func runUI(ctx context.Context, g *globals) error {
 			gf = c
 		}
 	}
-	live := live.New(live.Workspace{LocksDir: g.locksDir, DBPath: g.dbPath, RepoRoot: g.repoRoot, DBHost: g.dbHost}, live.Options{Config: cfg, Gitea: gf})
+	live := live.New(g.modelWorkspace(), live.Options{Config: cfg, Gitea: gf})
 	if err := live.Start(ctx); err != nil {
 		return err
 	}

@@ -98,9 +98,14 @@ func (r *Resolved) validate(f *File) {
 			} else if u.User != nil {
 				r.problem(SevError, "url-credentials", fmt.Sprintf("gitea.url (%s) carries credentials; put the token in token_file instead", s.Origin))
 			}
-		case KeyLocksDir, KeyDBPath, KeyRepoRoot, KeyAuditLog:
+		case KeyLocksDir, KeyDBPath, KeyDBPasswordFile, KeyRepoRoot, KeyAuditLog:
 			if strings.ContainsRune(s.Value, 0) {
 				r.problem(SevError, "bad-path", s.Key+" contains a NUL byte")
+			}
+			if s.Key == KeyDBPath && IsPostgresURL(s.Value) {
+				if msg := postgresURLProblem(s.Value); msg != "" {
+					r.problem(SevError, "db-url", "the control-plane DB URL ("+s.Origin+") "+msg)
+				}
 			}
 		case KeyDBHost:
 			if strings.IndexFunc(s.Value, func(c rune) bool { return c <= ' ' || c == '/' || c == 0x7f }) >= 0 {
@@ -116,6 +121,14 @@ func (r *Resolved) validate(f *File) {
 	for _, m := range f.MarkerLabels {
 		if strings.TrimSpace(m) == "" {
 			r.problem(SevError, "empty-marker", "marker_labels holds an empty label")
+		}
+	}
+	for name, w := range f.Workspaces {
+		if w.DBPath != "" && w.DBURL != "" {
+			r.problem(SevError, "db-twice", "workspaces."+name+" sets both db_path and db_url: a workspace has one control-plane DB")
+		}
+		if w.DBURL != "" && !IsPostgresURL(w.DBURL) {
+			r.problem(SevError, "db-url", "workspaces."+name+".db_url is not a postgres:// or postgresql:// URL")
 		}
 	}
 	tea, url, tok := r.Get(KeyTeaLogin), r.Get(KeyGiteaURL), r.Get(KeyGiteaToken)
@@ -183,4 +196,35 @@ func WriteNew(path string, data []byte) error {
 		return fmt.Errorf("config: %w", err)
 	}
 	return fh.Close()
+}
+
+// IsPostgresURL reports whether loc is a postgres:// or postgresql:// URL (the same rule
+// as leases.IsPostgresURL: config imports no steward package).
+func IsPostgresURL(loc string) bool {
+	l := strings.ToLower(strings.TrimSpace(loc))
+	return strings.HasPrefix(l, "postgres://") || strings.HasPrefix(l, "postgresql://")
+}
+
+// postgresURLProblem says what is wrong with a control-plane DB URL ("" when nothing):
+// unparseable, or carrying a password — which shows in argv, logs and this file. The
+// message never quotes the URL.
+func postgresURLProblem(loc string) string {
+	u, err := url.Parse(strings.TrimSpace(loc))
+	if err != nil {
+		return "is not a URL"
+	}
+	_, pw := u.User.Password()
+	for k := range u.Query() {
+		if strings.EqualFold(k, "password") {
+			pw = true
+		}
+	}
+	if pw {
+		return "carries a password; remove it and put it in db_password_file (a file only you can read), " +
+			"PGPASSWORD or ~/.pgpass"
+	}
+	if u.Host == "" && u.Query().Get("host") == "" {
+		return "names no host"
+	}
+	return ""
 }

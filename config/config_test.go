@@ -136,6 +136,10 @@ func TestProblems(t *testing.T) {
 		{"url with credentials", "workspaces: {a: {gitea: {url: 'http://u:p@g.test', token: x}}}\n", "url-credentials"},
 		{"empty marker", "marker_labels: ['']\n", "empty-marker"},
 		{"two documents", "theme: dark\n---\ntheme: light\n", "parse"},
+		{"db_path and db_url", "workspaces: {a: {db_path: /x.db, db_url: 'postgres://u@h/d'}}\n", "db-twice"},
+		{"db_url not postgres", "workspaces: {a: {db_url: 'mysql://u@h/d'}}\n", "db-url"},
+		{"db_url with a password", "workspaces: {a: {db_url: 'postgres://u:pw@h/d'}}\n", "db-url"},
+		{"db_url with a password parameter", "workspaces: {a: {db_url: 'postgres://u@h/d?password=pw'}}\n", "db-url"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := Load(Inputs{Path: write(t, tc.body, 0o600), Getenv: env(nil)})
@@ -209,5 +213,48 @@ func TestDBHost(t *testing.T) {
 	r, _ = Load(Inputs{Path: p, Getenv: env(map[string]string{"STEWARD_DB_HOST": "two words"})})
 	if !has(codes(r), "bad-host") {
 		t.Errorf("a db_host with a space: problems %v", r.Problems)
+	}
+}
+
+// TestDBURL: a workspace's db_url is its control-plane DB (shown with its origin), its
+// password comes from a file, and a password put in the URL anyway — in the file, a
+// flag or a variable — is refused and never shown or quoted.
+func TestDBURL(t *testing.T) {
+	p := write(t, "workspaces:\n  w:\n    db_url: postgres://steward@db.example:5432/cp\n    db_password_file: ~/pw\n", 0o600)
+	r, err := Load(Inputs{Path: p, Getenv: env(map[string]string{"HOME": "/home/u"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := r.Get(KeyDBPath); s.Value != "postgres://steward@db.example:5432/cp" || s.Origin != "workspaces.w.db_url" {
+		t.Errorf("db from db_url: %+v", s)
+	}
+	if s := r.Get(KeyDBPasswordFile); s.Value != "/home/u/pw" || s.Origin != "workspaces.w.db_password_file" {
+		t.Errorf("password file: %+v", s)
+	}
+	if r.HasErrors() {
+		t.Errorf("problems %v", r.Problems)
+	}
+	const pw = "hunter2-secret-pw"
+	for _, in := range []Inputs{
+		{Path: p, Getenv: env(nil), Flags: map[string]string{KeyDBPath: "postgres://u:" + pw + "@h/d"}, FlagNames: map[string]string{KeyDBPath: "db"}},
+		{Path: p, Getenv: env(map[string]string{"GITEA_CONTROL_PLANE_DB": "postgresql://u@h/d?sslmode=disable&password=" + pw})},
+	} {
+		r, err := Load(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !has(codes(r), "db-url") {
+			t.Fatalf("a password in the URL: problems %v", r.Problems)
+		}
+		for _, s := range r.Shown() {
+			if strings.Contains(s["value"], pw) {
+				t.Fatalf("shown: %v", s)
+			}
+		}
+		for _, pr := range r.Problems {
+			if strings.Contains(pr.Message, pw) {
+				t.Fatalf("problem quotes the password: %s", pr.Message)
+			}
+		}
 	}
 }

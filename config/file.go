@@ -62,8 +62,13 @@ type Attention struct {
 // Workspace is one supervised repository's stores.
 type Workspace struct {
 	LocksDir string `yaml:"locks_dir,omitempty"`
-	DBPath   string `yaml:"db_path,omitempty"`
-	RepoRoot string `yaml:"repo_root,omitempty"`
+	// DBPath is the control-plane SQLite file (the embedded default); DBURL a
+	// postgres:// URL instead, never carrying the password, which DBPasswordFile (a file
+	// only its owner can read) or PGPASSWORD / PGPASSFILE supply. Set one of the two.
+	DBPath         string `yaml:"db_path,omitempty"`
+	DBURL          string `yaml:"db_url,omitempty"`
+	DBPasswordFile string `yaml:"db_password_file,omitempty"`
+	RepoRoot       string `yaml:"repo_root,omitempty"`
 	// DBHost is the host the control-plane DB was written on, when that is another
 	// machine (a DB copied or mounted here): its rows without a host are then unknown,
 	// never dead. Empty: this host, the seed's single-host model.
@@ -139,7 +144,7 @@ func Parse(data []byte) (File, error) {
 func scrubYAML(msg string, data []byte) string {
 	for _, line := range strings.Split(string(data), "\n") {
 		k, v, ok := strings.Cut(strings.TrimSpace(line), ":")
-		if !ok || !strings.Contains(strings.ToLower(k), "token") {
+		if lk := strings.ToLower(k); !ok || !(strings.Contains(lk, "token") || strings.Contains(lk, "db_url") || strings.Contains(lk, "password")) {
 			continue
 		}
 		if v = strings.Trim(strings.TrimSpace(v), `"'`); len(v) >= 4 {

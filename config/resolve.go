@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -45,7 +46,24 @@ func (s Setting) Display() string {
 	if s.Value == "" {
 		return "(empty)"
 	}
+	if IsPostgresURL(s.Value) {
+		return RedactURL(s.Value)
+	}
 	return s.Value
+}
+
+// RedactURL is a PostgreSQL URL as it may be shown: scheme, user, host, port and
+// database; never a password, never the query (which may carry one).
+func RedactURL(loc string) string {
+	u, err := url.Parse(strings.TrimSpace(loc))
+	if err != nil {
+		return "postgres://(unparseable URL)"
+	}
+	out := url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}
+	if u.User != nil {
+		out.User = url.User(u.User.Username())
+	}
+	return out.String()
 }
 
 // shown renders the setting for output, secrets hidden.
@@ -151,6 +169,7 @@ type key struct {
 const (
 	KeyLocksDir         = "locks_dir"
 	KeyDBPath           = "db_path"
+	KeyDBPasswordFile   = "db_password_file"
 	KeyRepoRoot         = "repo_root"
 	KeyDBHost           = "db_host"
 	KeyAuditLog         = "audit_log"
@@ -231,9 +250,17 @@ var keys = []key{
 	{name: KeyLocksDir, env: "STEWARD_LOCKS_DIR", def: func(g func(string) string) string {
 		return filepath.Join(home(g), ".cache", "gitea-tools", "issue-locks")
 	}, file: func(_ *File, w *Workspace) string { return w.LocksDir }},
+	// db_path is the control-plane DB's location: a SQLite file, or the workspace's
+	// db_url (a postgres:// URL) when the file sets that instead.
 	{name: KeyDBPath, env: "GITEA_CONTROL_PLANE_DB", def: func(g func(string) string) string {
 		return filepath.Join(home(g), ".cache", "gitea-tools", "control-plane", "control_plane.sqlite3")
-	}, file: func(_ *File, w *Workspace) string { return w.DBPath }},
+	}, file: func(_ *File, w *Workspace) string {
+		if w.DBURL != "" {
+			return w.DBURL
+		}
+		return w.DBPath
+	}},
+	{name: KeyDBPasswordFile, env: "STEWARD_DB_PASSWORD_FILE", def: constant(""), file: func(_ *File, w *Workspace) string { return w.DBPasswordFile }},
 	{name: KeyRepoRoot, env: "STEWARD_REPO_ROOT", def: constant("."), file: func(_ *File, w *Workspace) string { return w.RepoRoot }},
 	// db_host: the host the control-plane DB was written on, when it is not this one. The
 	// seed's rows record no host (its control plane is single-host); empty means this one.
@@ -347,6 +374,9 @@ func Load(in Inputs) (*Resolved, error) {
 			s.Value, s.Source, s.Origin = v, FromEnv, k.env
 		} else if v := k.file(&f, &ws); v != "" {
 			s.Value, s.Source, s.Origin = expandHome(v, g), FromFile, fileOrigin(r.Workspace, k.name)
+			if k.name == KeyDBPath && ws.DBURL != "" {
+				s.Origin = "workspaces." + r.Workspace + ".db_url"
+			}
 		} else {
 			s.Value, s.Source = k.def(g), FromDefault
 		}
@@ -366,7 +396,8 @@ func Load(in Inputs) (*Resolved, error) {
 
 func fileOrigin(ws, key string) string {
 	switch key {
-	case KeyLocksDir, KeyDBPath, KeyRepoRoot, KeyDBHost, KeyAuditLog, KeyTeaLogin, KeyGiteaURL, KeyGiteaToken, KeyGiteaOwner, KeyGiteaRepo:
+	case KeyLocksDir, KeyDBPath, KeyDBPasswordFile, KeyRepoRoot, KeyDBHost, KeyAuditLog, KeyTeaLogin, KeyGiteaURL,
+		KeyGiteaToken, KeyGiteaOwner, KeyGiteaRepo:
 		return "workspaces." + ws + "." + key
 	}
 	return key

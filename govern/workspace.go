@@ -25,7 +25,7 @@ type Workspace struct {
 	Gitea GiteaSide
 	// Env looks up environment overrides of the lease policy; os.LookupEnv when nil.
 	Env func(string) (string, bool)
-	// Host is this machine's name, for process liveness; os.Hostname when empty.
+	// Host is this node's name, for process liveness; leases.HostName when empty.
 	Host string
 	// DBHost is the host the control-plane DB was written on, when that is not this one
 	// (config db_host). A DB row that records no host (the seed's schema has no host
@@ -50,7 +50,7 @@ func (w Workspace) host() string {
 	if w.Host != "" {
 		return w.Host
 	}
-	h, _ := os.Hostname()
+	h, _ := leases.HostName()
 	return h
 }
 
@@ -62,7 +62,7 @@ func LocalActor(role Role, giteaLogin string) Actor {
 	} else {
 		a.OSUser = fmt.Sprintf("uid-%d", os.Getuid())
 	}
-	a.Host, _ = os.Hostname()
+	a.Host, _ = leases.HostName()
 	return a
 }
 

@@ -4,14 +4,29 @@ import (
 	"errors"
 	"math"
 	"os"
+	"strings"
 	"sync"
 	"syscall"
 )
 
-// hostname is this machine's name, resolved once per process: the re-probe asks it for every
-// record every few seconds, and resolving it each time was a sixth of an idle workbench's CPU
-// at 10,000 claims. A machine renamed while steward runs is seen after a restart.
-var hostname = sync.OnceValues(os.Hostname)
+// hostname is this machine's name (HostName), resolved once per process: the re-probe asks
+// it for every record every few seconds, and resolving it each time was a sixth of an idle
+// workbench's CPU at 10,000 claims. A machine renamed while steward runs is seen after a
+// restart.
+var hostname = sync.OnceValues(HostName)
+
+// EnvHostName names this node when its OS host name does not tell the fleet's nodes apart
+// (containers with generated names, two nodes sharing a machine): every record steward
+// writes names the node by it, and only records naming it are probed here.
+const EnvHostName = "STEWARD_HOSTNAME"
+
+// HostName is this node's name: $STEWARD_HOSTNAME when set, else the OS host name.
+func HostName() (string, error) {
+	if h := strings.TrimSpace(os.Getenv(EnvHostName)); h != "" {
+		return h, nil
+	}
+	return os.Hostname()
+}
 
 // Liveness reports whether process pid on host is alive, using kill(pid, 0).
 // A record from another host, an unknown local host name, or a pid <= 0 is

@@ -51,7 +51,7 @@ func New(cfg Config) *Server {
 	if cfg.Version == "" {
 		cfg.Version = "dev"
 	}
-	host, _ := os.Hostname()
+	host, _ := leases.HostName()
 	s := &Server{cfg: cfg, bind: newBinder(), host: host}
 	s.reads = &readers{ws: cfg.Core.Workspace()}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "steward", Title: "steward worker tools", Version: cfg.Version},

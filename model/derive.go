@@ -199,6 +199,9 @@ func leaseClaim(it *Item, lo *LeaseObs, fr leases.FreshnessResult, pol leases.Po
 	l := &lo.Lease
 	c := &Claim{Item: it, Role: l.Role, TaskClass: string(pol.TaskClass), SessionID: l.SessionID, Phase: l.Phase,
 		Freshness: string(fr.Value), Warning: fr.Warning, OwnerLiveness: lo.Owner, LeaseID: l.LeaseID, LeaseStatus: string(l.Status)}
+	if lo.OtherHost {
+		c.OwnerOtherHost = lo.Host
+	}
 	if l.HasGeneration {
 		g := l.Generation
 		c.LeaseGeneration = &g
@@ -274,6 +277,9 @@ func addLockToClaim(c *Claim, lo *LockObs, now time.Time) {
 	}
 	if c.OwnerLiveness == "" || c.OwnerLiveness == LivenessUnknown {
 		c.OwnerLiveness = lo.Owner
+	}
+	if c.OwnerOtherHost == "" && lo.OtherHost && c.OwnerLiveness == LivenessUnknown {
+		c.OwnerOtherHost = lo.Host
 	}
 	c.Evidence = append(c.Evidence, ev(SourceLocks, "contract", string(a.Contract)),
 		ev(SourceLocks, "work_lease.expires_at", a.Expiration.ExpiresAt+" ("+string(a.Expiration.State)+")"),

@@ -55,8 +55,11 @@ type LockObs struct {
 	Host     string
 	Owner    Liveness
 	OwnerWhy string
-	Worktree Worktree
-	WorkWhy  string
+	// OtherHost is set when Host is not this host: the owner's process and worktree are
+	// not observed from here (liveness unknown, never dead).
+	OtherHost bool
+	Worktree  Worktree
+	WorkWhy   string
 	// WorkEscapes is set when the worktree path, or a link on it, leads out of the
 	// repository root: it was not followed (leases.WorktreeReport.Escapes).
 	WorkEscapes bool
@@ -75,8 +78,10 @@ type LeaseObs struct {
 	Host     string
 	Owner    Liveness
 	OwnerWhy string
-	Worktree Worktree
-	WorkWhy  string
+	// OtherHost is set when Host is not this host (see LockObs.OtherHost).
+	OtherHost bool
+	Worktree  Worktree
+	WorkWhy   string
 }
 
 // SessionObs is one session row with its process liveness.

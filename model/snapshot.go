@@ -127,9 +127,12 @@ type Claim struct {
 	Contract      string    `json:"contract,omitempty"`
 	Freshness     string    `json:"freshness,omitempty"`
 	OwnerLiveness Liveness  `json:"owner_liveness"`
-	LockFile      string    `json:"lock_file,omitempty"`
-	LeaseID       string    `json:"lease_id,omitempty"`
-	LeaseStatus   string    `json:"lease_status,omitempty"`
+	// OwnerOtherHost names the owner's host when it is not this one: its liveness is then
+	// "unknown, other host" — not observed from here, never dead.
+	OwnerOtherHost string `json:"owner_other_host,omitempty"`
+	LockFile       string `json:"lock_file,omitempty"`
+	LeaseID        string `json:"lease_id,omitempty"`
+	LeaseStatus    string `json:"lease_status,omitempty"`
 	// LeaseGeneration is the seed's lease_generation_id fencing counter, where the DB
 	// records one (seed HA ADR #668).
 	LeaseGeneration *int64     `json:"lease_generation_id,omitempty"`
@@ -251,4 +254,17 @@ func (s *Snapshot) Count() Counts {
 		c.Buckets[it.Bucket]++
 	}
 	return c
+}
+
+// OwnerText is the owner's liveness as shown: "unknown, other host (NAME)" for an owner on
+// another node, whose process table this host cannot see.
+func (c *Claim) OwnerText() string {
+	s := string(c.OwnerLiveness)
+	if s == "" {
+		s = string(LivenessUnknown)
+	}
+	if c.OwnerOtherHost != "" && c.OwnerLiveness != LivenessAlive && c.OwnerLiveness != LivenessDead {
+		s += ", other host (" + c.OwnerOtherHost + ")"
+	}
+	return s
 }

@@ -178,7 +178,7 @@ func claimRow(c *model.Claim, cfg digestCfg) row {
 		Heartbeat: c.LastHeartbeat, Deadline: c.ExpiresAt, Item: item, ItemRef: govItem(c.Item),
 		Warn:  cfg.policies.For(leases.TaskClass(c.TaskClass)).StaleWarning(),
 		Title: "Claim on " + item, CopyID: firstNonEmpty(cut(c.LeaseID), cut(c.LockFile), item),
-		LockFile: c.LockFile, detail: func(at time.Time) []section { return claimSections(c, owner, at) },
+		LockFile: c.LockFile, detail: func(at time.Time) []section { return claimSections(c, cut(c.OwnerText()), at) },
 	}
 	if c.Item != nil && cfg.itemURL != nil {
 		r.URL = cut(cfg.itemURL(*c.Item))

@@ -89,7 +89,7 @@ func (e Env) OneTerminal(t *testing.T) []govern.Attempt {
 // ActiveLeases counts the active leases on the item.
 func (e Env) ActiveLeases(t *testing.T, n int64) int {
 	t.Helper()
-	r, err := leases.OpenReadOnly(e.DBPath)
+	r, err := leases.OpenReader(leases.Target{Loc: e.DBPath})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func (l *Model) reloadDB(ctx context.Context, now time.Time, force bool) (moved 
 		l.reader, l.busy = nil, false
 	}
 	if l.reader == nil {
-		r, err := leases.OpenReader(leases.Target{Loc: l.ws.DBPath})
+		r, err := leases.OpenReader(l.ws.DBTarget())
 		if err != nil {
 			l.dbUnavailable(err, now, t0)
 			return true

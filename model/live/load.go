@@ -13,13 +13,21 @@ import (
 // Workspace names the sources a snapshot reads.
 type Workspace struct {
 	LocksDir string
-	DBPath   string
+	// DBPath is the control-plane DB: a SQLite file or a postgres:// URL (no password).
+	DBPath string
+	// DBPasswordFile holds a PostgreSQL DBPath's password (else PGPASSWORD / PGPASSFILE).
+	DBPasswordFile string
 	// RepoRoot is the canonical repository root; only worktrees under
 	// RepoRoot/branches are ever stat'ed.
 	RepoRoot string
 	// DBHost is the host the control-plane DB was written on when that is another one
 	// (config db_host): DB rows that record no host are then unknown, never dead.
 	DBHost string
+}
+
+// DBTarget is the control-plane DB the workspace names, for leases.OpenReader.
+func (w Workspace) DBTarget() leases.Target {
+	return leases.Target{Loc: w.DBPath, PasswordFile: w.DBPasswordFile}
 }
 
 // LoadLocks reads the locks directory once.
@@ -106,7 +114,7 @@ func Load(ctx context.Context, ws Workspace, p Probe, now time.Time) *model.Inpu
 	}
 	lo, lh, findings := LoadLocks(ws.LocksDir, p, now)
 	in := &model.Input{}
-	r, err := leases.OpenReader(leases.Target{Loc: ws.DBPath})
+	r, err := leases.OpenReader(ws.DBTarget())
 	if err != nil {
 		in.DBHealth = model.HealthOf(leases.HealthFromError(err), now, 0)
 	} else {

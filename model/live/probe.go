@@ -3,7 +3,6 @@ package live
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"time"
 
 	"steward/leases"
@@ -16,7 +15,7 @@ import (
 // leases.WorktreeRoots.Probe: only under <repo-root>/branches on this host, with lstat,
 // never through a link that leaves the repository root — the rule the governed core uses).
 type Probe struct {
-	// Host is this machine's name (os.Hostname when empty).
+	// Host is this node's name (leases.HostName: $STEWARD_HOSTNAME, else the OS's).
 	Host string
 	// DBHost is the host the DB was written on ("" = this one): a DB row that records no
 	// host is judged on it (leases.RowHost, the seed's single-host rule).
@@ -32,9 +31,13 @@ type Probe struct {
 // NewProbe returns the probe for a workspace on this host.
 func NewProbe(repoRoot string) Probe {
 	p := Probe{Roots: leases.ResolveWorktreeRoots(repoRoot)}
-	p.Host, _ = os.Hostname()
+	p.Host, _ = leases.HostName()
 	return p
 }
+
+// other reports whether host is another node than this one: nothing of its process table
+// or file system is observed from here.
+func (p Probe) other(host string) bool { return host != "" && host != p.Host }
 
 func (p Probe) owner(pid int64, host string) (model.Liveness, string) {
 	switch {
@@ -146,6 +149,7 @@ func (p Probe) ObserveLock(e locks.Entry, now time.Time) model.LockObs {
 		lo.PID = *rec.PID
 	}
 	lo.Host = lockHost(rec, p.Host)
+	lo.OtherHost = p.other(lo.Host)
 	lo.Owner, lo.OwnerWhy = p.owner(lo.PID, lo.Host)
 	w := p.worktree(lockWorktree(rec), lo.Host)
 	lo.Worktree, lo.WorkWhy, lo.WorkEscapes, lo.WorkStatic = model.Worktree(w.State), w.Why, w.Escapes, !w.Looked
@@ -160,6 +164,7 @@ func (p Probe) ObserveLease(l leases.Lease) model.LeaseObs {
 	}
 	host, why := leases.RowHost(l.OwnerHost, p.DBHost, p.Host)
 	lo.Host = host
+	lo.OtherHost = p.other(host)
 	lo.Owner, lo.OwnerWhy = p.owner(l.OwnerPID, host)
 	w := p.worktree(l.WorktreePath, host)
 	lo.Worktree, lo.WorkWhy = model.Worktree(w.State), w.Why

@@ -87,7 +87,7 @@ func parseInstant(flag, v string, now time.Time) (time.Time, error) {
 }
 
 func (g *globals) historySources() gather.Sources {
-	return gather.Sources{LocksDir: g.locksDir, DB: leases.Target{Loc: g.dbPath}, AuditPath: g.audit}
+	return gather.Sources{LocksDir: g.locksDir, DB: leases.Target{Loc: g.dbPath, PasswordFile: g.dbPasswordFile}, AuditPath: g.audit}
 }
 
 func clockOf(now string) (func() time.Time, error) {

@@ -98,7 +98,7 @@ func runWatch(ctx context.Context, out, errw io.Writer, g *globals, f *watchFlag
 			gf = c
 		}
 	}
-	lm := live.New(live.Workspace{LocksDir: g.locksDir, DBPath: g.dbPath, RepoRoot: g.repoRoot, DBHost: g.dbHost}, live.Options{Config: cfg, Gitea: gf})
+	lm := live.New(g.modelWorkspace(), live.Options{Config: cfg, Gitea: gf})
 	if err := lm.Start(ctx); err != nil {
 		// The live model cannot even start watching (a missing lock directory): nothing
 		// can be read.

@@ -87,13 +87,48 @@ func (reclaimExpired) plan(ctx context.Context, c *Core, req Request) (*plan, er
 	now := c.leaseNow(ctx)
 	f := leases.FenceOf(*l)
 	p := &plan{state: f, refusal: verdict(leases.CheckReclaimExpired(l, f, now)), evidence: leaseEvidence(l, now)}
+	p.evidence = append(p.evidence, c.ownerText(l))
 	p.effects = []string{
 		fmt.Sprintf("lease %s: status active → expired (end_reason reclaimed)", l.LeaseID),
 		"work item " + itemOf(l.Work).String() + " returns to the pool; steward assigns it to no one",
 		"a lease.reclaim event is recorded",
 	}
+	p.effects = append(p.effects, c.remains(l)...)
 	p.fences = []string{fenceText(f)}
 	return p, nil
+}
+
+// ownerText names the lease owner's process and whether it is alive, as the guards see it.
+func (c *Core) ownerText(l *leases.Lease) string {
+	owner := c.liveness(l.OwnerPID, l.OwnerHost)
+	host, hostWhy := c.rowHost(l.OwnerHost)
+	s := fmt.Sprintf("owner pid %d on host %q: %s", l.OwnerPID, host, owner)
+	if hostWhy != "" {
+		s += " (" + hostWhy + ")"
+	}
+	if owner == leases.ProcessAlive {
+		s += " — the worker is still running; it finds its lease ended at its next heartbeat"
+	}
+	return s
+}
+
+// remains says what is left after a lease ends: the item's lock files stay in the lock
+// directory (a lease action never touches them), and so does the worktree.
+func (c *Core) remains(l *leases.Lease) []string {
+	var out []string
+	if l.Work.Number > 0 {
+		if files, err := c.itemLocks(*itemOf(l.Work)); err != nil {
+			out = append(out, "the lock directory could not be read to say which lock files stay: "+err.Error())
+		} else {
+			for _, f := range files {
+				out = append(out, "remains: lock file "+f+" stays in the lock directory (lock.retire, or item.recover for the whole item, retires it)")
+			}
+		}
+	}
+	if l.WorktreePath != "" {
+		out = append(out, "remains: the worktree "+l.WorktreePath+" is not touched")
+	}
+	return out
 }
 
 func (reclaimExpired) apply(ctx context.Context, c *Core, req Request, p *plan, attempt string) effect {
@@ -199,6 +234,7 @@ func (abandonStale) plan(ctx context.Context, c *Core, req Request) (*plan, erro
 		"a lease.abandon event records the evidence above",
 		"work item " + itemOf(l.Work).String() + " returns to the pool; steward assigns it to no one",
 	}
+	p.effects = append(p.effects, c.remains(l)...)
 	p.fences = []string{fenceText(f), fmt.Sprintf("owner still %s and worktree still %s when re-checked", owner, wt)}
 	return p, nil
 }

@@ -70,6 +70,12 @@ func (retireLock) spec() Spec {
 }
 
 func (retireLock) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
+	return c.retirePlan(ctx, req, nil)
+}
+
+// retirePlan plans a retire. Leases in ending end in an earlier step of the same recover
+// plan: they do not count as backing the lock (their own step's guards judge them).
+func (c *Core) retirePlan(ctx context.Context, req Request, ending map[string]bool) (*plan, error) {
 	name := req.Target.LockFile
 	if !locks.ValidName(name) {
 		return &plan{refusal: refuse(CodePathOutside, fmt.Sprintf("%q is not a plain lock file name inside the locks directory; steward acts on nothing outside it", name))}, nil
@@ -104,7 +110,7 @@ func (retireLock) plan(ctx context.Context, c *Core, req Request) (*plan, error)
 	// — the lock names the lease, or names none and the lease's session owns it — and a
 	// lock that names neither a lease nor a session may be any of them. The lease the lock
 	// names is read by id as well (it may sit on another item).
-	if r := c.backingLeases(ctx, rec, &st, p); r != nil || p.refusal != nil {
+	if r := c.backingLeases(ctx, rec, &st, p, ending); r != nil || p.refusal != nil {
 		if r != nil {
 			return p, r
 		}
@@ -163,7 +169,7 @@ func (retireLock) apply(ctx context.Context, c *Core, req Request, p *plan, atte
 // not past its expiry (a missing or unparseable expiry is never past), or past it while
 // its owner process is alive. The DB must be readable: an unreadable DB never counts as a
 // lock nobody holds.
-func (c *Core) backingLeases(ctx context.Context, rec *locks.Record, st *retireState, p *plan) error {
+func (c *Core) backingLeases(ctx context.Context, rec *locks.Record, st *retireState, p *plan, ending map[string]bool) error {
 	r, err := c.reader()
 	if err != nil {
 		p.refusal = refuse(CodeSourceUnavailable, "the control-plane DB cannot be read ("+err.Error()+"), so steward cannot prove no live lease backs this lock; an unreadable DB never counts as a free item. Retry when the DB is readable.")
@@ -205,6 +211,10 @@ func (c *Core) backingLeases(ctx context.Context, rec *locks.Record, st *retireS
 		how := map[model.Join]string{model.JoinByLeaseID: "the lock names it", model.JoinBySession: "the lock names no lease and its owner session " + l.SessionID + " holds it", model.JoinNone: "the lock names neither a lease nor a session, so it may be this lease's"}[join]
 		p.evidence = append(p.evidence, fmt.Sprintf("lease %s (%s) is %s, expires_at %s", l.LeaseID, how, l.Status, l.ExpiresAt.Raw))
 		if l.Status.Terminal() {
+			continue
+		}
+		if ending[l.LeaseID] {
+			p.evidence = append(p.evidence, "lease "+l.LeaseID+" ends in an earlier step of this plan; the retire runs after it")
 			continue
 		}
 		st.Backing = append(st.Backing, leases.FenceOf(*l))

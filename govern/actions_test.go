@@ -104,6 +104,33 @@ func actionCases() []actionCase {
 			f.expiredLease("L1", 1)
 			return Request{Action: ActionReclaimExpired, Target: Target{LeaseID: "L1"}}
 		}, refuse: CodeRoleTooLow},
+		{name: "recover a dead claim (reclaim, then retire)", setup: func(f *fixture) Request {
+			f.deadClaim(11)
+			return Request{Action: ActionRecover, Target: Target{Item: item(11)}}
+		}, check: func(t *testing.T, f *fixture, out Outcome) {
+			checkRecovered(t, f, out, 11, leases.StatusExpired)
+		}, move: func(f *fixture) {
+			f.exec("UPDATE leases SET expires_at = ? WHERE status = 'active'", ts(-2*time.Minute))
+		}, moved: CodeFenceMoved},
+		{name: "recover a stale claim (abandon, then retire)", setup: func(f *fixture) Request {
+			f.liveLease("L1", 12, deadPID(f.t), f.host())
+			name := f.lockFile(12, 5*time.Minute, deadPID(f.t))
+			f.pointLock(name, "L1", "s-L1")
+			return Request{Action: ActionRecover, Target: Target{Item: item(12)}}
+		}, check: func(t *testing.T, f *fixture, out Outcome) {
+			checkRecovered(t, f, out, 12, leases.StatusAbandoned)
+		}},
+		{name: "recover refused: the claim is live", setup: func(f *fixture) Request {
+			f.claim("s1", 13)
+			return Request{Action: ActionRecover, Target: Target{Item: item(13)}}
+		}, refuse: "step_refused"},
+		{name: "recover: nothing to recover", setup: func(f *fixture) Request {
+			return Request{Action: ActionRecover, Target: Target{Item: item(14)}}
+		}, refuse: CodeNothingToRecover},
+		{name: "recover as viewer", role: RoleViewer, setup: func(f *fixture) Request {
+			f.deadClaim(11)
+			return Request{Action: ActionRecover, Target: Target{Item: item(11)}}
+		}, refuse: CodeRoleTooLow},
 		{name: "abandon dead owner", setup: func(f *fixture) Request {
 			f.liveLease("L1", 1, deadPID(f.t), f.host())
 			return Request{Action: ActionAbandonStale, Target: Target{LeaseID: "L1"}}

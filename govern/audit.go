@@ -80,6 +80,9 @@ type Record struct {
 	Evidence    []string    `json:"evidence,omitempty"`
 	Inverse     *Request    `json:"inverse,omitempty"`
 	ResolvedBy  ResolvedBy  `json:"resolved_by,omitempty"`
+	// Steps, on the intent of a plan made of other actions (item.recover), are its steps in
+	// order; each leaves a step record (KindStep) as it ends.
+	Steps []Request `json:"steps,omitempty"`
 }
 
 // ErrAuditUnavailable reports that the audit log could not take a record. An apply that
@@ -304,6 +307,8 @@ type Attempt struct {
 	Intent      *Record  `json:"intent,omitempty"`
 	Outcome     *Record  `json:"outcome,omitempty"`
 	Resolutions []Record `json:"resolutions,omitempty"`
+	// Steps are the step records of a plan made of other actions, in order.
+	Steps []Record `json:"steps,omitempty"`
 	// Outcomes counts terminal records; anything but 1 for a finished attempt is a defect.
 	Outcomes int `json:"outcomes"`
 }
@@ -348,6 +353,8 @@ func Attempts(recs []Record) []Attempt {
 			}
 		case KindResolution:
 			a.Resolutions = append(a.Resolutions, r)
+		case KindStep:
+			a.Steps = append(a.Steps, r)
 		}
 	}
 	return out

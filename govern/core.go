@@ -59,6 +59,11 @@ type plan struct {
 	// recordRefusal asks Apply to run the effect even when refused, because the source
 	// records the refusal itself (a refused claim leaves a claim.refused event).
 	recordRefusal bool
+	// steps are the requests of a plan made of other actions (item.recover), recorded in
+	// its intent so that a verifier can check each; extra is action data Apply needs beyond
+	// the fence (not compared).
+	steps []Request
+	extra any
 }
 
 // effect is what an action's apply step reports.
@@ -68,7 +73,10 @@ type effect struct {
 	// compensated: the apply made part of its effect and undid it (effects say both); with
 	// err it is failed with disposition compensated, never unknown.
 	compensated bool
-	refusal     *Refusal
+	// partial: a plan's earlier steps took effect and a later one did not (effects list
+	// what was done); with err it is failed with disposition partial.
+	partial bool
+	refusal *Refusal
 	// inverse, when set, replaces the preview's inverse (it names what the apply made).
 	inverse *Request
 	err     error
@@ -312,6 +320,7 @@ func (c *Core) Apply(ctx context.Context, pv Preview, confirmation string) (out 
 	c.doStep("inflight-held")
 	intent := base
 	intent.At, intent.Kind, intent.Effects, intent.Fences, intent.Evidence, intent.Inverse = stamp(c.now()), KindIntent, pv.Effects, pv.Fences, pv.Evidence, pv.Inverse
+	intent.Steps = now.steps
 	if err := c.audit.Append(intent); err != nil {
 		// No intent, no effect: and no terminal record either, for the log cannot take one.
 		out.Result, out.Disposition, out.Code = ResultRefused, DispositionNotAttempted, CodeAuditUnavailable
@@ -344,6 +353,8 @@ func (c *Core) Apply(ctx context.Context, pv Preview, confirmation string) (out 
 		return terminal(ResultRefused, DispositionNotAttempted, eff.refusal, "", nil)
 	case eff.err != nil && eff.compensated:
 		return terminal(ResultFailed, DispositionCompensated, nil, eff.err.Error(), eff.effects)
+	case eff.err != nil && eff.partial:
+		return terminal(ResultFailed, DispositionPartial, nil, eff.err.Error(), eff.effects)
 	case eff.err != nil && eff.sent:
 		return terminal(ResultUnknown, DispositionOutcomeUnknown, nil, "may have taken effect — verify before retrying: "+eff.err.Error(), nil)
 	case eff.err != nil:

@@ -8,5 +8,6 @@ func registry() []action {
 		claimAction{}, heartbeatAction{}, releaseAction{},
 		answer{}, ask{}, relabel{},
 		attentionAction{}, attentionAction{snooze: true},
+		recoverItem{},
 	}
 }

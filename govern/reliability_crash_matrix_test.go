@@ -126,6 +126,19 @@ func crashActions() []crashAction {
 			state: func(t *testing.T, f *fixture) string {
 				return leaseEndState(t, f, leases.StatusAbandoned, "stale_dead_process")
 			}},
+		{name: ActionRecover + " (reclaim, then retire)",
+			setup: func(f *fixture) []string {
+				f.deadClaim(8)
+				return []string{"CHILD_ACTION=" + ActionRecover, "CHILD_ITEM=8"}
+			},
+			state: recoverMatrixState,
+			partial: map[string]func(t *testing.T, f *fixture){
+				"lease-ended-lock-live": func(t *testing.T, f *fixture) {
+					f.runOK(t, Request{Action: ActionRecover, Target: Target{Item: item(8)}})
+				},
+				"lease-ended-lock-archived-and-live": func(t *testing.T, f *fixture) {
+					f.runOK(t, Request{Action: ActionRecover, Target: Target{Item: item(8)}})
+				}}},
 		{name: ActionUndo + " (of a retire)",
 			setup: func(f *fixture) []string {
 				name := f.lockFile(4, -time.Minute, deadPID(f.t))
@@ -267,6 +280,30 @@ func retireMatrixState(t *testing.T, f *fixture, before []byte) string {
 		return "new" // a second archive when a retire killed between its two steps was applied again
 	}
 	t.Fatalf("retire state: live missing %v, %d archives", live.Missing, len(snap.Retired))
+	return ""
+}
+
+// recoverMatrixState reads a recover of item 8: the lease ends first, then the lock is
+// retired; the lock is never gone while the lease is active.
+func recoverMatrixState(t *testing.T, f *fixture) string {
+	name, _ := locks.Name(lockKey(work(8)))
+	live := locks.ReadFile(f.ws.LocksDir, name)
+	snap, err := locks.LoadDir(f.ws.LocksDir, locks.LoadOptions{Retired: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	active := len(f.activeLeases(8)) > 0
+	switch {
+	case active && !live.Missing && len(snap.Retired) == 0:
+		return "old"
+	case !active && !live.Missing && len(snap.Retired) == 0:
+		return "lease-ended-lock-live"
+	case !active && !live.Missing:
+		return "lease-ended-lock-archived-and-live"
+	case !active && live.Missing && len(snap.Retired) >= 1:
+		return "new"
+	}
+	t.Fatalf("recover state: active lease %v, live lock missing %v, %d archives", active, live.Missing, len(snap.Retired))
 	return ""
 }
 

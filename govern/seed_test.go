@@ -296,6 +296,18 @@ func seedActionCases() []seedActionCase {
 			out := f.claim("s1", n)
 			return Request{Action: ActionAsk, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"}, Params: map[string]string{"question": "Which API?"}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {}},
+		{name: "recover: the lease expired and its lock's owner is dead", setup: func(f *fixture, d *seedtest.DB) Request {
+			l := seedLease("L1", "s-lock", "Active", 4, 0, deadPID(f.t), "")
+			l.ExpiresAt = seedtest.Naive(now0.Add(-10 * time.Minute))
+			d.AddLease(l)
+			f.renameLease(f.lockFile(4, -time.Minute, deadPID(f.t)), "L1")
+			return Request{Action: ActionRecover, Target: Target{Item: item(4)}}
+		}, check: func(t *testing.T, f *fixture, out Outcome) {
+			name, _ := locks.Name(lockKey(work(4)))
+			if e := locks.ReadFile(f.ws.LocksDir, name); !e.Missing || f.lease("L1").Status != leases.StatusExpired {
+				t.Errorf("after recover: lock missing %v, lease %s", e.Missing, f.lease("L1").Status)
+			}
+		}},
 		{name: "answer (no DB write)", gitea: true, setup: func(f *fixture, d *seedtest.DB) Request {
 			return Request{Action: ActionAnswer, Target: Target{Item: item(f.markedIssue())}, Params: map[string]string{"body": "Use v2."}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {}},

@@ -242,7 +242,7 @@ var pureSource = map[string][]string{
 		"ContractAbsent", "ContractIncomplete", "ContractLegacy", "ExpirationRecorded", "FindingMissing",
 		"Assess", "ExpirationOf", "Fold",
 	},
-	"steward/gitea": {"Clarification", "DefaultBlockedLabel"},
+	"steward/gitea": {"Clarification", "DefaultBlockedLabel", "RuleIssueBody"},
 }
 
 // TestPureModel: package model imports only pureStd and the source packages, uses of

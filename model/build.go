@@ -2,6 +2,7 @@ package model
 
 import (
 	"encoding/json"
+	"strconv"
 	"time"
 
 	"steward/gitea"
@@ -52,9 +53,22 @@ func (e *Engine) clarifications(cs []gitea.Clarification) []Clarification {
 			kind = "issue"
 		}
 		out = append(out, Clarification{Item: Item{Kind: kind, Number: x.Number, Remote: c.Remote, Org: c.Org, Repo: c.Repo},
-			Title: x.Title, Marker: x.Marker, Question: x.Question, Rule: x.Rule, AskedBy: x.AskedBy, AskedAt: x.AskedAt, URL: x.URL})
+			Title: x.Title, Marker: x.Marker, Question: x.Question, QuestionComment: questionComment(x), Rule: x.Rule,
+			AskedBy: x.AskedBy, AskedAt: x.AskedAt, URL: x.URL})
 	}
 	return out
+}
+
+// questionComment names the question as the governed core's answer does (its
+// question_comment parameter): the comment's id, "body" for the issue body, "none".
+func questionComment(x gitea.Clarification) string {
+	switch {
+	case x.QuestionCommentID > 0:
+		return strconv.FormatInt(x.QuestionCommentID, 10)
+	case x.Rule == gitea.RuleIssueBody:
+		return "body"
+	}
+	return "none"
 }
 
 // claimJSON adds the ages, relative to the snapshot's generated_at.

@@ -155,14 +155,17 @@ type Contention struct {
 // Clarification is an item carrying the clarification marker: the worker's
 // question and who asked it when.
 type Clarification struct {
-	Item     Item      `json:"item"`
-	Title    string    `json:"title"`
-	Marker   string    `json:"marker"`
-	Question string    `json:"question"`
-	Rule     string    `json:"rule"`
-	AskedBy  string    `json:"asked_by"`
-	AskedAt  time.Time `json:"asked_at,omitzero"`
-	URL      string    `json:"url,omitempty"`
+	Item     Item   `json:"item"`
+	Title    string `json:"title"`
+	Marker   string `json:"marker"`
+	Question string `json:"question"`
+	// QuestionComment names the question: its Gitea comment id, "body" (the issue body) or
+	// "none". An answer names it, so that the core refuses it when the question changed.
+	QuestionComment string    `json:"question_comment,omitempty"`
+	Rule            string    `json:"rule"`
+	AskedBy         string    `json:"asked_by"`
+	AskedAt         time.Time `json:"asked_at,omitzero"`
+	URL             string    `json:"url,omitempty"`
 }
 
 // ActionTarget is what a reconciling action acts on.

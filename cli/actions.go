@@ -50,6 +50,27 @@ func checkTTL(v string) error {
 	return nil
 }
 
+// parseItemRef reads ORG/REPO#N (an issue) or ORG/REPO!N (a pull request).
+func parseItemRef(v string) (govern.Item, error) {
+	kind, sep := "issue", "#"
+	if strings.Contains(v, "!") {
+		kind, sep = "pr", "!"
+	}
+	repo, num, ok := strings.Cut(v, sep)
+	org, name, ok2 := strings.Cut(repo, "/")
+	n, err := strconv.ParseInt(num, 10, 64)
+	if !ok || !ok2 || org == "" || name == "" || strings.Contains(name, "/") || err != nil || n <= 0 {
+		return govern.Item{}, fmt.Errorf("--item %q is not an item: write ORG/REPO#N for an issue or ORG/REPO!N for a pull request, e.g. acme/widgets#42", clipArg(v))
+	}
+	return govern.Item{Org: org, Repo: name, Kind: kind, Number: n}, nil
+}
+
+// checkItemRef accepts ORG/REPO#N or ORG/REPO!N.
+func checkItemRef(v string) error {
+	_, err := parseItemRef(v)
+	return err
+}
+
 // clipArg keeps an echoed argument short.
 func clipArg(v string) string {
 	if r := []rune(v); len(r) > 40 {
@@ -108,6 +129,10 @@ func actionCommands() []actionCmd {
 		{path: []string{"lease", "abandon"}, action: "lease.abandon-stale", short: "Abandon a stale lease (dead owner or missing worktree), with its evidence recorded", flags: []flagSpec{lease}},
 		{path: []string{"lease", "expire-sweep"}, action: "lease.expire-sweep", short: "Mark every active lease past its expiry as expired"},
 		{path: []string{"lock", "retire"}, action: "lock.retire", short: "Archive a dead or expired lock file with a recovery block", flags: []flagSpec{{name: "file", target: "lock", usage: "lock file name in the locks directory", required: true}}},
+		{path: []string{"recover"}, action: govern.ActionRecover, short: "Recover an item a dead or stalled claim left: end its lease (reclaim or abandon) and retire its lock, in one plan", flags: []flagSpec{
+			{name: "item", target: "itemref", usage: "the item, as ORG/REPO#N (an issue) or ORG/REPO!N (a pull request)", required: true, check: checkItemRef},
+			{name: "remote", target: "remote", usage: "the Gitea remote name", def: "origin"},
+		}},
 		{path: []string{"undo"}, action: "undo", short: "Apply the inverse an earlier attempt recorded", flags: []flagSpec{{name: "attempt", target: "attempt", usage: "audit attempt id", required: true}}},
 		{path: []string{"claim"}, action: "worker.claim", worker: true, short: "Claim an item for a worker session (worker action)", flags: append(append([]flagSpec{
 			{name: "role", usage: "task role: author, reviewer, merger or conflict-fix", def: "author"},
@@ -226,6 +251,9 @@ func buildRequest(ac actionCmd, vals []string) (govern.Request, error) {
 			req.Target.Entry = v
 		case "remote":
 			item.Remote, hasItem = v, true
+		case "itemref":
+			it, _ := parseItemRef(v)
+			item.Org, item.Repo, item.Kind, item.Number, hasItem = it.Org, it.Repo, it.Kind, it.Number, true
 		case "org":
 			item.Org, hasItem = v, true
 		case "repo":
@@ -323,7 +351,9 @@ func section(w io.Writer, name string, lines []string) {
 	}
 	fmt.Fprintf(w, "%s:\n", name)
 	for _, l := range lines {
-		fmt.Fprintf(w, "  - %s\n", termsafe.Text(l))
+		// A line of several (a plan's step and its effects) keeps its own lines indented
+		// under it.
+		fmt.Fprintf(w, "  - %s\n", strings.ReplaceAll(termsafe.Text(l), "\n", "\n    "))
 	}
 }
 

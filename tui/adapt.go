@@ -71,7 +71,9 @@ func digest(s *model.Snapshot, cfg digestCfg) *data {
 		r := cachedRow(cache.claims, next.claims, c, func() row { return claimRow(c, cfg) })
 		d.Rows[pageClaims] = append(d.Rows[pageClaims], *r)
 		if len(orphansBy) > 0 {
-			d.Rows[pageClaims][len(d.Rows[pageClaims])-1].Actions = claimActions(c, orphansBy)
+			cr := &d.Rows[pageClaims][len(d.Rows[pageClaims])-1]
+			cr.Actions = claimActions(c, orphansBy)
+			cr.Recover = recoverable(cr.ItemRef, cr.Actions, cfg)
 		}
 	}
 	for _, c := range s.Contention {
@@ -88,9 +90,13 @@ func digest(s *model.Snapshot, cfg digestCfg) *data {
 	if cfg.cache != nil {
 		*cfg.cache = *next
 	}
+	for _, id := range []pageID{pageClaims, pageContention, pageClarifications, pageOrphans, pageSessions} {
+		byAttention(d.Rows[id])
+	}
 	for _, e := range s.Activity {
-		d.Events = append(d.Events, event{At: e.At, Source: "db", Kind: line(e.Type),
-			Item: itemStr(e.Item), Session: line(e.SessionID), Message: line(e.Message), Attempt: line(e.Key)})
+		it := itemStr(e.Item)
+		d.Events = append(d.Events, event{At: e.At, Source: "db", Kind: line(e.Type), Item: it, Target: it, TargetFull: it,
+			Session: cut(line(e.SessionID)), Message: cut(line(e.Message)), Attempt: cut(line(e.Key))})
 	}
 	c := s.Count()
 	var sessNote string
@@ -118,7 +124,11 @@ func healthOf(name string, h model.SourceHealth) health {
 	if h.Partial && h.Status == model.StatusOK {
 		state = "degraded"
 	}
-	return health{Name: name, State: state, Reason: line(h.Reason), ScannedAt: h.ScannedAt, Scan: h.ScanDuration}
+	notes := make([]string, len(h.Notes))
+	for i, n := range h.Notes {
+		notes[i] = cut(line(n))
+	}
+	return health{Name: name, State: state, Reason: line(h.Reason), ScannedAt: h.ScannedAt, Scan: h.ScanDuration, Notes: notes}
 }
 
 func line(s string) string { return termsafe.Line(s) }
@@ -172,18 +182,26 @@ func claimRow(c *model.Claim, cfg digestCfg) row {
 	if owner == "" {
 		owner = "unknown"
 	}
+	fresh := firstNonEmpty(cut(c.Freshness), "—")
+	if c.LeaseStatus == "" {
+		// No lease row backs the claim (the lock names none, or one that ended): the
+		// freshness is the lock's own.
+		fresh = "lock only · " + fresh
+	}
 	r := row{
 		Key:       "claim:" + c.LockFile + "\x00" + c.LeaseID + "\x00" + item,
-		Cells:     []string{item, role, who, cut(c.SessionID), cut(c.Phase), "", "", cut(c.Contract), cut(c.Freshness), owner},
+		ID:        "claim:" + firstNonEmpty(c.LockFile, c.LeaseID, item),
+		Cells:     []string{item, role, who, cut(c.SessionID), firstNonEmpty(cut(c.Phase), "—"), "", "", cut(c.Contract), fresh, owner},
 		Heartbeat: c.LastHeartbeat, Deadline: c.ExpiresAt, Item: item, ItemRef: govItem(c.Item),
 		Warn:  cfg.policies.For(leases.TaskClass(c.TaskClass)).StaleWarning(),
-		Title: "Claim on " + item, CopyID: firstNonEmpty(cut(c.LeaseID), cut(c.LockFile), item),
-		LockFile: c.LockFile, detail: func(at time.Time) []section { return claimSections(c, cut(c.OwnerText()), at) },
+		Title: "Claim on " + item, LockFile: c.LockFile, detail: func(at time.Time) []section { return claimSections(c, cut(c.OwnerText()), at) },
+		Rank: claimRank(c), Urgent: c.ExpiresAt,
 	}
+	r.CopyID, r.CopyWhat = copyOf(c.LeaseID, c.LockFile, item)
 	if c.Item != nil && cfg.itemURL != nil {
 		r.URL = cut(cfg.itemURL(*c.Item))
 	}
-	r.Search = haystack(append(r.Cells, cut(c.LeaseID), cut(c.LockFile))...)
+	r.finish(cut(c.LeaseID), cut(c.LockFile))
 	return r
 }
 
@@ -194,6 +212,19 @@ func claimSections(c *model.Claim, owner string, at time.Time) []section {
 		"lease_id = " + cut(c.LeaseID), "status = " + cut(c.LeaseStatus), "phase = " + cut(c.Phase),
 		"expires_at = " + stamp(c.ExpiresAt), "last_heartbeat_at = " + stamp(c.LastHeartbeat),
 		"freshness = " + cut(c.Freshness), "owner liveness = " + owner,
+	}
+	if c.LeaseStatus == "" {
+		// A lock no live lease row backs: say so instead of blank fields (issue 16, finding
+		// 6: after a reclaim the detail showed "status =" and "phase =").
+		named := "names no lease"
+		if c.LeaseID != "" {
+			named = "names lease " + cut(c.LeaseID) + ", which has ended or is not in the DB"
+		}
+		lease = []string{"no live lease row backs this claim: its lock " + named,
+			"expiry and heartbeat below are the lock file's own",
+			"expires_at = " + stamp(c.ExpiresAt), "last_heartbeat_at = " + stamp(c.LastHeartbeat),
+			"freshness (of the lock) = " + firstNonEmpty(cut(c.Freshness), "—"), "owner liveness = " + owner,
+			"the lock file remains: retire it (lock.retire) or recover the item"}
 	}
 	out := []section{
 		{Title: "Evidence", Lines: evidenceLines(c.Evidence, at)},
@@ -248,8 +279,9 @@ func orphanRow(o *model.Orphan, cfg digestCfg) row {
 	summary := strings.Join(evidenceLines(o.Evidence, time.Time{}), "; ")
 	r := row{
 		Key:  "orphan:" + string(o.Kind) + "\x00" + o.LockFile + "\x00" + o.LeaseID + "\x00" + item,
+		ID:   "orphan:" + o.LockFile + "\x00" + o.LeaseID + "\x00" + item,
 		Item: item, ItemRef: govItem(o.Item), Title: cut(string(o.Kind)) + " " + item,
-		CopyID: firstNonEmpty(cut(o.LeaseID), cut(o.LockFile), item), Inspect: cut(o.InspectOnlyReason),
+		Inspect: cut(o.InspectOnlyReason), Rank: orphanRank(o), Urgent: firstSeen(o.Evidence),
 		detail: func(at time.Time) []section {
 			return []section{{Title: "Evidence", Lines: evidenceLines(o.Evidence, at)},
 				{Title: "Artifact", Lines: []string{"lock_file = " + cut(o.LockFile), "lease_id = " + cut(o.LeaseID), "session = " + cut(o.SessionID)}}}
@@ -269,8 +301,10 @@ func orphanRow(o *model.Orphan, cfg digestCfg) row {
 		r.Inspect = "no sanctioned action for this kind"
 		act = "inspect only"
 	}
+	r.CopyID, r.CopyWhat = copyOf(o.LeaseID, o.LockFile, item)
+	r.Recover = recoverable(r.ItemRef, r.Actions, cfg)
 	r.Cells = []string{cut(string(o.Kind)), item, summary, act}
-	r.Search = haystack(append(r.Cells, cut(o.LeaseID), cut(o.LockFile), cut(o.SessionID))...)
+	r.finish(cut(o.LeaseID), cut(o.LockFile), cut(o.SessionID))
 	return r
 }
 
@@ -292,14 +326,14 @@ func contentionRow(c *model.Contention, cfg digestCfg) row {
 		Key:   "contention:" + string(c.Kind) + "\x00" + item + "\x00" + strings.Join(c.Sessions, ","),
 		Cells: []string{cut(string(c.Kind)), class, item, strconv.Itoa(c.Count), strings.Join(sessions, ", "), window},
 		Count: c.Count, Item: item, ItemRef: govItem(c.Item), Class: class, Title: cut(string(c.Kind)) + " on " + item,
-		CopyID: item,
+		CopyID: item, CopyWhat: "item", Rank: map[bool]int{true: 0, false: 1}[class == "collision"],
 		Sections: []section{{Title: "Evidence", Lines: evidenceLines(c.Evidence, cfg.at)},
 			{Title: "Involved", Lines: []string{"sessions: " + strings.Join(sessions, ", "), "lock files: " + cut(strings.Join(c.LockFiles, ", ")), "leases: " + cut(strings.Join(c.LeaseIDs, ", "))}}},
 	}
 	if c.Item != nil && cfg.itemURL != nil {
 		r.URL = cut(cfg.itemURL(*c.Item))
 	}
-	r.Search = haystack(r.Cells...)
+	r.finish()
 	return r
 }
 
@@ -309,7 +343,8 @@ func clarRow(c *model.Clarification, cfg digestCfg) row {
 		Key:   "clar:" + item,
 		Cells: []string{item, cut(c.Title), cut(c.AskedBy), ""},
 		Since: c.AskedAt, SLA: cfg.sla, Item: item, ItemRef: govItem(&c.Item), URL: cut(c.URL),
-		Title: item + " " + cut(c.Title), CopyID: item, Markdown: termsafe.Text(c.Question),
+		Title: item + " " + cut(c.Title), CopyID: item, CopyWhat: "item", Markdown: termsafe.Text(c.Question),
+		QuestionID: cut(c.QuestionComment), Urgent: c.AskedAt, Rank: 1,
 		Sections: []section{{Title: "Marker", Lines: []string{"label " + cut(c.Marker), "rule " + cut(c.Rule), "asked by " + cut(c.AskedBy) + " at " + stamp(c.AskedAt)}}},
 	}
 	if r.URL == "" && cfg.itemURL != nil {
@@ -320,7 +355,10 @@ func clarRow(c *model.Clarification, cfg digestCfg) row {
 	} else {
 		r.Inspect = "this core has no " + actionAnswer + " action yet"
 	}
-	r.Search = haystack(r.Cells...)
+	if cfg.sla > 0 && !c.AskedAt.IsZero() && cfg.at.Sub(c.AskedAt) > cfg.sla {
+		r.Rank = 0 // past its SLA
+	}
+	r.finish()
 	return r
 }
 
@@ -343,13 +381,14 @@ func sessionRow(x *model.Session) row {
 	r := row{
 		Key:       "session:" + x.SessionID,
 		Cells:     []string{cut(x.SessionID), cut(x.Role), cut(x.Profile), pid, live, "", strconv.Itoa(len(x.Leases)), cut(x.Status)},
-		Heartbeat: x.LastHeartbeat, Count: len(x.Leases), Title: "Session " + cut(x.SessionID), CopyID: cut(x.SessionID),
+		Heartbeat: x.LastHeartbeat, Count: len(x.Leases), Title: "Session " + cut(x.SessionID), CopyID: cut(x.SessionID), CopyWhat: "session id",
+		Rank: livenessRank(live), Urgent: x.LastHeartbeat,
 		detail: func(time.Time) []section {
 			return []section{{Title: "Session", Lines: []string{"host = " + cut(x.Host), "status = " + cut(x.Status),
 				"last heartbeat = " + stamp(x.LastHeartbeat), "ended = " + stamp(x.EndedAt), "leases = " + strings.Join(leaseIDs, ", ")}}}
 		},
 	}
-	r.Search = haystack(append(r.Cells, leaseIDs...)...)
+	r.finish(leaseIDs...)
 	return r
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -51,13 +52,6 @@ type marksMsg struct {
 // notifyDoneMsg is a finished notify command run.
 type notifyDoneMsg struct{ err error }
 
-// ackPreviewMsg is the core's preview of an acknowledgement, for dialog generation gen.
-type ackPreviewMsg struct {
-	gen int
-	pv  govern.Preview
-	err error
-}
-
 // marksCmd reads the attention file beside the audit log.
 func marksCmd(auditPath string, gen int) tea.Cmd {
 	if auditPath == "" {
@@ -97,20 +91,52 @@ func attnKeyOf(rowKey string) string {
 	return ""
 }
 
-// observeAttention runs the tracker on the latest snapshot now, keeps the quiet set, and
-// returns the notifications: one bell and desktop sequence for the frame, a notify command
-// run per notifying event.
-func (r *Root) observeAttention() tea.Cmd {
-	a := r.attn
+// hear runs the tracker on what msg brings — a snapshot, the attention file's marks, a
+// finished notify command, or nothing new (a tick) — with sel the selected row. It keeps the
+// quiet set, tells note what went wrong, and returns the notifications (one bell and desktop
+// sequence for the frame, a notify command run per notifying event) and whether the quiet
+// set changed (the inbox must be derived again).
+func (a *attn) hear(msg any, sel *row, opts Options, note func(string)) (tea.Cmd, bool) {
+	switch m := msg.(type) {
+	case *model.Snapshot:
+		if m != nil {
+			a.snap = m
+		}
+	case marksMsg:
+		switch {
+		case m.gen != a.mgen:
+			return nil, false
+		case m.err != nil:
+			note("attention file unreadable: " + line(m.err.Error()))
+			return nil, false
+		}
+		a.marks = m.marks
+	case notifyDoneMsg:
+		if m.err != nil {
+			note("notify command: " + line(m.err.Error()))
+		}
+		return nil, false
+	}
 	if a.snap == nil {
-		return nil
+		return nil, false
 	}
-	entries, unread := attention.FromSnapshot(a.snap, r.opts.Attention.SLAs)
-	sel := ""
-	if row := r.page().tbl.selected(); row != nil {
-		sel = attnKeyOf(row.Key)
+	key := ""
+	if sel != nil {
+		key = attnKeyOf(sel.Key)
 	}
-	now := r.opts.Now()
+	return a.observe(opts.Now(), key, opts.Attention)
+}
+
+// reread starts reading the attention file again (a newer read makes older ones stale).
+func (a *attn) reread(auditPath string) tea.Cmd {
+	a.mgen++
+	return marksCmd(auditPath, a.mgen)
+}
+
+// observe runs the tracker on the latest snapshot at now (sel: the attention key of the
+// selected row) and keeps the quiet set.
+func (a *attn) observe(now time.Time, sel string, o AttentionOptions) (tea.Cmd, bool) {
+	entries, unread := attention.FromSnapshot(a.snap, o.SLAs)
 	evs := a.tr.Observe(attention.Frame{Now: now, Entries: entries, Unread: unread, Marks: a.marks, Selected: sel})
 	quiet := map[string]bool{}
 	for _, row := range a.tr.Inbox(now, true) {
@@ -122,15 +148,9 @@ func (r *Root) observeAttention() tea.Cmd {
 	for _, e := range entries {
 		a.byKey[e.Key] = e
 	}
-	if !sameSet(quiet, a.quiet) {
-		a.quiet = quiet
-		if d := r.env.data; d.Loaded {
-			d.Inbox = r.inboxOf(d)
-			r.setRows()
-		}
-	}
+	changed := !sameSet(quiet, a.quiet)
+	a.quiet = quiet
 	var cmds []tea.Cmd
-	o := r.opts.Attention
 	if title, body, ok := attention.Notice(evs); ok && (o.Bell || o.Desktop) {
 		cmds = append(cmds, tea.Raw(attention.Sequence(title, body, o.Bell, o.Desktop, o.Mux)))
 	}
@@ -141,7 +161,7 @@ func (r *Root) observeAttention() tea.Cmd {
 			}
 		}
 	}
-	return tea.Batch(cmds...)
+	return tea.Batch(cmds...), changed
 }
 
 func notifyCmd(c notify.Command, e attention.Event) tea.Cmd {
@@ -160,66 +180,52 @@ func sameSet(a, b map[string]bool) bool {
 	return true
 }
 
-// inboxOf is the inbox without the entries an acknowledgement or a snooze keeps quiet.
-func (r *Root) inboxOf(d *data) []row {
+// inbox is d's inbox without the entries an acknowledgement or a snooze keeps quiet.
+func (a *attn) inbox(d *data) []row {
 	rows := inbox(d)
-	if len(r.attn.quiet) == 0 {
+	if len(a.quiet) == 0 {
 		return rows
 	}
 	out := rows[:0]
 	for _, x := range rows {
-		if !r.attn.quiet[attnKeyOf(x.Key)] {
+		if !a.quiet[attnKeyOf(x.Key)] {
 			out = append(out, x)
 		}
 	}
 	return out
 }
 
-// ackSelected asks the core to preview acknowledging the selected row's attention entry, at
-// the level it has now; the confirm dialog shows the preview.
-func (r *Root) ackSelected() tea.Cmd {
-	row := r.page().tbl.selected()
-	if row == nil {
-		return nil
-	}
-	k := attnKeyOf(row.Key)
-	e, ok := r.attn.byKey[k]
+// ack asks core to preview acknowledging attention entry k at the level it has now (the
+// confirm dialog shows the preview: Root.previewed); note says what happens or why nothing
+// does.
+func (a *attn) ack(core *govern.Core, k string, now time.Time, note func(string)) tea.Cmd {
+	e, ok := a.byKey[k]
 	switch {
 	case k == "" || !ok:
-		r.note("A acknowledges an attention entry (a question, a collision, an orphan with an action, a lost source); this row is not one")
+		note("this row's attention entry is not in the latest snapshot; nothing to acknowledge")
 		return nil
-	case r.opts.Core == nil:
-		r.note("no governed core: this workbench only shows")
+	case core == nil:
+		note("no governed core: this workbench only shows")
 		return nil
 	}
 	level := 0
-	for _, x := range r.attn.tr.Inbox(r.opts.Now(), true) {
+	for _, x := range a.tr.Inbox(now, true) {
 		if x.Entry.Key == k {
 			level = x.Level
 		}
 	}
-	req := govern.Request{Action: govern.ActionAttentionAck, Target: govern.Target{Entry: k},
-		Params: map[string]string{"evidence": e.Evidence, "level": strconv.Itoa(level)}}
-	r.dgen++
-	r.note("asking the core to preview the acknowledgement…")
-	gen := r.dgen
-	core := r.opts.Core
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), cmdTimeout)
-		defer cancel()
-		pv, err := core.Preview(ctx, req)
-		return ackPreviewMsg{gen: gen, pv: pv, err: err}
-	}
+	note("asking the core to preview the acknowledgement…")
+	return previewCmd(core, 0, govern.Request{Action: govern.ActionAttentionAck, Target: govern.Target{Entry: k},
+		Params: map[string]string{"evidence": e.Evidence, "level": strconv.Itoa(level)}})
 }
 
-// ackPreviewed opens the confirm dialog on the core's preview (dropped when stale).
-func (r *Root) ackPreviewed(m ackPreviewMsg) {
-	if m.gen != r.dgen || r.dialog != nil {
-		return
+// hear runs the attention tracker on what msg brings (attn.hear) and derives the inbox again
+// when what it keeps quiet changed.
+func (r *Root) hear(msg any) tea.Cmd {
+	cmd, changed := r.attn.hear(msg, r.page().tbl.selected(), r.opts, r.note)
+	if d := r.env.data; changed && d.Loaded {
+		d.Inbox = r.attn.inbox(d)
+		r.setRows()
 	}
-	if m.err != nil {
-		r.note("preview failed: " + line(m.err.Error()))
-		return
-	}
-	r.open(newConfirm(r.env.keys.Dialog, []govern.Preview{m.pv}, 0, r.actor()))
+	return cmd
 }

@@ -18,13 +18,15 @@ import (
 type (
 	tickMsg     struct{}
 	previewsMsg struct {
-		gen  int
-		opts []menuOption
+		owner int // the action menu's stack id
+		opts  []menuOption
 	}
-	answerPreviewMsg struct {
-		gen int
-		pv  govern.Preview
-		err error
+	// previewMsg is one preview (an answer's, owned by its editor; a recover plan's, owned
+	// by no dialog: 0).
+	previewMsg struct {
+		owner int
+		pv    govern.Preview
+		err   error
 	}
 	applyMsg struct {
 		toast int
@@ -33,6 +35,7 @@ type (
 	auditMsg struct {
 		gen    int
 		events []event
+		total  int // attempts in the log (events holds the newest maxAudit)
 		err    error
 	}
 	rawMsg struct {
@@ -40,7 +43,10 @@ type (
 		lockFile string
 		raw      string
 	}
-	openedMsg struct{ err error }
+	openedMsg struct {
+		url string
+		err error
+	}
 	// auditDoneMsg is the end of a verify or a human resolution: its toast's new state and
 	// words, and every attempt it settled (their unknown toasts are settled too).
 	auditDoneMsg struct {
@@ -51,6 +57,10 @@ type (
 	}
 )
 
+// maxAudit is how many of the newest audit attempts the Activity view holds; the view says
+// when the log has more.
+const maxAudit = 1000
+
 // cmdTimeout bounds every call into the core from the workbench.
 const cmdTimeout = 30 * time.Second
 
@@ -59,7 +69,7 @@ func tickCmd(d time.Duration) tea.Cmd {
 }
 
 // previewOptionsCmd asks the core for the preview of every request of every option.
-func previewOptionsCmd(core *govern.Core, gen int, opts []menuOption) tea.Cmd {
+func previewOptionsCmd(core *govern.Core, owner int, opts []menuOption) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), cmdTimeout)
 		defer cancel()
@@ -79,17 +89,17 @@ func previewOptionsCmd(core *govern.Core, gen int, opts []menuOption) tea.Cmd {
 				out[i].previews = append(out[i].previews, pv)
 			}
 		}
-		return previewsMsg{gen: gen, opts: out}
+		return previewsMsg{owner: owner, opts: out}
 	}
 }
 
-// answerPreviewCmd previews a clarification answer.
-func answerPreviewCmd(core *govern.Core, gen int, req govern.Request) tea.Cmd {
+// previewCmd previews one request for the dialog owner.
+func previewCmd(core *govern.Core, owner int, req govern.Request) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), cmdTimeout)
 		defer cancel()
 		pv, err := core.Preview(ctx, req)
-		return answerPreviewMsg{gen: gen, pv: pv, err: err}
+		return previewMsg{owner: owner, pv: pv, err: err}
 	}
 }
 
@@ -112,8 +122,12 @@ func auditCmd(path string, gen int) tea.Cmd {
 		if err != nil {
 			return auditMsg{gen: gen, err: err}
 		}
-		evs := auditEvents(govern.Attempts(recs))
-		return auditMsg{gen: gen, events: evs}
+		atts := govern.Attempts(recs)
+		total := len(atts)
+		if len(atts) > maxAudit {
+			atts = atts[len(atts)-maxAudit:]
+		}
+		return auditMsg{gen: gen, events: auditEvents(atts), total: total}
 	}
 }
 
@@ -145,7 +159,7 @@ func refreshCmd(src SnapshotSource) tea.Cmd {
 
 // openCmd opens an address in the browser.
 func openCmd(open func(string) error, url string) tea.Cmd {
-	return func() tea.Msg { return openedMsg{err: open(url)} }
+	return func() tea.Msg { return openedMsg{url: url, err: open(url)} }
 }
 
 // verifyCmd runs the core's verifier and reports what it concluded about attempt. The core

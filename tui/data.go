@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"steward/govern"
 )
 
@@ -28,6 +30,13 @@ var pageTitles = map[pageID]string{
 	pageClarifications: "Clarifications", pageOrphans: "Orphans", pageActivity: "Activity", pageSessions: "Sessions",
 }
 
+// pageShort are the views' short titles, used for every tab at once when the full ones do
+// not fit (one scheme at every width).
+var pageShort = map[pageID]string{
+	pageOverview: "Over", pageClaims: "Clai", pageContention: "Cont",
+	pageClarifications: "Clar", pageOrphans: "Orph", pageActivity: "Acti", pageSessions: "Sess",
+}
+
 // health is one source's state as the header and the pages draw it.
 type health struct {
 	Name      string // locks | db | gitea
@@ -35,6 +44,9 @@ type health struct {
 	Reason    string
 	ScannedAt time.Time
 	Scan      time.Duration
+	// Notes say what the read lacks without making it partial (the DB's missing enrichment
+	// columns, for one), already safe.
+	Notes []string
 }
 
 // usable reports whether the source answered at all.
@@ -59,8 +71,12 @@ type section struct {
 // row is one line of a list page, digested from the snapshot once per snapshot so that View
 // only formats what is visible. Every string in it is already termsafe.
 type row struct {
-	Key       string
+	// Key tells the row apart from every other row of its view; ID is the identity of what
+	// it shows (its item, lease, lock or session), which the cursor, the detail and the
+	// marks follow when the row's kind changes between snapshots.
+	Key, ID   string
 	Cells     []string
+	w         []int  // the cells' widths, measured once (finish)
 	Search    string // lower-case haystack for the filter
 	Deadline  time.Time
 	Heartbeat time.Time
@@ -85,6 +101,50 @@ type row struct {
 	// Unsettled is the audit attempt of the row whose outcome is unknown and not resolved
 	// (Verify and Resolve by hand apply to it); nil for every other row.
 	Unsettled *attemptRef
+	// Recover is the row's item when one of its leases or locks has a sanctioned recovery
+	// (the recover plan applies); nil otherwise.
+	Recover *govern.Item
+	// CopyWhat names CopyID for the note y leaves ("lease id", "attempt", …).
+	CopyWhat string
+	// Origin is where an inbox row comes from: its view and key there.
+	Origin struct {
+		page pageID
+		key  string
+	}
+	// Rank orders rows by attention (lower first), then Urgent (earlier first).
+	Rank   int
+	Urgent time.Time
+	// QuestionID is the Gitea comment a clarification's question is (the answer names it).
+	QuestionID string
+}
+
+// finish sets the row's identity (its key when none is given), its filter haystack from
+// the cells and extra, and measures its cells.
+func (r *row) finish(extra ...string) {
+	if r.ID == "" {
+		r.ID = r.Key
+	}
+	r.Search = haystack(append(append([]string{}, r.Cells...), extra...)...)
+	r.w = make([]int, len(r.Cells))
+	for i, c := range r.Cells {
+		r.w[i] = ansi.StringWidth(c)
+	}
+}
+
+// width is the width of cell i (measured by finish when it ran).
+func (r *row) width(i int) int {
+	if i < len(r.w) {
+		return r.w[i]
+	}
+	return ansi.StringWidth(r.cell(i))
+}
+
+// cell is cell i's text, "" when the row has none.
+func (r *row) cell(i int) string {
+	if i < len(r.Cells) {
+		return r.Cells[i]
+	}
+	return ""
 }
 
 // attemptRef names an audit attempt whose outcome is unknown, with what the resolve dialog
@@ -108,9 +168,12 @@ type event struct {
 	Source, Kind, Actor    string
 	Item, Session, Message string
 	Result                 string
-	Attempt                string
-	Inverse                *govern.Request
-	Unsettled              *attemptRef // an audit attempt whose outcome is still unknown
+	// Target is what the event acted on, drawn in a cell (the item, else the lease, the
+	// lock file, the session); TargetFull names every part.
+	Target, TargetFull string
+	Attempt            string
+	Inverse            *govern.Request
+	Unsettled          *attemptRef // an audit attempt whose outcome is still unknown
 }
 
 // data is everything the pages draw, digested from one snapshot (plus the audit log).
@@ -124,8 +187,22 @@ type data struct {
 	Buckets   []count
 	Loaded    bool
 	routine   int     // routine attention items, hidden from the inbox
+	Routine   []row   // those items, shown with h
 	Audit     []event // steward's own audit log, newest first
 	merged    []event
+	// AuditTotal and EventsTotal count the whole history when Audit and Events are its
+	// newest part (0: unknown, or all of it is there).
+	AuditTotal, EventsTotal int
+	// heartbeatsFolded counts the heartbeat events folded into a count per item.
+	heartbeatsFolded int
+}
+
+// inboxRows is the overview's rows: the inbox, and the routine rows when routine is set.
+func (d *data) inboxRows(routine bool) []row {
+	if !routine {
+		return d.Inbox
+	}
+	return append(append(make([]row, 0, len(d.Inbox)+len(d.Routine)), d.Inbox...), d.Routine...)
 }
 
 // timeline returns the snapshot's events and the audit log in one list, newest first.

@@ -44,7 +44,8 @@ func renderMarkdown(md string, w int) string {
 }
 
 // detailView draws the selected row's detail: title, address, what can be done, the
-// question, the evidence sections and the item's own timeline, scrolled and cut to w×h.
+// question, the evidence sections and the item's own timeline — prose wrapped at w, raw JSON
+// cut — scrolled (ctrl+d / ctrl+u) within h lines.
 func (p *listPage) detailView(w, h int) string {
 	r := p.tbl.selected()
 	if r == nil || w < 10 || h < 1 {
@@ -52,19 +53,31 @@ func (p *listPage) detailView(w, h int) string {
 	}
 	var lines []string
 	add := func(s ...string) { lines = append(lines, s...) }
-	add(st.title.Render(truncate(r.Title, w)))
+	wrap := func(style func(...string) string, prefix, text string) {
+		for _, l := range hang(prefix, text, w) {
+			lines = append(lines, style(l))
+		}
+	}
+	plain := func(s ...string) string { return strings.Join(s, "") }
+	if p.gone != "" {
+		wrap(st.warn.Render, "", p.gone+" left the snapshot (released, recovered or re-claimed); this is its neighbour.")
+	}
+	wrap(st.title.Render, "", r.Title)
 	if r.URL != "" {
 		add(st.dim.Render(truncate(r.URL, w)))
 	}
 	if r.Inspect != "" {
-		add(st.warn.Render(truncate("inspect only — "+r.Inspect, w)))
+		wrap(st.warn.Render, "inspect only — ", r.Inspect)
 	}
 	for _, a := range r.Actions {
-		s := "action: " + a.Label
+		s := a.Label
 		if a.Allowed != nil && !*a.Allowed {
 			s += " (refused: " + a.Refusal + ")"
 		}
-		add(truncate(s, w))
+		wrap(plain, "action: ", s)
+	}
+	if r.Recover != nil {
+		wrap(plain, "action: ", "recover the whole item in one plan ("+p.env.keys.Act.Recover.Help().Key+")")
 	}
 	if r.Markdown != "" {
 		add("", st.bold.Render("Question"))
@@ -83,7 +96,7 @@ func (p *listPage) detailView(w, h int) string {
 			continue
 		}
 		for _, l := range s.Lines {
-			add(truncate(l, w))
+			wrap(plain, "", l)
 		}
 		if s.Raw != "" {
 			for _, l := range strings.Split(s.Raw, "\n") {
@@ -98,7 +111,7 @@ func (p *listPage) detailView(w, h int) string {
 			if e.Item != r.Item {
 				continue
 			}
-			add(truncate(fmt.Sprintf("%s ago  %s  %s  %s %s", since(e.At, p.env.now), e.Source, e.Kind, e.Result, e.Message), w))
+			wrap(plain, since(e.At, p.env.now)+" ago  ", e.Source+"  "+e.Kind+"  "+e.Result+" "+e.Message)
 			n++
 		}
 		if n == 0 {
@@ -108,13 +121,13 @@ func (p *listPage) detailView(w, h int) string {
 	for i := range lines {
 		lines[i] = truncate(lines[i], w)
 	}
-	if p.scroll > max(len(lines)-h, 0) {
-		p.scroll = max(len(lines)-h, 0)
+	if p.scroll > max(len(lines)-h+1, 0) {
+		p.scroll = max(len(lines)-h+1, 0)
 	}
 	lines = lines[p.scroll:]
 	if len(lines) > h {
 		more := len(lines) - h + 1
-		lines = append(lines[:h-1], st.dim.Render(fmt.Sprintf("… %d more lines (ctrl+d)", more)))
+		lines = append(lines[:h-1], st.dim.Render(fmt.Sprintf("… %d more lines (%s)", more, p.env.keys.Table.DetailDown.Help().Key)))
 	}
 	return strings.Join(lines, "\n")
 }

@@ -47,6 +47,12 @@ func TestFlowAnswerClarification(t *testing.T) {
 // clarificationGitea serves the in-process Gitea subset with one issue blocked on a worker's
 // question, and a client for it.
 func clarificationGitea(t *testing.T) (*fakegitea.Server, *gitea.Client) {
+	fake, cl, _ := clarificationGiteaRepo(t)
+	return fake, cl
+}
+
+// clarificationGiteaRepo is clarificationGitea with the repository, to change it later.
+func clarificationGiteaRepo(t *testing.T) (*fakegitea.Server, *gitea.Client, *fakegitea.Repo) {
 	t.Helper()
 	fake := fakegitea.New()
 	srv := httptest.NewServer(fake)
@@ -61,7 +67,7 @@ func clarificationGitea(t *testing.T) (*fakegitea.Server, *gitea.Client) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fake, cl
+	return fake, cl, repo
 }
 
 // answerUpToApply starts the workbench on real files and cl, selects the question, writes

@@ -160,8 +160,10 @@ func TestFlowResolveByHand(t *testing.T) {
 	}
 	pressAll(tm, "enter")
 	waitText(t, tm, "Resolve attempt "+id+" by hand", "( ) failed")
-	pressAll(tm, "tab", "enter") // Record is disabled: nothing chosen, no reason — enter cancels
-	waitText(t, tm, "Activity · 1 of")
+	pressAll(tm, "tab", "enter") // Record is disabled: nothing chosen, no reason — enter says so
+	waitText(t, tm, "Record needs a result")
+	pressAll(tm, "esc")
+	waitText(t, tm, "Activity · 1 of", "cancelled — nothing was done")
 	pressAll(tm, "/", "ctrl+u")
 	for _, m := range typeText("reclaim-expired") {
 		tm.Send(m)

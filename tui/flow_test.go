@@ -106,7 +106,13 @@ func (s *screen) Read(p []byte) (int, error) {
 // one bridge, as Run does.
 func startFlow(t *testing.T, opts Options, src *diskSource) *teatest.TestModel {
 	t.Helper()
-	tm := teatest.NewTestModel(t, New(opts), teatest.WithInitialTermSize(160, 48),
+	return startFlowAt(t, opts, src, 160, 48)
+}
+
+// startFlowAt is startFlow on a w×h terminal.
+func startFlowAt(t *testing.T, opts Options, src *diskSource, w, h int) *teatest.TestModel {
+	t.Helper()
+	tm := teatest.NewTestModel(t, New(opts), teatest.WithInitialTermSize(w, h),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii), tea.WithFilter(screenFilter)))
 	done := make(chan struct{})
 	go func() {
@@ -236,8 +242,8 @@ func TestFlowRefusedChangesNothing(t *testing.T) {
 	waitText(t, tm, "Claims · 1 of 1", "READ-ONLY")
 	tm.Send(tea.QuitMsg{})
 	r := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Root)
-	if r.dialog != nil {
-		t.Fatalf("a dialog is still open: %T", r.dialog)
+	if r.stack.open() {
+		t.Fatalf("a dialog is still open: %T", r.stack.top())
 	}
 	if !strings.Contains(plain(r), "READ-ONLY") {
 		t.Fatal("no read-only badge in the header")

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -44,59 +45,71 @@ func saveSeenCmd(save func(time.Time) error, t time.Time) tea.Cmd {
 	return func() tea.Msg { return seenMsg{err: save(t)} }
 }
 
-// openHistory opens the History view in a mode and starts reading its evidence.
-func (r *Root) openHistory(mode histMode) tea.Cmd {
-	if r.opts.History == nil {
-		r.note("history is not available here (no sources to read it from)")
-		return nil
-	}
-	r.hist = newHistoryView()
-	r.hist.mode = mode
-	r.hgen++
-	return histCmd(r.opts.History, r.opts.LastSeen, r.hgen)
+// histState is the History view of the root: open or not, the generation of its evidence
+// (a late answer is dropped), and whether it was opened at start.
+type histState struct {
+	view         *historyView
+	gen          int
+	sinceOnStart bool
 }
 
-// historyLoaded installs the evidence of the open view (a late answer is dropped).
-func (r *Root) historyLoaded(m histMsg) tea.Cmd {
-	if r.hist == nil || m.gen != r.hgen {
+// open opens the History view in a mode and starts reading its evidence.
+func (hs *histState) open(opts Options, mode histMode, atStart bool) tea.Cmd {
+	if opts.History == nil {
 		return nil
 	}
-	r.hist.loaded(m.ev, m.mark, m.hasMark, m.err)
-	if m.err == nil && r.hist.mode == histSince && !m.hasMark && r.sinceOnStart {
+	hs.view = newHistoryView()
+	hs.view.mode = mode
+	hs.sinceOnStart = atStart
+	hs.gen++
+	return histCmd(opts.History, opts.LastSeen, hs.gen)
+}
+
+// loaded installs the evidence of the open view (a late answer is dropped).
+func (hs *histState) loaded(opts Options, m histMsg) tea.Cmd {
+	if hs.view == nil || m.gen != hs.gen {
+		return nil
+	}
+	hs.view.loaded(m.ev, m.mark, m.hasMark, m.err)
+	if m.err == nil && hs.view.mode == histSince && !m.hasMark && hs.sinceOnStart {
 		// First start on this workspace: nothing to compare with yet; mark now and close.
-		r.hist, r.sinceOnStart = nil, false
-		return saveSeenCmd(r.opts.SaveSeen, m.ev.Read)
+		hs.view, hs.sinceOnStart = nil, false
+		return saveSeenCmd(opts.SaveSeen, m.ev.Read)
 	}
 	return nil
 }
 
-// historyKey routes a key to the open History view; closing it after "since you left"
-// was shown moves the last-seen mark to when its evidence was read.
-func (r *Root) historyKey(k tea.KeyPressMsg) tea.Cmd {
-	g := r.env.keys.Global
-	if key.Matches(k, g.Quit) {
-		return tea.Quit
+// key routes a key to the open History view: quit and help as everywhere; closing it after
+// "since you left" was shown moves the last-seen mark to when its evidence was read.
+func (hs *histState) key(k tea.KeyPressMsg, km KeyMap, opts Options) intent {
+	if key.Matches(k, km.Global.Quit) {
+		return cmdIntent{tea.Quit}
 	}
-	if key.Matches(k, g.Help) {
-		r.open(&helpView{groups: r.helpGroups()})
+	if key.Matches(k, km.Global.Help) {
+		var groups []KeyGroup
+		for _, g := range km.Groups() {
+			if strings.HasPrefix(g.Title, "History") {
+				groups = append([]KeyGroup{g}, groups...)
+			} else {
+				groups = append(groups, g)
+			}
+		}
+		return pushIntent{newHelp(km, groups)}
+	}
+	h := hs.view
+	if !h.Update(k, km.History) {
 		return nil
 	}
-	h := r.hist
-	if !h.Update(k, r.env.keys.History) {
-		return nil
-	}
-	r.hist = nil
-	r.sinceOnStart = false
+	hs.view, hs.sinceOnStart = nil, false
 	if h.ev != nil && h.sawSince {
-		return saveSeenCmd(r.opts.SaveSeen, h.ev.Read)
+		return cmdIntent{saveSeenCmd(opts.SaveSeen, h.ev.Read)}
 	}
 	return nil
 }
 
-// historyHints are the History view's key hints.
-func (r *Root) historyHints() []key.Binding {
-	k := r.env.keys.History
-	if r.hist.tl != nil {
+// hints are the History view's key hints.
+func (h *historyView) hints(k HistoryKeys) []key.Binding {
+	if h.tl != nil {
 		return []key.Binding{k.Down, k.Up, k.Back}
 	}
 	return []key.Binding{k.Earlier, k.Later, k.Mode, k.Open, k.Back, k.Finer, k.Coarser, k.Window}

@@ -59,8 +59,8 @@ func TestFlowHistoryCursor(t *testing.T) {
 
 	tm.Send(tea.QuitMsg{})
 	r := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Root)
-	if r.hist != nil || r.dialog != nil {
-		t.Fatalf("history still open (%v) or a dialog opened (%T)", r.hist != nil, r.dialog)
+	if r.hs.view != nil || r.stack.open() {
+		t.Fatalf("history still open (%v) or a dialog opened (%T)", r.hs.view != nil, r.stack.top())
 	}
 }
 

@@ -76,13 +76,13 @@ func TestHostileStrings(t *testing.T) {
 		pv.Effects = []string{h}
 		pv.Evidence = []string{h}
 		pv.Refusal = &govern.Refusal{Code: h, Message: h}
-		r.open(newConfirm(r.env.keys.Dialog, []govern.Preview{pv}, 0, r.actor()))
+		r.stack.push(newConfirm(r.env.keys, []govern.Preview{pv}, 0, actorOf(r.opts.Core), nil))
 		checkClean(t, "confirm", r.Render())
-		r.closeDialog()
-		r.open(newAnswerEditor(r.env.keys.Editor, &govern.Item{Org: h, Repo: h, Number: 1}, "# "+h))
+		r.stack.pop()
+		r.stack.push(newAnswerEditor(r.env.keys, &govern.Item{Org: h, Repo: h, Number: 1}, "# "+h, "", ""))
 		send(r, typeText("\x1b]0;x\x07")...)
 		checkClean(t, "editor", r.Render())
-		r.closeDialog()
+		r.stack.pop()
 		// An unknown attempt whose audit record carries the attacks, through auditEvents, the
 		// resolve dialog and the verify and resolve toasts.
 		hr := &govern.Record{At: fixedNow.Add(time.Minute).Format(time.RFC3339Nano), Attempt: h, Kind: govern.KindIntent, Action: h, Message: h, Code: h,
@@ -96,11 +96,11 @@ func TestHostileStrings(t *testing.T) {
 		}
 		send(r, keyMsg("R"), keyMsg("down"))
 		send(r, typeText("\x1b]0;x\x07"+h[:40])...)
-		if _, ok := r.dialog.(*resolveDialog); !ok {
-			t.Fatalf("R opened %T, not the resolve dialog", r.dialog)
+		if _, ok := r.stack.top().(*resolveDialog); !ok {
+			t.Fatalf("R opened %T, not the resolve dialog", r.stack.top())
 		}
 		checkClean(t, "resolve dialog", r.Render())
-		r.closeDialog()
+		r.stack.pop()
 		vm := verified(h, r.toasts.push(toastPending, "x", fixedNow), []govern.Verification{{Attempt: h, Action: h, Result: govern.ResultUnknown, Note: h, Evidence: []string{h}}}, nil)
 		send(r, vm)
 		checkClean(t, "verify toast", r.Render())

@@ -2,247 +2,285 @@ package tui
 
 import (
 	"fmt"
-	"sort"
 
 	tea "charm.land/bubbletea/v2"
 
 	"steward/govern"
 )
 
+// intent is what a page or a dialog answers: a sealed set of values that only the root turns
+// into state changes and commands (and only the root builds commands that call the core).
+type intent interface{ isIntent() }
+
+type (
+	// noteIntent is a status-line note (why a key did nothing, what was copied).
+	noteIntent struct{ text string }
+	// cancelIntent closes the dialog on top with nothing done, and says so.
+	cancelIntent struct{}
+	// closeIntent closes the dialog on top (help, the palette: nothing to cancel).
+	closeIntent struct{}
+	// cmdIntent is a command of the root's own (view switches, refresh, quit).
+	cmdIntent struct{ cmd tea.Cmd }
+	// pushIntent opens a dialog on top of the stack.
+	pushIntent struct{ d dialog }
+	// copyIntent copies text through the terminal (OSC 52); what names it for the note.
+	copyIntent struct{ what, text string }
+	// openIntent opens an address in the browser.
+	openIntent struct{ url string }
+	// actIntent asks for the action menu of rows.
+	actIntent struct {
+		rows   []*row
+		hidden int // marked rows the filter hides (not included)
+	}
+	// recoverIntent asks the core for the recover plan of an item.
+	recoverIntent struct{ item *govern.Item }
+	// ackIntent asks the core to preview acknowledging an attention entry (its key).
+	ackIntent struct{ entry string }
+	// chooseIntent is an option of the action menu.
+	chooseIntent struct{ opt menuOption }
+	// answerIntent asks the core to preview an answer.
+	answerIntent struct {
+		item     *govern.Item
+		question string // the question comment it answers ("" unknown)
+		body     string
+	}
+	// confirmIntent applies previews with their typed phrases.
+	confirmIntent struct {
+		previews []govern.Preview
+		phrases  []string
+		draft    string // the answer draft the apply sends ("" none)
+	}
+	// auditIntent asks for the verifier (verify) or the resolve dialog (resolve) on an
+	// attempt whose outcome is unknown.
+	auditIntent struct {
+		kind string // localVerify | localResolve
+		att  *attemptRef
+	}
+	// resolveIntent asks the root to record a human's resolution through the core.
+	resolveIntent struct {
+		attempt string
+		result  govern.Result
+		reason  string
+	}
+	// jumpIntent shows the row key in its own view.
+	jumpIntent struct {
+		page pageID
+		key  string
+	}
+	// draftIntent closes the answer editor, keeping its text as the item's draft or not.
+	draftIntent struct {
+		item, text string
+		keep       bool
+	}
+	// rowsIntent re-derives the pages' rows (a page changed what it shows) and notes why.
+	rowsIntent struct{ note string }
+)
+
+func (noteIntent) isIntent()    {}
+func (cancelIntent) isIntent()  {}
+func (closeIntent) isIntent()   {}
+func (cmdIntent) isIntent()     {}
+func (pushIntent) isIntent()    {}
+func (copyIntent) isIntent()    {}
+func (openIntent) isIntent()    {}
+func (actIntent) isIntent()     {}
+func (recoverIntent) isIntent() {}
+func (ackIntent) isIntent()     {}
+func (chooseIntent) isIntent()  {}
+func (answerIntent) isIntent()  {}
+func (confirmIntent) isIntent() {}
+func (auditIntent) isIntent()   {}
+func (resolveIntent) isIntent() {}
+func (jumpIntent) isIntent()    {}
+func (draftIntent) isIntent()   {}
+func (rowsIntent) isIntent()    {}
+
 // intent turns what a page or a dialog answered into state changes and commands. This is the
 // only place that builds commands calling the governed core.
-func (r *Root) intent(in any) tea.Cmd {
+func (r *Root) intent(in intent) tea.Cmd {
 	switch in := in.(type) {
 	case nil:
-		return nil
-	case cancelIntent:
-		r.closeDialog()
 	case noteIntent:
 		r.note(in.text)
+	case cancelIntent:
+		r.stack.pop()
+		r.note("cancelled — nothing was done")
+	case closeIntent:
+		r.stack.pop()
+	case cmdIntent:
+		return in.cmd
+	case pushIntent:
+		r.stack.push(in.d)
 	case copyIntent:
-		r.note("copied " + in.text)
+		r.note(in.note())
 		return tea.SetClipboard(in.text)
 	case openIntent:
 		return openCmd(r.opts.OpenURL, in.url)
 	case actIntent:
 		return r.actionMenu(in)
+	case recoverIntent:
+		return r.recoverPlan(in.item)
+	case ackIntent:
+		return r.attn.ack(r.opts.Core, in.entry, r.opts.Now(), r.note)
 	case chooseIntent:
-		r.dialog = nil
-		if in.opt.local != "" {
-			r.dgen++
-			return r.intent(auditIntent{kind: in.opt.local, att: in.opt.attempt})
-		}
-		if in.opt.editor {
-			r.open(newAnswerEditor(r.env.keys.Editor, in.opt.reqs[0].Target.Item, in.opt.question))
-			return nil
-		}
-		r.open(newConfirm(r.env.keys.Dialog, in.opt.previews, in.opt.hidden, r.actor()))
+		return r.choose(in.opt)
 	case answerIntent:
-		r.stash = r.dialog
-		r.dgen++
 		r.note("asking the core to preview the answer…")
-		req := govern.Request{Action: actionAnswer, Target: govern.Target{Item: in.item}, Params: map[string]string{"body": in.body}}
-		return answerPreviewCmd(r.opts.Core, r.dgen, req)
+		return previewCmd(r.opts.Core, r.stack.topID(), in.request())
 	case confirmIntent:
-		r.dialog, r.stash = nil, nil
-		r.dgen++
-		cmds := make([]tea.Cmd, 0, len(in.previews))
-		for i, pv := range in.previews {
-			r.applying++
-			id := r.toasts.push(toastPending, pv.Spec.ID+" on "+targetString(pv.Request.Target)+" …", r.opts.Now())
-			cmds = append(cmds, applyCmd(r.opts.Core, pv, in.phrases[i], id))
-		}
-		return tea.Batch(cmds...)
-	case paletteIntent:
-		r.dialog = nil
-		return r.runPalette(in.cmd)
+		return r.apply(in)
 	case auditIntent:
 		return r.audit(in)
 	case resolveIntent:
-		r.dialog, r.stash = nil, nil
-		r.dgen++
+		r.stack.pop()
 		if r.auditing != 0 {
 			r.note("a verify or a resolution is still running; record this one when it has finished")
 			return nil
 		}
 		r.auditing = r.toasts.push(toastPending, "resolving attempt "+in.attempt+" as "+string(in.result)+" by hand …", r.opts.Now())
 		return resolveCmd(r.opts.Core, in.attempt, in.result, in.reason, r.auditing)
+	case jumpIntent:
+		r.show(in.page)
+		if !r.page().tbl.selectKey(in.key) {
+			r.note("the row is no longer in " + pageTitles[in.page] + "; it changed since the inbox was drawn")
+		}
+		return r.needRaw()
+	case copyAndClose:
+		r.stack.pop()
+		return r.intent(in.copyIntent)
+	case paletteRun:
+		r.stack.pop()
+		return r.intent(in.run())
+	case rowsIntent:
+		r.setRows()
+		r.note(in.note)
+	case draftIntent:
+		r.stack.popThrough(func(d dialog) bool { _, ok := d.(*answerEditor); return ok })
+		r.note(in.keepIn(r.drafts))
 	}
 	return nil
+}
+
+// request is the core's answer request: the body, and the question it answers when known
+// (the core refuses it when the worker asked something else meanwhile).
+func (in answerIntent) request() govern.Request {
+	req := govern.Request{Action: actionAnswer, Target: govern.Target{Item: in.item}, Params: map[string]string{"body": in.body}}
+	if in.question != "" {
+		req.Params["question_comment"] = in.question
+	}
+	return req
+}
+
+// keepIn keeps the draft in drafts, or drops it, and says which.
+func (in draftIntent) keepIn(drafts map[string]string) string {
+	if in.keep {
+		drafts[in.item] = in.text
+		return "the answer to " + in.item + " is kept as a draft; a opens it again"
+	}
+	delete(drafts, in.item)
+	return "the answer to " + in.item + " was discarded"
+}
+
+// note says exactly what was copied, and that the terminal may not support it.
+func (in copyIntent) note() string {
+	return fmt.Sprintf("copied %s %q to the clipboard through the terminal (OSC 52); a terminal without OSC 52 support copies nothing", in.what, in.text)
+}
+
+// choose acts on an option of the action menu: the verifier or the resolve dialog, the
+// answer editor, or the core's preview in the confirm dialog.
+func (r *Root) choose(o menuOption) tea.Cmd {
+	r.stack.pop()
+	switch {
+	case o.local != "":
+		return r.audit(auditIntent{kind: o.local, att: o.attempt})
+	case o.editor:
+		it := o.reqs[0].Target.Item
+		r.stack.push(newAnswerEditor(r.env.keys, it, o.question, o.questionID, r.drafts[it.String()]))
+	default:
+		r.stack.push(newConfirm(r.env.keys, o.previews, o.hidden, actorOf(r.opts.Core), o.names))
+	}
+	return nil
+}
+
+// apply closes the confirm dialog (and the answer editor under it) and applies every
+// allowed preview; each apply's toast owns its answer.
+func (r *Root) apply(in confirmIntent) tea.Cmd {
+	r.stack.pop()
+	if _, ok := r.stack.top().(*answerEditor); ok {
+		r.stack.pop()
+	}
+	cmds := make([]tea.Cmd, 0, len(in.previews))
+	for i, pv := range in.previews {
+		r.applying++
+		id := r.toasts.push(toastPending, pv.Spec.ID+" on "+targetString(pv.Request.Target)+" …", r.opts.Now())
+		if in.draft != "" {
+			r.sending[id] = in.draft
+		}
+		cmds = append(cmds, applyCmd(r.opts.Core, pv, in.phrases[i], id))
+	}
+	return tea.Batch(cmds...)
 }
 
 // audit starts the verifier on an unknown attempt or opens the resolve dialog for it. Both
 // go through the core; the core, not the workbench, judges the role.
 func (r *Root) audit(in auditIntent) tea.Cmd {
-	switch {
-	case r.opts.Core == nil:
-		r.note("no governed core: this workbench only shows")
-		return nil
-	case r.auditing != 0:
-		r.note("a verify or a resolution is still running; wait for its toast")
+	if why := auditBlocked(r.opts.Core != nil, r.auditing != 0, r.applying, in.kind); why != "" {
+		r.note(why)
 		return nil
 	}
 	if in.kind == localResolve {
-		r.open(newResolveDialog(r.env.keys.Resolve, in.att, r.actor()))
-		return nil
-	}
-	if r.applying > 0 {
-		// The verifier records an attempt with no outcome as interrupted: it would take this
-		// workbench's own apply, still running, for a dead one.
-		r.note(fmt.Sprintf("%d action(s) of this workbench are still running; verify when they have finished (the verifier would take them for interrupted ones)", r.applying))
+		r.stack.push(newResolveDialog(r.env.keys, in.att, actorOf(r.opts.Core)))
 		return nil
 	}
 	r.auditing = r.toasts.push(toastPending, "verifying attempt "+in.att.ID+" from evidence (the core verifies every unknown attempt) …", r.opts.Now())
 	return verifyCmd(r.opts.Core, in.att.ID, r.auditing)
 }
 
-// actionMenu opens the action menu for rows and asks the core to preview every action.
-func (r *Root) actionMenu(in actIntent) tea.Cmd {
-	m := &actionMenu{keys: r.env.keys.Dialog, rows: len(in.rows), hidden: in.hidden, loading: true}
-	byID := map[string]*menuOption{}
-	var order []string
-	for _, row := range in.rows {
-		if row.Inspect != "" && len(in.rows) == 1 {
-			m.inspect = append(m.inspect, row.Inspect)
-		}
-		for _, a := range row.Actions {
-			if a.Req.Action == localVerify || a.Req.Action == localResolve {
-				if len(in.rows) == 1 && r.opts.Core != nil && row.Unsettled != nil {
-					byID[a.Req.Action] = &menuOption{action: a.Req.Action, title: a.Label, local: a.Req.Action, attempt: row.Unsettled}
-					order = append(order, a.Req.Action)
-				}
-				continue // one attempt at a time
-			}
-			if !r.knows(a.Req.Action) {
-				continue
-			}
-			o := byID[a.Req.Action]
-			if o == nil {
-				spec, _ := r.opts.Core.Spec(a.Req.Action)
-				o = &menuOption{action: a.Req.Action, title: spec.Title, hidden: in.hidden}
-				if o.title == "" {
-					o.title = a.Label
-				}
-				if a.Req.Action == actionAnswer {
-					if len(in.rows) > 1 {
-						continue // one answer per question
-					}
-					o.editor, o.question = true, row.Markdown
-				}
-				byID[a.Req.Action] = o
-				order = append(order, a.Req.Action)
-			}
-			o.reqs = append(o.reqs, a.Req)
-		}
+// auditBlocked says why a verify or a resolution cannot start now, "" when it can.
+func auditBlocked(core, auditing bool, applying int, kind string) string {
+	switch {
+	case !core:
+		return "no governed core: this workbench only shows"
+	case auditing:
+		return "a verify or a resolution is still running; wait for its message"
+	case kind == localVerify && applying > 0:
+		// The verifier records an attempt with no outcome as interrupted: it would take this
+		// workbench's own apply, still running, for a dead one.
+		return fmt.Sprintf("%d action(s) of this workbench are still running; verify when they have finished (the verifier would take them for interrupted ones)", applying)
 	}
-	rank := func(id string) int {
-		switch id {
-		case localVerify:
-			return 0
-		case localResolve:
-			return 1
-		}
-		return 2
-	}
-	sort.Slice(order, func(i, j int) bool {
-		if a, b := rank(order[i]), rank(order[j]); a != b {
-			return a < b
-		}
-		return order[i] < order[j]
-	})
-	for _, id := range order {
-		m.opts = append(m.opts, *byID[id])
-	}
-	r.open(m)
-	if r.opts.Core == nil {
-		m.loading = false
-		m.inspect = append(m.inspect, "no governed core: this workbench only shows")
-		return nil
-	}
-	if len(m.opts) == 0 {
-		m.loading = false
-		return nil
-	}
-	return previewOptionsCmd(r.opts.Core, r.dgen, m.opts)
+	return ""
 }
 
-// answerPreviewed shows the core's preview of an answer in the confirm dialog, with the
-// editor kept behind it; a preview for an editor that was closed meanwhile is dropped.
-func (r *Root) answerPreviewed(m answerPreviewMsg) tea.Cmd {
-	if m.gen != r.dgen || r.stash == nil {
+// actionMenu opens the action menu for rows and asks the core to preview every action.
+func (r *Root) actionMenu(in actIntent) tea.Cmd {
+	m := newActionMenu(r.env.keys, in, r.opts.Core)
+	id := r.stack.push(m)
+	if !m.loading {
 		return nil
+	}
+	return previewOptionsCmd(r.opts.Core, id, m.opts)
+}
+
+// recoverPlan asks the core for the recover plan of an item and shows it in the confirm
+// dialog when it arrives.
+func (r *Root) recoverPlan(it *govern.Item) tea.Cmd {
+	if r.opts.Core == nil {
+		r.note("no governed core: this workbench only shows")
+		return nil
+	}
+	r.note("asking the core for the recover plan of " + it.String() + "…")
+	return previewCmd(r.opts.Core, 0, govern.Request{Action: govern.ActionRecover, Target: govern.Target{Item: it}})
+}
+
+// previewed shows the core's preview of an answer or a recover plan in the confirm dialog;
+// an answer's preview for an editor that was closed meanwhile is dropped.
+func (r *Root) previewed(m previewMsg) {
+	if m.owner != 0 && r.stack.byID(m.owner) == nil {
+		return
 	}
 	if m.err != nil {
 		r.note("preview failed: " + line(m.err.Error()))
-		r.dialog, r.stash = r.stash, nil
-		return nil
+		return
 	}
-	r.dialog = newConfirm(r.env.keys.Dialog, []govern.Preview{m.pv}, 0, r.actor())
-	return nil
-}
-
-// helpGroups is help's content: the global keys and the current page's keys as they apply now.
-func (r *Root) helpGroups() []KeyGroup {
-	all := r.env.keys.Groups()
-	page := r.page().KeyMap()
-	out := []KeyGroup{all[0], all[1], {Title: "Rows (" + pageTitles[r.cur] + ")", Bindings: page[:12]}, {Title: "Acting", Bindings: page[12:]}}
-	return append(out, all[4:]...)
-}
-
-// paletteCmds lists everything the palette can run, for the current page.
-func (r *Root) paletteCmds() []paletteCmd {
-	var out []paletteCmd
-	for _, id := range pageOrder {
-		out = append(out, paletteCmd{label: "view " + pageTitles[id], verb: "view", page: id})
-	}
-	out = append(out,
-		paletteCmd{label: "refresh the sources", verb: "refresh"},
-		paletteCmd{label: "actions for the selected row", verb: "actions"},
-		paletteCmd{label: "verify the selected attempt's unknown outcome", verb: "verify"},
-		paletteCmd{label: "resolve the selected attempt's unknown outcome by hand", verb: "resolve"},
-		paletteCmd{label: "clear the filter", verb: "clear-filter"},
-		paletteCmd{label: "clear the marks", verb: "clear-marks"},
-		paletteCmd{label: "dismiss the oldest toast", verb: "dismiss"},
-		paletteCmd{label: "help", verb: "help"},
-		paletteCmd{label: "quit", verb: "quit"},
-	)
-	for _, c := range r.page().tbl.cols {
-		if c.Sort != nil {
-			out = append(out, paletteCmd{label: "sort by " + c.Title, verb: "sort", arg: c.Title})
-		}
-	}
-	return out
-}
-
-func (r *Root) runPalette(c paletteCmd) tea.Cmd {
-	p := r.page()
-	switch c.verb {
-	case "view":
-		r.cur = c.page
-	case "refresh":
-		r.agen++
-		return tea.Batch(refreshCmd(r.opts.Source), auditCmd(r.opts.AuditPath, r.agen))
-	case "actions":
-		return r.intent(p.actions())
-	case "verify":
-		return r.intent(p.audit(localVerify))
-	case "resolve":
-		return r.intent(p.audit(localResolve))
-	case "clear-filter":
-		p.filter.set("")
-		p.tbl.setFilter("")
-	case "clear-marks":
-		clear(p.tbl.marks)
-	case "dismiss":
-		r.toasts.dismiss()
-	case "help":
-		r.open(&helpView{groups: r.helpGroups()})
-	case "quit":
-		return tea.Quit
-	case "sort":
-		if !p.tbl.sortBy(c.arg) {
-			r.note(fmt.Sprintf("cannot sort by %s here", c.arg))
-		}
-	}
-	return nil
+	r.stack.push(newConfirm(r.env.keys, []govern.Preview{m.pv}, 0, actorOf(r.opts.Core), nil))
 }

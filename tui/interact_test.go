@@ -17,19 +17,20 @@ func TestOpenCopyClickWheel(t *testing.T) {
 	r.opts.OpenURL = func(u string) error { opened = u; return nil }
 	send(r, SnapshotMsg{populated()}, keyMsg("2"))
 	send(r, keyMsg("o"))
-	if opened != "https://gitea.example/acme/widgets/issues/101" {
+	if opened != "https://gitea.example/acme/widgets/issues/103" { // the first row: the expired claim
+
 		t.Fatalf("opened %q", opened)
 	}
 	_, cmd := r.Update(keyMsg("y"))
-	if cmd == nil || !contains(plain(r), "copied L-101") {
-		t.Fatal("y did not copy the lease id")
+	if cmd == nil || !contains(plain(r), `copied lease id "L-103"`) || !contains(r.toasts.history[len(r.toasts.history)-1].text, "OSC 52") {
+		t.Fatalf("y did not say what it copied and how:\n%s", plain(r))
 	}
 	x := 0
 	for i, id := range pageOrder {
 		if id == pageOrphans {
 			break
 		}
-		x += len([]rune(r.tabLabel(i, id)))
+		x += len([]rune(r.chrome().tabLabel(i, id, r.chrome().tabScheme())))
 	}
 	send(r, tea.MouseClickMsg{X: x + 2, Y: 1})
 	if r.cur != pageOrphans {
@@ -56,7 +57,7 @@ func TestLatePreviewDropped(t *testing.T) {
 	}
 	late := cmd()
 	send(r, keyMsg("esc"), keyMsg("a")) // a new menu (new generation), its previews resolved
-	m := r.dialog.(*actionMenu)
+	m := r.stack.top().(*actionMenu)
 	m.opts, m.loading = nil, true
 	r.Update(late)
 	if !m.loading || m.opts != nil {

@@ -1,44 +1,55 @@
 package tui
 
 import (
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"steward/termsafe"
 )
 
-// lineEdit is a one-line text field: the filter, the palette's query and the typed
-// confirmation phrase. It has no blinking cursor, so frames are deterministic.
+// lineEdit is a one-line text field: the filter, the palette's query, the typed confirmation
+// phrase, a reason. Its editing keys come from the keymap (LineKeys); every other key with
+// text types. It has no blinking cursor, so frames are deterministic. sel marks the whole
+// value selected: the next typed text replaces it (a filter reopened with /).
 type lineEdit struct {
+	keys  LineKeys
 	value []rune
 	limit int
+	sel   bool
 }
 
-// update applies a key to the field and reports whether the key was consumed.
-func (e *lineEdit) update(k tea.KeyPressMsg) bool {
-	switch k.String() {
-	case "backspace", "ctrl+h":
-		if len(e.value) > 0 {
-			e.value = e.value[:len(e.value)-1]
+// input applies a key or a paste to the field and reports whether the value changed. The
+// editing keys (LineKeys) are matched here for fields that declare no bindings of their own.
+func (e *lineEdit) input(msg tea.Msg) bool {
+	switch m := msg.(type) {
+	case tea.PasteMsg:
+		return e.insert(m.Content)
+	case tea.KeyPressMsg:
+		switch {
+		case key.Matches(m, e.keys.DeleteBack):
+			e.deleteBack()
+			return true
+		case key.Matches(m, e.keys.DeleteWord):
+			e.deleteWord()
+			return true
+		case key.Matches(m, e.keys.ClearLine):
+			e.set("")
+			return true
 		}
-		return true
-	case "ctrl+u":
-		e.value = e.value[:0]
-		return true
-	case "ctrl+w":
-		i := len(e.value)
-		for i > 0 && e.value[i-1] == ' ' {
-			i--
+		if m.Text == "" || m.Mod&(tea.ModCtrl|tea.ModAlt) != 0 {
+			return false
 		}
-		for i > 0 && e.value[i-1] != ' ' {
-			i--
-		}
-		e.value = e.value[:i]
-		return true
+		return e.insert(m.Text)
 	}
-	if k.Text == "" || k.Mod&(tea.ModCtrl|tea.ModAlt) != 0 {
-		return false
+	return false
+}
+
+// insert types s (made one safe line) at the end, replacing a selected value.
+func (e *lineEdit) insert(s string) bool {
+	if e.sel {
+		e.value, e.sel = e.value[:0], false
 	}
-	for _, r := range termsafe.Line(k.Text) {
+	for _, r := range termsafe.Line(s) {
 		if e.limit > 0 && len(e.value) >= e.limit {
 			break
 		}
@@ -47,19 +58,47 @@ func (e *lineEdit) update(k tea.KeyPressMsg) bool {
 	return true
 }
 
+func (e *lineEdit) deleteBack() {
+	switch {
+	case e.sel:
+		e.value, e.sel = e.value[:0], false
+	case len(e.value) > 0:
+		e.value = e.value[:len(e.value)-1]
+	}
+}
+
+func (e *lineEdit) deleteWord() {
+	if e.sel {
+		e.value, e.sel = e.value[:0], false
+		return
+	}
+	i := len(e.value)
+	for i > 0 && e.value[i-1] == ' ' {
+		i--
+	}
+	for i > 0 && e.value[i-1] != ' ' {
+		i--
+	}
+	e.value = e.value[:i]
+}
+
 func (e *lineEdit) String() string { return string(e.value) }
 
-func (e *lineEdit) set(s string) { e.value = []rune(s) }
+func (e *lineEdit) set(s string) { e.value, e.sel = []rune(s), false }
 
-// view draws the field with a block cursor, cut to w cells from the right end.
-func (e *lineEdit) view(w int) string {
-	s := string(e.value)
-	if w > 1 {
-		r := e.value
-		for len(r) > 0 && len([]rune(s)) >= w {
-			r = r[1:]
-			s = string(r)
-		}
+// view draws the field cut to w cells from the right end; focused draws it highlighted
+// with a block cursor (a selected value reversed: typing replaces it).
+func (e *lineEdit) view(w int, focused bool) string {
+	r := e.value
+	for len(r) > 0 && len(r) >= w {
+		r = r[1:]
 	}
-	return s + st.sel.Render(" ")
+	s := string(r)
+	switch {
+	case !focused:
+		return s
+	case e.sel:
+		return st.sel.Render(s) + st.field.Render(" ")
+	}
+	return st.field.Render(s) + st.sel.Render(" ")
 }

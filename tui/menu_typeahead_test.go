@@ -23,10 +23,11 @@ func TestMenuChoiceTypedAhead(t *testing.T) {
 		{"enter then cancel", []string{"enter", "esc"}, []menuOption{reclaim}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := &actionMenu{keys: DefaultKeyMap().Dialog, rows: 1, loading: true, opts: tc.opts}
+			m := &actionMenu{keys: DefaultKeyMap(), names: []string{"row"}, loading: true, opts: tc.opts}
 			cancelled := false
 			for _, k := range tc.keys {
-				switch in := m.Update(keyMsg(k)).(type) {
+				in, _ := m.bindings().press(keyMsg(k))
+				switch in := in.(type) {
 				case nil:
 				case cancelIntent:
 					cancelled = true

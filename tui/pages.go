@@ -6,18 +6,18 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/lipgloss/v2"
-
 	"steward/govern"
 )
 
-// columns of each list page.
+// columns of each list page: identity columns (Prio 0) are sized first and never dropped,
+// the others are dropped whole at narrow widths, least important (highest Prio) first, and
+// prose (Grow) takes what is left (layout.go).
 func pageColumns(id pageID) []column {
 	ago := func(f func(*row) time.Time) func(a, b *row) int {
 		return func(a, b *row) int { return -cmpTime(f(a), f(b)) } // older first = larger age first
 	}
 	text := func(i int) func(a, b *row) int {
-		return func(a, b *row) int { return strings.Compare(a.Cells[i], b.Cells[i]) }
+		return func(a, b *row) int { return strings.Compare(a.cell(i), b.cell(i)) }
 	}
 	hb := func(r *row) time.Time { return r.Heartbeat }
 	sinceT := func(r *row) time.Time { return r.Since }
@@ -25,48 +25,67 @@ func pageColumns(id pageID) []column {
 	cnt := func(a, b *row) int { return cmp.Compare(a.Count, b.Count) }
 	switch id {
 	case pageOverview:
-		return []column{{Title: "Attention", Width: 14, Cell: stateCell(0)}, {Title: "Area", Width: 13, Idx: 1},
-			{Title: "Item", Width: 12, Flex: 1, Idx: 2, Sort: text(2)}, {Title: "What", Width: 20, Flex: 3, Idx: 3}}
+		return []column{{Title: "Attention", Fixed: 14, Min: 14, Cell: stateCell(0)}, {Title: "Area", Idx: 1, Prio: 3, Min: 5, Max: 13},
+			{Title: "Item", Idx: 2, Elide: true, Min: 8, Max: 40, Sort: text(2)}, {Title: "Age", Idx: 4, Prio: 2, Fixed: 7, Min: 6, Cell: cellAgo(sinceT), Sort: ago(sinceT)},
+			{Title: "What", Idx: 3, Grow: true, Min: 16}}
 	case pageClaims:
 		return []column{
-			{Title: "Item", Width: 12, Flex: 2, Sort: text(0)}, {Title: "Role", Width: 8, Flex: 1, Idx: 1, Drop: 4},
-			{Title: "Claimant", Width: 8, Flex: 1, Idx: 2, Drop: 3}, {Title: "Session", Width: 7, Flex: 1, Idx: 3, Drop: 2},
-			{Title: "Phase", Width: 6, Idx: 4, Drop: 5}, {Title: "Heartbeat", Width: 9, Idx: 5, Cell: cellAgo(hb), Sort: ago(hb)},
-			{Title: "Left", Width: 13, Idx: 6, Cell: cellLeft, Sort: left},
-			{Title: "Contract", Width: 8, Idx: 7, Cell: stateCell(7)}, {Title: "Fresh", Width: 7, Flex: 1, Idx: 8, Cell: stateCell(8)},
-			{Title: "Owner", Width: 7, Idx: 9, Cell: stateCell(9)},
+			{Title: "Item", Elide: true, Min: 8, Max: 40, Sort: text(0)},
+			{Title: "Claimant", Idx: 2, Elide: true, Min: 8, Max: 32},
+			{Title: "Fresh", Idx: 8, Prio: 1, Min: 6, Max: 24, Cell: stateCell(8)},
+			{Title: "Left", Idx: 6, Prio: 1, Fixed: 13, Min: 8, Cell: cellLeft, Sort: left},
+			{Title: "Owner", Idx: 9, Prio: 2, Fixed: 7, Min: 5, Cell: stateCell(9)},
+			{Title: "Heartbeat", Idx: 5, Prio: 3, Fixed: 7, Min: 6, Cell: cellAgo(hb), Sort: ago(hb)},
+			{Title: "Session", Idx: 3, Prio: 4, Elide: true, Min: 8, Max: 32},
+			{Title: "Phase", Idx: 4, Prio: 5, Min: 5, Max: 18},
+			{Title: "Contract", Idx: 7, Prio: 6, Min: 6, Max: 12, Cell: stateCell(7)},
+			{Title: "Role", Idx: 1, Prio: 7, Min: 4, Max: 28},
 		}
 	case pageContention:
-		return []column{{Title: "Kind", Width: 14, Flex: 1, Sort: text(0)}, {Title: "Class", Width: 9, Idx: 1, Cell: stateCell(1)},
-			{Title: "Item", Width: 12, Flex: 1, Idx: 2, Sort: text(2)}, {Title: "Count", Width: 5, Idx: 3, Sort: cnt},
-			{Title: "Sessions", Width: 10, Flex: 2, Idx: 4}, {Title: "Window", Width: 6, Idx: 5}}
+		return []column{{Title: "Kind", Prio: 1, Min: 6, Max: 24, Sort: text(0)}, {Title: "Class", Idx: 1, Prio: 2, Fixed: 9, Min: 7, Cell: stateCell(1)},
+			{Title: "Item", Idx: 2, Elide: true, Min: 8, Max: 40, Sort: text(2)}, {Title: "Count", Idx: 3, Prio: 2, Min: 5, Max: 7, Sort: cnt},
+			{Title: "Sessions", Idx: 4, Grow: true, Min: 12}, {Title: "Window", Idx: 5, Prio: 3, Min: 6, Max: 8}}
 	case pageClarifications:
-		return []column{{Title: "Item", Width: 12, Flex: 1, Sort: text(0)}, {Title: "Title", Width: 14, Flex: 3, Idx: 1},
-			{Title: "Asked by", Width: 8, Flex: 1, Idx: 2}, {Title: "Age", Width: 9, Flex: 1, Idx: 3, Cell: cellSLA, Sort: ago(sinceT)}}
+		return []column{{Title: "Item", Elide: true, Min: 8, Max: 40, Sort: text(0)}, {Title: "Title", Idx: 1, Grow: true, Min: 12},
+			{Title: "Asked by", Idx: 2, Prio: 2, Elide: true, Min: 8, Max: 24}, {Title: "Age", Idx: 3, Prio: 1, Fixed: 19, Min: 8, Cell: cellSLA, Sort: ago(sinceT)}}
 	case pageOrphans:
-		return []column{{Title: "Kind", Width: 16, Flex: 1, Sort: text(0)}, {Title: "Item", Width: 10, Flex: 1, Idx: 1, Sort: text(1)},
-			{Title: "Evidence", Width: 14, Flex: 4, Idx: 2}, {Title: "Action", Width: 12, Flex: 2, Idx: 3}}
+		return []column{{Title: "Kind", Min: 8, Max: 30, Sort: text(0)}, {Title: "Item", Idx: 1, Elide: true, Min: 8, Max: 40, Sort: text(1)},
+			{Title: "Evidence", Idx: 2, Grow: true, Min: 12}, {Title: "Action", Idx: 3, Prio: 1, Min: 8, Max: 30}}
 	case pageActivity:
-		return []column{{Title: "Age", Width: 6, Cell: cellAgo(sinceT), Sort: ago(sinceT)}, {Title: "Source", Width: 7, Idx: 1},
-			{Title: "Kind", Width: 10, Flex: 1, Idx: 2, Sort: text(2)}, {Title: "Item", Width: 10, Flex: 1, Idx: 3, Sort: text(3)},
-			{Title: "Session", Width: 7, Flex: 1, Idx: 4, Drop: 2}, {Title: "Actor", Width: 6, Flex: 1, Idx: 5, Drop: 1},
-			{Title: "Result", Width: 9, Idx: 6, Cell: stateCell(6)}, {Title: "Message", Width: 10, Flex: 3, Idx: 7}}
+		return []column{{Title: "Age", Fixed: 6, Min: 6, Cell: cellAgo(sinceT), Sort: ago(sinceT)}, {Title: "Source", Idx: 1, Prio: 4, Min: 5, Max: 7},
+			{Title: "Kind", Idx: 2, Prio: 1, Min: 8, Max: 26, Sort: text(2)}, {Title: "Target", Idx: 3, Elide: true, Min: 8, Max: 44, Sort: text(3)},
+			{Title: "Session", Idx: 4, Prio: 5, Elide: true, Min: 8, Max: 24}, {Title: "Actor", Idx: 5, Prio: 3, Elide: true, Min: 6, Max: 20},
+			{Title: "Result", Idx: 6, Prio: 1, Fixed: 9, Min: 7, Cell: stateCell(6)}, {Title: "Message", Idx: 7, Grow: true, Min: 12}}
 	case pageSessions:
-		return []column{{Title: "Session", Width: 10, Flex: 2, Sort: text(0)}, {Title: "Role", Width: 6, Flex: 1, Idx: 1},
-			{Title: "Profile", Width: 7, Flex: 1, Idx: 2, Drop: 1}, {Title: "PID", Width: 6, Idx: 3}, {Title: "Alive", Width: 7, Idx: 4, Cell: stateCell(4)},
-			{Title: "Heartbeat", Width: 9, Idx: 5, Cell: cellAgo(hb), Sort: ago(hb)}, {Title: "Leases", Width: 6, Idx: 6, Sort: cnt},
-			{Title: "Status", Width: 7, Flex: 1, Idx: 7}}
+		return []column{{Title: "Session", Elide: true, Min: 8, Max: 40, Sort: text(0)}, {Title: "Role", Idx: 1, Prio: 3, Min: 4, Max: 14},
+			{Title: "Profile", Idx: 2, Prio: 5, Min: 4, Max: 16}, {Title: "PID", Idx: 3, Prio: 4, Min: 3, Max: 8}, {Title: "Alive", Idx: 4, Prio: 1, Fixed: 7, Min: 5, Cell: stateCell(4)},
+			{Title: "Heartbeat", Idx: 5, Prio: 1, Fixed: 7, Min: 6, Cell: cellAgo(hb), Sort: ago(hb)}, {Title: "Leases", Idx: 6, Prio: 2, Min: 6, Max: 6, Sort: cnt},
+			{Title: "Status", Idx: 7, Prio: 3, Min: 5, Max: 12}}
 	}
 	return nil
 }
 
 // activityRows turns the merged timeline into rows; undoable audit attempts carry undo, and
-// attempts whose outcome is unknown carry Verify and Resolve by hand.
-func activityRows(d *data, knows func(string) bool) []row {
+// attempts whose outcome is unknown carry Verify and Resolve by hand. Unless heartbeats is
+// set, heartbeat events are folded into one row per item with their count.
+func activityRows(d *data, knows func(string) bool, heartbeats bool) []row {
 	tl := d.timeline()
 	rows := make([]row, 0, len(tl))
+	folded := map[string]int{} // item → index of its heartbeat row
+	d.heartbeatsFolded = 0
 	for i := range tl {
 		e := &tl[i]
+		if !heartbeats && isHeartbeat(e.Kind) {
+			d.heartbeatsFolded++
+			k := e.Source + "\x00" + e.Target
+			if at, ok := folded[k]; ok {
+				rows[at].Count++
+				rows[at].Cells[7] = fmt.Sprintf("heartbeats ×%d, the newest shown", rows[at].Count)
+				rows[at].finish()
+				continue
+			}
+			folded[k] = len(rows)
+		}
 		key := "event:" + e.Source + "\x00" + e.Attempt + "\x00" + e.Kind + "\x00" + e.At.String()
 		if e.Source == "steward" && e.Attempt != "" {
 			// One row per attempt, whatever record of it is drawn: the selection stays on it
@@ -75,10 +94,21 @@ func activityRows(d *data, knows func(string) bool) []row {
 		}
 		r := row{
 			Key:   key,
-			Cells: []string{"", e.Source, e.Kind, e.Item, e.Session, e.Actor, e.Result, e.Message},
-			Since: e.At, Item: e.Item, Title: e.Source + " " + e.Kind + " " + e.Item, CopyID: firstNonEmpty(e.Attempt, e.Item),
+			Cells: []string{"", e.Source, e.Kind, e.Target, e.Session, e.Actor, e.Result, e.Message},
+			Since: e.At, Item: e.Item, Title: e.Source + " " + e.Kind + " " + e.Target, Count: 1,
 			Sections: []section{{Title: "Event", Lines: []string{"at " + stamp(e.At), "source " + e.Source, "kind " + e.Kind,
-				"session " + e.Session, "actor " + e.Actor, "result " + e.Result, "id " + e.Attempt, e.Message}}},
+				"target " + firstNonEmpty(e.TargetFull, e.Target, "—"), "session " + e.Session, "actor " + e.Actor, "result " + e.Result,
+				"id " + e.Attempt, e.Message}}},
+		}
+		r.CopyID, r.CopyWhat = firstNonEmpty(e.Attempt, e.Item), "id"
+		if e.Source == "steward" {
+			r.CopyWhat = "attempt id"
+		}
+		if heartbeats || !isHeartbeat(e.Kind) {
+			r.Count = 0
+		} else {
+			r.Key = "heartbeats:" + e.Source + "\x00" + e.Target
+			r.Cells[7] = "heartbeats ×1"
 		}
 		if e.Inverse != nil && e.Result == string(govern.ResultSucceeded) && (knows == nil || knows(govern.ActionUndo)) {
 			r.Actions = []actionRef{{Req: govern.Request{Action: govern.ActionUndo, Target: govern.Target{Attempt: e.Attempt}}, Label: "undo " + e.Kind}}
@@ -86,10 +116,16 @@ func activityRows(d *data, knows func(string) bool) []row {
 		if e.Unsettled != nil {
 			r.setUnsettled(e.Unsettled)
 		}
-		r.Search = haystack(r.Cells...)
+		r.finish(e.TargetFull)
 		rows = append(rows, r)
 	}
 	return rows
+}
+
+// isHeartbeat reports the event kinds that are heartbeats: the DB's lease.renew, the
+// core's worker.heartbeat, and the seed's own heartbeat events.
+func isHeartbeat(kind string) bool {
+	return kind == "lease.renew" || kind == govern.ActionHeartbeat || strings.HasSuffix(kind, "heartbeat")
 }
 
 // Pseudo-actions of the action menu for an attempt whose outcome is unknown: they are not
@@ -127,11 +163,12 @@ func auditEvents(atts []govern.Attempt) []event {
 			continue
 		}
 		at, _ := time.Parse(time.RFC3339Nano, rec.At)
-		e := event{At: at, Source: "steward", Kind: line(rec.Action), Actor: cut(actorName(rec.Actor)),
+		e := event{At: at, Source: "steward", Kind: line(rec.Action), Actor: cut(line(actorName(rec.Actor))),
 			Result: string(a.Status()), Attempt: cut(a.ID), Message: cut(rec.Code + " " + rec.Message)}
 		if rec.Target.Item != nil {
 			e.Item = cut(rec.Target.Item.String())
 		}
+		e.Target, e.TargetFull = targetCell(rec.Target), cut(targetString(rec.Target))
 		e.Session = cut(rec.Target.Session)
 		if a.Outcome != nil {
 			e.Inverse = a.Outcome.Inverse
@@ -159,54 +196,76 @@ func actorName(a govern.Actor) string {
 	return a.OSUser
 }
 
-// inbox orders what needs a person: human-required first, then operator; routine is kept
-// (the overview says how many are hidden) but not shown.
+// inbox orders what needs a person: human-required first, then operator, each oldest first;
+// routine rows are kept apart (the overview says how many, h shows them). Each row is its
+// origin's row — the same actions, detail and keys — with the origin's view and key, so
+// that a offers exactly what the row's own view offers and > goes there. An unreadable or
+// incomplete lock file is never routine.
 func inbox(d *data) []row {
-	var human, oper, routine []row
-	add := func(class, area, item, what string, key string, att ...*attemptRef) {
-		r := row{Key: "inbox:" + key, Cells: []string{class, area, item, what}, Class: class, Item: item, Title: what, CopyID: item}
-		if len(att) > 0 && att[0] != nil {
-			r.setUnsettled(att[0])
+	var rows, routine []row
+	add := func(class, area, what string, origin *row, page pageID) {
+		r := row{Class: class}
+		if origin != nil {
+			r = *origin
+			r.Class = class
+			r.Origin.page, r.Origin.key = page, origin.Key
 		}
-		r.Search = haystack(r.Cells...)
-		switch class {
-		case "human-required":
-			human = append(human, r)
-		case "operator":
-			oper = append(oper, r)
-		default:
+		r.Key, r.ID = "inbox:"+r.Key, "inbox:"+r.ID
+		r.Since = r.Urgent
+		r.Rank = map[string]int{"human-required": 0, "operator": 1}[class]
+		if class == "routine" {
+			r.Rank = 2
+		}
+		r.Cells = []string{class, area, r.Item, what, ""}
+		r.Title = firstNonEmpty(r.Title, what)
+		r.finish()
+		if class == "routine" {
 			routine = append(routine, r)
+		} else {
+			rows = append(rows, r)
 		}
 	}
 	for _, h := range d.Sources {
 		if h.State == "unavailable" {
-			add("human-required", "source", h.Name, h.Name+" unavailable"+reason(h.Reason), "src:"+h.Name)
+			src := row{Key: "src:" + h.Name, Item: h.Name, Title: h.Name + " unavailable", Sections: []section{{Title: "Source", Lines: []string{h.Name + " " + h.State + reason(h.Reason)}}}}
+			add("human-required", "source", h.Name+" unavailable"+reason(h.Reason), &src, pageOverview)
 		}
 	}
-	for _, e := range d.Audit {
-		if e.Result == string(govern.ResultUnknown) {
-			add("human-required", "audit", e.Item, "unknown outcome of "+e.Kind+" — verify before retrying (attempt "+e.Attempt+")", "audit:"+e.Attempt, e.Unsettled)
+	acts := activityRows(&data{merged: d.Audit}, nil, true)
+	for i := range acts {
+		a := &acts[i]
+		if a.Unsettled != nil {
+			add("human-required", "audit", "unknown outcome of "+a.Cells[2]+" — verify before retrying (attempt "+a.Unsettled.ID+")", a, pageActivity)
 		}
 	}
-	for _, r := range d.Rows[pageContention] {
+	for i := range d.Rows[pageContention] {
+		r := &d.Rows[pageContention][i]
 		class := "human-required"
 		if r.Class == "routine" {
 			class = "routine"
 		}
-		add(class, "contention", r.Item, r.Cells[0]+" · "+r.Cells[4], r.Key)
+		add(class, "contention", r.Cells[0]+" · "+r.Cells[4], r, pageContention)
 	}
-	for _, r := range d.Rows[pageClarifications] {
-		add("human-required", "clarification", r.Item, "asks: "+r.Cells[1], r.Key)
+	for i := range d.Rows[pageClarifications] {
+		r := &d.Rows[pageClarifications][i]
+		add("human-required", "clarification", "asks: "+r.Cells[1], r, pageClarifications)
 	}
-	for _, r := range d.Rows[pageOrphans] {
+	for i := range d.Rows[pageOrphans] {
+		r := &d.Rows[pageOrphans][i]
 		class := "operator"
-		if len(r.Actions) == 0 {
+		if len(r.Actions) == 0 && r.Rank != 0 {
 			class = "routine"
 		}
-		add(class, "orphan", r.Item, r.Cells[0]+" → "+r.Cells[3], r.Key)
+		add(class, "orphan", r.Cells[0]+" → "+r.Cells[3], r, pageOrphans)
 	}
-	d.routine = len(routine)
-	return append(human, oper...)
+	byAttention(rows)
+	for i := range rows {
+		if rows[i].Origin.page == pageOverview {
+			rows[i].Origin.key = "" // a source row has no other view
+		}
+	}
+	d.routine, d.Routine = len(routine), routine
+	return rows
 }
 
 // overviewHead draws the counts, the buckets and the sources' health above the inbox.
@@ -234,7 +293,10 @@ func overviewHead(p *listPage) string {
 	for _, b := range d.Buckets {
 		bs = append(bs, fmt.Sprintf("%s %d", b.Label, b.N))
 	}
-	lines := []string{truncate(strings.Join(cs, " · "), p.width), st.dim.Render(truncate("buckets: "+strings.Join(bs, " · "), p.width))}
+	lines := strings.Split(wrapText(strings.Join(cs, " · "), p.width), "\n")
+	for _, l := range strings.Split(wrapText("buckets: "+strings.Join(bs, " · "), p.width), "\n") {
+		lines = append(lines, st.dim.Render(l))
+	}
 	for _, h := range d.Sources {
 		s := fmt.Sprintf("%-6s %s", h.Name, stateStyle(h.State).Render(strings.ReplaceAll(h.State, "_", " ")))
 		if !h.ScannedAt.IsZero() {
@@ -245,8 +307,15 @@ func overviewHead(p *listPage) string {
 		s += reason(h.Reason)
 		lines = append(lines, truncate(s, p.width))
 	}
-	lines = append(lines, st.bold.Render(fmt.Sprintf("Attention inbox — %d routine hidden", d.routine)))
+	for _, h := range d.Sources {
+		for _, n := range h.Notes {
+			lines = append(lines, st.dim.Render(truncate("       "+h.Name+" note: "+n, p.width)))
+		}
+	}
+	routine := fmt.Sprintf("%d routine hidden (h shows them)", d.routine)
+	if p.routine {
+		routine = fmt.Sprintf("%d routine shown (h hides them)", d.routine)
+	}
+	lines = append(lines, st.bold.Render("Attention inbox")+" — "+routine)
 	return strings.Join(lines, "\n")
 }
-
-var _ = lipgloss.NewStyle

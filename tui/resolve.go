@@ -4,18 +4,10 @@ import (
 	"fmt"
 	"strings"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"steward/govern"
 )
-
-// resolveIntent asks the root to record a human's resolution through the core.
-type resolveIntent struct {
-	attempt string
-	result  govern.Result
-	reason  string
-}
 
 // resolveResults are the judgements a person may record, in the order ↑/↓ cycles them.
 var resolveResults = []struct {
@@ -30,7 +22,7 @@ var resolveResults = []struct {
 // short reason; Record is enabled only with both. Cancel is the default button. The core
 // (ResolveByHuman) checks the role and that the attempt is still unknown.
 type resolveDialog struct {
-	keys   ResolveKeys
+	keys   KeyMap
 	att    *attemptRef
 	actor  govern.Actor
 	choice int // -1: none chosen yet
@@ -38,8 +30,8 @@ type resolveDialog struct {
 	focus  int // 0 Cancel, 1 Record
 }
 
-func newResolveDialog(keys ResolveKeys, att *attemptRef, actor govern.Actor) *resolveDialog {
-	return &resolveDialog{keys: keys, att: att, actor: actor, choice: -1, reason: lineEdit{limit: 200}}
+func newResolveDialog(keys KeyMap, att *attemptRef, actor govern.Actor) *resolveDialog {
+	return &resolveDialog{keys: keys, att: att, actor: actor, choice: -1, reason: lineEdit{keys: keys.Line, limit: 200}}
 }
 
 // ready reports whether Record may be pressed.
@@ -47,32 +39,44 @@ func (d *resolveDialog) ready() bool {
 	return d.choice >= 0 && strings.TrimSpace(d.reason.String()) != ""
 }
 
-func (d *resolveDialog) Update(k tea.KeyPressMsg) any {
-	switch {
-	case key.Matches(k, d.keys.Cancel):
-		return cancelIntent{}
-	case key.Matches(k, d.keys.Result):
-		n := len(resolveResults)
-		switch {
-		case d.choice < 0 && k.String() == "up":
-			d.choice = n - 1
-		case d.choice < 0:
-			d.choice = 0
-		case k.String() == "up":
-			d.choice = (d.choice + n - 1) % n
-		default:
-			d.choice = (d.choice + 1) % n
+func (d *resolveDialog) bindings() bindings {
+	k := d.keys.Resolve
+	const grp = "Resolve by hand"
+	n := len(resolveResults)
+	step := func(by int) func() intent {
+		return func() intent {
+			switch {
+			case d.choice < 0 && by < 0:
+				d.choice = n - 1
+			case d.choice < 0:
+				d.choice = 0
+			default:
+				d.choice = (d.choice + n + by) % n
+			}
+			return nil
 		}
-	case key.Matches(k, d.keys.Switch):
-		d.focus = 1 - d.focus
-	case key.Matches(k, d.keys.Choose):
-		if d.focus == 0 || !d.ready() {
+	}
+	choose := func() intent {
+		if d.focus == 0 {
 			return cancelIntent{}
 		}
+		if !d.ready() {
+			return noteIntent{"Record needs a result (↑/↓) and a reason"}
+		}
 		return resolveIntent{attempt: d.att.ID, result: resolveResults[d.choice].res, reason: strings.TrimSpace(d.reason.String())}
-	default:
-		d.reason.update(k)
 	}
+	return bindings{
+		bind(k.Prev, grp, false, nil, step(-1)),
+		bind(k.Next, grp, true, nil, step(1)),
+		bind(k.Switch, grp, true, nil, func() intent { d.focus = 1 - d.focus; return nil }),
+		bind(k.Choose, grp, true, nil, choose),
+		bind(k.Cancel, grp, true, nil, func() intent { return cancelIntent{} }),
+	}
+}
+
+// input types the reason.
+func (d *resolveDialog) input(msg tea.Msg) intent {
+	d.reason.input(msg)
 	return nil
 }
 
@@ -88,7 +92,7 @@ func (d *resolveDialog) View(w, h int) string {
 	add(st.dim.Render("Only the audit log is written (resolved_by human); no source changes."))
 	add(st.dim.Render(fmt.Sprintf("The core needs role operator; you are %s as %s.", actorName(d.actor), d.actor.Role)))
 	b = append(b, "")
-	add(st.bold.Render("Result") + st.dim.Render("  ↑/↓"))
+	add(st.bold.Render("Result") + st.dim.Render("  "+d.keys.Resolve.Prev.Help().Key+"/"+d.keys.Resolve.Next.Help().Key))
 	for i, r := range resolveResults {
 		mark := "( )"
 		if i == d.choice {
@@ -101,7 +105,7 @@ func (d *resolveDialog) View(w, h int) string {
 		add(s)
 	}
 	add(st.bold.Render("Reason") + st.dim.Render("  what you checked, in a few words"))
-	b = append(b, "> "+d.reason.view(iw-2))
+	b = append(b, "> "+d.reason.view(iw-2, true))
 	b = append(b, "")
 	b = append(b, buttons(d.focus, d.ready(), "Record"))
 	if room := h - 2; len(b) > room {

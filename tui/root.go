@@ -7,33 +7,37 @@ import (
 	"steward/govern"
 )
 
-// Root is the workbench's root model. It routes: messages go to the open dialog or the
-// current page, intents come back, and only Root turns an intent into a command that calls
-// the governed core.
+// Root is the workbench's root model. It routes: keys go to the dialog on top of the stack
+// or to the current page (whose declared bindings are matched first), intents come back, and
+// only Root turns an intent into a command that calls the governed core.
 type Root struct {
 	opts     Options
 	env      *shared
 	pages    map[pageID]*listPage
 	cur      pageID
-	dialog   dialog
-	stash    dialog // the answer editor while its preview is shown
-	dgen     int    // dialog generation: previews for an older one are dropped
-	agen     int    // audit read generation
-	rgen     int    // raw lock read generation
+	stack    stack
+	agen     int // audit read generation
+	rgen     int // raw lock read generation
 	rawFor   string
 	raw      map[string]string
 	toasts   toasts
 	dcfg     digestCfg // for snapshots digested in Update, with the root's own row cache
 	applying int       // applies of this workbench still in flight
 	auditing int       // the toast of the verify or resolution in flight, 0 when none
-	width    int
-	height   int
-	snapshot bool
-	// hist is the open History view (nil when closed); hgen drops late evidence.
-	hist         *historyView
-	hgen         int
-	sinceOnStart bool
-	attn         *attn // attention: the tracker, the marks, what they keep quiet
+	// drafts are unsent answers by item; sending maps an apply's toast to the draft it sends
+	// (dropped when the answer was posted).
+	drafts  map[string]string
+	sending map[int]string
+	// paused holds the live view still: snapshots that arrive meanwhile wait in held.
+	paused bool
+	held   *data
+	width  int
+	height int
+	sizedH int // the body height the pages were last given
+	// hs is the History view when open (it takes every key but the dialogs' while open).
+	hs histState
+	// attn hears attention: the tracker, the marks, what they keep quiet.
+	attn *attn
 }
 
 var _ tea.Model = (*Root)(nil)
@@ -42,16 +46,12 @@ var _ tea.Model = (*Root)(nil)
 func New(opts Options) *Root {
 	opts = opts.withDefaults()
 	r := &Root{opts: opts, env: &shared{now: opts.Now(), data: &data{Rows: map[pageID][]row{}}, keys: *opts.Keys},
-		pages: map[pageID]*listPage{}, raw: map[string]string{}, width: 80, height: 24}
+		pages: map[pageID]*listPage{}, raw: map[string]string{}, drafts: map[string]string{}, sending: map[int]string{},
+		width: 80, height: 24}
 	r.dcfg = digestConfig(r.opts)
 	r.attn = newAttn(opts.Attention)
 	for _, id := range pageOrder {
-		p := newListPage(id, r.env, pageColumns(id))
-		if id == pageOverview {
-			p.head = overviewHead
-		}
-		p.raw = r.raw
-		r.pages[id] = p
+		r.pages[id] = newListPage(id, r.env, r.raw)
 	}
 	r.resize()
 	return r
@@ -60,70 +60,51 @@ func New(opts Options) *Root {
 // Init starts the countdown ticks and the first audit read.
 func (r *Root) Init() tea.Cmd {
 	r.agen++
-	r.attn.mgen++
-	cmds := []tea.Cmd{tickCmd(r.opts.TickEvery), auditCmd(r.opts.AuditPath, r.agen), marksCmd(r.opts.AuditPath, r.attn.mgen)}
+	cmds := []tea.Cmd{tickCmd(r.opts.TickEvery), auditCmd(r.opts.AuditPath, r.agen), r.attn.reread(r.opts.AuditPath)}
 	if r.opts.SinceOnStart && r.opts.History != nil {
-		r.sinceOnStart = true
-		cmds = append(cmds, r.openHistory(histSince))
+		cmds = append(cmds, r.hs.open(r.opts, histSince, true))
 	}
 	return tea.Batch(cmds...)
 }
 
 // Update routes one message.
 func (r *Root) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	n := len(r.toasts.list)
-	m, cmd := r.update(msg)
-	if len(r.toasts.list) != n {
-		r.resize()
+	cmd := r.update(msg)
+	if r.bodyHeight() != r.sizedH {
+		r.resize() // the messages take more or fewer lines
 	}
-	return m, cmd
+	return r, cmd
 }
 
-func (r *Root) update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (r *Root) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		r.width, r.height = msg.Width, msg.Height
 		r.resize()
 	case SnapshotMsg:
-		r.setSnapshot(msg)
-		r.attn.snap = msg.Snapshot
-		return r, tea.Batch(r.needRaw(), r.observeAttention())
+		if msg.Snapshot != nil {
+			r.setData(digest(msg.Snapshot, r.dcfg))
+		}
+		return tea.Batch(r.needRaw(), r.hear(msg.Snapshot))
 	case digestedMsg:
 		r.setData(msg.data)
-		r.attn.snap = msg.snap
-		return r, tea.Batch(r.needRaw(), r.observeAttention())
+		return tea.Batch(r.needRaw(), r.hear(msg.snap))
 	case tickMsg:
 		r.env.now = r.opts.Now()
 		r.toasts.expire(r.env.now)
-		r.attn.mgen++
-		return r, tea.Batch(tickCmd(r.opts.TickEvery), r.observeAttention(), marksCmd(r.opts.AuditPath, r.attn.mgen))
-	case marksMsg:
-		if msg.gen == r.attn.mgen {
-			if msg.err != nil {
-				r.note("attention file unreadable: " + line(msg.err.Error()))
-				return r, nil
-			}
-			r.attn.marks = msg.marks
-			return r, r.observeAttention()
-		}
-	case notifyDoneMsg:
-		if msg.err != nil {
-			r.note("notify command: " + line(msg.err.Error()))
-		}
-	case ackPreviewMsg:
-		r.ackPreviewed(msg)
+		return tea.Batch(tickCmd(r.opts.TickEvery), r.hear(nil), r.attn.reread(r.opts.AuditPath))
+	case marksMsg, notifyDoneMsg:
+		return r.hear(msg)
 	case previewsMsg:
-		if m, ok := r.dialog.(*actionMenu); ok && msg.gen == r.dgen {
-			return r, r.intent(m.loaded(msg.opts))
+		if m, ok := r.stack.byID(msg.owner).(*actionMenu); ok {
+			return r.intent(m.loaded(msg.opts))
 		}
-	case answerPreviewMsg:
-		return r, r.answerPreviewed(msg)
+	case previewMsg:
+		r.previewed(msg)
 	case applyMsg:
-		r.applying = max(r.applying-1, 0)
-		r.toasts.settle(msg.toast, msg.out, r.opts.Now())
+		r.applied(msg)
 		r.agen++
-		r.attn.mgen++
-		return r, tea.Batch(auditCmd(r.opts.AuditPath, r.agen), refreshCmd(r.opts.Source), marksCmd(r.opts.AuditPath, r.attn.mgen))
+		return tea.Batch(auditCmd(r.opts.AuditPath, r.agen), refreshCmd(r.opts.Source), r.attn.reread(r.opts.AuditPath))
 	case auditDoneMsg:
 		if msg.toast == r.auditing {
 			r.auditing = 0
@@ -132,13 +113,13 @@ func (r *Root) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		r.toasts.set(msg.toast, msg.state, msg.text, now)
 		r.toasts.settleAttempt(msg.settled, now)
 		r.agen++
-		return r, tea.Batch(auditCmd(r.opts.AuditPath, r.agen), refreshCmd(r.opts.Source))
+		return tea.Batch(auditCmd(r.opts.AuditPath, r.agen), refreshCmd(r.opts.Source))
 	case auditMsg:
 		if msg.gen == r.agen {
 			r.setAudit(msg)
 		}
 	case histMsg:
-		return r, r.historyLoaded(msg)
+		return r.hs.loaded(r.opts, msg)
 	case seenMsg:
 		if msg.err != nil {
 			r.note("the last-seen mark was not kept: " + line(msg.err.Error()))
@@ -149,118 +130,106 @@ func (r *Root) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case openedMsg:
 		if msg.err != nil {
-			r.note("could not open the browser: " + line(msg.err.Error()))
+			r.stack.push(newOpener(r.env.keys, msg.url, line(msg.err.Error())))
 		}
 	case tea.PasteMsg:
-		if e, ok := r.dialog.(*answerEditor); ok {
-			e.paste(msg)
-		} else if p := r.page(); p.filtering {
-			p.filter.update(tea.KeyPressMsg{Text: msg.Content})
-			p.tbl.setFilter(p.filter.String())
+		if d := r.stack.top(); d != nil {
+			return r.intent(d.input(msg))
 		}
+		return r.intent(r.page().input(msg))
 	case tea.KeyPressMsg:
-		return r, r.key(msg)
+		cmd := r.key(msg)
+		return tea.Batch(cmd, r.needRaw())
 	case tea.MouseWheelMsg:
-		if r.dialog == nil {
-			r.page().Update(msg)
+		if d := r.stack.top(); d != nil {
+			return r.intent(d.input(msg))
 		}
+		r.page().wheel(msg)
 	case tea.MouseClickMsg:
 		r.click(msg.Mouse())
 	}
-	return r, nil
+	return nil
+}
+
+// key matches a key press against the bindings that apply now: the dialog on top, or the
+// page and the global keys; a key none of them has is input (typing).
+func (r *Root) key(k tea.KeyPressMsg) tea.Cmd {
+	if key.Matches(k, r.env.keys.Global.ForceQuit) {
+		return tea.Quit
+	}
+	if d := r.stack.top(); d != nil {
+		if in, ok := d.bindings().press(k); ok {
+			return r.intent(in)
+		}
+		return r.intent(d.input(k))
+	}
+	if r.hs.view != nil {
+		return r.intent(r.hs.key(k, r.env.keys, r.opts))
+	}
+	if in, ok := r.keymap().press(k); ok {
+		return r.intent(in)
+	}
+	return r.intent(r.page().input(k))
+}
+
+// keymap is what applies with no dialog open: the page's bindings, then the global ones
+// (none while the filter is being typed: every other key types).
+func (r *Root) keymap() bindings {
+	p := r.page()
+	if p.filtering {
+		return p.bindings()
+	}
+	return append(p.bindings(), r.globalBindings()...)
 }
 
 func (r *Root) page() *listPage { return r.pages[r.cur] }
 
-func (r *Root) key(k tea.KeyPressMsg) tea.Cmd {
-	if k.String() == "ctrl+c" {
-		return tea.Quit
-	}
-	if r.dialog != nil {
-		return r.intent(r.dialog.Update(k))
-	}
-	if r.hist != nil {
-		return r.historyKey(k)
-	}
-	g := r.env.keys.Global
-	p := r.page()
-	if !p.Filtering() {
-		for i, b := range g.Views {
-			if key.Matches(k, b) {
-				r.cur = pageOrder[i]
-				return r.needRaw()
-			}
-		}
-		switch {
-		case key.Matches(k, g.Quit):
-			return tea.Quit
-		case key.Matches(k, g.NextView):
-			r.cur = pageOrder[(int(r.cur)+1)%len(pageOrder)]
-			return r.needRaw()
-		case key.Matches(k, g.PrevView):
-			r.cur = pageOrder[(int(r.cur)+len(pageOrder)-1)%len(pageOrder)]
-			return r.needRaw()
-		case key.Matches(k, g.Help):
-			r.open(&helpView{groups: r.helpGroups()})
-			return nil
-		case key.Matches(k, g.Palette):
-			r.open(&palette{keys: r.env.keys.Dialog, cmds: r.paletteCmds()})
-			return nil
-		case key.Matches(k, g.Refresh):
-			r.agen++
-			return tea.Batch(refreshCmd(r.opts.Source), auditCmd(r.opts.AuditPath, r.agen))
-		case key.Matches(k, g.Dismiss):
-			r.toasts.dismiss()
-			return nil
-		case key.Matches(k, g.History):
-			return r.openHistory(histFleet)
-		case key.Matches(k, g.Since):
-			return r.openHistory(histSince)
-		}
-	}
-	if !p.Filtering() && key.Matches(k, r.env.keys.Table.Ack) {
-		return r.ackSelected()
-	}
-	cmd := r.intent(p.Update(k))
-	return tea.Batch(cmd, r.needRaw())
-}
-
-// open shows a dialog; a new generation makes answers for the previous one stale.
-func (r *Root) open(d dialog) {
-	r.dgen++
-	r.dialog = d
-}
-
-// closeDialog closes the dialog (back to the stashed editor, if any).
-func (r *Root) closeDialog() {
-	r.dgen++
-	r.dialog, r.stash = r.stash, nil
+// show switches to view id.
+func (r *Root) show(id pageID) {
+	r.cur = id
+	r.page().resumeSelection()
 }
 
 func (r *Root) note(s string) { r.toasts.push(toastNote, s, r.opts.Now()) }
 
-// setSnapshot digests a new snapshot and gives every page its rows.
-func (r *Root) setSnapshot(m SnapshotMsg) {
-	if m.Snapshot == nil {
-		return
+// applied settles an apply's toast; a sent answer's draft is dropped once it was posted.
+func (r *Root) applied(m applyMsg) {
+	r.applying = max(r.applying-1, 0)
+	r.toasts.settle(m.toast, m.out, r.opts.Now())
+	if item, ok := r.sending[m.toast]; ok {
+		delete(r.sending, m.toast)
+		if m.out.Result == govern.ResultSucceeded {
+			delete(r.drafts, item)
+		}
 	}
-	r.setData(digest(m.Snapshot, r.dcfg))
 }
 
-// setData installs a digested snapshot: cheap, so it may run in Update.
+// setData installs a digested snapshot (held while paused): cheap, so it may run in Update.
 func (r *Root) setData(d *data) {
 	if d == nil {
 		return
 	}
+	if r.paused {
+		r.held = d
+		return
+	}
 	r.env.now = r.opts.Now()
-	d.Audit = r.env.data.Audit
+	d.Audit, d.AuditTotal = r.env.data.Audit, r.env.data.AuditTotal
 	d.merge()
-	d.Inbox = r.inboxOf(d)
+	d.Inbox = r.attn.inbox(d)
 	r.env.data = d
 	clear(r.raw)
 	r.rawFor = ""
-	r.snapshot = true
 	r.setRows()
+}
+
+// pause freezes the live view, or resumes it with the newest snapshot held meanwhile.
+func (r *Root) pause() {
+	r.paused = !r.paused
+	if d := r.held; !r.paused && d != nil {
+		r.held = nil
+		r.setData(d)
+	}
 }
 
 func (r *Root) setAudit(m auditMsg) {
@@ -269,45 +238,46 @@ func (r *Root) setAudit(m auditMsg) {
 		return
 	}
 	d := r.env.data
-	d.Audit = m.events
+	d.Audit, d.AuditTotal = m.events, m.total
 	d.merge()
 	if d.Loaded {
-		d.Inbox = r.inboxOf(d)
+		d.Inbox = r.attn.inbox(d)
 	}
 	r.setRows()
 }
 
-func (r *Root) setRows() {
-	d := r.env.data
-	for id, p := range r.pages {
+func (r *Root) setRows() { fillPages(r.pages, r.env.data, coreKnows(r.opts.Core)) }
+
+// fillPages gives every page its rows of d, as the page chose to show them (the routine rows
+// of the inbox, heartbeats one by one); knows says whether the core has an action.
+func fillPages(pages map[pageID]*listPage, d *data, knows func(string) bool) {
+	for id, p := range pages {
 		switch id {
 		case pageOverview:
-			p.SetRows(d.Inbox)
+			p.SetRows(d.inboxRows(p.routine))
 		case pageActivity:
-			p.SetRows(activityRows(d, r.knows))
+			p.SetRows(activityRows(d, knows, p.heartbeats))
 		default:
 			p.SetRows(d.Rows[id])
 		}
 	}
 }
 
-// knows reports whether the core has the action.
-func (r *Root) knows(action string) bool {
-	if r.opts.Core == nil {
-		return false
+// coreKnows reports whether core has an action (nil has none).
+func coreKnows(core *govern.Core) func(string) bool {
+	return func(action string) bool {
+		if core == nil {
+			return false
+		}
+		_, ok := core.Spec(action)
+		return ok
 	}
-	_, ok := r.opts.Core.Spec(action)
-	return ok
 }
 
 // needRaw starts reading the selected claim's lock file when its detail is open.
 func (r *Root) needRaw() tea.Cmd {
-	p := r.page()
-	sel := p.tbl.selected()
-	if !p.detail || sel == nil || sel.LockFile == "" || r.opts.Core == nil {
-		return nil
-	}
-	if _, ok := r.raw[sel.LockFile]; ok || r.rawFor == sel.LockFile {
+	sel := r.page().rawWanted()
+	if sel == nil || r.opts.Core == nil || r.rawFor == sel.LockFile {
 		return nil
 	}
 	r.rgen++
@@ -315,10 +285,10 @@ func (r *Root) needRaw() tea.Cmd {
 	return rawCmd(r.opts.Core.Workspace().LocksDir, sel.LockFile, r.rgen)
 }
 
-// Actor returns who the workbench acts as (the core's actor), zero without a core.
-func (r *Root) actor() govern.Actor {
-	if r.opts.Core == nil {
+// actorOf returns who the workbench acts as (core's actor), zero without a core.
+func actorOf(core *govern.Core) govern.Actor {
+	if core == nil {
 		return govern.Actor{}
 	}
-	return r.opts.Core.Actor()
+	return core.Actor()
 }

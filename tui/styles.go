@@ -20,7 +20,7 @@ var (
 // styles are the workbench's styles, built once.
 type styles struct {
 	header, tabOn, tabOff, dim, bold, sel, mark, warn, bad, good, badge, title, box, colHead lipgloss.Style
-	btnOn, btnOff, btnDisabled                                                               lipgloss.Style
+	btnOn, btnOff, btnDisabled, field                                                        lipgloss.Style
 }
 
 func newStyles() styles {
@@ -42,6 +42,7 @@ func newStyles() styles {
 		btnOn:       lipgloss.NewStyle().Reverse(true).Bold(true).Padding(0, 1),
 		btnOff:      lipgloss.NewStyle().Padding(0, 1),
 		btnDisabled: lipgloss.NewStyle().Foreground(colGrey).Strikethrough(true).Padding(0, 1),
+		field:       lipgloss.NewStyle().Underline(true).Bold(true),
 	}
 }
 

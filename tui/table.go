@@ -11,16 +11,26 @@ import (
 	"steward/termsafe"
 )
 
-// column describes one column of a table. cell, when set, computes the cell at draw time (a
-// countdown); otherwise the row's static Cells[idx] is drawn.
+// column describes one column of a table. Its width comes from its content and its priority
+// (layout.go); cell, when set, computes the cell at draw time (a countdown), otherwise the
+// row's static Cells[Idx] is drawn.
 type column struct {
 	Title string
-	Width int // minimum width
-	Flex  int // share of the spare width
 	Idx   int
-	Cell  func(r *row, now time.Time) (string, lipgloss.Style)
-	Sort  func(a, b *row) int // nil: not sortable
-	Drop  int                 // when too narrow, columns with the highest Drop go first (0: never)
+	// Prio orders the columns by importance: 0 is identity (never dropped, sized first);
+	// the highest is dropped first when the screen is too narrow.
+	Prio int
+	// Min is the fewest cells the column is drawn in; Max caps its content width (0: none).
+	Min, Max int
+	// Fixed is the content width of a computed column (its cells are not measured).
+	Fixed int
+	// Elide cuts a value too long for the column in the middle, keeping the part that tells
+	// rows apart (the values' shared prefix goes first).
+	Elide bool
+	// Grow takes the spare width (prose: What, Evidence, Message).
+	Grow bool
+	Cell func(r *row, now time.Time) (string, lipgloss.Style)
+	Sort func(a, b *row) int // nil: not sortable
 }
 
 // table is a filtered, sorted, scrolled list of rows that renders only the visible rows.
@@ -28,6 +38,8 @@ type table struct {
 	all     []column // every column; cols are those that fit the width
 	cols    []column
 	widths  []int
+	prefix  []int // per shown column: the cells of the values' shared prefix (Elide)
+	dropped []string
 	rows    []row
 	view    []int // indices into rows, filtered and sorted
 	cursor  int   // index into view
@@ -35,9 +47,12 @@ type table struct {
 	width   int
 	height  int // rows visible, without the column header
 	filter  string
-	sortCol int // -1: snapshot order
+	sortCol int // -1: the rows' own (attention) order
 	desc    bool
-	marks   map[string]bool
+	marks   map[string]bool // by row identity (row.ID)
+	// chosen: the person put the cursor on a row below the top, so it follows that row;
+	// otherwise it stays on the top row (the most urgent), whatever row that is now.
+	chosen bool
 }
 
 func newTable(cols []column) table {
@@ -49,25 +64,40 @@ func newTable(cols []column) table {
 	return table{all: cols, cols: cols, sortCol: -1, marks: map[string]bool{}}
 }
 
-// setRows replaces the rows, keeping the selection on the same key when it still exists and
-// dropping marks of rows that are gone.
-func (t *table) setRows(rows []row) {
-	sel := t.selectedKey()
+// setRows replaces the rows. The selection stays on the same row (by key, else by identity);
+// when that row left, the cursor stays at its place, on its neighbour, and setRows returns
+// the row's title. Marks of rows that left are dropped.
+func (t *table) setRows(rows []row) (gone string) {
+	var selKey, selID, selTitle string
+	if r := t.selected(); r != nil {
+		selKey, selID, selTitle = r.Key, r.ID, r.Title
+	}
 	t.rows = rows
-	keys := make(map[string]bool, len(rows))
+	ids := make(map[string]bool, len(rows))
 	for i := range rows {
-		keys[rows[i].Key] = true
+		ids[rows[i].ID] = true
 	}
 	for k := range t.marks {
-		if !keys[k] {
+		if !ids[k] {
 			delete(t.marks, k)
 		}
 	}
-	t.rebuild(sel)
+	at := t.cursor
+	t.relayout()
+	if !t.chosen {
+		selKey, selID = "", ""
+	}
+	if !t.rebuild(selKey, selID) && selKey != "" {
+		t.cursor = at
+		t.clamp()
+		return selTitle
+	}
+	return ""
 }
 
-// rebuild recomputes the filtered and sorted view, keeping the cursor on key when possible.
-func (t *table) rebuild(key string) {
+// rebuild recomputes the filtered and sorted view and puts the cursor on the row with key
+// (else the one with identity id); it reports whether it found one.
+func (t *table) rebuild(key, id string) bool {
 	t.view = t.view[:0]
 	terms := strings.Fields(strings.ToLower(t.filter))
 	for i := range t.rows {
@@ -85,32 +115,74 @@ func (t *table) rebuild(key string) {
 			return c
 		})
 	}
-	t.cursor = 0
+	found := false
+	byID := -1
+	if key == "" && id == "" {
+		t.cursor = 0
+	}
 	for i, ri := range t.view {
-		if t.rows[ri].Key == key {
-			t.cursor = i
+		if key != "" && t.rows[ri].Key == key {
+			t.cursor, found = i, true
 			break
 		}
+		if byID < 0 && id != "" && t.rows[ri].ID == id {
+			byID = i
+		}
+	}
+	if !found && byID >= 0 {
+		t.cursor, found = byID, true
 	}
 	t.clamp()
+	return found
+}
+
+// selectKey puts the cursor on the row with key; it reports whether the row is shown.
+func (t *table) selectKey(key string) bool {
+	for i, ri := range t.view {
+		if t.rows[ri].Key == key {
+			t.moveTo(i)
+			return true
+		}
+	}
+	return false
+}
+
+// keep is what the cursor follows through a re-sort or a re-filter: the chosen row (none
+// when the cursor is on the top row and was not moved there).
+func (t *table) keep() (string, string) {
+	if r := t.selected(); r != nil && t.chosen {
+		return r.Key, r.ID
+	}
+	return "", ""
 }
 
 func (t *table) setFilter(f string) {
 	t.filter = f
-	t.rebuild(t.selectedKey())
+	t.rebuild(t.keep())
 }
 
-// cycleSort moves the sort to the next sortable column (then back to snapshot order).
+// sortable returns the titles of the columns the rows can be sorted by.
+func (t *table) sortable() []string {
+	var out []string
+	for _, c := range t.cols {
+		if c.Sort != nil {
+			out = append(out, c.Title)
+		}
+	}
+	return out
+}
+
+// cycleSort moves the sort to the next sortable column (then back to attention order).
 func (t *table) cycleSort() {
 	for i := t.sortCol + 1; i < len(t.cols); i++ {
 		if t.cols[i].Sort != nil {
 			t.sortCol = i
-			t.rebuild(t.selectedKey())
+			t.rebuild(t.keep())
 			return
 		}
 	}
 	t.sortCol = -1
-	t.rebuild(t.selectedKey())
+	t.rebuild(t.keep())
 }
 
 // sortBy sorts by the column titled title; it reports whether one was found.
@@ -118,14 +190,14 @@ func (t *table) sortBy(title string) bool {
 	for i, c := range t.cols {
 		if strings.EqualFold(c.Title, title) && c.Sort != nil {
 			t.sortCol = i
-			t.rebuild(t.selectedKey())
+			t.rebuild(t.keep())
 			return true
 		}
 	}
 	return false
 }
 
-func (t *table) reverse() { t.desc = !t.desc; t.rebuild(t.selectedKey()) }
+func (t *table) reverse() { t.desc = !t.desc; t.rebuild(t.keep()) }
 
 func (t *table) selected() *row {
 	if t.cursor < 0 || t.cursor >= len(t.view) {
@@ -134,16 +206,13 @@ func (t *table) selected() *row {
 	return &t.rows[t.view[t.cursor]]
 }
 
-func (t *table) selectedKey() string {
-	if r := t.selected(); r != nil {
-		return r.Key
-	}
-	return ""
+func (t *table) move(d int) { t.moveTo(t.cursor + d) }
+
+func (t *table) moveTo(i int) {
+	t.cursor = i
+	t.clamp()
+	t.chosen = t.cursor > 0
 }
-
-func (t *table) move(d int) { t.cursor += d; t.clamp() }
-
-func (t *table) moveTo(i int) { t.cursor = i; t.clamp() }
 
 func (t *table) clamp() {
 	if t.cursor >= len(t.view) {
@@ -169,32 +238,28 @@ func (t *table) clamp() {
 
 func (t *table) toggleMark() {
 	if r := t.selected(); r != nil {
-		if t.marks[r.Key] {
-			delete(t.marks, r.Key)
+		if t.marks[r.ID] {
+			delete(t.marks, r.ID)
 		} else {
-			t.marks[r.Key] = true
+			t.marks[r.ID] = true
 		}
 	}
 }
 
-// markAll marks every shown row, or clears every mark when some are set.
+// markAll marks every shown row.
 func (t *table) markAll() {
-	if len(t.marks) > 0 {
-		clear(t.marks)
-		return
-	}
 	for _, ri := range t.view {
-		t.marks[t.rows[ri].Key] = true
+		t.marks[t.rows[ri].ID] = true
 	}
 }
 
-// marked returns the marked rows the filter shows, and how many marked rows it hides.
+// marked returns the marked rows the filter shows, and how many marks it hides.
 func (t *table) marked() (shown []*row, hidden int) {
 	in := map[string]bool{}
 	for _, ri := range t.view {
-		if t.marks[t.rows[ri].Key] {
+		if t.marks[t.rows[ri].ID] {
 			shown = append(shown, &t.rows[ri])
-			in[t.rows[ri].Key] = true
+			in[t.rows[ri].ID] = true
 		}
 	}
 	return shown, len(t.marks) - len(in)
@@ -202,73 +267,12 @@ func (t *table) marked() (shown []*row, hidden int) {
 
 func (t *table) setSize(w, h int) {
 	t.width, t.height = w, max(h-1, 1)
-	t.layout()
+	t.relayout()
 	t.clamp()
 }
 
-// layout shares the width among the columns: minimums first, then the flex shares.
-func (t *table) layout() {
-	sortTitle := ""
-	if t.sortCol >= 0 && t.sortCol < len(t.cols) {
-		sortTitle = t.cols[t.sortCol].Title
-	}
-	t.cols = append(t.cols[:0:0], t.all...)
-	need := func() int {
-		n := 2
-		for _, c := range t.cols {
-			n += c.Width + 1
-		}
-		return n - 1
-	}
-	for need() > t.width {
-		drop, at := 0, -1
-		for i, c := range t.cols {
-			if c.Drop > drop {
-				drop, at = c.Drop, i
-			}
-		}
-		if at < 0 {
-			break
-		}
-		t.cols = append(t.cols[:at], t.cols[at+1:]...)
-	}
-	t.sortCol = -1
-	for i, c := range t.cols {
-		if sortTitle != "" && c.Title == sortTitle {
-			t.sortCol = i
-		}
-	}
-	t.widths = make([]int, len(t.cols))
-	avail := t.width - 2 + 1 // selection and mark gutter; the last column has no separator
-	flex := 0
-	for i, c := range t.cols {
-		t.widths[i] = c.Width
-		avail -= c.Width + 1
-		flex += c.Flex
-	}
-	if avail > 0 && flex > 0 {
-		spare := avail
-		for i, c := range t.cols {
-			add := spare * c.Flex / flex
-			t.widths[i] += add
-			avail -= add
-		}
-		for i := len(t.cols) - 1; i >= 0 && avail > 0; i-- {
-			if t.cols[i].Flex > 0 {
-				t.widths[i] += avail
-				avail = 0
-			}
-		}
-	}
-	// Too narrow: shrink from the right, keeping at least 3 cells.
-	for i := len(t.cols) - 1; i >= 0 && avail < 0; i-- {
-		cut := min(-avail, t.widths[i]-3)
-		if cut > 0 {
-			t.widths[i] -= cut
-			avail += cut
-		}
-	}
-}
+// hidden returns the titles of the columns too narrow a screen drops.
+func (t *table) hidden() []string { return t.dropped }
 
 // View renders the column header and the visible rows only.
 func (t *table) View(now time.Time) string {
@@ -294,9 +298,8 @@ func (t *table) View(now time.Time) string {
 }
 
 func (t *table) renderRow(r *row, selected bool, now time.Time) string {
-	var b strings.Builder
 	mark := " "
-	if t.marks[r.Key] {
+	if t.marks[r.ID] {
 		mark = "•"
 	}
 	if selected {
@@ -304,14 +307,15 @@ func (t *table) renderRow(r *row, selected bool, now time.Time) string {
 		var line strings.Builder
 		line.WriteString(mark)
 		for i, c := range t.cols {
-			s := t.cellText(r, c, now)
-			line.WriteString(pad(truncate(s, t.widths[i]), t.widths[i]))
+			s, _ := t.cell(r, c, now)
+			line.WriteString(pad(t.fit(s, i), t.widths[i]))
 			if i < len(t.cols)-1 {
 				line.WriteByte(' ')
 			}
 		}
 		return st.bold.Render("▌") + st.sel.Render(line.String())
 	}
+	var b strings.Builder
 	b.WriteByte(' ')
 	if mark != " " {
 		b.WriteString(st.mark.Render(mark))
@@ -319,11 +323,11 @@ func (t *table) renderRow(r *row, selected bool, now time.Time) string {
 		b.WriteByte(' ')
 	}
 	for i, c := range t.cols {
-		if c.Cell != nil {
-			s, style := c.Cell(r, now)
-			b.WriteString(style.Render(pad(truncate(s, t.widths[i]), t.widths[i])))
+		s, style := t.cell(r, c, now)
+		if style != nil {
+			b.WriteString(style.Render(pad(t.fit(s, i), t.widths[i])))
 		} else {
-			b.WriteString(pad(truncate(t.cellText(r, c, now), t.widths[i]), t.widths[i]))
+			b.WriteString(pad(t.fit(s, i), t.widths[i]))
 		}
 		if i < len(t.cols)-1 {
 			b.WriteByte(' ')
@@ -332,16 +336,50 @@ func (t *table) renderRow(r *row, selected bool, now time.Time) string {
 	return b.String()
 }
 
-// cellText is a cell's text without its style.
-func (t *table) cellText(r *row, c column, now time.Time) string {
+// cell is a cell's text and its style (nil: plain).
+func (t *table) cell(r *row, c column, now time.Time) (string, *lipgloss.Style) {
 	if c.Cell != nil {
-		s, _ := c.Cell(r, now)
-		return s
+		s, style := c.Cell(r, now)
+		return s, &style
 	}
 	if c.Idx < len(r.Cells) {
-		return r.Cells[c.Idx]
+		return r.Cells[c.Idx], nil
 	}
-	return ""
+	return "", nil
+}
+
+// fit cuts s to the width of shown column i: in the middle for an eliding column (the
+// shared prefix goes first, the distinguishing tail stays), else at the end.
+func (t *table) fit(s string, i int) string {
+	w := t.widths[i]
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	if t.cols[i].Elide {
+		return elideMiddle(s, w, t.prefix[i])
+	}
+	return truncate(s, w)
+}
+
+// elideMiddle cuts s to w cells with one ellipsis in the middle. prefix is the width of a
+// prefix s shares with the other values of its column: as much of it as needed is elided so
+// that the rest — what tells s apart — stays whole when it fits.
+func elideMiddle(s string, w, prefix int) string {
+	n := ansi.StringWidth(s)
+	if n <= w {
+		return s
+	}
+	if w < 4 {
+		return truncate(s, w)
+	}
+	distinct := n - prefix
+	head := w / 2
+	if prefix > 0 {
+		head = max(min(prefix, w-1-distinct), 2)
+	}
+	head = min(head, w-2)
+	tail := w - 1 - head
+	return ansi.Cut(s, 0, head) + "…" + ansi.Cut(s, n-tail, n)
 }
 
 // truncate cuts an already safe string to w cells with an ellipsis.

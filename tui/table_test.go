@@ -42,9 +42,9 @@ func TestMarksAndFilter(t *testing.T) {
 		t.Fatal("the status line does not say how many marked rows the filter hides")
 	}
 	send(r, keyMsg("a"))
-	m, ok := r.dialog.(*actionMenu)
-	if !ok || m.rows != 1 || m.hidden != 3 {
-		t.Fatalf("menu %#v", r.dialog)
+	m, ok := r.stack.top().(*actionMenu)
+	if !ok || len(m.names) != 1 || m.hidden != 3 {
+		t.Fatalf("menu %#v", r.stack.top())
 	}
 	// Switching views and back keeps the filter.
 	send(r, keyMsg("esc"), keyMsg("3"), keyMsg("2"))

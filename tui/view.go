@@ -7,13 +7,14 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // headerLines is the header's height: title, tabs, sources.
 const headerLines = 3
 
-// maxToasts is how many toast lines the screen keeps.
-const maxToasts = 3
+// maxToastLines is how many lines the messages above the footer take at most.
+const maxToastLines = 4
 
 // View returns the frame: alternate screen, mouse on.
 func (r *Root) View() tea.View {
@@ -24,20 +25,27 @@ func (r *Root) View() tea.View {
 	return v
 }
 
-// Render returns the frame's content: header, the page or the open dialog, toasts and the
-// key hints, exactly width × height.
+// Render returns the frame's content: header, the page or the dialog on top, messages and
+// the footer, exactly width × height.
 func (r *Root) Render() string {
-	toastLines := r.toasts.view(r.width, maxToasts)
 	bodyH := r.bodyHeight()
 	var body string
-	if r.dialog != nil {
-		body = lipgloss.Place(r.width, bodyH, lipgloss.Center, lipgloss.Center, r.dialog.View(r.width, bodyH))
-	} else if r.hist != nil {
-		body = r.hist.View(r.width, bodyH, r.env.keys.History)
+	if d := r.stack.top(); d != nil {
+		body = lipgloss.Place(r.width, bodyH, lipgloss.Center, lipgloss.Center, d.View(r.width, bodyH))
+	} else if r.hs.view != nil {
+		body = r.hs.view.View(r.width, bodyH, r.env.keys.History)
 	} else {
 		body = r.page().View()
 	}
-	lines := []string{r.header(), r.tabs(), r.sources()}
+	c := r.chrome()
+	return frameOf([]string{c.header(), c.tabs(), c.sources()}, body, bodyH,
+		r.toasts.view(r.width, r.toastRoom(), r.env.keys.Global.Toasts.Help().Key), c.footer(), r.width)
+}
+
+// frameOf stacks the header, bodyH lines of body, the messages and the footer, each line
+// cut and padded to w cells.
+func frameOf(head []string, body string, bodyH int, toasts []string, foot string, w int) string {
+	lines := head
 	bl := strings.Split(body, "\n")
 	for i := 0; i < bodyH; i++ {
 		l := ""
@@ -46,27 +54,43 @@ func (r *Root) Render() string {
 		}
 		lines = append(lines, l)
 	}
-	lines = append(lines, toastLines...)
-	lines = append(lines, r.hints())
+	lines = append(lines, toasts...)
+	lines = append(lines, foot)
 	for i := range lines {
-		lines[i] = pad(truncate(lines[i], r.width), r.width)
+		lines[i] = pad(truncate(lines[i], w), w)
 	}
 	return strings.Join(lines, "\n")
 }
 
+// toastRoom is how many lines the messages may take: fewer on a short screen.
+func (r *Root) toastRoom() int { return min(maxToastLines, max(r.height/8, 1)) }
+
 func (r *Root) bodyHeight() int {
-	return max(r.height-headerLines-1-min(len(r.toasts.list), maxToasts), 3)
+	return max(r.height-headerLines-1-len(r.toasts.view(r.width, r.toastRoom(), r.env.keys.Global.Toasts.Help().Key)), 3)
 }
 
-// resize gives every page its body size.
-func (r *Root) resize() {
-	for _, p := range r.pages {
-		p.SetSize(r.width, r.bodyHeight())
-	}
+// chrome is what the header, the tabs, the sources strip and the footer are drawn from: a
+// value taken from the root once per frame.
+type chrome struct {
+	opts   Options
+	env    *shared
+	pages  map[pageID]*listPage
+	cur    pageID
+	paused bool
+	held   bool
+	top    dialog
+	hist   *historyView // the History view when open
+	keys   bindings     // what applies with no dialog open
+	width  int
 }
 
-// header names the actor and role, the read-only switch and the snapshot's age.
-func (r *Root) header() string {
+func (r *Root) chrome() chrome {
+	return chrome{opts: r.opts, env: r.env, pages: r.pages, cur: r.cur, paused: r.paused, held: r.held != nil,
+		top: r.stack.top(), hist: r.hs.view, keys: r.keymap(), width: r.width}
+}
+
+// header names the actor and role, the read-only switch, the snapshot's age and the pause.
+func (r chrome) header() string {
 	parts := []string{st.header.Render("steward")}
 	if r.opts.Core == nil {
 		parts = append(parts, st.warn.Render("no governed core: view only"))
@@ -82,37 +106,62 @@ func (r *Root) header() string {
 		}
 	}
 	d := r.env.data
-	if d.Loaded {
+	switch {
+	case r.paused:
+		p := st.badge.Render(" PAUSED ") + " snapshot frozen, " + since(d.Generated, r.env.now) + " old"
+		if r.held {
+			p += ", newer waiting"
+		}
+		parts = append([]string{parts[0], p + " · " + r.env.keys.Global.Pause.Help().Key + " resumes"}, parts[1:]...)
+	case d.Loaded:
 		parts = append(parts, "snapshot "+since(d.Generated, r.env.now)+" old")
-	} else {
+	default:
 		parts = append(parts, st.warn.Render("no snapshot yet"))
 	}
 	return strings.Join(parts, " · ")
 }
 
-// tabLabel is a view's tab: its number, its title (cut on narrow screens unless current)
-// and its row count.
-func (r *Root) tabLabel(i int, id pageID) string {
-	title := pageTitles[id]
-	if r.width < 120 && id != r.cur {
-		title = title[:4]
+// tabScheme names the views the same way on every tab: full titles when they all fit, else
+// short ones, else numbers only.
+func (r chrome) tabScheme() int {
+	for scheme := 0; scheme < 2; scheme++ {
+		w := 0
+		for i, id := range pageOrder {
+			w += lipgloss.Width(r.tabLabel(i, id, scheme))
+		}
+		if w <= r.width {
+			return scheme
+		}
 	}
-	label := fmt.Sprintf(" %d %s", i+1, title)
-	if n := len(r.pages[id].tbl.rows); r.env.data.Loaded && id != pageOverview {
+	return 2
+}
+
+// tabLabel is a view's tab in a scheme (0 full, 1 short, 2 number): its number, its title
+// and its row count.
+func (r chrome) tabLabel(i int, id pageID, scheme int) string {
+	label := fmt.Sprintf(" %d", i+1)
+	switch scheme {
+	case 0:
+		label += " " + pageTitles[id]
+	case 1:
+		label += " " + pageShort[id]
+	}
+	if r.env.data.Loaded && id != pageOverview {
 		if r.env.data.down(id) {
 			label += " ?"
 		} else {
-			label += fmt.Sprintf(" %d", n)
+			label += fmt.Sprintf(" %d", len(r.pages[id].tbl.rows))
 		}
 	}
 	return label + " "
 }
 
 // tabs draws the views with their row counts; the current one is reversed.
-func (r *Root) tabs() string {
+func (r chrome) tabs() string {
 	var b strings.Builder
+	scheme := r.tabScheme()
 	for i, id := range pageOrder {
-		label := r.tabLabel(i, id)
+		label := r.tabLabel(i, id, scheme)
 		if id == r.cur {
 			b.WriteString(st.tabOn.Render(label))
 		} else {
@@ -123,10 +172,10 @@ func (r *Root) tabs() string {
 }
 
 // tabAt returns the view whose tab covers column x.
-func (r *Root) tabAt(x int) (pageID, bool) {
-	pos := 0
+func (r chrome) tabAt(x int) (pageID, bool) {
+	pos, scheme := 0, r.tabScheme()
 	for i, id := range pageOrder {
-		w := lipgloss.Width(r.tabLabel(i, id))
+		w := lipgloss.Width(r.tabLabel(i, id, scheme))
 		if x >= pos && x < pos+w {
 			return id, true
 		}
@@ -136,7 +185,7 @@ func (r *Root) tabAt(x int) (pageID, bool) {
 }
 
 // sources is the health strip: every source's state and age, on every view.
-func (r *Root) sources() string {
+func (r chrome) sources() string {
 	d := r.env.data
 	if !d.Loaded {
 		return st.dim.Render("sources: not read yet")
@@ -147,56 +196,56 @@ func (r *Root) sources() string {
 		if !h.ScannedAt.IsZero() {
 			s += " " + since(h.ScannedAt, r.env.now)
 		}
+		if len(h.Notes) > 0 {
+			s += st.dim.Render(fmt.Sprintf(" (%d note(s))", len(h.Notes)))
+		}
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, st.dim.Render(" · "))
 }
 
-// hints is the short help line: the bindings that apply here.
-func (r *Root) hints() string {
+// footer is the short help of what applies now (the dialog on top, the filter being typed,
+// or the page and the global keys) — as many as fit, help last — and, on a page, the
+// columns too narrow a screen hides.
+func (r chrome) footer() string {
 	var bs []key.Binding
-	switch r.dialog.(type) {
-	case *answerEditor:
-		e := r.env.keys.Editor
-		bs = []key.Binding{e.Preview, e.Submit, e.Cancel}
-	case *resolveDialog:
-		k := r.env.keys.Resolve
-		bs = []key.Binding{k.Result, k.Switch, k.Choose, k.Cancel}
-	case nil:
-		if r.hist != nil {
-			bs = append(r.historyHints(), r.env.keys.Global.Help, r.env.keys.Global.Quit)
-			break
-		}
+	var pre, post string
+	if r.top != nil {
+		bs = r.top.bindings().ShortHelp()
+	} else if r.hist != nil {
 		g := r.env.keys.Global
-		short := map[string]bool{"/": true, "enter": true, "a": true, "space": true, "s": true, "o": true, "y": true, "v": true, "R": true}
-		for _, b := range r.page().KeyMap() {
-			if b.Enabled() && short[b.Help().Key] {
-				bs = append(bs, b)
+		bs = append(r.hist.hints(r.env.keys.History), g.Help, g.Quit)
+	} else {
+		p := r.pages[r.cur]
+		bs = r.keys.ShortHelp()
+		if p.filtering {
+			pre = st.mark.Render("FILTER") + " type to filter  "
+		} else if hid := p.tbl.hidden(); len(hid) > 0 {
+			post = "  hidden: " + strings.Join(hid, ", ")
+			if ansi.StringWidth(post) > r.width/3 {
+				post = fmt.Sprintf("  +%d cols hidden", len(hid))
 			}
 		}
-		bs = append(bs, g.Palette, g.Help, g.Quit)
-	default:
-		dk := r.env.keys.Dialog
-		bs = []key.Binding{dk.Choose, dk.Cancel}
+	}
+	item := func(b key.Binding) string {
+		return st.bold.Render(b.Help().Key) + " " + st.dim.Render(b.Help().Desc)
+	}
+	room := r.width - ansi.StringWidth(pre) - ansi.StringWidth(post)
+	var last string
+	if n := len(bs); n > 0 && bs[n-1].Help().Key == r.env.keys.Global.Help.Help().Key {
+		last, bs = item(bs[n-1]), bs[:n-1]
+		room -= ansi.StringWidth(last) + 2
 	}
 	var parts []string
 	for _, b := range bs {
-		parts = append(parts, st.bold.Render(b.Help().Key)+" "+st.dim.Render(b.Help().Desc))
-	}
-	return strings.Join(parts, "  ")
-}
-
-// click selects a tab or a row.
-func (r *Root) click(m tea.Mouse) {
-	if r.dialog != nil {
-		return
-	}
-	switch {
-	case m.Y == 1:
-		if id, ok := r.tabAt(m.X); ok {
-			r.cur = id
+		it := item(b)
+		if w := ansi.StringWidth(it) + 2; w <= room {
+			parts = append(parts, it)
+			room -= w
 		}
-	case m.Y >= headerLines:
-		r.page().click(m.Y - headerLines)
 	}
+	if last != "" {
+		parts = append(parts, last)
+	}
+	return pre + strings.Join(parts, "  ") + st.dim.Render(post)
 }

@@ -87,9 +87,13 @@ func clusterLen(s string) int {
 		}
 		prev, n = r2, n+n2
 	}
+	linked := isLinker(r) // an Indic conjunct: a virama joins the consonant after it
 	for n < len(s) {
 		r2, n2 := utf8.DecodeRuneInString(s[n:])
 		switch {
+		case linked && conjunctConsonant(r2):
+			n += n2
+			linked = false
 		case r2 == 0x200D:
 			n += n2
 			if n < len(s) {
@@ -99,11 +103,29 @@ func clusterLen(s string) int {
 			}
 		case attaches(r2):
 			n += n2
+			linked = linked || isLinker(r2)
 		default:
 			return n
 		}
 	}
 	return n
+}
+
+// isLinker reports the viramas that UAX #29 (rule GB9c, Unicode 15.1) lets join the next
+// consonant into one cluster: Devanagari, Bengali, Gujarati, Oriya, Telugu, Malayalam. Those
+// grapheme-aware measures draw "न्ध" as one cell and wcwidth as two, so the whole conjunct is
+// one uncertain cluster (it becomes a StandIn), never two clusters each of certain width.
+func isLinker(r rune) bool {
+	switch r {
+	case 0x094D, 0x09CD, 0x0ACD, 0x0B4D, 0x0C4D, 0x0D4D:
+		return true
+	}
+	return false
+}
+
+// conjunctConsonant reports a letter of one of the scripts isLinker names.
+func conjunctConsonant(r rune) bool {
+	return r >= 0x0900 && r <= 0x0D7F && unicode.IsLetter(r)
 }
 
 // attaches reports the runes that join the rune before them.

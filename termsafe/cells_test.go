@@ -40,6 +40,8 @@ func TestCellsStandIn(t *testing.T) {
 		{"tag characters", "\U000E0041", StandIn},
 		{"line separator", "a\u2028b", "a" + StandIn + "b"},
 		{"devanagari spacing mark", "हि", StandIn},
+		{"devanagari conjunct", "न्ध!", StandIn + "!"},
+		{"virama then space", "न् x", "न् x"},
 		{"stand-in is stable", StandIn, StandIn},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

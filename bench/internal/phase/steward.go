@@ -148,6 +148,7 @@ var (
 	keyFilter    = tea.KeyPressMsg{Code: '/', Text: "/"}
 	keySeven     = tea.KeyPressMsg{Code: '7', Text: "7"}
 	keyTwo       = tea.KeyPressMsg{Code: '2', Text: "2"}
+	keySort      = tea.KeyPressMsg{Code: 's', Text: "s"}
 	keyBackspace = tea.KeyPressMsg{Code: tea.KeyBackspace}
 	keyEnter     = tea.KeyPressMsg{Code: tea.KeyEnter}
 	keyEsc       = tea.KeyPressMsg{Code: tea.KeyEscape}
@@ -187,10 +188,12 @@ func StewardLive(ctx context.Context, c *Config) (*Result, error) {
 		return nil, err
 	}
 	defer w.close()
-	first := w.live.Current().Claims[0]
-	if err := w.nav(keyTwo); err != nil { // the Claims view
+	// The Claims view lists what needs attention first; s sorts it by the Item column (the
+	// item's text), so g selects the claim whose item text sorts first — the one timed.
+	if err := w.nav(keyTwo, keySort); err != nil { // the Claims view, by item
 		return nil, err
 	}
+	first := firstByItemText(w.live.Current().Claims)
 	c.idle(ctx, r)
 	// The changes come before the keys: at 50,000 claims they are slow, and the session
 	// must end before the fleet's heartbeats grow stale (five minutes of its clock).
@@ -254,6 +257,17 @@ func (w *workbench) keys(c *Config, r *Result) error {
 		return fmt.Errorf("view: %w", err)
 	}
 	return nil
+}
+
+// firstByItemText returns the claim the Claims view, sorted by its Item column, shows first.
+func firstByItemText(cs []*model.Claim) *model.Claim {
+	first := cs[0]
+	for _, c := range cs[1:] {
+		if c.Item.String() < first.Item.String() {
+			first = c
+		}
+	}
+	return first
 }
 
 // claimOf returns the claim on item n (claims are in item order).

@@ -153,18 +153,6 @@ func first(a govern.Attempt) *govern.Record {
 	return nil
 }
 
-// actorOf names who made an attempt: the worker's session, else the Gitea login, else the
-// OS user.
-func actorOf(a govern.Actor) string {
-	switch {
-	case a.Session != "":
-		return a.Session
-	case a.GiteaLogin != "":
-		return a.GiteaLogin
-	}
-	return a.OSUser
-}
-
 // apply keeps the attempts the filter names and folds heartbeats into a count per target
 // (unless asked for one by one).
 func (f *auditFilter) apply(all []govern.Attempt) ([]govern.Attempt, []heartbeatCount) {
@@ -255,7 +243,7 @@ func writeAttempts(w io.Writer, atts []govern.Attempt, folded []heartbeatCount, 
 			status += " (no outcome recorded: interrupted or in flight)"
 		}
 		fmt.Fprintf(w, "%s  %s  %-22s %-34s %-14s %s %s\n", termsafe.Line(rec.At), a.ID, termsafe.Line(rec.Action),
-			termsafe.Line(auditTarget(rec.Target)), termsafe.Line(actorOf(rec.Actor)), status, termsafe.Line(rec.Code))
+			termsafe.Line(auditTarget(rec.Target)), termsafe.Line(rec.Actor.Name()), status, termsafe.Line(rec.Code))
 		for _, s := range a.Steps {
 			fmt.Fprintf(w, "    step  %-22s %-34s %s %s\n", termsafe.Line(s.Action), termsafe.Line(auditTarget(s.Target)), s.Result, termsafe.Line(s.Code))
 		}

@@ -72,6 +72,21 @@ type Actor struct {
 	Session string `json:"session,omitempty"`
 }
 
+// Name is who acted, as every surface shows it (the workbench's Activity, `steward audit`,
+// refusals): the worker's session when the attempt was made on a worker's behalf (a core
+// bound with ForSession: `steward mcp`, the CLI's worker commands), else the Gitea login
+// (a simulated worker's own core acts as its login), else the OS user. The OS user of a
+// worker's process is not the worker: a fleet's workers share one.
+func (a Actor) Name() string {
+	switch {
+	case a.Session != "":
+		return a.Session
+	case a.GiteaLogin != "":
+		return a.GiteaLogin
+	}
+	return a.OSUser
+}
+
 // Item names one Gitea issue or pull request.
 type Item struct {
 	Remote string `json:"remote,omitempty"`

@@ -189,12 +189,8 @@ func auditEvents(atts []govern.Attempt) []event {
 	return out
 }
 
-func actorName(a govern.Actor) string {
-	if a.GiteaLogin != "" {
-		return a.GiteaLogin
-	}
-	return a.OSUser
-}
+// actorName is who acted, in the words every surface uses (govern.Actor.Name).
+func actorName(a govern.Actor) string { return a.Name() }
 
 // inbox orders what needs a person: human-required first, then operator, each oldest first;
 // routine rows are kept apart (the overview says how many, h shows them). Each row is its

@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"context"
+	"os/user"
+	"strings"
+	"testing"
+
+	"steward/govern"
+)
+
+// TestAuditNamesTheWorker: `steward audit` names the worker an attempt was made for — the
+// session of a core bound to it (steward mcp, the CLI's worker commands) or the login a
+// simulated worker's core acts as — never the OS user the fleet's processes share (issue 15:
+// the workbench said sim-worker-8 where `steward audit` said root).
+func TestAuditNamesTheWorker(t *testing.T) {
+	ws := cliWorkspace(t)
+	gws := govern.Workspace{LocksDir: ws[1], DBPath: ws[3], RepoRoot: ws[5]}
+	log, err := govern.OpenAudit(ws[len(ws)-1], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	// A simulated worker's own core acts as its login (sim.newWorker).
+	simCore := govern.New(gws, log, govern.Options{Actor: govern.LocalActor(govern.RoleOperator, "sim-worker-8")})
+	defer simCore.Close()
+	claim := govern.Request{Action: govern.ActionClaim, Target: govern.Target{Session: "sim-worker-8-s1",
+		Item: &govern.Item{Remote: "origin", Org: "acme", Repo: "widgets", Kind: "issue", Number: 11}}, Params: map[string]string{"role": "author"}}
+	if _, out, err := simCore.Run(context.Background(), claim, ""); err != nil || out.Result != govern.ResultSucceeded {
+		t.Fatalf("sim worker's claim: %v %+v", err, out)
+	}
+	// A core bound to a worker session (steward mcp) with no login of its own.
+	mcpCore := govern.New(gws, log, govern.Options{Actor: govern.LocalActor(govern.RoleOperator, "")})
+	defer mcpCore.Close()
+	claim.Target.Session, claim.Target.Item.Number = "mcp-worker-3-s2", 12
+	if _, out, err := mcpCore.ForSession("mcp-worker-3-s2").Run(context.Background(), claim, ""); err != nil || out.Result != govern.ResultSucceeded {
+		t.Fatalf("mcp worker's claim: %v %+v", err, out)
+	}
+	code, out := run(t, append([]string{"audit"}, ws...)...)
+	if code != ExitOK {
+		t.Fatalf("audit: %d\n%s", code, out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], " sim-worker-8 ") || !strings.Contains(lines[1], " mcp-worker-3-s2 ") {
+		t.Fatalf("steward audit must name the workers:\n%s", out)
+	}
+	if u, err := user.Current(); err == nil && strings.Contains(out, " "+u.Username+" ") {
+		t.Fatalf("steward audit names the OS user %q for a worker's attempt:\n%s", u.Username, out)
+	}
+}

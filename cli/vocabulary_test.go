@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"os/user"
 	"strings"
 	"testing"
@@ -46,5 +47,26 @@ func TestAuditNamesTheWorker(t *testing.T) {
 	}
 	if u, err := user.Current(); err == nil && strings.Contains(out, " "+u.Username+" ") {
 		t.Fatalf("steward audit names the OS user %q for a worker's attempt:\n%s", u.Username, out)
+	}
+}
+
+// TestWorkerReleasesTwice: a worker script repeating its own release exits 0 and reads
+// "already released" (it exited 3, refused, and the script took it for a failure).
+func TestWorkerReleasesTwice(t *testing.T) {
+	ws := cliWorkspace(t)
+	code, out := run(t, append([]string{"claim", "--org", "acme", "--repo", "widgets", "--number", "9", "--session", "w1", "--as-role", "operator", "--json"}, ws...)...)
+	var claim govern.Outcome
+	if code != ExitOK || json.Unmarshal([]byte(out), &claim) != nil {
+		t.Fatalf("claim: %d\n%s", code, out)
+	}
+	rel := append([]string{"release", "--lease", claim.Detail["lease_id"], "--session", "w1", "--as-role", "operator"}, ws...)
+	if code, out := run(t, rel...); code != ExitOK || strings.Contains(out, "already released") {
+		t.Fatalf("release: %d\n%s", code, out)
+	}
+	if code, out := run(t, rel...); code != ExitOK || !strings.Contains(out, "already released") {
+		t.Fatalf("the same release again: exit %d, want 0 and \"already released\"\n%s", code, out)
+	}
+	if code, out := run(t, append([]string{"release", "--lease", claim.Detail["lease_id"], "--session", "w2", "--as-role", "operator"}, ws...)...); code != ExitRefused || !strings.Contains(out, "not_owner") {
+		t.Fatalf("another session's release: exit %d, want 3 not_owner\n%s", code, out)
 	}
 }

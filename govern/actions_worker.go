@@ -680,6 +680,15 @@ func (releaseAction) plan(ctx context.Context, c *Core, req Request) (*plan, err
 	p, l, err := c.workerPlan(ctx, req, leases.OpRelease, func(l *leases.Lease, f leases.Fence) leases.Verdict { return leases.CheckRelease(l, f) })
 	if l != nil {
 		p.effects = []string{"lease " + l.LeaseID + ": active → released", "its lock moves to retired/ with a release block"}
+		if st, _ := p.state.(workerState); p.refusal != nil && p.refusal.Code == CodeAlreadyReleased && !st.HasLock {
+			// A worker repeating its own release (a retry after a lost response, a script's
+			// cleanup) asked for what is already so: success, with nothing to change. Only
+			// its own (ownLease refuses not_owner first) and only when no live lock still
+			// names the lease — a release stopped between the lease and the lock stays
+			// refused, so the leftover lock is seen.
+			p.refusal, p.effects = nil, nil
+			p.already = "already released: lease " + l.LeaseID + " was released (" + l.EndReason + ") and no lock names it; nothing changed"
+		}
 	}
 	return p, err
 }

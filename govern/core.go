@@ -64,6 +64,10 @@ type plan struct {
 	// the fence (not compared).
 	steps []Request
 	extra any
+	// already, when set, says the state asked for holds already (a worker repeating its own
+	// release): Apply succeeds with this message, changes nothing and records only the
+	// outcome (no intent: there is no effect to verify).
+	already string
 }
 
 // effect is what an action's apply step reports.
@@ -233,6 +237,9 @@ func (c *Core) Preview(ctx context.Context, req Request) (Preview, error) {
 	}
 	pv.plan = p
 	pv.Effects, pv.Fences, pv.Evidence, pv.Inverse = p.effects, p.fences, p.evidence, p.inverse
+	if p.already != "" {
+		pv.Effects = []string{"nothing: " + p.already}
+	}
 	pv.ConfirmPhrase = p.confirm
 	if r := c.gate(s, req); r != nil {
 		pv.Refusal = r
@@ -305,6 +312,9 @@ func (c *Core) Apply(ctx context.Context, pv Preview, confirmation string) (out 
 	}
 	if now.refusal != nil && !now.recordRefusal {
 		return terminal(ResultRefused, DispositionNotAttempted, now.refusal, "", nil)
+	}
+	if now.refusal == nil && now.already != "" {
+		return terminal(ResultSucceeded, DispositionNotAttempted, nil, now.already, nil)
 	}
 	if now.refusal == nil && !sameFence(pv.plan.state, now.state) {
 		return terminal(ResultRefused, DispositionNotAttempted, refuse(CodeFenceMoved,

@@ -155,6 +155,11 @@ func Flow(t *testing.T, e Env, item int64) {
 			t.Fatalf("attempt %s: actor session %q, status %s", a.ID, a.Outcome.Actor.Session, a.Status())
 		}
 	}
+	// The same release again (a retry after a lost response) is a success that changes
+	// nothing, never a refusal the worker reads as a failure.
+	if again := ok(t)(c.Release(ctx, *hb.Fence)); !again.Success || !strings.HasPrefix(again.Message, "already released") {
+		t.Fatalf("release again: %+v", again)
+	}
 }
 
 // Refusals calls every tool on its refusal paths: each comes back as a result (isError,

@@ -152,12 +152,12 @@ func age(now, t time.Time) string {
 	if t.IsZero() {
 		return "never"
 	}
+	// Durations read as in the workbench (model.Span). t.Sub(now): a far-future time
+	// saturates at the largest duration; negating the smallest one would overflow.
 	if t.After(now) {
-		// t.Sub(now): a far-future time saturates at the largest duration; negating the
-		// smallest one would overflow.
-		return "in " + t.Sub(now).Round(time.Second).String()
+		return "in " + model.Span(t.Sub(now))
 	}
-	return now.Sub(t).Round(time.Second).String() + " ago"
+	return model.Span(now.Sub(t)) + " ago"
 }
 
 func printText(w io.Writer, s *model.Snapshot) {
@@ -207,7 +207,7 @@ func printText(w io.Writer, s *model.Snapshot) {
 	for _, x := range s.Contention {
 		extra := ""
 		if x.Kind == model.ContentionClaimRefused {
-			extra = fmt.Sprintf(" — %d refused in %ds", x.Count, x.WindowS)
+			extra = fmt.Sprintf(" — %d refused in the last %s", x.Count, model.Span(time.Duration(x.WindowS)*time.Second))
 		}
 		fmt.Fprintf(w, "  %-24s %-22s sessions %s%s\n", x.Kind, L(itemStr(x.Item)), L(strings.Join(x.Sessions, ", ")), extra)
 	}

@@ -6,8 +6,10 @@ import (
 	"os/user"
 	"strings"
 	"testing"
+	"time"
 
 	"steward/govern"
+	"steward/model"
 )
 
 // TestAuditNamesTheWorker: `steward audit` names the worker an attempt was made for — the
@@ -68,5 +70,21 @@ func TestWorkerReleasesTwice(t *testing.T) {
 	}
 	if code, out := run(t, append([]string{"release", "--lease", claim.Detail["lease_id"], "--session", "w2", "--as-role", "operator"}, ws...)...); code != ExitRefused || !strings.Contains(out, "not_owner") {
 		t.Fatalf("another session's release: exit %d, want 3 not_owner\n%s", code, out)
+	}
+}
+
+// TestStatusSpeaksTheWorkbenchUnits: `steward status` writes windows and ages in the
+// workbench's words (model.Span: 1h00m, 5m00s) — it said "2 refused in 3600s" where the
+// workbench's column said 1h00m.
+func TestStatusSpeaksTheWorkbenchUnits(t *testing.T) {
+	code, out := run(t, "status", "--no-gitea", "--now", "2026-07-23T10:05:00Z", "--locks", "../testdata/workspace/locks",
+		"--db", "../testdata/workspace/control_plane.sqlite3", "--repo-root", "../testdata/workspace/repo")
+	if code != ExitOK {
+		t.Fatalf("status: %d\n%s", code, out)
+	}
+	for _, want := range []string{"2 refused in the last " + model.Span(time.Hour), "heartbeat 5m00s ago", "expires in 1h55m", "expires 3m00s ago"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status text lacks %q:\n%s", want, out)
+		}
 	}
 }

@@ -1,35 +1,16 @@
 package tui
 
 import (
-	"fmt"
 	"time"
 
 	"charm.land/lipgloss/v2"
+
+	"steward/model"
 )
 
-// age renders a duration compactly: 42s, 3m05s, 2h10m, 3d4h.
-func age(d time.Duration) string {
-	neg := d < 0
-	if neg {
-		d = -d
-	}
-	d = d.Truncate(time.Second)
-	var s string
-	switch {
-	case d < time.Minute:
-		s = fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		s = fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	case d < 48*time.Hour:
-		s = fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	default:
-		s = fmt.Sprintf("%dd%dh", int(d.Hours())/24, int(d.Hours())%24)
-	}
-	if neg {
-		return "-" + s
-	}
-	return s
-}
+// age renders a duration compactly: 42s, 3m05s, 2h10m, 3d4h — model.Span, the words every
+// surface uses (steward status too).
+func age(d time.Duration) string { return model.Span(d) }
 
 // since renders the age of t at now, or "—" when t is unknown.
 func since(t, now time.Time) string {

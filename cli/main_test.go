@@ -32,8 +32,18 @@ func TestMain(m *testing.M) {
 	case "mcp-client":
 		os.Exit(mcpClientMain())
 	}
+	// In-process commands read the configuration and the audit log from these: never a
+	// developer's own.
+	private, err := os.MkdirTemp("", "steward-cli-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	os.Setenv("XDG_CONFIG_HOME", filepath.Join(private, "config"))
+	os.Setenv("XDG_STATE_HOME", filepath.Join(private, "state"))
 	code := giteatest.Main(m)
 	pgtest.Stop()
+	os.RemoveAll(private)
 	if stewardBinDir != "" {
 		os.RemoveAll(stewardBinDir)
 	}

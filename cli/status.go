@@ -27,6 +27,7 @@ type statusFlags struct {
 	now     string
 	at      string
 	window  time.Duration
+	failOn  failOn
 }
 
 // addStatusCommand adds `steward status [--json] [--watch]`.
@@ -35,7 +36,20 @@ func addStatusCommand(root *cobra.Command, g *globals) {
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Print the live snapshot: sources, claims, contention, clarifications, orphans",
-		Args:  cobra.NoArgs,
+		Long: `status prints the live snapshot of the workspace — the sources' health, claims,
+contention, clarifications, orphans — as text, or as JSON with --json (docs/formats.md).
+With --watch it prints a snapshot (a JSON line with --json) each time one changes.
+
+Exit codes, the same with --json (with --watch, those of the last snapshot printed):
+  0  every configured source was read (the lock directory, the DB, and Gitea when a
+     repository is configured and --no-gitea is not given)
+  5  a configured source is unavailable: nothing can be concluded from it
+  6  --fail-on found what it names: human-required (collisions, questions waiting for an
+     answer, attempts of unknown outcome in steward's audit log) or attention (those and
+     orphans an operator can reconcile — the workbench's attention inbox)
+  1  the command could not run (bad flags, a configuration with errors)
+5 wins over 6. The reason is printed on stderr.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runStatus(cmd.Context(), cmd.OutOrStdout(), g, f)
 		},
@@ -46,6 +60,7 @@ func addStatusCommand(root *cobra.Command, g *globals) {
 	fl.StringVar(&f.now, "now", "", "classify at this RFC 3339 instant instead of the clock (reproducible output)")
 	fl.StringVar(&f.at, "at", "", "the fleet at a past moment, reconstructed from the evidence: RFC 3339, or a duration back (2h)")
 	fl.DurationVar(&f.window, "window", 15*time.Minute, "with --at: the window before it whose refused claims count as contention")
+	fl.Var(&f.failOn, "fail-on", "exit 6 when the snapshot holds this: human-required or attention (see the exit codes above)")
 	root.AddCommand(cmd)
 }
 
@@ -106,7 +121,11 @@ func runStatus(ctx context.Context, out io.Writer, g *globals, f *statusFlags) e
 		}
 		s := model.Build(in, cfg, now)
 		s = annotate(ctx, s)
-		return printSnapshot(out, g.secrets().Snapshot(s), g.jsonOut)
+		notes, unknown := unsettled(g.audit)
+		if err := printSnapshot(out, g.secrets().Snapshot(withNotes(s, notes)), g.jsonOut); err != nil {
+			return err
+		}
+		return statusExit(statusVerdict(s, unknown, f.failOn))
 	}
 	live := live.New(ws, live.Options{Config: cfg, Now: clock, Gitea: gf})
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
@@ -115,18 +134,22 @@ func runStatus(ctx context.Context, out io.Writer, g *globals, f *statusFlags) e
 		return err
 	}
 	defer live.Close()
+	// The exit code is the last printed snapshot's.
+	code, msg := ExitOK, ""
 	for {
 		select {
 		case <-ctx.Done():
-			return nil
+			return statusExit(code, msg)
 		case s, ok := <-live.Snapshots():
 			if !ok {
-				return nil
+				return statusExit(code, msg)
 			}
 			s = annotate(ctx, s)
-			if err := printSnapshot(out, g.secrets().Snapshot(s), g.jsonOut); err != nil {
+			notes, unknown := unsettled(g.audit)
+			if err := printSnapshot(out, g.secrets().Snapshot(withNotes(s, notes)), g.jsonOut); err != nil {
 				return err
 			}
+			code, msg = statusVerdict(s, unknown, f.failOn)
 		}
 	}
 }
@@ -176,6 +199,9 @@ func printText(w io.Writer, s *model.Snapshot) {
 			line += " — " + L(x.h.Reason)
 		}
 		fmt.Fprintln(w, line)
+		for _, n := range x.h.Notes {
+			fmt.Fprintf(w, "         note: %s\n", L(n))
+		}
 	}
 	c := s.Count()
 	var bs []string

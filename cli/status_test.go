@@ -51,8 +51,8 @@ func TestStatusJSONOnSampleWorkspace(t *testing.T) {
 	}
 	out.Reset()
 	if code := Main([]string{"status", "--no-gitea", "--now", "2026-07-23T10:05:00Z", "--locks", "../testdata/workspace/locks",
-		"--db", "../testdata/workspace/missing.sqlite3"}, &out, &errb); code != ExitOK {
-		t.Fatalf("exit %d", code)
+		"--db", "../testdata/workspace/missing.sqlite3"}, &out, &errb); code != ExitSourceUnavailable {
+		t.Fatalf("exit %d with the DB missing, want %d", code, ExitSourceUnavailable)
 	}
 	if !strings.Contains(out.String(), "db     unavailable") || strings.Contains(out.String(), "orphan-lease") {
 		t.Fatalf("missing DB must read unavailable and yield no lease orphans:\n%s", out.String())

@@ -315,7 +315,7 @@ func contentionRow(c *model.Contention, cfg digestCfg) row {
 		sessions[i] = cut(s)
 	}
 	class := "collision"
-	if c.Kind == model.ContentionClaimRefused {
+	if c.Need() == model.NeedRoutine {
 		class = "routine"
 	}
 	window := ""

@@ -25,10 +25,18 @@ var configFlagKeys = map[string]string{
 
 func addConfigCommands(root *cobra.Command, g *globals) {
 	grp := &cobra.Command{Use: "config", Short: "steward's configuration file: check it, create it"}
+	var offline bool
 	check := &cobra.Command{
 		Use:   "check",
 		Short: "Say which value each setting has and where it comes from (flag, env, file, default), and what is wrong",
-		Args:  cobra.NoArgs,
+		Long: `check resolves every setting (flag > environment > file > default) and says where each
+value comes from, then checks what will be used: the lock directory is a directory steward
+can list, db_path a regular SQLite file it can read, repo_root a directory holding branches/,
+the audit log a file (or a place for one) steward can write, and the Gitea login resolves and
+the server accepts its token (not with --offline). Paths steward can read but not write are
+warnings unless it is read-only. Every problem is listed, not the first. It exits 1 when a
+problem is an error, 0 otherwise; it never prints a token.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			flags, names := map[string]string{}, map[string]string{}
 			for name, key := range configFlagKeys {
@@ -40,6 +48,9 @@ func addConfigCommands(root *cobra.Command, g *globals) {
 			if err != nil {
 				return err
 			}
+			// What will be used, checked: the paths, and the Gitea login.
+			r.CheckPaths()
+			r.Problems = append(r.Problems, checkGitea(cmd.Context(), r, offline)...)
 			view := struct {
 				Path      string                `json:"path"`
 				Found     bool                  `json:"found"`
@@ -59,6 +70,7 @@ func addConfigCommands(root *cobra.Command, g *globals) {
 			return nil
 		},
 	}
+	check.Flags().BoolVar(&offline, "offline", false, "do not contact Gitea (the login is still resolved)")
 	initCmd := &cobra.Command{
 		Use:   "init",
 		Short: "Create a commented config file (mode 0600); never overwrites one",

@@ -63,6 +63,9 @@ var roles = map[string]bool{"viewer": true, "operator": true, "controller": true
 // validate checks the resolved values and the file's own lists.
 func (r *Resolved) validate(f *File) {
 	for _, s := range r.Settings {
+		if s.Invalid {
+			continue // its parse problem says why
+		}
 		switch s.Key {
 		case KeyNotifyBell, KeyNotifyDesktop:
 			if _, err := strconv.ParseBool(s.Value); err != nil {

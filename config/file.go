@@ -1,10 +1,8 @@
 package config
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -100,13 +98,14 @@ type Thresholds struct {
 type Duration time.Duration
 
 // UnmarshalYAML decodes a Go duration string; a bare number or a negative value is an error.
+// The error is a *yaml.TypeError, so the decoder goes on with the rest of the file.
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode {
-		return fmt.Errorf("line %d: want a duration such as 24h", n.Line)
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: want a duration such as 24h", n.Line)}}
 	}
 	v, err := time.ParseDuration(strings.TrimSpace(n.Value))
 	if err != nil || v <= 0 {
-		return fmt.Errorf("line %d: %q is not a positive duration such as 24h or 90m", n.Line, clip(n.Value))
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %q is not a positive duration such as 24h or 90m", n.Line, clip(n.Value))}}
 	}
 	*d = Duration(v)
 	return nil
@@ -123,19 +122,16 @@ var ErrTooLarge = errors.New("config: file larger than 1 MiB")
 
 // Parse decodes a configuration file. Unknown keys are errors (a typo never silently
 // falls back to a default). Error messages quote line numbers, never secret values.
+//
+// Every problem is reported, not the first: the error joins them ("; "). Load goes further
+// and keeps what the rest of the file says (parseAll).
 func Parse(data []byte) (File, error) {
-	var f File
 	if len(data) > MaxFileSize {
-		return f, ErrTooLarge
+		return File{}, ErrTooLarge
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
-		return File{}, errors.New(yamlReason(err.Error(), data))
-	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); err == nil {
-		return File{}, errors.New("config: more than one YAML document; keep one")
+	f, issues := parseAll(data)
+	if err := joinIssues(issues); err != nil {
+		return File{}, err
 	}
 	return f, nil
 }

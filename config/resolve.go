@@ -33,10 +33,16 @@ type Setting struct {
 	Origin string `json:"origin,omitempty"`
 	// Secret settings are never displayed.
 	Secret bool `json:"secret,omitempty"`
+	// Invalid: the file's value for this setting could not be read (a problem says why);
+	// the setting has no value, and the configuration has an error.
+	Invalid bool `json:"invalid,omitempty"`
 }
 
 // Display is the value as it may be shown: a secret reads "(set, hidden)" or "(not set)".
 func (s Setting) Display() string {
+	if s.Invalid {
+		return "(invalid: see the problems below)"
+	}
 	if s.Secret {
 		if s.Value == "" {
 			return "(not set)"
@@ -347,6 +353,7 @@ func Load(in Inputs) (*Resolved, error) {
 	}
 	r.loadSystem(systemPaths(in, getenv))
 	var f File
+	var issues []issue
 	data, err := readConfig(r.Path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -354,9 +361,14 @@ func Load(in Inputs) (*Resolved, error) {
 		return nil, err
 	default:
 		r.Found = true
-		if f, err = Parse(data); err != nil {
-			r.problem(SevError, "parse", "the config file "+r.Path+": "+err.Error())
-			f = File{}
+		// Every problem of the file is reported, and what the rest of it says still holds.
+		f, issues = parseAll(data)
+		for _, is := range issues {
+			where := ""
+			if is.key != "" {
+				where = is.key + ": "
+			}
+			r.problem(SevError, "parse", "the config file "+r.Path+": "+where+is.reason)
 		}
 		r.checkMode(f)
 	}
@@ -372,8 +384,10 @@ func Load(in Inputs) (*Resolved, error) {
 			}
 		} else if v, ok := getenv(k.env); ok && v != "" {
 			s.Value, s.Source, s.Origin = v, FromEnv, k.env
+		} else if origin := fileOrigin(r.Workspace, k.name); invalidIn(issues, origin) {
+			s.Source, s.Origin, s.Invalid = FromFile, origin, true
 		} else if v := k.file(&f, &ws); v != "" {
-			s.Value, s.Source, s.Origin = expandHome(v, g), FromFile, fileOrigin(r.Workspace, k.name)
+			s.Value, s.Source, s.Origin = expandHome(v, g), FromFile, origin
 			if k.name == KeyDBPath && ws.DBURL != "" {
 				s.Origin = "workspaces." + r.Workspace + ".db_url"
 			}
@@ -391,7 +405,36 @@ func Load(in Inputs) (*Resolved, error) {
 	}
 	envRO, _ := getenv("STEWARD_READ_ONLY")
 	r.applyCeilings(&f, in.Login, in.Flags[KeyReadOnly], flagName, strings.TrimSpace(envRO))
+	r.hideTokens(&f)
 	return r, nil
+}
+
+// hideTokens removes every token the configuration holds — the one in effect and any a
+// workspace of the file names — from the problems' messages: a message may quote a value
+// the file also holds as a token (a bad duration written as the token's text).
+func (r *Resolved) hideTokens(f *File) {
+	toks := []string{r.Get(KeyGiteaToken).Value}
+	for _, w := range f.Workspaces {
+		toks = append(toks, w.Gitea.Token)
+	}
+	for i := range r.Problems {
+		for _, t := range toks {
+			if t = strings.TrimSpace(t); len(t) >= 4 {
+				r.Problems[i].Message = strings.ReplaceAll(r.Problems[i].Message, t, "[hidden]")
+			}
+		}
+	}
+}
+
+// invalidIn reports whether an issue of the file is about the setting at origin, or a
+// mapping that holds it, or a part of it.
+func invalidIn(issues []issue, origin string) bool {
+	for _, is := range issues {
+		if is.key != "" && (is.key == origin || strings.HasPrefix(origin, is.key+".") || strings.HasPrefix(is.key, origin+".")) {
+			return true
+		}
+	}
+	return false
 }
 
 func fileOrigin(ws, key string) string {

@@ -1,0 +1,77 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestOneBadValueLeavesTheRest: every problem of the file is listed, each with its key and
+// line, and the settings the file gets right keep their values and origins — one bad
+// duration made every setting read "default" and only the first error was reported (issue
+// 15). The bad settings read invalid, from the file, never as the default.
+func TestOneBadValueLeavesTheRest(t *testing.T) {
+	p := write(t, `workspaces:
+  main:
+    locks_dir: /file/locks
+    db_path: /file/db
+thresholds:
+  contention_window: 10x
+  stale_pr: 48h
+clarification_sla: 5
+colour: blue
+marker_labels: [needs-answer, waiting]
+read_only: maybe
+`, 0o600)
+	r, err := Load(Inputs{Path: p, Getenv: env(map[string]string{"HOME": "/home/u"}), SystemPaths: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var parse []string
+	for _, pr := range r.Problems {
+		if pr.Code == "parse" {
+			parse = append(parse, pr.Message)
+		}
+	}
+	for _, want := range []string{
+		`thresholds.contention_window: line 6: "10x" is not a positive duration`,
+		`clarification_sla: line 8: "5" is not a positive duration`,
+		`colour: line 9: unknown key "colour"`,
+		`read_only: line 11: "maybe" (text) where the schema wants true or false`,
+	} {
+		found := false
+		for _, m := range parse {
+			found = found || strings.Contains(m, want)
+		}
+		if !found {
+			t.Errorf("no problem says %q; have:\n%s", want, strings.Join(parse, "\n"))
+		}
+	}
+	if len(parse) != 4 {
+		t.Errorf("%d parse problems, want 4:\n%s", len(parse), strings.Join(parse, "\n"))
+	}
+	for key, want := range map[string]Setting{
+		KeyLocksDir:         {Value: "/file/locks", Source: FromFile, Origin: "workspaces.main.locks_dir"},
+		KeyDBPath:           {Value: "/file/db", Source: FromFile, Origin: "workspaces.main.db_path"},
+		KeyStalePR:          {Value: "48h0m0s", Source: FromFile, Origin: KeyStalePR},
+		KeyMarkerLabels:     {Value: "needs-answer,waiting", Source: FromFile, Origin: KeyMarkerLabels},
+		KeyContentionWindow: {Source: FromFile, Origin: KeyContentionWindow, Invalid: true},
+		KeyClarificationSLA: {Source: FromFile, Origin: KeyClarificationSLA, Invalid: true},
+		KeyTheme:            {Value: "auto", Source: FromDefault},
+	} {
+		got := r.Get(key)
+		if got.Value != want.Value || got.Source != want.Source || got.Origin != want.Origin || got.Invalid != want.Invalid {
+			t.Errorf("%s = %+v, want %+v", key, got, want)
+		}
+	}
+	if d := r.Get(KeyContentionWindow).Display(); !strings.Contains(d, "invalid") {
+		t.Errorf("an invalid setting displays %q", d)
+	}
+	if !r.HasErrors() {
+		t.Error("a file with bad values has no errors")
+	}
+	// An environment variable still wins over the bad file value: its origin is intact.
+	r, _ = Load(Inputs{Path: p, Getenv: env(map[string]string{"HOME": "/home/u", "STEWARD_CONTENTION_WINDOW": "5m"}), SystemPaths: []string{}})
+	if s := r.Get(KeyContentionWindow); s.Invalid || s.Source != FromEnv || s.Value != "5m" {
+		t.Errorf("contention window with the variable set: %+v", s)
+	}
+}

@@ -36,7 +36,7 @@ func readRegular(path string, bp *[]byte) ([]byte, statInfo, error) {
 	if err := syscall.Fstat(fd, &st); err != nil {
 		return nil, statInfo{}, &os.PathError{Op: "fstat", Path: path, Err: err}
 	}
-	info := statInfo{size: st.Size, mtime: time.Unix(int64(st.Mtim.Sec), int64(st.Mtim.Nsec)), ino: uint64(st.Ino)}
+	info := statInfo{size: st.Size, mtime: statMtime(&st), ino: uint64(st.Ino)}
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		return nil, info, errNotRegular
 	}

@@ -277,8 +277,8 @@ func launch(bin, dir string, cred *syscall.Credential) (*Server, error) {
 	}
 	s := &Server{Dir: dir, Port: port, done: make(chan error, 1), stop: make(chan struct{})}
 	started := make(chan error, 1)
-	// The server dies with this thread (Pdeathsig), so the thread that starts it stays
-	// alive, locked, until the server is stopped.
+	// On Linux the server dies with this thread (Pdeathsig, serverAttr), so the thread that
+	// starts it stays alive, locked, until the server is stopped.
 	go func() {
 		runtime.LockOSThread()
 		cmd := exec.Command(filepath.Join(bin, "postgres"), "-D", filepath.Join(dir, "data"), "-p", strconv.Itoa(port),
@@ -286,7 +286,7 @@ func launch(bin, dir string, cred *syscall.Credential) (*Server, error) {
 			"-c", "full_page_writes=off", "-c", "max_connections=300", "-c", "shared_buffers=32MB",
 			"-c", "log_min_messages=warning", "-c", "logging_collector=off")
 		cmd.Stdout, cmd.Stderr = logf, logf
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGQUIT, Setpgid: true}
+		cmd.SysProcAttr = serverAttr(cred)
 		if err := cmd.Start(); err != nil {
 			started <- err
 			return

@@ -36,6 +36,15 @@ func (s *PGStore) claimTx(ctx context.Context, tx pgTx, req ClaimRequest) (Outco
 			return Outcome{}, false, err
 		}
 	}
+	// Wait out any transition in flight on the item's active lease (its row lock) before
+	// reading the clock: a claim whose insert waited behind a release stamped its lease with
+	// a time read before the release committed — earlier than the release's own time, two
+	// owners at once by the DB's own timestamps (cli.TestTwoHostsOnePostgres saw it).
+	lockCond, lockArgs := itemIdentity(pgSQL, req.Work)
+	if _, err := tx.exec(ctx, "SELECT lease_id FROM leases WHERE work_item_id IN (SELECT work_item_id FROM work_items WHERE "+lockCond+
+		") AND "+pgSQL.fold("status")+" = 'active' FOR UPDATE", lockArgs...); err != nil {
+		return Outcome{}, false, err
+	}
 	now, err := dbClock(ctx, tx.tx, s.path)
 	if err != nil {
 		return Outcome{}, false, err

@@ -109,17 +109,17 @@ func TestFaultTimeoutIsUnknownAndMayTakeEffect(t *testing.T) {
 	}
 	p.Release()
 	// The server gets the request now: poll it until the comment shows.
+	// While the server writes it, a listing may count the new comment before it can return
+	// it ("got 1 of 2 comments", seen once in CI): that read is incomplete, not a verdict, so
+	// it is polled again; an error that persists to the deadline fails the test.
 	deadline := time.Now().Add(time.Minute)
 	for {
 		found, _, err := direct.FindCommentWithMarker(context.Background(), n, marker)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if found {
+		if err == nil && found {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the released comment never arrived")
+			t.Fatalf("the released comment never arrived (last error: %v)", err)
 		}
 		time.Sleep(250 * time.Millisecond) // poll interval, bounded by the deadline
 	}

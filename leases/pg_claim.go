@@ -40,9 +40,9 @@ func (s *PGStore) claimTx(ctx context.Context, tx pgTx, req ClaimRequest) (Outco
 	// reading the clock: a claim whose insert waited behind a release stamped its lease with
 	// a time read before the release committed — earlier than the release's own time, two
 	// owners at once by the DB's own timestamps (cli.TestTwoHostsOnePostgres saw it).
-	lockCond, lockArgs := itemIdentity(pgSQL, req.Work)
-	if _, err := tx.exec(ctx, "SELECT lease_id FROM leases WHERE work_item_id IN (SELECT work_item_id FROM work_items WHERE "+lockCond+
-		") AND "+pgSQL.fold("status")+" = 'active' FOR UPDATE", lockArgs...); err != nil {
+	cond, args := itemIdentity(pgSQL, req.Work)
+	activeOfItem := "WHERE work_item_id IN (SELECT work_item_id FROM work_items WHERE " + cond + ") AND " + pgSQL.fold("status") + " = 'active'"
+	if _, err := tx.exec(ctx, "SELECT lease_id FROM leases "+activeOfItem+" FOR UPDATE", args...); err != nil {
 		return Outcome{}, false, err
 	}
 	now, err := dbClock(ctx, tx.tx, s.path)
@@ -98,9 +98,7 @@ func (s *PGStore) claimTx(ctx context.Context, tx pgTx, req ClaimRequest) (Outco
 		}
 		// The item is held: name the holder as SQLite's claim does. Read at a new
 		// statement snapshot, it is the lease that won (READ COMMITTED).
-		cond, args := itemIdentity(pgSQL, req.Work)
-		held, err := leasesWhereInfo(ctx, tx, s.info, "WHERE work_item_id IN (SELECT work_item_id FROM work_items WHERE "+cond+
-			") AND "+pgSQL.fold("status")+" = 'active'", args...)
+		held, err := leasesWhereInfo(ctx, tx, s.info, activeOfItem, args...)
 		if err != nil {
 			return Outcome{}, false, err
 		}

@@ -21,7 +21,8 @@ const maxSerializationRetries = 8
 //     lease on the item) ON CONFLICT (the partial unique index
 //     leases_one_active_per_item) DO NOTHING, returning the new lease_generation_id:
 //     of two claims racing, the index lets exactly one row be written, never a
-//     select-then-write;
+//     select-then-write; before it the claim locks the item's active lease row, so
+//     that the clock it stamps the lease with is read after any release in flight;
 //   - every fenced transition locks the lease row, reads the database's clock
 //     (clock_timestamp(), never a node's), runs the same guard as SQLite's, and writes
 //     with an UPDATE whose WHERE repeats the fence — lease id, active status (folded),

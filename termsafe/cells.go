@@ -87,7 +87,7 @@ func clusterLen(s string) int {
 		}
 		prev, n = r2, n+n2
 	}
-	linked := isLinker(r) // an Indic conjunct: a virama joins the consonant after it
+	linked := false // after a virama: an Indic conjunct joins the consonant that follows
 	for n < len(s) {
 		r2, n2 := utf8.DecodeRuneInString(s[n:])
 		switch {

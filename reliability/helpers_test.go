@@ -58,16 +58,24 @@ func (w *workspace) status(t testing.TB) (*model.Snapshot, string) {
 	t.Helper()
 	args := append([]string{"status", "--json", "--no-gitea", "--now", statusNow}, w.flags()...)
 	code, out, errs := steward(t, args...)
-	if code != cli.ExitOK {
-		t.Fatalf("steward status --json: exit %d\n%s%s", code, out, errs)
-	}
 	var s model.Snapshot
 	if err := json.Unmarshal([]byte(out), &s); err != nil {
-		t.Fatalf("status --json is not a snapshot: %v\n%s", err, out)
+		t.Fatalf("status --json (exit %d) is not a snapshot: %v\n%s%s", code, err, out, errs)
+	}
+	// The exit code tells the truth about the sources (issue 15): ExitSourceUnavailable
+	// exactly when one could not be read, ExitOK otherwise.
+	want := cli.ExitOK
+	for _, h := range []model.SourceHealth{s.Sources.Locks, s.Sources.DB, s.Sources.Gitea} {
+		if h.Status == model.StatusUnavailable {
+			want = cli.ExitSourceUnavailable
+		}
+	}
+	if code != want {
+		t.Fatalf("steward status --json: exit %d, want %d\n%s%s", code, want, out, errs)
 	}
 	code, text, errs := steward(t, append([]string{"status", "--no-gitea", "--now", statusNow}, w.flags()...)...)
-	if code != cli.ExitOK {
-		t.Fatalf("steward status: exit %d\n%s%s", code, text, errs)
+	if code != want {
+		t.Fatalf("steward status: exit %d, want %d\n%s%s", code, want, text, errs)
 	}
 	if bad := controlIn(text); bad != "" {
 		t.Fatalf("steward status printed a control sequence (%s):\n%q", bad, text)

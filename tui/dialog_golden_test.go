@@ -101,7 +101,7 @@ func TestGoldenDialogs(t *testing.T) {
 			send(r, keyMsg("2"), keyMsg("j"), keyMsg("j"))
 			r.pages[pageClaims].detail = true
 			r.pages[pageClaims].layout()
-			r.raw["acme_widgets_103.json"] = "{\n  \"issue_number\": 103,\n  \"lock_generation\": 7\n}"
+			r.raw.got["acme_widgets_103.json"] = "{\n  \"issue_number\": 103,\n  \"lock_generation\": 7\n}"
 		}},
 		{"detail-clarification", func(r *Root) { send(r, keyMsg("4"), keyMsg("enter")) }},
 		{"toasts-pending-succeeded", func(r *Root) {

@@ -144,7 +144,7 @@ func (r *Root) intent(in intent) tea.Cmd {
 		if !r.page().tbl.selectKey(in.key) {
 			r.note("the row is no longer in " + pageTitles[in.page] + "; it changed since the inbox was drawn")
 		}
-		return r.needRaw()
+		return r.raw.need(r.page(), r.opts.Core)
 	case copyAndClose:
 		r.stack.pop()
 		return r.intent(in.copyIntent)
@@ -195,7 +195,7 @@ func (r *Root) choose(o menuOption) tea.Cmd {
 		return r.audit(auditIntent{kind: o.local, att: o.attempt})
 	case o.editor:
 		it := o.reqs[0].Target.Item
-		r.stack.push(newAnswerEditor(r.env.keys, it, o.question, o.questionID, r.drafts[it.String()]))
+		r.stack.push(newAnswerEditor(r.env.keys, it, o.question, o.questionID, r.drafts[it.String()]).styled(r.env.light))
 	default:
 		r.stack.push(newConfirm(r.env.keys, o.previews, o.hidden, actorOf(r.opts.Core), o.names))
 	}

@@ -58,6 +58,10 @@ type Options struct {
 	// Attention says how a person hears about attention entries; the zero value notifies
 	// nobody.
 	Attention AttentionOptions
+	// Theme is the configuration's theme: dark, light, or auto (the default: dark until
+	// the terminal answers the workbench's question about its background colour). It
+	// chooses the Markdown style of questions and answers.
+	Theme string
 }
 
 func (o Options) withDefaults() Options {

@@ -23,10 +23,18 @@ type answerEditor struct {
 	preview    bool
 	md         mdCache
 	pmd        mdCache
+	// light renders the Markdown in the light style (the workbench's theme).
+	light bool
 }
 
 func newAnswerEditor(keys KeyMap, item *govern.Item, question, questionID, draft string) *answerEditor {
 	return &answerEditor{keys: keys, item: item, question: question, questionID: questionID, area: newAnswerArea(draft)}
+}
+
+// styled renders the editor's Markdown in the light style when light (the workbench's theme).
+func (e *answerEditor) styled(light bool) *answerEditor {
+	e.light = light
+	return e
 }
 
 func (e *answerEditor) bindings() bindings {
@@ -60,7 +68,7 @@ func (e *answerEditor) View(w, h int) string {
 	ih := max(h-6, 4)
 	var b []string
 	b = append(b, st.title.Render(truncate("Answer "+line(e.item.String()), iw)))
-	q := strings.Split(e.md.render(e.question, iw), "\n")
+	q := strings.Split(e.md.render(e.question, iw, e.light), "\n")
 	if len(q) > ih/3 {
 		q = append(q[:max(ih/3-1, 1)], st.dim.Render("… (the whole question is in the detail, enter on the row)"))
 	}
@@ -68,7 +76,7 @@ func (e *answerEditor) View(w, h int) string {
 	room := max(ih-len(q)-1, 3)
 	if e.preview {
 		b = append(b, st.bold.Render("Preview of your answer ("+e.keys.Editor.Preview.Help().Key+" to edit)"))
-		out := strings.Split(e.pmd.render(e.area.Value(), iw), "\n")
+		out := strings.Split(e.pmd.render(e.area.Value(), iw, e.light), "\n")
 		if len(out) > room {
 			out = out[:room]
 		}

@@ -14,6 +14,10 @@ type shared struct {
 	now  time.Time
 	data *data
 	keys KeyMap
+	// theme is the configuration's; light is set when it (or, with theme auto, the
+	// terminal's background) is light: Markdown is rendered in glamour's light style.
+	theme theme
+	light bool
 }
 
 // listPage is a view built from rows: a table, a per-view filter, marks, sort and a detail

@@ -16,10 +16,8 @@ type Root struct {
 	pages    map[pageID]*listPage
 	cur      pageID
 	stack    stack
-	agen     int // audit read generation
-	rgen     int // raw lock read generation
-	rawFor   string
-	raw      map[string]string
+	agen     int      // audit read generation
+	raw      rawLocks // the selected claim's lock file as read, for its detail
 	toasts   toasts
 	dcfg     digestCfg // for snapshots digested in Update, with the root's own row cache
 	applying int       // applies of this workbench still in flight
@@ -45,13 +43,13 @@ var _ tea.Model = (*Root)(nil)
 // New returns the workbench's root model for opts.
 func New(opts Options) *Root {
 	opts = opts.withDefaults()
-	r := &Root{opts: opts, env: &shared{now: opts.Now(), data: &data{Rows: map[pageID][]row{}}, keys: *opts.Keys},
-		pages: map[pageID]*listPage{}, raw: map[string]string{}, drafts: map[string]string{}, sending: map[int]string{},
+	r := &Root{opts: opts, env: &shared{now: opts.Now(), data: &data{Rows: map[pageID][]row{}}, keys: *opts.Keys, theme: theme(opts.Theme), light: opts.Theme == "light"},
+		pages: map[pageID]*listPage{}, raw: rawLocks{got: map[string]string{}}, drafts: map[string]string{}, sending: map[int]string{},
 		width: 80, height: 24}
 	r.dcfg = digestConfig(r.opts)
 	r.attn = newAttn(opts.Attention)
 	for _, id := range pageOrder {
-		r.pages[id] = newListPage(id, r.env, r.raw)
+		r.pages[id] = newListPage(id, r.env, r.raw.got)
 	}
 	r.resize()
 	return r
@@ -60,7 +58,7 @@ func New(opts Options) *Root {
 // Init starts the countdown ticks and the first audit read.
 func (r *Root) Init() tea.Cmd {
 	r.agen++
-	cmds := []tea.Cmd{tickCmd(r.opts.TickEvery), auditCmd(r.opts.AuditPath, r.agen), r.attn.reread(r.opts.AuditPath)}
+	cmds := []tea.Cmd{tickCmd(r.opts.TickEvery), auditCmd(r.opts.AuditPath, r.agen), r.attn.reread(r.opts.AuditPath), r.env.theme.ask()}
 	if r.opts.SinceOnStart && r.opts.History != nil {
 		cmds = append(cmds, r.hs.open(r.opts, histSince, true))
 	}
@@ -81,14 +79,16 @@ func (r *Root) update(msg tea.Msg) tea.Cmd {
 	case tea.WindowSizeMsg:
 		r.width, r.height = msg.Width, msg.Height
 		r.resize()
+	case tea.BackgroundColorMsg:
+		r.env.light = r.env.theme.light(msg, r.env.light)
 	case SnapshotMsg:
 		if msg.Snapshot != nil {
 			r.setData(digest(msg.Snapshot, r.dcfg))
 		}
-		return tea.Batch(r.needRaw(), r.hear(msg.Snapshot))
+		return tea.Batch(r.raw.need(r.page(), r.opts.Core), r.hear(msg.Snapshot))
 	case digestedMsg:
 		r.setData(msg.data)
-		return tea.Batch(r.needRaw(), r.hear(msg.snap))
+		return tea.Batch(r.raw.need(r.page(), r.opts.Core), r.hear(msg.snap))
 	case tickMsg:
 		r.env.now = r.opts.Now()
 		r.toasts.expire(r.env.now)
@@ -125,9 +125,7 @@ func (r *Root) update(msg tea.Msg) tea.Cmd {
 			r.note("the last-seen mark was not kept: " + line(msg.err.Error()))
 		}
 	case rawMsg:
-		if msg.gen == r.rgen {
-			r.raw[msg.lockFile] = msg.raw
-		}
+		r.raw.loaded(msg)
 	case openedMsg:
 		if msg.err != nil {
 			r.stack.push(newOpener(r.env.keys, msg.url, line(msg.err.Error())))
@@ -139,7 +137,7 @@ func (r *Root) update(msg tea.Msg) tea.Cmd {
 		return r.intent(r.page().input(msg))
 	case tea.KeyPressMsg:
 		cmd := r.key(msg)
-		return tea.Batch(cmd, r.needRaw())
+		return tea.Batch(cmd, r.raw.need(r.page(), r.opts.Core))
 	case tea.MouseWheelMsg:
 		if d := r.stack.top(); d != nil {
 			return r.intent(d.input(msg))
@@ -218,8 +216,7 @@ func (r *Root) setData(d *data) {
 	d.merge()
 	d.Inbox = r.attn.inbox(d)
 	r.env.data = d
-	clear(r.raw)
-	r.rawFor = ""
+	r.raw.reset()
 	r.setRows()
 }
 
@@ -272,17 +269,6 @@ func coreKnows(core *govern.Core) func(string) bool {
 		_, ok := core.Spec(action)
 		return ok
 	}
-}
-
-// needRaw starts reading the selected claim's lock file when its detail is open.
-func (r *Root) needRaw() tea.Cmd {
-	sel := r.page().rawWanted()
-	if sel == nil || r.opts.Core == nil || r.rawFor == sel.LockFile {
-		return nil
-	}
-	r.rgen++
-	r.rawFor = sel.LockFile
-	return rawCmd(r.opts.Core.Workspace().LocksDir, sel.LockFile, r.rgen)
 }
 
 // actorOf returns who the workbench acts as (core's actor), zero without a core.

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"steward/attention"
+	"steward/config"
 	"steward/govern"
 	"steward/leases"
 	"steward/model"
@@ -65,6 +66,9 @@ func runUI(ctx context.Context, g *globals) error {
 	opts := tui.Options{Core: core, Source: src, AuditPath: g.audit, Policies: &pol, ClarificationSLA: set.SLAs.Clarification,
 		Attention: tui.AttentionOptions{SLAs: set.SLAs, Reescalations: set.Reescalations, Bell: set.Bell, Desktop: set.Desktop,
 			Mux: attention.DetectMux(os.Getenv), Command: set.Command}}
+	if g.resolved != nil {
+		opts.Theme = g.resolved.Get(config.KeyTheme).Value // dark, light or auto
+	}
 	g.historyOptions(&opts, g.historySources(), DefaultStateDir(), true)
 	return tui.Run(ctx, opts)
 }

@@ -33,6 +33,21 @@ type dbRead struct {
 // section whose health moved, or force — the leases/sessions snapshot is
 // re-read in full and diffed by id, so only changed rows touch their items.
 func (l *Model) reloadDB(ctx context.Context, now time.Time, force bool) (moved bool) {
+	return l.reload(ctx, now, force, false)
+}
+
+// reloadNotice re-reads the DB for a PostgreSQL notice: a transition's notice is sent
+// at its commit, and every transition writes events, so the events past the cursor
+// are what it changed. When none is new the notice was already read (notices are
+// coalesced: an earlier read saw its commit), and the server's WAL position, which
+// moves with every database of the cluster and its maintenance, proves nothing: no
+// full read then, and the version is kept, so the periodic resync still reads in full
+// a commit some other writer made without a notice.
+func (l *Model) reloadNotice(ctx context.Context, now time.Time) {
+	l.reload(ctx, now, false, true)
+}
+
+func (l *Model) reload(ctx context.Context, now time.Time, force, notice bool) (moved bool) {
 	t0 := time.Now()
 	if l.reader != nil && l.reader.Replaced() {
 		// A new file was renamed over the DB (or it was removed): the open reader would
@@ -91,6 +106,9 @@ func (l *Model) reloadDB(ctx context.Context, now time.Time, force bool) (moved 
 	}
 	if everr != nil {
 		eh = leases.HealthFromError(everr)
+	}
+	if notice && !force && everr == nil && len(evs) == 0 && l.last.ok {
+		return false
 	}
 	if !force && everr == nil && !ve.More && l.last.ok && l.applyScoped(ctx, evs, eh, now, t0) {
 		l.dv, l.cursor = dv, cursor

@@ -75,6 +75,11 @@ func (l *Model) loop(ctx context.Context) {
 				continue
 			}
 			backoff = 0
+			if l.dbNotices() && !c.Resync {
+				// A notice follows its commit: nothing to re-check later.
+				l.reloadNotice(ctx, l.opt.Now())
+				break
+			}
 			recheck(l.reloadDB(ctx, l.opt.Now(), c.Resync))
 		case <-retryC:
 			recheck(l.reloadDB(ctx, l.opt.Now(), false))

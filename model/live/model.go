@@ -45,6 +45,9 @@ type Options struct {
 	// and the sources' health says so. Tests inject a failing Notify.
 	Notify watchdir.NotifyFunc
 	Poll   time.Duration
+	// ListenBackoff bounds the wait between attempts to LISTEN again after the
+	// connection to a PostgreSQL control plane was lost (5 s when zero).
+	ListenBackoff time.Duration
 }
 
 // DefaultLockDebounce is the Model's lock-watcher gathering window. A lock write
@@ -59,7 +62,8 @@ const DefaultLockDebounce = 10 * time.Millisecond
 // Model keeps a Snapshot of a workspace current: fsnotify on the locks
 // directory (one changed file re-read with locks.ReadFile), on the DB and its
 // WAL (confirmed with PRAGMA data_version; events read past a cursor, in the
-// same read transaction), a heap of time deadlines, an optional Gitea poll
+// same read transaction) — on PostgreSQL the notices of committed transitions
+// (LISTEN, confirmed by the WAL position the same way) — a heap of time deadlines, an optional Gitea poll
 // and a periodic cheap resync. A DB commit whose events all name a work item
 // costs what it changed: only those items' leases and the sessions involved
 // are re-read (leases.Reader.ReadScope, indexed lookups). A commit that wrote
@@ -88,7 +92,7 @@ type Model struct {
 	wg      sync.WaitGroup
 	once    sync.Once
 	lw      *watchdir.Watcher
-	dw      *watchdir.Watcher
+	dw      dbWatcher
 	closed  chan struct{}
 	wake    chan struct{}
 	started atomic.Bool

@@ -9,9 +9,37 @@ import (
 	"steward/watchdir"
 )
 
-// watchDB starts the DB watcher with the Model's watch options.
-func (l *Model) watchDB() (*watchdir.Watcher, error) {
-	return leases.WatchDBWith(l.ws.DBPath, leases.DBWatchOptions{Notify: l.opt.Notify, Poll: l.opt.Poll})
+// dbWatcher hints that the control-plane DB may have changed: the SQLite file's
+// directory watch (leases.WatchDBWith) or PostgreSQL's notices (leases.ListenPG). A hint
+// is confirmed by the reader's DataVersion and scoped by the events past the cursor.
+type dbWatcher interface {
+	Changes() <-chan watchdir.Change
+	Mode() string
+	Close() error
+}
+
+// watchDB starts the DB watcher with the Model's watch options: on PostgreSQL a
+// connection that LISTENs for the transitions' notices, on SQLite the DB's directory.
+func (l *Model) watchDB() (dbWatcher, error) {
+	t := l.ws.DBTarget()
+	if t.Postgres() {
+		p, err := leases.ListenPG(t, leases.PGListenOptions{MaxBackoff: l.opt.ListenBackoff})
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+	w, err := leases.WatchDBWith(l.ws.DBPath, leases.DBWatchOptions{Notify: l.opt.Notify, Poll: l.opt.Poll})
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// dbNotices reports whether the DB watcher's hints are PostgreSQL's notices.
+func (l *Model) dbNotices() bool {
+	_, ok := l.dw.(*leases.PGListener)
+	return ok
 }
 
 // locksWatchMode is "" while inotify watches the locks directory, else how it is watched.
@@ -31,7 +59,11 @@ func (l *Model) dbWatchMode() string {
 		}
 		return ""
 	}
-	return l.dw.Mode()
+	m := l.dw.Mode()
+	if m != "" && l.ws.DBTarget().Postgres() {
+		m += "; re-read every " + l.opt.Resync.String() + " meanwhile"
+	}
+	return m
 }
 
 // noteWatchModes puts the watchers' modes into the sources' health as soon as they are

@@ -44,6 +44,9 @@ func newRowCache() *rowCache {
 // digest turns a snapshot into the pages' rows once, so that frames only format visible rows.
 // Every external string passes through termsafe here.
 func digest(s *model.Snapshot, cfg digestCfg) *data {
+	if s == nil {
+		return nil
+	}
 	d := &data{Loaded: true, Generated: s.GeneratedAt, Rows: map[pageID][]row{}}
 	cfg.at = s.GeneratedAt
 	d.Sources = []health{

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -23,8 +24,28 @@ type AttentionOptions struct {
 	// for Mux.
 	Bell, Desktop bool
 	Mux           attention.Multiplexer
-	// Command is the notify command (empty Argv: none); its failure is a toast.
+	// Command is the notify command (empty Argv: none); its failure is a toast and a
+	// finding in the inbox until a later run succeeds.
 	Command notify.Command
+	// Snooze is the choice of snooze lengths Z offers (DefaultSnoozes when empty), each
+	// from 1 minute to govern.MaxSnooze.
+	Snooze []time.Duration
+}
+
+// DefaultSnoozes are the snooze lengths the workbench offers when none are configured.
+var DefaultSnoozes = []time.Duration{15 * time.Minute, time.Hour, 4 * time.Hour, 24 * time.Hour, 72 * time.Hour}
+
+func (o AttentionOptions) snoozes() []time.Duration {
+	var out []time.Duration
+	for _, d := range o.Snooze {
+		if d >= time.Minute && d <= govern.MaxSnooze {
+			out = append(out, d)
+		}
+	}
+	if len(out) == 0 {
+		return DefaultSnoozes
+	}
+	return out
 }
 
 // attn is the workbench's attention state: the tracker, the marks of the attention file,
@@ -35,11 +56,28 @@ type attn struct {
 	marks []attention.Mark
 	quiet map[string]bool
 	byKey map[string]attention.Entry
+	// since is when each entry entered its state, as the tracker knows it (from the
+	// evidence, else when it first saw it): the inbox's age and SLA are drawn from it.
+	since map[string]time.Time
+	seen  map[string]bool // the entries whose since is when the tracker first saw them
 	mgen  int
+	// failed is the notify command's failure since its last success (nil: none).
+	failed *notifyFailure
+}
+
+// notifyFailure is the notify command's failures since it last succeeded: the inbox shows
+// it as a finding until a run succeeds.
+type notifyFailure struct {
+	n     int
+	first time.Time
+	last  time.Time
+	err   string
+	what  string // the event whose run failed last
 }
 
 func newAttn(o AttentionOptions) *attn {
-	return &attn{tr: attention.NewTracker(attention.Config{Reescalations: o.Reescalations}), quiet: map[string]bool{}, byKey: map[string]attention.Entry{}}
+	return &attn{tr: attention.NewTracker(attention.Config{Reescalations: o.Reescalations}), quiet: map[string]bool{},
+		byKey: map[string]attention.Entry{}, since: map[string]time.Time{}, seen: map[string]bool{}}
 }
 
 // marksMsg carries the attention file's marks.
@@ -49,8 +87,12 @@ type marksMsg struct {
 	err   error
 }
 
-// notifyDoneMsg is a finished notify command run.
-type notifyDoneMsg struct{ err error }
+// notifyDoneMsg is a finished notify command run: the event it was run for and its error.
+type notifyDoneMsg struct {
+	what string
+	at   time.Time
+	err  error
+}
 
 // marksCmd reads the attention file beside the audit log.
 func marksCmd(auditPath string, gen int) tea.Cmd {
@@ -93,10 +135,12 @@ func attnKeyOf(rowKey string) string {
 
 // hear runs the tracker on what msg brings — a snapshot, the attention file's marks, a
 // finished notify command, or nothing new (a tick) — with sel the selected row. It keeps the
-// quiet set, tells note what went wrong, and returns the notifications (one bell and desktop
-// sequence for the frame, a notify command run per notifying event) and whether the quiet
-// set changed (the inbox must be derived again).
-func (a *attn) hear(msg any, sel *row, opts Options, note func(string)) (tea.Cmd, bool) {
+// quiet set, tells ts what went wrong, and returns the notifications (one bell and desktop
+// sequence for the frame, a notify command run per notifying event) and whether the inbox
+// must be derived again (the quiet set or the notify command's finding changed). A snapshot
+// is heard before it is installed, so that its inbox is derived with its own entries.
+func (a *attn) hear(msg any, sel *row, opts Options, ts *toasts) (tea.Cmd, bool) {
+	now := opts.Now()
 	switch m := msg.(type) {
 	case *model.Snapshot:
 		if m != nil {
@@ -107,15 +151,12 @@ func (a *attn) hear(msg any, sel *row, opts Options, note func(string)) (tea.Cmd
 		case m.gen != a.mgen:
 			return nil, false
 		case m.err != nil:
-			note("attention file unreadable: " + line(m.err.Error()))
+			ts.push(toastNote, "attention file unreadable: "+line(m.err.Error()), now)
 			return nil, false
 		}
 		a.marks = m.marks
 	case notifyDoneMsg:
-		if m.err != nil {
-			note("notify command: " + line(m.err.Error()))
-		}
-		return nil, false
+		return nil, a.notified(m, ts)
 	}
 	if a.snap == nil {
 		return nil, false
@@ -124,7 +165,25 @@ func (a *attn) hear(msg any, sel *row, opts Options, note func(string)) (tea.Cmd
 	if sel != nil {
 		key = attnKeyOf(sel.Key)
 	}
-	return a.observe(opts.Now(), key, opts.Attention)
+	return a.observe(now, key, opts.Attention)
+}
+
+// notified takes a finished notify command run: a failure is a toast and the inbox's
+// finding (until a run succeeds). It reports whether the finding changed.
+func (a *attn) notified(m notifyDoneMsg, ts *toasts) bool {
+	if m.err == nil {
+		was := a.failed != nil
+		a.failed = nil
+		return was
+	}
+	e := line(m.err.Error())
+	ts.push(toastFailed, "notify command failed for "+m.what+": "+e, m.at)
+	if a.failed == nil {
+		a.failed = &notifyFailure{first: m.at}
+	}
+	a.failed.n++
+	a.failed.last, a.failed.err, a.failed.what = m.at, e, m.what
+	return true
 }
 
 // reread starts reading the attention file again (a newer read makes older ones stale).
@@ -148,6 +207,12 @@ func (a *attn) observe(now time.Time, sel string, o AttentionOptions) (tea.Cmd, 
 	for _, e := range entries {
 		a.byKey[e.Key] = e
 	}
+	clear(a.since)
+	clear(a.seen)
+	for _, row := range a.tr.Inbox(now, true) {
+		a.since[row.Entry.Key] = now.Add(-row.Age)
+		a.seen[row.Entry.Key] = row.Entry.SinceFrom == attention.SinceFirstSeen
+	}
 	changed := !sameSet(quiet, a.quiet)
 	a.quiet = quiet
 	var cmds []tea.Cmd
@@ -157,15 +222,17 @@ func (a *attn) observe(now time.Time, sel string, o AttentionOptions) (tea.Cmd, 
 	if len(o.Command.Argv) > 0 {
 		for _, e := range evs {
 			if e.Notify {
-				cmds = append(cmds, notifyCmd(o.Command, e))
+				cmds = append(cmds, notifyCmd(o.Command, e, now))
 			}
 		}
 	}
 	return tea.Batch(cmds...), changed
 }
 
-func notifyCmd(c notify.Command, e attention.Event) tea.Cmd {
-	return func() tea.Msg { return notifyDoneMsg{err: c.Run(context.Background(), e).Err} }
+// notifyCmd runs the notify command for e (started at now) off the UI goroutine.
+func notifyCmd(c notify.Command, e attention.Event, now time.Time) tea.Cmd {
+	what := string(e.Type) + " " + e.Entry.Key
+	return func() tea.Msg { return notifyDoneMsg{what: what, at: now, err: c.Run(context.Background(), e).Err} }
 }
 
 func sameSet(a, b map[string]bool) bool {
@@ -180,19 +247,44 @@ func sameSet(a, b map[string]bool) bool {
 	return true
 }
 
-// inbox is d's inbox without the entries an acknowledgement or a snooze keeps quiet.
+// inbox is d's inbox without the entries an acknowledgement or a snooze keeps quiet, each
+// attention entry with its age (since it entered its state) and its SLA, ordered by need,
+// then by how far past its SLA (a row that is no attention entry — an unknown outcome — is
+// due from its own time), and the notify command's failure as a finding.
 func (a *attn) inbox(d *data) []row {
 	rows := inbox(d)
-	if len(a.quiet) == 0 {
-		return rows
-	}
 	out := rows[:0]
 	for _, x := range rows {
-		if !a.quiet[attnKeyOf(x.Key)] {
-			out = append(out, x)
+		k := attnKeyOf(x.Key)
+		if a.quiet[k] {
+			continue
 		}
+		if e, ok := a.byKey[k]; ok {
+			if s, ok := a.since[k]; ok {
+				x.Since, x.SinceSeen = s, a.seen[k]
+			}
+			x.SLA, x.Urgent = e.SLA, x.Since.Add(e.SLA)
+		}
+		out = append(out, x)
 	}
+	if f := a.failed; f != nil {
+		out = append(out, f.row())
+	}
+	byAttention(out)
 	return out
+}
+
+// row is the inbox's finding for the notify command's failures.
+func (f *notifyFailure) row() row {
+	what := fmt.Sprintf("notify command failed %d× since %s: %s", f.n, f.first.Local().Format("15:04:05"), f.err)
+	r := row{Key: "inbox:notify", Class: "operator", Rank: 1, Since: f.first, Urgent: f.first, Title: "the notify command failed",
+		Cells: []string{"operator", "notify", "", what, "", ""},
+		Sections: []section{{Title: "Notify command", Lines: []string{
+			fmt.Sprintf("failed %d time(s), first %s, last %s", f.n, f.first.Local().Format(time.DateTime), f.last.Local().Format(time.DateTime)),
+			"last run for: " + f.what, "error: " + f.err,
+			"nobody outside this screen heard of those events; fix notify.command (steward config check) — the next run that succeeds clears this"}}}}
+	r.finish()
+	return r
 }
 
 // ack asks core to preview acknowledging attention entry k at the level it has now (the
@@ -220,9 +312,9 @@ func (a *attn) ack(core *govern.Core, k string, now time.Time, note func(string)
 }
 
 // hear runs the attention tracker on what msg brings (attn.hear) and derives the inbox again
-// when what it keeps quiet changed.
+// when what it keeps quiet, or the notify command's finding, changed.
 func (r *Root) hear(msg any) tea.Cmd {
-	cmd, changed := r.attn.hear(msg, r.page().tbl.selected(), r.opts, r.note)
+	cmd, changed := r.attn.hear(msg, r.page().tbl.selected(), r.opts, &r.toasts)
 	if d := r.env.data; changed && d.Loaded {
 		d.Inbox = r.attn.inbox(d)
 		r.setRows()

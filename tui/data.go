@@ -83,6 +83,9 @@ type row struct {
 	Since     time.Time
 	Warn      time.Duration // time left below this is drawn as a warning
 	SLA       time.Duration // age above this is drawn as overdue
+	// SinceSeen: Since is when steward first saw the row's state, not a time its evidence
+	// carries; the age is drawn as at least that ("≥4m").
+	SinceSeen bool
 	Count     int
 	Class     string // attention class of an inbox row, result of an activity row
 	Item      string // org/repo#n, for the item's timeline

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"time"
 
 	"charm.land/lipgloss/v2"
@@ -56,6 +57,32 @@ func cellSLA(r *row, now time.Time) (string, lipgloss.Style) {
 		return age(a) + " / " + age(r.SLA), lipgloss.NewStyle()
 	}
 	return age(a), lipgloss.NewStyle()
+}
+
+// cellAge is an inbox row's age: since it entered its state, or — when steward only knows
+// when it first saw it — at least that long ("≥4m").
+func cellAge(r *row, now time.Time) (string, lipgloss.Style) {
+	if r.SinceSeen && !r.Since.IsZero() {
+		return "≥" + since(r.Since, now), lipgloss.NewStyle()
+	}
+	return since(r.Since, now), lipgloss.NewStyle()
+}
+
+// cellOverSLA is an attention row's SLA: the allowance while it is within it; past it,
+// marked in words (and red) with how many SLA periods it has waited — "over 15m",
+// "over 2×15m"; "—" for a row with no SLA.
+func cellOverSLA(r *row, now time.Time) (string, lipgloss.Style) {
+	if r.SLA <= 0 || r.Since.IsZero() {
+		return "—", st.dim
+	}
+	k := int(now.Sub(r.Since) / r.SLA)
+	switch {
+	case k <= 0:
+		return age(r.SLA), lipgloss.NewStyle()
+	case k == 1:
+		return "over " + age(r.SLA), st.bad
+	}
+	return fmt.Sprintf("over %d×%s", k, age(r.SLA)), st.bad
 }
 
 // stateStyle colours a source or result state word.

@@ -34,8 +34,6 @@ type (
 	}
 	// recoverIntent asks the core for the recover plan of an item.
 	recoverIntent struct{ item *govern.Item }
-	// ackIntent asks the core to preview acknowledging an attention entry (its key).
-	ackIntent struct{ entry string }
 	// chooseIntent is an option of the action menu.
 	chooseIntent struct{ opt menuOption }
 	// answerIntent asks the core to preview an answer.
@@ -85,7 +83,6 @@ func (copyIntent) isIntent()    {}
 func (openIntent) isIntent()    {}
 func (actIntent) isIntent()     {}
 func (recoverIntent) isIntent() {}
-func (ackIntent) isIntent()     {}
 func (chooseIntent) isIntent()  {}
 func (answerIntent) isIntent()  {}
 func (confirmIntent) isIntent() {}
@@ -120,8 +117,8 @@ func (r *Root) intent(in intent) tea.Cmd {
 		return r.actionMenu(in)
 	case recoverIntent:
 		return r.recoverPlan(in.item)
-	case ackIntent:
-		return r.attn.ack(r.opts.Core, in.entry, r.opts.Now(), r.note)
+	case attnIntent:
+		return in.act(r.attn, r.opts, &r.stack, r.note)
 	case chooseIntent:
 		return r.choose(in.opt)
 	case answerIntent:

@@ -49,8 +49,9 @@ type ActKeys struct {
 	// Verify and Resolve apply to an audit attempt whose outcome is unknown (Activity, and
 	// the overview's inbox).
 	Verify, Resolve key.Binding
-	// Ack acknowledges the selected row's attention entry through the core's preview.
-	Ack key.Binding
+	// Ack acknowledges the selected row's attention entry through the core's preview; Snooze
+	// asks how long, then snoozes it through the core's preview.
+	Ack, Snooze key.Binding
 }
 
 // FilterKeys apply while the filter is being typed (every other key types).
@@ -145,6 +146,7 @@ func DefaultKeyMap() KeyMap {
 	km.Act.Verify = b([]string{"v"}, "v", "verify")
 	km.Act.Resolve = b([]string{"R"}, "R", "resolve by hand")
 	km.Act.Ack = b([]string{"A"}, "A", "acknowledge attention")
+	km.Act.Snooze = b([]string{"Z"}, "Z", "snooze attention")
 
 	km.Filter.Accept = b([]string{"enter"}, "enter", "keep the filter")
 	km.Filter.Clear = b([]string{"esc"}, "esc", "clear the filter and leave")
@@ -199,7 +201,7 @@ func (km KeyMap) Groups() []KeyGroup {
 		{"Views", append(views, g.NextView, g.PrevView)},
 		{"Global", []key.Binding{g.Help, g.Palette, g.Refresh, g.Pause, g.Toasts, g.Dismiss, g.History, g.Since, g.Quit, g.ForceQuit}},
 		{"Rows", []key.Binding{t.Up, t.Down, t.Top, t.Bottom, t.PageUp, t.PageDown, t.Filter, t.Sort, t.Reverse, t.Detail, t.DetailUp, t.DetailDown, t.Back, t.Routine, t.Heartbeats}},
-		{"Acting", []key.Binding{a.Mark, a.MarkAll, a.ClearMarks, a.Actions, a.Recover, a.Open, a.Copy, a.Jump, a.Verify, a.Resolve, a.Ack}},
+		{"Acting", []key.Binding{a.Mark, a.MarkAll, a.ClearMarks, a.Actions, a.Recover, a.Open, a.Copy, a.Jump, a.Verify, a.Resolve, a.Ack, a.Snooze}},
 		{"Filter (typing the filter)", []key.Binding{km.Filter.Accept, km.Filter.Clear}},
 		{"Text fields", []key.Binding{km.Line.DeleteBack, km.Line.DeleteWord, km.Line.ClearLine}},
 		{"Dialogs", []key.Binding{km.Dialog.Up, km.Dialog.Down, km.Dialog.Switch, km.Dialog.Choose, km.Dialog.ScrollUp, km.Dialog.ScrollDown, km.Dialog.Cancel}},

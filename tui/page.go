@@ -125,6 +125,8 @@ func (p *listPage) bindings() bindings {
 	}
 	unsettled := onlyIf(func() bool { r := sel(); return r != nil && r.Unsettled != nil },
 		"applies to an audit attempt whose outcome is unknown (Activity, or the overview's inbox); this row is not one")
+	isAttn := onlyIf(func() bool { r := sel(); return r != nil && attnKeyOf(r.Key) != "" },
+		"applies to an attention entry (a question, a collision, an orphan with an action, a lost source); this row is not one")
 	// The acting keys first: the footer shows as many short ones as fit, in this order.
 	acting := bindings{
 		bind(a.Actions, "Acting", true, onlyIf(func() bool {
@@ -140,9 +142,8 @@ func (p *listPage) bindings() bindings {
 			func() intent { r := sel(); return copyIntent{what: firstNonEmpty(r.CopyWhat, "id"), text: r.CopyID} }),
 		bind(a.Jump, "Acting", true, onlyIf(func() bool { r := sel(); return r != nil && r.Origin.key != "" }, "this row is in its own view already"),
 			func() intent { r := sel(); return jumpIntent{page: r.Origin.page, key: r.Origin.key} }),
-		bind(a.Ack, "Acting", true, onlyIf(func() bool { r := sel(); return r != nil && attnKeyOf(r.Key) != "" },
-			"applies to an attention entry (a question, a collision, an orphan with an action, a lost source); this row is not one"),
-			func() intent { return ackIntent{attnKeyOf(sel().Key)} }),
+		bind(a.Ack, "Acting", true, isAttn, func() intent { return ackIntent{attnKeyOf(sel().Key)} }),
+		bind(a.Snooze, "Acting", true, isAttn, func() intent { return snoozeIntent{entry: attnKeyOf(sel().Key)} }),
 		bind(a.Mark, "Acting", true, hasRow, func() intent { p.tbl.toggleMark(); p.tbl.move(1); return nil }),
 		bind(a.ClearMarks, "Acting", true, onlyIf(func() bool { return len(p.tbl.marks) > 0 }, "no row is marked"), func() intent {
 			n := len(p.tbl.marks)

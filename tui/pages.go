@@ -26,7 +26,8 @@ func pageColumns(id pageID) []column {
 	switch id {
 	case pageOverview:
 		return []column{{Title: "Attention", Fixed: 14, Min: 14, Cell: stateCell(0)}, {Title: "Area", Idx: 1, Prio: 3, Min: 5, Max: 13},
-			{Title: "Item", Idx: 2, Elide: true, Min: 8, Max: 40, Sort: text(2)}, {Title: "Age", Idx: 4, Prio: 2, Fixed: 7, Min: 6, Cell: cellAgo(sinceT), Sort: ago(sinceT)},
+			{Title: "Item", Idx: 2, Elide: true, Min: 8, Max: 40, Sort: text(2)}, {Title: "Age", Idx: 4, Prio: 2, Fixed: 7, Min: 6, Cell: cellAge, Sort: ago(sinceT)},
+			{Title: "SLA", Idx: 5, Prio: 2, Fixed: 12, Min: 6, Cell: cellOverSLA, Sort: func(a, b *row) int { return cmpTime(a.Urgent, b.Urgent) }},
 			{Title: "What", Idx: 3, Grow: true, Min: 16}}
 	case pageClaims:
 		return []column{
@@ -212,7 +213,7 @@ func inbox(d *data) []row {
 		if class == "routine" {
 			r.Rank = 2
 		}
-		r.Cells = []string{class, area, r.Item, what, ""}
+		r.Cells = []string{class, area, r.Item, what, "", ""}
 		r.Title = firstNonEmpty(r.Title, what)
 		r.finish()
 		if class == "routine" {

@@ -82,13 +82,11 @@ func (r *Root) update(msg tea.Msg) tea.Cmd {
 	case tea.BackgroundColorMsg:
 		r.env.light = r.env.theme.light(msg, r.env.light)
 	case SnapshotMsg:
-		if msg.Snapshot != nil {
-			r.setData(digest(msg.Snapshot, r.dcfg))
-		}
-		return tea.Batch(r.raw.need(r.page(), r.opts.Core), r.hear(msg.Snapshot))
+		return r.update(digestedMsg{msg.Snapshot, digest(msg.Snapshot, r.dcfg)})
 	case digestedMsg:
+		cmd := r.hear(msg.snap) // first: its inbox is derived with its own entries
 		r.setData(msg.data)
-		return tea.Batch(r.raw.need(r.page(), r.opts.Core), r.hear(msg.snap))
+		return tea.Batch(r.raw.need(r.page(), r.opts.Core), cmd)
 	case tickMsg:
 		r.env.now = r.opts.Now()
 		r.toasts.expire(r.env.now)

@@ -64,6 +64,7 @@ func (g *globals) applyConfig(cmd *cobra.Command) error {
 			fmt.Fprintln(cmd.ErrOrStderr(), "steward: warning:", termsafe.Line(p.Message))
 		}
 	}
+	g.resolved = r
 	set := func(flag string, dst *string, key string) {
 		if changed[flag] {
 			return

@@ -7,50 +7,52 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"steward/app"
+	"steward/attention"
+	"steward/config"
 	"steward/govern"
-	"steward/history/gather"
-	"steward/leases"
-	"steward/model"
-	"steward/model/live"
 	"steward/sim"
 	"steward/tui"
 )
 
-// demoWorkbench is what the workbench needs on a demo: a live model of the workspace and
-// a core for the person at the keyboard (sharing the demo's audit log).
+// demoWorkbench is the workspace session (app.Open) the workbench runs on in a demo: the
+// live model of the demo's workspace and a core for the person at the keyboard (sharing
+// the demo's audit log), its snapshots annotated by the core and redacted like `steward
+// ui`'s.
 type demoWorkbench struct {
-	live *live.Model
+	sess *app.Session
 	opts tui.Options
 }
 
-// newDemoWorkbench starts the live model on d. Durations the model judges by (stale PRs,
-// the refused-claim window, the clarification SLA) are compressed like the lease policy.
-func newDemoWorkbench(ctx context.Context, d *sim.Demo, role govern.Role, ro govern.Options) (*demoWorkbench, error) {
-	pol := leases.LoadPolicies(d.Workspace.Env)
+// newDemoWorkbench opens the session on d. Durations the model judges by (stale PRs, the
+// refused-claim window, the clarification SLA) are compressed like the lease policy; the
+// theme is the configuration's. The demo's workspace lives for one run: its last-seen mark
+// is kept beside it, and "since you left" opens on a key (L), not at start.
+func newDemoWorkbench(ctx context.Context, d *sim.Demo, role govern.Role, ro govern.Options, theme string) (*demoWorkbench, error) {
 	speed := d.Speed()
 	scale := func(x time.Duration) time.Duration { return time.Duration(float64(x) / speed) }
-	live := live.New(live.Workspace{LocksDir: d.Workspace.LocksDir, DBPath: d.Workspace.DBPath, DBPasswordFile: d.Workspace.DBPasswordFile, RepoRoot: d.Workspace.RepoRoot},
-		live.Options{
-			Config: model.Config{Policies: pol, Org: d.Owner, Repo: d.Repo,
-				StalePRQuiet: scale(10 * time.Minute), RefusedWindow: scale(time.Hour)},
-			Gitea: d.Client, GiteaEvery: 2 * time.Second, ProbeEvery: time.Second, WorktreeEvery: time.Second, Resync: 5 * time.Second,
-		})
-	if err := live.Start(ctx); err != nil {
+	sess, err := app.Open(ctx, app.Settings{
+		LocksDir: d.Workspace.LocksDir, DBPath: d.Workspace.DBPath, DBPasswordFile: d.Workspace.DBPasswordFile, RepoRoot: d.Workspace.RepoRoot,
+		AuditPath: d.AuditPath, AuditLog: d.AuditLog(), Audit: app.AuditWrite, Env: d.Workspace.Env,
+		Gitea:   app.Gitea{Client: d.Client},
+		StalePR: scale(10 * time.Minute), ContentionWindow: scale(time.Hour),
+		Attention: app.Attention{SLAs: attention.SLAs{Clarification: scale(time.Hour)}},
+		Theme:     theme,
+		History:   &app.History{StateDir: filepath.Join(filepath.Dir(d.AuditPath), "state")},
+		Role:      role, ReadOnly: ro.ReadOnly, ReadOnlyReason: ro.ReadOnlyReason,
+		Tuning: app.Tuning{GiteaEvery: 2 * time.Second, ProbeEvery: time.Second, WorktreeEvery: time.Second, Resync: 5 * time.Second},
+	})
+	if err != nil {
 		return nil, err
 	}
-	core := govern.New(d.Workspace, d.AuditLog(), govern.Options{Actor: govern.LocalActor(role, ""), ReadOnly: ro.ReadOnly, ReadOnlyReason: ro.ReadOnlyReason})
-	opts := tui.Options{Core: core, Source: live, AuditPath: d.AuditPath, Policies: &pol, ClarificationSLA: scale(time.Hour)}
-	// The demo's workspace lives for one run: its last-seen mark is kept beside it, and
-	// "since you left" opens on a key (L), not at start.
-	src := gather.Sources{LocksDir: d.Workspace.LocksDir, DB: leases.Target{Loc: d.Workspace.DBPath}, AuditPath: d.AuditPath}
-	(&globals{}).historyOptions(&opts, src, filepath.Join(filepath.Dir(d.AuditPath), "state"), false)
-	return &demoWorkbench{live: live, opts: opts}, nil
+	if err := sess.Watch(ctx); err != nil {
+		sess.Close()
+		return nil, err
+	}
+	return &demoWorkbench{sess: sess, opts: sess.Workbench}, nil
 }
 
-func (w *demoWorkbench) close() {
-	_ = w.live.Close()
-	_ = w.opts.Core.Close()
-}
+func (w *demoWorkbench) close() { _ = w.sess.Close() }
 
 // openWorkbench opens the workbench on the demo workspace until the user quits or ctx ends.
 func openWorkbench(ctx context.Context, cmd *cobra.Command, g *globals, d *sim.Demo) error {
@@ -69,7 +71,11 @@ func openWorkbench(ctx context.Context, cmd *cobra.Command, g *globals, d *sim.D
 			role = c
 		}
 	}
-	wb, err := newDemoWorkbench(ctx, d, role, govern.Options{ReadOnly: g.readOnly, ReadOnlyReason: g.readOnlyWhy})
+	theme := ""
+	if g.resolved != nil {
+		theme = g.resolved.Get(config.KeyTheme).Value
+	}
+	wb, err := newDemoWorkbench(ctx, d, role, govern.Options{ReadOnly: g.readOnly, ReadOnlyReason: g.readOnlyWhy}, theme)
 	if err != nil {
 		return err
 	}

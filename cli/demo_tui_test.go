@@ -25,7 +25,7 @@ func TestDemoWorkbenchShowsLiveClaims(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	wb, err := newDemoWorkbench(ctx, d, govern.RoleOperator, govern.Options{})
+	wb, err := newDemoWorkbench(ctx, d, govern.RoleOperator, govern.Options{}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestDemoWorkbenchShowsLiveClaims(t *testing.T) {
 	tm := teatest.NewTestModel(t, tui.New(wb.opts), teatest.WithInitialTermSize(160, 48),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
 	go func() {
-		for s := range wb.live.Snapshots() {
+		for s := range wb.sess.Snapshots() {
 			tm.Send(tui.SnapshotMsg{Snapshot: s})
 		}
 	}()
@@ -43,7 +43,7 @@ func TestDemoWorkbenchShowsLiveClaims(t *testing.T) {
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
 		return bytes.Contains(b, []byte("sim-worker-")) && bytes.Contains(b, []byte("demo/fleet#"))
 	}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
-	cur := wb.live.Current()
+	cur := wb.sess.Live.Current()
 	if cur == nil || len(cur.Claims) == 0 {
 		t.Fatalf("the live model has no claims while the screen shows them")
 	}

@@ -1,10 +1,9 @@
 package cli
 
 import (
-	"fmt"
 	"io"
-	"strings"
 
+	"steward/app"
 	"steward/gitea"
 	"steward/govern"
 )
@@ -15,25 +14,16 @@ type giteaFlags struct {
 	url, login, repo string
 }
 
-// giteaClient returns the configured client, or nil when no repository is configured.
-// Warnings (a token file others can read, TLS checks off) go to warn.
+// giteaClient returns the configured client (app.NewClient: the login, the repository,
+// the marker and blocked labels), or nil when no repository is configured. Warnings (a
+// token file others can read, TLS checks off) go to warn.
 func (g *globals) giteaClient(warn io.Writer) (*gitea.Client, error) {
-	if g.gitea.repo == "" {
-		return nil, nil
-	}
-	owner, repo, ok := strings.Cut(g.gitea.repo, "/")
-	if !ok || owner == "" || repo == "" {
-		return nil, fmt.Errorf("--gitea-repo must be owner/name, got %q", g.gitea.repo)
-	}
-	login, warns, err := gitea.LoadLogin(gitea.LoginOptions{Name: g.gitea.login, URL: g.gitea.url, Token: g.giteaToken})
+	s, err := g.settings()
 	if err != nil {
 		return nil, err
 	}
-	for _, w := range warns {
-		fmt.Fprintf(warn, "warning: %s: %s\n", w.Code, w.Message)
-	}
-	g.secrets().AddScrubber(login.Token.Scrub)
-	return gitea.New(gitea.Config{Login: login, Owner: owner, Repo: repo})
+	s.Warn = warn
+	return app.NewClient(s)
 }
 
 // clarificationCommands are the CLI faces of the clarification actions.

@@ -6,19 +6,18 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/user"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"steward/app"
 	"steward/govern"
 	"steward/history"
 	"steward/history/gather"
 	"steward/leases"
 	"steward/termsafe"
-	"steward/tui"
 )
 
 // historyFlags are the flags of `steward history`.
@@ -166,35 +165,14 @@ func emit(out io.Writer, asJSON bool, v any, text func()) error {
 	return err
 }
 
-// historyOptions gives the workbench its History view: the evidence gathered read-only
-// from src (no Gitea: a fleet-wide view), and the last-seen mark under stateDir/seen.
-func (g *globals) historyOptions(o *tui.Options, src gather.Sources, stateDir string, sinceOnStart bool) {
-	o.History = func(ctx context.Context) (*history.Evidence, error) {
-		return gather.Read(ctx, src, gather.Options{}), nil
-	}
-	marks := gather.Marks{Dir: filepath.Join(stateDir, "seen"), Forbidden: []string{src.LocksDir, filepath.Dir(src.DB.Loc)}}
-	user := osUser()
-	key := gather.Key(user, src)
-	o.LastSeen = func() (time.Time, bool, error) { return marks.Load(key) }
-	o.SaveSeen = func(t time.Time) error { return marks.Save(key, user, src.LocksDir+" "+src.DB.String(), t) }
-	o.SinceOnStart = sinceOnStart
-}
-
 // selfName is the user as the audit log names an actor: the Gitea login, else os_user@host.
 func (g *globals) selfName() string {
 	return gather.ActorName(govern.LocalActor(govern.RoleViewer, g.login))
 }
 
-func osUser() string {
-	if u, err := user.Current(); err == nil {
-		return u.Username
-	}
-	return fmt.Sprintf("uid-%d", os.Getuid())
-}
-
 func runSinceLeft(out io.Writer, g *globals, f *historyFlags, ev *history.Evidence, src gather.Sources, now time.Time) error {
 	marks := gather.Marks{Dir: filepath.Join(f.stateDir, "seen"), Forbidden: []string{g.locksDir, filepath.Dir(g.dbPath)}}
-	key := gather.Key(osUser(), src)
+	key := gather.Key(app.OSUser(), src)
 	mark, ok, err := marks.Load(key)
 	if err != nil {
 		return err
@@ -210,7 +188,7 @@ func runSinceLeft(out io.Writer, g *globals, f *historyFlags, ev *history.Eviden
 	if f.keepMark {
 		return nil
 	}
-	return marks.Save(key, osUser(), g.locksDir+" "+g.dbPath, now)
+	return marks.Save(key, app.OSUser(), g.locksDir+" "+g.dbPath, now)
 }
 
 func safe(s string) string { return termsafe.Line(s) }

@@ -11,10 +11,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"steward/app"
 	"steward/config"
 	"steward/gitea"
 	"steward/govern"
-	"steward/model/live"
 )
 
 // Exit codes of every steward command.
@@ -144,16 +144,6 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	return root
 }
 
-// governWorkspace is the workspace the global flags name, for the governed core.
-func (g *globals) governWorkspace() govern.Workspace {
-	return govern.Workspace{LocksDir: g.locksDir, DBPath: g.dbPath, DBPasswordFile: g.dbPasswordFile, RepoRoot: g.repoRoot, DBHost: g.dbHost}
-}
-
-// modelWorkspace is the workspace the global flags name, for the read model.
-func (g *globals) modelWorkspace() live.Workspace {
-	return live.Workspace{LocksDir: g.locksDir, DBPath: g.dbPath, DBPasswordFile: g.dbPasswordFile, RepoRoot: g.repoRoot, DBHost: g.dbHost}
-}
-
 // Main runs steward with args and returns the process exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
 	root := NewRoot(stdout, stderr)
@@ -173,30 +163,42 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	return ExitError
 }
 
-// core opens the audit log and builds the governed core from the global flags.
+// core builds the governed core (app.NewCore) from the session's settings: its audit log,
+// its Gitea client, the actor, read-only.
 func (g *globals) core() (*govern.Core, func(), error) {
-	role, err := govern.ParseRole(g.role)
+	st, err := g.settings()
 	if err != nil {
 		return nil, nil, err
 	}
-	// A read-only steward creates and appends nothing: its audit log is only read.
-	log := govern.ReadOnlyAudit(g.audit)
-	if !g.readOnly {
-		if log, err = govern.OpenAudit(g.audit, g.secrets()); err != nil {
-			return nil, nil, err
+	st.Audit, st.Warn, st.Step = app.AuditWrite, os.Stderr, coreStep
+	return app.NewCore(st)
+}
+
+// settings are a session's settings: the configuration (app.FromConfig: every key) with
+// the global flags on top (applyConfig already resolved the flags that are config keys;
+// --gitea-repo, --as-role and --login are requests it capped). Its redactor is the
+// command's.
+func (g *globals) settings() (app.Settings, error) {
+	r := g.resolved
+	if r == nil {
+		var err error
+		if r, err = config.Load(config.Inputs{Path: g.configPath, Workspace: g.workspace, Login: g.login}); err != nil {
+			return app.Settings{}, err
 		}
 	}
-	ws := g.governWorkspace()
-	cl, err := g.giteaClient(os.Stderr)
+	s, err := app.FromConfig(r, os.LookupEnv)
 	if err != nil {
-		log.Close()
-		return nil, nil, err
+		return s, &exitError{code: ExitError, msg: err.Error()}
 	}
-	if cl != nil {
-		ws.Gitea = cl
+	role, err := govern.ParseRole(g.role)
+	if err != nil {
+		return app.Settings{}, err
 	}
-	c := govern.New(ws, log, govern.Options{Actor: govern.LocalActor(role, g.login), ReadOnly: g.readOnly, ReadOnlyReason: g.readOnlyWhy, Step: coreStep})
-	return c, func() { log.Close() }, nil
+	s.LocksDir, s.DBPath, s.DBPasswordFile, s.RepoRoot, s.DBHost, s.AuditPath = g.locksDir, g.dbPath, g.dbPasswordFile, g.repoRoot, g.dbHost, g.audit
+	s.Gitea.Repo, s.Gitea.URL, s.Gitea.TeaLogin, s.Gitea.Token = g.gitea.repo, g.gitea.url, g.gitea.login, g.giteaToken
+	s.Role, s.Login, s.ReadOnly, s.ReadOnlyReason = role, g.login, g.readOnly, g.readOnlyWhy
+	s.Secrets = g.secrets()
+	return s, nil
 }
 
 // flagArgument matches pflag's message for a value its parser refused.

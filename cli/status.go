@@ -13,10 +13,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"steward/gitea"
+	"steward/app"
 	"steward/govern"
 	"steward/model"
-	"steward/model/live"
 	"steward/termsafe"
 )
 
@@ -82,74 +81,51 @@ func runStatus(ctx context.Context, out io.Writer, g *globals, f *statusFlags) e
 		}
 		return runStatusAt(ctx, out, g, f.at, f.window, clock)
 	}
-	ws := g.modelWorkspace()
-	cfg := model.Config{}
-	var gf live.GiteaFacts
-	giteaWhy := "Gitea not configured (give --gitea-repo, or --no-gitea)"
-	if f.noGitea {
-		giteaWhy = "Gitea not read (--no-gitea)"
-	} else if g.gitea.repo != "" {
-		cfg.Org, cfg.Repo, _ = strings.Cut(g.gitea.repo, "/")
-		c, err := g.giteaClient(os.Stderr)
-		if err != nil {
-			giteaWhy = "Gitea: " + err.Error()
-		} else if c != nil {
-			gf = c
-		}
-	}
-	// A preview-only core (no audit log) says, for each orphan, whether its action's guards
-	// allow it now; it writes nothing.
-	gws := g.governWorkspace()
-	if c, ok := gf.(*gitea.Client); ok && c != nil {
-		gws.Gitea = c
-	}
-	core := govern.New(gws, nil, govern.Options{Actor: govern.LocalActor(govern.RoleViewer, g.login), Now: clock})
-	defer core.Close()
-	annotate := core.Annotate
-	if !f.watch {
-		now := clock()
-		in := live.Load(ctx, ws, live.NewProbe(ws.RepoRoot), now)
-		in.GiteaHealth.Reason = giteaWhy
-		if gf != nil {
-			var claimed []model.Item
-			for _, c := range model.Build(in, cfg, now).Claims {
-				if c.Item != nil {
-					claimed = append(claimed, *c.Item)
-				}
-			}
-			in.Gitea, in.Clarifications, in.GiteaHealth = live.LoadGitea(ctx, gf, cfg, claimed, now)
-		}
-		s := model.Build(in, cfg, now)
-		s = annotate(ctx, s)
-		notes, unknown := unsettled(g.audit)
-		if err := printSnapshot(out, g.secrets().Snapshot(withNotes(s, notes)), g.jsonOut); err != nil {
-			return err
-		}
-		return statusExit(statusVerdict(s, unknown, f.failOn))
-	}
-	live := live.New(ws, live.Options{Config: cfg, Now: clock, Gitea: gf})
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
-	defer stop()
-	if err := live.Start(ctx); err != nil {
+	// The session's core has no audit log: it previews, for each orphan, whether its
+	// action's guards allow it now, and writes nothing.
+	st, err := g.settings()
+	if err != nil {
 		return err
 	}
-	defer live.Close()
+	st.Audit, st.Role, st.Now, st.Gitea.Off, st.Warn = app.AuditNone, govern.RoleViewer, clock, f.noGitea, os.Stderr
+	sess, err := app.Open(ctx, st)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	show := func(s *model.Snapshot) (int, string, error) {
+		notes, unknown := unsettled(g.audit)
+		if err := printSnapshot(out, sess.Secrets.Snapshot(withNotes(s, notes)), g.jsonOut); err != nil {
+			return 0, "", err
+		}
+		code, msg := statusVerdict(s, unknown, f.failOn)
+		return code, msg, nil
+	}
+	if !f.watch {
+		code, msg, err := show(sess.Snapshot(ctx))
+		if err != nil {
+			return err
+		}
+		return statusExit(code, msg)
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	if err := sess.Watch(ctx); err != nil {
+		return err
+	}
 	// The exit code is the last printed snapshot's.
 	code, msg := ExitOK, ""
 	for {
 		select {
 		case <-ctx.Done():
 			return statusExit(code, msg)
-		case s, ok := <-live.Snapshots():
+		case s, ok := <-sess.Snapshots():
 			if !ok {
 				return statusExit(code, msg)
 			}
-			s = annotate(ctx, s)
-			notes, unknown := unsettled(g.audit)
-			if err := printSnapshot(out, g.secrets().Snapshot(withNotes(s, notes)), g.jsonOut); err != nil {
+			if code, msg, err = show(s); err != nil {
 				return err
 			}
-			code, msg = statusVerdict(s, unknown, f.failOn)
 		}
 	}
 }

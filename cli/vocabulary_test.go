@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"os/user"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -93,5 +96,45 @@ func TestStatusSpeaksTheWorkbenchUnits(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("status text lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestReadingCommandsShareFlags: `status` suggests --no-gitea, and `ui --no-gitea` was an
+// unknown flag (issue 15 item 4). Every reading command takes it.
+func TestReadingCommandsShareFlags(t *testing.T) {
+	for _, cmd := range []string{"status", "ui"} {
+		var out, errb bytes.Buffer
+		if code := Main([]string{cmd, "--no-gitea", "--help"}, &out, &errb); code != ExitOK || !strings.Contains(out.String(), "--no-gitea") {
+			t.Errorf("steward %s --no-gitea: exit %d: %s", cmd, code, errb.String())
+		}
+	}
+}
+
+// TestStatusUsesTheConfiguredWindow: with thresholds.contention_window in the file, `config
+// check` said "10m (file)" and `status` reported window_s 3600 (issue 15: six settings were
+// used by nothing).
+func TestStatusUsesTheConfiguredWindow(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfg, []byte("thresholds:\n  contention_window: 30m\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := Main([]string{"status", "--json", "--no-gitea", "--now", "2026-07-23T10:05:00Z", "--config", cfg,
+		"--locks", "../testdata/workspace/locks", "--db", "../testdata/workspace/control_plane.sqlite3",
+		"--repo-root", "../testdata/workspace/repo"}, &out, &errb)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var s struct {
+		Contention []struct {
+			Kind    string `json:"kind"`
+			WindowS int64  `json:"window_s"`
+		} `json:"contention"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Contention) == 0 || s.Contention[0].WindowS != 1800 {
+		t.Fatalf("contention %+v: want the configured 30m window (window_s 1800)", s.Contention)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -15,13 +14,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"steward/app"
 	"steward/attention"
-	"steward/attention/notify"
-	"steward/config"
 	"steward/govern"
-	"steward/leases"
 	"steward/model"
-	"steward/model/live"
 	"steward/termsafe"
 )
 
@@ -82,33 +78,30 @@ func runWatch(ctx context.Context, out, errw io.Writer, g *globals, f *watchFlag
 		ctx, cancel = context.WithTimeout(ctx, f.forDur)
 		defer cancel()
 	}
-	set, err := g.attentionSettings()
+	st, err := g.settings()
 	if err != nil {
-		return &exitError{code: ExitError, msg: err.Error()}
+		return err
 	}
-	pol := leases.LoadPolicies(os.LookupEnv)
-	cfg := model.Config{Policies: pol}
-	var gf live.GiteaFacts
-	if !f.noGitea && g.gitea.repo != "" {
-		cfg.Org, cfg.Repo, _ = strings.Cut(g.gitea.repo, "/")
-		c, err := g.giteaClient(errw)
-		if err != nil {
-			fmt.Fprintln(errw, "steward watch: Gitea:", termsafe.Line(err.Error()))
-		} else if c != nil {
-			gf = c
-		}
+	// A preview-only core (no audit log): watch changes nothing.
+	st.Audit, st.Role, st.Gitea.Off, st.Warn = app.AuditNone, govern.RoleViewer, f.noGitea, errw
+	sess, err := app.Open(ctx, st)
+	if err != nil {
+		return err
 	}
-	lm := live.New(g.modelWorkspace(), live.Options{Config: cfg, Gitea: gf})
-	if err := lm.Start(ctx); err != nil {
+	defer sess.Close()
+	if h := sess.GiteaHealth; h.Status == model.StatusUnavailable {
+		fmt.Fprintln(errw, "steward watch:", termsafe.Line(h.Reason))
+	}
+	if err := sess.Watch(ctx); err != nil {
 		// The live model cannot even start watching (a missing lock directory): nothing
 		// can be read.
 		return &exitError{code: exitWatchUnavailable, msg: "steward watch: no configured source can be read: " + termsafe.Line(err.Error())}
 	}
-	defer lm.Close()
 	// The first snapshot is read before the watchers exist: read once more now that they
 	// do, so that nothing changed in between waits for the periodic resync.
-	lm.Refresh()
+	sess.Live.Refresh()
 
+	set := st.Attention
 	w := &watcher{out: out, errw: errw, json: g.jsonOut, set: set, audit: g.audit, secrets: g.secrets(),
 		tr: attention.NewTracker(attention.Config{Reescalations: set.Reescalations})}
 	defer w.wait()
@@ -120,13 +113,13 @@ func runWatch(ctx context.Context, out, errw io.Writer, g *globals, f *watchFlag
 		select {
 		case <-ctx.Done():
 			return nil
-		case s, ok := <-lm.Snapshots():
+		case s, ok := <-sess.Snapshots():
 			if !ok {
 				return nil
 			}
 			if first {
 				first = false
-				if why, none := noSourceRead(s, gf != nil); none {
+				if why, none := noSourceRead(s, sess.Gitea != nil); none {
 					return &exitError{code: exitWatchUnavailable, msg: "steward watch: no configured source can be read: " + why}
 				}
 				if err := w.started(s); err != nil {
@@ -173,7 +166,7 @@ func noSourceRead(s *model.Snapshot, giteaConfigured bool) (string, bool) {
 type watcher struct {
 	out, errw io.Writer
 	json      bool
-	set       attentionSettings
+	set       app.Attention
 	audit     string
 	secrets   *govern.Redactor
 	tr        *attention.Tracker
@@ -308,59 +301,6 @@ func toMarks(ms []govern.AttentionMark) []attention.Mark {
 			Evidence: m.Evidence, Level: m.Level, Until: m.Until, By: m.By})
 	}
 	return out
-}
-
-// attentionSettings are the attention settings of the configuration.
-type attentionSettings struct {
-	SLAs          attention.SLAs
-	Reescalations int
-	Bell, Desktop bool
-	Command       notify.Command
-}
-
-// attentionSettings reads the attention settings from the resolved configuration (its
-// defaults when none was resolved). config validated every value; a value that still does
-// not read is an error, never a silent default.
-func (g *globals) attentionSettings() (attentionSettings, error) {
-	r := g.resolved
-	if r == nil {
-		var err error
-		if r, err = config.Load(config.Inputs{Path: g.configPath, Workspace: g.workspace, Login: g.login}); err != nil {
-			return attentionSettings{}, err
-		}
-	}
-	var bad []string
-	dur := func(key string) time.Duration {
-		d, err := time.ParseDuration(r.Get(key).Value)
-		if err != nil || d <= 0 {
-			bad = append(bad, key)
-		}
-		return d
-	}
-	boolean := func(key string) bool {
-		b, err := strconv.ParseBool(r.Get(key).Value)
-		if err != nil {
-			bad = append(bad, key)
-		}
-		return b
-	}
-	s := attentionSettings{SLAs: attention.SLAs{Clarification: dur(config.KeyClarificationSLA), Orphan: dur(config.KeyOrphanSLA),
-		Collision: dur(config.KeyCollisionSLA), Source: dur(config.KeySourceSLA)},
-		Bell: boolean(config.KeyNotifyBell), Desktop: boolean(config.KeyNotifyDesktop)}
-	n, err := strconv.Atoi(r.Get(config.KeyNotifyReescalations).Value)
-	if err != nil || n < 0 {
-		bad = append(bad, config.KeyNotifyReescalations)
-	}
-	s.Reescalations = n
-	argv, err := config.ParseCommand(r.Get(config.KeyNotifyCommand).Value)
-	if err != nil {
-		bad = append(bad, config.KeyNotifyCommand)
-	}
-	s.Command = notify.Command{Argv: argv, Timeout: dur(config.KeyNotifyTimeout)}
-	if len(bad) > 0 {
-		return s, fmt.Errorf("the attention settings %s do not read (run `steward config check`)", strings.Join(bad, ", "))
-	}
-	return s, nil
 }
 
 // isTerminal reports whether w is a terminal (a character device).

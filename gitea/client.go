@@ -197,3 +197,6 @@ func (c *Client) getJSON(ctx context.Context, op, path string, q url.Values, out
 
 // Repository returns the owner and name of the repository the client is bound to.
 func (c *Client) Repository() (owner, repo string) { return c.cfg.Owner, c.cfg.Repo }
+
+// Scrub returns s with the client's token removed (for a redactor of what is shown).
+func (c *Client) Scrub(s string) string { return c.cfg.Login.Token.Scrub(s) }

@@ -16,8 +16,12 @@ const retiredDir = "retired"
 const DefaultLegacyFile = "/tmp/gitea_issue_lock.json"
 
 // LegacyFileFromEnv returns $GITEA_ISSUE_LOCK_FILE, or DefaultLegacyFile.
-func LegacyFileFromEnv() string {
-	if p := os.Getenv("GITEA_ISSUE_LOCK_FILE"); p != "" {
+func LegacyFileFromEnv() string { return LegacyFileFrom(os.LookupEnv) }
+
+// LegacyFileFrom returns the GITEA_ISSUE_LOCK_FILE that lookup finds, or DefaultLegacyFile
+// (the seed's ISSUE_LOCK_FILE, issue_lock_provenance.py).
+func LegacyFileFrom(lookup func(string) (string, bool)) string {
+	if p, _ := lookup("GITEA_ISSUE_LOCK_FILE"); p != "" {
 		return p
 	}
 	return DefaultLegacyFile
@@ -139,6 +143,14 @@ func (s *Snapshot) loadRetired(dir, real string, bp *[]byte) {
 		}
 	}
 	sort.Slice(s.Retired, func(i, j int) bool { return s.Retired[i].Name < s.Retired[j].Name })
+}
+
+// ReadLegacy reads the legacy single-slot lock file at path (it may live outside any locks
+// directory): nil when it does not exist; a symlink is refused.
+func ReadLegacy(path string) *Entry {
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	return readLegacy(path, bp)
 }
 
 // readLegacy reads the legacy slot; nil when it does not exist. A symlink is

@@ -23,6 +23,23 @@ type Workspace struct {
 	// DBHost is the host the control-plane DB was written on when that is another one
 	// (config db_host): DB rows that record no host are then unknown, never dead.
 	DBHost string
+	// LegacyLock is the supervised system's legacy single-slot lock file
+	// (GITEA_ISSUE_LOCK_FILE, else /tmp/gitea_issue_lock.json): read with the directory
+	// when it exists, named by its path ("" reads none).
+	LegacyLock string
+}
+
+// readLegacy reads the legacy single-slot lock at path: nil when there is none. Its entry
+// is named by its path, which no file of the directory can be.
+func readLegacy(path string) *locks.Entry {
+	if path == "" {
+		return nil
+	}
+	e := locks.ReadLegacy(path)
+	if e != nil {
+		e.Name = path
+	}
+	return e
 }
 
 // DBTarget is the control-plane DB the workspace names, for leases.OpenReader.
@@ -32,6 +49,11 @@ func (w Workspace) DBTarget() leases.Target {
 
 // LoadLocks reads the locks directory once.
 func LoadLocks(dir string, p Probe, now time.Time) ([]model.LockObs, model.SourceHealth, []string) {
+	return loadLocks(dir, "", p, now)
+}
+
+// loadLocks is LoadLocks with the legacy single-slot lock at legacy ("" for none).
+func loadLocks(dir, legacy string, p Probe, now time.Time) ([]model.LockObs, model.SourceHealth, []string) {
 	t0 := time.Now()
 	snap, err := locks.LoadDir(dir, locks.LoadOptions{})
 	if err != nil {
@@ -50,6 +72,9 @@ func LoadLocks(dir string, p Probe, now time.Time) ([]model.LockObs, model.Sourc
 			findings = append(findings, "lock "+e.Name+": worktree "+e.Record.WorktreePath+sep+lo.WorkWhy)
 		}
 		out = append(out, lo)
+	}
+	if e := readLegacy(legacy); e != nil {
+		out = append(out, p.ObserveLock(*e, now))
 	}
 	h := model.SourceHealth{Status: model.StatusOK, ScannedAt: now, ScanDuration: time.Since(t0)}
 	if snap.RetiredUnavailable != nil {
@@ -112,7 +137,7 @@ func Load(ctx context.Context, ws Workspace, p Probe, now time.Time) *model.Inpu
 	if p.DBHost == "" {
 		p.DBHost = ws.DBHost
 	}
-	lo, lh, findings := LoadLocks(ws.LocksDir, p, now)
+	lo, lh, findings := loadLocks(ws.LocksDir, ws.LegacyLock, p, now)
 	in := &model.Input{}
 	r, err := leases.OpenReader(ws.DBTarget())
 	if err != nil {
@@ -124,8 +149,18 @@ func Load(ctx context.Context, ws Workspace, p Probe, now time.Time) *model.Inpu
 	}
 	in.Locks, in.LocksHealth = lo, lh
 	in.Findings = append(in.Findings, findings...)
-	in.GiteaHealth = model.SourceHealth{Status: model.StatusNotConfigured, Reason: "no Gitea configured", ScannedAt: now}
+	in.GiteaHealth = NoGitea(model.SourceHealth{}, now)
 	return in
+}
+
+// NoGitea is the Gitea source's health with no Gitea to read: h stamped at now, or not
+// configured when h is zero.
+func NoGitea(h model.SourceHealth, now time.Time) model.SourceHealth {
+	if h.Status == "" {
+		h = model.SourceHealth{Status: model.StatusNotConfigured, Reason: "no Gitea configured"}
+	}
+	h.ScannedAt = now
+	return h
 }
 
 // lookupRefs reads, by id, leases that locks name and the snapshot does not hold.

@@ -175,6 +175,13 @@ func (l *Model) resyncLocks(now time.Time, full bool) {
 	for i, e := range locks.ReadListed(l.ws.LocksDir, changed) {
 		l.setRead(changed[i].Name, e, now)
 	}
+	if e := readLegacy(l.ws.LegacyLock); e != nil {
+		seen[e.Name] = true
+		if old, ok := l.e.Lock(e.Name); full || !ok || old.Entry.Inode != e.Inode || old.Entry.Size != e.Size || !old.Entry.ModTime.Equal(e.ModTime) {
+			obs := l.probe.ObserveLock(*e, now)
+			l.e.SetLock(e.Name, &obs)
+		}
+	}
 	for name := range l.e.Locks() {
 		if !seen[name] {
 			l.e.SetLock(name, nil)

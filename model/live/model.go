@@ -37,6 +37,10 @@ type Options struct {
 	// Gitea, when set, is polled every GiteaEvery (default 60 s).
 	Gitea      GiteaFacts
 	GiteaEvery time.Duration
+	// NoGitea is what the Gitea source reads when Gitea is nil: not configured unless it
+	// says otherwise — unavailable with the reason for a configured Gitea that could not
+	// be set up (never "not configured"), or not read on request.
+	NoGitea model.SourceHealth
 	// Debounce is the lock watcher's gathering window (default
 	// DefaultLockDebounce).
 	Debounce time.Duration
@@ -140,7 +144,7 @@ func New(ws Workspace, opt Options) *Model {
 func (l *Model) Start(ctx context.Context) error {
 	ctx, l.cancel = context.WithCancel(ctx)
 	now := l.opt.Now()
-	l.e.SetHealth(model.SourceGitea, model.SourceHealth{Status: model.StatusNotConfigured, Reason: "no Gitea configured", ScannedAt: now})
+	l.e.SetHealth(model.SourceGitea, NoGitea(l.opt.NoGitea, now))
 	l.resyncLocks(now, true)
 	l.reloadDB(ctx, now, true)
 	l.e.Flush(now)

@@ -1,0 +1,273 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"steward/attention"
+	"steward/gitea"
+	"steward/govern"
+	"steward/history/gather"
+	"steward/leases"
+	"steward/model"
+	"steward/model/live"
+	"steward/tui"
+)
+
+// Session is a workspace put together for a surface.
+type Session struct {
+	// Core is the governed core every action goes through.
+	Core *govern.Core
+	// Live is the live model (started by Watch).
+	Live *live.Model
+	// Workbench is the workbench's options: the core, the annotated and redacted snapshot
+	// source, the audit log, the lease policy, the clarification SLA, the theme.
+	Workbench tui.Options
+	// Gitea is the Gitea client, nil when none is read; GiteaHealth is what the Gitea
+	// source reads then (not configured, not read, or unavailable with the reason).
+	Gitea       *gitea.Client
+	GiteaHealth model.SourceHealth
+	// Config is what the model judges by; Policies the lease policy with the overrides.
+	Config   model.Config
+	Policies leases.PolicySet
+	// Secrets is the redactor of everything shown.
+	Secrets *govern.Redactor
+
+	ws       live.Workspace
+	settings Settings
+	src      *annotated
+	closers  []func()
+}
+
+// Open builds the session s describes. Nothing is read yet (Watch starts the live model,
+// Snapshot reads once). A Gitea that is configured and cannot be set up is no error: the
+// session reads it as unavailable with the reason, and the core has no Gitea side.
+func Open(ctx context.Context, s Settings) (*Session, error) {
+	if s.Now == nil {
+		s.Now = time.Now
+	}
+	if s.Secrets == nil {
+		s.Secrets = govern.NewRedactor()
+	}
+	if s.Warn == nil {
+		s.Warn = io.Discard
+	}
+	sess := &Session{settings: s, Secrets: s.Secrets,
+		ws: live.Workspace{LocksDir: s.LocksDir, DBPath: s.DBPath, DBPasswordFile: s.DBPasswordFile, RepoRoot: s.RepoRoot,
+			DBHost: s.DBHost, LegacyLock: s.LegacyLock}}
+	sess.Policies = leases.LoadPolicies(s.Env)
+	sess.Config = model.Config{Policies: sess.Policies, RefusedWindow: s.ContentionWindow, StalePRQuiet: s.StalePR, BlockedLabel: s.BlockedLabel}
+	sess.openGitea()
+	if c := sess.Gitea; c != nil {
+		sess.Config.Org, sess.Config.Repo = c.Repository()
+	}
+	core, closeLog, err := newCore(s, sess.Gitea)
+	if err != nil {
+		return nil, err
+	}
+	sess.Core, sess.closers = core, append(sess.closers, closeLog)
+	sess.Live = live.New(sess.ws, live.Options{Config: sess.Config, Now: s.Now, Gitea: sess.giteaFacts(), NoGitea: sess.GiteaHealth,
+		GiteaEvery: s.Tuning.GiteaEvery, ProbeEvery: s.Tuning.ProbeEvery, WorktreeEvery: s.Tuning.WorktreeEvery, Resync: s.Tuning.Resync})
+	sess.src = &annotated{live: sess.Live, core: sess.Core, secrets: s.Secrets, out: make(chan *model.Snapshot, 1)}
+	a := s.Attention
+	sess.Workbench = tui.Options{Core: sess.Core, Source: sess.src, AuditPath: s.AuditPath, Policies: &sess.Policies,
+		ClarificationSLA: a.SLAs.Clarification, Theme: s.Theme, Now: s.Now,
+		Attention: tui.AttentionOptions{SLAs: a.SLAs, Reescalations: a.Reescalations, Bell: a.Bell, Desktop: a.Desktop,
+			Mux: attention.DetectMux(plain(s.Env)), Command: a.Command}}
+	if h := s.History; h != nil {
+		historyOptions(&sess.Workbench, gather.Sources{LocksDir: s.LocksDir, DB: sess.ws.DBTarget(), AuditPath: s.AuditPath}, h.StateDir, h.SinceOnStart)
+	}
+	return sess, nil
+}
+
+// NewCore builds the governed core s describes — its Gitea client (NewClient), its audit
+// log (s.Audit; read only when read-only), the actor, the read-only switch — for a surface
+// that needs no live model (the action commands, steward audit, steward mcp). close closes
+// the log it opened.
+func NewCore(s Settings) (core *govern.Core, close func(), err error) {
+	if s.Secrets == nil {
+		s.Secrets = govern.NewRedactor()
+	}
+	cl, err := NewClient(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	return newCore(s, cl)
+}
+
+// newCore builds the core on the client cl (nil: no Gitea side).
+func newCore(s Settings, cl *gitea.Client) (*govern.Core, func(), error) {
+	gws := govern.Workspace{LocksDir: s.LocksDir, DBPath: s.DBPath, DBPasswordFile: s.DBPasswordFile, RepoRoot: s.RepoRoot, DBHost: s.DBHost, Env: s.Env}
+	if cl != nil {
+		gws.Gitea = cl
+	}
+	log, closeLog := s.AuditLog, func() {}
+	switch {
+	case log != nil:
+	case s.Audit == AuditNone:
+	case s.ReadOnly:
+		// A read-only steward creates and appends nothing: its audit log is only read.
+		log = govern.ReadOnlyAudit(s.AuditPath)
+	default:
+		var err error
+		if log, err = govern.OpenAudit(s.AuditPath, s.Secrets); err != nil {
+			return nil, nil, err
+		}
+		closeLog = func() { log.Close() }
+	}
+	core := govern.New(gws, log, govern.Options{Actor: govern.LocalActor(s.Role, s.Login), ReadOnly: s.ReadOnly,
+		ReadOnlyReason: s.ReadOnlyReason, Now: s.Now, Step: s.Step})
+	return core, closeLog, nil
+}
+
+// openGitea builds the Gitea client, or says why there is none.
+func (sess *Session) openGitea() {
+	g := sess.settings.Gitea
+	switch {
+	case g.Off:
+		sess.GiteaHealth = model.SourceHealth{Status: model.StatusNotConfigured, Reason: "Gitea not read (--no-gitea)"}
+		return
+	case g.Client != nil:
+		sess.Gitea = g.Client
+	case g.Repo == "":
+		sess.GiteaHealth = model.SourceHealth{Status: model.StatusNotConfigured, Reason: "Gitea not configured (give --gitea-repo or gitea.owner and gitea.repo, or --no-gitea)"}
+		return
+	default:
+		c, err := sess.newClient()
+		if err != nil {
+			// Configured and not usable: unavailable, never "not configured".
+			sess.GiteaHealth = model.SourceHealth{Status: model.StatusUnavailable, Reason: "Gitea: " + err.Error()}
+			return
+		}
+		sess.Gitea = c
+	}
+	sess.Secrets.AddScrubber(sess.Gitea.Scrub)
+}
+
+func (sess *Session) newClient() (*gitea.Client, error) { return NewClient(sess.settings) }
+
+// NewClient builds the Gitea client s configures (its login, repository, marker and
+// blocked labels), nil when no repository is configured or Gitea is off. Its token is
+// added to s.Secrets; the login's warnings go to s.Warn.
+func NewClient(s Settings) (*gitea.Client, error) {
+	if s.Gitea.Off || s.Gitea.Repo == "" {
+		return nil, nil
+	}
+	owner, repo, ok := strings.Cut(s.Gitea.Repo, "/")
+	if !ok || owner == "" || repo == "" {
+		return nil, fmt.Errorf("the repository must be owner/name, got %q", s.Gitea.Repo)
+	}
+	login, warns, err := gitea.LoadLogin(gitea.LoginOptions{Name: s.Gitea.TeaLogin, URL: s.Gitea.URL, Token: s.Gitea.Token, Getenv: plain(s.Env)})
+	if err != nil {
+		return nil, err
+	}
+	if s.Warn != nil {
+		for _, w := range warns {
+			fmt.Fprintf(s.Warn, "warning: %s: %s\n", w.Code, w.Message)
+		}
+	}
+	if s.Secrets != nil {
+		s.Secrets.AddScrubber(login.Token.Scrub)
+	}
+	return gitea.New(gitea.Config{Login: login, Owner: owner, Repo: repo, MarkerLabels: s.MarkerLabels, BlockedLabel: s.BlockedLabel, Now: s.Now})
+}
+
+// plain is env as a getenv (os.LookupEnv's when nil).
+func plain(env func(string) (string, bool)) func(string) string {
+	if env == nil {
+		env = os.LookupEnv
+	}
+	return func(k string) string { v, _ := env(k); return v }
+}
+
+// giteaFacts is the client as the live model's Gitea, nil when there is none (a typed
+// nil would read as one).
+func (sess *Session) giteaFacts() live.GiteaFacts {
+	if sess.Gitea == nil {
+		return nil
+	}
+	return sess.Gitea
+}
+
+// Watch starts the live model and the annotating source (Workbench.Source, Snapshots):
+// each snapshot's orphan actions previewed by the core, steward's secrets redacted. It
+// fails only when the lock directory cannot be watched.
+func (sess *Session) Watch(ctx context.Context) error {
+	if err := sess.Live.Start(ctx); err != nil {
+		return err
+	}
+	go sess.src.run(ctx)
+	return nil
+}
+
+// Snapshots is the annotated, redacted feed Watch started.
+func (sess *Session) Snapshots() <-chan *model.Snapshot { return sess.src.out }
+
+// Snapshot reads every source once and returns the snapshot as a surface shows it: its
+// orphan actions previewed by the core, steward's secrets redacted.
+func (sess *Session) Snapshot(ctx context.Context) *model.Snapshot {
+	now := sess.settings.Now()
+	in := live.Load(ctx, sess.ws, live.NewProbe(sess.ws.RepoRoot), now)
+	in.GiteaHealth = live.NoGitea(sess.GiteaHealth, now)
+	if sess.Gitea != nil {
+		var claimed []model.Item
+		for _, c := range model.Build(in, sess.Config, now).Claims {
+			if c.Item != nil {
+				claimed = append(claimed, *c.Item)
+			}
+		}
+		in.Gitea, in.Clarifications, in.GiteaHealth = live.LoadGitea(ctx, sess.Gitea, sess.Config, claimed, now)
+	}
+	s := model.Build(in, sess.Config, now)
+	return sess.Secrets.Snapshot(sess.Core.Annotate(ctx, s))
+}
+
+// Close stops the live model and closes the core and the audit log the session opened.
+func (sess *Session) Close() error {
+	err := sess.Live.Close()
+	err = errors.Join(err, sess.Core.Close())
+	for _, c := range sess.closers {
+		c()
+	}
+	return err
+}
+
+// annotated forwards the live model's snapshots with every orphan's action previewed by the
+// core (allowed or the refusal) and steward's secrets redacted, off the UI goroutine.
+type annotated struct {
+	live    *live.Model
+	core    *govern.Core
+	secrets *govern.Redactor
+	out     chan *model.Snapshot
+}
+
+func (a *annotated) Snapshots() <-chan *model.Snapshot { return a.out }
+
+func (a *annotated) Refresh() { a.live.Refresh() }
+
+func (a *annotated) run(ctx context.Context) {
+	defer close(a.out)
+	// Annotations and redaction look only at entries new since the previous snapshot.
+	ann, red := a.core.NewAnnotator(), a.secrets.NewStream()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case s, ok := <-a.live.Snapshots():
+			if !ok {
+				return
+			}
+			s = red.Snapshot(ann.Snapshot(ctx, s))
+			select {
+			case a.out <- s:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"steward/app"
-	"steward/attention"
 	"steward/config"
 	"steward/govern"
 	"steward/sim"
@@ -25,8 +24,8 @@ type demoWorkbench struct {
 }
 
 // newDemoWorkbench opens the session on d. Durations the model judges by (stale PRs, the
-// refused-claim window, the clarification SLA) are compressed like the lease policy; the
-// theme is the configuration's. The demo's workspace lives for one run: its last-seen mark
+// refused-claim window) and attention's SLAs (demoAttention) are compressed like the lease
+// policy; the theme is the configuration's. The demo's workspace lives for one run: its last-seen mark
 // is kept beside it, and "since you left" opens on a key (L), not at start.
 func newDemoWorkbench(ctx context.Context, d *sim.Demo, role govern.Role, ro govern.Options, theme string) (*demoWorkbench, error) {
 	speed := d.Speed()
@@ -36,7 +35,7 @@ func newDemoWorkbench(ctx context.Context, d *sim.Demo, role govern.Role, ro gov
 		AuditPath: d.AuditPath, AuditLog: d.AuditLog(), Audit: app.AuditWrite, Env: d.Workspace.Env,
 		Gitea:   app.Gitea{Client: d.Client},
 		StalePR: scale(10 * time.Minute), ContentionWindow: scale(time.Hour),
-		Attention: app.Attention{SLAs: attention.SLAs{Clarification: scale(time.Hour)}},
+		Attention: demoAttention(speed),
 		Theme:     theme,
 		History:   &app.History{StateDir: filepath.Join(filepath.Dir(d.AuditPath), "state")},
 		Role:      role, ReadOnly: ro.ReadOnly, ReadOnlyReason: ro.ReadOnlyReason,
@@ -49,7 +48,9 @@ func newDemoWorkbench(ctx context.Context, d *sim.Demo, role govern.Role, ro gov
 		sess.Close()
 		return nil, err
 	}
-	return &demoWorkbench{sess: sess, opts: sess.Workbench}, nil
+	wb := &demoWorkbench{sess: sess, opts: sess.Workbench}
+	wb.opts.Attention.Snooze = demoSnoozes
+	return wb, nil
 }
 
 func (w *demoWorkbench) close() { _ = w.sess.Close() }
@@ -80,5 +81,8 @@ func openWorkbench(ctx context.Context, cmd *cobra.Command, g *globals, d *sim.D
 		return err
 	}
 	defer wb.close()
+	if err := g.demoNotifySettings(&wb.opts.Attention); err != nil {
+		return &exitError{code: ExitError, msg: err.Error()}
+	}
 	return tui.Run(ctx, wb.opts)
 }

@@ -103,7 +103,10 @@ func (m *snoozeMenu) View(w, h int) string {
 	iw := min(w-4, 80)
 	b := []string{st.title.Render(truncate("Snooze "+line(m.entry), iw))}
 	b = append(b, hang("", line(m.title), iw)...)
-	b = append(b, st.dim.Render(truncate(fmt.Sprintf("waiting %s, SLA %s — snoozed, it leaves the inbox and rings nobody until the snooze ends", age(m.waited), age(m.sla)), iw)), "")
+	for _, l := range hang("", fmt.Sprintf("waiting %s, SLA %s — snoozed, it leaves the inbox and rings nobody until the snooze ends", age(m.waited), age(m.sla)), iw) {
+		b = append(b, st.dim.Render(l))
+	}
+	b = append(b, "")
 	for i, d := range m.choices {
 		cur := "  "
 		if i == m.cursor {

@@ -63,6 +63,12 @@ type attn struct {
 	mgen  int
 	// failed is the notify command's failure since its last success (nil: none).
 	failed *notifyFailure
+	// appeared is when orphans appeared within the pulse's window; observed says the
+	// tracker saw a first snapshot (pulse.go).
+	appeared map[string]time.Time
+	observed bool
+	// oldest is when the oldest human-required entry entered its state (zero: none).
+	oldest time.Time
 }
 
 // notifyFailure is the notify command's failures since it last succeeded: the inbox shows
@@ -197,6 +203,8 @@ func (a *attn) reread(auditPath string) tea.Cmd {
 func (a *attn) observe(now time.Time, sel string, o AttentionOptions) (tea.Cmd, bool) {
 	entries, unread := attention.FromSnapshot(a.snap, o.SLAs)
 	evs := a.tr.Observe(attention.Frame{Now: now, Entries: entries, Unread: unread, Marks: a.marks, Selected: sel})
+	a.sawAppear(evs, now, !a.observed)
+	a.observed = true
 	quiet := map[string]bool{}
 	for _, row := range a.tr.Inbox(now, true) {
 		if row.Acked || row.Snoozed {
@@ -209,9 +217,13 @@ func (a *attn) observe(now time.Time, sel string, o AttentionOptions) (tea.Cmd, 
 	}
 	clear(a.since)
 	clear(a.seen)
+	a.oldest = time.Time{}
 	for _, row := range a.tr.Inbox(now, true) {
 		a.since[row.Entry.Key] = now.Add(-row.Age)
 		a.seen[row.Entry.Key] = row.Entry.SinceFrom == attention.SinceFirstSeen
+		if row.Entry.Need == model.NeedHuman && (a.oldest.IsZero() || a.since[row.Entry.Key].Before(a.oldest)) {
+			a.oldest = a.since[row.Entry.Key]
+		}
 	}
 	changed := !sameSet(quiet, a.quiet)
 	a.quiet = quiet

@@ -82,11 +82,12 @@ type chrome struct {
 	hist   *historyView // the History view when open
 	keys   bindings     // what applies with no dialog open
 	width  int
+	attn   *attn // the pulse's orphans and oldest human-required entry
 }
 
 func (r *Root) chrome() chrome {
 	return chrome{opts: r.opts, env: r.env, pages: r.pages, cur: r.cur, paused: r.paused, held: r.held != nil,
-		top: r.stack.top(), hist: r.hs.view, keys: r.keymap(), width: r.width}
+		top: r.stack.top(), hist: r.hs.view, keys: r.keymap(), width: r.width, attn: r.attn}
 }
 
 // header names the actor and role, the read-only switch, the snapshot's age and the pause.
@@ -118,7 +119,13 @@ func (r chrome) header() string {
 	default:
 		parts = append(parts, st.warn.Render("no snapshot yet"))
 	}
-	return strings.Join(parts, " · ")
+	h := strings.Join(parts, " · ")
+	if p := ""; d.Loaded && r.attn != nil {
+		if p = pulseOf(d, r.attn, r.env.now).line(r.width - lipgloss.Width(h) - 3); p != "" {
+			h += " · " + st.dim.Render(p)
+		}
+	}
+	return h
 }
 
 // tabScheme names the views the same way on every tab: full titles when they all fit, else

@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"steward/attention"
 	"steward/govern"
 	"steward/model"
 )
@@ -182,3 +183,41 @@ func TestActivityTargetsAndWindow(t *testing.T) {
 var errNoBrowser = errors.New(`exec: "xdg-open": executable file not found in $PATH`)
 
 func windowSize(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }
+
+// Issue 18 item 1: the inbox is ordered by need, then by how far past its SLA each entry is —
+// not by age. A question asked an hour ago is well within its day; a collision first seen 16
+// minutes ago is past its 15 minutes, and goes first, its SLA cell saying so (ordered by age,
+// the question went first).
+func TestInboxOrdersByHowFarPastItsSLA(t *testing.T) {
+	clk := &clock{t: fixedNow}
+	c, _, _ := testCore(t, false, clk.Now)
+	r := New(Options{Core: c, Now: clk.Now, Attention: AttentionOptions{SLAs: attention.DefaultSLAs}})
+	r.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	snap := func() *model.Snapshot {
+		s := populated()
+		s.GeneratedAt = clk.Now()
+		s.Clarifications[0].AskedAt = fixedNow.Add(-time.Hour)
+		return s
+	}
+	order := func() []string {
+		var out []string
+		for _, x := range r.pages[pageOverview].tbl.rows {
+			if x.Class == "human-required" {
+				out = append(out, x.Cells[1])
+			}
+		}
+		return out
+	}
+	send(r, SnapshotMsg{snap()}, keyMsg("1"))
+	if got := strings.Join(order(), ","); got != "contention,clarification" {
+		t.Fatalf("within their SLAs the nearest deadline goes first (the collision's in 15m, the question's in 23h): %s", got)
+	}
+	clk.Add(16 * time.Minute)
+	send(r, SnapshotMsg{snap()})
+	if got := strings.Join(order(), ","); got != "contention,clarification" {
+		t.Fatalf("the collision is past its SLA, the question is not: %s\n%s", got, plain(r))
+	}
+	if f := plain(r); !strings.Contains(f, "over 15m00s") {
+		t.Fatalf("the breach is not marked:\n%s", f)
+	}
+}

@@ -59,7 +59,7 @@ func Open(ctx context.Context, s Settings) (*Session, error) {
 	}
 	sess := &Session{settings: s, Secrets: s.Secrets,
 		ws: live.Workspace{LocksDir: s.LocksDir, DBPath: s.DBPath, DBPasswordFile: s.DBPasswordFile, RepoRoot: s.RepoRoot,
-			DBHost: s.DBHost, LegacyLock: s.LegacyLock}}
+			DBHost: s.DBHost, LegacyLock: s.LegacyLock, Host: s.Host}}
 	sess.Policies = leases.LoadPolicies(s.Env)
 	sess.Config = model.Config{Policies: sess.Policies, RefusedWindow: s.ContentionWindow, StalePRQuiet: s.StalePR, BlockedLabel: s.BlockedLabel}
 	sess.openGitea()

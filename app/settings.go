@@ -20,10 +20,15 @@ import (
 // resolved configuration; a surface then sets what is its own (its clock, how the core
 // records, the demo's tuning).
 type Settings struct {
+	// Workspace is the workspace's name (the file's, or config.DefaultName).
+	Workspace string
 	// The supervised system's sources (locks_dir, db_path with db_password_file for a
 	// postgres:// URL, repo_root, db_host) and steward's audit log (audit_log).
 	LocksDir, DBPath, DBPasswordFile, RepoRoot, DBHost string
 	AuditPath                                          string
+	// Host is the host the lock directory lives on (host; "" = this one): on another
+	// host the lock files are not observed from here (model.LocksHere).
+	Host string
 	// LegacyLock is the legacy single-slot lock file read with the lock directory when it
 	// exists ($GITEA_ISSUE_LOCK_FILE, else /tmp/gitea_issue_lock.json); "" reads none.
 	LegacyLock string
@@ -148,6 +153,7 @@ func FromConfig(r *config.Resolved, env func(string) (string, bool)) (Settings, 
 	s := Settings{
 		LocksDir: get(config.KeyLocksDir), DBPath: get(config.KeyDBPath), DBPasswordFile: get(config.KeyDBPasswordFile),
 		RepoRoot: get(config.KeyRepoRoot), DBHost: get(config.KeyDBHost), AuditPath: get(config.KeyAuditLog),
+		Workspace: r.Name(), Host: get(config.KeyHost),
 		LegacyLock:   legacyLock(env),
 		Gitea:        Gitea{URL: get(config.KeyGiteaURL), TeaLogin: get(config.KeyTeaLogin), Token: r.Get(config.KeyGiteaToken).Value},
 		BlockedLabel: get(config.KeyBlockedLabel),

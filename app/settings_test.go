@@ -206,6 +206,25 @@ func TestEverySettingHasAnEffect(t *testing.T) {
 				t.Fatalf("db_host another-host: liveness %s, on this host %s", b, a)
 			}
 		}},
+		{config.KeyHost, func(t *testing.T, w *world) {
+			// The lock directory on another host: its lock files are not observed from this
+			// one (never "none", never unavailable); the DB's verdicts still show.
+			here := w.snap(t, "")
+			s := w.open(t, strings.Replace(w.file(""), "    audit_log:", "    host: another-host\n    audit_log:", 1)).Snapshot(context.Background())
+			locked := 0
+			for _, c := range s.Claims {
+				if c.LockFile != "" {
+					locked++
+				}
+			}
+			if here.Sources.Locks.Status != model.StatusOK || s.Sources.Locks.Status != model.StatusNotObserved || locked != 0 ||
+				!strings.Contains(s.Sources.Locks.Reason, "another-host") {
+				t.Fatalf("host another-host: locks %s (%s), %d claims of a lock; here %s", s.Sources.Locks.Status, s.Sources.Locks.Reason, locked, here.Sources.Locks.Status)
+			}
+			if s.Sources.DB.Status != model.StatusOK || refusedCount(s) != refusedCount(here) || len(s.Claims) == 0 {
+				t.Fatalf("host another-host: the DB's verdicts are gone: db %s, %d refused, %d claims", s.Sources.DB.Status, refusedCount(s), len(s.Claims))
+			}
+		}},
 		{config.KeyAuditLog, func(t *testing.T, w *world) {
 			sess := w.open(t, w.file(""))
 			if sess.Workbench.AuditPath != filepath.Join(w.dir, "audit.jsonl") {

@@ -103,6 +103,10 @@ func FromSnapshot(s *model.Snapshot, slas SLAs) ([]Entry, Unread) {
 		if x.h.Status == model.StatusNotConfigured {
 			continue
 		}
+		if x.h.Status == model.StatusNotObserved {
+			unread[x.src] = true // not read from this host: no entry, nothing is broken
+			continue
+		}
 		if !x.h.Complete() {
 			unread[x.src] = true
 		}

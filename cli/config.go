@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -51,6 +52,31 @@ problem is an error, 0 otherwise; it never prints a token.`,
 			// What will be used, checked: the paths, and the Gitea login.
 			r.CheckPaths()
 			r.Problems = append(r.Problems, checkGitea(cmd.Context(), r, offline)...)
+			if len(r.Names) > 1 {
+				// Every workspace of the file is checked: its paths, its Gitea, its entry.
+				all, err := config.LoadAll(config.Inputs{Path: g.configPath, Flags: flags, FlagNames: names, Workspace: g.workspace, Login: g.login})
+				if err != nil {
+					return err
+				}
+				seen := map[string]bool{}
+				for _, p := range r.Problems {
+					seen[p.Message] = true
+				}
+				for _, o := range all {
+					if o.Workspace == r.Workspace {
+						continue
+					}
+					o.CheckPaths()
+					o.Problems = append(o.Problems, checkGitea(cmd.Context(), o, offline)...)
+					for _, p := range o.Problems {
+						if !seen[p.Message] {
+							seen[p.Message] = true
+							p.Message = "workspace " + o.Name() + ": " + p.Message
+							r.Problems = append(r.Problems, p)
+						}
+					}
+				}
+			}
 			view := struct {
 				Path      string                `json:"path"`
 				Found     bool                  `json:"found"`
@@ -122,6 +148,9 @@ func writeConfigCheck(w io.Writer, r *config.Resolved) {
 	fmt.Fprintf(w, "login       %s\nceiling     %s\n", termsafe.Line(login), ceil)
 	if r.Workspace != "" {
 		fmt.Fprintf(w, "workspace   %s\n", termsafe.Line(r.Workspace))
+	}
+	if len(r.Names) > 1 {
+		fmt.Fprintf(w, "workspaces  %s (steward status --all, steward ui --workspace NAME)\n", termsafe.Line(strings.Join(r.Names, ", ")))
 	}
 	fmt.Fprintln(w)
 	for _, s := range r.Settings {

@@ -110,9 +110,9 @@ func (r *Resolved) validate(f *File) {
 					r.problem(SevError, "db-url", "the control-plane DB URL ("+s.Origin+") "+msg)
 				}
 			}
-		case KeyDBHost:
-			if strings.IndexFunc(s.Value, func(c rune) bool { return c <= ' ' || c == '/' || c == 0x7f }) >= 0 {
-				r.problem(SevError, "bad-host", fmt.Sprintf("db_host (%s) is not a host name: no spaces, control characters or slashes", s.Origin))
+		case KeyDBHost, KeyHost:
+			if !hostName(s.Value) {
+				r.problem(SevError, "bad-host", fmt.Sprintf("%s (%s) is not a host name: no spaces, control characters or slashes", s.Key, s.Origin))
 			}
 		}
 	}
@@ -126,6 +126,7 @@ func (r *Resolved) validate(f *File) {
 			r.problem(SevError, "empty-marker", "marker_labels holds an empty label")
 		}
 	}
+	r.checkWorkspaces(f)
 	for name, w := range f.Workspaces {
 		if w.DBPath != "" && w.DBURL != "" {
 			r.problem(SevError, "db-twice", "workspaces."+name+" sets both db_path and db_url: a workspace has one control-plane DB")

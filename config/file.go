@@ -73,6 +73,10 @@ type Workspace struct {
 	DBHost   string `yaml:"db_host,omitempty"`
 	AuditLog string `yaml:"audit_log,omitempty"`
 	Gitea    Gitea  `yaml:"gitea,omitempty"`
+	// Host is the host the workspace's lock directory lives on. Empty: this host. On
+	// another host the lock files are not observed from here (docs/postgres.md, "What a
+	// host cannot see"): only the DB-level verdicts are shown.
+	Host string `yaml:"host,omitempty"`
 }
 
 // Gitea is how a workspace reaches its repository: a tea login name, or a URL with a

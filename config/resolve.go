@@ -122,6 +122,8 @@ type Resolved struct {
 	Found bool   `json:"found"`
 	// Workspace is the workspace of the file in use ("" when none).
 	Workspace string `json:"workspace,omitempty"`
+	// Names lists every workspace of the file, by name (LoadAll resolves each).
+	Names []string `json:"workspaces,omitempty"`
 	// Roles maps Gitea logins to roles, from the file.
 	Roles map[string]string `json:"roles,omitempty"`
 	// System lists the system-wide files consulted (see SystemPath).
@@ -179,6 +181,7 @@ const (
 	KeyRepoRoot         = "repo_root"
 	KeyDBHost           = "db_host"
 	KeyAuditLog         = "audit_log"
+	KeyHost             = "host"
 	KeyTeaLogin         = "gitea.tea_login"
 	KeyGiteaURL         = "gitea.url"
 	KeyGiteaToken       = "gitea.token"
@@ -271,6 +274,8 @@ var keys = []key{
 	// db_host: the host the control-plane DB was written on, when it is not this one. The
 	// seed's rows record no host (its control plane is single-host); empty means this one.
 	{name: KeyDBHost, env: "STEWARD_DB_HOST", def: constant(""), file: func(_ *File, w *Workspace) string { return w.DBHost }},
+	// host: the host the workspace's lock directory lives on; empty means this one.
+	{name: KeyHost, env: "STEWARD_LOCKS_HOST", def: constant(""), file: func(_ *File, w *Workspace) string { return w.Host }},
 	{name: KeyAuditLog, env: "STEWARD_AUDIT_LOG", def: func(g func(string) string) string {
 		state := g("XDG_STATE_HOME")
 		if state == "" {
@@ -368,6 +373,10 @@ func Load(in Inputs) (*Resolved, error) {
 			if is.key != "" {
 				where = is.key + ": "
 			}
+			if strings.HasPrefix(is.key, "workspaces.") && strings.Contains(is.reason, "already defined") {
+				r.problem(SevError, "workspace-duplicate", "the config file "+r.Path+": "+where+"a workspace's name is listed twice ("+is.reason+"); each workspace needs its own name")
+				continue
+			}
 			r.problem(SevError, "parse", "the config file "+r.Path+": "+where+is.reason)
 		}
 		r.checkMode(f)
@@ -439,7 +448,7 @@ func invalidIn(issues []issue, origin string) bool {
 
 func fileOrigin(ws, key string) string {
 	switch key {
-	case KeyLocksDir, KeyDBPath, KeyDBPasswordFile, KeyRepoRoot, KeyDBHost, KeyAuditLog, KeyTeaLogin, KeyGiteaURL,
+	case KeyLocksDir, KeyDBPath, KeyDBPasswordFile, KeyRepoRoot, KeyDBHost, KeyHost, KeyAuditLog, KeyTeaLogin, KeyGiteaURL,
 		KeyGiteaToken, KeyGiteaOwner, KeyGiteaRepo:
 		return "workspaces." + ws + "." + key
 	}
@@ -467,6 +476,7 @@ func (r *Resolved) pickWorkspace(f *File, want string) Workspace {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	r.Names = names
 	switch {
 	case want != "":
 	case f.DefaultWorkspace != "":

@@ -32,11 +32,13 @@ func (e *Engine) load(in *Input) {
 	for i := range in.Leases {
 		e.SetLease(in.Leases[i].Lease.LeaseID, &in.Leases[i])
 	}
-	for id, l := range in.RefLeases {
-		e.refs[id] = l
-	}
-	for i := range in.Locks {
-		e.SetLock(in.Locks[i].Entry.Name, &in.Locks[i])
+	if e.env.locksObserved() {
+		for id, l := range in.RefLeases {
+			e.refs[id] = l
+		}
+		for i := range in.Locks {
+			e.SetLock(in.Locks[i].Entry.Name, &in.Locks[i])
+		}
 	}
 	e.AddEvents(in.Events)
 	e.setGitea(in.Gitea, e.clarifications(in.Clarifications), in.GiteaHealth)

@@ -236,6 +236,8 @@ func bucket(u *unitIn, e *env, now time.Time) *ItemState {
 		return set(BucketBlocked, "blocked pending clarification (marker label)")
 	case liveClaim(u):
 		return set(BucketLeased, "an active lease or a live lock holds the item")
+	case !e.locksObserved():
+		return set(BucketUnknown, "lock files not observed from this host: the item is not claimed to be free")
 	case !e.locks.Complete():
 		return set(BucketUnknown, "lock files not fully read: the item is not claimed to be free")
 	case !e.leasesComplete():

@@ -140,8 +140,8 @@ func (e *Engine) SetLock(name string, lo *LockObs) {
 		delete(e.locks, name)
 		delete(e.lockUnit, name)
 	}
-	if lo == nil {
-		return
+	if lo == nil || !e.env.locksObserved() {
+		return // a lock directory on another host is not observed: no lock is concluded
 	}
 	k, it := lockUnitKey(lo)
 	e.unitFor(k, it).locks[name] = true

@@ -93,6 +93,10 @@ const (
 	StatusDegraded      Status = "degraded"
 	StatusUnavailable   Status = "unavailable"
 	StatusNotConfigured Status = "not_configured"
+	// StatusNotObserved: the source is on another host and is not read from this one
+	// (a workspace's lock directory, see LocksHere). Nothing is concluded from it; it is
+	// neither empty nor broken.
+	StatusNotObserved Status = "not_observed"
 )
 
 // Liveness is what is known about an owner process: alive, dead or unknown.

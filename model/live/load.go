@@ -27,6 +27,10 @@ type Workspace struct {
 	// (GITEA_ISSUE_LOCK_FILE, else /tmp/gitea_issue_lock.json): read with the directory
 	// when it exists, named by its path ("" reads none).
 	LegacyLock string
+	// Host is the host the lock directory lives on ("" = this one; config host). On
+	// another host the lock files are not read: the lock source reads not observed
+	// (model.LocksHere) and the DB alone is judged.
+	Host string
 }
 
 // readLegacy reads the legacy single-slot lock at path: nil when there is none. Its entry
@@ -137,7 +141,12 @@ func Load(ctx context.Context, ws Workspace, p Probe, now time.Time) *model.Inpu
 	if p.DBHost == "" {
 		p.DBHost = ws.DBHost
 	}
-	lo, lh, findings := loadLocks(ws.LocksDir, ws.LegacyLock, p, now)
+	var lo []model.LockObs
+	var findings []string
+	lh, observe := model.LocksHere(ws.Host, p.Host, now)
+	if observe {
+		lo, lh, findings = loadLocks(ws.LocksDir, ws.LegacyLock, p, now)
+	}
 	in := &model.Input{}
 	r, err := leases.OpenReader(ws.DBTarget())
 	if err != nil {

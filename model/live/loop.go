@@ -44,7 +44,10 @@ func (l *Model) loop(ctx context.Context) {
 		retry.Reset(backoff)
 		retryC = retry.C
 	}
-	lockCh := l.lw.Changes()
+	var lockCh <-chan watchdir.Change
+	if l.lw != nil { // nil: the lock directory is on another host and not watched
+		lockCh = l.lw.Changes()
+	}
 	var dbCh <-chan watchdir.Change
 	if l.dw != nil {
 		dbCh = l.dw.Changes()
@@ -156,6 +159,10 @@ func (l *Model) setRead(name string, e locks.Entry, now time.Time) {
 // resyncLocks re-lists the locks directory and re-reads only the files whose
 // inode, size or mtime differ from what was read (all of them when full).
 func (l *Model) resyncLocks(now time.Time, full bool) {
+	if h, observe := model.LocksHere(l.ws.Host, l.probe.Host, now); !observe {
+		l.e.SetHealth(model.SourceLocks, h)
+		return
+	}
 	t0 := time.Now()
 	ents, err := locks.List(l.ws.LocksDir)
 	if err != nil {

@@ -150,7 +150,9 @@ func (l *Model) Start(ctx context.Context) error {
 	l.e.Flush(now)
 	l.publish(now)
 	var err error
-	if l.lw, err = locks.Watch(l.ws.LocksDir, locks.WatchOptions{Debounce: l.opt.Debounce, Notify: l.opt.Notify, Poll: l.opt.Poll}); err != nil {
+	if _, observe := model.LocksHere(l.ws.Host, l.probe.Host, now); !observe {
+		// The lock directory is on another host: nothing here to watch.
+	} else if l.lw, err = locks.Watch(l.ws.LocksDir, locks.WatchOptions{Debounce: l.opt.Debounce, Notify: l.opt.Notify, Poll: l.opt.Poll}); err != nil {
 		l.cancel()
 		if l.dw != nil { // the first read may have started one
 			l.dw.Close()

@@ -148,6 +148,15 @@ func TestFlowResolveByHand(t *testing.T) {
 	src.ch <- src.build()
 	pressAll(tm, "1")
 	waitText(t, tm, "unknown outcome of lease.reclaim-expired")
+	// Its inbox row is aged from the attempt (it showed "—").
+	teatest.WaitFor(t, &screen{tm: tm}, func(b []byte) bool {
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.Contains(l, "unknown outcome of lease.reclaim-expired") && strings.Contains(l, " 1m00s ") {
+				return true
+			}
+		}
+		return false
+	}, teatest.WithDuration(20*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
 	pressAll(tm, "6", "/")
 	for _, m := range typeText("reclaim-expired unknown") {
 		tm.Send(m)

@@ -208,7 +208,13 @@ func inbox(d *data) []row {
 			r.Origin.page, r.Origin.key = page, origin.Key
 		}
 		r.Key, r.ID = "inbox:"+r.Key, "inbox:"+r.ID
-		r.Since = r.Urgent
+		// The inbox's age is the row's urgency time (a question's, an orphan's), else its own
+		// time (an unknown outcome's attempt), which is then its urgency too: it is due since.
+		if r.Urgent.IsZero() {
+			r.Urgent = r.Since
+		} else {
+			r.Since = r.Urgent
+		}
 		r.Rank = map[string]int{"human-required": 0, "operator": 1}[class]
 		if class == "routine" {
 			r.Rank = 2

@@ -36,10 +36,9 @@ func (s *PGStore) claimTx(ctx context.Context, tx pgTx, req ClaimRequest) (Outco
 			return Outcome{}, false, err
 		}
 	}
-	// Wait out any transition in flight on the item's active lease (its row lock) before
-	// reading the clock: a claim whose insert waited behind a release stamped its lease with
-	// a time read before the release committed — earlier than the release's own time, two
-	// owners at once by the DB's own timestamps (cli.TestTwoHostsOnePostgres saw it).
+	// Wait out any transition in flight on the item's active lease (its row lock) first:
+	// the claim then judges the holder as that transition left it. (The lease's own times
+	// are read later, right before the statement that writes it: see below.)
 	cond, args := itemIdentity(pgSQL, req.Work)
 	activeOfItem := "WHERE work_item_id IN (SELECT work_item_id FROM work_items WHERE " + cond + ") AND " + pgSQL.fold("status") + " = 'active'"
 	if _, err := tx.exec(ctx, "SELECT lease_id FROM leases "+activeOfItem+" FOR UPDATE", args...); err != nil {
@@ -62,10 +61,6 @@ func (s *PGStore) claimTx(ctx context.Context, tx pgTx, req ClaimRequest) (Outco
 	if ttl == 0 {
 		ttl = p.InitialTTL()
 	}
-	exp := now.Add(ttl)
-	if c, ok := p.AbsoluteCap(); ok && exp.After(now.Add(c)) {
-		exp = now.Add(c)
-	}
 	id := req.LeaseID
 	if id == "" {
 		id = newID("lease-")
@@ -81,15 +76,29 @@ func (s *PGStore) claimTx(ctx context.Context, tx pgTx, req ClaimRequest) (Outco
 	if req.OwnerPID > 0 {
 		pid = req.OwnerPID
 	}
-	vals := presentIn(s.info, "leases", []colVal{set("lease_id", id), set("work_item_id", itemID), set("session_id", ss.SessionID),
-		set("role", role), set("task_class", string(p.TaskClass)), set("phase", phase), set("status", string(StatusActive)),
-		set("created_at", s.timeVal("leases", "created_at", now)), set("expires_at", s.timeVal("leases", "expires_at", exp)),
-		set("last_heartbeat_at", s.timeVal("leases", "last_heartbeat_at", now)), set("heartbeat_count", 0),
-		set("expected_head_sha", req.ExpectedHeadSHA), set("allowed_actions", encodeList(req.AllowedActions)),
-		set("forbidden_actions", encodeList(req.ForbiddenActions)), set("provenance_json", encodeObject(req.Provenance)),
-		set("owner_pid", pid), set("owner_host", req.OwnerHost), set("worktree_path", req.WorktreePath)})
+	leaseVals := func(now time.Time) []colVal {
+		exp := now.Add(ttl)
+		if c, ok := p.AbsoluteCap(); ok && exp.After(now.Add(c)) {
+			exp = now.Add(c)
+		}
+		return presentIn(s.info, "leases", []colVal{set("lease_id", id), set("work_item_id", itemID), set("session_id", ss.SessionID),
+			set("role", role), set("task_class", string(p.TaskClass)), set("phase", phase), set("status", string(StatusActive)),
+			set("created_at", s.timeVal("leases", "created_at", now)), set("expires_at", s.timeVal("leases", "expires_at", exp)),
+			set("last_heartbeat_at", s.timeVal("leases", "last_heartbeat_at", now)), set("heartbeat_count", 0),
+			set("expected_head_sha", req.ExpectedHeadSHA), set("allowed_actions", encodeList(req.AllowedActions)),
+			set("forbidden_actions", encodeList(req.ForbiddenActions)), set("provenance_json", encodeObject(req.Provenance)),
+			set("owner_pid", pid), set("owner_host", req.OwnerHost), set("worktree_path", req.WorktreePath)})
+	}
 	for round := 0; ; round++ {
-		won, err := s.insertLease(ctx, tx, req.Work, itemID, vals)
+		// The lease's times are read right before the statement that writes it: a wait
+		// since the clock was last read (a session's or an item's row held by another
+		// transaction, a holder that ended in between) must not stamp the lease with a
+		// time before another owner's release — two owners at once by the DB's own
+		// timestamps (cli.TestTwoHostsOnePostgres saw it; TestPGClaimStampsAfterItsWait).
+		if now, err = dbClock(ctx, tx.tx, s.path); err != nil {
+			return Outcome{}, false, err
+		}
+		won, err := s.insertLease(ctx, tx, req.Work, itemID, leaseVals(now))
 		if err != nil {
 			return Outcome{}, false, err
 		}

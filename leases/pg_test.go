@@ -290,3 +290,72 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestPGClaimStampsAfterItsWait: a claim that waits between reading the DB's clock and
+// writing its lease — here for its session's row, held by another transaction — while
+// another worker claims and releases the item, stamps its lease with a time after that
+// release, never before it: by the DB's own timestamps the item never has two owners
+// at once. On the code before, the claim stamped the time it read before the wait
+// (created_at before the other lease's released_at); cli.TestTwoHostsOnePostgres saw it.
+func TestPGClaimStampsAfterItsWait(t *testing.T) {
+	tg, raw := newPG(t)
+	ctx := context.Background()
+	s := openPGStore(t, tg)
+	// s1's session row exists (its first lease on another item, released).
+	first := mustClaim(t, s, "s1", 2, now)
+	if out, err := s.Release(ctx, leases.FenceOf(*first), "done", now); err != nil || !out.OK() {
+		t.Fatalf("release: %+v %v", out, err)
+	}
+	other, err := raw.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	tx, err := other.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `SELECT 1 FROM sessions WHERE session_id = 's1' FOR UPDATE`); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		out leases.Outcome
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		o, e := s.Claim(ctx, claimReq("s1", 1), now)
+		done <- result{o, e}
+	}()
+	// The claim has read the clock and waits for its session's row.
+	waitFor(t, func() bool {
+		var n int
+		_ = raw.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+			AND wait_event_type = 'Lock' AND query LIKE 'UPDATE sessions%'`).Scan(&n)
+		return n == 1
+	})
+	b := mustClaim(t, s, "s2", 1, now)
+	rel, err := s.Release(ctx, leases.FenceOf(*b), "done", now)
+	if err != nil || !rel.OK() {
+		t.Fatalf("release: %+v %v", rel, err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.err != nil || !r.out.OK() {
+		t.Fatalf("the waiting claim: %+v %v", r.out, r.err)
+	}
+	var released, created time.Time
+	if err := raw.QueryRow(`SELECT released_at FROM leases WHERE lease_id = $1`, b.LeaseID).Scan(&released); err != nil {
+		t.Fatal(err)
+	}
+	if err := raw.QueryRow(`SELECT created_at FROM leases WHERE lease_id = $1`, r.out.Lease.LeaseID).Scan(&created); err != nil {
+		t.Fatal(err)
+	}
+	if created.Before(released) {
+		t.Fatalf("the waiting claim's lease was created at %s, before the other owner released at %s: two owners at once",
+			created.Format(time.RFC3339Nano), released.Format(time.RFC3339Nano))
+	}
+}

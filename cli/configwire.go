@@ -44,20 +44,31 @@ func (g *globals) applyConfig(cmd *cobra.Command) error {
 	if f := cmd.Root().PersistentFlags().Lookup("gitea-repo"); f != nil && f.Changed {
 		repoChanged = true
 	}
-	r, err := config.Load(config.Inputs{Path: g.configPath, Flags: flags, FlagNames: names, Workspace: g.workspace, Login: g.login})
+	g.inputs = config.Inputs{Path: g.configPath, Flags: flags, FlagNames: names, Workspace: g.workspace, Login: g.login}
+	r, err := config.Load(g.inputs)
 	if err != nil {
 		return err
+	}
+	// --all reads every workspace of the file: several without a default is no ambiguity.
+	all := false
+	if f := cmd.Flags().Lookup("all"); f != nil && f.Changed && f.Value.String() == "true" {
+		all = true
 	}
 	if r.HasErrors() {
 		var msgs []string
 		for _, p := range r.Problems {
+			if all && p.Code == "workspace-ambiguous" {
+				continue
+			}
 			if p.Severity == config.SevError {
 				msgs = append(msgs, p.Code+": "+termsafe.Line(p.Message))
 			}
 		}
 		// Each problem names its own source (a variable, a flag, a file): the configuration
 		// is more than the file, which may not even exist.
-		return &exitError{code: ExitError, msg: "steward's configuration has errors (run `steward config check` for every setting and its source):\n  " + strings.Join(msgs, "\n  ")}
+		if len(msgs) > 0 {
+			return &exitError{code: ExitError, msg: "steward's configuration has errors (run `steward config check` for every setting and its source):\n  " + strings.Join(msgs, "\n  ")}
+		}
 	}
 	for _, p := range r.Problems {
 		if ceilingWarnings[p.Code] {

@@ -50,6 +50,9 @@ type globals struct {
 	// configPath and workspace select the config file and its workspace.
 	configPath string
 	workspace  string
+	// inputs are what applyConfig resolved the configuration from (status --all resolves
+	// every workspace from them).
+	inputs config.Inputs
 	// giteaToken comes from the config file when it holds one; never from a flag.
 	giteaToken string
 	// readOnlyWhy says who turned read-only on (config.Grant.ReadOnlyReason); ceiling is

@@ -27,6 +27,7 @@ type statusFlags struct {
 	at      string
 	window  time.Duration
 	failOn  failOn
+	all     bool
 }
 
 // addStatusCommand adds `steward status [--json] [--watch]`.
@@ -38,6 +39,9 @@ func addStatusCommand(root *cobra.Command, g *globals) {
 		Long: `status prints the live snapshot of the workspace — the sources' health, claims,
 contention, clarifications, orphans — as text, or as JSON with --json (docs/formats.md).
 With --watch it prints a snapshot (a JSON line with --json) each time one changes.
+--workspace NAME reads one workspace of the config file (the default without it); --all
+reads every workspace it lists, each under its name: as text one report per workspace, as
+JSON {"workspaces":[{"name":…,"host":…,"snapshot":{…}}, …]} (docs/formats.md).
 
 Exit codes, the same with --json (with --watch, those of the last snapshot printed):
   0  every configured source was read (the lock directory, the DB, and Gitea when a
@@ -47,7 +51,7 @@ Exit codes, the same with --json (with --watch, those of the last snapshot print
      answer, attempts of unknown outcome in steward's audit log) or attention (those and
      orphans an operator can reconcile — the workbench's attention inbox)
   1  the command could not run (bad flags, a configuration with errors)
-5 wins over 6. The reason is printed on stderr.`,
+5 wins over 6. The reason is printed on stderr. With --all, the worst of every workspace.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runStatus(cmd.Context(), cmd.OutOrStdout(), g, f)
@@ -59,6 +63,7 @@ Exit codes, the same with --json (with --watch, those of the last snapshot print
 	fl.StringVar(&f.now, "now", "", "classify at this RFC 3339 instant instead of the clock (reproducible output)")
 	fl.StringVar(&f.at, "at", "", "the fleet at a past moment, reconstructed from the evidence: RFC 3339, or a duration back (2h)")
 	fl.DurationVar(&f.window, "window", 15*time.Minute, "with --at: the window before it whose refused claims count as contention")
+	fl.BoolVar(&f.all, "all", false, "report every workspace of the config file, each under its name (not with --watch or --at)")
 	fl.Var(&f.failOn, "fail-on", "exit 6 when the snapshot holds this: human-required or attention (see the exit codes above)")
 	root.AddCommand(cmd)
 }
@@ -80,6 +85,12 @@ func runStatus(ctx context.Context, out io.Writer, g *globals, f *statusFlags) e
 			return &exitError{code: ExitError, msg: "--at shows one past moment; it cannot --watch"}
 		}
 		return runStatusAt(ctx, out, g, f.at, f.window, clock)
+	}
+	if f.all {
+		if f.watch || f.at != "" {
+			return &exitError{code: ExitError, msg: "--all reports every workspace once; --watch and --at read one (choose it with --workspace)"}
+		}
+		return runStatusAll(ctx, out, g, f, clock)
 	}
 	// The session's core has no audit log: it previews, for each orphan, whether its
 	// action's guards allow it now, and writes nothing.

@@ -80,9 +80,21 @@ func Open(ctx context.Context, s Settings) (*Session, error) {
 		Attention: tui.AttentionOptions{SLAs: a.SLAs, Reescalations: a.Reescalations, Bell: a.Bell, Desktop: a.Desktop,
 			Mux: attention.DetectMux(plain(s.Env)), Command: a.Command}}
 	if h := s.History; h != nil {
-		historyOptions(&sess.Workbench, gather.Sources{LocksDir: s.LocksDir, DB: sess.ws.DBTarget(), AuditPath: s.AuditPath}, h.StateDir, h.SinceOnStart)
+		src := gather.Sources{LocksDir: s.LocksDir, DB: sess.ws.DBTarget(), AuditPath: s.AuditPath}
+		src.LocksNotObserved = LocksNotObserved(s.Host, s.Now())
+		historyOptions(&sess.Workbench, src, h.StateDir, h.SinceOnStart)
 	}
 	return sess, nil
+}
+
+// LocksNotObserved is why a lock directory on host is not read from this one (the
+// reason of model.LocksHere), "" when host is this one.
+func LocksNotObserved(host string, now time.Time) string {
+	here, _ := leases.HostName()
+	if h, observe := model.LocksHere(host, here, now); !observe {
+		return h.Reason
+	}
+	return ""
 }
 
 // NewCore builds the governed core s describes — its Gitea client (NewClient), its audit

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"steward/app"
+	"steward/config"
 	"steward/govern"
 	"steward/history"
 	"steward/history/gather"
@@ -86,7 +87,12 @@ func parseInstant(flag, v string, now time.Time) (time.Time, error) {
 }
 
 func (g *globals) historySources() gather.Sources {
-	return gather.Sources{LocksDir: g.locksDir, DB: leases.Target{Loc: g.dbPath, PasswordFile: g.dbPasswordFile}, AuditPath: g.audit}
+	src := gather.Sources{LocksDir: g.locksDir, DB: leases.Target{Loc: g.dbPath, PasswordFile: g.dbPasswordFile}, AuditPath: g.audit}
+	if g.resolved != nil {
+		// A workspace whose lock directory is on another host: not read from here.
+		src.LocksNotObserved = app.LocksNotObserved(g.resolved.Get(config.KeyHost).Value, time.Now())
+	}
+	return src
 }
 
 func clockOf(now string) (func() time.Time, error) {

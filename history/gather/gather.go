@@ -18,9 +18,13 @@ import (
 
 // Sources names the workspace's sources.
 type Sources struct {
-	LocksDir  string
-	DB        leases.Target
-	AuditPath string
+	LocksDir string
+	// LocksNotObserved, when set, says why the lock directory is not read: it is on
+	// another host (model.LocksHere). The lock source is then skipped with that reason —
+	// a standing limit of the evidence (not a loss), never "no locks".
+	LocksNotObserved string
+	DB               leases.Target
+	AuditPath        string
 	// Gitea reads an item's thread; nil when none is configured.
 	Gitea *gitea.Client
 }
@@ -46,7 +50,11 @@ func Read(ctx context.Context, src Sources, opt Options) *history.Evidence {
 	}
 	ev := &history.Evidence{Read: now().UTC()}
 	readDB(ctx, ev, src.DB, opt)
-	ev.AddLocks(locks.LoadDir(src.LocksDir, locks.LoadOptions{Retired: true}))
+	if src.LocksNotObserved != "" {
+		ev.Skipped(history.SourceLocks, src.LocksNotObserved)
+	} else {
+		ev.AddLocks(locks.LoadDir(src.LocksDir, locks.LoadOptions{Retired: true}))
+	}
 	readAudit(ev, src.AuditPath)
 	readGitea(ctx, ev, src.Gitea, opt.Item)
 	ev.Finish()

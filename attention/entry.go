@@ -150,7 +150,7 @@ func FromSnapshot(s *model.Snapshot, slas SLAs) ([]Entry, Unread) {
 			what = "lease " + o.LeaseID
 		}
 		exp := expiry(o.Evidence)
-		e := Entry{Key: "orphan:" + string(o.Kind) + ":" + o.LeaseID + ":" + o.LockFile, Kind: KindOrphan, Sub: string(o.Kind),
+		e := Entry{Key: OrphanKey(string(o.Kind), o.LeaseID, o.LockFile), Kind: KindOrphan, Sub: string(o.Kind),
 			Need: need, Item: it, Title: string(o.Kind) + " " + what, SLA: slas.of(KindOrphan),
 			Sources:  []model.Source{model.SourceLocks, model.SourceDB},
 			Evidence: fingerprint(o.LeaseID, o.LockFile, o.SessionID, exp.Format(time.RFC3339Nano))}
@@ -165,6 +165,18 @@ func FromSnapshot(s *model.Snapshot, slas SLAs) ([]Entry, Unread) {
 		out = append(out, e)
 	}
 	return out, unread
+}
+
+// OrphanKey is the attention key of an orphan: "orphan:<kind>:<lease id>:<lock file>", the
+// lock file's field left out when there is none ("orphan:<kind>:<lease id>"; a lock without
+// a lease keeps the empty lease field, "orphan:<kind>::<lock file>", so that the fields
+// still read by position). An orphan of a lease alone ended in an empty field.
+func OrphanKey(kind, leaseID, lockFile string) string {
+	k := "orphan:" + kind + ":" + leaseID
+	if lockFile != "" {
+		k += ":" + lockFile
+	}
+	return k
 }
 
 // expiry is the expires_at an orphan's evidence names (lease or lock), zero when none parses.

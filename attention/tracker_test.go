@@ -23,7 +23,7 @@ func question(n int, asked time.Time) Entry {
 }
 
 func orphan(lease string) Entry {
-	return Entry{Key: "orphan:active-lease-past-expiry:" + lease + ":", Kind: KindOrphan, Sub: "active-lease-past-expiry",
+	return Entry{Key: "orphan:active-lease-past-expiry:" + lease, Kind: KindOrphan, Sub: "active-lease-past-expiry",
 		Need: model.NeedOperator, Title: "lease " + lease, SLA: time.Hour, Evidence: "e-" + lease,
 		Sources: []model.Source{model.SourceLocks, model.SourceDB}}
 }

@@ -312,10 +312,10 @@ func seedActionCases() []seedActionCase {
 			return Request{Action: ActionAnswer, Target: Target{Item: item(f.markedIssue())}, Params: map[string]string{"body": "Use v2."}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {}},
 		{name: "attention ack (beside the audit log, no DB write)", setup: func(f *fixture, d *seedtest.DB) Request {
-			return Request{Action: ActionAttentionAck, Target: Target{Entry: "orphan:active-lease-past-expiry:L1:"}, Params: map[string]string{"evidence": "e"}}
+			return Request{Action: ActionAttentionAck, Target: Target{Entry: "orphan:active-lease-past-expiry:L1"}, Params: map[string]string{"evidence": "e"}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {}},
 		{name: "attention snooze (beside the audit log, no DB write)", setup: func(f *fixture, d *seedtest.DB) Request {
-			return Request{Action: ActionAttentionSnooze, Target: Target{Entry: "orphan:active-lease-past-expiry:L1:"}, Params: map[string]string{"evidence": "e", "for": "1h"}}
+			return Request{Action: ActionAttentionSnooze, Target: Target{Entry: "orphan:active-lease-past-expiry:L1"}, Params: map[string]string{"evidence": "e", "for": "1h"}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {}},
 	}
 }

@@ -128,7 +128,7 @@ func attnKeyOf(rowKey string) string {
 	case strings.HasPrefix(k, "orphan:"):
 		p := strings.Split(strings.TrimPrefix(k, "orphan:"), "\x00")
 		if len(p) == 4 {
-			return "orphan:" + p[0] + ":" + p[2] + ":" + p[1]
+			return attention.OrphanKey(p[0], p[2], p[1])
 		}
 	case strings.HasPrefix(k, "contention:"):
 		p := strings.Split(strings.TrimPrefix(k, "contention:"), "\x00")

@@ -52,8 +52,9 @@ type Settings struct {
 	// History, when set, gives the workbench its History view and last-seen mark.
 	History *History
 
-	// Env looks up the lease-policy overrides (GITEA_LEASE_POLICY_*), the tea CLI's config
-	// location and the terminal multiplexer; os.LookupEnv when nil.
+	// Env looks up the lease-policy overrides (GITEA_LEASE_POLICY_*: FromConfig answers
+	// them from the environment, then from the workspace's lease_policy), the tea CLI's
+	// config location and the terminal multiplexer; os.LookupEnv when nil.
 	Env func(string) (string, bool)
 
 	// Who acts: the role and the Gitea login recorded as the actor, and the read-only
@@ -164,7 +165,7 @@ func FromConfig(r *config.Resolved, env func(string) (string, bool)) (Settings, 
 			Bell: boolean(config.KeyNotifyBell), Desktop: boolean(config.KeyNotifyDesktop),
 		},
 		Theme:          get(config.KeyTheme),
-		Env:            env,
+		Env:            r.PolicyLookup(env),
 		Login:          r.Grant.Login,
 		ReadOnly:       r.Grant.ReadOnly,
 		ReadOnlyReason: r.Grant.ReadOnlyReason(),

@@ -448,6 +448,24 @@ func TestEverySettingHasAnEffect(t *testing.T) {
 				t.Fatalf("a 1 s heartbeat grace changed no claim's freshness: %s", a)
 			}
 		}},
+		{"lease_policy", func(t *testing.T, w *world) {
+			// The same minute's cadence and grace as the row above, from the workspace's
+			// lease_policy in the file instead of the variables.
+			base := w.snap(t, "")
+			a := fresh(base)
+			lp, seen := "    lease_policy:\n", map[string]bool{}
+			for _, c := range base.Claims {
+				if c.TaskClass == "" || seen[c.TaskClass] {
+					continue
+				}
+				seen[c.TaskClass] = true
+				lp += "      " + c.TaskClass + ":\n        heartbeat_cadence_minutes: 1\n        missed_heartbeat_grace_minutes: 1\n        stale_warning_minutes: 1\n"
+			}
+			b := fresh(w.open(t, strings.Replace(w.file(""), "    audit_log:", lp+"    audit_log:", 1)).Snapshot(context.Background()))
+			if a == b {
+				t.Fatalf("a 1-minute heartbeat grace in lease_policy changed no claim's freshness: %s", a)
+			}
+		}},
 		{"GITEA_ISSUE_LOCK_FILE", func(t *testing.T, w *world) {
 			slot := filepath.Join(w.dir, "gitea_issue_lock.json")
 			data, err := os.ReadFile(filepath.Join(w.dir, "locks", "origin__acme__widgets__issue-1.json"))

@@ -51,6 +51,7 @@ problem is an error, 0 otherwise; it never prints a token.`,
 			}
 			// What will be used, checked: the paths, and the Gitea login.
 			r.CheckPaths()
+			r.Problems = append(r.Problems, policyProblems(r)...)
 			r.Problems = append(r.Problems, checkGitea(cmd.Context(), r, offline)...)
 			if len(r.Names) > 1 {
 				// Every workspace of the file is checked: its paths, its Gitea, its entry.

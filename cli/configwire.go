@@ -54,6 +54,7 @@ func (g *globals) applyConfig(cmd *cobra.Command) error {
 	if f := cmd.Flags().Lookup("all"); f != nil && f.Changed && f.Value.String() == "true" {
 		all = true
 	}
+	r.Problems = append(r.Problems, policyProblems(r)...)
 	if r.HasErrors() {
 		var msgs []string
 		for _, p := range r.Problems {

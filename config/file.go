@@ -77,6 +77,11 @@ type Workspace struct {
 	// another host the lock files are not observed from here (docs/postgres.md, "What a
 	// host cannot see"): only the DB-level verdicts are shown.
 	Host string `yaml:"host,omitempty"`
+	// LeasePolicy overrides the supervised system's lease policy for this workspace, by task
+	// class and field (author_issue_work: {initial_ttl_minutes: 0.5}): the values its own
+	// variables GITEA_LEASE_POLICY_<CLASS>_<FIELD> would set, which still win when set. A
+	// workspace whose workers run a compressed policy (the demo's) is read alike.
+	LeasePolicy map[string]map[string]float64 `yaml:"lease_policy,omitempty"`
 }
 
 // Gitea is how a workspace reaches its repository: a tea login name, or a URL with a

@@ -131,9 +131,11 @@ type Resolved struct {
 	// Grant is the role and read-only switch in effect once every ceiling is applied; the
 	// role and read_only settings hold the same values.
 	Grant Grant `json:"grant"`
-	// Settings in Keys order.
+	// Settings in Keys order, then the workspace's lease_policy values.
 	Settings []Setting `json:"-"`
-	Problems []Problem `json:"problems"`
+	// Policy is the workspace's lease_policy, valid values only (PolicyLookup).
+	Policy   []PolicyEntry `json:"-"`
+	Problems []Problem     `json:"problems"`
 }
 
 // Get returns the setting named key.
@@ -405,6 +407,7 @@ func Load(in Inputs) (*Resolved, error) {
 		}
 		r.Settings = append(r.Settings, s)
 	}
+	r.resolvePolicy(ws, getenv)
 	ws.Gitea.TokenFile = expandHome(ws.Gitea.TokenFile, g)
 	r.resolveTokenFile(ws)
 	r.validate(&f)

@@ -345,3 +345,37 @@ func TestOneGiteaDoor(t *testing.T) {
 		t.Fatalf("saw only %d packages", seen)
 	}
 }
+
+// TestOnlySimImportsForeign: package sim/foreign writes legacy lock files outside the
+// governed core, on purpose, for the demo (sim/foreign/doc.go); nothing but package sim —
+// not even another test — may import it.
+func TestOnlySimImportsForeign(t *testing.T) {
+	const foreign = "steward/sim/foreign"
+	out, err := exec.Command("go", "list", "-json", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	importers := 0
+	for dec.More() {
+		var p struct {
+			ImportPath                         string
+			Imports, TestImports, XTestImports []string
+		}
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range append(append(p.Imports, p.TestImports...), p.XTestImports...) {
+			if imp != foreign || p.ImportPath == foreign {
+				continue
+			}
+			if p.ImportPath != "steward/sim" {
+				t.Errorf("%s imports %s: only package sim may (the demo's one writer outside the governed core)", p.ImportPath, foreign)
+			}
+			importers++
+		}
+	}
+	if importers == 0 {
+		t.Fatalf("nothing imports %s: the rule checks nothing (was the package moved?)", foreign)
+	}
+}

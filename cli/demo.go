@@ -49,7 +49,11 @@ type demoReport struct {
 	Repo      string            `json:"repo"`
 	Kept      bool              `json:"kept"`
 	Env       map[string]string `json:"env"`
-	Summary   sim.Summary       `json:"summary"`
+	// Config is the demo's configuration file (its workspace and compressed lease policy);
+	// StatusCommand the one command that reads the workspace alike, as shell words.
+	Config        string      `json:"config,omitempty"`
+	StatusCommand []string    `json:"status_command,omitempty"`
+	Summary       sim.Summary `json:"summary"`
 }
 
 func addDemoCommand(root *cobra.Command, g *globals) {
@@ -231,6 +235,7 @@ func runDemoWorkbench(ctx context.Context, cmd *cobra.Command, g *globals, d *si
 func report(d *sim.Demo, f *demoFlags, sum sim.Summary) demoReport {
 	r := demoReport{GiteaURL: d.GiteaURL, GiteaAddr: d.Addr(), Repo: d.Owner + "/" + d.Repo, Kept: f.keep, Env: d.Env, Summary: sum}
 	r.Root, r.LocksDir, r.DBPath, r.RepoRoot, r.AuditLog = d.Root, d.Workspace.LocksDir, d.Workspace.DBPath, d.Workspace.RepoRoot, d.AuditPath
+	r.Config, r.StatusCommand = d.ConfigPath(), d.StatusCommand()
 	return r
 }
 
@@ -257,12 +262,15 @@ func writeDemoSummary(w io.Writer, r demoReport) {
 	}
 }
 
+// writeKeep says where the kept workspace is and prints the one command that inspects it:
+// `steward --config <its steward.yaml> status`, the file naming the workspace's paths and
+// the lease policy and durations compressed as the demo ran them (no variables to paste).
 func writeKeep(w io.Writer, r demoReport) {
 	fmt.Fprintf(w, "\nkept the demo workspace in %s\n", r.Root)
-	fmt.Fprintf(w, "  locks:  %s\n  db:     %s\n  repo:   %s\n  audit:  %s\n", r.LocksDir, r.DBPath, r.RepoRoot, r.AuditLog)
-	fmt.Fprintln(w, "inspect it with (the lease policy was compressed; the same overrides make expiry read alike):")
-	fmt.Fprintf(w, "  %s \\\n    steward status --locks %q --db %q --repo-root %q --audit %q\n",
-		strings.Join(sim.EnvLines(r.Env), " \\\n    "), r.LocksDir, r.DBPath, r.RepoRoot, r.AuditLog)
+	fmt.Fprintf(w, "  locks:  %s\n  db:     %s\n  repo:   %s\n  audit:  %s\n  config: %s (the workspace, its compressed lease policy and durations)\n",
+		r.LocksDir, r.DBPath, r.RepoRoot, r.AuditLog, r.Config)
+	fmt.Fprintln(w, "inspect it with:")
+	fmt.Fprintf(w, "  %s\n", strings.Join(r.StatusCommand, " "))
 	if r.GiteaAddr != "" {
 		fmt.Fprintln(w, "(the in-process Gitea stopped with the demo; Gitea facts are not available afterwards)")
 	}

@@ -137,7 +137,7 @@ func TestDemoKeep(t *testing.T) {
 	}
 	var text bytes.Buffer
 	writeKeep(&text, r)
-	for _, want := range []string{"steward status", r.DBPath, "GITEA_LEASE_POLICY_AUTHOR_ISSUE_WORK_INITIAL_TTL_MINUTES="} {
+	for _, want := range []string{"steward --config " + r.Config + " status", r.DBPath} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("--keep output lacks %q:\n%s", want, text.String())
 		}

@@ -51,32 +51,28 @@ func loadParams() (dur time.Duration, workers, items int, speed float64) {
 	return
 }
 
-// cachedTracker answers a worker's issue reads from a copy at most ttl old: 50 workers
-// each reading 500 issues per cycle over HTTP would measure the fake server, not steward.
+// cachedTracker answers a worker's backlog reads from a copy at most ttl old: 50 workers
+// each listing 500 issues per cycle over HTTP would measure the fake server, not steward.
 type cachedTracker struct {
 	c   *gitea.Client
 	ttl time.Duration
 	mu  sync.Mutex
-	at  map[int64]time.Time
-	is  map[int64]gitea.Issue
+	at  time.Time
+	is  []gitea.Issue
 }
 
-func (t *cachedTracker) GetIssue(ctx context.Context, n int64) (gitea.Issue, error) {
+func (t *cachedTracker) OpenIssues(ctx context.Context) ([]gitea.Issue, gitea.Health) {
 	t.mu.Lock()
-	if at, ok := t.at[n]; ok && time.Since(at) < t.ttl {
-		is := t.is[n]
-		t.mu.Unlock()
-		return is, nil
+	defer t.mu.Unlock()
+	if t.is != nil && time.Since(t.at) < t.ttl {
+		return t.is, gitea.Health{State: gitea.HealthOK}
 	}
-	t.mu.Unlock()
-	is, err := t.c.GetIssue(ctx, n)
-	if err != nil {
-		return is, err
+	is, h := t.c.OpenIssues(ctx)
+	if !h.OK() {
+		return nil, h
 	}
-	t.mu.Lock()
-	t.at[n], t.is[n] = time.Now(), is
-	t.mu.Unlock()
-	return is, nil
+	t.at, t.is = time.Now(), is
+	return is, h
 }
 
 // loadReport is what a load run measured (recorded in docs/reliability.md).
@@ -158,7 +154,7 @@ func TestLoad(t *testing.T) {
 	must(t, err)
 	ws.Gitea = client
 	fleet, err := sim.New(sim.Config{Workspace: ws, Audit: audit, Owner: "load", Repo: "fleet", Backlog: backlog,
-		Tracker: &cachedTracker{c: client, ttl: 5 * time.Second, at: map[int64]time.Time{}, is: map[int64]gitea.Issue{}},
+		Tracker: &cachedTracker{c: client, ttl: 5 * time.Second},
 		PRs:     sim.FakePRs(repo), Workers: workers, Seed: 9, Speed: speed})
 	must(t, err)
 

@@ -15,6 +15,8 @@ import (
 	"steward/gitea"
 	"steward/gitea/fakegitea"
 	"steward/govern"
+	"steward/leases"
+	"steward/model"
 )
 
 // DemoOptions set up a demo workspace.
@@ -37,6 +39,15 @@ type DemoOptions struct {
 	OnEvent func(Event)
 	// Virtual runs the fleet's events back to back (tests of determinism).
 	Virtual bool
+	// Legacy is how many workers run the supervised system's older lock tool (Config.Legacy):
+	// 0 means the demo's default, one; negative means none.
+	Legacy int
+	// NoStaff leaves out the on-call operator and the maintainer (Config.Staff); the default
+	// has them, with DemoStaff's timing.
+	NoStaff bool
+	// Census books what each minute showed into Summary.Minutes (Config.Census), judged by
+	// ModelConfig.
+	Census bool
 }
 
 // Demo is a complete, lively workspace in a temporary folder: control-plane DB, locks
@@ -60,12 +71,13 @@ type Demo struct {
 	// Fake is the in-process server, nil with a real Gitea.
 	Fake *fakegitea.Server
 
-	opts  DemoOptions
-	token string
-	audit *govern.AuditLog
-	fleet *Fleet
-	ln    net.Listener
-	srv   *http.Server
+	opts     DemoOptions
+	token    string
+	fakeRepo *fakegitea.Repo
+	audit    *govern.AuditLog
+	fleet    *Fleet
+	ln       net.Listener
+	srv      *http.Server
 }
 
 // NewDemo builds the workspace and seeds it; Run starts the workers. Close undoes it all.
@@ -115,9 +127,72 @@ func NewDemo(ctx context.Context, o DemoOptions) (d *Demo, err error) {
 		return d, err
 	}
 	d.Workspace.Gitea = d.Client
+	legacy := o.Legacy
+	switch {
+	case legacy == 0:
+		legacy = 1
+	case legacy < 0:
+		legacy = 0
+	}
+	var staff *Staff
+	if !o.NoStaff {
+		st := DemoStaff()
+		st.Model = d.ModelConfig()
+		if d.Fake != nil {
+			st.Desk = fakeDesk{d.fakeRepo}
+		}
+		staff = &st
+	}
+	var cen *model.Config
+	if o.Census {
+		mc := d.ModelConfig()
+		cen = &mc
+	}
 	d.fleet, err = New(Config{Workspace: d.Workspace, Audit: d.audit, Owner: d.Owner, Repo: d.Repo, Backlog: d.Backlog,
-		Tracker: d.Client, PRs: prs, Workers: o.Workers, Seed: o.Seed, Speed: o.Speed, Rates: o.Rates, OnEvent: o.OnEvent, Virtual: o.Virtual})
+		Tracker: d.Client, PRs: prs, Workers: o.Workers, Seed: o.Seed, Speed: o.Speed, Rates: o.Rates, OnEvent: o.OnEvent, Virtual: o.Virtual,
+		Legacy: legacy, Staff: staff, Census: cen})
+	if d.Fake != nil && err == nil {
+		// The in-process Gitea stamps its items with the fleet's clock, so that they age as
+		// the lock files and leases do (in a virtual run, too).
+		d.Fake.SetClock(d.fleet.Clock)
+	}
+	if err == nil {
+		err = d.writeConfig()
+	}
 	return d, err
+}
+
+// DemoStaff is the demo's staff timing, in supervised time: a look every 3 min 20 s (10 s of
+// the demo at the default speed); an orphan the person at the keyboard leaves alone is
+// recovered by the on-call operator after 15 min (45 s of the demo); a clarification
+// answered after 45 min (2¼ min of the demo; questions pile up a little, so one is always waiting); a stale pull request closed after 20 min; an item a worker holds
+// closed about every 40 min.
+func DemoStaff() Staff {
+	return Staff{Every: 200 * time.Second, RecoverAfter: 15 * time.Minute, AnswerAfter: 45 * time.Minute,
+		CloseStalePRAfter: 20 * time.Minute, CloseClaimedEvery: 40 * time.Minute}
+}
+
+// ModelConfig is what the demo's workspace is judged by — the workbench's, `status`'s and
+// the staff's: the compressed lease policy, and the model's own durations compressed alike
+// (a pull request is stale after 10 supervised minutes, refused claims count for an hour).
+func (d *Demo) ModelConfig() model.Config {
+	return model.Config{Policies: leases.LoadPolicies(d.Workspace.Env), Org: d.Owner, Repo: d.Repo,
+		StalePRQuiet: d.scale(10 * time.Minute), RefusedWindow: d.scale(time.Hour)}
+}
+
+// ClarificationSLA is the demo's clarification SLA: an hour, compressed.
+func (d *Demo) ClarificationSLA() time.Duration { return d.scale(time.Hour) }
+
+// scale compresses a supervised duration to the demo's clock.
+func (d *Demo) scale(x time.Duration) time.Duration { return time.Duration(float64(x) / d.opts.Speed) }
+
+// fakeDesk is the maintainer's desk on the in-process Gitea (its seeding helpers).
+type fakeDesk struct{ r *fakegitea.Repo }
+
+func (k fakeDesk) Close(_ context.Context, n int64) error { k.r.CloseIssue(n); return nil }
+
+func (k fakeDesk) File(_ context.Context, title, body string, labels ...string) (int64, error) {
+	return k.r.CreateIssue("maintainer", title, body, labels...), nil
 }
 
 func randomHex(n int) string {
@@ -132,6 +207,7 @@ func (d *Demo) serveFake(issues []SeedIssue) (PRMaker, error) {
 	fake := fakegitea.New()
 	fake.AddUser("steward-demo", d.token)
 	repo := fake.CreateRepo(d.Owner, d.Repo)
+	d.fakeRepo = repo
 	d.Backlog = SeedFake(repo, "maintainer", issues, DemoPRs)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -7,6 +7,16 @@
 // on, going for an item another worker holds (claim.refused), leaving a half-finished pull
 // request, letting its worktree vanish, or asking for clarification.
 //
+// Around the fleet, so that a demo left alone stays like a real fleet's day (docs/demo.md):
+// one worker on the supervised system's older lock tool (legacy.go, package foreign), which
+// writes its legacy lock beside steward's and so makes real duplicate locks and legacy
+// orphans; and the staff (staff.go): an on-call operator who applies an orphan's sanctioned
+// action through the governed core once it has been on screen a while, and a maintainer who
+// answers clarifications through the core and, on the in-process Gitea, merges finished work
+// (closing the issue and filing a new one), closes stale pull requests, and now and then
+// closes an item a worker holds. A census (census.go) books what each minute of a run
+// showed, read as `steward status` reads the workspace.
+//
 // What it owns: the workers' decisions and their timing. Every change to coordination
 // state (lock files, DB rows, Gitea comments and labels) goes through govern.Core.Run, as
 // a real worker's would — through a core in this process, or (Config.Hands, the demo's
@@ -32,6 +42,7 @@
 // fell seconds behind it let every lease expire before its heartbeat. The decisions stay a
 // function of the seed; only their wall times move.
 //
-// What it must never do: write a source directly, choose work for a real worker, or import
-// tui.
+// What it must never do: write a source directly (the legacy worker's lock files, through
+// package foreign, are the one deliberate exception), choose work for a real worker, or
+// import tui.
 package sim

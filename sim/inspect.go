@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"steward/gitea"
 	"steward/leases"
 	"steward/locks"
 )
@@ -46,15 +47,22 @@ func (f *Fleet) inspect(ctx context.Context) ([]Candidate, error) {
 			claimed[e.Key.Issue] = true
 		}
 	}
-	out := make([]Candidate, 0, len(f.cfg.Backlog))
-	for _, n := range f.cfg.Backlog {
-		is, err := f.cfg.Tracker.GetIssue(ctx, n)
-		if err != nil {
-			return nil, fmt.Errorf("gitea: %w", err)
-		}
+	open, h := f.cfg.Tracker.OpenIssues(ctx)
+	if !h.OK() {
+		// A backlog listing cut short never makes an item look closed.
+		return nil, fmt.Errorf("gitea: %s", h.Reason)
+	}
+	byNumber := make(map[int64]gitea.Issue, len(open))
+	for _, is := range open {
+		byNumber[is.Number] = is
+	}
+	out := make([]Candidate, 0, len(f.backlog))
+	for _, n := range f.backlog {
+		is, ok := byNumber[n]
+		// Not in the complete list of open issues: closed (or gone).
 		out = append(out, Candidate{
 			Number: n, Title: is.Title, Body: is.Body, Labels: is.Labels,
-			Open: is.State == "open" && is.Kind != "pr", Claimed: claimed[n], HeldBy: held[n],
+			Open: ok, Claimed: claimed[n], HeldBy: held[n],
 		})
 	}
 	return out, nil

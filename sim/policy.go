@@ -15,22 +15,9 @@ const DefaultSpeed = 20.0
 // them to the core through Workspace.Env (see Lookup); print them for a shell (EnvLines).
 func PolicyEnv(speed float64) map[string]string {
 	out := map[string]string{}
-	if speed <= 1 {
-		return out
-	}
-	for _, c := range leases.KnownTaskClasses() {
-		p := leases.DefaultPolicy(c)
-		set := func(field string, v float64) {
-			out[leases.EnvVarName(c, field)] = strconv.FormatFloat(v/speed, 'g', 6, 64)
-		}
-		set(leases.FieldInitialTTLMinutes, p.InitialTTLMinutes)
-		set(leases.FieldHeartbeatCadenceMinutes, p.HeartbeatCadenceMinutes)
-		set(leases.FieldStaleWarningMinutes, p.StaleWarningMinutes)
-		set(leases.FieldMissedHeartbeatGraceMinutes, p.MissedHeartbeatGraceMinutes)
-		set(leases.FieldRecoveryGraceMinutes, p.RecoveryGraceMinutes)
-		set(leases.FieldTerminalRaceDrainMinutes, p.TerminalRaceDrainMinutes)
-		if p.AbsoluteCapHours != nil {
-			set(leases.FieldAbsoluteCapHours, *p.AbsoluteCapHours)
+	for c, fields := range policyValues(speed) {
+		for f, v := range fields {
+			out[leases.EnvVarName(leases.TaskClass(c), f)] = strconv.FormatFloat(v, 'g', -1, 64)
 		}
 	}
 	return out

@@ -5,17 +5,21 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"steward/gitea"
 	"steward/govern"
 	"steward/leases"
+	"steward/model"
 )
 
 // Rates are the probabilities, per claim, of each way a worker departs from the normal
-// cycle. Die, Stall, Ask and Vanish exclude each other; Contend (go for a held item first)
-// and PR (open a pull request while working) combine with any of them.
+// cycle. Die, Stall, Ask and Vanish exclude each other and are dealt from a shuffled bag of
+// 25 claims per worker (each rate rounded to 1/25); Contend (go for a held item first) and
+// PR (open a pull request while working) are drawn per claim and combine with any of them.
 type Rates struct {
 	Die     float64 `json:"die"`
 	Stall   float64 `json:"stall"`
@@ -25,9 +29,11 @@ type Rates struct {
 	PR      float64 `json:"pr"`
 }
 
-// DefaultRates are lively enough that a 90-second demo at DefaultSpeed shows every area.
+// DefaultRates are lively enough that a minute of the demo at DefaultSpeed shows every area,
+// and calm enough that, with the demo's staff recovering what nobody else does, most claims
+// on screen are alive.
 func DefaultRates() Rates {
-	return Rates{Die: 0.14, Stall: 0.12, Ask: 0.12, Vanish: 0.06, Contend: 0.3, PR: 0.15}
+	return Rates{Die: 0.12, Stall: 0.04, Ask: 0.16, Vanish: 0.04, Contend: 0.3, PR: 0.15}
 }
 
 // Hands are how a worker acts on coordination state: the governed core in this process (the
@@ -54,9 +60,10 @@ func (h coreHands) Act(ctx context.Context, req govern.Request) (govern.Outcome,
 
 func (h coreHands) Close() error { return nil }
 
-// Tracker is the Gitea read side a worker inspects (a *gitea.Client satisfies it).
+// Tracker is the Gitea read side a worker inspects (a *gitea.Client satisfies it): the open
+// backlog in one listing, every page.
 type Tracker interface {
-	GetIssue(ctx context.Context, number int64) (gitea.Issue, error)
+	OpenIssues(ctx context.Context) ([]gitea.Issue, gitea.Health)
 }
 
 var _ Tracker = (*gitea.Client)(nil)
@@ -98,6 +105,15 @@ type Config struct {
 	Procs ProcStarter
 	// OnEvent, when set, is called (on the scheduler goroutine) for every event.
 	OnEvent func(Event)
+	// Legacy is how many workers run the supervised system's older lock tool instead of
+	// steward's core (legacy.go, package foreign); 0: none.
+	Legacy int
+	// Staff, when set, are the on-call operator and the maintainer around the fleet
+	// (staff.go); nil: nobody but the person at the keyboard recovers or answers.
+	Staff *Staff
+	// Census, when set, samples the workspace every CensusEvery of the run's own time with
+	// this model configuration and books what each minute showed into Summary.Minutes.
+	Census *model.Config
 	// Hands, when set, connects each worker process's hands (an MCP client of steward mcp);
 	// nil means every worker acts through a governed core in this process. The core's
 	// clock is then the serving process's, so Virtual runs need the in-process core.
@@ -122,6 +138,14 @@ const (
 	EventRestart   EventKind = "restart"
 	EventIdle      EventKind = "idle"
 	EventError     EventKind = "error"
+	// A legacy worker's claim and release (its own lock file, outside the core).
+	EventLegacyClaim   EventKind = "legacy-claim"
+	EventLegacyRelease EventKind = "legacy-release"
+	// The staff: the on-call operator's recovery, the maintainer's answer, and the
+	// maintainer's work on the tracker (a PR or an item closed, an issue filed).
+	EventRecover  EventKind = "recover"
+	EventAnswer   EventKind = "answer"
+	EventMaintain EventKind = "maintain"
 )
 
 // Event is one thing a worker did. At is virtual time since the start, in the supervised
@@ -157,6 +181,8 @@ type Summary struct {
 	Counts  map[EventKind]int           `json:"counts"`
 	First   map[EventKind]time.Duration `json:"first_wall_ns"`
 	PIDs    []int                       `json:"pids"`
+	// Minutes is the census, one entry per minute of the run (Config.Census).
+	Minutes []Minute `json:"minutes,omitempty"`
 	// Errors are the first MaxSummaryErrors error events, rendered (Event.String): a count
 	// alone does not say what went wrong.
 	Errors []string `json:"errors,omitempty"`
@@ -174,6 +200,15 @@ type Fleet struct {
 	sched   *scheduler
 	reader  leases.Reader
 	workers []*worker
+	legacy  []*legacyWorker
+	staff   *staff
+	census  *census
+	// backlog is the issue numbers the workers consider: Config.Backlog and what the
+	// maintainer filed since (scheduler goroutine only).
+	backlog []int64
+	// clockOf is the scheduler's clock, readable from any goroutine once Run has begun
+	// (the in-process Gitea stamps its items with it).
+	clockOf atomic.Pointer[scheduler]
 
 	mu    sync.Mutex
 	procs []Proc
@@ -214,7 +249,7 @@ func New(cfg Config) (*Fleet, error) {
 	if rules.Blocked == "" {
 		rules.Blocked = gitea.DefaultBlockedLabel
 	}
-	f := &Fleet{cfg: cfg, rules: rules, rates: rates}
+	f := &Fleet{cfg: cfg, rules: rules, rates: rates, backlog: slices.Clone(cfg.Backlog)}
 	f.sum = Summary{Seed: cfg.Seed, Workers: cfg.Workers, Speed: cfg.Speed, Counts: map[EventKind]int{}, First: map[EventKind]time.Duration{}}
 	return f, nil
 }
@@ -228,22 +263,47 @@ func (f *Fleet) Run(ctx context.Context, d time.Duration) (Summary, error) {
 		start = time.Now()
 	}
 	f.sched = newScheduler(start, f.cfg.Speed, f.cfg.Virtual)
+	f.clockOf.Store(f.sched)
 	for i := range f.cfg.Workers {
 		w := f.newWorker(i)
 		f.workers = append(f.workers, w)
 		// Stagger the start: five supervised seconds apart.
 		f.sched.at(time.Duration(i)*5*time.Second, w.boot)
 	}
+	for i := range f.cfg.Legacy {
+		w := f.newLegacy(i)
+		f.legacy = append(f.legacy, w)
+		f.sched.at(time.Duration(f.cfg.Workers+i)*5*time.Second, w.boot)
+	}
+	if f.cfg.Staff != nil {
+		f.staff = f.newStaff(*f.cfg.Staff)
+		f.sched.at(f.staff.cfg.Every, f.staff.round)
+	}
+	if f.cfg.Census != nil {
+		f.census = f.newCensus(*f.cfg.Census)
+		every := time.Duration(float64(CensusEvery) * f.cfg.Speed)
+		var tick func()
+		tick = func() { f.census.sample(); f.sched.after(every, tick) }
+		f.sched.at(every, tick)
+	}
 	err := f.sched.run(ctx, time.Duration(float64(d)*f.cfg.Speed))
 	for _, w := range f.workers {
 		w.dropHands()
 		w.core.Close()
+	}
+	if f.staff != nil {
+		f.staff.close()
+	}
+	var minutes []Minute
+	if f.census != nil {
+		minutes = f.census.result()
 	}
 	if f.reader != nil {
 		f.reader.Close()
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.sum.Minutes = minutes
 	f.sum.Wall = time.Since(start)
 	if f.cfg.Virtual {
 		f.sum.Wall = time.Duration(float64(f.sched.now()) / f.cfg.Speed)
@@ -253,6 +313,17 @@ func (f *Fleet) Run(ctx context.Context, d time.Duration) (Summary, error) {
 	}
 	return f.sum, err
 }
+
+// Clock is the fleet's clock — the wall time the running event is due at, the governed
+// core's clock — once Run has begun, else the wall clock. Safe from any goroutine.
+func (f *Fleet) Clock() time.Time {
+	if s := f.clockOf.Load(); s != nil {
+		return s.clock()
+	}
+	return time.Now()
+}
+
+func (f *Fleet) ctx() context.Context { return context.Background() }
 
 // Close kills every worker process still running and reaps it. It is safe to call twice.
 func (f *Fleet) Close() {
@@ -279,6 +350,7 @@ func (f *Fleet) Summary() Summary {
 		s.First[k] = v
 	}
 	s.PIDs = append([]int(nil), f.sum.PIDs...)
+	s.Minutes = slices.Clone(f.sum.Minutes)
 	s.Errors = append([]string(nil), f.sum.Errors...)
 	s.Events = append([]Event(nil), f.sum.Events...)
 	return s
@@ -297,6 +369,9 @@ func (f *Fleet) emit(e Event) {
 		f.sum.Errors = append(f.sum.Errors, e.String())
 	}
 	f.mu.Unlock()
+	if f.census != nil {
+		f.census.event(e)
+	}
 	if f.cfg.OnEvent != nil {
 		f.cfg.OnEvent(e)
 	}

@@ -35,6 +35,8 @@ type worker struct {
 	session string
 	proc    Proc
 	claim   *claim
+	// bag holds the fates of the worker's next claims (drawFate).
+	bag []Fate
 }
 
 // claim is a worker's current claim.
@@ -44,6 +46,8 @@ type claim struct {
 	worktree string
 	fate     Fate
 	stalled  bool
+	// pr is the pull request the worker opened for the claim (0: none).
+	pr int64
 	// fence is what the worker holds: the claim's, then each heartbeat's (the core's
 	// expect_* parameters).
 	fence map[string]string
@@ -66,7 +70,7 @@ func (f *Fleet) newWorker(i int) *worker {
 	return &worker{f: f, idx: i, name: name, rng: workerRand(f.cfg.Seed, i), core: core}
 }
 
-func (w *worker) ctx() context.Context { return context.Background() }
+func (w *worker) ctx() context.Context { return w.f.ctx() }
 
 // between returns a duration uniformly in [lo, hi) from the worker's source.
 func (w *worker) between(lo, hi time.Duration) time.Duration {
@@ -179,18 +183,7 @@ func (w *worker) work() {
 	dur := w.between(3*time.Minute, 12*time.Minute)
 	point := time.Duration(float64(dur) * (0.15 + 0.5*w.rng.Float64()))
 	pr := w.rng.Float64() < r.PR
-	switch x := w.rng.Float64(); {
-	case x < r.Die:
-		c.fate = FateDie
-	case x < r.Die+r.Stall:
-		c.fate = FateStall
-	case x < r.Die+r.Stall+r.Ask:
-		c.fate = FateAsk
-	case x < r.Die+r.Stall+r.Ask+r.Vanish:
-		c.fate = FateVanish
-	default:
-		c.fate = FateNormal
-	}
+	c.fate = w.drawFate()
 	w.f.sched.after(w.cadence(), func() { w.heartbeat(c) })
 	if pr && w.f.cfg.PRs != nil {
 		w.f.sched.after(point/2, func() { w.openPR(c) })
@@ -205,8 +198,39 @@ func (w *worker) work() {
 	case FateAsk:
 		w.f.sched.after(point, func() { w.ask(c) })
 	case FateVanish:
-		w.f.sched.after(point, func() { w.vanish(c, dur-point) })
+		// Without its worktree the worker crashes within minutes (its next git command
+		// fails), not at the end of the work it can no longer do.
+		w.f.sched.after(point, func() { w.vanish(c, min(dur-point, w.between(2*time.Minute, 5*time.Minute))) })
 	}
+}
+
+// bagSize is how many claims one bag of fates covers.
+const bagSize = 25
+
+// drawFate takes the next fate from the worker's bag: bagSize fates in the proportions of the
+// rates, shuffled, refilled when empty. Over any bagSize claims of a worker the mix is
+// exact, so a demo shows every behaviour steadily instead of only on average (a run of
+// luck no longer leaves a minute without a question, or a fleet of dead claims).
+func (w *worker) drawFate() Fate {
+	if len(w.bag) == 0 {
+		r := w.f.rates
+		n := func(p float64) int { return int(p*bagSize + 0.5) }
+		for _, x := range []struct {
+			f Fate
+			n int
+		}{{FateDie, n(r.Die)}, {FateStall, n(r.Stall)}, {FateAsk, n(r.Ask)}, {FateVanish, n(r.Vanish)}} {
+			for range x.n {
+				w.bag = append(w.bag, x.f)
+			}
+		}
+		for len(w.bag) < bagSize {
+			w.bag = append(w.bag, FateNormal)
+		}
+		w.rng.Shuffle(len(w.bag), func(i, j int) { w.bag[i], w.bag[j] = w.bag[j], w.bag[i] })
+	}
+	f := w.bag[0]
+	w.bag = w.bag[1:]
+	return f
 }
 
 // cadence is the author policy's heartbeat cadence, in supervised time.
@@ -253,6 +277,9 @@ func (w *worker) release(c *claim) {
 		w.emit(EventError, c.item.Number, "release: "+msg(out, err))
 	} else {
 		w.emit(EventRelease, c.item.Number, c.lease)
+		if c.fate == FateNormal {
+			w.f.finished(c.item.Number, c.pr)
+		}
 	}
 	removeWorktree(c.worktree)
 	w.f.sched.after(w.between(20*time.Second, time.Minute), w.cycle)
@@ -268,7 +295,8 @@ func (w *worker) die(c *claim, why string) {
 	_ = w.proc.Kill()
 	w.dropHands()
 	w.emit(EventDeath, c.item.Number, fmt.Sprintf("%s (pid %d)", why, pid))
-	w.f.sched.after(w.between(time.Minute, 3*time.Minute), w.boot)
+	// Its supervisor restarts it within a minute or so.
+	w.f.sched.after(w.between(30*time.Second, 90*time.Second), w.boot)
 }
 
 // stall stops heartbeats while the process lives on; later the worker gives up.
@@ -278,7 +306,10 @@ func (w *worker) stall(c *claim) {
 	}
 	c.stalled = true
 	w.emit(EventStall, c.item.Number, "heartbeats stop; pid "+strconv.Itoa(w.proc.PID())+" lives on")
-	w.f.sched.after(w.between(15*time.Minute, 25*time.Minute), func() { w.die(c, "gave up after stalling") })
+	// Its harness times it out 11-17 minutes later: past the lease's expiry (10 minutes
+	// after the last heartbeat), so an expired claim of a live owner shows for a while,
+	// but not for so long that stalled workers crowd out the live ones.
+	w.f.sched.after(w.between(11*time.Minute, 17*time.Minute), func() { w.die(c, "gave up after stalling") })
 }
 
 func (w *worker) vanish(c *claim, rest time.Duration) {
@@ -299,6 +330,7 @@ func (w *worker) openPR(c *claim) {
 		w.emit(EventError, c.item.Number, "open PR: "+err.Error())
 		return
 	}
+	c.pr = n
 	w.emit(EventPR, c.item.Number, "opened PR #"+strconv.FormatInt(n, 10))
 }
 

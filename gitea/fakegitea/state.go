@@ -69,6 +69,19 @@ func New() *Server {
 	return &Server{users: map[string]string{}, repos: map[string]*repo{}, now: func() time.Time { return time.Now().UTC() }}
 }
 
+// SetClock makes now the server's clock for every timestamp it writes from here on (created,
+// updated, closed, merged; comments and label events): the demo's virtual clock, so that a
+// compressed or virtual run's items age as its lock files and leases do. nil restores the
+// wall clock.
+func (s *Server) SetClock(now func() time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if now == nil {
+		now = time.Now
+	}
+	s.now = func() time.Time { return now().UTC() }
+}
+
 // SetBaseURL sets the URL the server is reached at (e.g. httptest.Server.URL).
 func (s *Server) SetBaseURL(u string) { s.mu.Lock(); s.baseURL = u; s.mu.Unlock() }
 

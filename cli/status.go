@@ -212,9 +212,21 @@ func printText(w io.Writer, s *model.Snapshot) {
 		if !x.ExpiresAt.IsZero() {
 			left = "expires " + age(now, x.ExpiresAt)
 		}
-		fmt.Fprintf(w, "  %-22s %-8s %-16s session %s, %s, heartbeat %s, %s, contract %s, freshness %s, owner %s, lock %s, lease %s\n",
-			L(itemStr(x.Item)), L(x.Role), L(who), L(x.SessionID), L(x.Phase), age(now, x.LastHeartbeat), left,
-			L(x.Contract), L(x.Freshness), L(x.OwnerText()), L(x.LockFile), L(x.LeaseID))
+		// A field the claim does not have is left out or said so ("no lease"), never
+		// printed empty (a legacy lock has no session, phase, freshness or lease).
+		var f []string
+		if x.SessionID != "" {
+			f = append(f, "session "+L(x.SessionID))
+		}
+		if x.Phase != "" {
+			f = append(f, L(x.Phase))
+		}
+		f = append(f, "heartbeat "+age(now, x.LastHeartbeat), left, "contract "+L(x.Contract))
+		if x.Freshness != "" {
+			f = append(f, "freshness "+L(x.Freshness))
+		}
+		f = append(f, "owner "+L(x.OwnerText()), orNone("lock ", L(x.LockFile), "no lock file"), orNone("lease ", L(x.LeaseID), "no lease"))
+		fmt.Fprintf(w, "  %-22s %-8s %-16s %s\n", L(itemStr(x.Item)), L(x.Role), L(who), strings.Join(f, ", "))
 	}
 	fmt.Fprintf(w, "\ncontention (%d)\n", len(s.Contention))
 	for _, x := range s.Contention {
@@ -252,4 +264,12 @@ func itemStr(it *model.Item) string {
 		return "-"
 	}
 	return it.String()
+}
+
+// orNone is label+v, or none when v is empty.
+func orNone(label, v, none string) string {
+	if v == "" {
+		return none
+	}
+	return label + v
 }

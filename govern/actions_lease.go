@@ -93,7 +93,7 @@ func (reclaimExpired) plan(ctx context.Context, c *Core, req Request) (*plan, er
 		"work item " + itemOf(l.Work).String() + " returns to the pool; steward assigns it to no one",
 		"a lease.reclaim event is recorded",
 	}
-	p.effects = append(p.effects, c.remains(l)...)
+	p.effects = append(p.effects, c.remains(ctx, l)...)
 	p.fences = []string{fenceText(f)}
 	return p, nil
 }
@@ -114,10 +114,10 @@ func (c *Core) ownerText(l *leases.Lease) string {
 
 // remains says what is left after a lease ends: the item's lock files stay in the lock
 // directory (a lease action never touches them), and so does the worktree.
-func (c *Core) remains(l *leases.Lease) []string {
+func (c *Core) remains(ctx context.Context, l *leases.Lease) []string {
 	var out []string
 	if l.Work.Number > 0 {
-		if files, err := c.itemLocks(*itemOf(l.Work)); err != nil {
+		if files, err := c.itemLocks(ctx, *itemOf(l.Work)); err != nil {
 			out = append(out, "the lock directory could not be read to say which lock files stay: "+err.Error())
 		} else {
 			for _, f := range files {
@@ -234,7 +234,7 @@ func (abandonStale) plan(ctx context.Context, c *Core, req Request) (*plan, erro
 		"a lease.abandon event records the evidence above",
 		"work item " + itemOf(l.Work).String() + " returns to the pool; steward assigns it to no one",
 	}
-	p.effects = append(p.effects, c.remains(l)...)
+	p.effects = append(p.effects, c.remains(ctx, l)...)
 	p.fences = []string{fenceText(f), fmt.Sprintf("owner still %s and worktree still %s when re-checked", owner, wt)}
 	return p, nil
 }

@@ -16,6 +16,7 @@ func (c *Core) Annotate(ctx context.Context, s *model.Snapshot) *model.Snapshot 
 	}
 	cp := *s
 	cp.Orphans = make([]*model.Orphan, len(s.Orphans))
+	ctx = c.withLockView(ctx)
 	for i, o := range s.Orphans {
 		a := c.annotateOne(ctx, *o)
 		cp.Orphans[i] = &a
@@ -69,11 +70,15 @@ func (a *Annotator) Snapshot(ctx context.Context, s *model.Snapshot) *model.Snap
 		return s
 	}
 	next := make(map[*model.Orphan]*model.Orphan, len(s.Orphans))
+	viewed := false
 	cp := *s
 	cp.Orphans = make([]*model.Orphan, len(s.Orphans))
 	for i, o := range s.Orphans {
 		got, ok := a.prev[o]
 		if !ok {
+			if !viewed {
+				ctx, viewed = a.c.withLockView(ctx), true
+			}
 			x := a.c.annotateOne(ctx, *o)
 			got = &x
 		}
@@ -81,4 +86,21 @@ func (a *Annotator) Snapshot(ctx context.Context, s *model.Snapshot) *model.Snap
 	}
 	a.prev = next
 	return &cp
+}
+
+// lockViewKey carries a locks.IndexView in the context of one annotation pass.
+type lockViewKey struct{}
+
+// withLockView returns ctx carrying one view of the lock directory for the previews of one
+// annotation pass: the directory is listed and stat'ed once per pass, not once per orphan
+// (at 10,000 claims with 100 orphans, steward status spent 19 of its 22 CPU seconds
+// stat'ing the directory again for each). The view is advice, as an annotation is: the
+// action menu previews afresh and an apply re-checks every fence on the index itself. When
+// the directory cannot be listed, each preview finds so itself.
+func (c *Core) withLockView(ctx context.Context) context.Context {
+	v, err := c.lockIndex().View()
+	if err != nil {
+		return ctx
+	}
+	return context.WithValue(ctx, lockViewKey{}, v)
 }

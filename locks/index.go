@@ -53,38 +53,77 @@ type indexed struct {
 func NewIndex(dir string) *Index { return &Index{dir: dir, files: map[string]indexed{}} }
 
 // Lookup refreshes the index and returns, freshly read and sorted by name, every live lock
-// file that names the item k (by Identity), plus every unreadable lock file whose name is
-// steward's convention for that item — an unreadable file is never taken for a free item.
+// file that names the item k (by Identity), plus every lock file whose name is steward's
+// convention for that item and whose record cannot say otherwise (unreadable, or naming
+// no item) — such a file is never taken for a free item.
 // The error is non-nil only when the directory cannot be listed.
 func (x *Index) Lookup(k Key) ([]Entry, error) {
-	want := k.Identity()
 	names, err := x.refresh()
 	if err != nil {
 		return nil, err
 	}
+	return x.lookup(k, names, func(name string) indexed {
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		return x.files[name]
+	}), nil
+}
+
+// IndexView is the index as one refresh found the directory: its lookups list no file and
+// stat none — only the files that name the item are read, fresh. It serves many lookups
+// in one pass over a snapshot (previewing every orphan of a large fleet), where a refresh
+// per lookup stats the whole directory each time. A view is for advice (a preview); a
+// writer's check looks up on the Index itself.
+type IndexView struct {
+	x     *Index
+	names []string
+	files map[string]indexed
+}
+
+// View refreshes the index once and returns what it found.
+func (x *Index) View() (*IndexView, error) {
+	names, err := x.refresh()
+	if err != nil {
+		return nil, err
+	}
+	v := &IndexView{x: x, names: names, files: make(map[string]indexed, len(names))}
+	x.mu.Lock()
+	for _, n := range names {
+		v.files[n] = x.files[n]
+	}
+	x.mu.Unlock()
+	return v, nil
+}
+
+// Lookup is Index.Lookup over the view.
+func (v *IndexView) Lookup(k Key) []Entry {
+	return v.x.lookup(k, v.names, func(name string) indexed { return v.files[name] })
+}
+
+// lookup reads, from names, the live lock files of item k by what get says of each.
+func (x *Index) lookup(k Key, names []string, get func(string) indexed) []Entry {
+	want := k.Identity()
 	var out []Entry
 	for _, name := range names {
-		x.mu.Lock()
-		ix := x.files[name]
-		x.mu.Unlock()
+		ix := get(name)
 		byName := false
 		if pk, ok := ParseName(name); ok && pk.Identity() == want {
 			byName = true
 		}
-		if !(ix.hasKey && ix.key == want) && !(ix.readErr && byName) {
+		if !(ix.hasKey && ix.key == want) && !(!ix.hasKey && byName) {
 			continue
 		}
 		e := ReadFile(x.dir, name)
 		switch {
 		case e.Missing:
-		case e.Unreadable != nil && byName:
+		case (e.Unreadable != nil || !e.HasKey) && byName:
 			out = append(out, e)
 		case e.Unreadable == nil && e.HasKey && e.Key.Identity() == want:
 			out = append(out, e)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
+	return out
 }
 
 // refresh lists the directory and re-reads changed live lock files; it returns the live

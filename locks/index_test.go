@@ -125,3 +125,44 @@ func mustMarshal(t *testing.T, r Record) []byte {
 	}
 	return b
 }
+
+// TestIndexViewListsOnce: a view answers from the one refresh that made it — a lock file
+// written since is not listed by it (it never lists the directory again), while the index
+// itself finds it; a file the view knows is read fresh. A record naming no item under the
+// item's canonical name counts for the item (never taken for free), in both.
+func TestIndexViewListsOnce(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	rec := decodeFixture(t, "canonical.json")
+	key, _ := rec.Key()
+	canon, _ := Name(key)
+	if _, err := WriteCAS(dir, "worker-own-name.json", ExpectAbsent(), rec); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, canon), []byte(`{"note":"no item named"}`))
+	x := NewIndex(dir)
+	v, err := x.View()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WriteCAS(dir, "late.json", ExpectAbsent(), rec); err != nil {
+		t.Fatal(err)
+	}
+	names := func(es []Entry) []string {
+		var out []string
+		for _, e := range es {
+			out = append(out, e.Name)
+		}
+		return out
+	}
+	if got, want := names(v.Lookup(key)), []string{canon, "worker-own-name.json"}; !equal(got, want) {
+		t.Fatalf("view: %v, want %v", got, want)
+	}
+	es, err := x.Lookup(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := names(es), []string{"late.json", canon, "worker-own-name.json"}; !equal(got, want) {
+		t.Fatalf("index: %v, want %v", got, want)
+	}
+}

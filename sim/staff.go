@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -234,16 +235,34 @@ func (s *staff) file(title, why string, was int64) {
 	s.emit(MaintainerName, EventMaintain, num, fmt.Sprintf("filed a new issue (the backlog after #%d)", was))
 }
 
-// tidyPRs closes pull requests that have stood stale for CloseStalePRAfter.
+// tidyPRs closes pull requests that have stood stale for CloseStalePRAfter — all but the
+// one that has stood longest: a maintainer parks one pull request nobody claims (a real
+// tracker always has one), so a stale-pr-no-claim stays on the board once one appeared.
 func (s *staff) tidyPRs(snap *model.Snapshot, now time.Duration, live map[string]bool) {
 	if s.cfg.CloseStalePRAfter <= 0 {
 		return
 	}
+	type stale struct {
+		o   *model.Orphan
+		age time.Duration
+	}
+	var prs []stale
 	for _, o := range snap.Orphans {
 		if o.Kind != model.OrphanStalePRNoClaim || o.Item == nil {
 			continue
 		}
-		if s.firstSeen("stale-pr "+o.Item.String(), now, live) < s.cfg.CloseStalePRAfter {
+		prs = append(prs, stale{o, s.firstSeen("stale-pr "+o.Item.String(), now, live)})
+	}
+	// The longest standing first (then by number, for a repeatable run); it stays parked.
+	sort.Slice(prs, func(i, j int) bool {
+		if prs[i].age != prs[j].age {
+			return prs[i].age > prs[j].age
+		}
+		return prs[i].o.Item.Number < prs[j].o.Item.Number
+	})
+	for i, p := range prs {
+		o := p.o
+		if i == 0 || p.age < s.cfg.CloseStalePRAfter {
 			continue
 		}
 		if err := s.cfg.Desk.Close(s.f.ctx(), o.Item.Number); err != nil {

@@ -75,6 +75,13 @@ func clusterLen(s string) int {
 	if r == '\n' || attaches(r) && r != 0x200D {
 		return n // a newline, or a mark with nothing before it: a cluster of its own
 	}
+	for isPrepend(r) && n < len(s) { // UAX #29 GB9b: a prepended rune joins what follows
+		r2, n2 := utf8.DecodeRuneInString(s[n:])
+		if r2 == '\n' {
+			return n
+		}
+		r, n = r2, n+n2
+	}
 	if isRegional(r) {
 		if r2, n2 := utf8.DecodeRuneInString(s[n:]); isRegional(r2) {
 			n += n2
@@ -128,18 +135,32 @@ func conjunctConsonant(r rune) bool {
 	return r >= 0x0900 && r <= 0x0D7F && unicode.IsLetter(r)
 }
 
-// attaches reports the runes that join the rune before them.
+// attaches reports the runes that join the rune before them: marks, joiners, selectors,
+// modifiers, tags, and the two letters UAX #29 counts as spacing marks (Thai and Lao SARA
+// AM, U+0E33 and U+0EB3: grapheme-aware measures draw "0ำ" as one cell, wcwidth as two).
 func attaches(r rune) bool {
 	switch {
 	case r < 0x300:
 		return false
-	case r == 0x200D, isVariationSelector(r), r >= 0x1F3FB && r <= 0x1F3FF, r >= 0xE0020 && r <= 0xE007F:
+	case r == 0x200D, r == 0x0E33, r == 0x0EB3, isVariationSelector(r), r >= 0x1F3FB && r <= 0x1F3FF, r >= 0xE0020 && r <= 0xE007F:
 		return true
 	}
 	if r >= 0x4E00 && r <= 0x9FFF || hangulSyl(r) {
 		return false // CJK ideographs and Hangul syllables: the bulk of wide text, never marks
 	}
 	return unicode.Is(unicode.M, r)
+}
+
+// isPrepend reports the runes of Grapheme_Cluster_Break=Prepend (Unicode 15.1): each joins
+// the rune after it into one cluster. They are never certain alone (measureRune).
+func isPrepend(r rune) bool {
+	switch {
+	case r >= 0x0600 && r <= 0x0605, r == 0x06DD, r == 0x070F, r == 0x0890, r == 0x0891, r == 0x08E2,
+		r == 0x0D4E, r == 0x110BD, r == 0x110CD, r == 0x111C2, r == 0x111C3, r == 0x1193F, r == 0x11941,
+		r == 0x11A3A, r >= 0x11A84 && r <= 0x11A89, r == 0x11D46, r == 0x11F02:
+		return true
+	}
+	return false
 }
 
 func isVariationSelector(r rune) bool {
@@ -236,7 +257,7 @@ func certainRune(r rune) bool {
 // measureRune is certainRune without the cache, for r >= U+0300.
 func measureRune(r rune) bool {
 	switch {
-	case !safeRune(r), attaches(r), isRegional(r), isHangulVT(r), unicode.Is(unicode.Cf, r), unicode.Is(unicode.Co, r),
+	case !safeRune(r), attaches(r), isPrepend(r), isRegional(r), isHangulVT(r), unicode.Is(unicode.Cf, r), unicode.Is(unicode.Co, r),
 		r == 0x115F, r == 0x3164, r == 0xFFA0, r == 0x2028, r == 0x2029, unicode.Is(unicode.Zl, r), unicode.Is(unicode.Zp, r):
 		return false
 	}

@@ -42,6 +42,9 @@ func TestCellsStandIn(t *testing.T) {
 		{"devanagari spacing mark", "हि", StandIn},
 		{"devanagari conjunct", "न्ध!", StandIn + "!"},
 		{"virama then space", "न् x", "न् x"},
+		{"thai sara am (a letter that attaches)", "0ำ!", StandIn + "!"},
+		{"lao sara am", "ກຳ", StandIn},
+		{"prepend joins what follows", "ൎകx", StandIn + "x"},
 		{"stand-in is stable", StandIn, StandIn},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

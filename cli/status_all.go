@@ -16,15 +16,12 @@ import (
 	"steward/termsafe"
 )
 
-// runStatusAll is `steward status --all`: every workspace of the config file (config.LoadAll,
-// the default first), each opened through the one assembly (app.OpenAll) and read once. The
-// exit code is the worst of them: 5 when a configured source of any is unavailable, else 6
-// when --fail-on finds what it names in any, else 0; each reason on stderr names its
-// workspace.
-func runStatusAll(ctx context.Context, out io.Writer, g *globals, f *statusFlags, clock func() time.Time) error {
+// allSettings is every workspace of the config file (config.LoadAll, the default first)
+// mapped onto its settings; a configuration error of any workspace is the error, naming it.
+func allSettings(g *globals) ([]app.Settings, error) {
 	rs, err := config.LoadAll(g.inputs)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var msgs []string
 	for _, r := range rs {
@@ -35,11 +32,24 @@ func runStatusAll(ctx context.Context, out io.Writer, g *globals, f *statusFlags
 		}
 	}
 	if len(msgs) > 0 {
-		return &exitError{code: ExitError, msg: "steward's configuration has errors (run `steward config check`):\n  " + strings.Join(msgs, "\n  ")}
+		return nil, &exitError{code: ExitError, msg: "steward's configuration has errors (run `steward config check`):\n  " + strings.Join(msgs, "\n  ")}
 	}
 	all, err := app.AllFromConfig(rs, os.LookupEnv)
 	if err != nil {
-		return &exitError{code: ExitError, msg: err.Error()}
+		return nil, &exitError{code: ExitError, msg: err.Error()}
+	}
+	return all, nil
+}
+
+// runStatusAll is `steward status --all`: every workspace of the config file (config.LoadAll,
+// the default first), each opened through the one assembly (app.OpenAll) and read once. The
+// exit code is the worst of them: 5 when a configured source of any is unavailable, else 6
+// when --fail-on finds what it names in any, else 0; each reason on stderr names its
+// workspace.
+func runStatusAll(ctx context.Context, out io.Writer, g *globals, f *statusFlags, clock func() time.Time) error {
+	all, err := allSettings(g)
+	if err != nil {
+		return err
 	}
 	secrets := g.secrets()
 	for i := range all {

@@ -119,6 +119,9 @@ type row struct {
 	Urgent time.Time
 	// QuestionID is the Gitea comment a clarification's question is (the answer names it).
 	QuestionID string
+	// Workspace is, in the all view of a workbench over several workspaces, 1 + the index
+	// of the workspace the row comes from; 0 elsewhere.
+	Workspace int
 }
 
 // finish sets the row's identity (its key when none is given), its filter haystack from
@@ -177,6 +180,10 @@ type event struct {
 	Attempt            string
 	Inverse            *govern.Request
 	Unsettled          *attemptRef // an audit attempt whose outcome is still unknown
+	// Workspace names the event's workspace in the all view ("" elsewhere); wsIndex is 1 +
+	// its index.
+	Workspace string
+	wsIndex   int
 }
 
 // data is everything the pages draw, digested from one snapshot (plus the audit log).

@@ -14,5 +14,10 @@
 // external text. Text a person types is kept as typed and drawn rune by rune. Results of commands carry their owner and a
 // generation, so a late answer for a closed dialog is dropped instead of applied.
 //
+// A workbench over several workspaces (RunWorkspaces, workspaces.go) is one Root per
+// workspace, each with its own core, feed and audit log, and an "all" Root with no core that
+// draws every workspace's rows under a Workspace column and acts on nothing; each command a
+// Root returns is wrapped so that its answer comes back to that Root alone.
+//
 // Nothing imports tui but the command line.
 package tui

@@ -58,6 +58,10 @@ type probeMsg struct{ ch chan string }
 // screenFilter answers probes on the event loop goroutine, where reading the model is safe.
 func screenFilter(m tea.Model, msg tea.Msg) tea.Msg {
 	if p, ok := msg.(probeMsg); ok {
+		if mm, ok := m.(*multi); ok {
+			p.ch <- plain(mm.root(mm.shown()))
+			return nil
+		}
 		p.ch <- plain(m.(*Root))
 		return nil
 	}

@@ -31,6 +31,9 @@ type GlobalKeys struct {
 	// History opens the History view (the fleet at a time cursor, the heatmap); Since
 	// opens it on "since you left".
 	History, Since key.Binding
+	// Workspaces opens the chooser of a workbench over several workspaces: one of them, or
+	// the all view.
+	Workspaces key.Binding
 }
 
 // TableKeys move, filter, sort and open the detail of the rows of a list page.
@@ -117,6 +120,7 @@ func DefaultKeyMap() KeyMap {
 	km.Global.Pause = b([]string{"p"}, "p", "pause / resume")
 	km.Global.History = b([]string{"H"}, "H", "history: the fleet at a past moment, the heatmap")
 	km.Global.Since = b([]string{"L"}, "L", "since you left")
+	km.Global.Workspaces = b([]string{"W"}, "W", "workspaces: switch, or all of them")
 	km.History = defaultHistoryKeys(b)
 
 	km.Table.Up = b([]string{"k", "up"}, "k/↑", "up")
@@ -199,7 +203,7 @@ func (km KeyMap) Groups() []KeyGroup {
 	views := append([]key.Binding{}, g.Views[:]...)
 	return []KeyGroup{
 		{"Views", append(views, g.NextView, g.PrevView)},
-		{"Global", []key.Binding{g.Help, g.Palette, g.Refresh, g.Pause, g.Toasts, g.Dismiss, g.History, g.Since, g.Quit, g.ForceQuit}},
+		{"Global", []key.Binding{g.Help, g.Palette, g.Refresh, g.Pause, g.Toasts, g.Dismiss, g.History, g.Since, g.Workspaces, g.Quit, g.ForceQuit}},
 		{"Rows", []key.Binding{t.Up, t.Down, t.Top, t.Bottom, t.PageUp, t.PageDown, t.Filter, t.Sort, t.Reverse, t.Detail, t.DetailUp, t.DetailDown, t.Back, t.Routine, t.Heartbeats}},
 		{"Acting", []key.Binding{a.Mark, a.MarkAll, a.ClearMarks, a.Actions, a.Recover, a.Open, a.Copy, a.Jump, a.Verify, a.Resolve, a.Ack, a.Snooze}},
 		{"Filter (typing the filter)", []key.Binding{km.Filter.Accept, km.Filter.Clear}},

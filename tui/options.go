@@ -62,6 +62,9 @@ type Options struct {
 	// the terminal answers the workbench's question about its background colour). It
 	// chooses the Markdown style of questions and answers.
 	Theme string
+
+	// ws is set by RunWorkspaces: the other workspaces of a workbench over several.
+	ws *wsView
 }
 
 func (o Options) withDefaults() Options {
@@ -132,25 +135,33 @@ func Run(ctx context.Context, opts Options) error {
 	// the whole key-to-frame budget (docs/performance.md).
 	p := tea.NewProgram(root, tea.WithContext(ctx), tea.WithFPS(120))
 	if opts.Source != nil {
-		cfg := digestConfig(root.opts)
-		ch := opts.Source.Snapshots()
-		go func() {
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case s, ok := <-ch:
-					if !ok {
-						return
-					}
-					if s == nil {
-						continue
-					}
-					p.Send(digestedMsg{snap: s, data: digest(s, cfg)})
-				}
-			}
-		}()
+		go feed(ctx, opts.Source, digestConfig(root.opts), func(d digestedMsg) { p.Send(d) })
 	}
+	return runProgram(ctx, p)
+}
+
+// feed digests each of src's snapshots with cfg (on its own goroutine, off the UI's) and
+// sends the rows ready-made, until ctx ends or the feed closes.
+func feed(ctx context.Context, src SnapshotSource, cfg digestCfg, send func(digestedMsg)) {
+	ch := src.Snapshots()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case s, ok := <-ch:
+			if !ok {
+				return
+			}
+			if s == nil {
+				continue
+			}
+			send(digestedMsg{snap: s, data: digest(s, cfg)})
+		}
+	}
+}
+
+// runProgram runs p; the end of ctx is a normal end.
+func runProgram(ctx context.Context, p *tea.Program) error {
 	_, err := p.Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil

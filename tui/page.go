@@ -18,6 +18,8 @@ type shared struct {
 	// terminal's background) is light: Markdown is rendered in glamour's light style.
 	theme theme
 	light bool
+	// ws is the workbench's other workspaces (nil: it shows one).
+	ws *wsView
 }
 
 // listPage is a view built from rows: a table, a per-view filter, marks, sort and a detail
@@ -44,7 +46,11 @@ type listPage struct {
 }
 
 func newListPage(id pageID, env *shared, raw map[string]string) *listPage {
-	p := &listPage{id: id, env: env, tbl: newTable(pageColumns(id)), raw: raw, filter: lineEdit{keys: env.keys.Line, limit: 200}}
+	cols := pageColumns(id)
+	if env.ws.all() {
+		cols = withWorkspace(cols)
+	}
+	p := &listPage{id: id, env: env, tbl: newTable(cols), raw: raw, filter: lineEdit{keys: env.keys.Line, limit: 200}}
 	if id == pageOverview {
 		p.head = overviewHead
 	}
@@ -101,6 +107,7 @@ func (p *listPage) bindings() bindings {
 	t, a := p.env.keys.Table, p.env.keys.Act
 	sel := func() *row { return p.tbl.selected() }
 	hasRow := onlyIf(func() bool { return sel() != nil }, "no row is selected")
+	ro := p.env.ws.readOnly // in the all view nothing acts
 	move := func(d func()) func() intent { return func() intent { d(); p.scroll, p.gone = 0, ""; return nil } }
 	rows := bindings{
 		bind(t.Up, "Rows", false, nil, move(func() { p.tbl.move(-1) })),
@@ -123,25 +130,31 @@ func (p *listPage) bindings() bindings {
 	case pageActivity:
 		rows = append(rows, bind(t.Heartbeats, "Rows", false, nil, func() intent { p.heartbeats = !p.heartbeats; return rowsIntent{p.heartbeatNote()} }))
 	}
-	unsettled := onlyIf(func() bool { r := sel(); return r != nil && r.Unsettled != nil },
-		"applies to an audit attempt whose outcome is unknown (Activity, or the overview's inbox); this row is not one")
-	isAttn := onlyIf(func() bool { r := sel(); return r != nil && attnKeyOf(r.Key) != "" },
-		"applies to an attention entry (a question, a collision, an orphan with an action, a lost source); this row is not one")
+	unsettled := ro(onlyIf(func() bool { r := sel(); return r != nil && r.Unsettled != nil },
+		"applies to an audit attempt whose outcome is unknown (Activity, or the overview's inbox); this row is not one"))
+	isAttn := ro(onlyIf(func() bool { r := sel(); return r != nil && attnKeyOf(r.Key) != "" },
+		"applies to an attention entry (a question, a collision, an orphan with an action, a lost source); this row is not one"))
 	// The acting keys first: the footer shows as many short ones as fit, in this order.
 	acting := bindings{
-		bind(a.Actions, "Acting", true, onlyIf(func() bool {
+		bind(a.Actions, "Acting", true, ro(onlyIf(func() bool {
 			r := sel()
 			return len(p.tbl.marks) > 0 || r != nil && (len(r.Actions) > 0 || r.Inspect != "")
 		},
-			"no action applies to this row"), p.actions),
-		bind(a.Recover, "Acting", true, onlyIf(func() bool { r := sel(); return r != nil && r.Recover != nil },
-			"nothing of this row's item needs recovery (no expired or stale lease, no dead lock)"), func() intent { return recoverIntent{sel().Recover} }),
+			"no action applies to this row")), p.actions),
+		bind(a.Recover, "Acting", true, ro(onlyIf(func() bool { r := sel(); return r != nil && r.Recover != nil },
+			"nothing of this row's item needs recovery (no expired or stale lease, no dead lock)")), func() intent { return recoverIntent{sel().Recover} }),
 		bind(a.Verify, "Acting", true, unsettled, func() intent { return auditIntent{kind: localVerify, att: sel().Unsettled} }),
 		bind(a.Resolve, "Acting", true, unsettled, func() intent { return auditIntent{kind: localResolve, att: sel().Unsettled} }),
 		bind(a.Copy, "Acting", true, onlyIf(func() bool { r := sel(); return r != nil && r.CopyID != "" }, "this row has no id to copy"),
 			func() intent { r := sel(); return copyIntent{what: firstNonEmpty(r.CopyWhat, "id"), text: r.CopyID} }),
 		bind(a.Jump, "Acting", true, onlyIf(func() bool { r := sel(); return r != nil && r.Origin.key != "" }, "this row is in its own view already"),
-			func() intent { r := sel(); return jumpIntent{page: r.Origin.page, key: r.Origin.key} }),
+			func() intent {
+				r := sel()
+				if r.Workspace > 0 { // the all view: the row in its own workspace
+					return cmdIntent{wsOpen(r.Workspace-1, r.Origin.page, r.Origin.key)}
+				}
+				return jumpIntent{page: r.Origin.page, key: r.Origin.key}
+			}),
 		bind(a.Ack, "Acting", true, isAttn, func() intent { return ackIntent{attnKeyOf(sel().Key)} }),
 		bind(a.Snooze, "Acting", true, isAttn, func() intent { return snoozeIntent{entry: attnKeyOf(sel().Key)} }),
 		bind(a.Mark, "Acting", true, hasRow, func() intent { p.tbl.toggleMark(); p.tbl.move(1); return nil }),

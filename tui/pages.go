@@ -78,7 +78,7 @@ func activityRows(d *data, knows func(string) bool, heartbeats bool) []row {
 		e := &tl[i]
 		if !heartbeats && isHeartbeat(e.Kind) {
 			d.heartbeatsFolded++
-			k := e.Source + "\x00" + e.Target
+			k := e.Workspace + "\x00" + e.Source + "\x00" + e.Target
 			if at, ok := folded[k]; ok {
 				rows[at].Count++
 				rows[at].Cells[7] = fmt.Sprintf("heartbeats ×%d, the newest shown", rows[at].Count)
@@ -118,6 +118,9 @@ func activityRows(d *data, knows func(string) bool, heartbeats bool) []row {
 			r.setUnsettled(e.Unsettled)
 		}
 		r.finish(e.TargetFull)
+		if e.wsIndex > 0 {
+			r = inWorkspace(r, e.wsIndex-1, e.Workspace, pageActivity)
+		}
 		rows = append(rows, r)
 	}
 	return rows

@@ -43,7 +43,7 @@ var _ tea.Model = (*Root)(nil)
 // New returns the workbench's root model for opts.
 func New(opts Options) *Root {
 	opts = opts.withDefaults()
-	r := &Root{opts: opts, env: &shared{now: opts.Now(), data: &data{Rows: map[pageID][]row{}}, keys: *opts.Keys, theme: theme(opts.Theme), light: opts.Theme == "light"},
+	r := &Root{opts: opts, env: &shared{now: opts.Now(), data: &data{Rows: map[pageID][]row{}}, keys: *opts.Keys, theme: theme(opts.Theme), light: opts.Theme == "light", ws: opts.ws},
 		pages: map[pageID]*listPage{}, raw: rawLocks{got: map[string]string{}}, drafts: map[string]string{}, sending: map[int]string{},
 		width: 80, height: 24}
 	r.dcfg = digestConfig(r.opts)

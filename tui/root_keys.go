@@ -38,6 +38,7 @@ func (r *Root) globalBindings() bindings {
 			func() intent { r.toasts.dismiss(); return nil }),
 		bind(g.History, grp, false, hist, func() intent { return cmdIntent{r.hs.open(r.opts, histFleet, false)} }),
 		bind(g.Since, grp, false, hist, func() intent { return cmdIntent{r.hs.open(r.opts, histSince, false)} }),
+		bind(g.Workspaces, grp, true, r.opts.ws.available(), func() intent { return pushIntent{newWSPicker(r.env.keys, r.opts.ws.nav)} }),
 		bind(g.Quit, grp, true, nil, func() intent { return cmdIntent{tea.Quit} }),
 		bind(g.Help, grp, true, nil, func() intent { return pushIntent{newHelp(r.env.keys, helpGroups(r.env.keys, r.keymap(), r.cur))} }),
 	)

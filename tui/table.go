@@ -30,7 +30,10 @@ type column struct {
 	// Grow takes the spare width (prose: What, Evidence, Message).
 	Grow bool
 	Cell func(r *row, now time.Time) (string, lipgloss.Style)
-	Sort func(a, b *row) int // nil: not sortable
+	// placed: Idx is the cell's index even when 0 (a column placed after another, as the
+	// all view's columns are after its Workspace column).
+	placed bool
+	Sort   func(a, b *row) int // nil: not sortable
 }
 
 // table is a filtered, sorted, scrolled list of rows that renders only the visible rows.
@@ -57,7 +60,7 @@ type table struct {
 
 func newTable(cols []column) table {
 	for i := range cols {
-		if cols[i].Idx == 0 && i > 0 {
+		if cols[i].Idx == 0 && i > 0 && !cols[i].placed {
 			cols[i].Idx = i
 		}
 	}

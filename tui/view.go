@@ -93,7 +93,12 @@ func (r *Root) chrome() chrome {
 // header names the actor and role, the read-only switch, the snapshot's age and the pause.
 func (r chrome) header() string {
 	parts := []string{st.header.Render("steward")}
-	if r.opts.Core == nil {
+	if l := r.opts.ws.label(); l != "" {
+		parts = append(parts, l)
+	}
+	if r.opts.ws.all() {
+		parts = append(parts, st.dim.Render(r.env.keys.Act.Jump.Help().Key+" opens a row in its workspace"))
+	} else if r.opts.Core == nil {
 		parts = append(parts, st.warn.Render("no governed core: view only"))
 	} else {
 		a := r.opts.Core.Actor()
@@ -193,6 +198,9 @@ func (r chrome) tabAt(x int) (pageID, bool) {
 
 // sources is the health strip: every source's state and age, on every view.
 func (r chrome) sources() string {
+	if r.opts.ws.all() {
+		return r.opts.ws.strip()
+	}
 	d := r.env.data
 	if !d.Loaded {
 		return st.dim.Render("sources: not read yet")

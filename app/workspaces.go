@@ -40,5 +40,14 @@ func OpenAll(ctx context.Context, all []Settings) ([]*Session, error) {
 	return out, nil
 }
 
+// CloseAll closes every session of OpenAll.
+func CloseAll(ss []*Session) error {
+	var err error
+	for _, s := range ss {
+		err = errors.Join(err, s.Close())
+	}
+	return err
+}
+
 // Name is the session's workspace name.
 func (sess *Session) Name() string { return sess.settings.Workspace }

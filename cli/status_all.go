@@ -61,11 +61,7 @@ func runStatusAll(ctx context.Context, out io.Writer, g *globals, f *statusFlags
 	if err != nil {
 		return err
 	}
-	defer func() {
-		for _, s := range sessions {
-			s.Close()
-		}
-	}()
+	defer app.CloseAll(sessions)
 	bw := bufio.NewWriterSize(out, 64<<10)
 	if g.jsonOut {
 		bw.WriteString(`{"workspaces":[`)

@@ -94,11 +94,7 @@ func runUIAll(ctx context.Context, g *globals, noGitea bool) error {
 	if err != nil {
 		return err
 	}
-	defer func() {
-		for _, s := range sessions {
-			s.Close()
-		}
-	}()
+	defer app.CloseAll(sessions)
 	ws := make([]tui.Workspace, len(sessions))
 	for i, sess := range sessions {
 		if err := sess.Watch(ctx); err != nil {

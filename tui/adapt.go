@@ -27,7 +27,8 @@ type digestCfg struct {
 // rowCache keeps digested rows by the model's pointers. Published snapshots are immutable
 // and the live model keeps the pointer of every claim, orphan and session whose unit was not
 // re-derived (model/sorted.go), so an unchanged entry digests to the same row: a change costs
-// its own rows plus map lookups. Each digest keeps only the current snapshot's entries.
+// its own rows, and the lists are merged from the last digest's (digest_list.go) rather than
+// rebuilt and sorted. Each digest keeps only the current snapshot's entries.
 // A cached row holds nothing that depends on anything but its entry and the program's fixed
 // configuration: a claim's actions (from the orphans) are added per digest, and the detail
 // sections, whose evidence ages depend on the snapshot's time, are built when drawn.
@@ -35,6 +36,12 @@ type rowCache struct {
 	claims   map[*model.Claim]*row
 	orphans  map[*model.Orphan]*row
 	sessions map[*model.Session]*row
+	// The last digest's lists (digest_list.go), and the orphans' actions by lease id and
+	// lock file it gave the claims.
+	claimList   listState[*model.Claim]
+	orphanList  listState[*model.Orphan]
+	sessionList listState[*model.Session]
+	orphansBy   map[string][]actionRef
 }
 
 func newRowCache() *rowCache {
@@ -56,44 +63,31 @@ func digest(s *model.Snapshot, cfg digestCfg) *data {
 	if cache == nil {
 		cache = newRowCache() // uncached: a fresh cache each time
 	}
-	next := &rowCache{claims: make(map[*model.Claim]*row, len(s.Claims)), orphans: make(map[*model.Orphan]*row, len(s.Orphans)),
-		sessions: make(map[*model.Session]*row, len(s.Sessions))}
+	d.Rows[pageOrphans], _, _ = digestList(&cache.orphanList, &cache.orphans, s.Orphans, func(o *model.Orphan) row { return orphanRow(o, cfg) })
 	orphansBy := map[string][]actionRef{}
-	d.Rows[pageOrphans] = make([]row, 0, len(s.Orphans))
 	for _, o := range s.Orphans {
-		r := cachedRow(cache.orphans, next.orphans, o, func() row { return orphanRow(o, cfg) })
-		d.Rows[pageOrphans] = append(d.Rows[pageOrphans], *r)
 		for _, k := range []string{o.LeaseID, o.LockFile} {
 			if k != "" {
-				orphansBy[k] = append(orphansBy[k], r.Actions...)
+				orphansBy[k] = append(orphansBy[k], cache.orphans[o].Actions...)
 			}
 		}
 	}
-	d.Rows[pageClaims] = make([]row, 0, len(s.Claims))
-	for _, c := range s.Claims {
-		r := cachedRow(cache.claims, next.claims, c, func() row { return claimRow(c, cfg) })
-		d.Rows[pageClaims] = append(d.Rows[pageClaims], *r)
-		if len(orphansBy) > 0 {
-			cr := &d.Rows[pageClaims][len(d.Rows[pageClaims])-1]
-			cr.Actions = claimActions(c, orphansBy)
-			cr.Recover = recoverable(cr.ItemRef, cr.Actions, cfg)
-		}
-	}
+	d.Rows[pageClaims] = claimRows(cache, s, orphansBy, cfg)
+	cache.orphansBy = orphansBy
 	for _, c := range s.Contention {
 		d.Rows[pageContention] = append(d.Rows[pageContention], contentionRow(c, cfg))
 	}
 	for i := range s.Clarifications {
 		d.Rows[pageClarifications] = append(d.Rows[pageClarifications], clarRow(&s.Clarifications[i], cfg))
 	}
-	d.Rows[pageSessions] = make([]row, 0, len(s.Sessions))
-	for _, x := range s.Sessions {
-		r := cachedRow(cache.sessions, next.sessions, x, func() row { return sessionRow(x) })
-		d.Rows[pageSessions] = append(d.Rows[pageSessions], *r)
+	d.Rows[pageSessions], _, _ = digestList(&cache.sessionList, &cache.sessions, s.Sessions, sessionRow)
+	d.widest = map[pageID]widthHint{}
+	for id, st := range map[pageID]*cellWidths{pageClaims: &cache.claimList.widths, pageOrphans: &cache.orphanList.widths, pageSessions: &cache.sessionList.widths} {
+		if rows := d.Rows[id]; len(rows) > 0 {
+			d.widest[id] = widthHint{first: &rows[0], n: len(rows), widest: st.widest()}
+		}
 	}
-	if cfg.cache != nil {
-		*cfg.cache = *next
-	}
-	for _, id := range []pageID{pageClaims, pageContention, pageClarifications, pageOrphans, pageSessions} {
+	for _, id := range []pageID{pageContention, pageClarifications} {
 		byAttention(d.Rows[id])
 	}
 	for _, e := range s.Activity {
@@ -117,6 +111,47 @@ func digest(s *model.Snapshot, cfg digestCfg) *data {
 	d.Inbox = inbox(d)
 	d.merge()
 	return d
+}
+
+// claimRows are the claims' rows in attention order (digestList), each with the actions of
+// the orphans that share its lease or lock file: the new rows, and those whose orphans'
+// actions changed since the last digest (all of them when the orphans were rebuilt).
+func claimRows(cache *rowCache, s *model.Snapshot, orphansBy map[string][]actionRef, cfg digestCfg) []row {
+	rows, idx, fresh := digestList(&cache.claimList, &cache.claims, s.Claims, func(c *model.Claim) row { return claimRow(c, cfg) })
+	decorate := func(j int) {
+		c := s.Claims[idx[j]]
+		rows[j].Actions = claimActions(c, orphansBy)
+		rows[j].Recover = recoverable(rows[j].ItemRef, rows[j].Actions, cfg)
+	}
+	ol := &cache.orphanList
+	switch {
+	case cache.claimList.rebuilt || ol.rebuilt:
+		if len(orphansBy) > 0 || len(cache.orphansBy) > 0 {
+			rows = cache.claimList.own(rows)
+			for j := range rows {
+				decorate(j)
+			}
+		}
+		return rows
+	case len(ol.came) > 0 || len(ol.left) > 0:
+		touched := map[string]bool{}
+		for _, o := range append(append([]*model.Orphan(nil), ol.came...), ol.left...) {
+			touched[o.LeaseID], touched[o.LockFile] = true, true
+		}
+		delete(touched, "")
+		rows = cache.claimList.own(rows)
+		for j := range rows {
+			if c := s.Claims[idx[j]]; touched[c.LeaseID] || touched[c.LockFile] {
+				decorate(j)
+			}
+		}
+	}
+	if len(orphansBy) > 0 {
+		for _, j := range fresh {
+			decorate(j)
+		}
+	}
+	return rows
 }
 
 func healthOf(name string, h model.SourceHealth) health {
@@ -392,17 +427,5 @@ func sessionRow(x *model.Session) row {
 		},
 	}
 	r.finish(leaseIDs...)
-	return r
-}
-
-// cachedRow returns the row of entry k from the previous snapshot's cache, or builds it, and
-// keeps it for the next snapshot.
-func cachedRow[K comparable](prev, next map[K]*row, k K, build func() row) *row {
-	r := prev[k]
-	if r == nil {
-		x := build()
-		r = &x
-	}
-	next[k] = r
 	return r
 }

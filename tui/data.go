@@ -205,6 +205,9 @@ type data struct {
 	AuditTotal, EventsTotal int
 	// heartbeatsFolded counts the heartbeat events folded into a count per item.
 	heartbeatsFolded int
+	// widest is, for the lists digested incrementally, each cell's widest value (the
+	// table's columns are sized from it without measuring every row).
+	widest map[pageID]widthHint
 }
 
 // inboxRows is the overview's rows: the inbox, and the routine rows when routine is set.

@@ -144,6 +144,8 @@ func (t *table) natural(c column) int {
 	n := ansi.StringWidth(c.Title) + 1 // room for the sort arrow
 	if c.Fixed > 0 {
 		n = max(n, c.Fixed)
+	} else if w, ok := t.widestCell(c.Idx); ok {
+		n = max(n, w)
 	} else {
 		for i := range t.rows {
 			n = max(n, t.rows[i].width(c.Idx))

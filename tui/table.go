@@ -56,6 +56,29 @@ type table struct {
 	// chosen: the person put the cursor on a row below the top, so it follows that row;
 	// otherwise it stays on the top row (the most urgent), whatever row that is now.
 	chosen bool
+	// hint is the widest cell of each column of the rows it was measured for (the digest
+	// keeps it as rows come and go), used while those are the rows.
+	hint widthHint
+}
+
+// widthHint is the widest value of each cell index of a list of rows (first is its first
+// row, n its length: the hint holds for that list only).
+type widthHint struct {
+	first  *row
+	n      int
+	widest []int
+}
+
+// widestCell returns the widest value of cell i of the rows, when the hint holds for them.
+func (t *table) widestCell(i int) (int, bool) {
+	h := t.hint
+	if h.n == 0 || h.n != len(t.rows) || h.first != &t.rows[0] {
+		return 0, false
+	}
+	if i < len(h.widest) {
+		return h.widest[i], true
+	}
+	return 0, true
 }
 
 func newTable(cols []column) table {
@@ -76,13 +99,15 @@ func (t *table) setRows(rows []row) (gone string) {
 		selKey, selID, selTitle = r.Key, r.ID, r.Title
 	}
 	t.rows = rows
-	ids := make(map[string]bool, len(rows))
-	for i := range rows {
-		ids[rows[i].ID] = true
-	}
-	for k := range t.marks {
-		if !ids[k] {
-			delete(t.marks, k)
+	if len(t.marks) > 0 {
+		ids := make(map[string]bool, len(rows))
+		for i := range rows {
+			ids[rows[i].ID] = true
+		}
+		for k := range t.marks {
+			if !ids[k] {
+				delete(t.marks, k)
+			}
 		}
 	}
 	at := t.cursor

@@ -14,6 +14,7 @@ import (
 	"steward/govern"
 	"steward/history/gather"
 	"steward/leases"
+	"steward/locks"
 	"steward/model"
 	"steward/model/live"
 	"steward/tui"
@@ -234,6 +235,17 @@ func (sess *Session) Snapshot(ctx context.Context) *model.Snapshot {
 			}
 		}
 		in.Gitea, in.Clarifications, in.GiteaHealth = live.LoadGitea(ctx, sess.Gitea, sess.Config, claimed, now)
+	}
+	if in.LocksHealth.Status == model.StatusOK {
+		// The previews of the orphans look items up in the listing just read, not in a
+		// second read of the whole directory (locks.ViewOf).
+		ctx = govern.WithLockView(ctx, locks.ViewOf(sess.ws.LocksDir, func(yield func(*locks.Entry) bool) {
+			for i := range in.Locks {
+				if !yield(&in.Locks[i].Entry) {
+					return
+				}
+			}
+		}))
 	}
 	s := model.Build(in, sess.Config, now)
 	return sess.Secrets.Snapshot(sess.Core.Annotate(ctx, s))

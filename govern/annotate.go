@@ -3,6 +3,7 @@ package govern
 import (
 	"context"
 
+	"steward/locks"
 	"steward/model"
 )
 
@@ -98,8 +99,23 @@ type lockViewKey struct{}
 // action menu previews afresh and an apply re-checks every fence on the index itself. When
 // the directory cannot be listed, each preview finds so itself.
 func (c *Core) withLockView(ctx context.Context) context.Context {
+	if _, ok := ctx.Value(lockViewKey{}).(*locks.IndexView); ok {
+		return ctx
+	}
 	v, err := c.lockIndex().View()
 	if err != nil {
+		return ctx
+	}
+	return context.WithValue(ctx, lockViewKey{}, v)
+}
+
+// WithLockView returns ctx carrying v as the view of the lock directory that Annotate's
+// previews look items up in, instead of refreshing the core's index: a surface that has
+// just read the whole directory for the snapshot it annotates (steward status) passes the
+// view of that read (locks.ViewOf), so the directory is not read twice. The previews read
+// each item's files fresh, as with the core's own view.
+func WithLockView(ctx context.Context, v *locks.IndexView) context.Context {
+	if v == nil {
 		return ctx
 	}
 	return context.WithValue(ctx, lockViewKey{}, v)

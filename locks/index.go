@@ -3,6 +3,7 @@ package locks
 import (
 	"errors"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
 	"sort"
@@ -90,19 +91,48 @@ func (x *Index) View() (*IndexView, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &IndexView{x: x, byKey: make(map[Key][]string, len(names)), byName: map[Key][]string{}}
+	v := newView(x)
 	x.mu.Lock()
 	for _, n := range names {
-		ix := x.files[n]
-		if ix.hasKey {
-			v.byKey[ix.key] = append(v.byKey[ix.key], n)
-		} else if pk, ok := ParseName(n); ok {
-			id := pk.Identity()
-			v.byName[id] = append(v.byName[id], n)
-		}
+		v.add(n, x.files[n])
 	}
 	x.mu.Unlock()
 	return v, nil
+}
+
+// ViewOf returns the view of directory dir that a listing already read gives: the live
+// lock files among es (LoadDir's Live, in any order), each by the item its record names, or its name
+// when the record cannot say — what a refresh would find, without listing, stat'ing or
+// decoding the directory a second time. steward status reads the directory once for its
+// snapshot; the previews of its orphans looked it all up again (a third of the command's
+// CPU at 50,000 claims). Its lookups read the item's files fresh, as View's do.
+func ViewOf(dir string, es iter.Seq[*Entry]) *IndexView {
+	v := newView(&Index{dir: dir})
+	for e := range es {
+		if e.Class != ClassLive || e.Missing || strings.HasPrefix(e.Name, ".") || strings.ContainsAny(e.Name, `/\`) {
+			continue
+		}
+		ix := indexed{readErr: e.Unreadable != nil}
+		if e.Unreadable == nil && e.HasKey {
+			ix.key, ix.hasKey = e.Key.Identity(), true
+		}
+		v.add(e.Name, ix)
+	}
+	return v
+}
+
+func newView(x *Index) *IndexView {
+	return &IndexView{x: x, byKey: map[Key][]string{}, byName: map[Key][]string{}}
+}
+
+// add files name, as the index knows it, under its item.
+func (v *IndexView) add(name string, ix indexed) {
+	if ix.hasKey {
+		v.byKey[ix.key] = append(v.byKey[ix.key], name)
+	} else if pk, ok := ParseName(name); ok {
+		id := pk.Identity()
+		v.byName[id] = append(v.byName[id], name)
+	}
 }
 
 // Lookup is Index.Lookup over the view.

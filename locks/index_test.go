@@ -209,3 +209,63 @@ func TestIndexViewLookupIsPerItem(t *testing.T) {
 		t.Errorf("a lookup allocates %.0f times among 2,000 other items' files, %.0f among 20: it walks the whole directory", large, small)
 	}
 }
+
+// TestViewOfListingIsView: the view a directory listing already read gives (ViewOf over
+// LoadDir's Live, as steward status passes its previews) answers every lookup as a refresh
+// of the index does — records naming the item under any name and in any case, a torn file
+// and a record naming no item under the item's canonical name, and nothing of pointers,
+// hidden files or other items.
+func TestViewOfListingIsView(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	rec := decodeFixture(t, "canonical.json")
+	key, _ := rec.Key()
+	item := func(n int64) Key { return Key{Remote: key.Remote, Org: key.Org, Repo: key.Repo, Issue: n} }
+	at := func(n int64, org string) Record {
+		r := rec
+		r.IssueNumber, r.Org = &n, org
+		return r
+	}
+	name := func(k Key) string { s, _ := Name(k); return s }
+	writeFile(t, filepath.Join(dir, name(item(1))), mustMarshal(t, at(1, key.Org)))
+	writeFile(t, filepath.Join(dir, "worker-own-name.json"), mustMarshal(t, at(1, upper(key.Org))))
+	writeFile(t, filepath.Join(dir, name(item(2))), []byte(`{"remote":`))
+	writeFile(t, filepath.Join(dir, name(item(3))), []byte(`{"note":"no item named"}`))
+	writeFile(t, filepath.Join(dir, "elsewhere.json"), mustMarshal(t, at(4, key.Org)))
+	writeFile(t, filepath.Join(dir, ".hidden.json"), mustMarshal(t, at(1, key.Org)))
+	writeFile(t, filepath.Join(dir, "session-4242.json"), mustMarshal(t, at(1, key.Org)))
+	snap, err := LoadDir(dir, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ViewOf(dir, func(yield func(*Entry) bool) {
+		for i := range snap.Live {
+			if !yield(&snap.Live[i]) {
+				return
+			}
+		}
+	})
+	want, err := NewIndex(dir).View()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(es []Entry) []string {
+		var out []string
+		for _, e := range es {
+			out = append(out, e.Name)
+		}
+		return out
+	}
+	for n := int64(1); n <= 5; n++ {
+		g, w := names(got.Lookup(item(n))), names(want.Lookup(item(n)))
+		if !equal(g, w) {
+			t.Errorf("item %d: the listing's view finds %v, a refresh %v", n, g, w)
+		}
+	}
+	if g := names(got.Lookup(item(1))); len(g) != 2 {
+		t.Errorf("item 1: %v, want its two lock files", g)
+	}
+	if g := names(got.Lookup(item(2))); len(g) != 1 {
+		t.Errorf("item 2: %v, want its torn file", g)
+	}
+}

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -112,7 +113,7 @@ func derive(u *unitIn, e *env, now time.Time) unitOut {
 			out.deadline(hb.Add(pol.StaleWarning()), now)
 		}
 		lock := joinLock(u.locks, l)
-		c := leaseClaim(u.item, lo, fr, pol, polWhy)
+		c := leaseClaim(u.item, lo, fr, pol, polWhy, lockEvidence(lock))
 		if lock != nil {
 			joined[lock.Entry.Name] = true
 			addLockToClaim(c, lock, now)
@@ -195,7 +196,18 @@ func JoinOf(rec *locks.Record, l *leases.Lease) Join {
 	return JoinNone
 }
 
-func leaseClaim(it *Item, lo *LeaseObs, fr leases.FreshnessResult, pol leases.Policy, polWhy string) *Claim {
+// lockEvidence is how many evidence lines addLockToClaim adds for lo (none for nil).
+func lockEvidence(lo *LockObs) int {
+	if lo == nil {
+		return 0
+	}
+	return 4 + len(lo.Entry.Findings)
+}
+
+// leaseClaim is a lease's claim; its evidence has room for more lines (a joined lock's)
+// without growing: an evidence slice grown by append kept up to half of it unused, and
+// the old array as garbage, for every claim.
+func leaseClaim(it *Item, lo *LeaseObs, fr leases.FreshnessResult, pol leases.Policy, polWhy string, more int) *Claim {
 	l := &lo.Lease
 	c := &Claim{Item: it, Role: l.Role, TaskClass: string(pol.TaskClass), SessionID: l.SessionID, Phase: l.Phase,
 		Freshness: string(fr.Value), Warning: fr.Warning, OwnerLiveness: lo.Owner, LeaseID: l.LeaseID, LeaseStatus: string(l.Status)}
@@ -212,6 +224,7 @@ func leaseClaim(it *Item, lo *LeaseObs, fr leases.FreshnessResult, pol leases.Po
 	if l.ExpiresAt.OK() {
 		c.ExpiresAt = l.ExpiresAt.Time
 	}
+	c.Evidence = make([]Evidence, 0, 6+len(fr.Reasons)+len(l.Problems)+more)
 	c.Evidence = append(c.Evidence, ev(SourceDB, "leases.status", l.StatusText()),
 		ev(SourceDB, "leases.expires_at", l.ExpiresAt.Raw), ev(SourceDB, "freshness", string(fr.Value)),
 		ev(SourceDB, "policy", string(pol.TaskClass)+": "+polWhy),
@@ -281,6 +294,7 @@ func addLockToClaim(c *Claim, lo *LockObs, now time.Time) {
 	if c.OwnerOtherHost == "" && lo.OtherHost && c.OwnerLiveness == LivenessUnknown {
 		c.OwnerOtherHost = lo.Host
 	}
+	c.Evidence = slices.Grow(c.Evidence, lockEvidence(lo))
 	c.Evidence = append(c.Evidence, ev(SourceLocks, "contract", string(a.Contract)),
 		ev(SourceLocks, "work_lease.expires_at", a.Expiration.ExpiresAt+" ("+string(a.Expiration.State)+")"),
 		ev(SourceLocks, "owner", fmt.Sprintf("pid %d on %q: %s (%s)", lo.PID, lo.Host, lo.Owner, lo.OwnerWhy)),

@@ -2,7 +2,6 @@ package model
 
 import (
 	"container/heap"
-	"sort"
 	"strconv"
 	"time"
 
@@ -14,15 +13,15 @@ import (
 type unit struct {
 	key     string
 	item    *Item
-	locks   map[string]bool
-	leases  map[string]bool
+	locks   set
+	leases  set
 	refused []refusal
 	next    time.Time
 	keys    [4][]string // claims, orphans, contention, items
 }
 
 func (u *unit) empty() bool {
-	return len(u.locks) == 0 && len(u.leases) == 0 && len(u.refused) == 0
+	return u.locks.len() == 0 && u.leases.len() == 0 && len(u.refused) == 0
 }
 
 // Engine is Build kept current: it holds the sources as read, indexed by file
@@ -38,15 +37,15 @@ type Engine struct {
 	leases     map[string]*LeaseObs
 	leaseUnit  map[string]string
 	refs       map[string]*LeaseObs
-	refUnits   map[string]map[string]bool // lease id → units whose locks name it
-	refPending map[string]bool            // lease ids locks name that neither leases nor refs hold: look up
-	itemLeases map[int64]map[string]bool  // work_item_id → lease ids held
+	refUnits   map[string]set  // lease id → units whose locks name it
+	refPending map[string]bool // lease ids locks name that neither leases nor refs hold: look up
+	itemLeases map[int64]set   // work_item_id → lease ids held
 	sessions   map[string]*SessionObs
-	sessLeases map[string]map[string]bool
+	sessLeases map[string]set
 	workItems  map[int64]Item
 	units      map[string]*unit
-	branches   map[string]map[string]bool // lock branch_name → lock names
-	heads      map[string]map[string]bool // PR head branch → unit keys
+	branches   map[string]set // lock branch_name → lock names
+	heads      map[string]set // PR head branch → unit keys
 	facts      map[string]*GiteaFact
 	clar       map[string]bool
 	clarList   []Clarification
@@ -72,25 +71,26 @@ type Engine struct {
 func NewEngine(cfg Config) *Engine {
 	return &Engine{env: env{cfg: cfg.WithDefaults()},
 		locks: map[string]*LockObs{}, lockUnit: map[string]string{}, leases: map[string]*LeaseObs{},
-		leaseUnit: map[string]string{}, refs: map[string]*LeaseObs{}, refUnits: map[string]map[string]bool{},
-		refPending: map[string]bool{}, itemLeases: map[int64]map[string]bool{},
-		sessions: map[string]*SessionObs{}, sessLeases: map[string]map[string]bool{}, workItems: map[int64]Item{},
-		units: map[string]*unit{}, branches: map[string]map[string]bool{}, heads: map[string]map[string]bool{},
+		leaseUnit: map[string]string{}, refs: map[string]*LeaseObs{}, refUnits: map[string]set{},
+		refPending: map[string]bool{}, itemLeases: map[int64]set{},
+		sessions: map[string]*SessionObs{}, sessLeases: map[string]set{}, workItems: map[int64]Item{},
+		units: map[string]*unit{}, branches: map[string]set{}, heads: map[string]set{},
 		facts: map[string]*GiteaFact{}, clar: map[string]bool{}, sessKeys: map[string][]string{}, dirty: map[string]bool{}}
 }
 
-func addTo(m map[string]map[string]bool, k, v string) {
-	if m[k] == nil {
-		m[k] = map[string]bool{}
-	}
-	m[k][v] = true
+func addTo[K comparable](m map[K]set, k K, v string) {
+	s := m[k]
+	s.add(v)
+	m[k] = s
 }
 
-func delFrom(m map[string]map[string]bool, k, v string) {
-	if s := m[k]; s != nil {
-		delete(s, v)
-		if len(s) == 0 {
+func delFrom[K comparable](m map[K]set, k K, v string) {
+	if s, ok := m[k]; ok {
+		s.del(v)
+		if s.len() == 0 {
 			delete(m, k)
+		} else {
+			m[k] = s
 		}
 	}
 }
@@ -98,7 +98,7 @@ func delFrom(m map[string]map[string]bool, k, v string) {
 func (e *Engine) unitFor(key string, it *Item) *unit {
 	u := e.units[key]
 	if u == nil {
-		u = &unit{key: key, item: it, locks: map[string]bool{}, leases: map[string]bool{}}
+		u = &unit{key: key, item: it}
 		e.units[key] = u
 	}
 	if u.item == nil && it != nil {
@@ -126,7 +126,7 @@ func leaseUnitKey(lo *LeaseObs) (string, *Item) {
 func (e *Engine) SetLock(name string, lo *LockObs) {
 	if old, ok := e.locks[name]; ok {
 		k := e.lockUnit[name]
-		delete(e.units[k].locks, name)
+		e.units[k].locks.del(name)
 		e.dirty[k] = true
 		id := old.Entry.Record.LeaseID
 		delFrom(e.refUnits, id, k)
@@ -144,7 +144,7 @@ func (e *Engine) SetLock(name string, lo *LockObs) {
 		return // a lock directory on another host is not observed: no lock is concluded
 	}
 	k, it := lockUnitKey(lo)
-	e.unitFor(k, it).locks[name] = true
+	e.unitFor(k, it).locks.add(name)
 	e.locks[name], e.lockUnit[name] = lo, k
 	e.dirty[k] = true
 	if id := lo.Entry.Record.LeaseID; id != "" && lo.Entry.Unreadable == nil {
@@ -169,7 +169,7 @@ func (e *Engine) setBranch(branch, name string, add bool) {
 	} else {
 		delFrom(e.branches, branch, name)
 	}
-	for k := range e.heads[branch] {
+	for k := range e.heads[branch].all() {
 		e.dirty[k] = true
 	}
 }
@@ -178,38 +178,30 @@ func (e *Engine) setBranch(branch, name string, add bool) {
 func (e *Engine) SetLease(id string, lo *LeaseObs) {
 	if old, ok := e.leases[id]; ok {
 		k := e.leaseUnit[id]
-		delete(e.units[k].leases, id)
+		e.units[k].leases.del(id)
 		e.dirty[k] = true
 		delFrom(e.sessLeases, old.Lease.SessionID, id)
 		e.sessionDirty(old.Lease.SessionID)
-		if s := e.itemLeases[old.Lease.WorkItemID]; s != nil {
-			delete(s, id)
-			if len(s) == 0 {
-				delete(e.itemLeases, old.Lease.WorkItemID)
-			}
-		}
+		delFrom(e.itemLeases, old.Lease.WorkItemID, id)
 		delete(e.leases, id)
 		delete(e.leaseUnit, id)
-		if lo == nil && len(e.refUnits[id]) > 0 {
+		if lo == nil && e.refUnits[id].len() > 0 {
 			e.refPending[id] = true // locks still name it: read it back by id
 		}
 	}
-	for k := range e.refUnits[id] {
+	for k := range e.refUnits[id].all() {
 		e.dirty[k] = true
 	}
 	if lo == nil {
 		return
 	}
 	k, it := leaseUnitKey(lo)
-	e.unitFor(k, it).leases[id] = true
+	e.unitFor(k, it).leases.add(id)
 	e.leases[id], e.leaseUnit[id] = lo, k
 	e.dirty[k] = true
 	addTo(e.sessLeases, lo.Lease.SessionID, id)
 	e.sessionDirty(lo.Lease.SessionID)
-	if e.itemLeases[lo.Lease.WorkItemID] == nil {
-		e.itemLeases[lo.Lease.WorkItemID] = map[string]bool{}
-	}
-	e.itemLeases[lo.Lease.WorkItemID][id] = true
+	addTo(e.itemLeases, lo.Lease.WorkItemID, id)
 }
 
 func (e *Engine) sessionDirty(id string) { e.dirty["s\x00"+id] = true }
@@ -222,7 +214,7 @@ func (e *Engine) SetSession(id string, so *SessionObs) {
 		e.sessions[id] = so
 	}
 	e.sessionDirty(id)
-	for l := range e.sessLeases[id] {
+	for l := range e.sessLeases[id].all() {
 		e.dirty[e.leaseUnit[l]] = true
 	}
 }
@@ -270,7 +262,7 @@ func (e *Engine) setGitea(facts []GiteaFact, clars []Clarification, h SourceHeal
 	for k := range e.facts {
 		e.dirty[k] = true
 	}
-	e.facts, e.clar, e.heads = map[string]*GiteaFact{}, map[string]bool{}, map[string]map[string]bool{}
+	e.facts, e.clar, e.heads = map[string]*GiteaFact{}, map[string]bool{}, map[string]set{}
 	for i := range facts {
 		f := &facts[i]
 		it := f.Item
@@ -318,10 +310,10 @@ func (e *Engine) SetSections(s DBSections) {
 func (e *Engine) unitIn(u *unit) *unitIn {
 	in := &unitIn{item: u.item, refused: u.refused, fact: e.facts[u.key], clarified: e.clar[u.key],
 		sessions: map[string]*SessionObs{}, refs: map[string]refLease{}}
-	for _, n := range sortedKeys(u.locks) {
+	for _, n := range u.locks.sorted() {
 		lo := e.locks[n]
 		in.locks = append(in.locks, lo)
-		if id := lo.Entry.Record.LeaseID; id != "" && !u.leases[id] {
+		if id := lo.Entry.Record.LeaseID; id != "" && !u.leases.has(id) {
 			if l, ok := e.leases[id]; ok {
 				in.refs[id] = refLease{obs: l, known: true}
 			} else if l, ok := e.refs[id]; ok {
@@ -329,7 +321,7 @@ func (e *Engine) unitIn(u *unit) *unitIn {
 			}
 		}
 	}
-	for _, id := range sortedKeys(u.leases) {
+	for _, id := range u.leases.sorted() {
 		lo := e.leases[id]
 		in.leases = append(in.leases, lo)
 		if s, ok := e.sessions[lo.Lease.SessionID]; ok {
@@ -337,18 +329,9 @@ func (e *Engine) unitIn(u *unit) *unitIn {
 		}
 	}
 	if in.fact != nil && in.fact.HeadBranch != "" {
-		in.branchClaimed = len(e.branches[in.fact.HeadBranch]) > 0
+		in.branchClaimed = e.branches[in.fact.HeadBranch].len() > 0
 	}
 	return in
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Flush re-derives every dirty unit and session at now.

@@ -32,7 +32,7 @@ func (e *Engine) Leases() iter.Seq2[string, *LeaseObs] { return maps.All(e.lease
 func (e *Engine) Sessions() iter.Seq2[string, *SessionObs] { return maps.All(e.sessions) }
 
 // ItemLeases yields the ids of the leases held on work item id.
-func (e *Engine) ItemLeases(id int64) iter.Seq[string] { return maps.Keys(e.itemLeases[id]) }
+func (e *Engine) ItemLeases(id int64) iter.Seq[string] { return e.itemLeases[id].all() }
 
 // PutWorkItem records a work item row: the item its leases and events name.
 func (e *Engine) PutWorkItem(w leases.WorkItem) {
@@ -51,7 +51,7 @@ func (e *Engine) SetSessionsOmitted(n int) { e.sessionsOmitted = n }
 func (e *Engine) PendingRefs() []string {
 	var out []string
 	for id := range e.refPending {
-		if _, held := e.leases[id]; held || len(e.refUnits[id]) == 0 {
+		if _, held := e.leases[id]; held || e.refUnits[id].len() == 0 {
 			delete(e.refPending, id)
 			continue
 		}
@@ -65,7 +65,7 @@ func (e *Engine) PendingRefs() []string {
 func (e *Engine) SetRef(id string, lo *LeaseObs) {
 	delete(e.refPending, id)
 	e.refs[id] = lo
-	for k := range e.refUnits[id] {
+	for k := range e.refUnits[id].all() {
 		e.dirty[k] = true
 	}
 }

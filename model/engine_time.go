@@ -25,7 +25,7 @@ func (e *Engine) deriveSession(id string, now time.Time) {
 		if s.EndedAt.OK() {
 			out.EndedAt = s.EndedAt.Time
 		}
-		for l := range e.sessLeases[id] {
+		for l := range e.sessLeases[id].all() {
 			if leaseActive(&e.leases[l].Lease) {
 				out.Leases = append(out.Leases, l)
 			}

@@ -19,7 +19,7 @@ func TestOwnerOnAnotherHost(t *testing.T) {
 		{LeaseObs{Host: "host-b", Owner: LivenessUnknown}, "", "unknown"},
 	} {
 		tc.obs.Lease = leases.Lease{LeaseID: "L1", Status: leases.StatusActive, OwnerPID: 4242, OwnerHost: tc.obs.Host}
-		c := leaseClaim(nil, &tc.obs, leases.FreshnessResult{Value: leases.FreshActive}, leases.Policy{}, "")
+		c := leaseClaim(nil, &tc.obs, leases.FreshnessResult{Value: leases.FreshActive}, leases.Policy{}, "", 0)
 		if c.OwnerOtherHost != tc.otherHost || c.OwnerText() != tc.shown {
 			t.Errorf("%+v: other host %q, shown %q; want %q, %q", tc.obs, c.OwnerOtherHost, c.OwnerText(), tc.otherHost, tc.shown)
 		}

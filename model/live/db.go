@@ -147,9 +147,20 @@ func (l *Model) applyDB(ctx context.Context, s *leases.Snapshot, eh leases.Healt
 	}
 	e.SetSessionsOmitted(s.SessionsOmitted)
 	seen := make(map[string]bool, len(s.Sessions))
-	for _, x := range s.Sessions {
+	var sess []int // the rows that changed, probed on every core
+	for i := range s.Sessions {
+		x := &s.Sessions[i]
 		seen[x.SessionID] = true
-		l.putSession(x)
+		if old, ok := e.Session(x.SessionID); !ok || !sameSession(old.Session, *x) {
+			sess = append(sess, i)
+		}
+	}
+	// One allocation per observation, not one array: a kept observation would keep the
+	// whole array alive after the others were replaced.
+	sobs := make([]*model.SessionObs, len(sess))
+	forEach(len(sess), func(i int) { o := l.probe.ObserveSession(s.Sessions[sess[i]]); sobs[i] = &o })
+	for _, o := range sobs {
+		e.SetSession(o.Session.SessionID, o)
 	}
 	for id := range e.Sessions() {
 		if !seen[id] {
@@ -157,9 +168,18 @@ func (l *Model) applyDB(ctx context.Context, s *leases.Snapshot, eh leases.Healt
 		}
 	}
 	seen = make(map[string]bool, len(s.Leases))
-	for _, x := range s.Leases {
+	var ls []int // the rows that changed, probed on every core
+	for i := range s.Leases {
+		x := &s.Leases[i]
 		seen[x.LeaseID] = true
-		l.putLease(x)
+		if old, ok := e.Lease(x.LeaseID); !ok || !sameLease(old.Lease, *x) {
+			ls = append(ls, i)
+		}
+	}
+	lobs := make([]*model.LeaseObs, len(ls))
+	forEach(len(ls), func(i int) { o := l.probe.ObserveLease(s.Leases[ls[i]]); lobs[i] = &o })
+	for _, o := range lobs {
+		e.SetLease(o.Lease.LeaseID, o)
 	}
 	for id := range e.Leases() {
 		if !seen[id] {
@@ -285,13 +305,14 @@ func (l *Model) putLease(x leases.Lease) {
 // lookupMissingRefs reads, by id, the leases that locks name and the read
 // set lacks (pending since a lock named them or they left the read set).
 func (l *Model) lookupMissingRefs(ctx context.Context) {
+	p := l.probe
 	for _, id := range l.e.PendingRefs() {
 		x, found, err := l.reader.LeaseByID(ctx, id)
 		switch {
 		case err != nil:
 			continue // unknown: no conclusion; looked up again on the next read
 		case found:
-			o := l.probe.ObserveLease(x)
+			o := p.ObserveLease(x)
 			l.e.SetRef(id, &o)
 		default:
 			l.e.SetRef(id, nil)

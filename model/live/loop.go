@@ -2,6 +2,9 @@ package live
 
 import (
 	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"steward/locks"
@@ -169,18 +172,70 @@ func (l *Model) resyncLocks(now time.Time, full bool) {
 		l.e.SetHealth(model.SourceLocks, model.SourceHealth{Status: model.StatusUnavailable, Reason: err.Error(), ScannedAt: now, ScanDuration: time.Since(t0)})
 		return
 	}
-	seen := make(map[string]bool, len(ents))
 	var changed []locks.Listed
 	for _, le := range ents {
-		seen[le.Name] = true
 		if old, ok := l.e.Lock(le.Name); ok && !full && le.Unchanged(old.Entry) {
 			continue
 		}
 		changed = append(changed, le)
 	}
-	// Read (and decode) on every core; recorded in listing order, here.
-	for i, e := range locks.ReadListed(l.ws.LocksDir, changed) {
-		l.setRead(changed[i].Name, e, now)
+	// Read, decode and probe on every core; recorded in listing order, here.
+	r := lockRead{ents: ents, changed: changed, read: locks.ReadListed(l.ws.LocksDir, changed), t0: t0}
+	r.observe(l.probe, now)
+	l.applyLocks(r, now, full)
+}
+
+// lockRead is one listing of the locks directory and the files of it that were read.
+type lockRead struct {
+	ents    []locks.Listed
+	changed []locks.Listed
+	read    []locks.Entry    // of changed, in its order
+	obs     []*model.LockObs // of read: nil for a file that is not a live lock
+	err     error            // the listing failed
+	t0      time.Time
+}
+
+// observe probes the owners and worktrees of the live locks read, on every core, each
+// record kept without the file's bytes (locks.Record.Detach: the detail pane reads the
+// file again).
+func (r *lockRead) observe(p Probe, now time.Time) {
+	r.obs = make([]*model.LockObs, len(r.read))
+	forEach(len(r.read), func(i int) {
+		e := r.read[i]
+		if e.Missing || e.Class != locks.ClassLive {
+			return
+		}
+		e.Record.Detach()
+		o := p.ObserveLock(e, now)
+		r.obs[i] = &o
+	})
+}
+
+// readAllLocks lists the locks directory and reads every file in it, touching nothing
+// of the engine: Start runs it beside the first read of the DB.
+func readAllLocks(dir string, p Probe, now time.Time) lockRead {
+	r := lockRead{t0: time.Now()}
+	if r.ents, r.err = locks.List(dir); r.err == nil {
+		r.changed = r.ents
+		r.read = locks.ReadListed(dir, r.ents)
+		r.observe(p, now)
+	}
+	return r
+}
+
+// applyLocks records a listing and its reads: the files read are set, the files no longer
+// listed dropped, the source's health set.
+func (l *Model) applyLocks(r lockRead, now time.Time, full bool) {
+	if r.err != nil {
+		l.e.SetHealth(model.SourceLocks, model.SourceHealth{Status: model.StatusUnavailable, Reason: r.err.Error(), ScannedAt: now, ScanDuration: time.Since(r.t0)})
+		return
+	}
+	seen := make(map[string]bool, len(r.ents))
+	for _, le := range r.ents {
+		seen[le.Name] = true
+	}
+	for i, o := range r.obs {
+		l.e.SetLock(r.changed[i].Name, o)
 	}
 	if e := readLegacy(l.ws.LegacyLock); e != nil {
 		seen[e.Name] = true
@@ -194,7 +249,7 @@ func (l *Model) resyncLocks(now time.Time, full bool) {
 			l.e.SetLock(name, nil)
 		}
 	}
-	l.e.SetHealth(model.SourceLocks, withNote(model.SourceHealth{Status: model.StatusOK, ScannedAt: now, ScanDuration: time.Since(t0)}, l.locksWatchMode()))
+	l.e.SetHealth(model.SourceLocks, withNote(model.SourceHealth{Status: model.StatusOK, ScannedAt: now, ScanDuration: time.Since(r.t0)}, l.locksWatchMode()))
 }
 
 // reprobe re-observes the owner liveness of local records, and the worktrees whose turn
@@ -257,4 +312,28 @@ func fnv(kind byte, key string) uint64 {
 		h = (h ^ uint64(key[i])) * 1099511628211
 	}
 	return h
+}
+
+// forEach calls f(0) … f(n-1) on every core (in this goroutine when n is small). f must
+// be safe to call concurrently: it writes only its own index's results.
+func forEach(n int, f func(i int)) {
+	w := min(runtime.GOMAXPROCS(0), n/64+1)
+	if w <= 1 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range w {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
 }

@@ -145,8 +145,26 @@ func (l *Model) Start(ctx context.Context) error {
 	ctx, l.cancel = context.WithCancel(ctx)
 	now := l.opt.Now()
 	l.e.SetHealth(model.SourceGitea, NoGitea(l.opt.NoGitea, now))
-	l.resyncLocks(now, true)
+	// The lock files are listed, read, decoded and their owners and worktrees probed (on
+	// every core) beside the DB's read; the engine is fed here, in one goroutine.
+	var lr lockRead
+	_, observe := model.LocksHere(l.ws.Host, l.probe.Host, now)
+	read := make(chan struct{})
+	if observe {
+		go func() { defer close(read); lr = readAllLocks(l.ws.LocksDir, l.probe, now) }()
+	} else {
+		close(read)
+	}
 	l.reloadDB(ctx, now, true)
+	<-read
+	if observe {
+		l.applyLocks(lr, now, true)
+		if l.reader != nil && l.last.ok {
+			l.lookupMissingRefs(ctx) // the leases these locks name that the DB's read lacks
+		}
+	} else {
+		l.resyncLocks(now, true) // sets the source's not-observed health
+	}
 	l.e.Flush(now)
 	l.publish(now)
 	var err error

@@ -22,7 +22,9 @@ type Probe struct {
 	DBHost string
 	// Roots are where worktrees are looked for; the zero value looks at nothing.
 	Roots leases.WorktreeRoots
-	// Liveness reports a process's state; leases.Liveness when nil.
+	// Liveness reports a process's state; leases.Liveness when nil. Liveness and Worktree
+	// are called from several goroutines at once (a read of many records probes them on
+	// every core): they must be safe for concurrent use.
 	Liveness func(pid int, host string) leases.ProcessState
 	// Worktree reports a worktree's state; Roots.Probe when nil.
 	Worktree func(path, host string) leases.WorktreeReport

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -236,6 +237,7 @@ func (sess *Session) Snapshot(ctx context.Context) *model.Snapshot {
 		}
 		in.Gitea, in.Clarifications, in.GiteaHealth = live.LoadGitea(ctx, sess.Gitea, sess.Config, claimed, now)
 	}
+	runtime.GC() // see below
 	if in.LocksHealth.Status == model.StatusOK {
 		// The previews of the orphans look items up in the listing just read, not in a
 		// second read of the whole directory (locks.ViewOf).
@@ -248,6 +250,13 @@ func (sess *Session) Snapshot(ctx context.Context) *model.Snapshot {
 		}))
 	}
 	s := model.Build(in, sess.Config, now)
+	// A one-shot read collects its garbage at the two points where most of the heap
+	// just became garbage — the raw rows and files once the sources are read, the input
+	// and the derivation once the snapshot is built (at 50,000 claims about 300 of the 430
+	// MB then live) — so the derivation, the previews and the encoding reuse that memory.
+	// Left to the pacer, the heap grew on toward twice each peak (GOGC) before its next
+	// collection: peak RSS at 50,000 claims 667-691 MB before, 571-586 MB after.
+	runtime.GC()
 	return sess.Secrets.Snapshot(sess.Core.Annotate(ctx, s))
 }
 

@@ -38,6 +38,16 @@ func List(dir string) ([]Listed, error) {
 	return out, nil
 }
 
+// Stat looks at the listed file now (one lstat) and keeps what it saw, so that Unchanged
+// costs no system call afterwards: a listing can then be taken and its files looked at
+// away from the caller that compares them. A file gone since the listing is left as
+// listed (Unchanged then looks again, and reads it as changed).
+func (l *Listed) Stat() {
+	if fi, err := l.de.Info(); err == nil {
+		l.de = fs.FileInfoToDirEntry(fi)
+	}
+}
+
 // Unchanged reports whether the listed file is still the one e was read from: a regular
 // file with e's inode, size and modification time (a rename over the name changes the
 // inode, an in-place write the size or time). Anything else — another type, a file gone

@@ -59,7 +59,8 @@ func TestListIsLoadDirsLiveSet(t *testing.T) {
 }
 
 // TestListedUnchanged: a listed name is unchanged only while it is the regular file that
-// was read — same inode, size and modification time.
+// was read — same inode, size and modification time — whether it is looked at by
+// Unchanged or beforehand by Stat.
 func TestListedUnchanged(t *testing.T) {
 	t.Parallel()
 	canon := fixtureBytes(t, "canonical.json")
@@ -131,6 +132,14 @@ func TestListedUnchanged(t *testing.T) {
 			}
 			if got := ls[0].Unchanged(e); got != tc.want {
 				t.Fatalf("Unchanged = %v, want %v", got, tc.want)
+			}
+			if !tc.listFirst {
+				// Stat looks at the file once, and Unchanged then answers what it saw.
+				st := ls[0]
+				st.Stat()
+				if got := st.Unchanged(e); got != tc.want {
+					t.Fatalf("after Stat, Unchanged = %v, want %v", got, tc.want)
+				}
 			}
 		})
 	}

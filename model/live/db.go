@@ -107,6 +107,7 @@ func (l *Model) reload(ctx context.Context, now time.Time, force, notice bool) (
 	if everr != nil {
 		eh = leases.HealthFromError(everr)
 	}
+	l.evHealth = eh
 	if notice && !force && everr == nil && len(evs) == 0 && l.last.ok {
 		return false
 	}
@@ -128,7 +129,70 @@ func (l *Model) reload(ctx context.Context, now time.Time, force, notice bool) (
 	l.applyDB(ctx, s, eh, now, t0)
 	l.e.AddEvents(evs)
 	l.fullN.Add(1)
+	l.bgStale = l.bgC != nil // a background read begun before this one is older than it
 	return true
+}
+
+// bgFull is a full read of the DB made beside the loop.
+type bgFull struct {
+	s   *leases.Snapshot
+	err error
+	t0  time.Time
+}
+
+// readBeside starts a full read of the DB on its own reader, beside the loop, and reports
+// whether it did: the periodic resync's full read no longer holds every change that lands
+// meanwhile. Only for a SQLite DB that is open and read; never two at once.
+func (l *Model) readBeside(ctx context.Context) bool {
+	if l.bgC != nil || l.reader == nil || !l.last.ok || l.busy || l.ws.DBTarget().Postgres() {
+		return l.bgC != nil
+	}
+	ch := make(chan bgFull, 1)
+	l.bgC, l.bgScope, l.bgStale = ch, leases.Scope{}, false
+	target, hook := l.ws.DBTarget(), l.bgHook
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		b := bgFull{t0: time.Now()}
+		r, err := leases.OpenReader(target)
+		if err == nil {
+			b.s, b.err = r.Snapshot(ctx, leases.ReadOptions{})
+			r.Close()
+		} else {
+			b.err = err
+		}
+		if hook != nil {
+			hook()
+		}
+		ch <- b
+	}()
+	return true
+}
+
+// applyBeside applies a background full read: diffed by id as any full read, then what
+// the scoped reads applied while it was in flight is read again (those rows may have
+// changed after its snapshot), all before the next publish. A read that failed, or that a
+// full read applied meanwhile made older than what is held, is not applied: a failed one
+// is made again here, where its error is handled (busy, unavailable).
+func (l *Model) applyBeside(ctx context.Context, b bgFull, now time.Time) {
+	l.bgC = nil
+	switch {
+	case ctx.Err() != nil: // closing
+		return
+	case l.bgStale:
+		return
+	case b.err != nil || l.reader == nil || !l.last.ok:
+		l.reloadDB(ctx, now, true)
+		return
+	}
+	l.applyDB(ctx, b.s, l.evHealth, now, b.t0)
+	l.fullN.Add(1)
+	if sc := l.bgScope; len(sc.WorkItemIDs)+len(sc.LeaseIDs)+len(sc.SessionIDs) > 0 {
+		if !l.applyScope(ctx, sc, now, b.t0) {
+			l.reloadDB(ctx, now, true)
+		}
+	}
+	l.bgScope = leases.Scope{}
 }
 
 func (l *Model) dbUnavailable(err error, now, t0 time.Time) {
@@ -240,6 +304,21 @@ func (l *Model) applyScoped(ctx context.Context, evs []leases.Event, eh leases.H
 			sc.SessionIDs = append(sc.SessionIDs, lo.Lease.SessionID) // it may move to another session
 		}
 	}
+	if !l.applyScope(ctx, sc, now, t0) {
+		return false
+	}
+	if l.bgC != nil { // read again once the background full read is applied
+		l.bgScope.WorkItemIDs = append(l.bgScope.WorkItemIDs, sc.WorkItemIDs...)
+		l.bgScope.LeaseIDs = append(l.bgScope.LeaseIDs, sc.LeaseIDs...)
+		l.bgScope.SessionIDs = append(l.bgScope.SessionIDs, sc.SessionIDs...)
+	}
+	return true
+}
+
+// applyScope reads the rows sc names and applies them; false, having changed nothing,
+// when the read failed or disagrees with the last full read about a section's health.
+func (l *Model) applyScope(ctx context.Context, sc leases.Scope, now, t0 time.Time) bool {
+	e := l.e
 	r, err := l.reader.ReadScope(ctx, sc)
 	if err != nil || !leases.ScopeAgrees(r.LeasesHealth, l.last.leases) || !leases.ScopeAgrees(r.SessionsHealth, l.last.sessions) ||
 		!leases.ScopeAgrees(r.WorkItemsHealth, l.last.workItems) {
@@ -270,7 +349,7 @@ func (l *Model) applyScoped(ctx context.Context, evs []leases.Event, eh leases.H
 	}
 	l.lookupMissingRefs(ctx)
 	l.last.scoped = true
-	l.setDBHealth(eh, now, t0)
+	l.setDBHealth(l.evHealth, now, t0)
 	return true
 }
 

@@ -14,7 +14,8 @@
 //   - Model: the watchers on the lock directory and the DB (locks.Watch and
 //     leases.WatchDB, both the one watchdir watcher), the loop that re-reads only what changed (one lock file
 //     with locks.ReadFile, a periodic listing with locks.List, a scoped or
-//     full read of the DB) and feeds a model.Engine, the re-probe of local
+//     full read of the DB — the periodic full read on a reader of its own,
+//     beside the loop) and feeds a model.Engine, the re-probe of local
 //     owners and worktrees, the Gitea poll, and the publishing of immutable
 //     snapshots.
 //

@@ -93,11 +93,21 @@ func (l *Model) loop(ctx context.Context) {
 		case <-l.wake:
 		case <-resync.C:
 			now := l.opt.Now()
-			l.resyncLocks(now, false)
+			if !l.listBeside() {
+				l.resyncLocks(now, false)
+			}
 			// In full when a scoped read was applied since the last full
 			// one: a commit without an event in the same batch as one with
-			// events was not seen by the scoped read.
-			l.reloadDB(ctx, now, l.last.scoped)
+			// events was not seen by the scoped read. That read runs beside
+			// the loop (readBeside), so that a change landing meanwhile is
+			// not held behind it.
+			if !l.last.scoped || !l.readBeside(ctx) {
+				l.reloadDB(ctx, now, l.last.scoped)
+			}
+		case b := <-l.bgC:
+			l.applyBeside(ctx, b, l.opt.Now())
+		case r := <-l.lsC:
+			l.applyListing(r, l.opt.Now())
 		case <-probe.C:
 			l.reprobe(false)
 		case r := <-l.giteaCh:
@@ -144,7 +154,61 @@ func (l *Model) arm(t *time.Timer) <-chan time.Time {
 
 // readLock re-reads one file of the locks directory.
 func (l *Model) readLock(name string, now time.Time) {
+	if l.lsC != nil {
+		l.lsRead[name] = true // newer than the listing in flight
+	}
 	l.setRead(name, locks.ReadFile(l.ws.LocksDir, name), now)
+}
+
+// listBeside starts the periodic listing of the locks directory beside the loop — the
+// names and an lstat of each, what tells which files changed — and reports whether it
+// did (or one is in flight already). The loop then reads only the files that changed.
+func (l *Model) listBeside() bool {
+	if l.lsC != nil {
+		return true
+	}
+	if _, observe := model.LocksHere(l.ws.Host, l.probe.Host, l.opt.Now()); !observe {
+		return false
+	}
+	ch := make(chan lockRead, 1)
+	l.lsC, l.lsRead, l.lsStale = ch, map[string]bool{}, false
+	dir, hook := l.ws.LocksDir, l.lsHook
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		r := lockRead{t0: time.Now()}
+		if r.ents, r.err = locks.List(dir); r.err == nil {
+			forEach(len(r.ents), func(i int) { r.ents[i].Stat() })
+		}
+		if hook != nil {
+			hook()
+		}
+		ch <- r
+	}()
+	return true
+}
+
+// applyListing applies a listing taken beside the loop: the files whose lstat differs
+// from what is held are read (on every core), the files no longer listed dropped — except
+// those read by events since the listing began, which are newer than it. A listing that a
+// full one applied here meanwhile made older is dropped.
+func (l *Model) applyListing(r lockRead, now time.Time) {
+	keep := l.lsRead
+	l.lsC, l.lsRead = nil, nil
+	if l.lsStale {
+		return
+	}
+	if r.err == nil {
+		for _, le := range r.ents {
+			if old, ok := l.e.Lock(le.Name); ok && le.Unchanged(old.Entry) || keep[le.Name] {
+				continue
+			}
+			r.changed = append(r.changed, le)
+		}
+		r.read = locks.ReadListed(l.ws.LocksDir, r.changed)
+		r.observe(l.probe, now)
+	}
+	l.applyLocks(r, now, false, keep)
 }
 
 // setRead records what a read of lock file name found. The record is kept without the
@@ -182,7 +246,8 @@ func (l *Model) resyncLocks(now time.Time, full bool) {
 	// Read, decode and probe on every core; recorded in listing order, here.
 	r := lockRead{ents: ents, changed: changed, read: locks.ReadListed(l.ws.LocksDir, changed), t0: t0}
 	r.observe(l.probe, now)
-	l.applyLocks(r, now, full)
+	l.applyLocks(r, now, full, nil)
+	l.lsStale = l.lsC != nil // a listing begun beside the loop before this one is older
 }
 
 // lockRead is one listing of the locks directory and the files of it that were read.
@@ -225,7 +290,7 @@ func readAllLocks(dir string, p Probe, now time.Time) lockRead {
 
 // applyLocks records a listing and its reads: the files read are set, the files no longer
 // listed dropped, the source's health set.
-func (l *Model) applyLocks(r lockRead, now time.Time, full bool) {
+func (l *Model) applyLocks(r lockRead, now time.Time, full bool, keep map[string]bool) {
 	if r.err != nil {
 		l.e.SetHealth(model.SourceLocks, model.SourceHealth{Status: model.StatusUnavailable, Reason: r.err.Error(), ScannedAt: now, ScanDuration: time.Since(r.t0)})
 		return
@@ -245,7 +310,7 @@ func (l *Model) applyLocks(r lockRead, now time.Time, full bool) {
 		}
 	}
 	for name := range l.e.Locks() {
-		if !seen[name] {
+		if !seen[name] && !keep[name] {
 			l.e.SetLock(name, nil)
 		}
 	}

@@ -23,7 +23,9 @@ type Options struct {
 	// (default 30 s): the directory is re-listed and only files whose inode,
 	// size or mtime moved are re-read; the DB is re-read when data_version
 	// moved, and in full when a scoped read (see Model) was applied since the
-	// last full read.
+	// last full read — on a SQLite DB that full read runs beside the loop on a
+	// reader of its own, so that a change landing meanwhile is not held behind
+	// it; what scoped reads applied meanwhile is read again after it.
 	Resync time.Duration
 	// ProbeEvery is how often owner liveness is re-probed for records on this host
 	// (default 5 s): a process can die with no file changing.
@@ -102,6 +104,28 @@ type Model struct {
 	started atomic.Bool
 	// passes counts the re-probe passes: which worktrees a pass looks at.
 	passes uint64
+	// bgC receives the background full read of the DB in flight (nil when none): a full
+	// re-read of a large DB took about a second at 50,000 claims, and every change that
+	// landed meanwhile waited behind it. bgScope gathers what scoped reads applied while it
+	// was in flight (read again right after it is applied: its rows may be older); bgStale
+	// is set when a full read was applied here meanwhile (the background one is then older
+	// than what is held, and dropped). evHealth is the last events read's health.
+	bgC      chan bgFull
+	bgScope  leases.Scope
+	bgStale  bool
+	evHealth leases.Health
+	// bgHook, when set (tests), runs in the background read after its snapshot was read.
+	bgHook func()
+	// lsC receives the periodic listing of the lock directory taken beside the loop (nil
+	// when none is in flight): listing and looking at 50,000 files held a lock change
+	// behind it. lsRead names the files read by events since it began (newer than the
+	// listing: neither re-read nor dropped by it); lsStale is set when a listing was
+	// applied here meanwhile (the one in flight is then older, and dropped). lsHook, when
+	// set (tests), runs beside the loop after the listing was taken.
+	lsC     chan lockRead
+	lsRead  map[string]bool
+	lsStale bool
+	lsHook  func()
 	// busy is set while the DB is held by another writer past the busy timeout: the
 	// last read is kept and the DB reads degraded until a read succeeds again.
 	busy bool
@@ -158,7 +182,7 @@ func (l *Model) Start(ctx context.Context) error {
 	l.reloadDB(ctx, now, true)
 	<-read
 	if observe {
-		l.applyLocks(lr, now, true)
+		l.applyLocks(lr, now, true, nil)
 		if l.reader != nil && l.last.ok {
 			l.lookupMissingRefs(ctx) // the leases these locks name that the DB's read lacks
 		}

@@ -81,12 +81,8 @@ func digest(s *model.Snapshot, cfg digestCfg) *data {
 		d.Rows[pageClarifications] = append(d.Rows[pageClarifications], clarRow(&s.Clarifications[i], cfg))
 	}
 	d.Rows[pageSessions], _, _ = digestList(&cache.sessionList, &cache.sessions, s.Sessions, sessionRow)
-	d.widest = map[pageID]widthHint{}
-	for id, st := range map[pageID]*cellWidths{pageClaims: &cache.claimList.widths, pageOrphans: &cache.orphanList.widths, pageSessions: &cache.sessionList.widths} {
-		if rows := d.Rows[id]; len(rows) > 0 {
-			d.widest[id] = widthHint{first: &rows[0], n: len(rows), widest: st.widest()}
-		}
-	}
+	d.hints = map[pageID]rowsHint{pageClaims: cache.claimList.hint(d.Rows[pageClaims]),
+		pageOrphans: cache.orphanList.hint(d.Rows[pageOrphans]), pageSessions: cache.sessionList.hint(d.Rows[pageSessions])}
 	for _, id := range []pageID{pageContention, pageClarifications} {
 		byAttention(d.Rows[id])
 	}

@@ -205,9 +205,9 @@ type data struct {
 	AuditTotal, EventsTotal int
 	// heartbeatsFolded counts the heartbeat events folded into a count per item.
 	heartbeatsFolded int
-	// widest is, for the lists digested incrementally, each cell's widest value (the
-	// table's columns are sized from it without measuring every row).
-	widest map[pageID]widthHint
+	// hints are, for the lists digested incrementally, what the table may reuse: each
+	// cell's widest value, and which rows were carried over from the previous list.
+	hints map[pageID]rowsHint
 }
 
 // inboxRows is the overview's rows: the inbox, and the routine rows when routine is set.

@@ -3,6 +3,7 @@ package tui
 import (
 	"cmp"
 	"slices"
+	"unsafe"
 )
 
 // A snapshot in which one claim changed costs the workbench work proportional to the change,
@@ -29,6 +30,13 @@ type listState[K comparable] struct {
 	// merged in and dropped otherwise.
 	rebuilt    bool
 	came, left []K
+	// from is, for the last merge, the place in the previous list of each row carried over
+	// (-1: a new row; nil: every row at its place); prev names that list (its first row's
+	// address and its length: the list itself is not kept alive for it). The table re-sorts
+	// only the new rows with it.
+	from  []int32
+	prev  uintptr
+	prevN int
 	// widths counts the rows' cell widths (widths[i][w]: rows whose cell i is w cells
 	// wide), so that the widest cell of each column is known without measuring every row.
 	widths cellWidths
@@ -95,7 +103,8 @@ func maxChanged(n int) int { return max(64, n/8) }
 // when it was rebuilt, none when nothing changed). The rows may be the previous digest's
 // (nothing changed): the caller copies them before writing.
 func digestList[K comparable](st *listState[K], cache *map[K]*row, entries []K, build func(K) row) (rows []row, idx []int32, fresh []int) {
-	st.placed, st.built, st.rebuilt, st.came, st.left = 0, 0, false, nil, nil
+	st.placed, st.built, st.rebuilt, st.came, st.left, st.from = 0, 0, false, nil, nil, nil
+	st.prev, st.prevN = firstAt(st.rows), len(st.rows)
 	get := func(k K) *row {
 		r := (*cache)[k]
 		if r == nil {
@@ -141,6 +150,7 @@ func digestList[K comparable](st *listState[K], cache *map[K]*row, entries []K, 
 	// Merge: the kept rows are copied a run at a time; the new ones go in between.
 	rows = make([]row, 0, len(entries))
 	idx = make([]int32, 0, len(entries))
+	from := make([]int32, 0, len(entries))
 	run := -1
 	flush := func(end int) {
 		if run >= 0 {
@@ -159,19 +169,20 @@ func digestList[K comparable](st *listState[K], cache *map[K]*row, entries []K, 
 		for a < len(add) && byPlace(&add[a].row, add[a].at, &st.rows[j], at) < 0 {
 			flush(j)
 			fresh = append(fresh, len(idx))
-			rows, idx = append(rows, add[a].row), append(idx, add[a].at)
+			rows, idx, from = append(rows, add[a].row), append(idx, add[a].at), append(from, -1)
 			a++
 		}
 		if run < 0 {
 			run = j
 		}
-		idx = append(idx, at)
+		idx, from = append(idx, at), append(from, int32(j))
 	}
 	flush(len(st.rows))
 	for ; a < len(add); a++ {
 		fresh = append(fresh, len(idx))
-		rows, idx = append(rows, add[a].row), append(idx, add[a].at)
+		rows, idx, from = append(rows, add[a].row), append(idx, add[a].at), append(from, -1)
 	}
+	st.from = from
 	st.entries, st.rows, st.idx = entries, rows, idx
 	return rows, idx, fresh
 }
@@ -245,7 +256,31 @@ func (st *listState[K]) own(rows []row) []row {
 	if len(st.came) > 0 || len(st.left) > 0 || st.rebuilt {
 		return rows // merged or rebuilt for this digest
 	}
-	rows = slices.Clone(rows)
+	rows = slices.Clone(rows) // every row carried over at its place (st.from nil)
 	st.rows = rows
 	return rows
 }
+
+// hint is what the table may reuse of the list the last digest gave (rows): the widest cell
+// of each column, and the rows carried over from the list before it.
+func (st *listState[K]) hint(rows []row) rowsHint {
+	if len(rows) == 0 {
+		return rowsHint{}
+	}
+	h := rowsHint{first: &rows[0], n: len(rows), widest: st.widths.widest()}
+	if st.prevN > 0 && !st.rebuilt {
+		h.prev, h.prevN, h.from = st.prev, st.prevN, st.from
+	}
+	return h
+}
+
+// firstAt is the address of a list's first row (0 for an empty list): a list's identity
+// while it is alive, without keeping it alive.
+func firstAt(rows []row) uintptr {
+	if len(rows) == 0 {
+		return 0
+	}
+	return rowAddr(&rows[0])
+}
+
+func rowAddr(r *row) uintptr { return uintptr(unsafe.Pointer(r)) }

@@ -12,16 +12,28 @@ import (
 // TestOneChangeDigestsOneRow: a 10,000-claim snapshot in which one claim changed costs the
 // digest that claim — one row digested, one row ordered — and not the fleet: the other rows
 // are carried over in their places, and the sessions, none of which changed, are the same
-// list. With the lists sorted whole on every snapshot (as before issue 17's fix) it fails:
-// 10,000 rows ordered.
+// list; a table sorted by Item keeps its order and sorts the one new row into it. With the
+// lists sorted whole on every snapshot (as before issue 17's fix) it fails: 10,000 rows
+// ordered; with the table sorting every row again it fails too.
 func TestOneChangeDigestsOneRow(t *testing.T) {
 	cfg := digestConfig(New(Options{}).opts)
 	s := bigSnapshot(10000)
-	digest(s, cfg)
+	tbl := newTable(pageColumns(pageClaims)) // sorted by Item, as the harness sorts it
+	tbl.setSize(160, 40)
+	tbl.sortBy("Item")
+	d := digest(s, cfg)
+	tbl.hint = d.hints[pageClaims]
+	tbl.setRows(d.Rows[pageClaims])
 	for i, at := range []int{10, 5000, 9999} {
 		next := oneChange(s, at, fixedNow.Add(time.Duration(i+1)*time.Second))
 		next.Claims[at].ExpiresAt = fixedNow.Add(-time.Duration(i+1) * time.Minute) // and its place in attention order
 		got := digest(next, cfg)
+		carried := tbl.carried
+		tbl.hint = got.hints[pageClaims]
+		tbl.setRows(got.Rows[pageClaims])
+		if tbl.carried != carried+1 {
+			t.Fatalf("change %d: the Item-sorted table sorted all 10,000 rows again", i)
+		}
 		cl, se := &cfg.cache.claimList, &cfg.cache.sessionList
 		if cl.rebuilt || cl.placed != 1 || cl.built != 1 || len(cl.came) != 1 || len(cl.left) != 1 {
 			t.Fatalf("change %d: claims rebuilt %v, %d rows ordered, %d digested, %d came, %d left; want 1 of each",
@@ -58,7 +70,22 @@ func TestMergedDigestMatchesFreshDigest(t *testing.T) {
 		s.Claims = append(s.Claims, randomClaim(rng, 200+i))
 	}
 	serial := 1000
-	rebuilt, merged := 0, 0
+	rebuilt, merged, carried := 0, 0, 0
+	// Tables of the claims sorted by a column (ties common: four expiry times), each fed
+	// the digest's rows with its hint, against a table sorting every row.
+	type sorted struct {
+		title string
+		desc  bool
+		tbl   table
+	}
+	var tables []*sorted
+	for _, title := range []string{"Item", "Left", "Heartbeat"} {
+		for _, desc := range []bool{false, true} {
+			x := &sorted{title: title, desc: desc, tbl: newTable(pageColumns(pageClaims))}
+			x.tbl.setSize(200, 40)
+			tables = append(tables, x)
+		}
+	}
 	for step := 0; step < 300; step++ {
 		n := *s
 		n.GeneratedAt = s.GeneratedAt.Add(time.Second)
@@ -117,10 +144,39 @@ func TestMergedDigestMatchesFreshDigest(t *testing.T) {
 		for _, id := range []pageID{pageClaims, pageOrphans, pageSessions} {
 			sameRows(t, fmt.Sprintf("step %d %s", step, pageTitles[id]), got.Rows[id], want.Rows[id], s.GeneratedAt)
 		}
+		for _, x := range tables {
+			if step == 0 { // sorted once; from then on each snapshot carries the order
+				if !x.tbl.sortBy(x.title) {
+					t.Fatalf("no column %s", x.title)
+				}
+				if x.desc {
+					x.tbl.reverse()
+				}
+			}
+			before := x.tbl.carried
+			x.tbl.hint = got.hints[pageClaims]
+			x.tbl.setRows(got.Rows[pageClaims])
+			carried += x.tbl.carried - before
+			whole := newTable(pageColumns(pageClaims))
+			whole.setSize(200, 40)
+			whole.setRows(got.Rows[pageClaims])
+			whole.sortBy(x.title)
+			if x.desc {
+				whole.reverse()
+			}
+			if len(whole.view) != len(x.tbl.view) {
+				t.Fatalf("step %d sorted by %s (desc %v): %d rows, want %d", step, x.title, x.desc, len(x.tbl.view), len(whole.view))
+			}
+			for j := range whole.view {
+				if a, b := x.tbl.rows[x.tbl.view[j]].Key, whole.rows[whole.view[j]].Key; a != b {
+					t.Fatalf("step %d sorted by %s (desc %v), row %d: %q, want %q", step, x.title, x.desc, j, a, b)
+				}
+			}
+		}
 		for _, id := range []pageID{pageClaims, pageOrphans, pageSessions} {
 			var tbl table
 			tbl.rows = got.Rows[id]
-			tbl.hint = got.widest[id]
+			tbl.hint = got.hints[id]
 			for i := 0; i < 12; i++ {
 				w, ok := tbl.widestCell(i)
 				measured := 0
@@ -142,8 +198,9 @@ func TestMergedDigestMatchesFreshDigest(t *testing.T) {
 			t.Fatalf("step %d: the cache holds %d rows, the snapshot %d entries", step, a, b)
 		}
 	}
-	if rebuilt < 10 || merged < 100 {
-		t.Fatalf("the walk rebuilt the claims %d times and merged them %d times: both paths must be taken", rebuilt, merged)
+	if rebuilt < 10 || merged < 100 || carried < 600 {
+		t.Fatalf("the walk rebuilt the claims %d times and merged them %d times, and the tables carried their order %d times: every path must be taken",
+			rebuilt, merged, carried)
 	}
 }
 

@@ -253,7 +253,7 @@ func fillPages(pages map[pageID]*listPage, d *data, knows func(string) bool) {
 		case pageActivity:
 			p.SetRows(activityRows(d, knows, p.heartbeats))
 		default:
-			p.tbl.hint = d.widest[id]
+			p.tbl.hint = d.hints[id]
 			p.SetRows(d.Rows[id])
 		}
 	}

@@ -1,7 +1,9 @@
 package tui
 
 import (
+	"cmp"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -56,21 +58,42 @@ type table struct {
 	// chosen: the person put the cursor on a row below the top, so it follows that row;
 	// otherwise it stays on the top row (the most urgent), whatever row that is now.
 	chosen bool
-	// hint is the widest cell of each column of the rows it was measured for (the digest
-	// keeps it as rows come and go), used while those are the rows.
-	hint widthHint
+	// hint is what the digest knows of the rows (widest cells, rows carried over), used
+	// while those are the rows.
+	hint rowsHint
+	// order is every row's index in the chosen sort, for the rows, column and direction in
+	// orderFor; a new list re-sorts only its new rows into it (carryOrder).
+	order    []int
+	orderFor orderKey
+	carried  int // how many times carryOrder carried the order
 }
 
-// widthHint is the widest value of each cell index of a list of rows (first is its first
-// row, n its length: the hint holds for that list only).
-type widthHint struct {
+// orderKey names what an order was sorted for.
+type orderKey struct {
+	first *row
+	n     int
+	title string
+	desc  bool
+}
+
+// rowsHint is what the digest knows of a list of rows (first is its first row, n its
+// length: the hint holds for that list only): the widest value of each cell index, and —
+// when the list was merged from the one before it (prev, prevN) — the place in that list of
+// each row carried over (from; -1 for a new row; nil: every row at its place).
+type rowsHint struct {
 	first  *row
 	n      int
 	widest []int
+	prev   uintptr // rowAddr of the list before's first row (the hint does not keep it alive)
+	prevN  int
+	from   []int32
 }
 
 // widestCell returns the widest value of cell i of the rows, when the hint holds for them.
 func (t *table) widestCell(i int) (int, bool) {
+	if t.hint.widest == nil {
+		return 0, false
+	}
 	h := t.hint
 	if h.n == 0 || h.n != len(t.rows) || h.first != &t.rows[0] {
 		return 0, false
@@ -98,6 +121,10 @@ func (t *table) setRows(rows []row) (gone string) {
 	if r := t.selected(); r != nil {
 		selKey, selID, selTitle = r.Key, r.ID, r.Title
 	}
+	var was orderKey
+	if len(t.rows) > 0 {
+		was = orderKey{first: &t.rows[0], n: len(t.rows)}
+	}
 	t.rows = rows
 	if len(t.marks) > 0 {
 		ids := make(map[string]bool, len(rows))
@@ -112,6 +139,9 @@ func (t *table) setRows(rows []row) (gone string) {
 	}
 	at := t.cursor
 	t.relayout()
+	if !t.carryOrder(was) {
+		t.orderFor = orderKey{} // sorted whole by rebuild
+	}
 	if !t.chosen {
 		selKey, selID = "", ""
 	}
@@ -128,20 +158,27 @@ func (t *table) setRows(rows []row) (gone string) {
 func (t *table) rebuild(key, id string) bool {
 	t.view = t.view[:0]
 	terms := strings.Fields(strings.ToLower(t.filter))
-	for i := range t.rows {
-		if fuzzyAll(t.rows[i].Search, terms) {
-			t.view = append(t.view, i)
-		}
-	}
-	if t.sortCol >= 0 && t.sortCol < len(t.cols) && t.cols[t.sortCol].Sort != nil {
-		less := t.cols[t.sortCol].Sort
-		slices.SortStableFunc(t.view, func(a, b int) int {
-			c := less(&t.rows[a], &t.rows[b])
-			if t.desc {
-				c = -c
+	if cmpf, k := t.sorter(); cmpf == nil {
+		for i := range t.rows {
+			if fuzzyAll(t.rows[i].Search, terms) {
+				t.view = append(t.view, i)
 			}
-			return c
-		})
+		}
+	} else {
+		if t.orderFor != k {
+			t.order = make([]int, len(t.rows))
+			for i := range t.order {
+				t.order[i] = i
+			}
+			slices.SortFunc(t.order, cmpf)
+			t.orderFor = k
+		}
+		t.view = t.view[:0]
+		for _, i := range t.order {
+			if fuzzyAll(t.rows[i].Search, terms) {
+				t.view = append(t.view, i)
+			}
+		}
 	}
 	found := false
 	byID := -1
@@ -162,6 +199,78 @@ func (t *table) rebuild(key, id string) bool {
 	}
 	t.clamp()
 	return found
+}
+
+// sorter is the chosen sort's comparison of two rows by index — the column's order (reversed
+// when descending), then the rows' own order, as a stable sort gives — and what an order
+// sorted by it is for; nil when the rows are in their own (attention) order.
+func (t *table) sorter() (func(a, b int) int, orderKey) {
+	if t.sortCol < 0 || t.sortCol >= len(t.cols) || t.cols[t.sortCol].Sort == nil {
+		return nil, orderKey{}
+	}
+	less, desc := t.cols[t.sortCol].Sort, t.desc
+	k := orderKey{n: len(t.rows), title: t.cols[t.sortCol].Title, desc: desc}
+	if len(t.rows) > 0 {
+		k.first = &t.rows[0]
+	}
+	return func(a, b int) int {
+		c := less(&t.rows[a], &t.rows[b])
+		if desc {
+			c = -c
+		}
+		if c == 0 {
+			c = cmp.Compare(a, b)
+		}
+		return c
+	}, k
+}
+
+// carryOrder derives the order of the new rows from the order of the rows they replaced
+// (was), when the digest says which rows were carried over: those keep their order (their
+// sort values and their relative places are unchanged), and only the new rows are sorted and
+// merged in. Otherwise (it reports false) rebuild sorts every row.
+func (t *table) carryOrder(was orderKey) bool {
+	cmpf, k := t.sorter()
+	h := t.hint
+	if cmpf == nil || k.first == nil || h.first != k.first || h.n != k.n || h.prev == 0 || h.prev != rowAddr(was.first) || h.prevN != was.n ||
+		t.orderFor != (orderKey{first: was.first, n: was.n, title: k.title, desc: k.desc}) || len(t.order) != was.n {
+		return false
+	}
+	newOf := make([]int, was.n)
+	var fresh []int
+	if h.from == nil {
+		for i := range newOf {
+			newOf[i] = i
+		}
+	} else {
+		for i := range newOf {
+			newOf[i] = -1
+		}
+		for j, f := range h.from {
+			if f >= 0 {
+				newOf[f] = j
+			} else {
+				fresh = append(fresh, j)
+			}
+		}
+	}
+	kept := make([]int, 0, k.n)
+	for _, i := range t.order {
+		if j := newOf[i]; j >= 0 {
+			kept = append(kept, j)
+		}
+	}
+	slices.SortFunc(fresh, cmpf)
+	order := make([]int, 0, k.n)
+	at := 0
+	for _, f := range fresh {
+		p := at + sort.Search(len(kept)-at, func(i int) bool { return cmpf(f, kept[at+i]) < 0 })
+		order = append(append(order, kept[at:p]...), f)
+		at = p
+	}
+	t.order, t.orderFor = append(order, kept[at:]...), k
+	t.carried++
+	return true
 }
 
 // selectKey puts the cursor on the row with key; it reports whether the row is shown.

@@ -230,3 +230,37 @@ func TestWorkspacesKey(t *testing.T) {
 		t.Fatalf("help:\n%s", f)
 	}
 }
+
+// r in the all view re-reads every workspace: each source is asked for a full re-read.
+func TestAllViewRefreshesEveryWorkspace(t *testing.T) {
+	clk := &clock{t: fixedNow}
+	a, b := newWSFixture(t, "prod", clk), newWSFixture(t, "edge", clk)
+	m := newMulti([]Workspace{a.workspace(clk), b.workspace(clk)}, 2)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	_, cmd := m.Update(keyMsg("r"))
+	var run func(tea.Cmd)
+	run = func(c tea.Cmd) {
+		if c == nil {
+			return
+		}
+		if batch, ok := c().(tea.BatchMsg); ok {
+			for _, x := range batch {
+				run(x)
+			}
+		}
+	}
+	run(cmd)
+	for _, f := range []*wsFixture{a, b} {
+		select {
+		case s := <-f.src.ch:
+			if s == nil {
+				t.Fatalf("%s: no snapshot", f.name)
+			}
+		default:
+			t.Fatalf("r in the all view did not re-read %s", f.name)
+		}
+	}
+	if f := ansi.Strip(m.all.Render()); contains(f, "no live source") {
+		t.Fatalf("r in the all view:\n%s", f)
+	}
+}

@@ -8,6 +8,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"steward/model"
 )
 
 // A workbench over several workspaces (issue 21) is one Root per workspace — each with its
@@ -195,12 +197,35 @@ func newMulti(ws []Workspace, start int) *multi {
 		o.ws = &wsView{nav: nav, index: i}
 		m.roots = append(m.roots, New(o))
 	}
-	m.all = New(Options{Keys: first.Keys, Now: first.Now, TickEvery: first.TickEvery, Theme: first.Theme,
-		Policies: first.Policies, ClarificationSLA: first.ClarificationSLA, ws: &wsView{nav: nav, index: -1}})
+	var srcs everySource
+	for _, w := range ws {
+		if w.Options.Source != nil {
+			srcs = append(srcs, w.Options.Source)
+		}
+	}
+	all := Options{Keys: first.Keys, Now: first.Now, TickEvery: first.TickEvery, Theme: first.Theme,
+		Policies: first.Policies, ClarificationSLA: first.ClarificationSLA, ws: &wsView{nav: nav, index: -1}}
+	if len(srcs) > 0 {
+		all.Source = srcs
+	}
+	m.all = New(all)
 	return m
 }
 
 var _ tea.Model = (*multi)(nil)
+
+// everySource is the all view's source: a refresh asks every workspace's source for a full
+// re-read, whose snapshots reach each workspace's own Root (the all view is built from them).
+type everySource []SnapshotSource
+
+// Snapshots is nil: the all view is fed by its workspaces, never by a feed of its own.
+func (everySource) Snapshots() <-chan *model.Snapshot { return nil }
+
+func (e everySource) Refresh() {
+	for _, s := range e {
+		s.Refresh()
+	}
+}
 
 func (m *multi) root(ws int) *Root {
 	if ws < 0 || ws >= len(m.roots) {

@@ -263,4 +263,8 @@ func TestAllViewRefreshesEveryWorkspace(t *testing.T) {
 	if f := ansi.Strip(m.all.Render()); contains(f, "no live source") {
 		t.Fatalf("r in the all view:\n%s", f)
 	}
+	m.Update(keyMsg("H"))
+	if f := ansi.Strip(m.all.Render()); !contains(f, "history is each workspace's own: W opens one") {
+		t.Fatalf("H in the all view:\n%s", f)
+	}
 }

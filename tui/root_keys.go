@@ -23,7 +23,7 @@ func (r *Root) globalBindings() bindings {
 		r.agen++
 		return cmdIntent{tea.Batch(refreshCmd(r.opts.Source), auditCmd(r.opts.AuditPath, r.agen))}
 	}
-	hist := onlyIf(func() bool { return r.opts.History != nil }, "history is not available here (no sources to read it from)")
+	hist := onlyIf(func() bool { return r.opts.History != nil }, r.opts.ws.historyWhy())
 	return append(bs,
 		bind(g.NextView, "Views", false, nil, step(1)),
 		bind(g.PrevView, "Views", false, nil, step(-1)),

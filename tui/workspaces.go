@@ -60,6 +60,15 @@ const allViewWhy = "the all view only shows: > opens the row in its own workspac
 
 func (w *wsView) all() bool { return w != nil && w.index < 0 }
 
+// historyWhy is why the History keys do nothing when no history is configured: in the all
+// view, history is each workspace's own.
+func (w *wsView) historyWhy() string {
+	if w.all() {
+		return "history is each workspace's own: W opens one, where H and L read it"
+	}
+	return "history is not available here (no sources to read it from)"
+}
+
 // available is the Workspaces key's reason: "" when there are several.
 func (w *wsView) available() func() string {
 	return func() string {
@@ -190,17 +199,15 @@ func newMulti(ws []Workspace, start int) *multi {
 	nav := &wsNav{cur: min(max(start, 0), len(ws)), sums: make([]wsSummary, len(ws))}
 	m := &multi{nav: nav, seen: make([]wsSeen, len(ws)), stale: true}
 	first := ws[0].Options.withDefaults()
+	var srcs everySource
 	for i, w := range ws {
 		nav.names, nav.hosts = append(nav.names, w.Name), append(nav.hosts, w.Host)
 		o := w.Options
 		o.Keys, o.Now, o.TickEvery, o.Theme = first.Keys, first.Now, first.TickEvery, first.Theme
 		o.ws = &wsView{nav: nav, index: i}
 		m.roots = append(m.roots, New(o))
-	}
-	var srcs everySource
-	for _, w := range ws {
-		if w.Options.Source != nil {
-			srcs = append(srcs, w.Options.Source)
+		if o.Source != nil {
+			srcs = append(srcs, o.Source)
 		}
 	}
 	all := Options{Keys: first.Keys, Now: first.Now, TickEvery: first.TickEvery, Theme: first.Theme,

@@ -144,7 +144,7 @@ func (c *Core) retirePlan(ctx context.Context, req Request, ending map[string]bo
 func (retireLock) apply(ctx context.Context, c *Core, req Request, p *plan, attempt string) effect {
 	st := p.state.(*retireState)
 	ev, _ := json.Marshal(p.evidence)
-	archived, err := c.lockWriter().Archive(c.ws.LocksDir, req.Target.LockFile, locks.ExpectFence(st.Generation, st.TaskSessionID), locks.RecoveryBlock{
+	archived, err := c.lockWriter(ctx).Archive(c.ws.LocksDir, req.Target.LockFile, locks.ExpectFence(st.Generation, st.TaskSessionID), locks.RecoveryBlock{
 		Action: "retire", ActionID: ActionRetireLock, AuditAttemptID: attempt, Actor: lockActor(c.actor),
 		Reason: "retired by steward: dead or expired lock", Evidence: ev,
 	})
@@ -348,7 +348,7 @@ func b2i(b bool) int {
 
 func (restoreLock) apply(ctx context.Context, c *Core, req Request, p *plan, attempt string) effect {
 	st := p.state.(restoreState)
-	live, gen, err := c.lockWriter().Restore(c.ws.LocksDir, st.Archived)
+	live, gen, err := c.lockWriter(ctx).Restore(c.ws.LocksDir, st.Archived)
 	if r := lockRefusal(err); r != nil {
 		return effect{refusal: r}
 	}

@@ -230,7 +230,7 @@ func (claimAction) apply(ctx context.Context, c *Core, req Request, p *plan, att
 		}
 		return nil
 	}
-	gen, err := c.lockWriter().WriteCASChecked(c.ws.LocksDir, name, locks.ExpectAbsent(), rec, others)
+	gen, err := c.lockWriter(ctx).WriteCASChecked(c.ws.LocksDir, name, locks.ExpectAbsent(), rec, others)
 	if err != nil {
 		return c.compensateClaim(ctx, s, l, name, err)
 	}
@@ -622,13 +622,19 @@ func (heartbeatAction) apply(ctx context.Context, c *Core, req Request, p *plan,
 		rec := e.Record
 		if rec.WorkLease != nil {
 			wl := *rec.WorkLease
+			// Both from the renewed lease row, so that the lock's timestamps come from the
+			// clock the lease's did: the DB's on PostgreSQL, which the transition stamps
+			// with its own clock whatever this host's says.
 			wl.ExpiresAt = locks.ParseTimestamp(o.Lease.ExpiresAt.Raw)
-			wl.LastHeartbeatAt = locks.NewTimestamp(now)
+			wl.LastHeartbeatAt = locks.ParseTimestamp(o.Lease.LastHeartbeatAt.Raw)
+			if !o.Lease.LastHeartbeatAt.OK() {
+				wl.LastHeartbeatAt = locks.NewTimestamp(c.leaseNow(ctx))
+			}
 			n := o.Lease.HeartbeatCount
 			wl.HeartbeatCount = &n
 			rec.WorkLease = &wl
 		}
-		gen, err := c.lockWriter().WriteCAS(c.ws.LocksDir, st.Lock, locks.ExpectFence(st.LockGen, st.LockTSK), rec)
+		gen, err := c.lockWriter(ctx).WriteCAS(c.ws.LocksDir, st.Lock, locks.ExpectFence(st.LockGen, st.LockTSK), rec)
 		if err != nil {
 			return effect{sent: true, err: fmt.Errorf("the lease was renewed but its lock %s was not updated: %w", st.Lock, err)}
 		}
@@ -715,7 +721,7 @@ func (c *Core) releaseOwn(ctx context.Context, st workerState, attempt, reason s
 	eff := []string{"lease " + st.Fence.LeaseID + " released"}
 	detail := map[string]string{"lease_id": st.Fence.LeaseID}
 	if st.HasLock {
-		archived, err := c.lockWriter().Archive(c.ws.LocksDir, st.Lock, locks.ExpectFence(st.LockGen, st.LockTSK), locks.RecoveryBlock{
+		archived, err := c.lockWriter(ctx).Archive(c.ws.LocksDir, st.Lock, locks.ExpectFence(st.LockGen, st.LockTSK), locks.RecoveryBlock{
 			Action: "release", ActionID: ActionRelease, AuditAttemptID: attempt, Actor: lockActor(c.actor), Reason: reason,
 		})
 		if err != nil {

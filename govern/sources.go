@@ -118,9 +118,12 @@ func (c *Core) lockIndex() *locks.Index {
 	return c.src.locks
 }
 
-// lockWriter returns the lock-file writer, calling the crash-test hook at every step.
-func (c *Core) lockWriter() *locks.Writer {
-	return &locks.Writer{Step: func(s string) { c.doStep("lock-" + s) }, Now: c.now}
+// lockWriter returns the lock-file writer, calling the crash-test hook at every step. The
+// time it stamps into a lock (an archive's archived_at) is read from the clock the lease
+// fields of the same record come from: the DB's on PostgreSQL (leaseNow), where every
+// lease timestamp is the database's; this host's on SQLite. One record, one clock.
+func (c *Core) lockWriter(ctx context.Context) *locks.Writer {
+	return &locks.Writer{Step: func(s string) { c.doStep("lock-" + s) }, Now: func() time.Time { return c.leaseNow(ctx) }}
 }
 
 // branchesRoot is the directory every worktree must be inside.

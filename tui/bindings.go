@@ -20,6 +20,9 @@ type binding struct {
 	why func() string
 	// do is what the key does; it returns an intent for the root (or nil).
 	do func() intent
+	// typing: the key is declared (help, the footer) but edits the field being typed in,
+	// which takes it as input.
+	typing bool
 }
 
 // reason is why the binding is disabled now, "" when it applies.
@@ -99,7 +102,7 @@ func (bs bindings) match(k tea.KeyPressMsg) (binding, bool) {
 // does not. ok is false when no binding has k.
 func (bs bindings) press(k tea.KeyPressMsg) (in intent, ok bool) {
 	b, ok := bs.match(k)
-	if !ok {
+	if !ok || b.typing {
 		return nil, false
 	}
 	return b.run(), true
@@ -119,6 +122,12 @@ func (b binding) run() intent {
 // bind declares one binding.
 func bind(kb key.Binding, group string, short bool, why func() string, do func() intent) binding {
 	return binding{Binding: kb, group: group, short: short, why: why, do: do}
+}
+
+// typing declares a key that edits the field being typed in: it is shown in help and the
+// footer, and the field takes it as input.
+func typing(kb key.Binding, group string, short bool) binding {
+	return binding{Binding: kb, group: group, short: short, typing: true}
 }
 
 // onlyIf returns a reason function: "" while cond() holds, else reason.

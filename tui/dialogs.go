@@ -69,7 +69,7 @@ type actionMenu struct {
 	// made when they arrive (see loaded), so a key typed ahead is not lost.
 	chosen  bool
 	inspect []string
-	scroll  scroller
+	scroll  pager
 }
 
 // newActionMenu gathers the options of the rows: every governed action the core knows (one
@@ -267,16 +267,16 @@ type confirmDialog struct {
 	hidden   int
 	names    []string
 	phrase   string // what must be typed; empty when none
-	typed    lineEdit
+	typed    field
 	focus    int // 0 Cancel, 1 Apply
 	actor    govern.Actor
-	scroll   scroller
+	scroll   pager
 	starts   []int // the line each target starts on (last drawn)
 	draft    string
 }
 
 func newConfirm(keys KeyMap, pvs []govern.Preview, hidden int, actor govern.Actor, names []string) *confirmDialog {
-	d := &confirmDialog{keys: keys, previews: pvs, hidden: hidden, actor: actor, names: names, typed: lineEdit{keys: keys.Line, limit: 200}}
+	d := &confirmDialog{keys: keys, previews: pvs, hidden: hidden, actor: actor, names: names, typed: newField(keys.Line, 200)}
 	allowed := d.allowedPreviews()
 	switch {
 	case len(allowed) > 1:
@@ -415,7 +415,7 @@ func (d *confirmDialog) View(w, h int) string {
 		if n := len(d.previews); n > 1 && d.read() < n {
 			foot = append(foot, st.warn.Render(truncate(fmt.Sprintf("you have read %d of %d targets — %s shows the rest", d.read(), n, d.keys.Dialog.ScrollDown.Help().Key), iw)))
 		}
-		foot = append(foot, truncate(fmt.Sprintf("type %q, then enter applies:", d.phrase), iw), "> "+d.typed.view(iw-2, true))
+		foot = append(foot, truncate(fmt.Sprintf("type %q, then enter applies:", d.phrase), iw), "> "+d.typed.view(iw-2))
 	}
 	foot = append(foot, "", buttons(d.focus, d.ready(), "Apply"))
 	body := d.content(iw)

@@ -99,9 +99,9 @@ func TestHelpFitsOrScrolls(t *testing.T) {
 					}
 				}
 				all = append(all, body...)
-				before := hv.scroll.off
+				before := hv.scroll.offset()
 				send(r, keyMsg("pgdown"))
-				if hv.scroll.off == before {
+				if hv.scroll.offset() == before {
 					break
 				}
 			}

@@ -65,6 +65,9 @@ type FilterKeys struct {
 // LineKeys edit a one-line field: the filter, the palette's query, a typed phrase, a reason.
 type LineKeys struct {
 	DeleteBack, DeleteWord, ClearLine key.Binding
+	// DeleteForward deletes the character under the cursor; Left, Right, Start and End move
+	// the cursor (where a dialog gives left and right to its buttons, they switch buttons).
+	DeleteForward, Left, Right, Start, End key.Binding
 }
 
 // DialogKeys drive the confirm dialog, the action menu, help and the lists of dialogs.
@@ -157,7 +160,12 @@ func DefaultKeyMap() KeyMap {
 
 	km.Line.DeleteBack = b([]string{"backspace", "ctrl+h"}, "backspace", "delete a character")
 	km.Line.DeleteWord = b([]string{"ctrl+w", "alt+backspace"}, "ctrl+w", "delete a word")
-	km.Line.ClearLine = b([]string{"ctrl+u"}, "ctrl+u", "clear the field")
+	km.Line.ClearLine = b([]string{"ctrl+u"}, "ctrl+u", "delete before the cursor")
+	km.Line.DeleteForward = b([]string{"delete"}, "delete", "delete the character under the cursor")
+	km.Line.Left = b([]string{"left"}, "←", "cursor left")
+	km.Line.Right = b([]string{"right"}, "→", "cursor right")
+	km.Line.Start = b([]string{"home", "ctrl+a"}, "home", "cursor to the start")
+	km.Line.End = b([]string{"end", "ctrl+e"}, "end", "cursor to the end")
 
 	km.Dialog.Up = b([]string{"up", "k"}, "↑/k", "previous")
 	km.Dialog.Down = b([]string{"down", "j"}, "↓/j", "next")
@@ -207,7 +215,8 @@ func (km KeyMap) Groups() []KeyGroup {
 		{"Rows", []key.Binding{t.Up, t.Down, t.Top, t.Bottom, t.PageUp, t.PageDown, t.Filter, t.Sort, t.Reverse, t.Detail, t.DetailUp, t.DetailDown, t.Back, t.Routine, t.Heartbeats}},
 		{"Acting", []key.Binding{a.Mark, a.MarkAll, a.ClearMarks, a.Actions, a.Recover, a.Open, a.Copy, a.Jump, a.Verify, a.Resolve, a.Ack, a.Snooze}},
 		{"Filter (typing the filter)", []key.Binding{km.Filter.Accept, km.Filter.Clear}},
-		{"Text fields", []key.Binding{km.Line.DeleteBack, km.Line.DeleteWord, km.Line.ClearLine}},
+		{"Text fields", []key.Binding{km.Line.DeleteBack, km.Line.DeleteWord, km.Line.ClearLine, km.Line.DeleteForward,
+			km.Line.Left, km.Line.Right, km.Line.Start, km.Line.End}},
 		{"Dialogs", []key.Binding{km.Dialog.Up, km.Dialog.Down, km.Dialog.Switch, km.Dialog.Choose, km.Dialog.ScrollUp, km.Dialog.ScrollDown, km.Dialog.Cancel}},
 		{"Palette", []key.Binding{km.Palette.Up, km.Palette.Down, km.Palette.Run, km.Palette.Close}},
 		{"Answer editor", []key.Binding{km.Editor.Preview, km.Editor.Submit, km.Editor.Close}},

@@ -14,7 +14,7 @@ type messagesView struct {
 	keys   KeyMap
 	items  []toast
 	now    time.Time
-	scroll scroller
+	scroll pager
 }
 
 func newMessages(keys KeyMap, items []toast, now time.Time) *messagesView {

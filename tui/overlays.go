@@ -133,12 +133,12 @@ type paletteEntry struct {
 type palette struct {
 	keys    KeyMap
 	entries []paletteEntry
-	query   lineEdit
+	query   field
 	cursor  int
 }
 
 func newPalette(keys KeyMap, entries []paletteEntry) *palette {
-	return &palette{keys: keys, entries: entries, query: lineEdit{keys: keys.Line, limit: 80}}
+	return &palette{keys: keys, entries: entries, query: newField(keys.Line, 80)}
 }
 
 func (p *palette) matches() []paletteEntry {
@@ -185,7 +185,7 @@ func (p *palette) View(w, h int) string {
 	iw := min(w-4, 80)
 	m := p.matches()
 	p.cursor = min(p.cursor, max(len(m)-1, 0))
-	b := []string{st.title.Render(":") + " " + p.query.view(iw-2, true), ""}
+	b := []string{st.title.Render(":") + " " + p.query.view(iw-2), ""}
 	show := max(h-6, 3)
 	start := max(p.cursor-show+1, 0)
 	for i := start; i < len(m) && i < start+show; i++ {
@@ -211,7 +211,7 @@ func (p *palette) View(w, h int) string {
 type helpView struct {
 	keys   KeyMap
 	groups []KeyGroup
-	scroll scroller
+	scroll pager
 }
 
 func newHelp(keys KeyMap, groups []KeyGroup) *helpView { return &helpView{keys: keys, groups: groups} }

@@ -29,7 +29,7 @@ type listPage struct {
 	env       *shared
 	tbl       table
 	filtering bool
-	filter    lineEdit
+	filter    field
 	detail    bool
 	scroll    int
 	width     int
@@ -50,7 +50,7 @@ func newListPage(id pageID, env *shared, raw map[string]string) *listPage {
 	if env.ws.all() {
 		cols = withWorkspace(cols)
 	}
-	p := &listPage{id: id, env: env, tbl: newTable(cols), raw: raw, filter: lineEdit{keys: env.keys.Line, limit: 200}}
+	p := &listPage{id: id, env: env, tbl: newTable(cols), raw: raw, filter: newField(env.keys.Line, 200)}
 	if id == pageOverview {
 		p.head = overviewHead
 	}
@@ -99,9 +99,9 @@ func (p *listPage) bindings() bindings {
 		return bindings{
 			bind(f.Accept, "Filter", true, nil, func() intent { p.filtering = false; p.filter.sel = false; return nil }),
 			bind(f.Clear, "Filter", true, nil, func() intent { p.filtering = false; p.setFilter(""); return nil }),
-			bind(l.DeleteBack, "Filter", true, nil, func() intent { p.filter.deleteBack(); p.tbl.setFilter(p.filter.String()); return nil }),
-			bind(l.DeleteWord, "Filter", false, nil, func() intent { p.filter.deleteWord(); p.tbl.setFilter(p.filter.String()); return nil }),
-			bind(l.ClearLine, "Filter", true, nil, func() intent { p.setFilter(""); return nil }),
+			typing(l.DeleteBack, "Filter", true),
+			typing(l.DeleteWord, "Filter", false),
+			typing(l.ClearLine, "Filter", true),
 		}
 	}
 	t, a := p.env.keys.Table, p.env.keys.Act
@@ -116,7 +116,7 @@ func (p *listPage) bindings() bindings {
 		bind(t.Bottom, "Rows", false, nil, move(func() { p.tbl.moveTo(len(p.tbl.view) - 1) })),
 		bind(t.PageUp, "Rows", false, nil, move(func() { p.tbl.move(-p.tbl.height) })),
 		bind(t.PageDown, "Rows", false, nil, move(func() { p.tbl.move(p.tbl.height) })),
-		bind(t.Filter, "Rows", true, nil, func() intent { p.filtering = true; p.filter.sel = p.filter.String() != ""; return nil }),
+		bind(t.Filter, "Rows", true, nil, func() intent { p.filtering = true; p.filter.selectAll(); return nil }),
 		bind(t.Sort, "Rows", true, onlyIf(func() bool { return len(p.tbl.sortable()) > 0 }, "nothing to sort by in this view"), func() intent { p.tbl.cycleSort(); return nil }),
 		bind(t.Reverse, "Rows", false, onlyIf(func() bool { return p.tbl.sortCol >= 0 }, "the rows are in attention order; choose a sort with s first"), func() intent { p.tbl.reverse(); return nil }),
 		bind(t.Detail, "Rows", true, hasRow, func() intent { p.detail = !p.detail; p.scroll = 0; p.layout(); return nil }),

@@ -36,7 +36,7 @@ func (p *listPage) statusLine() string {
 		parts = append(parts, w)
 	}
 	if p.filtering {
-		parts = append(parts, st.mark.Render("filter:")+" "+p.filter.view(24, true))
+		parts = append(parts, st.mark.Render("filter:")+" "+p.filter.view(24))
 	} else if f := p.filter.String(); f != "" {
 		parts = append(parts, "filter: "+truncate(f, 24))
 	}

@@ -26,12 +26,12 @@ type resolveDialog struct {
 	att    *attemptRef
 	actor  govern.Actor
 	choice int // -1: none chosen yet
-	reason lineEdit
+	reason field
 	focus  int // 0 Cancel, 1 Record
 }
 
 func newResolveDialog(keys KeyMap, att *attemptRef, actor govern.Actor) *resolveDialog {
-	return &resolveDialog{keys: keys, att: att, actor: actor, choice: -1, reason: lineEdit{keys: keys.Line, limit: 200}}
+	return &resolveDialog{keys: keys, att: att, actor: actor, choice: -1, reason: newField(keys.Line, 200)}
 }
 
 // ready reports whether Record may be pressed.
@@ -105,7 +105,7 @@ func (d *resolveDialog) View(w, h int) string {
 		add(s)
 	}
 	add(st.bold.Render("Reason") + st.dim.Render("  what you checked, in a few words"))
-	b = append(b, "> "+d.reason.view(iw-2, true))
+	b = append(b, "> "+d.reason.view(iw-2))
 	b = append(b, "")
 	b = append(b, buttons(d.focus, d.ready(), "Record"))
 	if room := h - 2; len(b) > room {

@@ -71,7 +71,7 @@ func helpGroups(km KeyMap, bs bindings, cur pageID) []KeyGroup {
 func paletteEntries(km KeyMap, bs bindings, p *listPage) []paletteEntry {
 	var out []paletteEntry
 	for _, b := range bs {
-		if b.Binding.Help().Key == km.Global.Palette.Help().Key {
+		if b.typing || b.Binding.Help().Key == km.Global.Palette.Help().Key {
 			continue
 		}
 		out = append(out, paletteEntry{label: b.Help().Desc, key: b.Help().Key, why: b.reason(), run: b.run})

@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -297,30 +296,6 @@ func (f *notifyFailure) row() row {
 			"nobody outside this screen heard of those events; fix notify.command (steward config check) — the next run that succeeds clears this"}}}}
 	r.finish()
 	return r
-}
-
-// ack asks core to preview acknowledging attention entry k at the level it has now (the
-// confirm dialog shows the preview: Root.previewed); note says what happens or why nothing
-// does.
-func (a *attn) ack(core *govern.Core, k string, now time.Time, note func(string)) tea.Cmd {
-	e, ok := a.byKey[k]
-	switch {
-	case k == "" || !ok:
-		note("this row's attention entry is not in the latest snapshot; nothing to acknowledge")
-		return nil
-	case core == nil:
-		note("no governed core: this workbench only shows")
-		return nil
-	}
-	level := 0
-	for _, x := range a.tr.Inbox(now, true) {
-		if x.Entry.Key == k {
-			level = x.Level
-		}
-	}
-	note("asking the core to preview the acknowledgement…")
-	return previewCmd(core, 0, govern.Request{Action: govern.ActionAttentionAck, Target: govern.Target{Entry: k},
-		Params: map[string]string{"evidence": e.Evidence, "level": strconv.Itoa(level)}})
 }
 
 // hear runs the attention tracker on what msg brings (attn.hear) and derives the inbox again

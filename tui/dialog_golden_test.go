@@ -50,20 +50,20 @@ func TestGoldenDialogs(t *testing.T) {
 		setup func(r *Root)
 	}{
 		{"confirm-allowed", func(r *Root) {
-			r.stack.push(newConfirm(r.env.keys, []govern.Preview{allowedPreview()}, 0, actorOf(r.opts.Core), nil))
+			r.push(newConfirm(r.env.keys, []govern.Preview{allowedPreview()}, 0, actorOf(r.opts.Core), nil))
 		}},
 		{"confirm-refused", func(r *Root) {
-			r.stack.push(newConfirm(r.env.keys, []govern.Preview{refusedPreview()}, 0, actorOf(r.opts.Core), nil))
+			r.push(newConfirm(r.env.keys, []govern.Preview{refusedPreview()}, 0, actorOf(r.opts.Core), nil))
 		}},
 		{"confirm-typed", func(r *Root) {
-			r.stack.push(newConfirm(r.env.keys, []govern.Preview{destructivePreview()}, 0, actorOf(r.opts.Core), nil))
+			r.push(newConfirm(r.env.keys, []govern.Preview{destructivePreview()}, 0, actorOf(r.opts.Core), nil))
 			send(r, typeText("abandon L-")...)
 		}},
 		{"confirm-bulk", func(r *Root) {
-			r.stack.push(newConfirm(r.env.keys, []govern.Preview{allowedPreview(), allowedPreview(), refusedPreview()}, 2, actorOf(r.opts.Core), nil))
+			r.push(newConfirm(r.env.keys, []govern.Preview{allowedPreview(), allowedPreview(), refusedPreview()}, 2, actorOf(r.opts.Core), nil))
 		}},
 		{"menu", func(r *Root) {
-			r.stack.push(&actionMenu{keys: r.env.keys, names: []string{"Claim on acme/widgets#103", "live-lock-dead-owner acme/widgets#106"}, hidden: 1, opts: []menuOption{
+			r.push(&actionMenu{keys: r.env.keys, names: []string{"Claim on acme/widgets#103", "live-lock-dead-owner acme/widgets#106"}, hidden: 1, opts: []menuOption{
 				{action: govern.ActionReclaimExpired, title: "Reclaim an expired lease", previews: []govern.Preview{allowedPreview()}},
 				{action: govern.ActionRetireLock, title: "Retire a dead or expired lock", previews: []govern.Preview{refusedPreview()}},
 			}})
@@ -71,7 +71,7 @@ func TestGoldenDialogs(t *testing.T) {
 		{"answer-editor", func(r *Root) {
 			send(r, keyMsg("4"))
 			sel := r.page().tbl.selected()
-			r.stack.push(newAnswerEditor(r.env.keys, sel.ItemRef, sel.Markdown, "", ""))
+			r.push(newAnswerEditor(r.env.keys, sel.ItemRef, sel.Markdown, "", ""))
 			send(r, typeText("Use **YAML**.")...)
 			send(r, keyMsg("enter"))
 			send(r, typeText("- matches the docs")...)
@@ -79,13 +79,13 @@ func TestGoldenDialogs(t *testing.T) {
 		{"answer-preview", func(r *Root) {
 			send(r, keyMsg("4"))
 			sel := r.page().tbl.selected()
-			r.stack.push(newAnswerEditor(r.env.keys, sel.ItemRef, sel.Markdown, "", ""))
+			r.push(newAnswerEditor(r.env.keys, sel.ItemRef, sel.Markdown, "", ""))
 			send(r, typeText("Use **YAML**.")...)
 			send(r, keyMsg("ctrl+p"))
 		}},
-		{"resolve", func(r *Root) { r.stack.push(newResolveDialog(r.env.keys, unknownAttempt(), actorOf(r.opts.Core))) }},
+		{"resolve", func(r *Root) { r.push(newResolveDialog(r.env.keys, unknownAttempt(), actorOf(r.opts.Core))) }},
 		{"resolve-filled", func(r *Root) {
-			r.stack.push(newResolveDialog(r.env.keys, unknownAttempt(), actorOf(r.opts.Core)))
+			r.push(newResolveDialog(r.env.keys, unknownAttempt(), actorOf(r.opts.Core)))
 			send(r, keyMsg("down"), keyMsg("down"))
 			send(r, typeText("lease still active in the DB; no reclaim event")...)
 			send(r, keyMsg("tab"))

@@ -20,7 +20,7 @@ func TestTypedConfirmEnterAppliesCancelSays(t *testing.T) {
 			r := newTestRoot(t, sz.w, sz.h, false)
 			send(r, SnapshotMsg{populated()})
 			d := newConfirm(r.env.keys, []govern.Preview{destructivePreview()}, 0, actorOf(r.opts.Core), nil)
-			r.stack.push(d)
+			r.push(d)
 			send(r, typeText("abandon L-10")...)
 			if in, _ := d.bindings().press(keyMsg("enter")); in != (cancelIntent{}) {
 				t.Fatalf("enter with the phrase half typed: %T, want a cancel", in)
@@ -35,7 +35,7 @@ func TestTypedConfirmEnterAppliesCancelSays(t *testing.T) {
 			if r.stack.open() || !contains(plain(r), "cancelled — nothing was done") {
 				t.Fatalf("esc did not cancel saying so:\n%s", plain(r))
 			}
-			r.stack.push(newConfirm(r.env.keys, []govern.Preview{allowedPreview()}, 0, actorOf(r.opts.Core), nil))
+			r.push(newConfirm(r.env.keys, []govern.Preview{allowedPreview()}, 0, actorOf(r.opts.Core), nil))
 			send(r, keyMsg("enter")) // focus on Cancel, the default
 			if r.stack.open() || len(r.toasts.list) != 2 {
 				t.Fatalf("enter on Cancel: open %v, %d messages", r.stack.open(), len(r.toasts.list))

@@ -2,10 +2,12 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"charm.land/lipgloss/v2"
 
+	"steward/govern"
 	"steward/model"
 )
 
@@ -106,4 +108,36 @@ func stateCell(idx int) func(*row, time.Time) (string, lipgloss.Style) {
 		}
 		return r.Cells[idx], stateStyle(r.Cells[idx])
 	}
+}
+
+// targetString names every part of an action's target.
+func targetString(t govern.Target) string {
+	var parts []string
+	for _, kv := range [][2]string{{"lease", t.LeaseID}, {"lock", t.LockFile}, {"session", t.Session}, {"attempt", t.Attempt}} {
+		if kv[1] != "" {
+			parts = append(parts, kv[0]+" "+line(kv[1]))
+		}
+	}
+	if t.Item != nil {
+		parts = append(parts, "item "+line(t.Item.String()))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// targetCell is a target in one short cell: the item, else the lease, the lock file, the
+// session or the attempt.
+func targetCell(t govern.Target) string {
+	switch {
+	case t.Item != nil:
+		return cut(line(t.Item.String()))
+	case t.LeaseID != "":
+		return "lease " + cut(line(t.LeaseID))
+	case t.LockFile != "":
+		return "lock " + cut(line(t.LockFile))
+	case t.Session != "":
+		return "session " + cut(line(t.Session))
+	case t.Attempt != "":
+		return "attempt " + cut(line(t.Attempt))
+	}
+	return ""
 }

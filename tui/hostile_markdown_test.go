@@ -117,7 +117,7 @@ func TestHostileMarkdownEveryView(t *testing.T) {
 					t.Errorf("the reference is not shown as written (nothing may vanish silently):\n%s", plain(r))
 				}
 
-				r.stack.push(newAnswerEditor(r.env.keys, &govern.Item{Org: "acme", Repo: "widgets", Number: 107}, md, "", ""))
+				r.push(newAnswerEditor(r.env.keys, &govern.Item{Org: "acme", Repo: "widgets", Number: 107}, md, "", ""))
 				onlyStyling(t, "answer editor question", r.Render(), w, h)
 				send(r, typeText(md)...)
 				send(r, keyMsg("ctrl+p"))
@@ -159,7 +159,7 @@ func TestHostileMarkdownRaw(t *testing.T) {
 		send(r, SnapshotMsg{s})
 		send(r, keyMsg("4"), keyMsg("enter"))
 		onlyStyling(t, fam.name+" raw", r.Render(), w, h)
-		r.stack.push(newAnswerEditor(r.env.keys, &govern.Item{Org: "acme", Repo: "widgets", Number: 107}, encodeFamily(fam.seq, raw), "", ""))
+		r.push(newAnswerEditor(r.env.keys, &govern.Item{Org: "acme", Repo: "widgets", Number: 107}, encodeFamily(fam.seq, raw), "", ""))
 		send(r, typeText(encodeFamily(fam.seq, raw))...)
 		onlyStyling(t, fam.name+" raw editor", r.Render(), w, h)
 		send(r, keyMsg("ctrl+p"))

@@ -76,10 +76,10 @@ func TestHostileStrings(t *testing.T) {
 		pv.Effects = []string{h}
 		pv.Evidence = []string{h}
 		pv.Refusal = &govern.Refusal{Code: h, Message: h}
-		r.stack.push(newConfirm(r.env.keys, []govern.Preview{pv}, 0, actorOf(r.opts.Core), nil))
+		r.push(newConfirm(r.env.keys, []govern.Preview{pv}, 0, actorOf(r.opts.Core), nil))
 		checkClean(t, "confirm", r.Render())
 		r.stack.pop()
-		r.stack.push(newAnswerEditor(r.env.keys, &govern.Item{Org: h, Repo: h, Number: 1}, "# "+h, "", ""))
+		r.push(newAnswerEditor(r.env.keys, &govern.Item{Org: h, Repo: h, Number: 1}, "# "+h, "", ""))
 		send(r, typeText("\x1b]0;x\x07")...)
 		checkClean(t, "editor", r.Render())
 		r.stack.pop()

@@ -19,6 +19,8 @@ type (
 	cancelIntent struct{}
 	// closeIntent closes the dialog on top (help, the palette: nothing to cancel).
 	closeIntent struct{}
+	// closeThen closes the dialog on top, then does what was chosen in it.
+	closeThen struct{ next intent }
 	// cmdIntent is a command of the root's own (view switches, refresh, quit).
 	cmdIntent struct{ cmd tea.Cmd }
 	// pushIntent opens a dialog on top of the stack.
@@ -32,17 +34,18 @@ type (
 		rows   []*row
 		hidden int // marked rows the filter hides (not included)
 	}
-	// recoverIntent asks the core for the recover plan of an item.
-	recoverIntent struct{ item *govern.Item }
+	// planIntent asks the core to preview req and shows the plan in the confirm dialog when
+	// it arrives (asking is the note meanwhile). owned: the preview belongs to the dialog on
+	// top (an answer's, to its editor) and is dropped if that dialog was closed meanwhile.
+	planIntent struct {
+		req    govern.Request
+		asking string
+		owned  bool
+	}
 	// chooseIntent is an option of the action menu.
 	chooseIntent struct{ opt menuOption }
-	// answerIntent asks the core to preview an answer.
-	answerIntent struct {
-		item     *govern.Item
-		question string // the question comment it answers ("" unknown)
-		body     string
-	}
-	// confirmIntent applies previews with their typed phrases.
+	// confirmIntent is the plan the person confirmed: the previews, applied with their typed
+	// phrases.
 	confirmIntent struct {
 		previews []govern.Preview
 		phrases  []string
@@ -77,14 +80,14 @@ type (
 func (noteIntent) isIntent()    {}
 func (cancelIntent) isIntent()  {}
 func (closeIntent) isIntent()   {}
+func (closeThen) isIntent()     {}
 func (cmdIntent) isIntent()     {}
 func (pushIntent) isIntent()    {}
 func (copyIntent) isIntent()    {}
 func (openIntent) isIntent()    {}
 func (actIntent) isIntent()     {}
-func (recoverIntent) isIntent() {}
+func (planIntent) isIntent()    {}
 func (chooseIntent) isIntent()  {}
-func (answerIntent) isIntent()  {}
 func (confirmIntent) isIntent() {}
 func (auditIntent) isIntent()   {}
 func (resolveIntent) isIntent() {}
@@ -104,10 +107,13 @@ func (r *Root) intent(in intent) tea.Cmd {
 		r.note("cancelled — nothing was done")
 	case closeIntent:
 		r.stack.pop()
+	case closeThen:
+		r.stack.pop()
+		return r.intent(in.next)
 	case cmdIntent:
 		return in.cmd
 	case pushIntent:
-		r.stack.push(in.d)
+		r.push(in.d)
 	case copyIntent:
 		r.note(in.note())
 		return tea.SetClipboard(in.text)
@@ -115,21 +121,19 @@ func (r *Root) intent(in intent) tea.Cmd {
 		return openCmd(r.opts.OpenURL, in.url)
 	case actIntent:
 		return r.actionMenu(in)
-	case recoverIntent:
-		return r.recoverPlan(in.item)
-	case attnIntent:
-		return in.act(r.attn, r.opts, &r.stack, r.note)
+	case planIntent:
+		return r.plan(in)
+	case ackIntent:
+		return r.intent(r.attn.ack(in.entry, r.opts.Now()))
+	case snoozeIntent:
+		return r.intent(r.attn.snooze(in, r.opts))
 	case chooseIntent:
 		return r.choose(in.opt)
-	case answerIntent:
-		r.note("asking the core to preview the answer…")
-		return previewCmd(r.opts.Core, r.stack.topID(), in.request())
 	case confirmIntent:
 		return r.apply(in)
 	case auditIntent:
 		return r.audit(in)
 	case resolveIntent:
-		r.stack.pop()
 		if r.auditing != 0 {
 			r.note("a verify or a resolution is still running; record this one when it has finished")
 			return nil
@@ -142,12 +146,6 @@ func (r *Root) intent(in intent) tea.Cmd {
 			r.note("the row is no longer in " + pageTitles[in.page] + "; it changed since the inbox was drawn")
 		}
 		return r.raw.need(r.page(), r.opts.Core)
-	case copyAndClose:
-		r.stack.pop()
-		return r.intent(in.copyIntent)
-	case paletteRun:
-		r.stack.pop()
-		return r.intent(in.run())
 	case rowsIntent:
 		r.setRows()
 		r.note(in.note)
@@ -156,16 +154,6 @@ func (r *Root) intent(in intent) tea.Cmd {
 		r.note(in.keepIn(r.drafts))
 	}
 	return nil
-}
-
-// request is the core's answer request: the body, and the question it answers when known
-// (the core refuses it when the worker asked something else meanwhile).
-func (in answerIntent) request() govern.Request {
-	req := govern.Request{Action: actionAnswer, Target: govern.Target{Item: in.item}, Params: map[string]string{"body": in.body}}
-	if in.question != "" {
-		req.Params["question_comment"] = in.question
-	}
-	return req
 }
 
 // keepIn keeps the draft in drafts, or drops it, and says which.
@@ -186,15 +174,14 @@ func (in copyIntent) note() string {
 // choose acts on an option of the action menu: the verifier or the resolve dialog, the
 // answer editor, or the core's preview in the confirm dialog.
 func (r *Root) choose(o menuOption) tea.Cmd {
-	r.stack.pop()
 	switch {
 	case o.local != "":
 		return r.audit(auditIntent{kind: o.local, att: o.attempt})
 	case o.editor:
 		it := o.reqs[0].Target.Item
-		r.stack.push(newAnswerEditor(r.env.keys, it, o.question, o.questionID, r.drafts[it.String()]).styled(r.env.light))
+		r.push(newAnswerEditor(r.env.keys, it, o.question, o.questionID, r.drafts[it.String()]).styled(r.env.light))
 	default:
-		r.stack.push(newConfirm(r.env.keys, o.previews, o.hidden, actorOf(r.opts.Core), o.names))
+		r.push(newConfirm(r.env.keys, o.previews, o.hidden, actorOf(r.opts.Core), o.names))
 	}
 	return nil
 }
@@ -226,7 +213,7 @@ func (r *Root) audit(in auditIntent) tea.Cmd {
 		return nil
 	}
 	if in.kind == localResolve {
-		r.stack.push(newResolveDialog(r.env.keys, in.att, actorOf(r.opts.Core)))
+		r.push(newResolveDialog(r.env.keys, in.att, actorOf(r.opts.Core)))
 		return nil
 	}
 	r.auditing = r.toasts.push(toastPending, "verifying attempt "+in.att.ID+" from evidence (the core verifies every unknown attempt) …", r.opts.Now())
@@ -237,7 +224,7 @@ func (r *Root) audit(in auditIntent) tea.Cmd {
 func auditBlocked(core, auditing bool, applying int, kind string) string {
 	switch {
 	case !core:
-		return "no governed core: this workbench only shows"
+		return noCore
 	case auditing:
 		return "a verify or a resolution is still running; wait for its message"
 	case kind == localVerify && applying > 0:
@@ -251,22 +238,25 @@ func auditBlocked(core, auditing bool, applying int, kind string) string {
 // actionMenu opens the action menu for rows and asks the core to preview every action.
 func (r *Root) actionMenu(in actIntent) tea.Cmd {
 	m := newActionMenu(r.env.keys, in, r.opts.Core)
-	id := r.stack.push(m)
+	id := r.push(m)
 	if !m.loading {
 		return nil
 	}
 	return previewOptionsCmd(r.opts.Core, id, m.opts)
 }
 
-// recoverPlan asks the core for the recover plan of an item and shows it in the confirm
-// dialog when it arrives.
-func (r *Root) recoverPlan(it *govern.Item) tea.Cmd {
+// plan asks the core to preview a request; previewed shows the plan when it arrives.
+func (r *Root) plan(in planIntent) tea.Cmd {
 	if r.opts.Core == nil {
-		r.note("no governed core: this workbench only shows")
+		r.note(noCore)
 		return nil
 	}
-	r.note("asking the core for the recover plan of " + it.String() + "…")
-	return previewCmd(r.opts.Core, 0, govern.Request{Action: govern.ActionRecover, Target: govern.Target{Item: it}})
+	r.note(in.asking)
+	owner := 0
+	if in.owned {
+		owner = r.stack.topID()
+	}
+	return previewCmd(r.opts.Core, owner, in.req)
 }
 
 // previewed shows the core's preview of an answer or a recover plan in the confirm dialog;
@@ -279,5 +269,14 @@ func (r *Root) previewed(m previewMsg) {
 		r.note("preview failed: " + line(m.err.Error()))
 		return
 	}
-	r.stack.push(newConfirm(r.env.keys, []govern.Preview{m.pv}, 0, actorOf(r.opts.Core), nil))
+	r.push(newConfirm(r.env.keys, []govern.Preview{m.pv}, 0, actorOf(r.opts.Core), nil))
+}
+
+// noCore is why nothing acts in a workbench without a governed core.
+const noCore = "no governed core: this workbench only shows"
+
+// push opens d on top, in the room of the view, and returns its id.
+func (r *Root) push(d dialog) int {
+	d.SetSize(r.width, r.bodyHeight())
+	return r.stack.push(d)
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"steward/govern"
 )
 
 // shared is what the root lends every page: the clock reading of this frame, the digested
@@ -142,7 +144,11 @@ func (p *listPage) bindings() bindings {
 		},
 			"no action applies to this row")), p.actions),
 		bind(a.Recover, "Acting", true, ro(onlyIf(func() bool { r := sel(); return r != nil && r.Recover != nil },
-			"nothing of this row's item needs recovery (no expired or stale lease, no dead lock)")), func() intent { return recoverIntent{sel().Recover} }),
+			"nothing of this row's item needs recovery (no expired or stale lease, no dead lock)")), func() intent {
+			it := sel().Recover
+			return planIntent{req: govern.Request{Action: govern.ActionRecover, Target: govern.Target{Item: it}},
+				asking: "asking the core for the recover plan of " + it.String() + "…"}
+		}),
 		bind(a.Verify, "Acting", true, unsettled, func() intent { return auditIntent{kind: localVerify, att: sel().Unsettled} }),
 		bind(a.Resolve, "Acting", true, unsettled, func() intent { return auditIntent{kind: localResolve, att: sel().Unsettled} }),
 		bind(a.Copy, "Acting", true, onlyIf(func() bool { r := sel(); return r != nil && r.CopyID != "" }, "this row has no id to copy"),

@@ -126,7 +126,7 @@ func (r *Root) update(msg tea.Msg) tea.Cmd {
 		r.raw.loaded(msg)
 	case openedMsg:
 		if msg.err != nil {
-			r.stack.push(newOpener(r.env.keys, msg.url, line(msg.err.Error())))
+			r.push(newOpener(r.env.keys, msg.url, line(msg.err.Error())))
 		}
 	case tea.PasteMsg:
 		if d := r.stack.top(); d != nil {

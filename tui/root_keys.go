@@ -92,6 +92,7 @@ func (r *Root) resize() {
 	for _, p := range r.pages {
 		p.SetSize(r.width, r.sizedH)
 	}
+	r.stack.setSize(r.width, r.sizedH)
 }
 
 // click selects a tab or a row.

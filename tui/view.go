@@ -31,7 +31,7 @@ func (r *Root) Render() string {
 	bodyH := r.bodyHeight()
 	var body string
 	if d := r.stack.top(); d != nil {
-		body = lipgloss.Place(r.width, bodyH, lipgloss.Center, lipgloss.Center, d.View(r.width, bodyH))
+		body = lipgloss.Place(r.width, bodyH, lipgloss.Center, lipgloss.Center, d.View())
 	} else if r.hs.view != nil {
 		body = r.hs.view.View(r.width, bodyH, r.env.keys.History)
 	} else {

@@ -22,6 +22,7 @@ var resolveResults = []struct {
 // short reason; Record is enabled only with both. Cancel is the default button. The core
 // (ResolveByHuman) checks the role and that the attempt is still unknown.
 type resolveDialog struct {
+	sized
 	keys   KeyMap
 	att    *attemptRef
 	actor  govern.Actor
@@ -63,7 +64,7 @@ func (d *resolveDialog) bindings() bindings {
 		if !d.ready() {
 			return noteIntent{"Record needs a result (↑/↓) and a reason"}
 		}
-		return resolveIntent{attempt: d.att.ID, result: resolveResults[d.choice].res, reason: strings.TrimSpace(d.reason.String())}
+		return closeThen{resolveIntent{attempt: d.att.ID, result: resolveResults[d.choice].res, reason: strings.TrimSpace(d.reason.String())}}
 	}
 	return bindings{
 		bind(k.Prev, grp, false, nil, step(-1)),
@@ -80,8 +81,8 @@ func (d *resolveDialog) input(msg tea.Msg) intent {
 	return nil
 }
 
-func (d *resolveDialog) View(w, h int) string {
-	iw := min(w-4, 100)
+func (d *resolveDialog) View() string {
+	iw := d.inner(100)
 	var b []string
 	add := func(s string) { b = append(b, truncate(s, iw)) }
 	a := d.att
@@ -108,7 +109,7 @@ func (d *resolveDialog) View(w, h int) string {
 	b = append(b, "> "+d.reason.view(iw-2))
 	b = append(b, "")
 	b = append(b, buttons(d.focus, d.ready(), "Record"))
-	if room := h - 2; len(b) > room {
+	if room := d.h - 2; len(b) > room {
 		// Keep the choice, the reason and the buttons: drop the explanations first.
 		b = append(b[:1], b[len(b)-room+1:]...)
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,6 +35,95 @@ type watchEvent struct {
 // hang is the hang detector of the waits below: generous, never a budget.
 const hang = time.Minute
 
+// watchProc is a `steward watch --json` process (the test binary as steward) and the
+// lines it printed so far.
+type watchProc struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	lines  chan watchEvent
+	stderr *strings.Builder
+	seen   []watchEvent
+}
+
+// startWatch starts `steward watch --json --no-gitea` with args and the extra environment
+// env. Unprivileged, it runs without the capabilities that let root read what its
+// permissions forbid (setpriv drops CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH when the test
+// runs as root), so that a permission taken away is one for it.
+func startWatch(t *testing.T, unprivileged bool, args []string, env ...string) *watchProc {
+	t.Helper()
+	argv := append([]string{os.Args[0], "watch", "--json", "--no-gitea"}, args...)
+	if unprivileged && os.Geteuid() == 0 {
+		setpriv, err := exec.LookPath("setpriv")
+		if err != nil {
+			t.Fatalf("the test runs as root and needs setpriv (util-linux) to drop root's file capabilities: %v", err)
+		}
+		argv = append([]string{setpriv, "--bounding-set=-dac_override,-dac_read_search"}, argv...)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = cleanEnv(t, append([]string{"STEWARD_TEST_AS=steward"}, env...)...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &watchProc{t: t, cmd: cmd, lines: make(chan watchEvent, 100), stderr: &strings.Builder{}}
+	cmd.Stderr = w.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	go func() {
+		defer close(w.lines)
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			e := watchEvent{raw: sc.Text(), at: time.Now()}
+			if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+				e.Event = "undecodable"
+			}
+			w.lines <- e
+		}
+	}()
+	return w
+}
+
+// await reads lines until one satisfies ok (failing on an undecodable line, the end of
+// the process, or the hang limit).
+func (w *watchProc) await(what string, ok func(watchEvent) bool) watchEvent {
+	w.t.Helper()
+	limit := time.NewTimer(hang)
+	defer limit.Stop()
+	for {
+		select {
+		case e, open := <-w.lines:
+			if !open {
+				w.t.Fatalf("watch ended before %s; stderr:\n%s", what, w.stderr.String())
+			}
+			w.seen = append(w.seen, e)
+			if e.Event == "undecodable" {
+				w.t.Fatalf("an undecodable line: %q", e.raw)
+			}
+			if ok(e) {
+				return e
+			}
+		case <-limit.C:
+			w.t.Fatalf("no %s within %s; saw %v; stderr:\n%s", what, hang, w.seen, w.stderr.String())
+		}
+	}
+}
+
+// stop sends SIGTERM, reads the rest of the output, and fails unless watch exits 0.
+func (w *watchProc) stop() {
+	w.t.Helper()
+	if err := w.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		w.t.Fatal(err)
+	}
+	for e := range w.lines {
+		w.seen = append(w.seen, e)
+	}
+	if err := w.cmd.Wait(); err != nil {
+		w.t.Fatalf("watch did not exit 0 on SIGTERM: %v\n%s", err, w.stderr.String())
+	}
+}
+
 // TestWatchReportsWithinTwoSeconds runs `steward watch --json` (a real process) on a real
 // workspace: an orphan appears (an expired lease is committed to the DB) and the `entered`
 // event is printed within 2 s of the commit; the DB is removed and `unavailable` is printed
@@ -46,54 +136,9 @@ func TestWatchReportsWithinTwoSeconds(t *testing.T) {
 	if err := govern.InitWorkspace(ws); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "watch", "--json", "--no-gitea", "--tick", "200ms", "--locks", ws.LocksDir, "--db", ws.DBPath,
-		"--repo-root", ws.RepoRoot, "--audit", filepath.Join(dir, "audit.jsonl"))
-	cmd.Env = cleanEnv(t, "STEWARD_TEST_AS=steward", `STEWARD_NOTIFY_COMMAND=["/nonexistent/steward-notify-test"]`)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	lines := make(chan watchEvent, 100)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			e := watchEvent{raw: sc.Text(), at: time.Now()}
-			if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-				e.Event = "undecodable"
-			}
-			lines <- e
-		}
-	}()
-	var seen []watchEvent
-	await := func(what string, ok func(watchEvent) bool) watchEvent {
-		t.Helper()
-		limit := time.NewTimer(hang)
-		defer limit.Stop()
-		for {
-			select {
-			case e, open := <-lines:
-				if !open {
-					t.Fatalf("watch ended before %s; stderr:\n%s", what, stderr.String())
-				}
-				seen = append(seen, e)
-				if e.Event == "undecodable" {
-					t.Fatalf("an undecodable line: %q", e.raw)
-				}
-				if ok(e) {
-					return e
-				}
-			case <-limit.C:
-				t.Fatalf("no %s within %s; saw %v; stderr:\n%s", what, hang, seen, stderr.String())
-			}
-		}
-	}
+	w := startWatch(t, false, []string{"--tick", "200ms", "--locks", ws.LocksDir, "--db", ws.DBPath,
+		"--repo-root", ws.RepoRoot, "--audit", filepath.Join(dir, "audit.jsonl")}, `STEWARD_NOTIFY_COMMAND=["/nonexistent/steward-notify-test"]`)
+	await := w.await
 	await("watching", func(e watchEvent) bool { return e.Event == "watching" })
 
 	exp := leases.FormatTime(time.Now().Add(-time.Hour))
@@ -119,7 +164,7 @@ func TestWatchReportsWithinTwoSeconds(t *testing.T) {
 	if !strings.Contains(failed.NotifyError, "/nonexistent/steward-notify-test") {
 		t.Errorf("notify_failed without its reason: %q", failed.raw)
 	}
-	for _, e := range seen {
+	for _, e := range w.seen {
 		if e.Event == "cleared" {
 			t.Fatalf("the orphan was cleared by the DB's absence: %q", e.raw)
 		}
@@ -128,25 +173,74 @@ func TestWatchReportsWithinTwoSeconds(t *testing.T) {
 	if enterLatency > 2*time.Second || lossLatency > 2*time.Second {
 		t.Errorf("over the 2 s bound: entered %s, unavailable %s", enterLatency, lossLatency)
 	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	for range lines {
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("watch did not exit 0 on SIGTERM: %v\n%s", err, stderr.String())
-	}
+	w.stop()
 }
 
-// TestWatchExitsWhenNothingCanBeRead: no configured source can be read on start: exit 5
-// with the reasons, and no event.
-func TestWatchExitsWhenNothingCanBeRead(t *testing.T) {
+// TestWatchReportsAPermissionLossAtOnce runs `steward watch --json` without root's file
+// capabilities on a real workspace and takes away, then gives back, the permission on the
+// lock directory (chmod 000) and on the DB file. Each loss is an `unavailable` event within
+// 2 s and each return a `recovered` one — never the last "ok" view kept on through the
+// outage. Before the fix the lock directory's loss waited for the 30 s resync (the
+// directory's mode change names no lock file), and the DB's was never seen: the reader
+// held open went on reading a file no new reader could open. (The measured latencies are
+// logged.)
+func TestWatchReportsAPermissionLossAtOnce(t *testing.T) {
 	dir := t.TempDir()
-	var out, errb strings.Builder
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	code := Main([]string{"watch", "--json", "--no-gitea", "--locks", filepath.Join(dir, "missing"), "--db", filepath.Join(dir, "missing.sqlite3"),
-		"--repo-root", dir, "--audit", filepath.Join(dir, "audit.jsonl")}, &out, &errb)
-	if code != exitWatchUnavailable || out.Len() != 0 || !strings.Contains(errb.String(), "no configured source can be read") {
-		t.Fatalf("exit %d, out %q, err %q", code, out.String(), errb.String())
+	ws := govern.Workspace{LocksDir: filepath.Join(dir, "locks"), DBPath: filepath.Join(dir, "db", "cp.sqlite3"), RepoRoot: filepath.Join(dir, "repo")}
+	if err := govern.InitWorkspace(ws); err != nil {
+		t.Fatal(err)
+	}
+	// The watching process must be able to reach everything before the test takes it away.
+	for _, p := range []string{dir, filepath.Dir(ws.DBPath), ws.LocksDir, ws.RepoRoot} {
+		if err := os.Chmod(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := startWatch(t, true, []string{"--tick", "200ms", "--locks", ws.LocksDir, "--db", ws.DBPath,
+		"--repo-root", ws.RepoRoot, "--audit", filepath.Join(dir, "audit.jsonl")})
+	w.await("watching", func(e watchEvent) bool {
+		return e.Event == "watching" && strings.Contains(e.raw, `"locks":"ok"`) && strings.Contains(e.raw, `"db":"ok"`)
+	})
+	var lat []string
+	for _, c := range []struct {
+		source, path string
+		mode         os.FileMode
+	}{{"locks", ws.LocksDir, 0o755}, {"db", ws.DBPath, 0o644}} {
+		key := "source:" + c.source
+		taken := time.Now()
+		if err := os.Chmod(c.path, 0); err != nil {
+			t.Fatal(err)
+		}
+		lost := w.await(key+" unavailable", func(e watchEvent) bool { return e.Event == "unavailable" && e.Entry.Key == key })
+		if !strings.Contains(lost.raw, "permission denied") {
+			t.Errorf("the %s loss does not say why: %q", c.source, lost.raw)
+		}
+		given := time.Now()
+		if err := os.Chmod(c.path, c.mode); err != nil {
+			t.Fatal(err)
+		}
+		back := w.await(key+" recovered", func(e watchEvent) bool { return e.Event == "recovered" && e.Entry.Key == key })
+		lat = append(lat, fmt.Sprintf("%s lost after %s, recovered after %s", c.source, lost.at.Sub(taken).Round(time.Millisecond), back.at.Sub(given).Round(time.Millisecond)))
+		if lost.at.Sub(taken) > 2*time.Second || back.at.Sub(given) > 2*time.Second {
+			t.Errorf("%s: over the 2 s bound: %s", c.source, lat[len(lat)-1])
+		}
+	}
+	t.Logf("steward watch, permission taken away and given back: %s", strings.Join(lat, "; "))
+	w.stop()
+}
+
+// waitFor polls ok until it holds, failing after limit (a hang detector, never a budget).
+func waitFor(t *testing.T, limit time.Duration, what string, ok func() bool) {
+	t.Helper()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	end := time.NewTimer(limit)
+	defer end.Stop()
+	for !ok() {
+		select {
+		case <-tick.C:
+		case <-end.C:
+			t.Fatalf("no %s within %s", what, limit)
+		}
 	}
 }

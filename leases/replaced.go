@@ -35,3 +35,20 @@ func (r *SQLiteReader) Replaced() bool {
 	now := fileIDOf(r.path)
 	return now != r.id
 }
+
+// Accessible reports why the DB t names cannot be opened for reading now, nil when it can
+// (or when t is a PostgreSQL URL: a server's refusal shows on the next query). A read the
+// live model keeps open goes on reading a file whose permission was taken away (chmod
+// 000) — the kernel checks a permission at open — while every new reader, the workers'
+// and `steward status`, is refused; a watcher asks this to tell. The file is opened
+// O_NONBLOCK (a FIFO never blocks it) and closed at once; nothing is read.
+func Accessible(t Target) error {
+	if t.Postgres() {
+		return nil
+	}
+	f, err := os.OpenFile(t.Loc, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}

@@ -38,6 +38,17 @@ func List(dir string) ([]Listed, error) {
 	return out, nil
 }
 
+// Accessible reports why the locks directory dir cannot be listed now, nil when it can:
+// one open of the directory, closed at once, nothing read. A permission taken away from
+// it (chmod 000) raises no event that names a lock file, so a watcher asks this to tell.
+func Accessible(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return &PathError{Op: "list", Path: dir, Err: err}
+	}
+	return f.Close()
+}
+
 // Stat looks at the listed file now (one lstat) and keeps what it saw, so that Unchanged
 // costs no system call afterwards: a listing can then be taken and its files looked at
 // away from the caller that compares them. A file gone since the listing is left as

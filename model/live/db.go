@@ -2,6 +2,9 @@ package live
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
 	"time"
 
 	"steward/leases"
@@ -58,6 +61,9 @@ func (l *Model) reload(ctx context.Context, now time.Time, force, notice bool) (
 	if l.reader == nil {
 		r, err := leases.OpenReader(l.ws.DBTarget())
 		if err != nil {
+			if aerr := leases.Accessible(l.ws.DBTarget()); errors.Is(aerr, fs.ErrPermission) {
+				err = fmt.Errorf("%w (%w)", aerr, err) // SQLite's own message hides the errno
+			}
 			l.dbUnavailable(err, now, t0)
 			return true
 		}

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"steward/leases"
 	"steward/locks"
 	"steward/model"
 	"steward/watchdir"
@@ -19,26 +20,32 @@ func (l *Model) loop(ctx context.Context) {
 	defer resync.Stop()
 	probe := time.NewTicker(l.opt.ProbeEvery)
 	defer probe.Stop()
+	access := time.NewTicker(l.opt.AccessEvery)
+	defer access.Stop()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	armed := l.arm(timer)
 	// A file event can precede the commit becoming visible (the writer
 	// fsyncs the WAL before it publishes the commit in -shm, which is not
 	// watched): when data_version has not moved yet, re-check with backoff.
+	// A read that did move may still have missed a commit: one gathering
+	// window can hold the writes of two commits, the read landing between the
+	// first's publication and the second's, whose writes raised no event after
+	// it. So a moved read is confirmed too, a few times over a short span
+	// (confirmFor); a check that moves starts it again.
 	retry := time.NewTimer(time.Hour)
 	retry.Stop()
 	defer retry.Stop()
 	var retryC <-chan time.Time
-	backoff := time.Duration(0)
+	backoff, limit := time.Duration(0), time.Duration(0)
+	const confirmFor, giveUp = 160 * time.Millisecond, 2 * time.Second
 	recheck := func(moved bool) {
-		if moved {
-			backoff, retryC = 0, nil
-			return
-		}
 		switch {
+		case moved:
+			backoff, limit = 10*time.Millisecond, confirmFor
 		case backoff == 0:
-			backoff = 10 * time.Millisecond
-		case backoff < 2*time.Second:
+			backoff, limit = 10*time.Millisecond, giveUp
+		case backoff < limit:
 			backoff *= 2
 		default:
 			backoff, retryC = 0, nil // give up; the periodic resync heals
@@ -110,6 +117,8 @@ func (l *Model) loop(ctx context.Context) {
 			l.applyListing(r, l.opt.Now())
 		case <-probe.C:
 			l.reprobe(false)
+		case <-access.C:
+			l.checkAccess(ctx)
 		case r := <-l.giteaCh:
 			l.e.SetGitea(r.facts, r.clars, r.health)
 		case ch := <-l.stats:
@@ -135,6 +144,31 @@ func (l *Model) loop(ctx context.Context) {
 		if dbCh == nil && l.dw != nil {
 			dbCh = l.dw.Changes()
 		}
+	}
+}
+
+// checkAccess opens the lock directory and a SQLite DB file to see whether they still can
+// be: a permission taken away (chmod 000) raises no event that names a lock or the DB, and
+// the reader held open goes on reading a file no new reader — a worker, `steward status`
+// — can open. When a source's openability changed since the last check it is read again
+// now: the listing (or the reopened DB) then fails with the reason and the source reads
+// unavailable within one AccessEvery, not at the next resync; once it can be opened again
+// it is read again and recovers.
+func (l *Model) checkAccess(ctx context.Context) {
+	now := l.opt.Now()
+	if _, observe := model.LocksHere(l.ws.Host, l.probe.Host, now); observe {
+		if denied := locks.Accessible(l.ws.LocksDir) != nil; denied != l.denied.locks {
+			l.denied.locks = denied
+			l.resyncLocks(now, false)
+		}
+	}
+	if denied := leases.Accessible(l.ws.DBTarget()) != nil; denied != l.denied.db {
+		l.denied.db = denied
+		if denied && l.reader != nil {
+			l.reader.Close()
+			l.reader, l.busy = nil, false
+		}
+		l.reloadDB(ctx, now, true)
 	}
 }
 

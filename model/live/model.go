@@ -27,6 +27,12 @@ type Options struct {
 	// reader of its own, so that a change landing meanwhile is not held behind
 	// it; what scoped reads applied meanwhile is read again after it.
 	Resync time.Duration
+	// AccessEvery is how often the lock directory and a SQLite DB file are opened to see
+	// whether they still can be (default 1 s): a permission taken away (chmod 000) raises
+	// no event that names a lock or the DB, and an open reader goes on reading a file a
+	// new one could not open; a source that can no longer be opened is read again at once
+	// (and reads unavailable, with the reason), and read again when it can be once more.
+	AccessEvery time.Duration
 	// ProbeEvery is how often owner liveness is re-probed for records on this host
 	// (default 5 s): a process can die with no file changing.
 	ProbeEvery time.Duration
@@ -126,6 +132,8 @@ type Model struct {
 	lsRead  map[string]bool
 	lsStale bool
 	lsHook  func()
+	// denied says which sources the last access check could not open (checkAccess).
+	denied struct{ locks, db bool }
 	// busy is set while the DB is held by another writer past the busy timeout: the
 	// last read is kept and the DB reads degraded until a read succeeds again.
 	busy bool
@@ -138,6 +146,9 @@ func New(ws Workspace, opt Options) *Model {
 	}
 	if opt.Resync <= 0 {
 		opt.Resync = 30 * time.Second
+	}
+	if opt.AccessEvery <= 0 {
+		opt.AccessEvery = time.Second
 	}
 	if opt.ProbeEvery <= 0 {
 		opt.ProbeEvery = 5 * time.Second

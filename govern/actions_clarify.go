@@ -306,11 +306,19 @@ func evidenceOf(intent Record, prefix string) string {
 	return v
 }
 
-// verifyAsk settles a question from the item read back: the comment steward's own login
-// posted with the attempt's ask marker, and the marker label on.
+// verifyAsk settles a question from the item read back — the comment steward's own login
+// posted with the attempt's ask marker, and the marker label on — and then from the claim's
+// release, the last step, whose lease.release event names the attempt (verifyRelease).
 func (c *Core) verifyAsk(ctx context.Context, intent Record) (Result, []string, bool) {
 	id := evidenceOf(intent, markerEvidence)
-	g, r := c.giteaFor(intent.Target.Item)
+	it := intent.Target.Item
+	if it == nil && intent.Target.LeaseID != "" {
+		// A worker asks about the item of its lease.
+		if l, ref, err := c.readLease(ctx, intent.Target.LeaseID); err == nil && ref == nil {
+			it = itemOf(l.Work)
+		}
+	}
+	g, r := c.giteaFor(it)
 	if r != nil || id == "" {
 		return "", []string{"cannot read the item back"}, false
 	}
@@ -318,7 +326,7 @@ func (c *Core) verifyAsk(ctx context.Context, intent Record) (Result, []string, 
 	if err != nil {
 		return "", []string{"steward's own login is unknown: " + err.Error()}, false
 	}
-	th, err := g.Thread(ctx, intent.Target.Item.Number)
+	th, err := g.Thread(ctx, it.Number)
 	if err != nil {
 		return "", []string{"the item is unreadable: " + err.Error()}, false
 	}
@@ -326,10 +334,19 @@ func (c *Core) verifyAsk(ctx context.Context, intent Record) (Result, []string, 
 	if !found {
 		return ResultFailed, []string{"no comment by " + self + " carries question marker " + id + "; nothing was posted"}, true
 	}
-	if len(markersOn(th.Issue, g.MarkerLabels())) > 0 {
-		return ResultSucceeded, []string{fmt.Sprintf("comment %d by %s carries marker %s and the marker label is on", cm.ID, self, id)}, true
+	if len(markersOn(th.Issue, g.MarkerLabels())) == 0 {
+		return "", []string{fmt.Sprintf("comment %d was posted but the marker label is not on; apply the action again (it will not post twice)", cm.ID)}, false
 	}
-	return "", []string{fmt.Sprintf("comment %d was posted but the marker label is not on; apply the action again (it will not post twice)", cm.ID)}, false
+	asked := fmt.Sprintf("comment %d by %s carries marker %s and the marker label is on", cm.ID, self, id)
+	res, ev, ok := c.verifyRelease(ctx, intent)
+	switch {
+	case ok && res == ResultSucceeded:
+		return ResultSucceeded, append([]string{asked}, ev...), true
+	case ok:
+		return "", append(append([]string{asked + ", but the claim was not released by this attempt"}, ev...),
+			"ask again: it finds its question (it never posts twice) and releases the claim"), false
+	}
+	return "", append([]string{asked}, ev...), false
 }
 
 // ask is a worker's request for clarification: comment, marker label, then release.

@@ -139,7 +139,7 @@ func (reclaimExpired) apply(ctx context.Context, c *Core, req Request, p *plan, 
 	o, err := s.ReclaimExpired(ctx, p.state.(leases.Fence), "steward:"+attempt, c.now())
 	c.doStep("db-committed")
 	if err != nil {
-		return effect{err: err}
+		return dbFailed(err)
 	}
 	if r := fromLeases(o); r != nil {
 		return effect{refusal: r}
@@ -253,7 +253,7 @@ func (abandonStale) apply(ctx context.Context, c *Core, req Request, p *plan, at
 	}, c.now())
 	c.doStep("db-committed")
 	if err != nil {
-		return effect{err: err}
+		return dbFailed(err)
 	}
 	if r := fromLeases(o); r != nil {
 		return effect{refusal: r}
@@ -312,7 +312,7 @@ func (expireSweep) apply(ctx context.Context, c *Core, req Request, p *plan, att
 	o, err := s.ExpireSweep(ctx, c.now())
 	c.doStep("db-committed")
 	if err != nil {
-		return effect{err: err}
+		return dbFailed(err)
 	}
 	if r := fromLeases(o); r != nil {
 		return effect{refusal: r}
@@ -324,8 +324,38 @@ func (expireSweep) apply(ctx context.Context, c *Core, req Request, p *plan, att
 	return effect{effects: eff, detail: map[string]string{"expired": strings.Join(o.Expired, ",")}}
 }
 
+// verify settles a sweep from its lease.expire events: each names the attempt that wrote
+// it (the sweep is one transaction, so one event of it proves all of it committed). None
+// proves that it expired nothing — committed or not, nothing of it remains — where the
+// DB's events can carry the mark at all.
 func (expireSweep) verify(ctx context.Context, c *Core, intent Record) (Result, []string, bool) {
-	// A sweep is idempotent and leaves no attempt mark: the state tells only whether the
-	// leases it named are ended now, not by whom.
-	return "", []string{"a sweep leaves no attempt mark; check `steward status` and resolve by hand"}, false
+	r, err := c.reader()
+	if err != nil {
+		return "", []string{"DB unreadable: " + err.Error()}, false
+	}
+	if ok, err := r.HasColumn(ctx, "events", "detail_json"); err != nil {
+		return "", []string{"DB unreadable: " + err.Error()}, false
+	} else if !ok {
+		return "", []string{"the DB's events carry no attempt mark, so the sweep's effect cannot be told from another's; check `steward status` and resolve by hand"}, false
+	}
+	var ids []string
+	for cursor := int64(0); ; {
+		evs, _, err := r.EventsSince(ctx, cursor, 5000)
+		if err != nil {
+			return "", []string{"events unreadable: " + err.Error()}, false
+		}
+		for _, e := range evs {
+			if e.EventType == "lease.expire" && fmt.Sprint(e.Detail[leases.DetailAttempt]) == intent.Attempt {
+				ids = append(ids, fmt.Sprint(e.Detail["lease_id"]))
+			}
+		}
+		if len(evs) < 5000 {
+			break
+		}
+		cursor = evs[len(evs)-1].EventID
+	}
+	if len(ids) == 0 {
+		return ResultFailed, []string{"no lease.expire event names this attempt: it expired no lease, so nothing of it remains"}, true
+	}
+	return ResultSucceeded, []string{fmt.Sprintf("%d lease.expire events name this attempt (leases %s): its transaction committed", len(ids), strings.Join(ids, ", "))}, true
 }

@@ -210,7 +210,7 @@ func (claimAction) apply(ctx context.Context, c *Core, req Request, p *plan, att
 		Provenance:   map[string]any{attemptKey: attempt, taskSessKey: tsid, lockFileKey: name},
 	}, c.now())
 	if err != nil {
-		return effect{err: err}
+		return dbFailed(err)
 	}
 	if r := fromLeases(o); r != nil {
 		return effect{refusal: r}
@@ -609,7 +609,7 @@ func (heartbeatAction) apply(ctx context.Context, c *Core, req Request, p *plan,
 	o, err := s.Heartbeat(ctx, st.Fence, now)
 	c.doStep("db-committed")
 	if err != nil {
-		return effect{err: err}
+		return dbFailed(err)
 	}
 	if r := fromLeases(o); r != nil {
 		return effect{refusal: r}
@@ -713,7 +713,7 @@ func (c *Core) releaseOwn(ctx context.Context, st workerState, attempt, reason s
 	o, err := s.Release(ctx, st.Fence, reason, c.now())
 	c.doStep("db-committed")
 	if err != nil {
-		return effect{err: err}
+		return dbFailed(err)
 	}
 	if r := fromLeases(o); r != nil {
 		return effect{refusal: r}

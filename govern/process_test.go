@@ -48,28 +48,7 @@ func TestChildProcess(t *testing.T) {
 	}
 	now, _ := time.Parse(time.RFC3339, os.Getenv("CHILD_NOW"))
 	clk := func() time.Time { return now }
-	req := Request{Action: os.Getenv("CHILD_ACTION"), Target: Target{LeaseID: os.Getenv("CHILD_LEASE"), LockFile: os.Getenv("CHILD_LOCK")}}
-	if n, err := strconv.ParseInt(os.Getenv("CHILD_ITEM"), 10, 64); err == nil {
-		req.Target.Item, req.Target.Session = item(n), "s-child"
-		req.Params = map[string]string{"pid": strconv.Itoa(os.Getpid())}
-	}
-	if s := os.Getenv("CHILD_SESSION"); s != "" {
-		req.Target.Session = s
-	}
-	req.Target.Attempt = os.Getenv("CHILD_ATTEMPT")
-	if e := os.Getenv("CHILD_ENTRY"); e != "" {
-		req.Target.Entry = e
-		req.Params = map[string]string{"evidence": os.Getenv("CHILD_EVIDENCE"), "level": "0"}
-		if d := os.Getenv("CHILD_FOR"); d != "" {
-			req.Params["for"] = d
-		}
-	}
-	if b := os.Getenv("CHILD_BODY"); b != "" {
-		if req.Params == nil {
-			req.Params = map[string]string{}
-		}
-		req.Params["body"] = b
-	}
+	req := childRequest(os.Getenv, os.Getpid())
 	if u := os.Getenv("CHILD_GITEA_URL"); u != "" {
 		cl, err := gitea.New(gitea.Config{Login: gitea.Login{URL: u, Token: gitea.NewToken(os.Getenv("CHILD_GITEA_TOKEN"))},
 			Owner: "acme", Repo: "widgets", RequestTimeout: 10 * time.Second})
@@ -117,6 +96,35 @@ func TestChildProcess(t *testing.T) {
 					}
 				}
 			}}))
+	case "commit-fails":
+		// COMMIT itself fails: at the step before it the file size limit drops to one byte,
+		// so the commit's writes to the DB's WAL fail (EFBIG; Go ignores SIGXFSZ); the limit
+		// is restored at the next step, before anything else is written.
+		var old syscall.Rlimit
+		if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		limited := false
+		apply(New(ws, log, Options{Actor: Actor{OSUser: "child", Host: ws.Host, Role: RoleOperator}, Now: clk,
+			Step: func(s string) {
+				switch {
+				case s == "before-commit" && !limited:
+					lim := old
+					lim.Cur = 1
+					if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
+						fmt.Fprintln(os.Stderr, err)
+						os.Exit(2)
+					}
+					limited = true
+				case limited:
+					if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
+						fmt.Fprintln(os.Stderr, err)
+						os.Exit(2)
+					}
+					limited = false
+				}
+			}}))
 	case "race":
 		core := New(ws, log, Options{Actor: Actor{OSUser: "child", Host: ws.Host, Role: RoleOperator}, Now: clk})
 		fmt.Println("ready")
@@ -153,6 +161,34 @@ func TestChildProcess(t *testing.T) {
 		fmt.Println("result", out.Result, out.Code)
 	}
 	os.Exit(0)
+}
+
+// childRequest is the request a child applies, from its CHILD_* environment (getenv);
+// pid is the claiming process.
+func childRequest(getenv func(string) string, pid int) Request {
+	req := Request{Action: getenv("CHILD_ACTION"), Target: Target{LeaseID: getenv("CHILD_LEASE"), LockFile: getenv("CHILD_LOCK")}}
+	if n, err := strconv.ParseInt(getenv("CHILD_ITEM"), 10, 64); err == nil {
+		req.Target.Item, req.Target.Session = item(n), "s-child"
+		req.Params = map[string]string{"pid": strconv.Itoa(pid)}
+	}
+	if s := getenv("CHILD_SESSION"); s != "" {
+		req.Target.Session = s
+	}
+	req.Target.Attempt = getenv("CHILD_ATTEMPT")
+	if e := getenv("CHILD_ENTRY"); e != "" {
+		req.Target.Entry = e
+		req.Params = map[string]string{"evidence": getenv("CHILD_EVIDENCE"), "level": "0"}
+		if d := getenv("CHILD_FOR"); d != "" {
+			req.Params["for"] = d
+		}
+	}
+	if b := getenv("CHILD_BODY"); b != "" {
+		if req.Params == nil {
+			req.Params = map[string]string{}
+		}
+		req.Params["body"] = b
+	}
+	return req
 }
 
 func (f *fixture) child(mode string, env ...string) *exec.Cmd {

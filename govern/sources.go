@@ -2,6 +2,7 @@ package govern
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"sync"
 	"time"
@@ -54,6 +55,29 @@ func (c *Core) store() (leases.Store, error) {
 	}
 	c.src.store = s
 	return s, nil
+}
+
+// dbFailed is the effect of a transition the store could not finish: unknown when its
+// writes may have reached the database (leases.ErrMaybeSent: the connection broke once
+// they or the COMMIT were sent, so it may have committed with only the answer lost; the
+// verifier settles it from the attempt's mark), failed with nothing done otherwise.
+func dbFailed(err error) effect {
+	return effect{sent: errors.Is(err, leases.ErrMaybeSent), err: err}
+}
+
+// pendingOnDB lists the database sessions still inside a transaction of attempt: on
+// PostgreSQL a transaction whose client gave up on the answer runs on until the server
+// notices, and a COMMIT on its way may still land (leases.Pending). None on SQLite.
+func (c *Core) pendingOnDB(ctx context.Context, attempt string) ([]leases.Backend, error) {
+	r, err := c.reader()
+	if err != nil {
+		return nil, err
+	}
+	p, ok := r.(leases.Pending)
+	if !ok {
+		return nil, nil
+	}
+	return p.Pending(ctx, attempt)
 }
 
 // leaseNow is the instant a preview judges lease expiry and freshness at: the DB's clock

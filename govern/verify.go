@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"steward/leases"
 )
 
 // Verification is what the verifier concluded about one unknown attempt.
@@ -51,6 +53,12 @@ func (c *Core) Verify(ctx context.Context) ([]Verification, error) {
 			if err := c.record(rec); err != nil {
 				return out, err
 			}
+		}
+		if bs, err := c.pendingOnDB(ctx, att.ID); err == nil && len(bs) > 0 {
+			// Its absence from the DB proves nothing yet: the server may still commit it.
+			v.Note = pendingNote(bs)
+			out = append(out, v)
+			continue
 		}
 		a, ok := c.actions[intent.Action]
 		if !ok {
@@ -136,4 +144,18 @@ func (c *Core) ResolveByHuman(attempt string, res Result, note string) error {
 		return c.audit.Append(rec)
 	}
 	return fmt.Errorf("no attempt %s in the audit log", attempt)
+}
+
+// pendingNote says why an attempt whose transaction the database is still running is left
+// alone, and how that transaction can be ended.
+func pendingNote(bs []leases.Backend) string {
+	b := bs[0]
+	state := b.State
+	if state == "" {
+		state = "in a transaction"
+	}
+	return fmt.Sprintf("the control-plane DB is still running this attempt's transaction (server process %d, %s since %s): "+
+		"its COMMIT may still land, so it is left alone — verify again once it ends. Ending that process "+
+		"(SELECT pg_terminate_backend(%d)) rolls back a transaction still waiting for its COMMIT",
+		b.PID, state, stamp(b.Since), b.PID)
 }

@@ -45,6 +45,14 @@ var (
 	// ErrNotInitialised is returned by InitPG's callers and OpenPGStore when a
 	// PostgreSQL database holds no control-plane tables: run steward init --db on it.
 	ErrNotInitialised = errors.New("database holds no control-plane schema")
+	// ErrMaybeSent is matched (errors.Is) by the error of a transition that failed after its
+	// writes may have reached the database: on PostgreSQL the connection failed once a write
+	// statement or the COMMIT had been sent (the server may have run them and committed;
+	// only its answer was lost), on SQLite COMMIT itself failed. Whether the transition took
+	// effect is unknown until it is read back — the events and leases it writes name the
+	// governed attempt (WithAttempt) — so it must never be reported as failed. An error
+	// without it is definitive: nothing was committed.
+	ErrMaybeSent = errors.New("the transaction's writes may have reached the database")
 )
 
 // DBError records the operation and path of a failed database call. Err is
@@ -55,6 +63,9 @@ type DBError struct {
 	Path   string
 	Err    error
 	Detail string
+	// Sent is set when the failing transaction's writes may have reached the database
+	// (ErrMaybeSent).
+	Sent bool
 }
 
 // Error implements error.
@@ -63,11 +74,17 @@ func (e *DBError) Error() string {
 	if e.Detail != "" {
 		s += " (" + e.Detail + ")"
 	}
+	if e.Sent {
+		s += " — after its writes were sent to the database"
+	}
 	return s
 }
 
 // Unwrap returns the sentinel.
 func (e *DBError) Unwrap() error { return e.Err }
+
+// Is matches ErrMaybeSent when the writes may have reached the database.
+func (e *DBError) Is(target error) bool { return e.Sent && target == ErrMaybeSent }
 
 // sqliteCode returns the primary SQLite result code of err, or 0.
 func sqliteCode(err error) int {

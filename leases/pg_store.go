@@ -101,18 +101,25 @@ func (s *PGStore) Retries() int64 { return s.retries.Load() }
 
 func (s *PGStore) has(table, col string) bool { return s.info.has(table, col) }
 
-// pgTx is a write transaction with the shared SQL's ? placeholders numbered.
-type pgTx struct{ tx *sql.Tx }
+// pgTx is a write transaction with the shared SQL's ? placeholders numbered. Every
+// statement goes through it, and it records (progress) when a write is sent.
+type pgTx struct {
+	tx *sql.Tx
+	p  *progress
+}
 
 func (t pgTx) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	t.p.note(q)
 	return t.tx.QueryContext(ctx, pgSQL.bind(q), args...)
 }
 
 func (t pgTx) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	t.p.note(q)
 	return t.tx.QueryRowContext(ctx, pgSQL.bind(q), args...)
 }
 
 func (t pgTx) exec(ctx context.Context, q string, args ...any) (int64, error) {
+	t.p.note(q)
 	res, err := t.tx.ExecContext(ctx, pgSQL.bind(q), args...)
 	if err != nil {
 		return 0, err
@@ -130,9 +137,12 @@ func (s *PGStore) run(ctx context.Context, op string, fn pgTxFunc) (Outcome, err
 	deadline := time.Now().Add(s.opt.BusyBudget)
 	backoff := 2 * time.Millisecond
 	for attempt := 1; ; attempt++ {
-		out, err := s.try(ctx, fn)
-		if err == nil {
+		out, sent, err := s.try(ctx, fn)
+		switch {
+		case err == nil:
 			return out, nil
+		case sent:
+			return Outcome{}, sentError(op, s.path, err) // never run again: it may have committed
 		}
 		conflict, busy := pgRetryable(err), pgBusy(err)
 		switch {
@@ -160,24 +170,25 @@ func (s *PGStore) run(ctx context.Context, op string, fn pgTxFunc) (Outcome, err
 	}
 }
 
-func (s *PGStore) try(ctx context.Context, fn pgTxFunc) (Outcome, error) {
+// try runs fn in one transaction; sent reports an error that may have come after the
+// server committed (finish: the connection failed once a write or the COMMIT was sent).
+// Under a governed attempt (WithAttempt) the transaction first names the attempt in its
+// application_name (SET LOCAL: until it ends), so that a verifier can see that the server
+// is still running it (PGReader.Pending) after its client gave up on the answer.
+func (s *PGStore) try(ctx context.Context, fn pgTxFunc) (_ Outcome, sent bool, _ error) {
 	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
 	if err != nil {
-		return Outcome{}, err
+		return Outcome{}, false, err
 	}
-	out, commit, err := fn(ctx, pgTx{tx})
-	if err != nil || (!out.OK() && !commit) {
-		tx.Rollback()
-		return out, err
+	p := &progress{}
+	if name := pendingName(AttemptOf(ctx)); name != "" {
+		if _, err := tx.ExecContext(ctx, `SELECT set_config('application_name', $1, true)`, name); err != nil {
+			tx.Rollback()
+			return Outcome{}, false, err
+		}
 	}
-	if s.opt.BeforeCommit != nil {
-		s.opt.BeforeCommit()
-	}
-	if err := tx.Commit(); err != nil {
-		tx.Rollback()
-		return Outcome{}, err
-	}
-	return out, nil
+	out, commit, err := fn(ctx, pgTx{tx: tx, p: p})
+	return finish(tx, p, out, commit, err, s.opt.BeforeCommit)
 }
 
 // timeVal is the value a timestamp column of table gets for t: the instant for a

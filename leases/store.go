@@ -145,16 +145,19 @@ type txFunc func(ctx context.Context, tx *sql.Tx) (out Outcome, commit bool, err
 
 // run executes fn in a BEGIN IMMEDIATE transaction, retrying SQLITE_BUSY
 // with jittered backoff within BusyBudget; busy past the budget is reported
-// as CodeBusy, never as a raw error.
+// as CodeBusy, never as a raw error. An error that may have come after the
+// commit (sentError, ErrMaybeSent) is never retried.
 func (s *SQLiteStore) run(ctx context.Context, op string, fn txFunc) (Outcome, error) {
 	deadline := time.Now().Add(s.opt.BusyBudget)
 	backoff := 2 * time.Millisecond
 	for {
-		out, err := s.try(ctx, fn)
-		if err == nil {
+		out, sent, err := s.try(ctx, fn)
+		switch {
+		case err == nil:
 			return out, nil
-		}
-		if !isBusy(err) {
+		case sent:
+			return Outcome{}, sentError(op, s.path, err) // never run again: it may have committed
+		case !isBusy(err):
 			return Outcome{}, mapErr(op, s.path, err)
 		}
 		if ctx.Err() != nil || time.Now().Add(backoff).After(deadline) {
@@ -174,24 +177,15 @@ func (s *SQLiteStore) run(ctx context.Context, op string, fn txFunc) (Outcome, e
 	}
 }
 
-func (s *SQLiteStore) try(ctx context.Context, fn txFunc) (Outcome, error) {
+// try runs fn in one transaction; sent reports an error that may have come after the
+// transaction committed (finish: on SQLite, an error from COMMIT itself).
+func (s *SQLiteStore) try(ctx context.Context, fn txFunc) (_ Outcome, sent bool, _ error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return Outcome{}, err
+		return Outcome{}, false, err
 	}
 	out, commit, err := fn(ctx, tx)
-	if err != nil || (!out.OK() && !commit) {
-		tx.Rollback()
-		return out, err
-	}
-	if s.opt.BeforeCommit != nil {
-		s.opt.BeforeCommit()
-	}
-	if err := tx.Commit(); err != nil {
-		tx.Rollback()
-		return Outcome{}, err
-	}
-	return out, nil
+	return finish(tx, &progress{}, out, commit, err, s.opt.BeforeCommit)
 }
 
 // newID returns prefix + 16 random hex digits.

@@ -65,6 +65,11 @@ unless --heartbeats is given. The last line says how many attempts are shown of 
 			return printOut(cmd.OutOrStdout(), g.jsonOut, res, func(w io.Writer) {
 				for _, v := range res {
 					fmt.Fprintf(w, "%s  %s  %s\n", v.Attempt, v.Result, termsafe.Line(v.Note))
+					// What was read back: for an attempt left unknown, what is there and what
+					// finishes it.
+					for _, e := range v.Evidence {
+						fmt.Fprintf(w, "  - %s\n", termsafe.Line(e))
+					}
 				}
 				if len(res) == 0 {
 					fmt.Fprintln(w, "no unknown outcomes to verify")

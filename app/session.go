@@ -63,7 +63,8 @@ func Open(ctx context.Context, s Settings) (*Session, error) {
 		ws: live.Workspace{LocksDir: s.LocksDir, DBPath: s.DBPath, DBPasswordFile: s.DBPasswordFile, RepoRoot: s.RepoRoot,
 			DBHost: s.DBHost, LegacyLock: s.LegacyLock, Host: s.Host}}
 	sess.Policies = leases.LoadPolicies(s.Env)
-	sess.Config = model.Config{Policies: sess.Policies, RefusedWindow: s.ContentionWindow, StalePRQuiet: s.StalePR, BlockedLabel: s.BlockedLabel}
+	sess.Config = model.Config{Policies: sess.Policies, RefusedWindow: s.ContentionWindow, StalePRQuiet: s.StalePR, BlockedLabel: s.BlockedLabel,
+		Remote: s.Gitea.Remote}
 	sess.openGitea()
 	if c := sess.Gitea; c != nil {
 		sess.Config.Org, sess.Config.Repo = c.Repository()

@@ -103,6 +103,10 @@ type History struct {
 type Gitea struct {
 	// Repo is owner/name ("" when none is configured).
 	Repo string
+	// Remote is the name the supervised system's records give the repository's remote
+	// (gitea.remote; the seed's "prgs"): Gitea's facts are joined with the lock files' and
+	// the DB's items under it. "" infers it from the DB's rows for Repo (model.Config.Remote).
+	Remote string
 	// URL, TeaLogin and Token choose the login (gitea.url, gitea.tea_login, gitea.token);
 	// without them $STEWARD_GITEA_TOKEN or the tea CLI's default login.
 	URL, TeaLogin, Token string
@@ -155,8 +159,9 @@ func FromConfig(r *config.Resolved, env func(string) (string, bool)) (Settings, 
 		LocksDir: get(config.KeyLocksDir), DBPath: get(config.KeyDBPath), DBPasswordFile: get(config.KeyDBPasswordFile),
 		RepoRoot: get(config.KeyRepoRoot), DBHost: get(config.KeyDBHost), AuditPath: get(config.KeyAuditLog),
 		Workspace: r.Name(), Host: get(config.KeyHost),
-		LegacyLock:   legacyLock(env),
-		Gitea:        Gitea{URL: get(config.KeyGiteaURL), TeaLogin: get(config.KeyTeaLogin), Token: r.Get(config.KeyGiteaToken).Value},
+		LegacyLock: legacyLock(env),
+		Gitea: Gitea{URL: get(config.KeyGiteaURL), TeaLogin: get(config.KeyTeaLogin), Token: r.Get(config.KeyGiteaToken).Value,
+			Remote: get(config.KeyGiteaRemote)},
 		BlockedLabel: get(config.KeyBlockedLabel),
 		StalePR:      dur(config.KeyStalePR), ContentionWindow: dur(config.KeyContentionWindow),
 		Attention: Attention{

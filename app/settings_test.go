@@ -36,6 +36,7 @@ type world struct {
 	now             time.Time
 	// base, when set, is the config file the rows start from instead of file's.
 	base string
+	fake *fakegitea.Server
 }
 
 func newWorld(t *testing.T) *world {
@@ -58,7 +59,7 @@ func newWorld(t *testing.T) *world {
 	r.CreateIssue("worker", "Stuck", "body", "stuck")
 	r.CreateBranch("feature")
 	r.CreatePR("worker", "A quiet PR", "feature", "main")
-	w.url = srv.URL
+	w.url, w.fake = srv.URL, fake
 	return w
 }
 
@@ -260,6 +261,37 @@ func TestEverySettingHasAnEffect(t *testing.T) {
 		{config.KeyGiteaToken, giteaBroken("      token: ", "wrong-token-0000000000")},
 		{config.KeyGiteaOwner, giteaBroken("      owner: ", "nobody")},
 		{config.KeyGiteaRepo, giteaBroken("      repo: ", "nothing")},
+		{config.KeyGiteaRemote, func(t *testing.T, w *world) {
+			// The sample's rows and locks name acme/widgets under the remote origin, each
+			// issue leased; Gitea has the same repository, issue #1 closed. Under the remote
+			// the rows name, Gitea's facts join the leases: the closed issue's live claim is
+			// an orphan. Under another, they are apart, and nothing is concluded of #1.
+			r := w.fake.CreateRepo("acme", "widgets")
+			for i := range 4 {
+				r.CreateIssue("maintainer", fmt.Sprintf("widget %d", i+1), "body")
+			}
+			r.CloseIssue(1)
+			widgets := strings.Replace(w.file(""), "      repo: fleet\n", "      repo: widgets\n", 1)
+			with := func(remote string) bool {
+				return hasOrphan(w.open(t, strings.Replace(widgets, "      repo: widgets\n", "      repo: widgets\n"+remote, 1)).Snapshot(context.Background()), model.OrphanClosedIssueLiveClaim)
+			}
+			if !with("      remote: origin\n") {
+				t.Fatal("gitea.remote origin (the rows' remote): the closed issue's live lease is no orphan")
+			}
+			if with("      remote: elsewhere\n") {
+				t.Fatal("gitea.remote elsewhere: Gitea's closed issue was joined with the origin lease")
+			}
+			w.env["STEWARD_GITEA_REMOTE"] = "elsewhere"
+			if with("      remote: origin\n") {
+				t.Fatal("STEWARD_GITEA_REMOTE elsewhere over the file's origin: Gitea's closed issue was joined with the origin lease")
+			}
+			delete(w.env, "STEWARD_GITEA_REMOTE")
+			// Unset: inferred from the DB's rows for acme/widgets (all origin), and said.
+			s := w.open(t, widgets).Snapshot(context.Background())
+			if !hasOrphan(s, model.OrphanClosedIssueLiveClaim) || !strings.Contains(strings.Join(s.Sources.Gitea.Notes, " "), "remote origin inferred") {
+				t.Fatalf("gitea.remote unset: orphan %v, Gitea notes %q", hasOrphan(s, model.OrphanClosedIssueLiveClaim), s.Sources.Gitea.Notes)
+			}
+		}},
 		{config.KeyMarkerLabels, func(t *testing.T, w *world) {
 			if s := w.snap(t, ""); len(s.Clarifications) != 0 {
 				t.Fatalf("default markers found %d clarifications", len(s.Clarifications))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"steward/config"
 	"steward/govern"
 	"steward/termsafe"
 )
@@ -89,7 +90,7 @@ type actionCmd struct {
 }
 
 var itemFlags = []flagSpec{
-	{name: "remote", target: "remote", usage: "the Gitea remote name", def: "origin"},
+	{name: "remote", target: "remote", usage: "the Gitea remote name (default: the workspace's gitea.remote when set)", def: "origin"},
 	{name: "org", target: "org", usage: "repository owner", required: true},
 	{name: "repo", target: "repo", usage: "repository name", required: true},
 	{name: "kind", target: "kind", usage: "issue or pr", def: "issue"},
@@ -131,7 +132,7 @@ func actionCommands() []actionCmd {
 		{path: []string{"lock", "retire"}, action: "lock.retire", short: "Archive a dead or expired lock file with a recovery block", flags: []flagSpec{{name: "file", target: "lock", usage: "lock file name in the locks directory", required: true}}},
 		{path: []string{"recover"}, action: govern.ActionRecover, short: "Recover an item a dead or stalled claim left: end its lease (reclaim or abandon) and retire its lock, in one plan", flags: []flagSpec{
 			{name: "item", target: "itemref", usage: "the item, as ORG/REPO#N (an issue) or ORG/REPO!N (a pull request)", required: true, check: checkItemRef},
-			{name: "remote", target: "remote", usage: "the Gitea remote name", def: "origin"},
+			{name: "remote", target: "remote", usage: "the Gitea remote name (default: the workspace's gitea.remote when set)", def: "origin"},
 		}},
 		{path: []string{"undo"}, action: "undo", short: "Apply the inverse an earlier attempt recorded", flags: []flagSpec{{name: "attempt", target: "attempt", usage: "audit attempt id", required: true}}},
 		{path: []string{"claim"}, action: "worker.claim", worker: true, short: "Claim an item for a worker session (worker action)", flags: append(append([]flagSpec{
@@ -196,6 +197,12 @@ func newActionCommand(ac actionCmd, g *globals) *cobra.Command {
 			req, err := buildRequest(ac, vals)
 			if err != nil {
 				return &exitError{code: ExitError, msg: err.Error()}
+			}
+			if it := req.Target.Item; it != nil && !cmd.Flags().Changed("remote") && g.resolved != nil {
+				// The workspace's remote (gitea.remote) is what its workers name the item by.
+				if r := strings.TrimSpace(g.resolved.Get(config.KeyGiteaRemote).Value); r != "" {
+					it.Remote = r
+				}
 			}
 			c, done, err := g.core()
 			if err != nil {

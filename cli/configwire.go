@@ -12,8 +12,9 @@ import (
 
 // giteaFlagKeys maps the global Gitea flags onto config keys.
 var giteaFlagKeys = map[string]string{
-	"gitea-url":   config.KeyGiteaURL,
-	"gitea-login": config.KeyTeaLogin,
+	"gitea-url":    config.KeyGiteaURL,
+	"gitea-login":  config.KeyTeaLogin,
+	"gitea-remote": config.KeyGiteaRemote,
 }
 
 // applyConfig resolves the config file (flag > env > file > default) and fills every

@@ -33,7 +33,7 @@ func newDemoWorkbench(ctx context.Context, d *sim.Demo, role govern.Role, ro gov
 	sess, err := app.Open(ctx, app.Settings{
 		LocksDir: d.Workspace.LocksDir, DBPath: d.Workspace.DBPath, DBPasswordFile: d.Workspace.DBPasswordFile, RepoRoot: d.Workspace.RepoRoot,
 		AuditPath: d.AuditPath, AuditLog: d.AuditLog(), Audit: app.AuditWrite, Env: d.Workspace.Env,
-		Gitea:   app.Gitea{Client: d.Client},
+		Gitea:   app.Gitea{Client: d.Client, Remote: d.Remote},
 		StalePR: scale(10 * time.Minute), ContentionWindow: scale(time.Hour),
 		Attention: demoAttention(speed),
 		Theme:     theme,

@@ -11,7 +11,7 @@ import (
 // giteaFlags are the global flags that select a Gitea repository. The token comes from
 // $STEWARD_GITEA_TOKEN or the tea CLI's config, never from the command line.
 type giteaFlags struct {
-	url, login, repo string
+	url, login, repo, remote string
 }
 
 // giteaClient returns the configured client (app.NewClient: the login, the repository,

@@ -129,6 +129,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	pf.BoolVar(&g.jsonOut, "json", false, "print JSON")
 	pf.StringVar(&g.gitea.url, "gitea-url", envOr(gitea.EnvURL, ""), "Gitea base URL (token from $"+gitea.EnvToken+" or the tea config)")
 	pf.StringVar(&g.gitea.login, "gitea-login", "", "tea CLI login name to use (default: tea's default login)")
+	pf.StringVar(&g.gitea.remote, "gitea-remote", "", "the remote name the workers' lock files and DB rows give the Gitea repository (gitea.remote; default: inferred from the DB's rows)")
 	pf.StringVar(&g.gitea.repo, "gitea-repo", envOr("STEWARD_GITEA_REPO", ""), "owner/name of the Gitea repository the workers coordinate through")
 	pf.StringVar(&g.configPath, "config", "", "config file (default $STEWARD_CONFIG, else $XDG_CONFIG_HOME/steward/config.yaml)")
 	pf.StringVar(&g.workspace, "workspace", "", "workspace of the config file to use")

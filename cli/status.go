@@ -200,8 +200,17 @@ func printText(w io.Writer, s *model.Snapshot) {
 	if s.SessionsOmitted > 0 {
 		omitted = fmt.Sprintf(" (%d older ended not listed)", s.SessionsOmitted)
 	}
+	items := strings.Join(bs, ", ")
+	if items == "" {
+		items = "none"
+	}
+	if inv := s.ItemsInventory; !inv.Complete {
+		// What items[] lacks is said, never read as "no other item": the seed's "none found
+		// (partial inventory)".
+		items += " (" + L(inv.Reason) + ")"
+	}
 	fmt.Fprintf(w, "\ncounts: %d claims, %d contention (%d collisions), %d clarifications, %d orphans, %d sessions%s; items: %s\n",
-		c.Claims, c.Contention, c.Collisions, c.Clarifications, c.Orphans, c.Sessions, omitted, strings.Join(bs, ", "))
+		c.Claims, c.Contention, c.Collisions, c.Clarifications, c.Orphans, c.Sessions, omitted, items)
 	fmt.Fprintf(w, "\nclaims (%d)\n", len(s.Claims))
 	for _, x := range s.Claims {
 		who := ""

@@ -110,6 +110,10 @@ func (r *Resolved) validate(f *File) {
 					r.problem(SevError, "db-url", "the control-plane DB URL ("+s.Origin+") "+msg)
 				}
 			}
+		case KeyGiteaRemote:
+			if !remoteName(s.Value) {
+				r.problem(SevError, "bad-remote", fmt.Sprintf("gitea.remote %q (%s) is not a git remote name: no spaces, control characters, quotes or backslashes, and not starting with '-' or '.'", clip(s.Value), s.Origin))
+			}
 		case KeyDBHost, KeyHost:
 			if !hostName(s.Value) {
 				r.problem(SevError, "bad-host", fmt.Sprintf("%s (%s) is not a host name: no spaces, control characters or slashes", s.Key, s.Origin))
@@ -164,6 +168,8 @@ workspaces:
       # token_file: ~/.config/steward/token   # mode 0600
       owner: ""
       repo: ""
+      # remote: prgs       # the remote name the workers' lock files and DB rows give this
+      #                    # repository; unset, steward infers it from the DB's rows
 marker_labels: [status:blocked-pending-clarification]
 blocked_label: status:blocked
 clarification_sla: 24h

@@ -216,6 +216,47 @@ func TestDBHost(t *testing.T) {
 	}
 }
 
+// TestGiteaRemote: gitea.remote — the name the workers' records give the repository's remote
+// (the seed's prgs) — from the workspace in the file, overridden by STEWARD_GITEA_REMOTE and
+// the flag; empty by default (inferred from the DB's rows); the line config init writes,
+// uncommented, reads; a value no git remote can have is an error, never a default.
+func TestGiteaRemote(t *testing.T) {
+	p := write(t, "workspaces:\n  w:\n    gitea:\n      owner: o\n      repo: r\n      remote: prgs\n", 0o600)
+	r, err := Load(Inputs{Path: p, Getenv: env(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := r.Get(KeyGiteaRemote); s.Value != "prgs" || s.Source != FromFile || s.Origin != "workspaces.w.gitea.remote" {
+		t.Errorf("gitea.remote from the file: %+v", s)
+	}
+	r, _ = Load(Inputs{Path: p, Getenv: env(map[string]string{"STEWARD_GITEA_REMOTE": "origin"})})
+	if s := r.Get(KeyGiteaRemote); s.Value != "origin" || s.Source != FromEnv {
+		t.Errorf("gitea.remote from the variable: %+v", s)
+	}
+	r, _ = Load(Inputs{Path: p, Getenv: env(map[string]string{"STEWARD_GITEA_REMOTE": "origin"}), Flags: map[string]string{KeyGiteaRemote: "mdcps"}})
+	if s := r.Get(KeyGiteaRemote); s.Value != "mdcps" || s.Source != FromFlag {
+		t.Errorf("gitea.remote from the flag: %+v", s)
+	}
+	r, _ = Load(Inputs{Path: filepath.Join(t.TempDir(), "none.yaml"), Getenv: env(nil)})
+	if s := r.Get(KeyGiteaRemote); s.Value != "" || s.Source != FromDefault {
+		t.Errorf("gitea.remote by default: %+v", s)
+	}
+	tmpl := strings.Replace(Template, "      # remote: prgs ", "      remote: prgs   ", 1)
+	if tmpl == Template {
+		t.Fatal("config init's template does not offer gitea.remote")
+	}
+	r, _ = Load(Inputs{Path: write(t, tmpl, 0o600), Getenv: env(nil)})
+	if s := r.Get(KeyGiteaRemote); s.Value != "prgs" || r.HasErrors() {
+		t.Errorf("the template's remote line, uncommented: %+v, problems %v", s, r.Problems)
+	}
+	for _, bad := range []string{"two words", "-x", ".hidden", "a\"b"} {
+		r, _ = Load(Inputs{Path: p, Getenv: env(map[string]string{"STEWARD_GITEA_REMOTE": bad})})
+		if !has(codes(r), "bad-remote") {
+			t.Errorf("gitea.remote %q: problems %v", bad, r.Problems)
+		}
+	}
+}
+
 // TestDBURL: a workspace's db_url is its control-plane DB (shown with its origin), its
 // password comes from a file, and a password put in the URL anyway — in the file, a
 // flag or a variable — is refused and never shown or quoted.

@@ -93,6 +93,10 @@ type Gitea struct {
 	TokenFile string `yaml:"token_file,omitempty"`
 	Owner     string `yaml:"owner,omitempty"`
 	Repo      string `yaml:"repo,omitempty"`
+	// Remote is the name the supervised system's records give this repository's remote
+	// (lock files' and work_items' remote: the seed's "prgs"). Empty: inferred from the
+	// control-plane DB's rows for owner/repo when they agree.
+	Remote string `yaml:"remote,omitempty"`
 }
 
 // Thresholds tune the live model's rules.

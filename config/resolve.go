@@ -189,6 +189,7 @@ const (
 	KeyGiteaToken       = "gitea.token"
 	KeyGiteaOwner       = "gitea.owner"
 	KeyGiteaRepo        = "gitea.repo"
+	KeyGiteaRemote      = "gitea.remote"
 	KeyMarkerLabels     = "marker_labels"
 	KeyBlockedLabel     = "blocked_label"
 	KeyClarificationSLA = "clarification_sla"
@@ -290,6 +291,9 @@ var keys = []key{
 	{name: KeyGiteaToken, env: "STEWARD_GITEA_TOKEN", secret: true, def: constant(""), file: func(_ *File, w *Workspace) string { return w.Gitea.Token }},
 	{name: KeyGiteaOwner, env: "STEWARD_GITEA_OWNER", def: constant(""), file: func(_ *File, w *Workspace) string { return w.Gitea.Owner }},
 	{name: KeyGiteaRepo, env: "STEWARD_GITEA_REPO", def: constant(""), file: func(_ *File, w *Workspace) string { return w.Gitea.Repo }},
+	// gitea.remote: the name the supervised system's rows give the repository's remote
+	// (the seed's remote="prgs"); empty means inferred from the DB's rows.
+	{name: KeyGiteaRemote, env: "STEWARD_GITEA_REMOTE", def: constant(""), file: func(_ *File, w *Workspace) string { return w.Gitea.Remote }},
 	{name: KeyMarkerLabels, env: "STEWARD_MARKER_LABELS", def: constant("status:blocked-pending-clarification"), file: func(f *File, _ *Workspace) string { return strings.Join(f.MarkerLabels, ",") }},
 	{name: KeyBlockedLabel, env: "STEWARD_BLOCKED_LABEL", def: constant("status:blocked"), file: func(f *File, _ *Workspace) string { return f.BlockedLabel }},
 	{name: KeyClarificationSLA, env: "STEWARD_CLARIFICATION_SLA", def: constant("24h0m0s"), file: func(f *File, _ *Workspace) string { return durString(f.ClarificationSLA) }},
@@ -452,7 +456,7 @@ func invalidIn(issues []issue, origin string) bool {
 func fileOrigin(ws, key string) string {
 	switch key {
 	case KeyLocksDir, KeyDBPath, KeyDBPasswordFile, KeyRepoRoot, KeyDBHost, KeyHost, KeyAuditLog, KeyTeaLogin, KeyGiteaURL,
-		KeyGiteaToken, KeyGiteaOwner, KeyGiteaRepo:
+		KeyGiteaToken, KeyGiteaOwner, KeyGiteaRepo, KeyGiteaRemote:
 		return "workspaces." + ws + "." + key
 	}
 	return key

@@ -29,7 +29,7 @@ func (r *Resolved) Name() string {
 // workspace of the file.
 var workspaceKeys = map[string]bool{KeyLocksDir: true, KeyDBPath: true, KeyDBPasswordFile: true, KeyRepoRoot: true,
 	KeyDBHost: true, KeyHost: true, KeyAuditLog: true, KeyTeaLogin: true, KeyGiteaURL: true, KeyGiteaToken: true,
-	KeyGiteaOwner: true, KeyGiteaRepo: true}
+	KeyGiteaOwner: true, KeyGiteaRepo: true, KeyGiteaRemote: true}
 
 // IsWorkspaceKey reports whether key is one of the settings each workspace has its own of.
 func IsWorkspaceKey(key string) bool { return workspaceKeys[key] }
@@ -148,4 +148,17 @@ func (r *Resolved) checkWorkspaces(f *File) {
 		}
 		seen[key] = n
 	}
+}
+
+// remoteName reports whether s can be a git remote's name as the workers' tools write it in
+// their records: empty (not set), or no spaces, control characters, quotes or backslashes,
+// not starting with '-' or '.' (git refuses such names, and one would read as an option).
+func remoteName(s string) bool {
+	if s == "" {
+		return true
+	}
+	if s[0] == '-' || s[0] == '.' {
+		return false
+	}
+	return strings.IndexFunc(s, func(c rune) bool { return c <= ' ' || c == 0x7f || c == '"' || c == '\'' || c == '\\' }) < 0
 }

@@ -21,9 +21,7 @@ func Build(in *Input, cfg Config, now time.Time) *Snapshot {
 func (e *Engine) load(in *Input) {
 	e.env.locks, e.env.db, e.env.gitea, e.env.sect = in.LocksHealth, in.DBHealth, in.GiteaHealth, in.DB
 	for _, w := range in.WorkItems {
-		if it := itemOfRef(w.WorkRef); it != nil {
-			e.workItems[w.WorkItemID] = *it
-		}
+		e.PutWorkItem(w)
 	}
 	e.sessionsOmitted = in.SessionsOmitted
 	for i := range in.Sessions {

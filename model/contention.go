@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"steward/leases"
@@ -210,38 +211,52 @@ func giteaOrphans(u *unitIn, e *env, now time.Time, out *unitOut) []*Orphan {
 	return nil
 }
 
-// bucket places the item in one traffic bucket (seed §8.2). Runnable rests on
-// absences, so it needs every source complete; otherwise the bucket is unknown.
+// bucket places the item in one traffic bucket (seed §8.2), with the evidence of that
+// bucket. Runnable rests on absences, so it needs every source complete; otherwise the
+// bucket is unknown.
 func bucket(u *unitIn, e *env, now time.Time) *ItemState {
 	if u.item == nil {
 		return nil
 	}
-	st := &ItemState{Item: *u.item}
+	st := &ItemState{Item: *u.item, Evidence: make([]Evidence, 0, 4)}
 	f := u.fact
 	if f != nil {
 		st.Title = f.Title
-		st.Evidence = append(st.Evidence, ev(SourceGitea, "state", f.State), ev(SourceGitea, "labels", fmt.Sprint(f.Labels)))
+		st.Evidence = append(st.Evidence, ev(SourceGitea, "state", giteaState(f)), ev(SourceGitea, "labels", fmt.Sprint(f.Labels)))
 	}
-	set := func(b Bucket, why string) *ItemState { st.Bucket = b; st.Reasons = append(st.Reasons, why); return st }
+	set := func(b Bucket, why string, evs ...Evidence) *ItemState {
+		st.Bucket = b
+		st.Reasons = append(st.Reasons, why)
+		st.Evidence = append(st.Evidence, evs...)
+		return st
+	}
 	if un := unproven(u); len(un) > 0 {
 		st.Reasons = append(st.Reasons, "unproven: a lease row on the item has undecodable values; orphan-lease and lock-lease-mismatch are not concluded for it")
 		st.Evidence = append(st.Evidence, un...)
 	}
 	switch {
 	case f != nil && f.Found && (f.State == "closed" || f.Merged):
-		return set(BucketTerminalComplete, "the item is "+map[bool]string{true: "merged", false: "closed"}[f.Merged])
+		return set(BucketTerminalComplete, "the item is "+map[bool]string{true: "merged", false: "closed"}[f.Merged], holders(u)...)
 	case f != nil && slices.Contains(f.Labels, e.cfg.BlockedLabel):
-		return set(BucketNeedsController, "label "+e.cfg.BlockedLabel)
+		return set(BucketNeedsController, "label "+e.cfg.BlockedLabel, holders(u)...)
 	case u.clarified:
-		return set(BucketBlocked, "blocked pending clarification (marker label)")
+		return set(BucketBlocked, "blocked pending clarification (marker label)", holders(u)...)
 	case liveClaim(u):
-		return set(BucketLeased, "an active lease or a live lock holds the item")
+		return set(BucketLeased, "an active lease or a live lock holds the item", holders(u)...)
+	case len(u.claimedAs) > 0:
+		var evs []Evidence
+		for _, it := range u.claimedAs {
+			evs = append(evs, ev(SourceDB, "claimed_as", it.Remote+" "+it.String()))
+		}
+		return set(BucketUnknown, "a lease or lock holds the same number of this repository under another remote name ("+u.claimedAs[0].Remote+"): the item is not claimed to be free (set gitea.remote to say which remote Gitea is)", evs...)
 	case !e.locksObserved():
 		return set(BucketUnknown, "lock files not observed from this host: the item is not claimed to be free")
 	case !e.locks.Complete():
 		return set(BucketUnknown, "lock files not fully read: the item is not claimed to be free")
 	case !e.leasesComplete():
 		return set(BucketUnknown, "control-plane leases not fully read: the item is not claimed to be free")
+	case e.remote.How == RemoteAmbiguous:
+		return set(BucketUnknown, "Gitea's facts are not joined with this item: the records name the repository under several remotes ("+strings.Join(e.remote.Named, ", ")+") and gitea.remote is not set")
 	case f == nil || !e.giteaUsable():
 		return set(BucketUnknown, "Gitea state not read: the item is not claimed to be runnable")
 	case !f.Found || f.State != "open":
@@ -250,5 +265,34 @@ func bucket(u *unitIn, e *env, now time.Time) *ItemState {
 		return set(BucketUnknown, "Gitea read was partial")
 	}
 	_ = now
-	return set(BucketRunnable, "no active lease, no live lock, no block label")
+	return set(BucketRunnable, "no active lease, no live lock, no block label",
+		ev(SourceDB, "leases", "no non-terminal lease on the item (leases read completely)"),
+		ev(SourceLocks, "locks", "no live lock file names the item (lock directory read completely)"))
+}
+
+// giteaState is what Gitea says of an item's state: open, closed, merged, or not found.
+func giteaState(f *GiteaFact) string {
+	switch {
+	case !f.Found:
+		return "not found"
+	case f.Merged:
+		return "merged"
+	}
+	return f.State
+}
+
+// holders is the evidence of what holds the item: its non-terminal leases and live locks.
+func holders(u *unitIn) []Evidence {
+	var out []Evidence
+	for _, l := range u.leases {
+		if leaseActive(&l.Lease) {
+			out = append(out, ev(SourceDB, "leases."+l.Lease.LeaseID, l.Lease.StatusText()+", session "+l.Lease.SessionID+", expires_at "+l.Lease.ExpiresAt.Raw))
+		}
+	}
+	for _, lo := range u.locks {
+		if lo.Entry.Unreadable == nil {
+			out = append(out, ev(SourceLocks, "lock_file", lo.Entry.Name+" (owner_session "+lo.Entry.Record.OwnerSession+")"))
+		}
+	}
+	return out
 }

@@ -15,11 +15,13 @@ import (
 // env is what every unit's derivation shares: configuration and the health
 // of the sources.
 type env struct {
-	cfg   Config
-	locks SourceHealth
-	db    SourceHealth
-	sect  DBSections
-	gitea SourceHealth
+	cfg Config
+	// remote is how Gitea's facts are joined with the items the other sources name.
+	remote RemoteJoin
+	locks  SourceHealth
+	db     SourceHealth
+	sect   DBSections
+	gitea  SourceHealth
 }
 
 func (e *env) dbUsable() bool       { return e.db.Usable() }
@@ -54,6 +56,10 @@ type unitIn struct {
 	// branchClaimed: a lock elsewhere names this PR's head branch.
 	branchClaimed bool
 	clarified     bool
+	// claimedAs are the same repository, kind and number under other remote names that a
+	// lease or a lock holds: the item is not free while they do (steward does not guess
+	// whether they are one item).
+	claimedAs []Item
 }
 
 // unitOut is what one item contributes to the snapshot.

@@ -2,7 +2,9 @@ package model
 
 import (
 	"container/heap"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"steward/leases"
@@ -11,8 +13,10 @@ import (
 // unit is one item (or one file or lease that names no item) and the keys of
 // what it contributed to the sorted output lists.
 type unit struct {
-	key     string
-	item    *Item
+	key  string
+	item *Item
+	// alias is the item's key without its remote (aliasKey), "" for no item.
+	alias   string
 	locks   set
 	leases  set
 	refused []refusal
@@ -49,6 +53,18 @@ type Engine struct {
 	facts      map[string]*GiteaFact
 	clar       map[string]bool
 	clarList   []Clarification
+	// gitea is Gitea's last read as given (SetGitea, SetHealth): its facts are filed under
+	// the remote env.remote settles (applyGitea), again whenever that changes.
+	gitea struct {
+		facts  []GiteaFact
+		clars  []Clarification
+		health SourceHealth
+	}
+	// wiRemotes and lockRemotes count the remotes the work items and the live lock files
+	// of the configured repository name (resolveRemote).
+	wiRemotes, lockRemotes remoteCount
+	// aliases: an item's key without its remote → the units of that item under any remote.
+	aliases    map[string]set
 	claims     sorted[Claim]
 	orphans    sorted[Orphan]
 	contention sorted[Contention]
@@ -69,13 +85,16 @@ type Engine struct {
 
 // NewEngine returns an empty engine classifying with cfg.
 func NewEngine(cfg Config) *Engine {
-	return &Engine{env: env{cfg: cfg.WithDefaults()},
+	e := &Engine{env: env{cfg: cfg.WithDefaults()},
 		locks: map[string]*LockObs{}, lockUnit: map[string]string{}, leases: map[string]*LeaseObs{},
 		leaseUnit: map[string]string{}, refs: map[string]*LeaseObs{}, refUnits: map[string]set{},
 		refPending: map[string]bool{}, itemLeases: map[int64]set{},
 		sessions: map[string]*SessionObs{}, sessLeases: map[string]set{}, workItems: map[int64]Item{},
 		units: map[string]*unit{}, branches: map[string]set{}, heads: map[string]set{},
-		facts: map[string]*GiteaFact{}, clar: map[string]bool{}, sessKeys: map[string][]string{}, dirty: map[string]bool{}}
+		facts: map[string]*GiteaFact{}, clar: map[string]bool{}, sessKeys: map[string][]string{}, dirty: map[string]bool{},
+		wiRemotes: remoteCount{}, lockRemotes: remoteCount{}, aliases: map[string]set{}}
+	e.env.remote = e.resolveRemote()
+	return e
 }
 
 func addTo[K comparable](m map[K]set, k K, v string) {
@@ -98,11 +117,12 @@ func delFrom[K comparable](m map[K]set, k K, v string) {
 func (e *Engine) unitFor(key string, it *Item) *unit {
 	u := e.units[key]
 	if u == nil {
-		u = &unit{key: key, item: it}
+		u = &unit{key: key}
 		e.units[key] = u
 	}
 	if u.item == nil && it != nil {
-		u.item = it
+		u.item, u.alias = it, aliasKey(it)
+		addTo(e.aliases, u.alias, key)
 	}
 	return u
 }
@@ -139,10 +159,12 @@ func (e *Engine) SetLock(name string, lo *LockObs) {
 		e.setBranch(old.Entry.Record.BranchName, name, false)
 		delete(e.locks, name)
 		delete(e.lockUnit, name)
+		e.countLock(old, -1)
 	}
 	if lo == nil || !e.env.locksObserved() {
 		return // a lock directory on another host is not observed: no lock is concluded
 	}
+	e.countLock(lo, 1)
 	k, it := lockUnitKey(lo)
 	e.unitFor(k, it).locks.add(name)
 	e.locks[name], e.lockUnit[name] = lo, k
@@ -257,14 +279,39 @@ func (e *Engine) AddEvents(evs []leases.Event) {
 	}
 }
 
-// setGitea replaces every Gitea fact (a poll): all units are re-derived.
+// setGitea replaces every Gitea fact (a poll) and files them (applyGitea).
 func (e *Engine) setGitea(facts []GiteaFact, clars []Clarification, h SourceHealth) {
+	e.gitea.facts, e.gitea.clars, e.gitea.health = facts, clars, h
+	e.applyGitea()
+}
+
+// applyGitea files Gitea's last read under the remote env.remote settles: a fact or
+// clarification that names no remote takes it. When the records name several remotes and
+// none is configured, nothing of Gitea's is joined with an item (the clarifications are
+// still listed) and the source reads degraded and partial, saying why.
+func (e *Engine) applyGitea() {
 	for k := range e.facts {
 		e.dirty[k] = true
 	}
+	for k := range e.clar {
+		e.dirty[k] = true
+	}
 	e.facts, e.clar, e.heads = map[string]*GiteaFact{}, map[string]bool{}, map[string]set{}
+	r := e.env.remote
+	ambiguous := r.How == RemoteAmbiguous
+	file := func(it *Item) bool {
+		if it.Remote != "" {
+			return true
+		}
+		it.Remote = r.Remote
+		return !ambiguous
+	}
+	facts := slices.Clone(e.gitea.facts)
 	for i := range facts {
 		f := &facts[i]
+		if !file(&f.Item) {
+			continue
+		}
 		it := f.Item
 		k := it.key()
 		e.unitFor(k, &it)
@@ -274,7 +321,12 @@ func (e *Engine) setGitea(facts []GiteaFact, clars []Clarification, h SourceHeal
 			addTo(e.heads, f.HeadBranch, k)
 		}
 	}
-	for _, c := range clars {
+	clars := slices.Clone(e.gitea.clars)
+	for i := range clars {
+		c := &clars[i]
+		if !file(&c.Item) {
+			continue
+		}
 		k := c.Item.key()
 		it := c.Item
 		e.unitFor(k, &it)
@@ -282,6 +334,17 @@ func (e *Engine) setGitea(facts []GiteaFact, clars []Clarification, h SourceHeal
 		e.dirty[k] = true
 	}
 	e.clarList = clars
+	h := e.gitea.health
+	if note, finding := e.remoteNote(); note != "" || finding != "" {
+		h.Notes = slices.Clone(h.Notes)
+		if note != "" {
+			h.Notes = append(h.Notes, note)
+		}
+		if finding != "" {
+			h.Status, h.Partial = StatusDegraded, true
+			h.Reason = strings.TrimPrefix(h.Reason+"; "+finding, "; ")
+		}
+	}
 	e.setHealth(&e.env.gitea, h)
 }
 
@@ -331,7 +394,29 @@ func (e *Engine) unitIn(u *unit) *unitIn {
 	if in.fact != nil && in.fact.HeadBranch != "" {
 		in.branchClaimed = e.branches[in.fact.HeadBranch].len() > 0
 	}
+	if u.alias != "" {
+		for a := range e.aliases[u.alias].all() {
+			if o := e.units[a]; a != u.key && o != nil && o.item != nil && e.unitClaimed(o) {
+				in.claimedAs = append(in.claimedAs, *o.item)
+			}
+		}
+	}
 	return in
+}
+
+// unitClaimed reports whether a non-terminal lease or a readable live lock holds u.
+func (e *Engine) unitClaimed(u *unit) bool {
+	for id := range u.leases.all() {
+		if lo := e.leases[id]; lo != nil && leaseActive(&lo.Lease) {
+			return true
+		}
+	}
+	for n := range u.locks.all() {
+		if lo := e.locks[n]; lo != nil && lo.Entry.Unreadable == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Flush re-derives every dirty unit and session at now.
@@ -351,6 +436,16 @@ func (e *Engine) Flush(now time.Time) int {
 			e.sessOut.end()
 		}()
 	}
+	// An item's units under other remote names read whether it is claimed there (a
+	// Gitea item is not free while a lock or lease holds the same number under another
+	// remote): they are derived again with it.
+	for k := range e.dirty {
+		if u := e.units[k]; u != nil && u.alias != "" {
+			for a := range e.aliases[u.alias].all() {
+				e.dirty[a] = true
+			}
+		}
+	}
 	for k := range e.dirty {
 		delete(e.dirty, k)
 		n++
@@ -365,6 +460,9 @@ func (e *Engine) Flush(now time.Time) int {
 		var out unitOut
 		if u.empty() && e.facts[k] == nil && !e.clar[k] {
 			delete(e.units, k)
+			if u.alias != "" {
+				delFrom(e.aliases, u.alias, k)
+			}
 		} else {
 			out = derive(e.unitIn(u), &e.env, now)
 		}
@@ -390,7 +488,10 @@ func (e *Engine) Publish(now time.Time) *Snapshot {
 	s := &Snapshot{GeneratedAt: now, Sources: Sources{Locks: e.env.locks, DB: e.env.db, Gitea: e.env.gitea},
 		Claims: e.claims.snapshot(), Orphans: e.orphans.snapshot(), Contention: e.contention.snapshot(),
 		Items: e.items.snapshot(), Sessions: e.sessOut.snapshot(), Clarifications: append([]Clarification{}, e.clarList...),
-		Findings: append([]string(nil), e.findings...), SessionsOmitted: e.sessionsOmitted}
+		Findings: append([]string(nil), e.findings...), SessionsOmitted: e.sessionsOmitted, ItemsInventory: e.itemsInventory()}
+	if _, finding := e.remoteNote(); finding != "" {
+		s.Findings = append(s.Findings, finding)
+	}
 	n := e.env.cfg.ActivityLimit
 	act := e.activity
 	if len(act) > n {

@@ -37,8 +37,20 @@ func (e *Engine) ItemLeases(id int64) iter.Seq[string] { return e.itemLeases[id]
 // PutWorkItem records a work item row: the item its leases and events name.
 func (e *Engine) PutWorkItem(w leases.WorkItem) {
 	if it := itemOfRef(w.WorkRef); it != nil {
-		e.workItems[w.WorkItemID] = *it
+		e.putWorkItem(w.WorkItemID, *it)
 	}
+}
+
+func (e *Engine) putWorkItem(id int64, it Item) {
+	var old *Item
+	if o, ok := e.workItems[id]; ok {
+		if o == it {
+			return
+		}
+		old = &o
+	}
+	e.workItems[id] = it
+	e.countWorkItem(old, it)
 }
 
 // SetSessionsOmitted records how many ended sessions the last full DB read left out.
@@ -90,7 +102,8 @@ func (e *Engine) SetHealth(src Source, h SourceHealth) {
 	case SourceDB:
 		e.setHealth(&e.env.db, h)
 	case SourceGitea:
-		e.setHealth(&e.env.gitea, h)
+		e.gitea.health = h
+		e.applyGitea()
 	}
 }
 

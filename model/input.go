@@ -22,8 +22,12 @@ type Config struct {
 	// ActivityLimit is how many recent control-plane events the snapshot
 	// keeps for the Activity view (default 200).
 	ActivityLimit int
-	// Remote, Org and Repo name the Gitea repository the Gitea facts are
-	// about (Remote defaults to "origin").
+	// Org and Repo name the Gitea repository the Gitea facts are about; Remote is the
+	// name the supervised system's records give its remote (gitea.remote). A Gitea fact
+	// that names no remote is filed under Remote, or, when Remote is empty, under the one
+	// remote the DB's work items of Org/Repo name (else, with no such row, the one its
+	// lock files name); when they name several, Gitea's facts are joined with nothing and
+	// the snapshot says why (Engine.Remote).
 	Remote, Org, Repo string
 }
 
@@ -40,9 +44,6 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.ActivityLimit <= 0 {
 		c.ActivityLimit = 200
-	}
-	if c.Remote == "" {
-		c.Remote = "origin"
 	}
 	return c
 }

@@ -24,7 +24,9 @@ type Snapshot struct {
 	// leases.ReadOptions.RecentEnded).
 	SessionsOmitted int          `json:"sessions_omitted,omitempty"`
 	Items           []*ItemState `json:"items"`
-	Activity        []Event      `json:"activity"`
+	// ItemsInventory says whether Items holds every open item of the Gitea repository.
+	ItemsInventory ItemsInventory `json:"items_inventory"`
+	Activity       []Event        `json:"activity"`
 	// Findings are source-level notes (an ignored policy override, a lock
 	// file whose worktree is outside branches/, …).
 	Findings []string `json:"findings,omitempty"`
@@ -215,6 +217,15 @@ type Session struct {
 	LastHeartbeat time.Time `json:"last_heartbeat_at,omitzero"`
 	EndedAt       time.Time `json:"ended_at,omitzero"`
 	Leases        []string  `json:"leases"`
+}
+
+// ItemsInventory says whether items[] lists every open issue and pull request the Gitea
+// repository has (each in one bucket), and, when not, why: Gitea not configured or not
+// read, read in part (a listing cut short after some pages), or not joined with the other
+// sources' items. Items the lock files and the DB name are listed either way.
+type ItemsInventory struct {
+	Complete bool   `json:"complete"`
+	Reason   string `json:"reason,omitempty"`
 }
 
 // ItemState is one item's traffic bucket with the reasons behind it.

@@ -61,9 +61,11 @@ type Demo struct {
 	AuditPath string
 	// Env is the lease-policy overrides the demo runs with (print them for `steward status`).
 	Env map[string]string
-	// GiteaURL is where the Gitea is served; Owner/Repo name the demo repository.
+	// GiteaURL is where the Gitea is served; Owner/Repo name the demo repository, and
+	// Remote is the name the demo's workers give its remote in their locks and rows.
 	GiteaURL    string
 	Owner, Repo string
+	Remote      string
 	// Client reads (and, for the core, writes) the demo repository.
 	Client *gitea.Client
 	// Backlog is the demo's issue numbers.
@@ -80,6 +82,10 @@ type Demo struct {
 	srv      *http.Server
 }
 
+// DemoRemote is the remote name the demo's workers give its repository in their lock files
+// and DB rows (the workspace's gitea.remote).
+const DemoRemote = "origin"
+
 // NewDemo builds the workspace and seeds it; Run starts the workers. Close undoes it all.
 func NewDemo(ctx context.Context, o DemoOptions) (d *Demo, err error) {
 	if o.Issues <= 0 {
@@ -92,7 +98,7 @@ func NewDemo(ctx context.Context, o DemoOptions) (d *Demo, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("demo: %w", err)
 	}
-	d = &Demo{Root: root, opts: o, Env: PolicyEnv(o.Speed)}
+	d = &Demo{Root: root, opts: o, Env: PolicyEnv(o.Speed), Remote: DemoRemote}
 	defer func() {
 		if err != nil {
 			d.Close()
@@ -148,7 +154,7 @@ func NewDemo(ctx context.Context, o DemoOptions) (d *Demo, err error) {
 		mc := d.ModelConfig()
 		cen = &mc
 	}
-	d.fleet, err = New(Config{Workspace: d.Workspace, Audit: d.audit, Owner: d.Owner, Repo: d.Repo, Backlog: d.Backlog,
+	d.fleet, err = New(Config{Workspace: d.Workspace, Audit: d.audit, Owner: d.Owner, Repo: d.Repo, Remote: d.Remote, Backlog: d.Backlog,
 		Tracker: d.Client, PRs: prs, Workers: o.Workers, Seed: o.Seed, Speed: o.Speed, Rates: o.Rates, OnEvent: o.OnEvent, Virtual: o.Virtual,
 		Legacy: legacy, Staff: staff, Census: cen})
 	if d.Fake != nil && err == nil {
@@ -176,7 +182,7 @@ func DemoStaff() Staff {
 // the staff's: the compressed lease policy, and the model's own durations compressed alike
 // (a pull request is stale after 10 supervised minutes, refused claims count for an hour).
 func (d *Demo) ModelConfig() model.Config {
-	return model.Config{Policies: leases.LoadPolicies(d.Workspace.Env), Org: d.Owner, Repo: d.Repo,
+	return model.Config{Policies: leases.LoadPolicies(d.Workspace.Env), Remote: d.Remote, Org: d.Owner, Repo: d.Repo,
 		StalePRQuiet: d.scale(10 * time.Minute), RefusedWindow: d.scale(time.Hour)}
 }
 

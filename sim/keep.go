@@ -29,7 +29,7 @@ func (d *Demo) writeConfig() error {
 	ws := config.Workspace{LocksDir: d.Workspace.LocksDir, DBPath: d.Workspace.DBPath, RepoRoot: d.Workspace.RepoRoot,
 		AuditLog: d.AuditPath, LeasePolicy: policyValues(d.opts.Speed)}
 	if d.Fake == nil {
-		ws.Gitea = config.Gitea{URL: d.GiteaURL, Owner: d.Owner, Repo: d.Repo}
+		ws.Gitea = config.Gitea{URL: d.GiteaURL, Owner: d.Owner, Repo: d.Repo, Remote: d.Remote}
 	}
 	f := config.File{DefaultWorkspace: "demo", Workspaces: map[string]config.Workspace{"demo": ws},
 		ClarificationSLA: config.Duration(d.ClarificationSLA()),

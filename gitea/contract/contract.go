@@ -59,6 +59,7 @@ func find(cls []gitea.Clarification, n int64) (gitea.Clarification, bool) {
 // RunContract runs every contract case against env.
 func RunContract(t *testing.T, env ContractEnv) {
 	t.Run("MarkedItemsPaginate", func(t *testing.T) { testPaginate(t, env.NewBackend(t)) })
+	t.Run("OpenItemsPaginate", func(t *testing.T) { testOpenItems(t, env.NewBackend(t)) })
 	b := env.NewBackend(t)
 	b.Seed.Label(t, Marker)
 	b.Seed.Label(t, "status:blocked")
@@ -167,6 +168,37 @@ func testPaginate(t *testing.T, b Backend) {
 	wantOK(t, "blocked", h)
 	if len(blocked) != 1 || blocked[0].Number != bl {
 		t.Fatalf("blocked: got %+v, want just #%d", blocked, bl)
+	}
+}
+
+// testOpenItems: every open issue, and every open pull request, read with page size 5 across
+// pages (12 issues: three pages), without the closed ones and without the PRs among the
+// issues — the list the traffic view classifies, one bucket per open item.
+func testOpenItems(t *testing.T, b Backend) {
+	want := map[int64]bool{}
+	for i := range 12 {
+		want[b.Seed.Issue(t, fmt.Sprintf("open %d", i))] = true
+	}
+	closed := b.Seed.Issue(t, "closed")
+	b.Seed.Close(t, closed)
+	pr := b.Seed.PR(t, "feature-open", "an open pull request")
+	c := Client(t, b, false, 5)
+	issues, h := c.OpenIssues(ctx(t))
+	wantOK(t, "open issues", h)
+	got := map[int64]bool{}
+	for _, is := range issues {
+		if got[is.Number] || !want[is.Number] || is.Kind != gitea.KindIssue || is.State != "open" || is.Title == "" {
+			t.Errorf("open issues: unexpected %+v", is)
+		}
+		got[is.Number] = true
+	}
+	if len(got) != len(want) {
+		t.Fatalf("open issues: %d of %d read across pages of 5", len(got), len(want))
+	}
+	prs, h := c.OpenPullRequests(ctx(t))
+	wantOK(t, "open pull requests", h)
+	if !containsPR(prs, pr) || len(prs) != 1 {
+		t.Fatalf("open pull requests %+v: want just #%d", prs, pr)
 	}
 }
 

@@ -15,6 +15,7 @@ type GiteaFacts interface {
 	Clarifications(ctx context.Context, o gitea.ClarificationOptions) ([]gitea.Clarification, gitea.Health)
 	Blocked(ctx context.Context) ([]gitea.Issue, gitea.Health)
 	OpenPullRequests(ctx context.Context) ([]gitea.PullRequest, gitea.Health)
+	OpenIssues(ctx context.Context) ([]gitea.Issue, gitea.Health)
 	IssueState(ctx context.Context, number int64) (gitea.IssueFact, gitea.Health)
 }
 
@@ -29,9 +30,12 @@ type giteaResult struct {
 // MaxIssueProbes bounds how many claimed items one Gitea poll asks about.
 const MaxIssueProbes = 200
 
-// LoadGitea reads the Gitea facts the model uses: clarification items,
-// status:blocked items, open pull requests, and the state of each claimed
-// item in claimed (at most MaxIssueProbes). cfg names the repository.
+// LoadGitea reads the Gitea facts the model uses: every open issue and open pull request
+// (paged: each is an item of items[], in one bucket), clarification items, status:blocked
+// items, and the state of each claimed item in claimed (at most MaxIssueProbes), which
+// finds the closed and merged ones. cfg names the repository; a fact names cfg.Remote,
+// or no remote when it is empty (the model files it, model.Config.Remote). A listing cut
+// short keeps what it read and makes the source partial, saying after how many pages.
 func LoadGitea(ctx context.Context, g GiteaFacts, cfg model.Config, claimed []model.Item, now time.Time) ([]model.GiteaFact, []gitea.Clarification, model.SourceHealth) {
 	cfg = cfg.WithDefaults()
 	t0 := time.Now()
@@ -56,6 +60,11 @@ func LoadGitea(ctx context.Context, g GiteaFacts, cfg model.Config, claimed []mo
 		f := put(kind, is.Number)
 		f.Title, f.State, f.URL, f.UpdatedAt = is.Title, is.State, is.URL, is.UpdatedAt
 		f.Labels = appendUnique(f.Labels, is.Labels...)
+	}
+	open, h := g.OpenIssues(ctx)
+	hs = append(hs, h)
+	for _, is := range open {
+		fromIssue(is)
 	}
 	clars, h := g.Clarifications(ctx, gitea.ClarificationOptions{})
 	hs = append(hs, h)

@@ -20,6 +20,9 @@ func (g *stateOnly) Blocked(context.Context) ([]gitea.Issue, gitea.Health) {
 func (g *stateOnly) OpenPullRequests(context.Context) ([]gitea.PullRequest, gitea.Health) {
 	return nil, gitea.Health{State: gitea.HealthOK}
 }
+func (g *stateOnly) OpenIssues(context.Context) ([]gitea.Issue, gitea.Health) {
+	return nil, gitea.Health{State: gitea.HealthOK}
+}
 func (g *stateOnly) IssueState(_ context.Context, n int64) (gitea.IssueFact, gitea.Health) {
 	g.asked = append(g.asked, n)
 	return gitea.IssueFact{Found: true, Issue: gitea.Issue{Number: n, State: "closed", Kind: "issue"}}, gitea.Health{State: gitea.HealthOK}

@@ -85,7 +85,9 @@ type Evidence struct {
 	// sessionGaps apply only to questions about one session.
 	SessionGaps []Gap
 	expiries    []leaseExpiry
-	sorted      bool
+	// rows are the lease rows' entries, merged at Finish with what the events record.
+	rows   []Entry
+	sorted bool
 }
 
 // State returns the state of one source (Read false when it was never added).
@@ -281,7 +283,10 @@ func (e *Evidence) AddLeases(ls []leases.Lease, items map[int64]Item, h leases.H
 		st.Reason = "partly read: " + strings.Join(h.Reasons, "; ")
 		e.Gaps = append(e.Gaps, Gap{Kind: GapDamaged, Source: SourceLeases, Reason: st.Reason})
 	}
-	for _, l := range ls {
+	e.Gaps = append(e.Gaps, columnGaps(h)...)
+	beats := false
+	for i := range ls {
+		l := &ls[i]
 		sp := LeaseSpan{Lease: l.LeaseID, Session: l.SessionID, Role: l.Role, Status: l.StatusText(),
 			Reason: l.EndReason, Source: SourceLeases, Item: items[l.WorkItemID]}
 		if sp.Item.Zero() && l.Work.Number != 0 {
@@ -309,7 +314,18 @@ func (e *Evidence) AddLeases(ls []leases.Lease, items map[int64]Item, h leases.H
 			e.Gaps = append(e.Gaps, Gap{Kind: GapDamaged, Source: SourceLeases, Item: sp.Item,
 				Reason: "lease " + l.LeaseID + " records no usable created_at: when it began is unknown"})
 		}
+		if sp.Session == "" {
+			e.Gaps = append(e.Gaps, Gap{Kind: GapDamaged, Source: SourceLeases, Item: sp.Item,
+				Reason: "lease " + l.LeaseID + " records no session_id: who held it is unknown"})
+		}
 		e.Leases = append(e.Leases, sp)
+		e.rows = append(e.rows, rowEntries(l, sp)...)
+		e.sorted = false
+		beats = beats || l.HeartbeatCount > 1
+	}
+	if beats {
+		e.Gaps = append(e.Gaps, Gap{Kind: GapLimit, Source: SourceLeases, Reason: "a lease row keeps only its last heartbeat " +
+			"(last_heartbeat_at, heartbeat_count): earlier heartbeats are known only where a lease.renew event recorded them"})
 	}
 	st.Entries = len(ls)
 	e.setState(st)

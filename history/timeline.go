@@ -14,6 +14,7 @@ func (e *Evidence) Finish() {
 	if e.sorted {
 		return
 	}
+	e.mergeRows()
 	byLease := map[string]int{}
 	for i, sp := range e.Leases {
 		byLease[sp.Lease] = i

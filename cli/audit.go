@@ -31,13 +31,10 @@ unless --heartbeats is given. The last line says how many attempts are shown of 
 			}
 			all := govern.Attempts(recs)
 			shown, folded := f.apply(all)
-			view := struct {
-				Attempts   []govern.Attempt      `json:"attempts"`
-				Heartbeats []heartbeatCount      `json:"heartbeats,omitempty"`
-				Shown      int                   `json:"shown"`
-				Total      int                   `json:"total"`
-				Findings   []govern.AuditFinding `json:"findings,omitempty"`
-			}{shown, folded, len(shown), len(all), finds}
+			if shown == nil {
+				shown = []govern.Attempt{} // a list is [] when empty, never null
+			}
+			view := auditView{shown, folded, len(shown), len(all), finds}
 			return printOut(cmd.OutOrStdout(), g.jsonOut, view, func(w io.Writer) { writeAttempts(w, shown, folded, len(all), f, finds) })
 		},
 	}
@@ -61,6 +58,9 @@ unless --heartbeats is given. The last line says how many attempts are shown of 
 			res, err := c.Verify(cmd.Context())
 			if err != nil {
 				return err
+			}
+			if res == nil {
+				res = []govern.Verification{} // [] when there is nothing to verify, never null
 			}
 			return printOut(cmd.OutOrStdout(), g.jsonOut, res, func(w io.Writer) {
 				for _, v := range res {
@@ -271,4 +271,13 @@ func writeAttempts(w io.Writer, atts []govern.Attempt, folded []heartbeatCount, 
 	for _, fd := range finds {
 		fmt.Fprintf(w, "finding: line %d: %s\n", fd.Line, termsafe.Line(fd.Reason))
 	}
+}
+
+// auditView is `steward audit --json`.
+type auditView struct {
+	Attempts   []govern.Attempt      `json:"attempts"`
+	Heartbeats []heartbeatCount      `json:"heartbeats,omitempty"`
+	Shown      int                   `json:"shown"`
+	Total      int                   `json:"total"`
+	Findings   []govern.AuditFinding `json:"findings,omitempty"`
 }

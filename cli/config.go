@@ -78,15 +78,7 @@ problem is an error, 0 otherwise; it never prints a token.`,
 					}
 				}
 			}
-			view := struct {
-				Path      string                `json:"path"`
-				Found     bool                  `json:"found"`
-				System    []config.SystemSource `json:"system"`
-				Workspace string                `json:"workspace,omitempty"`
-				Grant     config.Grant          `json:"grant"`
-				Settings  []map[string]string   `json:"settings"`
-				Problems  []config.Problem      `json:"problems"`
-			}{r.Path, r.Found, r.System, r.Workspace, r.Grant, r.Shown(), r.Problems}
+			view := configCheckView{r.Path, r.Found, r.System, r.Workspace, r.Grant, r.Shown(), r.Problems}
 			if view.Problems == nil {
 				view.Problems = []config.Problem{}
 			}
@@ -172,4 +164,15 @@ func writeConfigCheck(w io.Writer, r *config.Resolved) {
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "%-7s %s: %s\n", p.Severity, p.Code, termsafe.Line(p.Message))
 	}
+}
+
+// configCheckView is `steward config check --json`.
+type configCheckView struct {
+	Path      string                `json:"path"`
+	Found     bool                  `json:"found"`
+	System    []config.SystemSource `json:"system"`
+	Workspace string                `json:"workspace,omitempty"`
+	Grant     config.Grant          `json:"grant"`
+	Settings  []map[string]string   `json:"settings"`
+	Problems  []config.Problem      `json:"problems"`
 }

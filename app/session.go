@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"steward/attention"
+	"steward/attention/store"
 	"steward/gitea"
 	"steward/govern"
 	"steward/history/gather"
@@ -18,6 +19,7 @@ import (
 	"steward/locks"
 	"steward/model"
 	"steward/model/live"
+	"steward/termsafe"
 	"steward/tui"
 )
 
@@ -88,6 +90,27 @@ func Open(ctx context.Context, s Settings) (*Session, error) {
 		historyOptions(&sess.Workbench, src, h.StateDir, h.SinceOnStart)
 	}
 	return sess, nil
+}
+
+// KeepAttention gives the workbench the attention state an earlier workbench on this audit
+// log left (store.Path, beside the attention file; one per workspace of the config file) and
+// keeps it there as it changes, so that a restarted workbench notifies nothing it already
+// notified and "first seen" and the SLAs run on. A state that cannot be read is said on
+// Warn, kept aside (store.SetAside) and started afresh. Without an audit log nothing is kept.
+func (sess *Session) KeepAttention() {
+	if sess.settings.AuditPath == "" {
+		return
+	}
+	path := store.Path(sess.settings.AuditPath, store.Surface(store.SurfaceWorkbench, sess.settings.Workspace))
+	st, err := store.Load(path)
+	if err != nil {
+		msg := "warning: " + err.Error() + "; starting afresh (entries already notified may be notified again)"
+		if bad, serr := store.SetAside(path); serr == nil {
+			msg += "; the file is kept as " + bad
+		}
+		fmt.Fprintln(sess.settings.Warn, termsafe.Line(msg))
+	}
+	sess.Workbench.Attention.Restore, sess.Workbench.Attention.Keep = st, store.NewSaver(path)
 }
 
 // LocksNotObserved is why a lock directory on host is not read from this one (the

@@ -97,6 +97,9 @@ type Tracker struct {
 	live   map[string]*track
 	marks  map[string]bool
 	primed bool
+	// rev counts the changes to what State returns: a caller keeping the state saves it
+	// when rev moved.
+	rev uint64
 }
 
 type track struct {
@@ -165,6 +168,7 @@ func (t *Tracker) Observe(f Frame) []Event {
 				st.since, e.SinceFrom = f.Now, SinceFirstSeen
 			}
 			t.live[e.Key] = st
+			t.rev++
 		} else if e.Since.IsZero() {
 			e.SinceFrom = SinceFirstSeen
 		}
@@ -189,12 +193,19 @@ func (t *Tracker) Observe(f Frame) []Event {
 			// the snooze ends; an acknowledgement covers the levels up to its own.
 			if acked && lvl > st.announced {
 				st.announced = lvl
+				t.rev++
 			}
-			st.acked, st.snoozed = acked, snoozed
+			if st.acked != acked || st.snoozed != snoozed {
+				st.acked, st.snoozed = acked, snoozed
+				t.rev++
+			}
 			continue
 		}
 		wasSnoozed, wasAcked := st.snoozed, st.acked
-		st.snoozed, st.acked = false, false
+		if wasSnoozed || wasAcked {
+			st.snoozed, st.acked = false, false
+			t.rev++
+		}
 		switch {
 		case lvl > st.announced && st.announced < 0:
 			ev.Type = EventEntered
@@ -210,6 +221,7 @@ func (t *Tracker) Observe(f Frame) []Event {
 			continue
 		}
 		st.announced = lvl
+		t.rev++
 		// The selected row is one the person is looking at — unless it only now appeared
 		// (under the cursor): what is new is news wherever it lands.
 		looking := e.Key == f.Selected && ev.Type != EventEntered && ev.Type != EventUnavailable
@@ -227,6 +239,7 @@ func (t *Tracker) Observe(f Frame) []Event {
 	for _, k := range gone {
 		st := t.live[k]
 		delete(t.live, k)
+		t.rev++
 		ev := Event{Type: EventCleared, At: f.Now, Entry: st.entry, Level: t.level(f.Now, st.since, st.entry.SLA), Age: f.Now.Sub(st.since)}
 		if st.entry.Kind == KindSource {
 			ev.Type = EventRecovered
@@ -283,4 +296,59 @@ func (t *Tracker) Inbox(now time.Time, all bool) []Row {
 		return a.Entry.Key < b.Entry.Key
 	})
 	return out
+}
+
+// State is what a tracker knows that a restart must not forget: for each entry it tracks,
+// when it entered its state (first seen, when the evidence carries no time), the highest
+// level announced (so notified), and whether an acknowledgement or a snooze kept it quiet
+// at the last frame. The marks themselves are the attention file's (govern keeps them).
+type State struct {
+	Entries []Remembered `json:"entries"`
+}
+
+// Remembered is one entry of a State.
+type Remembered struct {
+	Entry Entry `json:"entry"`
+	// SLA and Sources are the entry's (Entry leaves them out of its JSON).
+	SLA     time.Duration  `json:"sla_ns"`
+	Sources []model.Source `json:"sources,omitempty"`
+	// Announced is the highest level an event announced (-1: none yet).
+	Announced int  `json:"announced"`
+	Acked     bool `json:"acked,omitempty"`
+	Snoozed   bool `json:"snoozed,omitempty"`
+}
+
+// Rev counts the changes to the tracker's State: it moves whenever an Observe changed
+// what State returns, so a caller saves the state only then.
+func (t *Tracker) Rev() uint64 { return t.rev }
+
+// State returns what the tracker knows that a restart must not forget, entries by key.
+func (t *Tracker) State() State {
+	out := State{Entries: make([]Remembered, 0, len(t.live))}
+	for _, st := range t.live {
+		e := st.entry
+		e.Since = st.since
+		out.Entries = append(out.Entries, Remembered{Entry: e, SLA: e.SLA, Sources: e.Sources, Announced: st.announced, Acked: st.acked, Snoozed: st.snoozed})
+	}
+	sort.Slice(out.Entries, func(i, j int) bool { return out.Entries[i].Entry.Key < out.Entries[j].Entry.Key })
+	return out
+}
+
+// Restore gives a new tracker, before its first Observe, the State an earlier one left (a
+// steward restarted): an entry still there with the same evidence keeps when it entered
+// its state and the levels already announced — nothing already notified is notified again,
+// and an SLA runs on from where it was —; one whose snooze ended meanwhile returns; one
+// that escalated meanwhile is announced at its new level; one gone is cleared (when the
+// frame read its sources completely). An entry without a key or a time is left out (it
+// is then new to this tracker).
+func (t *Tracker) Restore(s State) {
+	for _, r := range s.Entries {
+		if r.Entry.Key == "" || r.Entry.Since.IsZero() {
+			continue // nothing to go on: the entry is new to this tracker
+		}
+		e := r.Entry
+		e.SLA, e.Sources = r.SLA, r.Sources
+		ann := max(r.Announced, -1)
+		t.live[e.Key] = &track{entry: e, since: e.Since, announced: ann, acked: r.Acked, snoozed: r.Snoozed}
+	}
 }

@@ -1,6 +1,7 @@
 package attention
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -76,16 +77,19 @@ func snooze(e Entry, at, until time.Time) Mark {
 	return Mark{Attempt: "att-snz-" + e.Key + at.String(), At: at, Kind: MarkSnooze, Key: e.Key, Evidence: e.Evidence, Until: until, By: "maint"}
 }
 
-func TestTracker(t *testing.T) {
+// trackerCase is one scenario of TestTracker: a config and its frames.
+type trackerCase struct {
+	name  string
+	cfg   Config
+	steps []step
+}
+
+func trackerCases() []trackerCase {
 	q1 := question(1, t0)
 	q1b := question(1, t0.Add(3*time.Hour)) // asked again: new evidence
 	q2 := question(2, t0)
 	o := orphan("L1")
-	for _, tc := range []struct {
-		name  string
-		cfg   Config
-		steps []step
-	}{
+	return []trackerCase{
 		{name: "enter notifies once; re-render and re-snapshot do not notify again", cfg: Config{Reescalations: 2}, steps: []step{
 			{name: "empty", want: []string{}},
 			{name: "a question appears", advance: time.Minute, entries: []Entry{q1}, want: []string{"entered q1 !0"}, inbox: []string{"q1"}},
@@ -164,7 +168,11 @@ func TestTracker(t *testing.T) {
 			{advance: 59 * time.Minute, entries: []Entry{o}, want: []string{}},
 			{advance: time.Minute, entries: []Entry{o}, want: []string{"escalated o  1"}},
 		}},
-	} {
+	}
+}
+
+func TestTracker(t *testing.T) {
+	for _, tc := range trackerCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			clk := &fakeClock{t: t0}
 			tr := NewTracker(tc.cfg)
@@ -206,5 +214,50 @@ func TestInboxOrder(t *testing.T) {
 	}
 	if got := strings.Join(keys, ","); got != "q1,q3,q2,o" {
 		t.Fatalf("inbox order %s: want human-required first, most overdue first", got)
+	}
+}
+
+// TestTrackerRestartKeepsState replays every TestTracker scenario with the tracker replaced
+// before each frame by a new one restored from the last one's State, through JSON (a
+// steward restarted, its state kept by attention/store): the events are the same as one
+// tracker's — nothing notified again, no SLA restarted — but for the acknowledged and
+// snoozed events of marks recorded before the restart, which a new tracker honours
+// silently. A tracker that is not restored fails it (entries enter again).
+func TestTrackerRestartKeepsState(t *testing.T) {
+	quiet := func(evs []string) []string {
+		out := []string{}
+		for _, e := range evs {
+			if !strings.HasPrefix(e, "acknowledged ") && !strings.HasPrefix(e, "snoozed ") {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	for _, tc := range trackerCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			clk := &fakeClock{t: t0}
+			one := NewTracker(tc.cfg)
+			var st State
+			for i, s := range tc.steps {
+				now := clk.add(s.advance)
+				f := Frame{Now: now, Entries: s.entries, Unread: s.unread, Marks: s.marks, Selected: s.selected}
+				want := quiet(render(one.Observe(f)))
+				b, err := json.Marshal(st)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var back State
+				if err := json.Unmarshal(b, &back); err != nil {
+					t.Fatal(err)
+				}
+				re := NewTracker(tc.cfg)
+				re.Restore(back)
+				got := quiet(render(re.Observe(f)))
+				if strings.Join(got, ", ") != strings.Join(want, ", ") {
+					t.Fatalf("step %d %q after a restart: events %q, want %q (one tracker's)", i, s.name, got, want)
+				}
+				st = re.State()
+			}
+		})
 	}
 }

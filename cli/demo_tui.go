@@ -44,6 +44,7 @@ func newDemoWorkbench(ctx context.Context, d *sim.Demo, role govern.Role, ro gov
 	if err != nil {
 		return nil, err
 	}
+	sess.KeepAttention()
 	if err := sess.Watch(ctx); err != nil {
 		sess.Close()
 		return nil, err

@@ -56,6 +56,7 @@ func runUI(ctx context.Context, g *globals, noGitea bool) error {
 		return err
 	}
 	defer sess.Close()
+	sess.KeepAttention()
 	if err := sess.Watch(ctx); err != nil {
 		return err
 	}
@@ -97,6 +98,7 @@ func runUIAll(ctx context.Context, g *globals, noGitea bool) error {
 	defer app.CloseAll(sessions)
 	ws := make([]tui.Workspace, len(sessions))
 	for i, sess := range sessions {
+		sess.KeepAttention()
 		if err := sess.Watch(ctx); err != nil {
 			return err
 		}

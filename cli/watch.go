@@ -16,6 +16,7 @@ import (
 
 	"steward/app"
 	"steward/attention"
+	"steward/attention/store"
 	"steward/govern"
 	"steward/model"
 	"steward/termsafe"
@@ -104,6 +105,7 @@ func runWatch(ctx context.Context, out, errw io.Writer, g *globals, f *watchFlag
 	set := st.Attention
 	w := &watcher{out: out, errw: errw, json: g.jsonOut, set: set, audit: g.audit, secrets: g.secrets(),
 		tr: attention.NewTracker(attention.Config{Reescalations: set.Reescalations})}
+	w.restore(store.Path(g.audit, store.Surface(store.SurfaceWatch, st.Workspace)))
 	defer w.wait()
 	tick := time.NewTicker(max(f.tick, 50*time.Millisecond))
 	defer tick.Stop()
@@ -174,6 +176,110 @@ type watcher struct {
 	wg        sync.WaitGroup
 	runs      chan struct{}
 	marksErr  string
+	// keep is the attention state kept across restarts (nil: none); the fields below are
+	// its, guarded by kmu: the tracker's last state and revision, whether it awaits a save,
+	// the saves' sequence, the notify runs not yet finished per entry (the first one's
+	// event), and the last save's error.
+	keep    *store.Saver
+	kmu     sync.Mutex
+	state   attention.State
+	rev     uint64
+	dirty   bool
+	seq     uint64
+	pending map[string]*pendingRun
+	keepErr string
+}
+
+// pendingRun is an entry's notify runs not yet finished: how many, and the first one's event.
+type pendingRun struct {
+	n     int
+	first attention.Event
+}
+
+// restore reads the attention state an earlier watch left at path into the tracker, so
+// that a restart notifies nothing already notified and "first seen" and the SLAs run on.
+// A state file that cannot be read is said on stderr, kept aside and started afresh.
+func (w *watcher) restore(path string) {
+	w.keep, w.pending = store.NewSaver(path), map[string]*pendingRun{}
+	st, err := store.Load(path)
+	if err != nil {
+		msg := "steward watch: " + err.Error() + "; starting afresh (entries already notified may be notified again)"
+		if bad, serr := store.SetAside(path); serr == nil {
+			msg += "; the file is kept as " + bad
+		}
+		fmt.Fprintln(w.errw, termsafe.Line(msg))
+		return
+	}
+	w.tr.Restore(st)
+}
+
+// keepState saves the attention state when it changed: the tracker's (st, at revision
+// rev) when its revision moved, or — st nil — when a notify run started or finished. An
+// entry's level counts as announced in the saved state only once its notify run finished,
+// so that a watch stopped or killed before a run ended notifies again after a restart,
+// never not at all.
+func (w *watcher) keepState(st *attention.State, rev uint64) {
+	if w.keep == nil {
+		return
+	}
+	w.kmu.Lock()
+	defer w.kmu.Unlock()
+	if st != nil && rev != w.rev {
+		w.state, w.rev, w.dirty = *st, rev, true
+	}
+	if !w.dirty {
+		return
+	}
+	out := attention.State{Entries: make([]attention.Remembered, len(w.state.Entries))}
+	copy(out.Entries, w.state.Entries)
+	for i, r := range out.Entries {
+		switch p := w.pending[r.Entry.Key]; {
+		case p == nil:
+		case p.first.Type == attention.EventReturned:
+			out.Entries[i].Snoozed = true // it returns again
+		default:
+			out.Entries[i].Announced = min(r.Announced, p.first.Level-1)
+		}
+	}
+	w.seq++
+	if err := w.keep.Save(w.seq, out); err != nil {
+		if msg := "steward watch: the attention state cannot be kept: " + err.Error() + " (a restart may notify again)"; msg != w.keepErr {
+			w.keepErr = msg
+			fmt.Fprintln(w.errw, termsafe.Line(msg))
+		}
+		return
+	}
+	w.keepErr, w.dirty = "", false
+}
+
+// runStarts and runEnds count an entry's notify runs in flight (see keepState).
+func (w *watcher) runStarts(e attention.Event) {
+	if w.keep == nil {
+		return
+	}
+	w.kmu.Lock()
+	defer w.kmu.Unlock()
+	if p := w.pending[e.Entry.Key]; p != nil {
+		p.n++
+		return
+	}
+	w.pending[e.Entry.Key] = &pendingRun{n: 1, first: e}
+	w.dirty = true
+}
+
+func (w *watcher) runEnds(e attention.Event) {
+	if w.keep == nil {
+		return
+	}
+	w.kmu.Lock()
+	if p := w.pending[e.Entry.Key]; p != nil {
+		if p.n--; p.n <= 0 {
+			delete(w.pending, e.Entry.Key)
+			w.dirty = true
+		}
+	}
+	w.kmu.Unlock()
+	w.keepState(nil, 0)
 }
 
 func (w *watcher) observe(ctx context.Context, s *model.Snapshot) error {
@@ -194,11 +300,23 @@ func (w *watcher) observe(ctx context.Context, s *model.Snapshot) error {
 		_, _ = io.WriteString(w.out, attention.Sequence(title, body, w.set.Bell, w.set.Desktop, attention.DetectMux(os.Getenv)))
 		w.mu.Unlock()
 	}
+	run := len(w.set.Command.Argv) > 0
+	for _, e := range evs {
+		if e.Notify && run {
+			w.runStarts(e)
+		}
+	}
+	if w.keep != nil {
+		if rev := w.tr.Rev(); rev != w.rev || len(evs) > 0 {
+			st := w.tr.State()
+			w.keepState(&st, rev)
+		}
+	}
 	for _, e := range evs {
 		if err := w.print(watchLine{Event: e}); err != nil {
 			return err
 		}
-		if e.Notify && len(w.set.Command.Argv) > 0 {
+		if e.Notify && run {
 			w.notify(ctx, e)
 		}
 	}
@@ -270,10 +388,11 @@ func (w *watcher) notify(ctx context.Context, e attention.Event) {
 		select {
 		case w.runs <- struct{}{}:
 		case <-ctx.Done():
-			return
+			return // never run: still owed after a restart (keepState)
 		}
 		defer func() { <-w.runs }()
 		r := w.set.Command.Run(context.WithoutCancel(ctx), e)
+		w.runEnds(e) // run, whatever its outcome: a failure is printed below, not run again
 		if r.Err == nil {
 			return
 		}

@@ -10,6 +10,7 @@ import (
 
 	"steward/attention"
 	"steward/attention/notify"
+	"steward/attention/store"
 	"steward/govern"
 	"steward/model"
 )
@@ -29,6 +30,11 @@ type AttentionOptions struct {
 	// Snooze is the choice of snooze lengths Z offers (DefaultSnoozes when empty), each
 	// from 1 minute to govern.MaxSnooze.
 	Snooze []time.Duration
+	// Restore is the attention state an earlier workbench left (store.Load), and Keep
+	// saves the state as it changes (nil: not kept): a restarted workbench notifies nothing
+	// it already notified, and "first seen" and the SLAs run on.
+	Restore attention.State
+	Keep    *store.Saver
 }
 
 // DefaultSnoozes are the snooze lengths the workbench offers when none are configured.
@@ -68,6 +74,8 @@ type attn struct {
 	observed bool
 	// oldest is when the oldest human-required entry entered its state (zero: none).
 	oldest time.Time
+	// kept is the tracker's revision last handed to a save.
+	kept uint64
 }
 
 // notifyFailure is the notify command's failures since it last succeeded: the inbox shows
@@ -81,9 +89,31 @@ type notifyFailure struct {
 }
 
 func newAttn(o AttentionOptions) *attn {
-	return &attn{tr: attention.NewTracker(attention.Config{Reescalations: o.Reescalations}), quiet: map[string]bool{},
+	a := &attn{tr: attention.NewTracker(attention.Config{Reescalations: o.Reescalations}), quiet: map[string]bool{},
 		byKey: map[string]attention.Entry{}, since: map[string]time.Time{}, seen: map[string]bool{}}
+	a.tr.Restore(o.Restore)
+	a.kept = a.tr.Rev()
+	return a
 }
+
+// keepCmd saves the tracker's state off the UI goroutine when it changed since the last
+// save (the Saver drops a save older than one already written); its failure is a toast.
+func (a *attn) keepCmd(k *store.Saver) tea.Cmd {
+	if k == nil || a.tr.Rev() == a.kept {
+		return nil
+	}
+	rev, st := a.tr.Rev(), a.tr.State()
+	a.kept = rev
+	return func() tea.Msg {
+		if err := k.Save(rev, st); err != nil {
+			return keptMsg{err: err}
+		}
+		return nil
+	}
+}
+
+// keptMsg is a failed save of the attention state.
+type keptMsg struct{ err error }
 
 // marksMsg carries the attention file's marks.
 type marksMsg struct {
@@ -162,6 +192,9 @@ func (a *attn) hear(msg any, sel *row, opts Options, ts *toasts) (tea.Cmd, bool)
 		a.marks = m.marks
 	case notifyDoneMsg:
 		return nil, a.notified(m, ts)
+	case keptMsg:
+		ts.push(toastNote, "the attention state cannot be kept ("+line(m.err.Error())+"): a restart may notify again", now)
+		return nil, false
 	}
 	if a.snap == nil {
 		return nil, false
@@ -236,6 +269,9 @@ func (a *attn) observe(now time.Time, sel string, o AttentionOptions) (tea.Cmd, 
 				cmds = append(cmds, notifyCmd(o.Command, e, now))
 			}
 		}
+	}
+	if c := a.keepCmd(o.Keep); c != nil {
+		cmds = append(cmds, c)
 	}
 	return tea.Batch(cmds...), changed
 }

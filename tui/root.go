@@ -91,7 +91,7 @@ func (r *Root) update(msg tea.Msg) tea.Cmd {
 		r.env.now = r.opts.Now()
 		r.toasts.expire(r.env.now)
 		return tea.Batch(tickCmd(r.opts.TickEvery), r.hear(nil), r.attn.reread(r.opts.AuditPath))
-	case marksMsg, notifyDoneMsg:
+	case marksMsg, notifyDoneMsg, keptMsg:
 		return r.hear(msg)
 	case previewsMsg:
 		if m, ok := r.stack.byID(msg.owner).(*actionMenu); ok {

@@ -644,10 +644,16 @@ func (heartbeatAction) apply(ctx context.Context, c *Core, req Request, p *plan,
 	return effect{effects: eff, detail: detail}
 }
 
-// verify settles a heartbeat from its lease.renew event (it names the attempt) and the
-// lock: renewed with its lock brought along is succeeded; no event of the attempt is
-// failed (the event commits with the renewal); renewed with the lock left behind stays
-// unknown — the next heartbeat brings the lock along.
+// verify settles a heartbeat from the evidence of both its steps: the lease.renew event
+// (it names the attempt; it commits with the renewal) and the lock. No event of the
+// attempt is failed. Renewed, it is succeeded only when a lock of the lease — the live one,
+// or its archive once the claim ended — records an expiry at or past the renewed one: the
+// lock followed (this attempt or a later heartbeat brought it along). Anything else stays
+// unknown with what is missing: a lease that cannot be read now (its lock cannot be matched
+// to it), a lock still at the earlier expiry (the attempt stopped, or failed — a full disk
+// — between the lease and the lock; heartbeat again), a lock gone or another claim's with
+// no archive of this lease's that shows the renewal. A heartbeat is never settled succeeded
+// from its lease alone: the lock is what every reader of the lock directory goes by.
 func (heartbeatAction) verify(ctx context.Context, c *Core, intent Record) (Result, []string, bool) {
 	id := intent.Target.LeaseID
 	ev, unmarked, err := c.markedEvent(ctx, "lease.renew", id, intent.Attempt, intent.At)
@@ -662,18 +668,43 @@ func (heartbeatAction) verify(ctx context.Context, c *Core, intent Record) (Resu
 	}
 	exp := leases.ParseTimestamp(fmt.Sprint(ev.Detail["expires_at"]))
 	got := fmt.Sprintf("event %d: lease %s renewed until %s by this attempt", ev.EventID, id, exp.Raw)
+	if !exp.OK() {
+		return "", []string{got + ", an expiry that does not parse, so no lock can be compared with it; inspect the lock and resolve by hand (steward audit resolve)"}, false
+	}
+	follows := func(e locks.Entry) bool {
+		wl := e.Record.WorkLease
+		return !e.Missing && e.Unreadable == nil && wl != nil && wl.ExpiresAt.Valid && !wl.ExpiresAt.Time.Before(exp.Time)
+	}
 	l, ref, err := c.readLease(ctx, id)
 	if err != nil || ref != nil {
-		return ResultSucceeded, []string{got + "; the lease is no longer readable, so its lock is not checked"}, true
+		return "", []string{got + "; lease " + id + " cannot be read now, so its lock cannot be matched to it and the lock step is not proven. Verify again once the DB reads."}, false
 	}
 	name, e, ok := c.ownLock(l)
 	switch {
-	case !ok || l.Status.Terminal():
-		return ResultSucceeded, []string{got + "; lock " + name + " no longer names the lease (it has moved on since)"}, true
-	case e.Record.WorkLease != nil && e.Record.WorkLease.ExpiresAt.Valid && exp.OK() && !e.Record.WorkLease.ExpiresAt.Time.Before(exp.Time):
+	case ok && follows(e):
 		return ResultSucceeded, []string{got + "; lock " + name + " follows (work_lease.expires_at " + e.Record.WorkLease.ExpiresAt.Text + ")"}, true
+	case ok && e.Record.WorkLease != nil && e.Record.WorkLease.ExpiresAt.Valid:
+		why := got + " but lock " + name + " still records work_lease.expires_at " + e.Record.WorkLease.ExpiresAt.Text + ", before the renewed expiry: the attempt stopped, or its lock write failed (a full disk), between the lease and the lock."
+		if l.Status.Terminal() {
+			return "", []string{why + " The lease has ended since (" + string(l.Status) + "): retire the lock (steward lock retire) once it expires or its owner ends, then resolve the attempt by hand."}, false
+		}
+		return "", []string{why + " Heartbeat again to bring the lock along (make room first if its disk is full)."}, false
+	case ok:
+		return "", []string{got + " but lock " + name + " records no expiry to compare; inspect it and resolve by hand (steward audit resolve)"}, false
 	}
-	return "", []string{got + " but lock " + name + " still records the earlier expiry: the attempt stopped between the lease and the lock. Heartbeat again to bring the lock along."}, false
+	// The live lock is gone or is another claim's: an archive of this lease's lock that
+	// shows the renewed expiry proves the lock followed before the claim ended.
+	archived, at := "", ""
+	_ = eachArchive(c.ws.LocksDir, name, func(a locks.Entry) bool {
+		if model.JoinOf(&a.Record, l) != model.JoinNone && follows(a) {
+			archived, at = a.Name, a.Record.WorkLease.ExpiresAt.Text
+		}
+		return archived != ""
+	})
+	if archived != "" {
+		return ResultSucceeded, []string{got + "; lock " + name + " followed before the claim ended (its archive " + archived + " records work_lease.expires_at " + at + ")"}, true
+	}
+	return "", []string{got + " but lock " + name + " no longer names the lease and no archive of it shows the renewed expiry: whether the lock followed cannot be told from the evidence. Inspect the item and resolve by hand (steward audit resolve)."}, false
 }
 
 type releaseAction struct{}

@@ -78,6 +78,13 @@ func classCases() []classCase {
 		{"stale lock dead owner", OrphanStaleLockDeadOwner, "", true, ActionRetireLock, withLock(lock("a.json", 7, "s1", "", -time.Minute, LivenessDead))},
 		{"stale lock dead owner: unknown owner", OrphanStaleLockDeadOwner, "", false, "", withLock(lock("a.json", 7, "s1", "", -time.Minute, LivenessUnknown))},
 		{"expired lock live owner", OrphanExpiredLockLiveOwner, "", true, "", withLock(lock("a.json", 7, "s1", "", -time.Minute, LivenessAlive))},
+		// A heartbeat renewed the lease (now +5m) and failed to rewrite its lock (a full
+		// disk): the lock says the claim ends 50 minutes before its lease does.
+		{"lock behind its lease", OrphanLockLeaseExpiryMismatch, "", true, "", all(withSess("s1"), withLease(lease("L1", 7, "s1", leases.StatusActive, 55*time.Minute, LivenessAlive)), withLock(lock("a.json", 7, "s1", "L1", 5*time.Minute, LivenessAlive)))},
+		{"lock ahead of its lease", OrphanLockLeaseExpiryMismatch, "", true, "", all(withSess("s1"), withLease(live), withLock(lock("a.json", 7, "s1", "L1", time.Hour, LivenessAlive)))},
+		{"lock and lease within a minute", OrphanLockLeaseExpiryMismatch, "", false, "", all(withSess("s1"), withLease(live), withLock(lock("a.json", 7, "s1", "L1", 5*time.Minute+50*time.Second, LivenessAlive)))},
+		{"expiry mismatch: the lease has ended", OrphanLockLeaseExpiryMismatch, "", false, "", all(withSess("s1"), withLease(lease("L1", 7, "s1", leases.StatusReleased, 55*time.Minute, LivenessAlive)), withLock(lock("a.json", 7, "s1", "L1", 5*time.Minute, LivenessAlive)))},
+		{"expiry mismatch: the lock is another claim's", OrphanLockLeaseExpiryMismatch, "", false, "", all(withSess("s1", "s2"), withLease(lease("L1", 7, "s1", leases.StatusActive, 55*time.Minute, LivenessAlive)), withLock(lock("a.json", 7, "s2", "L2", 5*time.Minute, LivenessAlive)))},
 		{"expired lock live owner: expiry equal to now is expired", OrphanExpiredLockLiveOwner, "", true, "", withLock(lock("a.json", 7, "s1", "", 0, LivenessAlive))},
 		{"expired lock live owner: not yet expired", OrphanExpiredLockLiveOwner, "", false, "", withLock(lock("a.json", 7, "s1", "", time.Second, LivenessAlive))},
 		{"never expires, live owner: inspect", OrphanLockNeverExpires, "", true, "", withLock(mutLock(lock("a.json", 7, "s1", "", 0, LivenessAlive), func(l *LockObs) { l.Entry.Record.WorkLease.ExpiresAt = locks.Timestamp{} }))},

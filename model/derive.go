@@ -123,6 +123,10 @@ func derive(u *unitIn, e *env, now time.Time) unitOut {
 		if lock != nil {
 			joined[lock.Entry.Name] = true
 			addLockToClaim(c, lock, now)
+			if o := expiryMismatch(u.item, lo, lock); o != nil {
+				c.Evidence = append(c.Evidence, o.Evidence[len(o.Evidence)-1])
+				out.orphans = append(out.orphans, o)
+			}
 		}
 		out.claims = append(out.claims, c)
 		out.orphans = append(out.orphans, leaseOrphans(u, lo, fr, pol, e, now, &out)...)
@@ -147,6 +151,43 @@ func derive(u *unitIn, e *env, now time.Time) unitOut {
 	out.orphans = append(out.orphans, giteaOrphans(u, e, now, &out)...)
 	out.item = bucket(u, e, now)
 	return out
+}
+
+// ExpirySkew is how far a lock's work_lease.expires_at may lie from its lease's before they
+// are said to disagree: steward copies the lease's into the lock, the supervised system's
+// tools compute each from the same policy a moment apart.
+const ExpirySkew = time.Minute
+
+// expiryMismatch is the lock-lease-expiry-mismatch orphan of an active lease and its joined
+// lock when their expiries lie more than ExpirySkew apart (nil otherwise): a heartbeat that
+// renewed the lease and failed to rewrite the lock (a full disk), or a writer that moves
+// one of them alone. The lock is what every reader of the lock directory goes by — the
+// supervised system's own tools among them — so a lock behind its lease reads expired
+// while the lease is live, and one ahead of it stays live after the lease expired. The
+// repair is the worker's next heartbeat, which renews the lease and rewrites the lock from
+// it; steward has no action of its own that rewrites another worker's lock (it would move
+// the lock_generation the worker's heartbeats are fenced on, and refuse them).
+func expiryMismatch(it *Item, lo *LeaseObs, lock *LockObs) *Orphan {
+	l, wl := &lo.Lease, lock.Entry.Record.WorkLease
+	if !l.ExpiresAt.OK() || wl == nil || !wl.ExpiresAt.Valid {
+		return nil
+	}
+	d := wl.ExpiresAt.Time.Sub(l.ExpiresAt.Time)
+	if d >= -ExpirySkew && d <= ExpirySkew {
+		return nil
+	}
+	how := "ahead of"
+	if d < 0 {
+		how, d = "behind", -d
+	}
+	o := &Orphan{Kind: OrphanLockLeaseExpiryMismatch, Item: it, LockFile: lock.Entry.Name, LeaseID: l.LeaseID, SessionID: l.SessionID,
+		Evidence: []Evidence{ev(SourceDB, "leases.expires_at", l.ExpiresAt.Raw), ev(SourceDB, "leases.last_heartbeat_at", l.LastHeartbeatAt.Raw),
+			ev(SourceLocks, "work_lease.expires_at", wl.ExpiresAt.Text), ev(SourceLocks, "work_lease.last_heartbeat_at", wl.LastHeartbeatAt.Text),
+			ev(SourceLocks, "expiry-mismatch", fmt.Sprintf("lock %s is %s %s its lease %s", lock.Entry.Name, Span(d), how, l.LeaseID))}}
+	o.InspectOnlyReason = "the lock and its lease disagree on when the claim expires (a heartbeat renewed one and not the other — a lock write that failed, a full disk —, or a writer that moves only one). " +
+		"Repair: the worker's next heartbeat (worker.heartbeat) renews the lease and rewrites the lock from it; make room first if the lock directory's disk is full. " +
+		"steward does not rewrite another worker's lock: that would move the lock_generation its heartbeats are fenced on. If the worker has stopped, the lease expires and is reclaimed."
+	return o
 }
 
 func lastBeat(l *leases.Lease) (time.Time, bool) {

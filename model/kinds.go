@@ -21,6 +21,10 @@ const (
 	OrphanMergedPRLiveClaim         OrphanKind = "merged-pr-live-claim"
 	OrphanClosedIssueLiveClaim      OrphanKind = "closed-issue-live-claim"
 	OrphanStalePRNoClaim            OrphanKind = "stale-pr-no-claim"
+	// OrphanLockLeaseExpiryMismatch: a lock and the active lease it belongs to disagree on
+	// when the claim expires (a heartbeat renewed one and not the other). Our own kind, not
+	// PRODUCT.md §3's: the repair is the worker's next heartbeat.
+	OrphanLockLeaseExpiryMismatch OrphanKind = "lock-lease-expiry-mismatch"
 )
 
 // OrphanKinds lists every orphan kind in table order.
@@ -29,6 +33,7 @@ var OrphanKinds = []OrphanKind{
 	OrphanLockWithoutWorktree, OrphanLiveLockDeadOwner, OrphanStaleLockDeadOwner, OrphanExpiredLockLiveOwner,
 	OrphanLockNeverExpires, OrphanIncompleteLock, OrphanLegacyLock, OrphanUnreadableLock,
 	OrphanPendingHandoffUnconsumed, OrphanMergedPRLiveClaim, OrphanClosedIssueLiveClaim, OrphanStalePRNoClaim,
+	OrphanLockLeaseExpiryMismatch,
 }
 
 // ContentionKind names a contention entry.

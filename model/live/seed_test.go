@@ -256,6 +256,16 @@ func seedCases() []seedCase {
 			w.db.AddLease(seedLease("L1", "s1", "active", 7, hour, me, w.worktree("a", true)))
 			w.db.AddLease(seedLease("L2", "s2", "Released", 7, hour, me, w.worktree("b", true)))
 		}},
+		{"lock behind its lease (a heartbeat whose lock write failed)", model.OrphanLockLeaseExpiryMismatch, "", true, func(w *seedWS) {
+			w.session("s1", "active")
+			w.db.AddLease(seedLease("L1", "s1", "Active", 7, hour, me, w.worktree("a", true)))
+			w.seedLock("a.json", 7, "s1", "L1", 10*time.Minute, me, w.worktree("a", true))
+		}},
+		{"lock and lease agree", model.OrphanLockLeaseExpiryMismatch, "", false, func(w *seedWS) {
+			w.session("s1", "active")
+			w.db.AddLease(seedLease("L1", "s1", "Active", 7, hour, me, w.worktree("a", true)))
+			w.seedLock("a.json", 7, "s1", "L1", hour, me, w.worktree("a", true))
+		}},
 		{"mismatch: released lease, live lock", "", model.ContentionLockLeaseMismatch, true, func(w *seedWS) {
 			w.session("s1", "active")
 			w.db.AddLease(seedLease("L1", "s1", "Released", 7, hour, me, w.worktree("a", true)))

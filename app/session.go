@@ -126,7 +126,7 @@ func LocksNotObserved(host string, now time.Time) string {
 // NewCore builds the governed core s describes — its Gitea client (NewClient), its audit
 // log (s.Audit; read only when read-only), the actor, the read-only switch — for a surface
 // that needs no live model (the action commands, steward audit, steward mcp). close closes
-// the log it opened.
+// the core's DB handles and the log it opened.
 func NewCore(s Settings) (core *govern.Core, close func(), err error) {
 	if s.Secrets == nil {
 		s.Secrets = govern.NewRedactor()
@@ -160,7 +160,10 @@ func newCore(s Settings, cl *gitea.Client) (*govern.Core, func(), error) {
 	}
 	core := govern.New(gws, log, govern.Options{Actor: govern.LocalActor(s.Role, s.Login), ReadOnly: s.ReadOnly,
 		ReadOnlyReason: s.ReadOnlyReason, Now: s.Now, Step: s.Step})
-	return core, closeLog, nil
+	// Closing closes the core's DB handles too: a command that wrote leaves the DB as
+	// SQLite leaves it when its last connection closes (a WAL DB checkpointed, its -wal
+	// and -shm removed), not with the files a process killed while connected leaves.
+	return core, func() { core.Close(); closeLog() }, nil
 }
 
 // openGitea builds the Gitea client, or says why there is none.

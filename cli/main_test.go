@@ -16,6 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"steward/gitea/giteatest"
+	"steward/leases"
 	"steward/leases/pgtest"
 	"steward/mcp"
 )
@@ -27,6 +28,7 @@ import (
 func TestMain(m *testing.M) {
 	switch os.Getenv("STEWARD_TEST_AS") {
 	case "steward":
+		leases.OnlyOwnWriters() // as main.go
 		setCrashHook()
 		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 	case "mcp-client":

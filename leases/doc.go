@@ -6,8 +6,13 @@
 // fenced transitions (claim, heartbeat, release, expire sweep, abandon,
 // reclaim) that each run as one BEGIN IMMEDIATE transaction.
 //
-// Readers open the database read-only (mode=ro) and never create it: a missing
-// file is missing authority (ErrNoDB), never an empty inventory. A missing key
+// Readers open the database read-only and never create it: a missing file is missing
+// authority (ErrNoDB), never an empty inventory. Nor do they create or change any file
+// beside it: a reader looks at the journal mode and the -wal and -shm first and opens the
+// file the one way that writes nothing (readmode.go: mode=ro for a rollback journal, the
+// -shm mapped read-only beside live writers, immutable under a held shared lock for a WAL
+// DB closed cleanly; a -wal that only a new -shm could read is refused,
+// ErrWALIndexMissing), and reopens when that changes. A missing key
 // column degrades that section with a reason (Health); a missing enrichment
 // column is a note and the section stays ok; nothing ever reads as "nothing
 // there". Statuses, roles and work kinds are compared folded (Fold), as the

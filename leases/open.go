@@ -34,6 +34,12 @@ type dsnOpts struct {
 	// which Migrate put in WAL mode. A DB steward did not create is written with SQLite's
 	// defaults, as its owner writes it (synchronous FULL, its own foreign-key setting).
 	tuned bool
+	// immutable (readers only) tells SQLite the file cannot change: it takes no lock and
+	// never opens a -wal or -shm (see readmode.go for when that is exact).
+	immutable bool
+	// readonlySHM (readers only) opens an existing -shm read-only: the reader never
+	// writes its read marks into it, and never creates one.
+	readonlySHM bool
 }
 
 // dsn builds a file: URI so SQLite honours mode=; the driver consumes the
@@ -53,6 +59,12 @@ func dsn(path, mode string, o dsnOpts, busy time.Duration) (string, error) {
 	}
 	if o.immediate {
 		q.Set("_txlock", "immediate")
+	}
+	if o.immutable {
+		q.Set("immutable", "1")
+	}
+	if o.readonlySHM {
+		q.Set("readonly_shm", "1")
 	}
 	return "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + q.Encode(), nil
 }
@@ -106,6 +118,7 @@ func Migrate(path string) error {
 		return &DBError{Op: op, Path: path, Err: err}
 	}
 	ctx := context.Background()
+	defer writerOpening(path)()
 	db, err := open(ctx, op, path, "rwc", dsnOpts{tuned: true}, BusyTimeout)
 	if err != nil {
 		return err

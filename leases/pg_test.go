@@ -18,7 +18,12 @@ import (
 	"steward/leases/pgtest"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) {
+	if path := os.Getenv(writerHelperEnv); path != "" {
+		os.Exit(writerHelper(path)) // a writer process of readonly_test.go
+	}
+	pgtest.Main(m)
+}
 
 // newPG is a fresh database initialised by steward.
 func newPG(t *testing.T) (leases.Target, *sql.DB) {

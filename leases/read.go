@@ -6,53 +6,73 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"sync"
 )
 
-// Reader reads a control-plane DB read-only. It never creates, migrates or
-// writes the file. Safe for concurrent use.
+// SQLiteReader reads a control-plane DB read-only. It never creates, migrates or
+// writes the file, and never creates or writes a file beside it (no -wal, no -shm, no
+// read mark): it opens the file the way its journal mode and companions allow (see
+// readmode.go) and reopens it when they change. Safe for concurrent use.
 type SQLiteReader struct {
 	reads
-	pin *sql.Conn // one fixed connection: PRAGMA data_version is per connection
-	id  fileID    // the file opened; Replaced compares the path with it
+	mu     sync.RWMutex // the handle: read for every read, write to (re)open or close it
+	pin    *sql.Conn    // one fixed connection: PRAGMA data_version is per connection
+	id     fileID       // the file opened; Replaced compares the path with it
+	kind   readKind
+	file   *dbFile
+	held   bool    // this handle holds file's read lock (kindQuiescent, where supported)
+	roSHM  bool    // this handle maps the -shm read-only (kindShared, no writer in this process)
+	sig    fileSig // the file's size and mtime when opened (kindQuiescent without the lock)
+	wal    fileSig // the ignored -wal's size and mtime, zero when there was none (kindQuiescent)
+	epoch  int64   // counts the handles opened: the high half of DataVersion
+	closed bool
 }
 
-// OpenReadOnly opens path with a file:...?mode=ro URI and a busy timeout.
-// A missing file is ErrNoDB (missing authority, never an empty inventory); a
-// file that is not SQLite is ErrNotSQLite. Close the Reader when done.
+// OpenReadOnly opens path for reading, creating nothing beside it (see SQLiteReader).
+// A missing file is ErrNoDB (missing authority, never an empty inventory); a file that
+// is not SQLite is ErrNotSQLite; a WAL-mode DB whose -wal has no -shm beside it is
+// ErrWALIndexMissing (reading it would create the -shm). Close the Reader when done.
 func OpenReadOnly(path string) (*SQLiteReader, error) {
 	const op = "open read-only"
 	if err := exists(op, path); err != nil {
 		return nil, err
 	}
-	ctx := context.Background()
-	db, err := open(ctx, op, path, "ro", dsnOpts{}, BusyTimeout)
-	if err != nil {
+	r := &SQLiteReader{reads: reads{d: sqliteSQL, path: path}}
+	r.version = r.dataVersion
+	if err := r.reopen(context.Background(), op); err != nil {
 		return nil, err
 	}
-	pin, err := db.Conn(ctx)
-	if err != nil {
-		db.Close()
-		return nil, mapErr(op, path, err)
-	}
-	r := &SQLiteReader{reads: reads{db: db, d: sqliteSQL, path: path}, pin: pin, id: fileIDOf(path)}
-	r.version = r.DataVersion
 	return r, nil
 }
 
-// Close releases the Reader's connections.
+// Close releases the Reader's connections and its read lock.
 func (r *SQLiteReader) Close() error {
-	r.pin.Close()
-	return r.db.Close()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = true
+	return r.drop()
 }
 
-// DataVersion returns PRAGMA data_version from the Reader's pinned
-// connection. The value changes whenever another connection commits, so a
-// watcher re-reads only when it moved.
+// DataVersion returns a version that moves whenever another connection commits: PRAGMA
+// data_version of the pinned connection, with the count of handles opened in the high
+// half (a reopen starts another connection's counter), so a watcher re-reads only when
+// it moved.
 func (r *SQLiteReader) DataVersion(ctx context.Context) (int64, error) {
 	var v int64
-	err := r.pin.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v)
-	return v, mapErr("data_version", r.path, err)
+	err := r.do(ctx, "data_version", func() (err error) {
+		v, err = r.dataVersion(ctx)
+		return err
+	})
+	return v, err
 }
+
+func (r *SQLiteReader) dataVersion(ctx context.Context) (int64, error) {
+	var v int64
+	err := r.pin.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v)
+	return r.versionOf(v), mapErr("data_version", r.path, err)
+}
+
+func (r *SQLiteReader) versionOf(dv int64) int64 { return r.epoch<<32 | dv&0xffffffff }
 
 // ReadOptions tunes Snapshot.
 type ReadOptions struct {

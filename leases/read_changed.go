@@ -56,6 +56,15 @@ type VersionedEvents struct {
 // Reader's pinned connection (data_version is per connection: compare it only
 // with values from DataVersion or EventsAtVersion of the same Reader).
 func (r *SQLiteReader) EventsAtVersion(ctx context.Context, cursor int64, limit int) (VersionedEvents, error) {
+	var out VersionedEvents
+	err := r.do(ctx, "events", func() (err error) {
+		out, err = r.eventsAtVersion(ctx, cursor, limit)
+		return err
+	})
+	return out, err
+}
+
+func (r *SQLiteReader) eventsAtVersion(ctx context.Context, cursor int64, limit int) (VersionedEvents, error) {
 	const op = "events"
 	if limit <= 0 {
 		limit = 1000
@@ -71,6 +80,7 @@ func (r *SQLiteReader) EventsAtVersion(ctx context.Context, cursor int64, limit 
 	if err := tx.QueryRowContext(ctx, "PRAGMA data_version").Scan(&out.DataVersion); err != nil {
 		return out, mapErr(op, r.path, err)
 	}
+	out.DataVersion = r.versionOf(out.DataVersion)
 	info, err := introspectTables(ctx, tx, "events")
 	if err != nil {
 		return out, mapErr(op, r.path, err)

@@ -55,7 +55,8 @@ func TestLivenessOutOfPidRange(t *testing.T) {
 }
 
 // TestReaderReplaced: a reader notices that a new file was renamed over its path, or that
-// the file was removed.
+// the file was removed; its next read follows the path (a removed DB is missing
+// authority), never the file it opened first.
 func TestReaderReplaced(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "a.sqlite3")
@@ -74,11 +75,23 @@ func TestReaderReplaced(t *testing.T) {
 	if err := Migrate(q); err != nil {
 		t.Fatal(err)
 	}
+	ctx := context.Background()
+	v0, err := r.DataVersion(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Rename(q, p); err != nil {
 		t.Fatal(err)
 	}
 	if !r.Replaced() {
 		t.Fatal("rename over the path not noticed")
+	}
+	v1, err := r.DataVersion(ctx)
+	if err != nil {
+		t.Fatalf("the reader could not read the file renamed over its path: %v", err)
+	}
+	if v1 == v0 || r.Replaced() {
+		t.Fatalf("the reader did not move to the new file (version %d -> %d, replaced %v)", v0, v1, r.Replaced())
 	}
 	if err := os.Remove(p); err != nil {
 		t.Fatal(err)
@@ -86,8 +99,8 @@ func TestReaderReplaced(t *testing.T) {
 	if !r.Replaced() {
 		t.Fatal("removal not noticed")
 	}
-	if _, err := r.DataVersion(context.Background()); err != nil {
-		t.Fatalf("the open reader still reads its own file: %v", err)
+	if _, err := r.DataVersion(ctx); !errors.Is(err, ErrNoDB) {
+		t.Fatalf("a read of a removed DB: %v, want ErrNoDB", err)
 	}
 }
 

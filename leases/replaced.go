@@ -24,11 +24,13 @@ func fileIDOf(path string) fileID {
 }
 
 // Replaced reports whether the path the Reader was opened on no longer names the file it
-// opened: the file was removed, or another file was renamed over it (a new inode). A
-// Reader keeps reading the file it opened — PRAGMA data_version never moves for commits to
-// the new file — so a watcher must reopen when Replaced is true. It is false when the
-// identity could not be read at open.
+// opened: the file was removed, or another file was renamed over it (a new inode). The
+// Reader's next read reopens the path (a removed file then reads as ErrNoDB), and its
+// DataVersion moves; a watcher may also reopen itself when Replaced is true. It is false
+// when the identity could not be read at open.
 func (r *SQLiteReader) Replaced() bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	if !r.id.ok {
 		return false
 	}

@@ -41,6 +41,9 @@ type SQLiteStore struct {
 	// steward_migration): only then are its timestamps written in steward's layout and
 	// its connections tuned for WAL.
 	steward bool
+	// unregister ends the Store's registration as a writer of this process (see
+	// writerOpening).
+	unregister func()
 }
 
 // OpenReadWrite opens an existing DB for transitions with busy_timeout and
@@ -65,6 +68,17 @@ func OpenReadWrite(path string, opt StoreOptions) (*SQLiteStore, error) {
 	if opt.BusyBudget <= 0 {
 		opt.BusyBudget = 30 * time.Second
 	}
+	done := writerOpening(path)
+	s, err := openReadWrite(ctx, op, path, opt)
+	if err != nil {
+		done()
+		return nil, err
+	}
+	s.unregister = done
+	return s, nil
+}
+
+func openReadWrite(ctx context.Context, op, path string, opt StoreOptions) (*SQLiteStore, error) {
 	db, err := open(ctx, op, path, "rw", dsnOpts{immediate: true}, opt.BusyTimeout)
 	if err != nil {
 		return nil, err
@@ -110,7 +124,13 @@ func stewardsWAL(ctx context.Context, db *sql.DB, info schemaInfo) (steward, wal
 }
 
 // Close closes the Store's handle.
-func (s *SQLiteStore) Close() error { return s.db.Close() }
+func (s *SQLiteStore) Close() error {
+	err := s.db.Close()
+	if s.unregister != nil {
+		s.unregister()
+	}
+	return err
+}
 
 // Policies returns the policy set the Store uses.
 func (s *SQLiteStore) Policies() PolicySet { return s.opt.Policies }

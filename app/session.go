@@ -53,7 +53,7 @@ type Session struct {
 // session reads it as unavailable with the reason, and the core has no Gitea side.
 func Open(ctx context.Context, s Settings) (*Session, error) {
 	if s.Now == nil {
-		s.Now = time.Now
+		s.Now, s.hostClock = time.Now, true
 	}
 	if s.Secrets == nil {
 		s.Secrets = govern.NewRedactor()
@@ -158,8 +158,12 @@ func newCore(s Settings, cl *gitea.Client) (*govern.Core, func(), error) {
 		}
 		closeLog = func() { log.Close() }
 	}
+	now := s.Now
+	if s.hostClock {
+		now = nil // this host's own clock: the core tells a jump of it against the monotonic clock
+	}
 	core := govern.New(gws, log, govern.Options{Actor: govern.LocalActor(s.Role, s.Login), ReadOnly: s.ReadOnly,
-		ReadOnlyReason: s.ReadOnlyReason, Now: s.Now, Step: s.Step})
+		ReadOnlyReason: s.ReadOnlyReason, Now: now, Step: s.Step})
 	// Closing closes the core's DB handles too: a command that wrote leaves the DB as
 	// SQLite leaves it when its last connection closes (a WAL DB checkpointed, its -wal
 	// and -shm removed), not with the files a process killed while connected leaves.

@@ -71,6 +71,8 @@ type Settings struct {
 
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// hostClock is set by Open when Now was nil: the clock is this host's own.
+	hostClock bool
 	// Step is the core's step hook (crash tests only).
 	Step func(string)
 	// Warn receives warnings about the Gitea login (a token file others can read); none

@@ -3,6 +3,7 @@ package govern
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -87,6 +88,10 @@ func (reclaimExpired) plan(ctx context.Context, c *Core, req Request) (*plan, er
 	now := c.leaseNow(ctx)
 	f := leases.FenceOf(*l)
 	p := &plan{state: f, refusal: verdict(leases.CheckReclaimExpired(l, f, now)), evidence: leaseEvidence(l, now)}
+	if p.refusal == nil {
+		// Expired by this host's clock: on SQLite only as far as that clock is trusted.
+		p.refusal = c.clockRefusal(ActionReclaimExpired, now, leaseStamps(l)...)
+	}
 	p.evidence = append(p.evidence, c.ownerText(l))
 	p.effects = []string{
 		fmt.Sprintf("lease %s: status active → expired (end_reason reclaimed)", l.LeaseID),
@@ -226,6 +231,10 @@ func (abandonStale) plan(ctx context.Context, c *Core, req Request) (*plan, erro
 		p.evidence = append(p.evidence, "freshness: "+string(fr.Value))
 		p.evidence = append(p.evidence, fr.Reasons...)
 	}
+	if p.refusal == nil && (fr.Value == leases.FreshStaleMissedHeartbeat || fr.Value == leases.FreshStaleAbsoluteCap) {
+		// Stale by this host's clock: on SQLite only as far as that clock is trusted.
+		p.refusal = c.clockRefusal(ActionAbandonStale, now, leaseStamps(l)...)
+	}
 	if p.refusal != nil && p.refusal.Code == string(leases.CodeNotStale) && (owner == leases.ProcessUnknown || wt == leases.WorktreeUnknown) && fr.Value == leases.FreshActive {
 		p.refusal = refuse(CodeLivenessUnproven, p.refusal.Message+". The owner's liveness or worktree is unknown here (another host, or a path steward will not follow), and unknown never counts as dead: check on the owner's host, or wait for expiry and reclaim.")
 	}
@@ -294,6 +303,15 @@ func (expireSweep) plan(ctx context.Context, c *Core, req Request) (*plan, error
 	p := &plan{state: ids}
 	if len(ids) == 0 {
 		p.refusal = refuse("nothing_to_do", "no active lease is past its expiry; nothing to sweep")
+		return p, nil
+	}
+	var stamps []stamped
+	for i := range snap.Leases {
+		if slices.Contains(ids, snap.Leases[i].LeaseID) {
+			stamps = append(stamps, leaseStamps(&snap.Leases[i])...)
+		}
+	}
+	if p.refusal = c.clockRefusal(ActionExpireSweep, now, stamps...); p.refusal != nil {
 		return p, nil
 	}
 	for _, id := range ids {

@@ -88,7 +88,8 @@ func (c *Core) retirePlan(ctx context.Context, req Request, ending map[string]bo
 		return &plan{refusal: refuse(CodeInspectOnly, fmt.Sprintf("lock file %s is unreadable (%s: %s); without a readable record there is no fence, so steward will not move it. Inspect the file and repair or remove it by hand.", name, e.Unreadable.Reason, e.Unreadable.Detail))}, nil
 	}
 	rec := &e.Record
-	now := c.now()
+	// The lock's expiry is judged at the clock the leases are (the DB's on PostgreSQL).
+	now := c.leaseNow(ctx)
 	a := locks.Assess(rec, now)
 	pid := lockPID(rec)
 	host := lockHost(rec, c.ws.host())
@@ -121,6 +122,10 @@ func (c *Core) retirePlan(ctx context.Context, req Request, ending map[string]bo
 		p.refusal = refuse(CodeInspectOnly, "expired-lock-live-owner: the lock expired but its owner process "+fmt.Sprint(pid)+" is alive and may heartbeat again; inspect only. Ask the owner to release or re-lock, or wait until the process ends.")
 	case st.Expired:
 		p.evidence = append(p.evidence, "the lock is expired; owner "+string(owner)+" (unknown never counts as dead, but an expired lock may be retired)")
+		if owner != leases.ProcessDead {
+			// Expired by this host's clock: on SQLite only as far as that clock is trusted.
+			p.refusal = c.clockRefusal(ActionRetireLock, now, lockStamps(name, rec)...)
+		}
 	case owner == leases.ProcessDead:
 		p.evidence = append(p.evidence, "the owner process is dead on this host")
 	case a.Expiration.State != locks.ExpirationRecorded:
@@ -201,7 +206,7 @@ func (c *Core) backingLeases(ctx context.Context, rec *locks.Record, st *retireS
 			}
 		}
 	}
-	now := c.now()
+	now := c.leaseNow(ctx)
 	for i := range cands {
 		l := &cands[i]
 		join := model.JoinOf(rec, l)
@@ -395,4 +400,20 @@ func (restoreLock) verify(ctx context.Context, c *Core, intent Record) (Result, 
 		return ResultSucceeded, []string{"the restored lock (task_session_id " + tsid + ", a later generation) was archived again since as retired/" + again}, true
 	}
 	return ResultFailed, []string{fmt.Sprintf("no live or archived lock %s holds task_session_id %s past lock_generation %d: the archive was not restored", live, tsid, gen)}, true
+}
+
+// lockStamps are the times a lock records that a clock wrote.
+func lockStamps(name string, rec *locks.Record) []stamped {
+	wl := rec.WorkLease
+	if wl == nil {
+		return nil
+	}
+	var out []stamped
+	if wl.CreatedAt.Valid {
+		out = append(out, stamped{"lock " + name + "'s work_lease.created_at", wl.CreatedAt.Time})
+	}
+	if wl.LastHeartbeatAt.Valid {
+		out = append(out, stamped{"lock " + name + "'s work_lease.last_heartbeat_at", wl.LastHeartbeatAt.Time})
+	}
+	return out
 }

@@ -115,6 +115,11 @@ type Core struct {
 	src     *sources
 	// step is called at the boundaries of an apply; crash tests kill the process there.
 	step func(name string)
+	// wall0 is the wall clock when the core was made and elapsed the time passed since by
+	// the monotonic clock (nil: not known): a wall clock that moved ahead of it jumped
+	// (clockRefusal).
+	wall0   time.Time
+	elapsed func() time.Duration
 }
 
 // Options configure a Core.
@@ -127,6 +132,11 @@ type Options struct {
 	ReadOnlyReason string
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Elapsed is the time passed since New by a clock nobody sets, which a wall clock that
+	// jumped forward is told against (clockRefusal). Nil: the monotonic clock when Now is
+	// nil too; with a Now of its own and no Elapsed (a test clock, a fixed instant) there is
+	// nothing to tell a jump against, and none is looked for.
+	Elapsed func() time.Duration
 	// Step, when set, is called at each boundary of an apply (for crash tests).
 	Step func(name string)
 }
@@ -135,9 +145,15 @@ type Options struct {
 // preview-only core: every Apply refuses with audit_unavailable.
 func New(ws Workspace, audit *AuditLog, opts Options) *Core {
 	c := &Core{ws: ws, audit: audit, actor: opts.Actor, readOnly: opts.ReadOnly, roWhy: opts.ReadOnlyReason, now: opts.Now, step: opts.Step, src: &sources{}}
+	c.elapsed = opts.Elapsed
 	if c.now == nil {
 		c.now = time.Now
+		if c.elapsed == nil {
+			start := time.Now()
+			c.elapsed = func() time.Duration { return time.Since(start) }
+		}
 	}
+	c.wall0 = c.now().Round(0)
 	c.actions = map[string]action{}
 	for _, a := range registry() {
 		c.actions[a.spec().ID] = a

@@ -337,7 +337,7 @@ func (f *notifyFailure) row() row {
 // hear runs the attention tracker on what msg brings (attn.hear) and derives the inbox again
 // when what it keeps quiet, or the notify command's finding, changed.
 func (r *Root) hear(msg any) tea.Cmd {
-	cmd, changed := r.attn.hear(msg, r.page().tbl.selected(), r.opts, &r.toasts)
+	cmd, changed := r.attn.hear(msg, r.list().tbl.selected(), r.opts, &r.toasts)
 	if d := r.env.data; changed && d.Loaded {
 		d.Inbox = r.attn.inbox(d)
 		r.setRows()

@@ -10,33 +10,6 @@ import (
 	"steward/govern"
 )
 
-// pageID names one view of the workbench.
-type pageID int
-
-const (
-	pageOverview pageID = iota
-	pageClaims
-	pageContention
-	pageClarifications
-	pageOrphans
-	pageActivity
-	pageSessions
-)
-
-var pageOrder = []pageID{pageOverview, pageClaims, pageContention, pageClarifications, pageOrphans, pageActivity, pageSessions}
-
-var pageTitles = map[pageID]string{
-	pageOverview: "Overview", pageClaims: "Claims", pageContention: "Contention",
-	pageClarifications: "Clarifications", pageOrphans: "Orphans", pageActivity: "Activity", pageSessions: "Sessions",
-}
-
-// pageShort are the views' short titles, used for every tab at once when the full ones do
-// not fit (one scheme at every width).
-var pageShort = map[pageID]string{
-	pageOverview: "Over", pageClaims: "Clai", pageContention: "Cont",
-	pageClarifications: "Clar", pageOrphans: "Orph", pageActivity: "Acti", pageSessions: "Sess",
-}
-
 // health is one source's state as the header and the pages draw it.
 type health struct {
 	Name      string // locks | db | gitea
@@ -250,21 +223,11 @@ func (d *data) source(name string) health {
 	return health{Name: name, State: "not_configured"}
 }
 
-// pageSources names the sources each page is built from.
-var pageSources = map[pageID][]string{
-	pageClaims:         {"locks", "db"},
-	pageContention:     {"locks", "db"},
-	pageClarifications: {"gitea"},
-	pageOrphans:        {"locks", "db"},
-	pageActivity:       {"db"},
-	pageSessions:       {"db"},
-}
-
 func haystack(parts ...string) string { return strings.ToLower(strings.Join(parts, " ")) }
 
 // down reports whether every source a page is built from is unusable: its count is unknown.
 func (d *data) down(id pageID) bool {
-	srcs := pageSources[id]
+	srcs := tabInfo[id].sources
 	if len(srcs) == 0 {
 		return false
 	}
@@ -278,7 +241,7 @@ func (d *data) down(id pageID) bool {
 
 // partial reports whether some source of a page is degraded or unusable (but not all).
 func (d *data) partial(id pageID) bool {
-	for _, name := range pageSources[id] {
+	for _, name := range tabInfo[id].sources {
 		if d.source(name).State != "ok" {
 			return true
 		}

@@ -70,7 +70,7 @@ func TestGoldenDialogs(t *testing.T) {
 		}},
 		{"answer-editor", func(r *Root) {
 			send(r, keyMsg("4"))
-			sel := r.page().tbl.selected()
+			sel := r.list().tbl.selected()
 			r.push(newAnswerEditor(r.env.keys, sel.ItemRef, sel.Markdown, "", ""))
 			send(r, typeText("Use **YAML**.")...)
 			send(r, keyMsg("enter"))
@@ -78,7 +78,7 @@ func TestGoldenDialogs(t *testing.T) {
 		}},
 		{"answer-preview", func(r *Root) {
 			send(r, keyMsg("4"))
-			sel := r.page().tbl.selected()
+			sel := r.list().tbl.selected()
 			r.push(newAnswerEditor(r.env.keys, sel.ItemRef, sel.Markdown, "", ""))
 			send(r, typeText("Use **YAML**.")...)
 			send(r, keyMsg("ctrl+p"))
@@ -99,8 +99,8 @@ func TestGoldenDialogs(t *testing.T) {
 		{"palette", func(r *Root) { send(r, keyMsg("2"), keyMsg(":"), keyMsg("s")) }},
 		{"detail-claim", func(r *Root) {
 			send(r, keyMsg("2"), keyMsg("j"), keyMsg("j"))
-			r.pages[pageClaims].detail = true
-			r.pages[pageClaims].layout()
+			r.tabs[pageClaims].list().detail = true
+			r.tabs[pageClaims].list().layout()
 			r.raw.got["acme_widgets_103.json"] = "{\n  \"issue_number\": 103,\n  \"lock_generation\": 7\n}"
 		}},
 		{"detail-clarification", func(r *Root) { send(r, keyMsg("4"), keyMsg("enter")) }},

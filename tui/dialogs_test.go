@@ -59,16 +59,16 @@ func TestFilterModeIsVisible(t *testing.T) {
 	}
 	send(r, typeText("root")...)
 	send(r, keyMsg("enter"))
-	if p := r.page(); p.filtering || p.filter.String() != "root" {
+	if p := r.list(); p.filtering || p.filter.String() != "root" {
 		t.Fatalf("after enter: filtering %v, filter %q", p.filtering, p.filter.String())
 	}
 	send(r, keyMsg("j"), keyMsg("/"))
 	send(r, typeText("#10")...)
-	if got := r.page().filter.String(); got != "#10" {
+	if got := r.list().filter.String(); got != "#10" {
 		t.Fatalf("/ on an existing filter then typing: %q, want it replaced", got)
 	}
 	send(r, keyMsg("esc"))
-	if p := r.page(); p.filtering || p.filter.String() != "" || len(p.tbl.view) != len(p.tbl.rows) {
+	if p := r.list(); p.filtering || p.filter.String() != "" || len(p.tbl.view) != len(p.tbl.rows) {
 		t.Fatalf("esc: filtering %v, filter %q", p.filtering, p.filter.String())
 	}
 }

@@ -55,7 +55,7 @@ func TestRowCacheMatchesFreshDigest(t *testing.T) {
 	for i, s := range []*model.Snapshot{s0, &s1, &s2} {
 		got, want := digest(s, cfg), digest(s, fresh)
 		for _, id := range []pageID{pageClaims, pageOrphans, pageSessions} {
-			sameRows(t, pageTitles[id], got.Rows[id], want.Rows[id], s.GeneratedAt)
+			sameRows(t, id.title(), got.Rows[id], want.Rows[id], s.GeneratedAt)
 		}
 		if n := len(cfg.cache.claims) + len(cfg.cache.orphans) + len(cfg.cache.sessions); n != len(s.Claims)+len(s.Orphans)+len(s.Sessions) {
 			t.Fatalf("snapshot %d: the cache holds %d rows, the snapshot %d entries", i, n, len(s.Claims)+len(s.Orphans)+len(s.Sessions))

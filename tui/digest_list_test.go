@@ -18,7 +18,7 @@ import (
 func TestOneChangeDigestsOneRow(t *testing.T) {
 	cfg := digestConfig(New(Options{}).opts)
 	s := bigSnapshot(10000)
-	tbl := newTable(pageColumns(pageClaims)) // sorted by Item, as the harness sorts it
+	tbl := newTable(claimColumns()) // sorted by Item, as the harness sorts it
 	tbl.setSize(160, 40)
 	tbl.sortBy("Item")
 	d := digest(s, cfg)
@@ -48,7 +48,7 @@ func TestOneChangeDigestsOneRow(t *testing.T) {
 		fresh := cfg
 		fresh.cache = nil
 		for _, id := range []pageID{pageClaims, pageOrphans, pageSessions} {
-			sameRows(t, fmt.Sprintf("change %d %s", i, pageTitles[id]), got.Rows[id], digest(next, fresh).Rows[id], next.GeneratedAt)
+			sameRows(t, fmt.Sprintf("change %d %s", i, id.title()), got.Rows[id], digest(next, fresh).Rows[id], next.GeneratedAt)
 		}
 		s = next
 	}
@@ -81,7 +81,7 @@ func TestMergedDigestMatchesFreshDigest(t *testing.T) {
 	var tables []*sorted
 	for _, title := range []string{"Item", "Left", "Heartbeat"} {
 		for _, desc := range []bool{false, true} {
-			x := &sorted{title: title, desc: desc, tbl: newTable(pageColumns(pageClaims))}
+			x := &sorted{title: title, desc: desc, tbl: newTable(claimColumns())}
 			x.tbl.setSize(200, 40)
 			tables = append(tables, x)
 		}
@@ -142,7 +142,7 @@ func TestMergedDigestMatchesFreshDigest(t *testing.T) {
 		rebuilt += map[bool]int{true: 1}[cfg.cache.claimList.rebuilt]
 		merged += map[bool]int{true: 1}[len(cfg.cache.claimList.came)+len(cfg.cache.claimList.left) > 0]
 		for _, id := range []pageID{pageClaims, pageOrphans, pageSessions} {
-			sameRows(t, fmt.Sprintf("step %d %s", step, pageTitles[id]), got.Rows[id], want.Rows[id], s.GeneratedAt)
+			sameRows(t, fmt.Sprintf("step %d %s", step, id.title()), got.Rows[id], want.Rows[id], s.GeneratedAt)
 		}
 		for _, x := range tables {
 			if step == 0 { // sorted once; from then on each snapshot carries the order
@@ -157,7 +157,7 @@ func TestMergedDigestMatchesFreshDigest(t *testing.T) {
 			x.tbl.hint = got.hints[pageClaims]
 			x.tbl.setRows(got.Rows[pageClaims])
 			carried += x.tbl.carried - before
-			whole := newTable(pageColumns(pageClaims))
+			whole := newTable(claimColumns())
 			whole.setSize(200, 40)
 			whole.setRows(got.Rows[pageClaims])
 			whole.sortBy(x.title)
@@ -184,7 +184,7 @@ func TestMergedDigestMatchesFreshDigest(t *testing.T) {
 					measured = max(measured, tbl.rows[j].width(i))
 				}
 				if len(tbl.rows) > 0 && (!ok || w != measured) {
-					t.Fatalf("step %d %s cell %d: the digest's widest %d (%v), measured %d", step, pageTitles[id], i, w, ok, measured)
+					t.Fatalf("step %d %s cell %d: the digest's widest %d (%v), measured %d", step, id.title(), i, w, ok, measured)
 				}
 			}
 		}

@@ -26,7 +26,7 @@ func TestFlowAnswerClarification(t *testing.T) {
 
 	tm.Send(tea.QuitMsg{})
 	r := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Root)
-	if len(r.pages[pageClarifications].tbl.rows) != 0 {
+	if len(r.tabs[pageClarifications].list().tbl.rows) != 0 {
 		t.Fatal("the answered clarification is still listed")
 	}
 	recs, _, _ := govern.ReadAudit(audit)

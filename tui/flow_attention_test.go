@@ -88,12 +88,12 @@ func TestFlowAttentionAck(t *testing.T) {
 	if strings.Contains(all, "\x1b]52") {
 		t.Fatal("the title's clipboard sequence reached the terminal")
 	}
-	for _, x := range r.pages[pageOverview].tbl.rows {
+	for _, x := range r.tabs[pageOverview].list().tbl.rows {
 		if strings.Contains(x.Key, "clar:") {
 			t.Fatalf("the acknowledged question is still in the inbox: %q", x.Cells)
 		}
 	}
-	if len(r.pages[pageClarifications].tbl.rows) != 1 {
+	if len(r.tabs[pageClarifications].list().tbl.rows) != 1 {
 		t.Fatal("the question left the Clarifications view: an acknowledgement answers nothing")
 	}
 	recs, _, _ := govern.ReadAudit(audit)

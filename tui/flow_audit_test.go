@@ -36,7 +36,7 @@ func attemptOf(t *testing.T, audit, action string) govern.Attempt {
 // activityRow returns the Activity row of attempt.
 func activityRow(t *testing.T, r *Root, attempt string) row {
 	t.Helper()
-	for _, x := range r.pages[pageActivity].tbl.rows {
+	for _, x := range r.tabs[pageActivity].list().tbl.rows {
 		if x.Cells[1] == "steward" && strings.Contains(x.Key, attempt) {
 			return x
 		}
@@ -103,7 +103,7 @@ func TestFlowVerifyUnknownAnswer(t *testing.T) {
 			t.Fatalf("the apply's toast still says unknown: %q", ts.text)
 		}
 	}
-	for _, in := range r.pages[pageOverview].tbl.rows {
+	for _, in := range r.tabs[pageOverview].list().tbl.rows {
 		if in.Unsettled != nil {
 			t.Fatalf("the inbox still asks to verify: %v", in.Cells)
 		}
@@ -230,7 +230,7 @@ func auditRoot(t *testing.T, role govern.Role) (*Root, string, string) {
 	r.agen++
 	drain(r, auditCmd(audit, r.agen))
 	send(r, keyMsg("6"))
-	if sel := r.page().tbl.selected(); sel == nil || sel.Unsettled == nil || sel.Unsettled.ID != id {
+	if sel := r.list().tbl.selected(); sel == nil || sel.Unsettled == nil || sel.Unsettled.ID != id {
 		t.Fatalf("Activity does not select the unknown attempt: %+v", sel)
 	}
 	return r, id, audit
@@ -253,7 +253,7 @@ func TestResolveRefusedByCore(t *testing.T) {
 	if len(after) != len(before) {
 		t.Fatalf("a refused resolution wrote %d records", len(after)-len(before))
 	}
-	if sel := r.page().tbl.selected(); sel == nil || sel.Unsettled == nil {
+	if sel := r.list().tbl.selected(); sel == nil || sel.Unsettled == nil {
 		t.Fatal("the attempt no longer reads unknown after a refusal")
 	}
 }
@@ -287,7 +287,7 @@ func TestVerifyWaitsForOwnApplies(t *testing.T) {
 	if !contains(plain(r), "verify: attempt "+id+" (lease.reclaim-expired) stays UNKNOWN") {
 		t.Fatalf("no verify toast:\n%s", plain(r))
 	}
-	if sel := r.page().tbl.selected(); sel == nil || sel.Unsettled == nil || sel.Unsettled.ID != id {
+	if sel := r.list().tbl.selected(); sel == nil || sel.Unsettled == nil || sel.Unsettled.ID != id {
 		t.Fatal("the selection left the attempt when its outcome record was written")
 	}
 }

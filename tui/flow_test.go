@@ -197,20 +197,20 @@ func TestFlowReclaimExpired(t *testing.T) {
 
 	tm.Send(tea.QuitMsg{})
 	r := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Root)
-	for _, row := range r.pages[pageOrphans].tbl.rows {
+	for _, row := range r.tabs[pageOrphans].list().tbl.rows {
 		if strings.Contains(row.Item, "#201") && strings.Contains(row.Cells[0], "past-expiry") {
 			t.Fatalf("the reclaimed lease is still an orphan: %+v", row.Cells)
 		}
 	}
 	var still bool
-	for _, row := range r.pages[pageOrphans].tbl.rows {
+	for _, row := range r.tabs[pageOrphans].list().tbl.rows {
 		still = still || strings.Contains(row.Item, "#202")
 	}
 	if !still {
 		t.Fatal("the other expired lease (not selected) went too")
 	}
-	if r.pages[pageOrphans].filter.String() != "#201 past" {
-		t.Fatalf("filter not kept: %q", r.pages[pageOrphans].filter.String())
+	if r.tabs[pageOrphans].list().filter.String() != "#201 past" {
+		t.Fatalf("filter not kept: %q", r.tabs[pageOrphans].list().filter.String())
 	}
 	recs, _, err := govern.ReadAudit(audit)
 	if err != nil || len(govern.Attempts(recs)) != 3 {

@@ -120,7 +120,7 @@ func TestFlowWorkspacesAllViewAndSwitch(t *testing.T) {
 	tm.Send(tea.QuitMsg{})
 	m := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*multi)
 	var items []string
-	for _, r := range m.all.pages[pageOrphans].tbl.rows {
+	for _, r := range m.all.tabs[pageOrphans].list().tbl.rows {
 		items = append(items, r.cell(wsCell)+" "+r.Item)
 	}
 	if len(items) != 1 || items[0] != "prod acme/widgets#201" {

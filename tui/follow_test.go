@@ -33,14 +33,14 @@ func TestSelectionFollowsIdentity(t *testing.T) {
 	r := newTestRoot(t, 160, 48, false)
 	send(r, SnapshotMsg{withClaims(liveClaim(1, 5*time.Minute), liveClaim(2, 6*time.Minute), liveClaim(3, 7*time.Minute))}, keyMsg("2"))
 	send(r, keyMsg("j"), keyMsg("enter"))
-	if sel := r.page().tbl.selected(); sel.Item != "acme/widgets#2" {
+	if sel := r.list().tbl.selected(); sel.Item != "acme/widgets#2" {
 		t.Fatalf("selected %s", sel.Item)
 	}
 	// Two rows more urgent than #2 arrive (they sort above it).
 	send(r, SnapshotMsg{withClaims(liveClaim(1, 5*time.Minute), liveClaim(2, 6*time.Minute), liveClaim(3, 7*time.Minute),
 		liveClaim(8, time.Minute), liveClaim(9, 2*time.Minute))})
-	if sel := r.page().tbl.selected(); sel.Item != "acme/widgets#2" || r.page().tbl.cursor != 3 {
-		t.Fatalf("after rows were inserted above: selected %s at %d", sel.Item, r.page().tbl.cursor)
+	if sel := r.list().tbl.selected(); sel.Item != "acme/widgets#2" || r.list().tbl.cursor != 3 {
+		t.Fatalf("after rows were inserted above: selected %s at %d", sel.Item, r.list().tbl.cursor)
 	}
 	if !contains(plain(r), "Claim on acme/widgets#2") {
 		t.Fatal("the detail switched to another item")
@@ -48,12 +48,12 @@ func TestSelectionFollowsIdentity(t *testing.T) {
 	// space marks the row the cursor is on, not the one that was there before (and moves
 	// down, as in a file manager).
 	send(r, keyMsg("space"), keyMsg("k"))
-	if !r.page().tbl.marks["claim:"+lockName(2)] || len(r.page().tbl.marks) != 1 {
-		t.Fatalf("marks %v", r.page().tbl.marks)
+	if !r.list().tbl.marks["claim:"+lockName(2)] || len(r.list().tbl.marks) != 1 {
+		t.Fatalf("marks %v", r.list().tbl.marks)
 	}
 	// #2 leaves: the cursor stays at its place, on the neighbour, and the screen says so.
 	send(r, SnapshotMsg{withClaims(liveClaim(1, 5*time.Minute), liveClaim(3, 7*time.Minute), liveClaim(8, time.Minute), liveClaim(9, 2*time.Minute))})
-	sel := r.page().tbl.selected()
+	sel := r.list().tbl.selected()
 	if sel.Item != "acme/widgets#3" {
 		t.Fatalf("after #2 left: selected %s, want its neighbour #3", sel.Item)
 	}
@@ -61,8 +61,8 @@ func TestSelectionFollowsIdentity(t *testing.T) {
 	if !contains(f, "Claim on acme/widgets#2 left the snapshot") {
 		t.Fatalf("the screen does not say the selected row left:\n%s", f)
 	}
-	if len(r.page().tbl.marks) != 0 {
-		t.Fatalf("the mark of the row that left stays: %v", r.page().tbl.marks)
+	if len(r.list().tbl.marks) != 0 {
+		t.Fatalf("the mark of the row that left stays: %v", r.list().tbl.marks)
 	}
 	send(r, keyMsg("k"))
 	if contains(plain(r), "left the snapshot") {
@@ -76,18 +76,18 @@ func TestSelectionTopAndKindChange(t *testing.T) {
 	r := newTestRoot(t, 160, 48, false)
 	send(r, SnapshotMsg{withClaims(liveClaim(1, 5*time.Minute), liveClaim(2, 6*time.Minute))}, keyMsg("2"))
 	send(r, SnapshotMsg{withClaims(liveClaim(1, 5*time.Minute), liveClaim(2, 6*time.Minute), liveClaim(7, time.Minute))})
-	if sel := r.page().tbl.selected(); sel.Item != "acme/widgets#7" {
+	if sel := r.list().tbl.selected(); sel.Item != "acme/widgets#7" {
 		t.Fatalf("untouched cursor on %s, want the new top row #7", sel.Item)
 	}
 	s := populated()
 	send(r, SnapshotMsg{s}, keyMsg("5"), keyMsg("j"))
-	was := r.page().tbl.selected()
+	was := r.list().tbl.selected()
 	s2 := populated()
 	o := *s2.Orphans[1]
 	o.Kind = model.OrphanStaleLockDeadOwner
 	s2.Orphans[1] = &o
 	send(r, SnapshotMsg{s2})
-	if sel := r.page().tbl.selected(); sel.ID != was.ID || sel.Cells[0] != string(model.OrphanStaleLockDeadOwner) {
+	if sel := r.list().tbl.selected(); sel.ID != was.ID || sel.Cells[0] != string(model.OrphanStaleLockDeadOwner) {
 		t.Fatalf("after the kind changed: selected %v, was %v", sel.Cells, was.Cells)
 	}
 }
@@ -97,12 +97,12 @@ func TestSelectionTopAndKindChange(t *testing.T) {
 func TestMarksPerViewNamedAndCleared(t *testing.T) {
 	r := newTestRoot(t, 160, 48, false)
 	send(r, SnapshotMsg{populated()}, keyMsg("5"), keyMsg("space"), keyMsg("space"))
-	orphans := r.page()
+	orphans := r.list()
 	if len(orphans.tbl.marks) != 2 {
 		t.Fatalf("marked %d orphans", len(orphans.tbl.marks))
 	}
 	send(r, keyMsg("2"))
-	if len(r.page().tbl.marks) != 0 || contains(plain(r), "marked") {
+	if len(r.list().tbl.marks) != 0 || contains(plain(r), "marked") {
 		t.Fatal("the orphans' marks show on Claims")
 	}
 	send(r, keyMsg("5"), keyMsg("a"))
@@ -125,7 +125,7 @@ func TestPauseFreezesTheView(t *testing.T) {
 	now := fixedNow
 	r.opts.Now = func() time.Time { return now }
 	send(r, SnapshotMsg{populated()}, keyMsg("2"), keyMsg("p"))
-	n := len(r.page().tbl.rows)
+	n := len(r.list().tbl.rows)
 	send(r, SnapshotMsg{withClaims(liveClaim(1, time.Minute))})
 	now = now.Add(90 * time.Second)
 	r.Update(tickMsg{})
@@ -133,11 +133,11 @@ func TestPauseFreezesTheView(t *testing.T) {
 	if !contains(h, "PAUSED") || !contains(h, "frozen, 1m32s old") || !contains(h, "newer waiting") {
 		t.Fatalf("header while paused: %q", h)
 	}
-	if len(r.page().tbl.rows) != n {
+	if len(r.list().tbl.rows) != n {
 		t.Fatal("a snapshot changed the rows while paused")
 	}
 	send(r, keyMsg("p"))
-	if len(r.page().tbl.rows) != 1 || contains(plain(r), "PAUSED") {
-		t.Fatalf("after resuming: %d rows", len(r.page().tbl.rows))
+	if len(r.list().tbl.rows) != 1 || contains(plain(r), "PAUSED") {
+		t.Fatalf("after resuming: %d rows", len(r.list().tbl.rows))
 	}
 }

@@ -16,7 +16,7 @@ func TestGoldenViews(t *testing.T) {
 	for _, sz := range sizes {
 		for _, s := range states {
 			for i, id := range pageOrder {
-				t.Run(sz.name+"/"+s.name+"/"+pageTitles[id], func(t *testing.T) {
+				t.Run(sz.name+"/"+s.name+"/"+id.title(), func(t *testing.T) {
 					r := newTestRoot(t, sz.w, sz.h, false)
 					send(r, SnapshotMsg{s.snap()})
 					send(r, keyMsg(string(rune('1'+i))))

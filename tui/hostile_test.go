@@ -63,13 +63,13 @@ func TestHostileStrings(t *testing.T) {
 		r.setRows()
 		for i, id := range pageOrder {
 			send(r, keyMsg(string(rune('1'+i))), keyMsg("G"))
-			checkClean(t, pageTitles[id], r.Render())
+			checkClean(t, id.title(), r.Render())
 			send(r, keyMsg("enter"))
-			checkClean(t, pageTitles[id]+" detail", r.Render())
+			checkClean(t, id.title()+" detail", r.Render())
 			send(r, keyMsg("ctrl+d"), keyMsg("ctrl+d"))
-			checkClean(t, pageTitles[id]+" detail scrolled", r.Render())
+			checkClean(t, id.title()+" detail scrolled", r.Render())
 			send(r, keyMsg("a"))
-			checkClean(t, pageTitles[id]+" actions", r.Render())
+			checkClean(t, id.title()+" actions", r.Render())
 			send(r, keyMsg("esc"), keyMsg("esc"))
 		}
 		pv := allowedPreview()
@@ -91,7 +91,7 @@ func TestHostileStrings(t *testing.T) {
 		r.env.data.merge()
 		r.setRows()
 		send(r, keyMsg("6"), keyMsg("g"))
-		if sel := r.page().tbl.selected(); sel == nil || sel.Unsettled == nil {
+		if sel := r.list().tbl.selected(); sel == nil || sel.Unsettled == nil {
 			t.Fatal("the hostile unknown attempt is not selectable")
 		}
 		send(r, keyMsg("R"), keyMsg("down"))

@@ -35,7 +35,7 @@ func menuOf(t *testing.T, r *Root) []string {
 func TestInboxOffersTheRowsOwnActions(t *testing.T) {
 	r := newTestRoot(t, 160, 48, false)
 	send(r, SnapshotMsg{populated()}, keyMsg("1"))
-	p := r.page()
+	p := r.list()
 	checked := 0
 	for i := range p.tbl.view {
 		p.tbl.moveTo(i)
@@ -45,8 +45,8 @@ func TestInboxOffersTheRowsOwnActions(t *testing.T) {
 		}
 		inbox := menuOf(t, r)
 		send(r, keyMsg(">"))
-		if r.cur != row.Origin.page || r.page().tbl.selected().Key != row.Origin.key {
-			t.Fatalf("> from the inbox row %q went to %s row %v", row.Title, pageTitles[r.cur], r.page().tbl.selected().Key)
+		if r.cur != row.Origin.page || r.list().tbl.selected().Key != row.Origin.key {
+			t.Fatalf("> from the inbox row %q went to %s row %v", row.Title, r.cur.title(), r.list().tbl.selected().Key)
 		}
 		own := menuOf(t, r)
 		if strings.Join(inbox, ",") != strings.Join(own, ",") || len(own) == 0 {
@@ -71,16 +71,16 @@ func TestAttentionOrder(t *testing.T) {
 	r := newTestRoot(t, 160, 48, false)
 	send(r, SnapshotMsg{s}, keyMsg("2"))
 	var items []string
-	for _, i := range r.page().tbl.view {
-		items = append(items, r.page().tbl.rows[i].Item)
+	for _, i := range r.list().tbl.view {
+		items = append(items, r.list().tbl.rows[i].Item)
 	}
 	if got := strings.Join(items, " "); got != "acme/widgets#103 acme/widgets#104 acme/widgets#102 acme/widgets#101" {
 		t.Errorf("claims in order %s", got)
 	}
 	send(r, keyMsg("1"))
 	var classes, what []string
-	for _, i := range r.page().tbl.view {
-		row := r.page().tbl.rows[i]
+	for _, i := range r.list().tbl.view {
+		row := r.list().tbl.rows[i]
 		classes = append(classes, row.Class)
 		what = append(what, row.Cells[3])
 	}
@@ -99,10 +99,10 @@ func TestAttentionOrder(t *testing.T) {
 	if !contains(plain(r), "3 routine hidden (h shows them)") {
 		t.Fatalf("routine count:\n%s", plain(r))
 	}
-	n := len(r.page().tbl.rows)
+	n := len(r.list().tbl.rows)
 	send(r, keyMsg("h"))
-	if len(r.page().tbl.rows) != n+3 || !contains(plain(r), "3 routine shown") || !contains(plain(r), string(model.OrphanLegacyLock)) {
-		t.Fatalf("h: %d rows (was %d)\n%s", len(r.page().tbl.rows), n, plain(r))
+	if len(r.list().tbl.rows) != n+3 || !contains(plain(r), "3 routine shown") || !contains(plain(r), string(model.OrphanLegacyLock)) {
+		t.Fatalf("h: %d rows (was %d)\n%s", len(r.list().tbl.rows), n, plain(r))
 	}
 }
 
@@ -134,9 +134,9 @@ func TestCopyOpenAndTabs(t *testing.T) {
 		for _, id := range pageOrder {
 			for _, f := range tabs {
 				switch f {
-				case pageTitles[id]:
+				case id.title():
 					full++
-				case pageShort[id]:
+				case tabInfo[id].short:
 					short++
 				}
 			}
@@ -201,7 +201,7 @@ func TestInboxOrdersByHowFarPastItsSLA(t *testing.T) {
 	}
 	order := func() []string {
 		var out []string
-		for _, x := range r.pages[pageOverview].tbl.rows {
+		for _, x := range r.tabs[pageOverview].list().tbl.rows {
 			if x.Class == "human-required" {
 				out = append(out, x.Cells[1])
 			}

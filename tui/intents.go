@@ -73,8 +73,6 @@ type (
 		item, text string
 		keep       bool
 	}
-	// rowsIntent re-derives the pages' rows (a page changed what it shows) and notes why.
-	rowsIntent struct{ note string }
 )
 
 func (noteIntent) isIntent()    {}
@@ -93,7 +91,6 @@ func (auditIntent) isIntent()   {}
 func (resolveIntent) isIntent() {}
 func (jumpIntent) isIntent()    {}
 func (draftIntent) isIntent()   {}
-func (rowsIntent) isIntent()    {}
 
 // intent turns what a page or a dialog answered into state changes and commands. This is the
 // only place that builds commands calling the governed core.
@@ -142,13 +139,10 @@ func (r *Root) intent(in intent) tea.Cmd {
 		return resolveCmd(r.opts.Core, in.attempt, in.result, in.reason, r.auditing)
 	case jumpIntent:
 		r.show(in.page)
-		if !r.page().tbl.selectKey(in.key) {
-			r.note("the row is no longer in " + pageTitles[in.page] + "; it changed since the inbox was drawn")
+		if !r.list().tbl.selectKey(in.key) {
+			r.note("the row is no longer in " + in.page.title() + "; it changed since the inbox was drawn")
 		}
-		return r.raw.need(r.page(), r.opts.Core)
-	case rowsIntent:
-		r.setRows()
-		r.note(in.note)
+		return r.readRaw()
 	case draftIntent:
 		r.stack.popThrough(func(d dialog) bool { _, ok := d.(*answerEditor); return ok })
 		r.note(in.keepIn(r.drafts))

@@ -34,14 +34,14 @@ func TestOpenCopyClickWheel(t *testing.T) {
 	}
 	send(r, tea.MouseClickMsg{X: x + 2, Y: 1})
 	if r.cur != pageOrphans {
-		t.Fatalf("click on the Orphans tab went to %v", pageTitles[r.cur])
+		t.Fatalf("click on the Orphans tab went to %v", r.cur.title())
 	}
 	send(r, tea.MouseClickMsg{X: 10, Y: headerLines + 2 + 2}) // status line, column header, third row
-	if got := r.page().tbl.cursor; got != 2 {
+	if got := r.list().tbl.cursor; got != 2 {
 		t.Fatalf("click selected row %d, want 2", got)
 	}
 	send(r, tea.MouseWheelMsg{Button: tea.MouseWheelUp})
-	if r.page().tbl.cursor != 0 {
+	if r.list().tbl.cursor != 0 {
 		t.Fatal("wheel up did not move up")
 	}
 }

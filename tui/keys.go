@@ -24,7 +24,7 @@ type KeyMap struct {
 // GlobalKeys apply on every page when no dialog is open and the filter is not being typed;
 // ForceQuit applies everywhere.
 type GlobalKeys struct {
-	Views                                 [7]key.Binding
+	Views                                 []key.Binding
 	NextView, PrevView                    key.Binding
 	Help, Palette, Refresh, Quit, Dismiss key.Binding
 	ForceQuit, Toasts, Pause              key.Binding
@@ -109,7 +109,7 @@ func DefaultKeyMap() KeyMap {
 	var km KeyMap
 	for i, id := range pageOrder {
 		n := string(rune('1' + i))
-		km.Global.Views[i] = b([]string{n}, n, "view "+pageTitles[id])
+		km.Global.Views = append(km.Global.Views, b([]string{n}, n, "view "+id.title()))
 	}
 	km.Global.NextView = b([]string{"tab"}, "tab", "next view")
 	km.Global.PrevView = b([]string{"shift+tab"}, "shift+tab", "previous view")

@@ -54,7 +54,7 @@ func TestColumnsTellRowsApart(t *testing.T) {
 		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
 			r := newTestRoot(t, sz.w, sz.h, false)
 			send(r, SnapshotMsg{fleetSnapshot(12)}, keyMsg("2"))
-			tbl := r.page().tbl
+			tbl := r.list().tbl
 			lines := strings.Split(plain(r), "\n")
 			header := lines[headerLines+1]
 			if strings.Contains(header, "…") {

@@ -49,13 +49,13 @@ func TestLongTextCanBeRead(t *testing.T) {
 	send(r, keyMsg("esc"))
 	// The detail pane scrolls to its end (ctrl+d), where the item's timeline is.
 	send(r, keyMsg("j"), keyMsg("j"), keyMsg("enter"))
-	if !contains(plain(r), "more lines (ctrl+d)") {
+	if !contains(plain(r), "more lines — ctrl+d") {
 		t.Fatalf("the detail does not say it scrolls:\n%s", plain(r))
 	}
-	for i := 0; i < 40 && contains(plain(r), "more lines (ctrl+d)"); i++ {
+	for i := 0; i < 40 && contains(plain(r), "more lines — ctrl+d"); i++ {
 		send(r, keyMsg("ctrl+d"))
 	}
-	if f := plain(r); contains(f, "more lines (ctrl+d)") || !contains(f, "Timeline") && !contains(f, "timeline") {
+	if f := plain(r); contains(f, "more lines — ctrl+d") || !contains(f, "Timeline") && !contains(f, "timeline") {
 		t.Fatalf("the detail's end cannot be reached:\n%s", f)
 	}
 }

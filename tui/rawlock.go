@@ -15,10 +15,9 @@ type rawLocks struct {
 	got  map[string]string // what was read, by lock file (the pages read it)
 }
 
-// need starts reading the lock file of p's selected row when its detail is open and it was
-// not read yet; nil when there is nothing to read (or no core to say where the locks are).
-func (x *rawLocks) need(p *listPage, core *govern.Core) tea.Cmd {
-	sel := p.rawWanted()
+// need starts reading the lock file of sel, the selected row whose detail wants it (nil:
+// none does); nil when there is nothing to read (or no core to say where the locks are).
+func (x *rawLocks) need(sel *row, core *govern.Core) tea.Cmd {
 	if sel == nil || core == nil || x.file == sel.LockFile {
 		return nil
 	}

@@ -13,7 +13,7 @@ import (
 type Root struct {
 	opts     Options
 	env      *shared
-	pages    map[pageID]*listPage
+	tabs     [numTabs]tab
 	cur      pageID
 	stack    stack
 	agen     int      // audit read generation
@@ -43,14 +43,13 @@ var _ tea.Model = (*Root)(nil)
 // New returns the workbench's root model for opts.
 func New(opts Options) *Root {
 	opts = opts.withDefaults()
-	r := &Root{opts: opts, env: &shared{now: opts.Now(), data: &data{Rows: map[pageID][]row{}}, keys: *opts.Keys, theme: theme(opts.Theme), light: opts.Theme == "light", ws: opts.ws},
-		pages: map[pageID]*listPage{}, raw: rawLocks{got: map[string]string{}}, drafts: map[string]string{}, sending: map[int]string{},
+	r := &Root{opts: opts, raw: rawLocks{got: map[string]string{}}, drafts: map[string]string{}, sending: map[int]string{},
 		width: 80, height: 24}
+	r.env = &shared{now: opts.Now(), data: &data{Rows: map[pageID][]row{}}, keys: *opts.Keys, theme: theme(opts.Theme),
+		light: opts.Theme == "light", ws: opts.ws, knows: coreKnows(opts.Core), raw: r.raw.got}
 	r.dcfg = digestConfig(r.opts)
 	r.attn = newAttn(opts.Attention)
-	for _, id := range pageOrder {
-		r.pages[id] = newListPage(id, r.env, r.raw.got)
-	}
+	r.tabs = newTabs(r.env)
 	r.resize()
 	return r
 }
@@ -86,7 +85,7 @@ func (r *Root) update(msg tea.Msg) tea.Cmd {
 	case digestedMsg:
 		cmd := r.hear(msg.snap) // first: its inbox is derived with its own entries
 		r.setData(msg.data)
-		return tea.Batch(r.raw.need(r.page(), r.opts.Core), cmd)
+		return tea.Batch(r.readRaw(), cmd)
 	case tickMsg:
 		r.env.now = r.opts.Now()
 		r.toasts.expire(r.env.now)
@@ -132,15 +131,15 @@ func (r *Root) update(msg tea.Msg) tea.Cmd {
 		if d := r.stack.top(); d != nil {
 			return r.intent(d.input(msg))
 		}
-		return r.intent(r.page().input(msg))
+		return r.intent(r.list().input(msg))
 	case tea.KeyPressMsg:
 		cmd := r.key(msg)
-		return tea.Batch(cmd, r.raw.need(r.page(), r.opts.Core))
+		return tea.Batch(cmd, r.readRaw())
 	case tea.MouseWheelMsg:
 		if d := r.stack.top(); d != nil {
 			return r.intent(d.input(msg))
 		}
-		r.page().wheel(msg)
+		r.list().wheel(msg)
 	case tea.MouseClickMsg:
 		r.click(msg.Mouse())
 	}
@@ -165,25 +164,29 @@ func (r *Root) key(k tea.KeyPressMsg) tea.Cmd {
 	if in, ok := r.keymap().press(k); ok {
 		return r.intent(in)
 	}
-	return r.intent(r.page().input(k))
+	return r.intent(r.list().input(k))
 }
 
-// keymap is what applies with no dialog open: the page's bindings, then the global ones
-// (none while the filter is being typed: every other key types).
+// keymap is what applies with no dialog open: the view's bindings, then the global ones
+// (none while the view takes typing: every other key types).
 func (r *Root) keymap() bindings {
-	p := r.page()
-	if p.filtering {
+	p := r.tabs[r.cur]
+	if p.typing() {
 		return p.bindings()
 	}
 	return append(p.bindings(), r.globalBindings()...)
 }
 
-func (r *Root) page() *listPage { return r.pages[r.cur] }
+// list is the shown tab's list.
+func (r *Root) list() *listView { return r.tabs[r.cur].list() }
+
+// readRaw starts reading the lock file the shown detail wants, if any.
+func (r *Root) readRaw() tea.Cmd { return r.raw.need(r.list().rawWanted(), r.opts.Core) }
 
 // show switches to view id.
 func (r *Root) show(id pageID) {
 	r.cur = id
-	r.page().resumeSelection()
+	r.list().resumeSelection()
 }
 
 func (r *Root) note(s string) { r.toasts.push(toastNote, s, r.opts.Now()) }
@@ -241,21 +244,10 @@ func (r *Root) setAudit(m auditMsg) {
 	r.setRows()
 }
 
-func (r *Root) setRows() { fillPages(r.pages, r.env.data, coreKnows(r.opts.Core)) }
-
-// fillPages gives every page its rows of d, as the page chose to show them (the routine rows
-// of the inbox, heartbeats one by one); knows says whether the core has an action.
-func fillPages(pages map[pageID]*listPage, d *data, knows func(string) bool) {
-	for id, p := range pages {
-		switch id {
-		case pageOverview:
-			p.SetRows(d.inboxRows(p.routine))
-		case pageActivity:
-			p.SetRows(activityRows(d, knows, p.heartbeats))
-		default:
-			p.tbl.hint = d.hints[id]
-			p.SetRows(d.Rows[id])
-		}
+// setRows gives every tab its rows of the snapshot (its data update).
+func (r *Root) setRows() {
+	for _, t := range r.tabs {
+		t.setData(r.env.data)
 	}
 }
 

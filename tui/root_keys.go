@@ -28,7 +28,7 @@ func (r *Root) globalBindings() bindings {
 		bind(g.NextView, "Views", false, nil, step(1)),
 		bind(g.PrevView, "Views", false, nil, step(-1)),
 		bind(g.Palette, grp, true, nil, func() intent {
-			return pushIntent{newPalette(r.env.keys, paletteEntries(r.env.keys, r.keymap(), r.page()))}
+			return pushIntent{newPalette(r.env.keys, paletteEntries(r.env.keys, r.keymap(), r.tabs[r.cur]))}
 		}),
 		bind(g.Refresh, grp, false, onlyIf(func() bool { return r.opts.Source != nil || r.opts.AuditPath != "" }, "no live source to re-read"), refresh),
 		bind(g.Pause, grp, false, onlyIf(func() bool { return r.env.data.Loaded }, "there is no snapshot yet"), func() intent { r.pause(); return nil }),
@@ -52,7 +52,7 @@ func helpGroups(km KeyMap, bs bindings, cur pageID) []KeyGroup {
 	for i, title := range bs.groups() {
 		t := title
 		if t == "Rows" || t == "Acting" {
-			t = pageTitles[cur] + ": " + t
+			t = cur.title() + ": " + t
 		}
 		out = append(out, KeyGroup{Title: t, Bindings: full[i]})
 	}
@@ -66,9 +66,9 @@ func helpGroups(km KeyMap, bs bindings, cur pageID) []KeyGroup {
 	return out
 }
 
-// paletteEntries is everything the palette can run on page p: every binding that applies
-// there (with the key that does it, or why it does nothing now), and a sort per column.
-func paletteEntries(km KeyMap, bs bindings, p *listPage) []paletteEntry {
+// paletteEntries is everything the palette can run on view p: every binding that applies
+// there (with the key that does it, or why it does nothing now), and the view's commands.
+func paletteEntries(km KeyMap, bs bindings, p page) []paletteEntry {
 	var out []paletteEntry
 	for _, b := range bs {
 		if b.typing || b.Binding.Help().Key == km.Global.Palette.Help().Key {
@@ -76,21 +76,14 @@ func paletteEntries(km KeyMap, bs bindings, p *listPage) []paletteEntry {
 		}
 		out = append(out, paletteEntry{label: b.Help().Desc, key: b.Help().Key, why: b.reason(), run: b.run})
 	}
-	for _, c := range p.tbl.sortable() {
-		title := c
-		out = append(out, paletteEntry{label: "sort by " + title, run: func() intent {
-			p.tbl.sortBy(title)
-			return nil
-		}})
-	}
-	return out
+	return append(out, p.commands()...)
 }
 
-// resize gives every page its body size.
+// resize gives every view and dialog its room.
 func (r *Root) resize() {
 	r.sizedH = r.bodyHeight()
-	for _, p := range r.pages {
-		p.SetSize(r.width, r.sizedH)
+	for _, t := range r.tabs {
+		t.SetSize(r.width, r.sizedH)
 	}
 	r.stack.setSize(r.width, r.sizedH)
 }
@@ -106,6 +99,6 @@ func (r *Root) click(m tea.Mouse) {
 			r.show(id)
 		}
 	case m.Y >= headerLines:
-		r.page().click(m.Y - headerLines)
+		r.tabs[r.cur].click(m.Y - headerLines)
 	}
 }

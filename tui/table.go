@@ -547,3 +547,25 @@ func cmpTime(a, b time.Time) int {
 	}
 	return a.Compare(b)
 }
+
+// Sorts of the columns: sortText by a static cell, sortAge by a time as an age (older
+// first), sortTime by a time (earlier first, unknown last), sortCount by the row's count.
+func sortText(i int) func(a, b *row) int {
+	return func(a, b *row) int { return strings.Compare(a.cell(i), b.cell(i)) }
+}
+
+func sortAge(f func(*row) time.Time) func(a, b *row) int {
+	return func(a, b *row) int { return -cmpTime(f(a), f(b)) } // older first = larger age first
+}
+
+func sortTime(f func(*row) time.Time) func(a, b *row) int {
+	return func(a, b *row) int { return cmpTime(f(a), f(b)) }
+}
+
+func sortCount(a, b *row) int { return cmp.Compare(a.Count, b.Count) }
+
+// The times of a row the columns draw and sort by.
+func rowHeartbeat(r *row) time.Time { return r.Heartbeat }
+func rowSince(r *row) time.Time     { return r.Since }
+func rowDeadline(r *row) time.Time  { return r.Deadline }
+func rowUrgent(r *row) time.Time    { return r.Urgent }

@@ -27,7 +27,7 @@ func TestMarksAndFilter(t *testing.T) {
 	r := newTestRoot(t, 160, 48, false)
 	send(r, SnapshotMsg{populated()}, keyMsg("2"))
 	send(r, keyMsg("ctrl+a"))
-	p := r.page()
+	p := r.list()
 	if len(p.tbl.marks) != 4 {
 		t.Fatalf("marked %d, want 4", len(p.tbl.marks))
 	}
@@ -57,7 +57,7 @@ func TestMarksAndFilter(t *testing.T) {
 func TestSortByTimeLeft(t *testing.T) {
 	r := newTestRoot(t, 160, 48, false)
 	send(r, SnapshotMsg{populated()}, keyMsg("2"))
-	p := r.page()
+	p := r.list()
 	if !p.tbl.sortBy("Left") {
 		t.Fatal("Left is not sortable")
 	}

@@ -6,12 +6,14 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"steward/govern"
 )
 
-// shared is what the root lends every page: the clock reading of this frame, the digested
-// snapshot and the keymap. Only the root writes it, in Update.
+// shared is what the root lends every view: the clock reading of this frame, the digested
+// snapshot, the keymap and what is fixed for the workbench's life. Only the root writes it,
+// in Update.
 type shared struct {
 	now  time.Time
 	data *data
@@ -22,64 +24,86 @@ type shared struct {
 	light bool
 	// ws is the workbench's other workspaces (nil: it shows one).
 	ws *wsView
+	// knows reports whether the governed core has an action (none without a core).
+	knows func(action string) bool
+	// raw is the raw JSON of lock files by name, read for the detail pane (the root's
+	// rawLocks reads it; the views only look).
+	raw map[string]string
 }
 
-// listPage is a view built from rows: a table, a per-view filter, marks, sort and a detail
-// pane. The overview is one too, with its counts and health drawn above the inbox.
-type listPage struct {
+// listView is the one list every tab is built on: a table of rows with a per-view filter,
+// marks, sort, and a detail pane beside or below it. A tab embeds it, gives it its columns,
+// and sets what it shows besides its rows (the hooks); the keys, the layout, the status
+// line and the detail are the list's.
+type listView struct {
 	id        pageID
 	env       *shared
 	tbl       table
 	filtering bool
 	filter    field
 	detail    bool
-	scroll    int
+	scroll    pager // the detail pane's
 	width     int
 	height    int
-	head      func(p *listPage) string
 	md        mdCache
-	raw       map[string]string // raw lock JSON by lock file, owned by the root
 	// gone names the selected row that left the snapshot (the cursor is on its neighbour),
 	// until the next key moves the cursor.
 	gone string
-	// routine shows the overview's routine rows; heartbeats lists heartbeat events one by
-	// one on Activity.
-	routine, heartbeats bool
+
+	// head, when set, is drawn above the status line (the overview's counts and health).
+	head func() string
+	// status, when set, adds parts to the status line (Activity's window of the history).
+	status func() []string
+	// empty, when set, is the body's word when there are no rows at all ("none").
+	empty func() string
+	// order names the rows' own order in the status line when no sort is chosen ("" when
+	// it goes without saying: a timeline).
+	order string
 }
 
-func newListPage(id pageID, env *shared, raw map[string]string) *listPage {
-	cols := pageColumns(id)
+var _ tab = (*listView)(nil)
+
+// newList returns the list of tab id with its columns (in the all view, under a Workspace
+// column).
+func newList(id pageID, env *shared, cols []column) *listView {
 	if env.ws.all() {
 		cols = withWorkspace(cols)
 	}
-	p := &listPage{id: id, env: env, tbl: newTable(cols), raw: raw, filter: newField(env.keys.Line, 200)}
-	if id == pageOverview {
-		p.head = overviewHead
-	}
-	return p
+	return &listView{id: id, env: env, tbl: newTable(cols), filter: newField(env.keys.Line, 200), order: "attention"}
 }
 
-// SetRows gives the page its rows of the current snapshot; the cursor and the detail follow
-// the selected row's identity, and say so when it left.
-func (p *listPage) SetRows(rows []row) {
+func (p *listView) list() *listView { return p }
+
+// setData gives the list the rows the snapshot has for its tab (the tabs whose rows need
+// more than that have their own).
+func (p *listView) setData(d *data) { p.setRows(d.Rows[p.id], d.hints[p.id]) }
+
+// setRows gives the list its rows of the current snapshot (hint: what the digest knows of
+// them); the cursor and the detail follow the selected row's identity, and say so when it
+// left. A head whose height changed takes its room from the rows.
+func (p *listView) setRows(rows []row, hint rowsHint) {
+	p.tbl.hint = hint
 	if gone := p.tbl.setRows(rows); gone != "" {
 		p.gone = gone
+	}
+	if p.head != nil {
+		p.layout()
 	}
 }
 
 // resumeSelection is called when the view is shown again.
-func (p *listPage) resumeSelection() { p.tbl.clamp() }
+func (p *listView) resumeSelection() { p.tbl.clamp() }
 
-// SetSize tells the page how much room its body has.
-func (p *listPage) SetSize(w, h int) {
+// SetSize tells the list how much room its body has.
+func (p *listView) SetSize(w, h int) {
 	p.width, p.height = w, h
 	p.layout()
 }
 
-func (p *listPage) layout() {
-	h := p.height - 1 // the page's status line
+func (p *listView) layout() {
+	h := p.height - 1 // the status line
 	if p.head != nil {
-		h -= strings.Count(p.head(p), "\n") + 1
+		h -= strings.Count(p.head(), "\n") + 1
 	}
 	w := p.width
 	if p.detail && p.split() {
@@ -91,11 +115,14 @@ func (p *listPage) layout() {
 }
 
 // split reports whether the detail pane sits beside the table (wide terminals).
-func (p *listPage) split() bool { return p.width >= 120 }
+func (p *listView) split() bool { return p.width >= 120 }
 
-// bindings are the page's keys as they apply to the selected row now: the filter's while it
-// is being typed, else the rows' and the acting ones.
-func (p *listPage) bindings() bindings {
+// typing reports whether the filter is being typed: every key but the filter's types.
+func (p *listView) typing() bool { return p.filtering }
+
+// bindings are the list's keys as they apply to the selected row now: the filter's while
+// it is being typed, else the acting ones and the rows'.
+func (p *listView) bindings() bindings {
 	if p.filtering {
 		f, l := p.env.keys.Filter, p.env.keys.Line
 		return bindings{
@@ -106,12 +133,18 @@ func (p *listPage) bindings() bindings {
 			typing(l.ClearLine, "Filter", true),
 		}
 	}
-	t, a := p.env.keys.Table, p.env.keys.Act
-	sel := func() *row { return p.tbl.selected() }
-	hasRow := onlyIf(func() bool { return sel() != nil }, "no row is selected")
-	ro := p.env.ws.readOnly // in the all view nothing acts
-	move := func(d func()) func() intent { return func() intent { d(); p.scroll, p.gone = 0, ""; return nil } }
-	rows := bindings{
+	// The acting keys first: the footer shows as many short ones as fit, in this order.
+	return append(p.acting(), p.rows()...)
+}
+
+// rows are the keys that move, filter, sort and open the detail.
+func (p *listView) rows() bindings {
+	t := p.env.keys.Table
+	move := func(d func()) func() intent {
+		return func() intent { d(); p.scroll.top(); p.gone = ""; return nil }
+	}
+	closed := onlyIf(func() bool { return p.detail }, "the detail is closed (enter opens it)")
+	return bindings{
 		bind(t.Up, "Rows", false, nil, move(func() { p.tbl.move(-1) })),
 		bind(t.Down, "Rows", false, nil, move(func() { p.tbl.move(1) })),
 		bind(t.Top, "Rows", false, nil, move(func() { p.tbl.moveTo(0) })),
@@ -119,30 +152,36 @@ func (p *listPage) bindings() bindings {
 		bind(t.PageUp, "Rows", false, nil, move(func() { p.tbl.move(-p.tbl.height) })),
 		bind(t.PageDown, "Rows", false, nil, move(func() { p.tbl.move(p.tbl.height) })),
 		bind(t.Filter, "Rows", true, nil, func() intent { p.filtering = true; p.filter.selectAll(); return nil }),
-		bind(t.Sort, "Rows", true, onlyIf(func() bool { return len(p.tbl.sortable()) > 0 }, "nothing to sort by in this view"), func() intent { p.tbl.cycleSort(); return nil }),
-		bind(t.Reverse, "Rows", false, onlyIf(func() bool { return p.tbl.sortCol >= 0 }, "the rows are in attention order; choose a sort with s first"), func() intent { p.tbl.reverse(); return nil }),
-		bind(t.Detail, "Rows", true, hasRow, func() intent { p.detail = !p.detail; p.scroll = 0; p.layout(); return nil }),
-		bind(t.DetailUp, "Rows", false, onlyIf(func() bool { return p.detail }, "the detail is closed (enter opens it)"), func() intent { p.scroll = max(p.scroll-5, 0); return nil }),
-		bind(t.DetailDown, "Rows", false, onlyIf(func() bool { return p.detail }, "the detail is closed (enter opens it)"), func() intent { p.scroll += 5; return nil }),
+		bind(t.Sort, "Rows", true, onlyIf(func() bool { return len(p.tbl.sortable()) > 0 }, "nothing to sort by in this view"),
+			func() intent { p.tbl.cycleSort(); return nil }),
+		bind(t.Reverse, "Rows", false, onlyIf(func() bool { return p.tbl.sortCol >= 0 }, "the rows are in attention order; choose a sort with s first"),
+			func() intent { p.tbl.reverse(); return nil }),
+		bind(t.Detail, "Rows", true, p.hasRow(), func() intent { p.detail = !p.detail; p.scroll.top(); p.layout(); return nil }),
+		bind(t.DetailUp, "Rows", false, closed, func() intent { p.scroll.by(-5); return nil }),
+		bind(t.DetailDown, "Rows", false, closed, func() intent { p.scroll.by(5); return nil }),
 		bind(t.Back, "Rows", false, onlyIf(func() bool { return p.detail || p.filter.String() != "" }, "no detail is open and no filter is set"), p.back),
 	}
-	switch p.id {
-	case pageOverview:
-		rows = append(rows, bind(t.Routine, "Rows", false, nil, func() intent { p.routine = !p.routine; return rowsIntent{p.routineNote()} }))
-	case pageActivity:
-		rows = append(rows, bind(t.Heartbeats, "Rows", false, nil, func() intent { p.heartbeats = !p.heartbeats; return rowsIntent{p.heartbeatNote()} }))
-	}
+}
+
+// hasRow is the reason of the keys that need a selected row.
+func (p *listView) hasRow() func() string {
+	return onlyIf(func() bool { return p.tbl.selected() != nil }, "no row is selected")
+}
+
+// acting are the keys that act on the selected or marked rows; in the all view none acts.
+func (p *listView) acting() bindings {
+	a := p.env.keys.Act
+	sel := func() *row { return p.tbl.selected() }
+	ro := p.env.ws.readOnly
 	unsettled := ro(onlyIf(func() bool { r := sel(); return r != nil && r.Unsettled != nil },
 		"applies to an audit attempt whose outcome is unknown (Activity, or the overview's inbox); this row is not one"))
 	isAttn := ro(onlyIf(func() bool { r := sel(); return r != nil && attnKeyOf(r.Key) != "" },
 		"applies to an attention entry (a question, a collision, an orphan with an action, a lost source); this row is not one"))
-	// The acting keys first: the footer shows as many short ones as fit, in this order.
-	acting := bindings{
+	return bindings{
 		bind(a.Actions, "Acting", true, ro(onlyIf(func() bool {
 			r := sel()
 			return len(p.tbl.marks) > 0 || r != nil && (len(r.Actions) > 0 || r.Inspect != "")
-		},
-			"no action applies to this row")), p.actions),
+		}, "no action applies to this row")), p.actions),
 		bind(a.Recover, "Acting", true, ro(onlyIf(func() bool { r := sel(); return r != nil && r.Recover != nil },
 			"nothing of this row's item needs recovery (no expired or stale lease, no dead lock)")), func() intent {
 			it := sel().Recover
@@ -163,34 +202,33 @@ func (p *listPage) bindings() bindings {
 			}),
 		bind(a.Ack, "Acting", true, isAttn, func() intent { return ackIntent{attnKeyOf(sel().Key)} }),
 		bind(a.Snooze, "Acting", true, isAttn, func() intent { return snoozeIntent{entry: attnKeyOf(sel().Key)} }),
-		bind(a.Mark, "Acting", true, hasRow, func() intent { p.tbl.toggleMark(); p.tbl.move(1); return nil }),
+		bind(a.Mark, "Acting", true, p.hasRow(), func() intent { p.tbl.toggleMark(); p.tbl.move(1); return nil }),
 		bind(a.ClearMarks, "Acting", true, onlyIf(func() bool { return len(p.tbl.marks) > 0 }, "no row is marked"), func() intent {
 			n := len(p.tbl.marks)
 			clear(p.tbl.marks)
-			return noteIntent{fmt.Sprintf("cleared %d mark(s) in %s", n, pageTitles[p.id])}
+			return noteIntent{fmt.Sprintf("cleared %d mark(s) in %s", n, p.id.title())}
 		}),
 		bind(a.MarkAll, "Acting", false, onlyIf(func() bool { return len(p.tbl.view) > 0 }, "no row is shown"), func() intent { p.tbl.markAll(); return nil }),
 		bind(a.Open, "Acting", false, onlyIf(func() bool { r := sel(); return r != nil && r.URL != "" }, "no browser address is known for this row"),
 			func() intent { return openIntent{sel().URL} }),
 	}
-	return append(acting, rows...)
 }
 
 // rawWanted is the selected row when its detail is open and its lock file's raw JSON is not
 // loaded yet; nil otherwise.
-func (p *listPage) rawWanted() *row {
+func (p *listView) rawWanted() *row {
 	sel := p.tbl.selected()
 	if !p.detail || sel == nil || sel.LockFile == "" {
 		return nil
 	}
-	if _, ok := p.raw[sel.LockFile]; ok {
+	if _, ok := p.env.raw[sel.LockFile]; ok {
 		return nil
 	}
 	return sel
 }
 
 // back closes the detail, or clears the filter.
-func (p *listPage) back() intent {
+func (p *listView) back() intent {
 	if p.detail {
 		p.detail = false
 		p.layout()
@@ -200,27 +238,13 @@ func (p *listPage) back() intent {
 	return nil
 }
 
-func (p *listPage) setFilter(s string) {
+func (p *listView) setFilter(s string) {
 	p.filter.set(s)
 	p.tbl.setFilter(s)
 }
 
-func (p *listPage) routineNote() string {
-	if p.routine {
-		return "routine rows shown in the inbox (h hides them)"
-	}
-	return "routine rows hidden from the inbox (h shows them)"
-}
-
-func (p *listPage) heartbeatNote() string {
-	if p.heartbeats {
-		return "heartbeats shown one by one (b folds them into a count per item)"
-	}
-	return "heartbeats folded into a count per item (b shows them one by one)"
-}
-
 // input takes typing: into the filter while it is being typed; nothing otherwise.
-func (p *listPage) input(msg tea.Msg) intent {
+func (p *listView) input(msg tea.Msg) intent {
 	if !p.filtering {
 		return nil
 	}
@@ -231,7 +255,7 @@ func (p *listPage) input(msg tea.Msg) intent {
 }
 
 // wheel scrolls the rows.
-func (p *listPage) wheel(m tea.MouseWheelMsg) {
+func (p *listView) wheel(m tea.MouseWheelMsg) {
 	switch m.Button {
 	case tea.MouseWheelUp:
 		p.tbl.move(-3)
@@ -240,11 +264,11 @@ func (p *listPage) wheel(m tea.MouseWheelMsg) {
 	}
 }
 
-// click selects the row at body line y (0 is the page's first line).
-func (p *listPage) click(y int) {
+// click selects the row at body line y (0 is the view's first line).
+func (p *listView) click(y int) {
 	top := 1 + 1 // status line, column header
 	if p.head != nil {
-		top += strings.Count(p.head(p), "\n") + 1
+		top += strings.Count(p.head(), "\n") + 1
 	}
 	if i := y - top; i >= 0 && i < p.tbl.height {
 		p.tbl.moveTo(p.tbl.offset + i)
@@ -253,7 +277,7 @@ func (p *listPage) click(y int) {
 }
 
 // actions returns the marked rows the filter shows, or the selected row when none is marked.
-func (p *listPage) actions() intent {
+func (p *listView) actions() intent {
 	if len(p.tbl.marks) > 0 {
 		shown, hidden := p.tbl.marked()
 		if len(shown) == 0 {
@@ -265,4 +289,31 @@ func (p *listPage) actions() intent {
 		return actIntent{rows: []*row{r}}
 	}
 	return nil
+}
+
+// footer says the filter is being typed, or names the columns too narrow a screen hides.
+func (p *listView) footer() (pre, post string) {
+	if p.filtering {
+		return st.mark.Render("FILTER") + " type to filter  ", ""
+	}
+	if hid := p.tbl.hidden(); len(hid) > 0 {
+		post = "  hidden: " + strings.Join(hid, ", ")
+		if ansi.StringWidth(post) > p.width/3 {
+			post = fmt.Sprintf("  +%d cols hidden", len(hid))
+		}
+	}
+	return "", post
+}
+
+// commands offer a sort by each sortable column.
+func (p *listView) commands() []paletteEntry {
+	var out []paletteEntry
+	for _, c := range p.tbl.sortable() {
+		title := c
+		out = append(out, paletteEntry{label: "sort by " + title, run: func() intent {
+			p.tbl.sortBy(title)
+			return nil
+		}})
+	}
+	return out
 }

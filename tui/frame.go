@@ -35,7 +35,7 @@ func (r *Root) Render() string {
 	} else if r.hs.view != nil {
 		body = r.hs.view.View(r.width, bodyH, r.env.keys.History)
 	} else {
-		body = r.page().View()
+		body = r.tabs[r.cur].View()
 	}
 	c := r.chrome()
 	return frameOf([]string{c.header(), c.tabs(), c.sources()}, body, bodyH,
@@ -74,7 +74,7 @@ func (r *Root) bodyHeight() int {
 type chrome struct {
 	opts   Options
 	env    *shared
-	pages  map[pageID]*listPage
+	views  *[numTabs]tab
 	cur    pageID
 	paused bool
 	held   bool
@@ -86,7 +86,7 @@ type chrome struct {
 }
 
 func (r *Root) chrome() chrome {
-	return chrome{opts: r.opts, env: r.env, pages: r.pages, cur: r.cur, paused: r.paused, held: r.held != nil,
+	return chrome{opts: r.opts, env: r.env, views: &r.tabs, cur: r.cur, paused: r.paused, held: r.held != nil,
 		top: r.stack.top(), hist: r.hs.view, keys: r.keymap(), width: r.width, attn: r.attn}
 }
 
@@ -154,15 +154,15 @@ func (r chrome) tabLabel(i int, id pageID, scheme int) string {
 	label := fmt.Sprintf(" %d", i+1)
 	switch scheme {
 	case 0:
-		label += " " + pageTitles[id]
+		label += " " + tabInfo[id].title
 	case 1:
-		label += " " + pageShort[id]
+		label += " " + tabInfo[id].short
 	}
 	if r.env.data.Loaded && id != pageOverview {
 		if r.env.data.down(id) {
 			label += " ?"
 		} else {
-			label += fmt.Sprintf(" %d", len(r.pages[id].tbl.rows))
+			label += fmt.Sprintf(" %d", len(r.views[id].list().tbl.rows))
 		}
 	}
 	return label + " "
@@ -231,16 +231,8 @@ func (r chrome) footer() string {
 		g := r.env.keys.Global
 		bs = append(r.hist.hints(r.env.keys.History), g.Help, g.Quit)
 	} else {
-		p := r.pages[r.cur]
 		bs = r.keys.ShortHelp()
-		if p.filtering {
-			pre = st.mark.Render("FILTER") + " type to filter  "
-		} else if hid := p.tbl.hidden(); len(hid) > 0 {
-			post = "  hidden: " + strings.Join(hid, ", ")
-			if ansi.StringWidth(post) > r.width/3 {
-				post = fmt.Sprintf("  +%d cols hidden", len(hid))
-			}
-		}
+		pre, post = r.views[r.cur].footer()
 	}
 	item := func(b key.Binding) string {
 		return st.bold.Render(b.Help().Key) + " " + st.dim.Render(b.Help().Desc)

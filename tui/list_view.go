@@ -7,10 +7,10 @@ import (
 
 // View draws the page's head, its status line, its honesty banner and the visible rows, with
 // the detail beside or below them.
-func (p *listPage) View() string {
+func (p *listView) View() string {
 	var b strings.Builder
 	if p.head != nil {
-		b.WriteString(p.head(p))
+		b.WriteString(p.head())
 		b.WriteByte('\n')
 	}
 	b.WriteString(p.statusLine())
@@ -28,12 +28,12 @@ func (p *listPage) View() string {
 	return b.String()
 }
 
-func (p *listPage) statusLine() string {
+func (p *listView) statusLine() string {
 	d := p.env.data
-	parts := []string{st.title.Render(pageTitles[p.id])}
+	parts := []string{st.title.Render(p.id.title())}
 	parts = append(parts, fmt.Sprintf("%d of %d", len(p.tbl.view), len(p.tbl.rows)))
-	if w := p.window(); w != "" {
-		parts = append(parts, w)
+	if p.status != nil {
+		parts = append(parts, p.status()...)
 	}
 	if p.filtering {
 		parts = append(parts, st.mark.Render("filter:")+" "+p.filter.view(24))
@@ -43,8 +43,8 @@ func (p *listPage) statusLine() string {
 	switch {
 	case p.tbl.sortCol >= 0:
 		parts = append(parts, "sort: "+p.tbl.cols[p.tbl.sortCol].Title+map[bool]string{false: "↑", true: "↓"}[p.tbl.desc])
-	case p.id != pageActivity:
-		parts = append(parts, "sort: attention")
+	case p.order != "":
+		parts = append(parts, "sort: "+p.order)
 	}
 	if n := len(p.tbl.marks); n > 0 {
 		_, hidden := p.tbl.marked()
@@ -63,33 +63,15 @@ func (p *listPage) statusLine() string {
 	return truncate(strings.Join(parts, " · "), p.width)
 }
 
-// window says when the rows are a window of a longer history.
-func (p *listPage) window() string {
-	if p.id != pageActivity {
-		return ""
-	}
-	d := p.env.data
-	var parts []string
-	if d.EventsTotal > len(d.Events) {
-		parts = append(parts, fmt.Sprintf("events: last %s of %s", thousands(len(d.Events)), thousands(d.EventsTotal)))
-	}
-	if d.AuditTotal > len(d.Audit) {
-		parts = append(parts, fmt.Sprintf("audit: last %s of %s", thousands(len(d.Audit)), thousands(d.AuditTotal)))
-	}
-	if !p.heartbeats && d.heartbeatsFolded > 0 {
-		parts = append(parts, fmt.Sprintf("%d heartbeat(s) folded (%s)", d.heartbeatsFolded, p.env.keys.Table.Heartbeats.Help().Key))
-	}
-	return strings.Join(parts, " · ")
-}
-
 // body is the table, or the words that say why there is none.
-func (p *listPage) body() string {
+func (p *listView) body() string {
 	d := p.env.data
 	if !d.Loaded {
 		return st.warn.Render("waiting for the first snapshot…")
 	}
 	var down, partial []string
-	for _, name := range pageSources[p.id] {
+	srcs := tabInfo[p.id].sources
+	for _, name := range srcs {
 		h := d.source(name)
 		switch {
 		case !h.usable():
@@ -98,7 +80,6 @@ func (p *listPage) body() string {
 			partial = append(partial, name+" degraded"+reason(h.Reason))
 		}
 	}
-	srcs := pageSources[p.id]
 	if len(srcs) > 0 && len(down) == len(srcs) {
 		return st.bad.Render(wrapText("unavailable — "+strings.Join(down, "; "), p.width))
 	}
@@ -109,8 +90,8 @@ func (p *listPage) body() string {
 	switch {
 	case len(p.tbl.rows) == 0 && banner != "":
 		return banner + "none found (partial inventory)"
-	case len(p.tbl.rows) == 0 && p.id == pageOverview && d.routine > 0:
-		return fmt.Sprintf("nothing needs attention (%d routine hidden; h shows them)", d.routine)
+	case len(p.tbl.rows) == 0 && p.empty != nil:
+		return p.empty()
 	case len(p.tbl.rows) == 0:
 		return "none"
 	case len(p.tbl.view) == 0:
@@ -157,4 +138,85 @@ func thousands(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// detailView draws the selected row's detail: title, address, what can be done, the
+// question, the evidence sections and the item's own timeline — prose wrapped at w, raw JSON
+// cut — scrolled (ctrl+d / ctrl+u) within h lines.
+func (p *listView) detailView(w, h int) string {
+	r := p.tbl.selected()
+	if r == nil || w < 10 || h < 1 {
+		return ""
+	}
+	var lines []string
+	add := func(s ...string) { lines = append(lines, s...) }
+	wrap := func(style func(...string) string, prefix, text string) {
+		for _, l := range hang(prefix, text, w) {
+			lines = append(lines, style(l))
+		}
+	}
+	plain := func(s ...string) string { return strings.Join(s, "") }
+	if p.gone != "" {
+		wrap(st.warn.Render, "", p.gone+" left the snapshot (released, recovered or re-claimed); this is its neighbour.")
+	}
+	wrap(st.title.Render, "", r.Title)
+	if r.URL != "" {
+		add(st.dim.Render(truncate(r.URL, w)))
+	}
+	if r.Inspect != "" {
+		wrap(st.warn.Render, "inspect only — ", r.Inspect)
+	}
+	for _, a := range r.Actions {
+		s := a.Label
+		if a.Allowed != nil && !*a.Allowed {
+			s += " (refused: " + a.Refusal + ")"
+		}
+		wrap(plain, "action: ", s)
+	}
+	if r.Recover != nil {
+		wrap(plain, "action: ", "recover the whole item in one plan ("+p.env.keys.Act.Recover.Help().Key+")")
+	}
+	if r.Markdown != "" {
+		add("", st.bold.Render("Question"))
+		add(strings.Split(p.md.render(r.Markdown, w, p.env.light), "\n")...)
+	}
+	for _, s := range r.sections(p.env.data.Generated) {
+		add("", st.bold.Render(truncate(s.Title, w)))
+		if r.LockFile != "" && strings.HasPrefix(s.Title, "Lock file") {
+			raw, ok := p.env.raw[r.LockFile]
+			if !ok {
+				raw = "loading…"
+			}
+			for _, l := range strings.Split(raw, "\n") {
+				add(st.dim.Render(truncate(l, w)))
+			}
+			continue
+		}
+		for _, l := range s.Lines {
+			wrap(plain, "", l)
+		}
+		if s.Raw != "" {
+			for _, l := range strings.Split(s.Raw, "\n") {
+				add(st.dim.Render(truncate(l, w)))
+			}
+		}
+	}
+	if r.Item != "" {
+		add("", st.bold.Render(truncate("Timeline of "+r.Item, w)))
+		n := 0
+		for _, e := range p.env.data.timeline() {
+			if e.Item != r.Item {
+				continue
+			}
+			wrap(plain, since(e.At, p.env.now)+" ago  ", e.Source+"  "+e.Kind+"  "+e.Result+" "+e.Message)
+			n++
+		}
+		if n == 0 {
+			add(st.dim.Render("no events for this item"))
+		}
+	}
+	for i := range lines {
+		lines[i] = truncate(lines[i], w)
+	}
+	return strings.Join(p.scroll.window(lines, h, w, p.env.keys.Table.DetailDown.Help().Key), "\n")
 }

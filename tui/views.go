@@ -1,0 +1,94 @@
+package tui
+
+import (
+	tea "charm.land/bubbletea/v2"
+)
+
+// The workbench shows one view at a time: one of the numbered tabs, each a list of rows
+// from the snapshot (view_overview.go … view_sessions.go, all built on the shared list
+// view, list.go), or History (H, L). A view is a component: its own model, the keys it
+// declares (bindings), its room (SetSize), its data update, and its View. The root routes
+// to it and draws the chrome around it; it never looks inside a view for what the view
+// does.
+
+// page is one view of the workbench. The root matches the keys it declares before the
+// global ones (none while it takes typing), gives it the keys it does not declare as input,
+// the wheel and the clicks in its body, tells it its room and draws it.
+type page interface {
+	// bindings are its keys as they apply now: help, the footer, the palette and the note a
+	// disabled key leaves are generated from them.
+	bindings() bindings
+	// typing reports that it takes every key but its own bindings (a filter being typed).
+	typing() bool
+	input(msg tea.Msg) intent
+	wheel(m tea.MouseWheelMsg)
+	click(y int)
+	SetSize(w, h int)
+	View() string
+	// footer is what the footer says before and after the keys.
+	footer() (pre, post string)
+	// commands are what the palette offers besides the bindings (a sort per column).
+	commands() []paletteEntry
+}
+
+// tab is one of the numbered views: a page over the shared list view.
+type tab interface {
+	page
+	list() *listView
+	// setData is its data update: its rows of d, as the view chose to show them.
+	setData(d *data)
+}
+
+// pageID names one tab of the workbench; the constants are in tab order.
+type pageID int
+
+const (
+	pageOverview pageID = iota
+	pageClaims
+	pageContention
+	pageClarifications
+	pageOrphans
+	pageActivity
+	pageSessions
+	numTabs
+)
+
+// tabInfo is what is known of each tab before it is built: its title, its short title (used
+// for every tab at once when the full ones do not fit) and the sources its rows come from
+// (when none of them is usable, its count is unknown).
+var tabInfo = [numTabs]struct {
+	title, short string
+	sources      []string
+}{
+	pageOverview:       {"Overview", "Over", nil},
+	pageClaims:         {"Claims", "Clai", []string{"locks", "db"}},
+	pageContention:     {"Contention", "Cont", []string{"locks", "db"}},
+	pageClarifications: {"Clarifications", "Clar", []string{"gitea"}},
+	pageOrphans:        {"Orphans", "Orph", []string{"locks", "db"}},
+	pageActivity:       {"Activity", "Acti", []string{"db"}},
+	pageSessions:       {"Sessions", "Sess", []string{"db"}},
+}
+
+// newTabs builds every tab, in tab order.
+func newTabs(env *shared) [numTabs]tab {
+	return [numTabs]tab{
+		pageOverview:       newOverview(env),
+		pageClaims:         newClaims(env),
+		pageContention:     newContention(env),
+		pageClarifications: newClarifications(env),
+		pageOrphans:        newOrphans(env),
+		pageActivity:       newActivity(env),
+		pageSessions:       newSessions(env),
+	}
+}
+
+// pageOrder is every tab, in tab order.
+var pageOrder = func() []pageID {
+	out := make([]pageID, numTabs)
+	for i := range out {
+		out[i] = pageID(i)
+	}
+	return out
+}()
+
+func (id pageID) title() string { return tabInfo[id].title }

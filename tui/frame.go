@@ -32,10 +32,8 @@ func (r *Root) Render() string {
 	var body string
 	if d := r.stack.top(); d != nil {
 		body = lipgloss.Place(r.width, bodyH, lipgloss.Center, lipgloss.Center, d.View())
-	} else if r.hs.view != nil {
-		body = r.hs.view.View(r.width, bodyH, r.env.keys.History)
 	} else {
-		body = r.tabs[r.cur].View()
+		body = r.shown().View()
 	}
 	c := r.chrome()
 	return frameOf([]string{c.header(), c.tabs(), c.sources()}, body, bodyH,
@@ -79,15 +77,15 @@ type chrome struct {
 	paused bool
 	held   bool
 	top    dialog
-	hist   *historyView // the History view when open
-	keys   bindings     // what applies with no dialog open
+	shown  page     // the view on screen
+	keys   bindings // what applies with no dialog open
 	width  int
 	attn   *attn // the pulse's orphans and oldest human-required entry
 }
 
 func (r *Root) chrome() chrome {
 	return chrome{opts: r.opts, env: r.env, views: &r.tabs, cur: r.cur, paused: r.paused, held: r.held != nil,
-		top: r.stack.top(), hist: r.hs.view, keys: r.keymap(), width: r.width, attn: r.attn}
+		top: r.stack.top(), shown: r.shown(), keys: r.keymap(), width: r.width, attn: r.attn}
 }
 
 // header names the actor and role, the read-only switch, the snapshot's age and the pause.
@@ -220,19 +218,16 @@ func (r chrome) sources() string {
 }
 
 // footer is the short help of what applies now (the dialog on top, the filter being typed,
-// or the page and the global keys) — as many as fit, help last — and, on a page, the
-// columns too narrow a screen hides.
+// or the view's and the global keys) — as many as fit, help last — and what the view says
+// besides (the columns too narrow a screen hides).
 func (r chrome) footer() string {
 	var bs []key.Binding
 	var pre, post string
 	if r.top != nil {
 		bs = r.top.bindings().ShortHelp()
-	} else if r.hist != nil {
-		g := r.env.keys.Global
-		bs = append(r.hist.hints(r.env.keys.History), g.Help, g.Quit)
 	} else {
 		bs = r.keys.ShortHelp()
-		pre, post = r.views[r.cur].footer()
+		pre, post = r.shown.footer()
 	}
 	item := func(b key.Binding) string {
 		return st.bold.Render(b.Help().Key) + " " + st.dim.Render(b.Help().Desc)

@@ -59,8 +59,8 @@ func TestFlowHistoryCursor(t *testing.T) {
 
 	tm.Send(tea.QuitMsg{})
 	r := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Root)
-	if r.hs.view != nil || r.stack.open() {
-		t.Fatalf("history still open (%v) or a dialog opened (%T)", r.hs.view != nil, r.stack.top())
+	if r.histOn || r.stack.open() {
+		t.Fatalf("history still open (%v) or a dialog opened (%T)", r.histOn, r.stack.top())
 	}
 }
 
@@ -122,14 +122,14 @@ func BenchmarkHistoryTimelineView10k(b *testing.B) {
 		tl.Entries[i] = history.Entry{At: fixedNow.Add(time.Duration(i) * time.Second), Source: history.SourceEvents,
 			Ref: "events#" + strconv.Itoa(i), Kind: history.KindHeartbeat, Item: it, Session: "sess-1", Text: "lease.renew: lease renewed"}
 	}
-	h := newHistoryView()
-	h.loaded(&history.Evidence{Read: fixedNow}, time.Time{}, false, nil)
+	h := newHistoryView(DefaultKeyMap().History)
+	h.ev, h.cursor = &history.Evidence{Read: fixedNow}, fixedNow
 	h.tl, h.tlName = &tl, it.String()
-	km := DefaultKeyMap().History
+	h.SetSize(160, 48)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		h.scroll = 5000
-		if v := h.View(160, 48, km); len(v) == 0 {
+		if v := h.View(); len(v) == 0 {
 			b.Fatal("empty")
 		}
 	}

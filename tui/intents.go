@@ -68,6 +68,8 @@ type (
 		page pageID
 		key  string
 	}
+	// backIntent leaves the view shown for the tab it was opened over (History's esc).
+	backIntent struct{}
 	// draftIntent closes the answer editor, keeping its text as the item's draft or not.
 	draftIntent struct {
 		item, text string
@@ -91,6 +93,7 @@ func (auditIntent) isIntent()   {}
 func (resolveIntent) isIntent() {}
 func (jumpIntent) isIntent()    {}
 func (draftIntent) isIntent()   {}
+func (backIntent) isIntent()    {}
 
 // intent turns what a page or a dialog answered into state changes and commands. This is the
 // only place that builds commands calling the governed core.
@@ -138,11 +141,13 @@ func (r *Root) intent(in intent) tea.Cmd {
 		r.auditing = r.toasts.push(toastPending, "resolving attempt "+in.attempt+" as "+string(in.result)+" by hand …", r.opts.Now())
 		return resolveCmd(r.opts.Core, in.attempt, in.result, in.reason, r.auditing)
 	case jumpIntent:
-		r.show(in.page)
+		cmd := r.show(in.page)
 		if !r.list().tbl.selectKey(in.key) {
 			r.note("the row is no longer in " + in.page.title() + "; it changed since the inbox was drawn")
 		}
-		return r.readRaw()
+		return tea.Batch(cmd, r.readRaw())
+	case backIntent:
+		return r.show(r.cur)
 	case draftIntent:
 		r.stack.popThrough(func(d dialog) bool { _, ok := d.(*answerEditor); return ok })
 		r.note(in.keepIn(r.drafts))

@@ -223,7 +223,7 @@ func (km KeyMap) Groups() []KeyGroup {
 		{"Closing the answer editor", []key.Binding{km.Discard.Keep, km.Discard.Discard, km.Discard.Back}},
 		{"Resolve by hand (typing: the reason)", []key.Binding{km.Resolve.Prev, km.Resolve.Next, km.Resolve.Switch, km.Resolve.Choose, km.Resolve.Cancel}},
 		{"Address without a browser", []key.Binding{km.Opener.Copy, km.Opener.Close}},
-		{"History (H; actions disabled while it is open)", []key.Binding{km.History.Earlier, km.History.Later, km.History.Finer,
+		{"History", []key.Binding{km.History.Earlier, km.History.Later, km.History.Finer,
 			km.History.Coarser, km.History.Now, km.History.Mode, km.History.Window, km.History.Up, km.History.Down,
 			km.History.Left, km.History.Right, km.History.Open, km.History.Back}},
 	}

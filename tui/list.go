@@ -243,25 +243,21 @@ func (p *listView) setFilter(s string) {
 	p.tbl.setFilter(s)
 }
 
-// input takes typing: into the filter while it is being typed; nothing otherwise.
+// input takes typing into the filter while it is being typed; the wheel scrolls the rows.
 func (p *listView) input(msg tea.Msg) intent {
-	if !p.filtering {
+	if m, ok := msg.(tea.MouseWheelMsg); ok {
+		switch m.Button {
+		case tea.MouseWheelUp:
+			p.tbl.move(-3)
+		case tea.MouseWheelDown:
+			p.tbl.move(3)
+		}
 		return nil
 	}
-	if p.filter.input(msg) {
+	if p.filtering && p.filter.input(msg) {
 		p.tbl.setFilter(p.filter.String())
 	}
 	return nil
-}
-
-// wheel scrolls the rows.
-func (p *listView) wheel(m tea.MouseWheelMsg) {
-	switch m.Button {
-	case tea.MouseWheelUp:
-		p.tbl.move(-3)
-	case tea.MouseWheelDown:
-		p.tbl.move(3)
-	}
 }
 
 // click selects the row at body line y (0 is the view's first line).

@@ -8,13 +8,13 @@ import (
 )
 
 // Root is the workbench's root model. It routes: keys go to the dialog on top of the stack
-// or to the current page (whose declared bindings are matched first), intents come back, and
+// or to the view shown (whose declared bindings are matched first), intents come back, and
 // only Root turns an intent into a command that calls the governed core.
 type Root struct {
-	opts     Options
-	env      *shared
-	tabs     [numTabs]tab
-	cur      pageID
+	opts Options
+	env  *shared
+	// screens are the views and which is shown.
+	screens
 	stack    stack
 	agen     int      // audit read generation
 	raw      rawLocks // the selected claim's lock file as read, for its detail
@@ -32,8 +32,6 @@ type Root struct {
 	width  int
 	height int
 	sizedH int // the body height the pages were last given
-	// hs is the History view when open (it takes every key but the dialogs' while open).
-	hs histState
 	// attn hears attention: the tracker, the marks, what they keep quiet.
 	attn *attn
 }
@@ -49,7 +47,7 @@ func New(opts Options) *Root {
 		light: opts.Theme == "light", ws: opts.ws, knows: coreKnows(opts.Core), raw: r.raw.got}
 	r.dcfg = digestConfig(r.opts)
 	r.attn = newAttn(opts.Attention)
-	r.tabs = newTabs(r.env)
+	r.screens = newScreens(r.env)
 	r.resize()
 	return r
 }
@@ -59,7 +57,7 @@ func (r *Root) Init() tea.Cmd {
 	r.agen++
 	cmds := []tea.Cmd{tickCmd(r.opts.TickEvery), auditCmd(r.opts.AuditPath, r.agen), r.attn.reread(r.opts.AuditPath), r.env.theme.ask()}
 	if r.opts.SinceOnStart && r.opts.History != nil {
-		cmds = append(cmds, r.hs.open(r.opts, histSince, true))
+		cmds = append(cmds, r.openHistory(r.opts, histSince, true))
 	}
 	return tea.Batch(cmds...)
 }
@@ -116,7 +114,7 @@ func (r *Root) update(msg tea.Msg) tea.Cmd {
 			r.setAudit(msg)
 		}
 	case histMsg:
-		return r.hs.loaded(r.opts, msg)
+		return r.historyRead(msg)
 	case seenMsg:
 		if msg.err != nil {
 			r.note("the last-seen mark was not kept: " + line(msg.err.Error()))
@@ -127,21 +125,13 @@ func (r *Root) update(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			r.push(newOpener(r.env.keys, msg.url, line(msg.err.Error())))
 		}
-	case tea.PasteMsg:
-		if d := r.stack.top(); d != nil {
-			return r.intent(d.input(msg))
-		}
-		return r.intent(r.list().input(msg))
+	case tea.PasteMsg, tea.MouseWheelMsg:
+		return r.input(msg)
 	case tea.KeyPressMsg:
 		cmd := r.key(msg)
 		return tea.Batch(cmd, r.readRaw())
-	case tea.MouseWheelMsg:
-		if d := r.stack.top(); d != nil {
-			return r.intent(d.input(msg))
-		}
-		r.list().wheel(msg)
 	case tea.MouseClickMsg:
-		r.click(msg.Mouse())
+		return r.click(msg.Mouse())
 	}
 	return nil
 }
@@ -152,41 +142,41 @@ func (r *Root) key(k tea.KeyPressMsg) tea.Cmd {
 	if key.Matches(k, r.env.keys.Global.ForceQuit) {
 		return tea.Quit
 	}
+	bs := r.keymap()
 	if d := r.stack.top(); d != nil {
-		if in, ok := d.bindings().press(k); ok {
-			return r.intent(in)
-		}
-		return r.intent(d.input(k))
+		bs = d.bindings()
 	}
-	if r.hs.view != nil {
-		return r.intent(r.hs.key(k, r.env.keys, r.opts))
-	}
-	if in, ok := r.keymap().press(k); ok {
+	if in, ok := bs.press(k); ok {
 		return r.intent(in)
 	}
-	return r.intent(r.list().input(k))
+	return r.input(k)
+}
+
+// input gives a key no binding has, a paste or the wheel to the dialog on top, else to the
+// view shown.
+func (r *Root) input(msg tea.Msg) tea.Cmd {
+	if d := r.stack.top(); d != nil {
+		return r.intent(d.input(msg))
+	}
+	return r.intent(r.shown().input(msg))
 }
 
 // keymap is what applies with no dialog open: the view's bindings, then the global ones
 // (none while the view takes typing: every other key types).
 func (r *Root) keymap() bindings {
-	p := r.tabs[r.cur]
+	p := r.shown()
 	if p.typing() {
 		return p.bindings()
 	}
 	return append(p.bindings(), r.globalBindings()...)
 }
 
-// list is the shown tab's list.
-func (r *Root) list() *listView { return r.tabs[r.cur].list() }
-
 // readRaw starts reading the lock file the shown detail wants, if any.
-func (r *Root) readRaw() tea.Cmd { return r.raw.need(r.list().rawWanted(), r.opts.Core) }
-
-// show switches to view id.
-func (r *Root) show(id pageID) {
-	r.cur = id
-	r.list().resumeSelection()
+func (r *Root) readRaw() tea.Cmd {
+	if r.histOn {
+		return nil
+	}
+	return r.raw.need(r.list().rawWanted(), r.opts.Core)
 }
 
 func (r *Root) note(s string) { r.toasts.push(toastNote, s, r.opts.Now()) }
@@ -245,11 +235,7 @@ func (r *Root) setAudit(m auditMsg) {
 }
 
 // setRows gives every tab its rows of the snapshot (its data update).
-func (r *Root) setRows() {
-	for _, t := range r.tabs {
-		t.setData(r.env.data)
-	}
-}
+func (r *Root) setRows() { r.fill(r.env.data) }
 
 // coreKnows reports whether core has an action (nil has none).
 func coreKnows(core *govern.Core) func(string) bool {

@@ -11,12 +11,11 @@ func (r *Root) globalBindings() bindings {
 	const grp = "Global"
 	bs := make(bindings, 0, len(g.Views)+10)
 	for i, id := range pageOrder {
-		bs = append(bs, bind(g.Views[i], "Views", false, nil, func() intent { r.show(id); return nil }))
+		bs = append(bs, bind(g.Views[i], "Views", false, nil, func() intent { return cmdIntent{r.show(id)} }))
 	}
 	step := func(d int) func() intent {
 		return func() intent {
-			r.show(pageOrder[(int(r.cur)+len(pageOrder)+d)%len(pageOrder)])
-			return nil
+			return cmdIntent{r.show(pageOrder[(int(r.cur)+len(pageOrder)+d)%len(pageOrder)])}
 		}
 	}
 	refresh := func() intent {
@@ -28,7 +27,7 @@ func (r *Root) globalBindings() bindings {
 		bind(g.NextView, "Views", false, nil, step(1)),
 		bind(g.PrevView, "Views", false, nil, step(-1)),
 		bind(g.Palette, grp, true, nil, func() intent {
-			return pushIntent{newPalette(r.env.keys, paletteEntries(r.env.keys, r.keymap(), r.tabs[r.cur]))}
+			return pushIntent{newPalette(r.env.keys, paletteEntries(r.env.keys, r.keymap(), r.shown()))}
 		}),
 		bind(g.Refresh, grp, false, onlyIf(func() bool { return r.opts.Source != nil || r.opts.AuditPath != "" }, "no live source to re-read"), refresh),
 		bind(g.Pause, grp, false, onlyIf(func() bool { return r.env.data.Loaded }, "there is no snapshot yet"), func() intent { r.pause(); return nil }),
@@ -36,8 +35,8 @@ func (r *Root) globalBindings() bindings {
 			func() intent { return pushIntent{newMessages(r.env.keys, r.toasts.history, r.opts.Now())} }),
 		bind(g.Dismiss, grp, false, onlyIf(func() bool { return r.toasts.dismissible() }, "no message to dismiss (a pending one stays until its answer)"),
 			func() intent { r.toasts.dismiss(); return nil }),
-		bind(g.History, grp, false, hist, func() intent { return cmdIntent{r.hs.open(r.opts, histFleet, false)} }),
-		bind(g.Since, grp, false, hist, func() intent { return cmdIntent{r.hs.open(r.opts, histSince, false)} }),
+		bind(g.History, grp, false, hist, func() intent { return cmdIntent{r.openHistory(r.opts, histFleet, false)} }),
+		bind(g.Since, grp, false, hist, func() intent { return cmdIntent{r.openHistory(r.opts, histSince, false)} }),
 		bind(g.Workspaces, grp, true, r.opts.ws.available(), func() intent { return pushIntent{newWSPicker(r.env.keys, r.opts.ws.nav)} }),
 		bind(g.Quit, grp, true, nil, func() intent { return cmdIntent{tea.Quit} }),
 		bind(g.Help, grp, true, nil, func() intent { return pushIntent{newHelp(r.env.keys, helpGroups(r.env.keys, r.keymap(), r.cur))} }),
@@ -56,12 +55,14 @@ func helpGroups(km KeyMap, bs bindings, cur pageID) []KeyGroup {
 		}
 		out = append(out, KeyGroup{Title: t, Bindings: full[i]})
 	}
+	own := map[string]bool{"Views": true, "Global": true, "Rows": true, "Acting": true}
+	for _, t := range bs.groups() {
+		own[t] = true
+	}
 	for _, g := range km.Groups() {
-		switch g.Title {
-		case "Views", "Global", "Rows", "Acting":
-			continue
+		if !own[g.Title] {
+			out = append(out, g)
 		}
-		out = append(out, g)
 	}
 	return out
 }
@@ -82,23 +83,22 @@ func paletteEntries(km KeyMap, bs bindings, p page) []paletteEntry {
 // resize gives every view and dialog its room.
 func (r *Root) resize() {
 	r.sizedH = r.bodyHeight()
-	for _, t := range r.tabs {
-		t.SetSize(r.width, r.sizedH)
-	}
+	r.screens.SetSize(r.width, r.sizedH)
 	r.stack.setSize(r.width, r.sizedH)
 }
 
 // click selects a tab or a row.
-func (r *Root) click(m tea.Mouse) {
+func (r *Root) click(m tea.Mouse) tea.Cmd {
 	if r.stack.open() {
-		return
+		return nil
 	}
 	switch {
 	case m.Y == 1:
 		if id, ok := r.chrome().tabAt(m.X); ok {
-			r.show(id)
+			return r.show(id)
 		}
 	case m.Y >= headerLines:
-		r.tabs[r.cur].click(m.Y - headerLines)
+		r.shown().click(m.Y - headerLines)
 	}
+	return nil
 }

@@ -12,8 +12,8 @@ import (
 // does.
 
 // page is one view of the workbench. The root matches the keys it declares before the
-// global ones (none while it takes typing), gives it the keys it does not declare as input,
-// the wheel and the clicks in its body, tells it its room and draws it.
+// global ones (none while it takes typing), gives it as input the keys it does not declare,
+// pastes and the wheel, passes on the clicks in its body, tells it its room and draws it.
 type page interface {
 	// bindings are its keys as they apply now: help, the footer, the palette and the note a
 	// disabled key leaves are generated from them.
@@ -21,7 +21,6 @@ type page interface {
 	// typing reports that it takes every key but its own bindings (a filter being typed).
 	typing() bool
 	input(msg tea.Msg) intent
-	wheel(m tea.MouseWheelMsg)
 	click(y int)
 	SetSize(w, h int)
 	View() string
@@ -92,3 +91,75 @@ var pageOrder = func() []pageID {
 }()
 
 func (id pageID) title() string { return tabInfo[id].title }
+
+// screens are the workbench's views and which one is shown: a tab, or History over it.
+type screens struct {
+	tabs [numTabs]tab
+	cur  pageID // the tab shown, or under History
+	// hist is the History view, shown over the tab while histOn.
+	hist   *historyView
+	histOn bool
+}
+
+func newScreens(env *shared) screens {
+	return screens{tabs: newTabs(env), hist: newHistoryView(env.keys.History)}
+}
+
+// shown is the view on screen: History, or the tab.
+func (s *screens) shown() page {
+	if s.histOn {
+		return s.hist
+	}
+	return s.tabs[s.cur]
+}
+
+// list is the tab's list (under History while it is shown).
+func (s *screens) list() *listView { return s.tabs[s.cur].list() }
+
+// show shows tab id, leaving History if it is shown (which may keep the last-seen mark).
+func (s *screens) show(id pageID) tea.Cmd {
+	var cmd tea.Cmd
+	if s.histOn {
+		s.histOn = false
+		cmd = s.hist.leave()
+	}
+	s.cur = id
+	s.list().resumeSelection()
+	return cmd
+}
+
+// openHistory shows History in a mode and starts reading its evidence (none without a
+// History source).
+func (s *screens) openHistory(opts Options, mode histMode, atStart bool) tea.Cmd {
+	var cmd tea.Cmd
+	if s.histOn {
+		cmd = s.hist.leave()
+	}
+	s.histOn = opts.History != nil
+	if !s.histOn {
+		return cmd
+	}
+	return tea.Batch(cmd, s.hist.open(opts, mode, atStart))
+}
+
+// historyRead gives History its evidence; History may close itself on it (see loaded).
+func (s *screens) historyRead(m histMsg) tea.Cmd {
+	cmd, stay := s.hist.loaded(m)
+	s.histOn = s.histOn && stay
+	return cmd
+}
+
+// SetSize gives every view its room.
+func (s *screens) SetSize(w, h int) {
+	for _, t := range s.tabs {
+		t.SetSize(w, h)
+	}
+	s.hist.SetSize(w, h)
+}
+
+// fill gives every tab its rows of d (its data update).
+func (s *screens) fill(d *data) {
+	for _, t := range s.tabs {
+		t.setData(d)
+	}
+}

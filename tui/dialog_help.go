@@ -1,9 +1,10 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -15,9 +16,12 @@ type helpView struct {
 	keys   KeyMap
 	groups []KeyGroup
 	scroll pager
+	help   help.Model
 }
 
-func newHelp(keys KeyMap, groups []KeyGroup) *helpView { return &helpView{keys: keys, groups: groups} }
+func newHelp(keys KeyMap, groups []KeyGroup) *helpView {
+	return &helpView{keys: keys, groups: groups, help: newHelpModel()}
+}
 
 func (hv *helpView) bindings() bindings {
 	d := hv.keys.Dialog
@@ -36,36 +40,20 @@ func (hv *helpView) bindings() bindings {
 
 func (hv *helpView) View() string {
 	w, h := hv.w, hv.h
-	// Columns as wide as the longest entry allows; as many as fit side by side; blocks flow
-	// into columns top to bottom, and the whole scrolls when it is taller than the screen.
-	const keyW = 12
-	colW := 0
-	for _, g := range hv.groups {
-		colW = max(colW, len(g.Title))
-		for _, b := range g.Bindings {
-			colW = max(colW, keyW+1+len([]rune(b.Help().Desc)))
-		}
-	}
-	colW = min(colW, max(w-2, 20))
+	// Each group is a block: its title over its keys and what they do, drawn by bubbles'
+	// help (its full view of one column: disabled keys drop out). Blocks are as wide as the
+	// widest allows, as many columns as fit side by side; blocks flow into columns top to
+	// bottom, and the whole scrolls when it is taller than the screen.
+	colW := min(hv.widest(), max(w-2, 20))
 	per := max(w/(colW+2), 1)
 	var blocks [][]string
 	total := 0
 	for _, g := range hv.groups {
-		block := []string{st.bold.Render(truncate(g.Title, colW))}
-		for _, b := range g.Bindings {
-			if !b.Enabled() {
-				continue
-			}
-			for i, l := range hang(fmt.Sprintf("%-*s ", keyW, b.Help().Key), b.Help().Desc, colW) {
-				if i == 0 {
-					l = st.bold.Render(ansi.Cut(l, 0, keyW)) + ansi.Cut(l, keyW, ansi.StringWidth(l))
-				}
-				block = append(block, l)
-			}
-		}
-		if len(block) == 1 {
+		col := helpColumn(hv.help, g.Bindings, colW)
+		if len(col) == 0 {
 			continue
 		}
+		block := append([]string{st.bold.Render(truncate(g.Title, colW))}, col...)
 		block = append(block, "")
 		blocks = append(blocks, block)
 		total += len(block)
@@ -105,4 +93,70 @@ func (hv *helpView) View() string {
 		out[i] = pad(truncate(out[i], bw), bw)
 	}
 	return pad(truncate(title, bw), bw) + "\n" + strings.Join(out, "\n")
+}
+
+// widest is the width of the widest group: its title, or its widest key and description.
+func (hv *helpView) widest() int {
+	n := 0
+	for _, g := range hv.groups {
+		n = max(n, ansi.StringWidth(g.Title), helpKeyWidth(g.Bindings)+1+helpDescWidth(g.Bindings))
+	}
+	return n
+}
+
+// helpColumn is one group's keys and what they do as bubbles' help draws them in one column
+// of w cells, the descriptions wrapped to fit (a continuation line is the binding again, with
+// no key shown); nil when none of the keys applies.
+func helpColumn(hm help.Model, bs []key.Binding, w int) []string {
+	keyW := helpKeyWidth(bs)
+	var col []key.Binding
+	for _, b := range bs {
+		if !b.Enabled() {
+			continue
+		}
+		for i, l := range strings.Split(wrapText(b.Help().Desc, max(w-keyW-1, 10)), "\n") {
+			line := b
+			if i == 0 {
+				line.SetHelp(b.Help().Key, l)
+			} else {
+				line.SetHelp("", l)
+			}
+			col = append(col, line)
+		}
+	}
+	if len(col) == 0 {
+		return nil
+	}
+	return strings.Split(hm.FullHelpView([][]key.Binding{col}), "\n")
+}
+
+// helpKeyWidth is the width of the widest key of the enabled bindings.
+func helpKeyWidth(bs []key.Binding) int {
+	n := 0
+	for _, b := range bs {
+		if b.Enabled() {
+			n = max(n, ansi.StringWidth(b.Help().Key))
+		}
+	}
+	return n
+}
+
+// helpDescWidth is the width of the widest description of the enabled bindings.
+func helpDescWidth(bs []key.Binding) int {
+	n := 0
+	for _, b := range bs {
+		if b.Enabled() {
+			n = max(n, ansi.StringWidth(b.Help().Desc))
+		}
+	}
+	return n
+}
+
+// newHelpModel is bubbles' help in the workbench's styles: keys bold, descriptions dim in
+// the footer and plain in help, two spaces between the footer's keys.
+func newHelpModel() help.Model {
+	hm := help.New()
+	hm.ShortSeparator = "  "
+	hm.Styles = help.Styles{ShortKey: st.bold, ShortDesc: st.dim, FullKey: st.bold, Ellipsis: st.dim}
+	return hm
 }

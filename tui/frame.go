@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -81,11 +82,12 @@ type chrome struct {
 	keys   bindings // what applies with no dialog open
 	width  int
 	attn   *attn // the pulse's orphans and oldest human-required entry
+	help   help.Model
 }
 
 func (r *Root) chrome() chrome {
 	return chrome{opts: r.opts, env: r.env, views: &r.tabs, cur: r.cur, paused: r.paused, held: r.held != nil,
-		top: r.stack.top(), shown: r.shown(), keys: r.keymap(), width: r.width, attn: r.attn}
+		top: r.stack.top(), shown: r.shown(), keys: r.keymap(), width: r.width, attn: r.attn, help: r.help}
 }
 
 // header names the actor and role, the read-only switch, the snapshot's age and the pause.
@@ -229,25 +231,24 @@ func (r chrome) footer() string {
 		bs = r.keys.ShortHelp()
 		pre, post = r.shown.footer()
 	}
-	item := func(b key.Binding) string {
-		return st.bold.Render(b.Help().Key) + " " + st.dim.Render(b.Help().Desc)
+	// As many as fit, in the order declared, help last; bubbles' help draws them.
+	width := func(b key.Binding) int {
+		return ansi.StringWidth(b.Help().Key) + 1 + ansi.StringWidth(b.Help().Desc) + 2
 	}
 	room := r.width - ansi.StringWidth(pre) - ansi.StringWidth(post)
-	var last string
+	var last []key.Binding
 	if n := len(bs); n > 0 && bs[n-1].Help().Key == r.env.keys.Global.Help.Help().Key {
-		last, bs = item(bs[n-1]), bs[:n-1]
-		room -= ansi.StringWidth(last) + 2
+		last, bs = bs[n-1:], bs[:n-1]
+		room -= width(last[0])
 	}
-	var parts []string
+	var fit []key.Binding
 	for _, b := range bs {
-		it := item(b)
-		if w := ansi.StringWidth(it) + 2; w <= room {
-			parts = append(parts, it)
+		if w := width(b); w <= room {
+			fit = append(fit, b)
 			room -= w
 		}
 	}
-	if last != "" {
-		parts = append(parts, last)
-	}
-	return pre + strings.Join(parts, "  ") + st.dim.Render(post)
+	hm := r.help
+	hm.SetWidth(r.width - ansi.StringWidth(pre) - ansi.StringWidth(post))
+	return pre + hm.ShortHelpView(append(fit, last...)) + st.dim.Render(post)
 }

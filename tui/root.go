@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
@@ -34,6 +35,8 @@ type Root struct {
 	sizedH int // the body height the pages were last given
 	// attn hears attention: the tracker, the marks, what they keep quiet.
 	attn *attn
+	// help draws the footer (bubbles' help).
+	help help.Model
 }
 
 var _ tea.Model = (*Root)(nil)
@@ -48,6 +51,7 @@ func New(opts Options) *Root {
 	r.dcfg = digestConfig(r.opts)
 	r.attn = newAttn(opts.Attention)
 	r.screens = newScreens(r.env)
+	r.help = newHelpModel()
 	r.resize()
 	return r
 }

@@ -87,7 +87,10 @@ func (hv *helpView) View() string {
 		out = append(out, strings.TrimRight(ln.String(), " "))
 	}
 	bw := min(w, len(cols)*(colW+2))
-	title := st.title.Render("Help — this view's keys first") + st.dim.Render(" · "+hv.keys.Dialog.Cancel.Help().Key+" closes")
+	title := st.title.Render("Help — this view's keys first")
+	if closes := " · " + hv.keys.Dialog.Cancel.Help().Key + " closes"; ansi.StringWidth(title+closes) <= bw {
+		title += st.dim.Render(closes) // when it fits: the footer says it too
+	}
 	out = hv.scroll.window(out, h-1, bw, hv.keys.Dialog.ScrollDown.Help().Key)
 	for i := range out {
 		out[i] = pad(truncate(out[i], bw), bw)

@@ -81,7 +81,7 @@ func lastLine(s string) string {
 // Issue 16, finding 10: help fits or scrolls at every size — no entry is cut — every key of
 // the view can be reached by scrolling, and the current view's keys come first.
 func TestHelpFitsOrScrolls(t *testing.T) {
-	for _, sz := range []struct{ w, h int }{{80, 24}, {100, 30}, {120, 40}, {160, 48}, {200, 50}} {
+	for _, sz := range []struct{ w, h int }{{40, 16}, {80, 24}, {100, 30}, {120, 40}, {160, 48}, {200, 50}} {
 		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
 			r := newTestRoot(t, sz.w, sz.h, false)
 			send(r, SnapshotMsg{populated()}, keyMsg("2"), keyMsg("?"))
@@ -105,10 +105,11 @@ func TestHelpFitsOrScrolls(t *testing.T) {
 					break
 				}
 			}
-			text := strings.Join(all, "\n")
+			// A description wrapped on a narrow screen reads on across its lines.
+			text := strings.Join(strings.Fields(strings.Join(all, " ")), " ")
 			for _, g := range hv.groups {
 				for _, b := range g.Bindings {
-					if b.Enabled() && !strings.Contains(text, b.Help().Desc) {
+					if b.Enabled() && !strings.Contains(text, strings.Join(strings.Fields(b.Help().Desc), " ")) {
 						t.Errorf("%s (%s) cannot be reached in help", b.Help().Desc, b.Help().Key)
 					}
 				}

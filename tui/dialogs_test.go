@@ -86,8 +86,8 @@ func TestHelpFitsOrScrolls(t *testing.T) {
 			r := newTestRoot(t, sz.w, sz.h, false)
 			send(r, SnapshotMsg{populated()}, keyMsg("2"), keyMsg("?"))
 			hv := r.stack.top().(*helpView)
-			var all []string
-			for i := 0; i < 40; i++ {
+			seen := map[int]string{} // the help's lines by their place in it
+			for i := 0; i < 400; i++ { // until pgdown moves no more
 				body := strings.Split(plain(r), "\n")
 				body = body[headerLines : len(body)-1]
 				if i == 0 && !contains(firstLines(body, 3), "Claims: Acting") {
@@ -98,11 +98,23 @@ func TestHelpFitsOrScrolls(t *testing.T) {
 						t.Errorf("a help line is cut: %q", l)
 					}
 				}
-				all = append(all, body...)
+				content := body[1:] // under the title
+				if last := strings.TrimSpace(content[len(content)-1]); strings.Contains(last, "more lines") || strings.HasSuffix(last, "end") {
+					content = content[:len(content)-1] // the scroll line
+				}
+				for j, l := range content {
+					seen[hv.scroll.offset()+j] = l
+				}
 				before := hv.scroll.offset()
 				send(r, keyMsg("pgdown"))
 				if hv.scroll.offset() == before {
 					break
+				}
+			}
+			all := make([]string, len(seen))
+			for j, l := range seen {
+				if j < len(all) {
+					all[j] = l
 				}
 			}
 			// A description wrapped on a narrow screen reads on across its lines.

@@ -248,8 +248,8 @@ func claimSections(c *model.Claim, owner string, at time.Time) []section {
 		"freshness = " + cut(c.Freshness), "owner liveness = " + owner,
 	}
 	if c.LeaseStatus == "" {
-		// A lock no live lease row backs: say so instead of blank fields (issue 16, finding
-		// 6: after a reclaim the detail showed "status =" and "phase =").
+		// A lock no live lease row backs: say so instead of blank fields (after a reclaim the
+		// detail showed "status =" and "phase =").
 		named := "names no lease"
 		if c.LeaseID != "" {
 			named = "names lease " + cut(c.LeaseID) + ", which has ended or is not in the DB"

@@ -68,7 +68,7 @@ func screenLines(s string, h int) []string {
 	return lines[:h]
 }
 
-// Issue 14, defect 11: the workbench's real byte stream, drawn by a real terminal emulator
+// The workbench's real byte stream, drawn by a real terminal emulator
 // (x/vt, measuring as wcwidth terminals do), shows exactly the frame steward meant — every
 // cell in its column, no cell left from an earlier frame — through two frames whose
 // hostile claimants and countdowns change. On the code before the fix the emulator never

@@ -11,7 +11,7 @@ import (
 	"steward/govern"
 )
 
-// Issue 16, finding 7: once the typed phrase matches, enter applies (focus was still on
+// Once the typed phrase matches, enter applies (focus was still on
 // Cancel and enter closed the dialog with nothing done and no word); every cancel says
 // "cancelled".
 func TestTypedConfirmEnterAppliesCancelSays(t *testing.T) {
@@ -44,7 +44,7 @@ func TestTypedConfirmEnterAppliesCancelSays(t *testing.T) {
 	}
 }
 
-// Issue 16, finding 9: after / the mode shows — the footer holds the filter's keys, the
+// After / the mode shows — the footer holds the filter's keys, the
 // input is highlighted — j and enter do not go into the filter's text, / on a filter
 // selects it for replacement, and esc leaves and clears.
 func TestFilterModeIsVisible(t *testing.T) {
@@ -78,7 +78,7 @@ func lastLine(s string) string {
 	return l[len(l)-1]
 }
 
-// Issue 16, finding 10: help fits or scrolls at every size — no entry is cut — every key of
+// Help fits or scrolls at every size — no entry is cut — every key of
 // the view can be reached by scrolling, and the current view's keys come first.
 func TestHelpFitsOrScrolls(t *testing.T) {
 	for _, sz := range []struct{ w, h int }{{40, 16}, {80, 24}, {100, 30}, {120, 40}, {160, 48}, {200, 50}} {
@@ -86,7 +86,7 @@ func TestHelpFitsOrScrolls(t *testing.T) {
 			r := newTestRoot(t, sz.w, sz.h, false)
 			send(r, SnapshotMsg{populated()}, keyMsg("2"), keyMsg("?"))
 			hv := r.stack.top().(*helpView)
-			seen := map[int]string{} // the help's lines by their place in it
+			seen := map[int]string{}   // the help's lines by their place in it
 			for i := 0; i < 400; i++ { // until pgdown moves no more
 				body := strings.Split(plain(r), "\n")
 				body = body[headerLines : len(body)-1]
@@ -130,7 +130,7 @@ func TestHelpFitsOrScrolls(t *testing.T) {
 	}
 }
 
-// Issue 15, item 8: the keymap is the only source of keys. No file of the workbench but
+// The keymap is the only source of keys. No file of the workbench but
 // keys.go names a key in a string it matches against; bindings are matched with
 // key.Matches.
 func TestNoLiteralKeys(t *testing.T) {
@@ -179,7 +179,7 @@ func TestLiteralKeyFinds(t *testing.T) {
 	}
 }
 
-// Issue 15, "done when": the root model's own methods stay under 400 lines.
+// The root model's own methods stay under 400 lines.
 func TestRootStaysSmall(t *testing.T) {
 	n := rootMethodLines(t)
 	if n >= 400 {

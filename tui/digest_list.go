@@ -7,7 +7,7 @@ import (
 )
 
 // A snapshot in which one claim changed costs the workbench work proportional to the change,
-// not to the fleet (issue 17): each list of rows built from the snapshot's claims, orphans or
+// not to the fleet: each list of rows built from the snapshot's claims, orphans or
 // sessions is derived from the previous digest's list. The entries are matched by pointer
 // (the live model keeps the pointer of every entry it did not re-derive, model/sorted.go);
 // the rows of the matched ones keep their places in attention order, the rows that left are

@@ -13,7 +13,7 @@ import (
 // digest that claim — one row digested, one row ordered — and not the fleet: the other rows
 // are carried over in their places, and the sessions, none of which changed, are the same
 // list; a table sorted by Item keeps its order and sorts the one new row into it. With the
-// lists sorted whole on every snapshot (as before issue 17's fix) it fails: 10,000 rows
+// lists sorted whole on every snapshot (as before the lists were merged) it fails: 10,000 rows
 // ordered; with the table sorting every row again it fails too.
 func TestOneChangeDigestsOneRow(t *testing.T) {
 	cfg := digestConfig(New(Options{}).opts)

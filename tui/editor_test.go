@@ -25,7 +25,7 @@ func openEditor(t *testing.T, r *Root) *answerEditor {
 	return e
 }
 
-// Issue 16, finding 8: esc (and an Alt key tmux turns into esc) asked nothing and dropped the
+// Esc (and an Alt key tmux turns into esc) asked nothing and dropped the
 // answer. Now esc asks: keep the draft, discard it, or go back; a kept draft is there when
 // the editor opens again for the same item, until it is sent or discarded.
 func TestAnswerEditorAsksAndKeepsDrafts(t *testing.T) {

@@ -17,7 +17,7 @@ import (
 	"steward/model"
 )
 
-// TestFlowAttentionAck (issue 18): a worker's question appears while the workbench runs →
+// TestFlowAttentionAck: a worker's question appears while the workbench runs →
 // the program writes the bell and the desktop notification (OSC 9 and OSC 777) once, with
 // the hostile part of the title removed → `A` on the inbox row opens the core's preview →
 // applying it records attention.ack in the audit log and its mark beside it → the entry

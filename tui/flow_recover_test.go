@@ -25,7 +25,7 @@ func deadClaims(t *testing.T, c *govern.Core, clk *clock, first int64, n int) {
 	clk.Add(5 * time.Minute)
 }
 
-// Issue 16, findings 5 and 7: on a dead claim's row, c shows the core's recover plan — every
+// On a dead claim's row, c shows the core's recover plan — every
 // step, one typed phrase — and once the phrase matches, enter applies it (focus still on
 // Cancel did not cancel): the lease ends, the lock is retired, and the audit log holds one
 // attempt with a step record per step.
@@ -69,7 +69,7 @@ func TestFlowRecoverDeadClaim(t *testing.T) {
 	}
 }
 
-// Issue 16, finding 6: the reclaim preview names the owner's liveness and what remains (the
+// The reclaim preview names the owner's liveness and what remains (the
 // lock file); after it the row shows the new state — a lock no lease backs — and the detail
 // says so instead of blank "status =" and "phase =".
 func TestFlowReclaimShowsWhatRemains(t *testing.T) {
@@ -100,7 +100,7 @@ func TestFlowReclaimShowsWhatRemains(t *testing.T) {
 	}
 }
 
-// Issue 16, finding 2: a bulk preview of six targets can be read in full before apply 6 is
+// A bulk preview of six targets can be read in full before apply 6 is
 // typed: pgdn pages through every target, the dialog says how many were read until all
 // were, and then the apply runs on all six.
 func TestFlowBulkPreviewReadInFull(t *testing.T) {

@@ -71,7 +71,7 @@ func inboxFrame(t *testing.T, tm *teatest.TestModel, has bool, also ...string) {
 	}, teatest.WithDuration(20*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
 }
 
-// TestFlowAttentionSnooze (issue 18 items 1 and 3): the inbox shows the question's age and
+// TestFlowAttentionSnooze: the inbox shows the question's age and
 // SLA → Z offers the snooze lengths → the chosen one goes to the core's preview (nothing
 // recorded before Apply) → applied, attention.snooze is in the audit log and its mark beside
 // it, and the question leaves the inbox → when the snooze ends it is back, and the person
@@ -133,7 +133,7 @@ func TestFlowAttentionSnooze(t *testing.T) {
 	}
 }
 
-// TestFlowNotifyFailureIsAFinding (issue 18 item 2): a notify command that fails is a failed
+// TestFlowNotifyFailureIsAFinding: a notify command that fails is a failed
 // toast and a finding in the inbox, which stays until a later run succeeds.
 func TestFlowNotifyFailureIsAFinding(t *testing.T) {
 	f := newAttnFixture(t)

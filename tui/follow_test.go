@@ -26,7 +26,7 @@ func lockName(n int64) string { return "acme_widgets_" + itoa(n) + ".json" }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
-// Issue 16, finding 3: the cursor and the open detail follow the selected row's identity
+// The cursor and the open detail follow the selected row's identity
 // across snapshots — rows inserted above it, a re-sort, a change of the row's kind — and
 // when the row leaves, the cursor stays at its place on the neighbour and the screen says so.
 func TestSelectionFollowsIdentity(t *testing.T) {

@@ -114,7 +114,7 @@ func TestGoldenHistoryHeat(t *testing.T) {
 }
 
 // BenchmarkHistoryTimelineView10k draws an item timeline of 10,000 entries at 160×48
-// (issue 19: ≤ 50 ms), scrolled to its middle.
+// (≤ 50 ms), scrolled to its middle.
 func BenchmarkHistoryTimelineView10k(b *testing.B) {
 	it := history.Item{Org: "acme", Repo: "widgets", Number: 1}
 	tl := history.Timeline{Entries: make([]history.Entry, 10000)}

@@ -91,7 +91,7 @@ func onlyStyling(t *testing.T, where, f string, w, h int) {
 	}
 }
 
-// Issue 14, defect 10: an issue body with an entity-encoded escape reached the terminal as a
+// An issue body with an entity-encoded escape reached the terminal as a
 // real one, because the question was made safe before glamour decoded the references and
 // glamour's own output was drawn as is. Every family, in every encoding, through every view
 // that renders Markdown: the Clarifications detail, the answer editor's question, and the

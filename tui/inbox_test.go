@@ -30,7 +30,7 @@ func menuOf(t *testing.T, r *Root) []string {
 	return out
 }
 
-// Issue 16, finding 4: a on an inbox row offers exactly what the row's own view offers (it
+// a on an inbox row offers exactly what the row's own view offers (it
 // said "no action the core knows applies here"), and > goes to the row in its own view.
 func TestInboxOffersTheRowsOwnActions(t *testing.T) {
 	r := newTestRoot(t, 160, 48, false)
@@ -60,7 +60,7 @@ func TestInboxOffersTheRowsOwnActions(t *testing.T) {
 	}
 }
 
-// Issue 16, finding 11: every list is ordered by what needs attention — dead and expired
+// Every list is ordered by what needs attention — dead and expired
 // claims first, then by time left; the inbox by severity, then age; routine rows are hidden
 // with a count and h shows them; an unreadable or incomplete lock file is never routine.
 func TestAttentionOrder(t *testing.T) {
@@ -106,7 +106,7 @@ func TestAttentionOrder(t *testing.T) {
 	}
 }
 
-// Issue 16, finding 13: y says exactly what it copied and that a terminal may not support
+// y says exactly what it copied and that a terminal may not support
 // OSC 52; o without a browser shows the address and offers to copy it; the tabs keep one
 // naming scheme at every width.
 func TestCopyOpenAndTabs(t *testing.T) {
@@ -147,7 +147,7 @@ func TestCopyOpenAndTabs(t *testing.T) {
 	}
 }
 
-// Issue 16, finding 12: Activity shows each attempt's target (item, lease, lock file) and
+// Activity shows each attempt's target (item, lease, lock file) and
 // its result; heartbeats fold into a count per item (b lists them); the counts say when the
 // audit log holds more than the view.
 func TestActivityTargetsAndWindow(t *testing.T) {
@@ -184,7 +184,7 @@ var errNoBrowser = errors.New(`exec: "xdg-open": executable file not found in $P
 
 func windowSize(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }
 
-// Issue 18 item 1: the inbox is ordered by need, then by how far past its SLA each entry is —
+// The inbox is ordered by need, then by how far past its SLA each entry is —
 // not by age. A question asked an hour ago is well within its day; a collision first seen 16
 // minutes ago is past its 15 minutes, and goes first, its SLA cell saying so (ordered by age,
 // the question went first).

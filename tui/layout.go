@@ -5,7 +5,7 @@ import (
 )
 
 // Column widths come from the content and the column's priority, so that what tells rows
-// apart is never what is cut (issue 16, finding 1):
+// apart is never what is cut:
 //
 //  1. every column wants its natural width: its widest value (or its Fixed width) and its
 //     title, capped at Max;

@@ -44,7 +44,7 @@ func fleetSnapshot(n int) *model.Snapshot {
 	return s
 }
 
-// Issue 16, finding 1: truncation removed what tells rows apart — every Claimant and Session
+// Truncation removed what tells rows apart — every Claimant and Session
 // read "sim-worker-…", Items "demo/fleet#…", while wide screens gave Item 47 cells and cut
 // "canonic…". Now at every width each row's identity cells differ from every other row's,
 // columns are shown whole or dropped whole (the footer names the dropped ones), and no state

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// Issue 16, finding 2: long text can be read. A message is wrapped, never cut at the screen
+// Long text can be read. A message is wrapped, never cut at the screen
 // edge; older messages that no longer fit are named with the key that shows them, and t
 // opens the history with every message in full; the detail pane scrolls to its last line.
 func TestLongTextCanBeRead(t *testing.T) {

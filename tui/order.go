@@ -9,7 +9,7 @@ import (
 	"steward/model"
 )
 
-// Every list is ordered by what needs attention first (issue 16, finding 11): the rows'
+// Every list is ordered by what needs attention first: the rows'
 // Rank (dead and expired first), then Urgent (the earliest deadline, the oldest question or
 // heartbeat). A sort chosen with s replaces the order; s back to the start restores it.
 

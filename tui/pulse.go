@@ -11,7 +11,7 @@ import (
 // pulseWindow is how far back the header's pulse looks.
 const pulseWindow = 10 * time.Minute
 
-// pulse is the at-a-glance health the header shows (issue 18 item 5): claims, refused claims
+// pulse is the at-a-glance health the header shows: claims, refused claims
 // and new orphans per minute over the last ten minutes, and how long the oldest
 // human-required entry has waited.
 type pulse struct {

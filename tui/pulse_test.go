@@ -8,7 +8,7 @@ import (
 	"steward/attention"
 )
 
-// TestPulse (issue 18 item 5): the header's pulse counts claims and refused claims of the
+// TestPulse: the header's pulse counts claims and refused claims of the
 // last ten minutes per minute (over the shorter span the events cover, said so), new orphans
 // once per orphaned thing and never the ones the first snapshot found with no time of their
 // own, and the oldest human-required age.

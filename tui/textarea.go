@@ -16,7 +16,7 @@ import (
 //
 // What is drawn is the typed text rune by rune through termsafe.Cell: a rune of uncertain
 // width is one U+FFFD, one rune for one rune, so the textarea's measures, wraps and cursor
-// agree with the terminal's (issue 14, defect 11). (Inside the textarea it is U+FFFC, which
+// agree with the terminal's. (Inside the textarea it is U+FFFC, which
 // its input sanitiser keeps; View draws it as U+FFFD.) Typed and pasted text passes through
 // termsafe.Editable first (no control sequence; kept otherwise as written). After each edit
 // the typed text follows the drawn one: the edit is the stretch between the unchanged start

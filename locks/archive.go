@@ -100,6 +100,9 @@ func (w *Writer) Archive(dir, name string, expect Expect, block RecoveryBlock) (
 	if err != nil {
 		return "", err
 	}
+	if err := readable(data); err != nil {
+		return "", &PathError{Op: "archive", Path: path, Err: err}
+	}
 	rdir := filepath.Join(dir, retiredDir)
 	if err := ensureDir(rdir); err != nil {
 		return "", err

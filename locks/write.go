@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -128,6 +129,9 @@ func (w *Writer) writeCAS(dir, name string, expect Expect, rec Record, floor int
 	if err != nil {
 		return 0, err
 	}
+	if err := readable(data); err != nil {
+		return 0, &PathError{Op: "write", Path: path, Err: err}
+	}
 	if err := w.replace(dir, name, data); err != nil {
 		return 0, err
 	}
@@ -246,6 +250,24 @@ func syncDir(dir string) error {
 	defer d.Close()
 	if err := d.Sync(); err != nil {
 		return &PathError{Op: "fsync", Path: dir, Err: err}
+	}
+	return nil
+}
+
+// readable checks bytes about to be written as a lock file against steward's own reader:
+// at most MaxFileSize, and a record Decode reads without a fatal finding. It is the last
+// line behind the governed core's argument limits: whatever a caller passes, steward never
+// writes a lock it would then report unreadable.
+func readable(data []byte) error {
+	if len(data) > MaxFileSize {
+		return fmt.Errorf("%w: %d bytes, over the %d a lock file may hold", ErrWouldBeUnreadable, len(data), MaxFileSize)
+	}
+	if _, finds := decodeOwned(data); fatal(finds) { // reads data, never changes it
+		for _, f := range finds {
+			if f.Fatal() {
+				return fmt.Errorf("%w: %s at %s: %s", ErrWouldBeUnreadable, f.Kind, f.Path, f.Detail)
+			}
+		}
 	}
 	return nil
 }

@@ -24,6 +24,13 @@ func inMemory(t *testing.T) mcptest.Env {
 // inMemoryWith is inMemory with a Gitea repository (g may be nil).
 func inMemoryWith(t *testing.T, g *gitea.Client) (mcptest.Env, govern.Workspace) {
 	t.Helper()
+	e, ws, _ := inMemoryServer(t, g)
+	return e, ws
+}
+
+// inMemoryServer is inMemoryWith with the server itself.
+func inMemoryServer(t *testing.T, g *gitea.Client) (mcptest.Env, govern.Workspace, *mcp.Server) {
+	t.Helper()
 	dir := t.TempDir()
 	host, _ := os.Hostname()
 	ws := govern.Workspace{LocksDir: filepath.Join(dir, "locks"), DBPath: filepath.Join(dir, "db", "cp.sqlite3"),
@@ -55,7 +62,7 @@ func inMemoryWith(t *testing.T, g *gitea.Client) (mcptest.Env, govern.Workspace)
 			}
 			t.Cleanup(func() { c.Close(); ss.Close() })
 			return c
-		}}, ws
+		}}, ws, srv
 }
 
 func TestInMemoryFlow(t *testing.T)     { mcptest.Flow(t, inMemory(t), 7) }

@@ -17,9 +17,14 @@ import (
 )
 
 // ServeStdio serves one client over in and out (newline-delimited JSON-RPC) until it
-// closes its end or ctx ends, then waits for every tool call still applying.
+// closes its end or ctx ends, then waits for every tool call still applying. A line that is
+// not a JSON-RPC message is answered with a JSON-RPC error (-32700 for one that is not JSON)
+// and the server keeps serving (guardStdio).
 func (s *Server) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
-	err := s.sdk.Run(ctx, &sdk.IOTransport{Reader: in, Writer: out})
+	w := &lockedWriter{w: out}
+	guarded := guardStdio(in, w)
+	err := s.sdk.Run(ctx, &sdk.IOTransport{Reader: guarded, Writer: w, MaxLineLength: MaxStdioLine + 2})
+	in.Close() // the SDK closed the guard's end; this ends the guard's read of the client's
 	s.Wait()
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil

@@ -217,7 +217,7 @@ func newActionCommand(ac actionCmd, g *globals) *cobra.Command {
 		},
 	}
 	for i, f := range ac.flags {
-		cmd.Flags().StringVar(&vals[i], f.name, f.def, f.usage)
+		cmd.Flags().StringVar(&vals[i], f.name, f.def, f.usage+f.limitNote())
 		if f.required {
 			_ = cmd.MarkFlagRequired(f.name)
 		}
@@ -225,6 +225,29 @@ func newActionCommand(ac actionCmd, g *globals) *cobra.Command {
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "preview only: read, run every guard, write nothing")
 	cmd.Flags().StringVar(&confirm, "confirm", "", "the confirmation phrase a destructive action asks for")
 	return cmd
+}
+
+// limitNote says the flag's size limit, from the governed core's one table of argument
+// limits (govern.ArgLimits): the core refuses a longer value too_large in its preview.
+func (f flagSpec) limitNote() string {
+	name := f.paramName()
+	switch f.target {
+	case "":
+	case "lease":
+		name = "target.lease_id"
+	case "lock":
+		name = "target.lock_file"
+	case "session", "attempt", "entry":
+		name = "target." + f.target
+	case "remote", "org", "repo", "kind":
+		name = "target.item." + f.target
+	default:
+		return ""
+	}
+	if l, ok := govern.LimitOf(name); ok {
+		return fmt.Sprintf(" (at most %d bytes)", l.Max)
+	}
+	return ""
 }
 
 func (f flagSpec) paramName() string {

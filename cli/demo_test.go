@@ -197,6 +197,13 @@ func TestDemoWorkersSpeakMCP(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(r.Root, "mcp.log")); err != nil || strings.Contains(string(b), "panic") {
 		t.Fatalf("steward mcp log: %v\n%s", err, b)
 	}
+	// Every claim went through steward mcp, bound to a claim token the worker passed back on
+	// every heartbeat (none was refused: no errors above); no token reached a log.
+	for _, p := range []string{filepath.Join(r.Root, "mcp.log"), r.AuditLog} {
+		if b, err := os.ReadFile(p); err != nil || strings.Contains(string(b), "stw_ct_") {
+			t.Fatalf("%s holds a claim token (%v)", p, err)
+		}
+	}
 	if fi, err := os.Stat(filepath.Join(r.Root, "mcp.token")); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("token file: %v %v", fi, err)
 	}

@@ -111,6 +111,9 @@ func (claimAction) plan(ctx context.Context, c *Core, req Request) (*plan, error
 	if r := checkClaimNumbers(req.Params); r != nil {
 		return &plan{refusal: r}, nil
 	}
+	if tok := req.Params[ParamClaimToken]; tok != "" && !ValidClaimToken(tok) {
+		return &plan{refusal: refuse(CodeInvalidRequest, "claim_token is not a claim token ("+claimTokenPrefix+" and 43 characters of base64url, from govern.NewClaimToken); nothing was changed")}, nil
+	}
 	ref := workRef(*it)
 	name, ok := locks.Name(lockKey(ref))
 	if !ok {
@@ -122,6 +125,17 @@ func (claimAction) plan(ctx context.Context, c *Core, req Request) (*plan, error
 	}
 	if sr, err := c.schemaRefusal(ctx, leases.OpClaim); err != nil || sr != nil {
 		return &plan{refusal: sr}, err
+	}
+	if req.Params[ParamClaimToken] != "" {
+		// The token's hash is kept with the lease row; a DB whose leases record no
+		// provenance cannot bind the claim to it, and a claim nobody could prove later is
+		// not made.
+		if has, err := r.HasColumn(ctx, "leases", "provenance_json"); err != nil {
+			c.dropHandles()
+			return &plan{}, err
+		} else if !has {
+			return &plan{refusal: refuse(string(leases.CodeSchemaUnsupported), "the control-plane DB's leases have no provenance_json column, where a claim keeps the hash of its claim token; without it no later call could prove the claim is its own, so nothing was claimed. Ask steward's operator")}, nil
+		}
 	}
 	active, err := r.LeasesForWorkItem(ctx, ref)
 	if err != nil {
@@ -207,7 +221,7 @@ func (claimAction) apply(ctx context.Context, c *Core, req Request, p *plan, att
 		WorktreePath: worktree,
 		OwnerPID:     pid,
 		OwnerHost:    host,
-		Provenance:   map[string]any{attemptKey: attempt, taskSessKey: tsid, lockFileKey: name},
+		Provenance:   claimProvenance(attempt, tsid, name, req.Params[ParamClaimToken]),
 	}, c.now())
 	if err != nil {
 		return dbFailed(err)
@@ -245,6 +259,16 @@ func (claimAction) apply(ctx context.Context, c *Core, req Request, p *plan, att
 		effects: []string{"lease " + l.LeaseID + " on " + it.String() + " until " + l.ExpiresAt.Raw, "lock " + name + " (task_session_id " + tsid + ")"},
 		detail:  detail,
 	}
+}
+
+// claimProvenance is what a claim records in its lease's provenance: the attempt, the
+// lock's task session and file, and the hash of its claim token when it has one.
+func claimProvenance(attempt, tsid, lockFile, token string) map[string]any {
+	p := map[string]any{attemptKey: attempt, taskSessKey: tsid, lockFileKey: lockFile}
+	if token != "" {
+		p[claimTokenKey] = ClaimTokenHash(token)
+	}
+	return p
 }
 
 // compensateClaim undoes a claim whose lock could not be written (werr): the lease must
@@ -428,7 +452,9 @@ func (c *Core) markedEvent(ctx context.Context, typ, leaseID, attempt, since str
 	}
 }
 
-// ownLease reads a worker's own lease: it must be held by the acting session.
+// ownLease reads a worker's own lease: it must be held by the acting session, and the
+// request must prove it comes from the claimant where the lease or the core asks for proof
+// (proveOwner).
 func (c *Core) ownLease(ctx context.Context, req Request) (*leases.Lease, *Refusal, error) {
 	l, ref, err := c.readLease(ctx, req.Target.LeaseID)
 	if err != nil || ref != nil {
@@ -437,8 +463,8 @@ func (c *Core) ownLease(ctx context.Context, req Request) (*leases.Lease, *Refus
 	if req.Target.Session == "" || l.SessionID != req.Target.Session {
 		return l, refuse(CodeNotOwner, fmt.Sprintf("lease %s is held by session %q, not %q; a worker acts only on its own lease", l.LeaseID, l.SessionID, req.Target.Session)), nil
 	}
-	if v := req.Params[ParamCallerPID]; v != "" && l.OwnerPID > 0 && l.OwnerHost == c.ws.host() && v != strconv.FormatInt(l.OwnerPID, 10) {
-		return l, refuse(CodeNotOwner, fmt.Sprintf("lease %s was claimed by process %d on this host; this call comes from process %s. A claim is bound to the process that made it: act from that process, or let the lease expire", l.LeaseID, l.OwnerPID, v)), nil
+	if r := c.proveOwner(l, req); r != nil {
+		return l, r, nil
 	}
 	return l, nil, nil
 }
@@ -492,9 +518,11 @@ const (
 	// ParamExpectLeaseGeneration is the seed's lease_generation_id (0 where the DB records
 	// none).
 	ParamExpectLeaseGeneration = "expect_lease_generation"
-	// ParamCallerPID names the process a worker's call comes from (the MCP server sets it
-	// to its client's). A lease recorded on this host for another live or dead process is
-	// refused not_owner: the claim is bound to the process that made it.
+	// ParamCallerPID names the process a worker's call comes from, as its transport proves
+	// it (steward mcp over stdio sets it to the process that started it; never a pid a
+	// client merely declares). A lease recorded on this host for another live or dead
+	// process is refused not_owner: the claim is bound to the process that made it; the
+	// lease's own process proves ownership where a claim token is asked for (proveOwner).
 	ParamCallerPID = "caller_pid"
 )
 

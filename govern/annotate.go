@@ -38,7 +38,7 @@ func (c *Core) annotateOne(ctx context.Context, o model.Orphan) model.Orphan {
 		return o
 	}
 	req := Request{Action: ref.ID, Target: Target{LeaseID: ref.Target.LeaseID, LockFile: ref.Target.LockFile}}
-	p, err := a.plan(ctx, c, req)
+	p, err := c.plan(ctx, a, req)
 	allowed := err == nil && p.refusal == nil
 	ref.Allowed = &allowed
 	switch {

@@ -120,6 +120,9 @@ type Core struct {
 	// (clockRefusal).
 	wall0   time.Time
 	elapsed func() time.Duration
+	// needProof demands proof of ownership for every worker action on a lease
+	// (WithOwnerProof).
+	needProof bool
 }
 
 // Options configure a Core.
@@ -247,7 +250,7 @@ func (c *Core) Preview(ctx context.Context, req Request) (Preview, error) {
 	}
 	s := a.spec()
 	pv := Preview{Request: req, Spec: s, At: c.now()}
-	p, err := a.plan(ctx, c, req)
+	p, err := c.plan(ctx, a, req)
 	if err != nil {
 		return pv, err
 	}
@@ -264,6 +267,16 @@ func (c *Core) Preview(ctx context.Context, req Request) (Preview, error) {
 	}
 	pv.Allowed = pv.Refusal == nil
 	return pv, nil
+}
+
+// plan checks the request's arguments against their limits (argLimits), then lets the
+// action read the state and run its guards. An argument over its limit is refused before
+// the action reads anything, so it is refused alike on every surface and nothing is written.
+func (c *Core) plan(ctx context.Context, a action, req Request) (*plan, error) {
+	if r := checkArgs(req); r != nil {
+		return &plan{refusal: r}, nil
+	}
+	return a.plan(ctx, c, req)
 }
 
 // NewAttemptID returns a fresh audit attempt id.
@@ -290,7 +303,8 @@ func (c *Core) Apply(ctx context.Context, pv Preview, confirmation string) (out 
 			Code: CodeAuditUnavailable, Message: "this steward has no audit log (a preview-only core), so nothing may be applied; open one with --audit"}
 	}
 	out = Outcome{Attempt: attempt, Action: req.Action}
-	base := Record{Attempt: attempt, Action: req.Action, Target: req.Target, Actor: c.actor}
+	// The record names the target as asked, but never carries an argument over its limit.
+	base := Record{Attempt: attempt, Action: req.Action, Target: clipTarget(req.Target), Actor: c.actor}
 	inverse := pv.Inverse
 	terminal := func(res Result, disp Disposition, r *Refusal, msg string, effects []string) Outcome {
 		rec := base
@@ -322,7 +336,7 @@ func (c *Core) Apply(ctx context.Context, pv Preview, confirmation string) (out 
 			fmt.Sprintf("%s is %s: type the phrase %q to confirm. Nothing was changed.", req.Action, a.spec().Tier, pv.ConfirmPhrase)), "", nil)
 	}
 	// Re-read the state: the preview's refusal, or a changed fence, refuses now.
-	now, err := a.plan(ctx, c, req)
+	now, err := c.plan(ctx, a, req)
 	if err != nil {
 		return terminal(ResultRefused, DispositionNotAttempted, refuse(CodeSourceUnavailable, "could not read the state to re-check the fences: "+err.Error()+". Nothing was changed; retry when the source is readable."), "", nil)
 	}

@@ -6,7 +6,8 @@ import (
 )
 
 // Redactor removes secrets from text before it is audited: every registered secret value,
-// URL userinfo (https://user:pass@host), and values that follow a token-like key.
+// every claim token (by its stw_ct_ prefix), URL userinfo (https://user:pass@host), and
+// values that follow a token-like key.
 type Redactor struct {
 	mu        sync.RWMutex
 	secrets   []string
@@ -32,7 +33,7 @@ const redacted = "[redacted]"
 
 var (
 	userinfoRE = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s]+@`)
-	tokenKVRE  = regexp.MustCompile(`(?i)\b(token|access_token|password|passwd|secret|authorization)(["']?\s*[:=]\s*["']?)(token\s+|bearer\s+|basic\s+)?[^\s"'&,;]+`)
+	tokenKVRE  = regexp.MustCompile(`(?i)\b(token|access_token|claim_token|password|passwd|secret|authorization)(["']?\s*[:=]\s*["']?)(token\s+|bearer\s+|basic\s+)?[^\s"'&,;]+`)
 )
 
 // String returns s with every secret removed.
@@ -41,6 +42,7 @@ func (r *Redactor) String(s string) string {
 		return s
 	}
 	s = r.secretsOnly(s)
+	s = claimTokenAnywhereRE.ReplaceAllString(s, redacted)
 	s = userinfoRE.ReplaceAllString(s, "${1}"+redacted+"@")
 	s = tokenKVRE.ReplaceAllString(s, "${1}${2}"+redacted)
 	return s

@@ -1,6 +1,7 @@
 package govern
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -129,6 +130,22 @@ type Request struct {
 	Action string            `json:"action"`
 	Target Target            `json:"target"`
 	Params map[string]string `json:"params,omitempty"`
+}
+
+// MarshalJSON writes the request with its claim token, a secret, redacted: a request is
+// printed (a preview's --json), recorded (an inverse, a plan's steps) and logged, and the
+// token must reach none of them.
+func (r Request) MarshalJSON() ([]byte, error) {
+	type plain Request
+	if _, ok := r.Params[ParamClaimToken]; ok {
+		p := make(map[string]string, len(r.Params))
+		for k, v := range r.Params {
+			p[k] = v
+		}
+		p[ParamClaimToken] = redacted
+		r.Params = p
+	}
+	return json.Marshal(plain(r))
 }
 
 // Refusal is a stable code and a message that ends with what to do instead.

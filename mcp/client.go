@@ -136,7 +136,9 @@ func (c *Client) ItemStatus(ctx context.Context, it ItemRef) (ItemStatus, error)
 
 // Act performs a worker request through the MCP tools and reports it as the core's
 // outcome: the simulator's workers act through it unchanged. Heartbeat, release and ask
-// take the fence from the request's expect_* parameters. A transport error after the call
+// take the fence from the request's expect_* parameters and the claim token from its
+// claim_token parameter; a claim's or heartbeat's outcome carries the token in its detail
+// under the same name (govern.ParamClaimToken). A transport error after the call
 // was sent is an unknown outcome, returned with the error.
 func (c *Client) Act(ctx context.Context, req govern.Request) (govern.Outcome, error) {
 	var o Outcome
@@ -145,7 +147,8 @@ func (c *Client) Act(ctx context.Context, req govern.Request) (govern.Outcome, e
 	fence := func() Fence {
 		g, _ := strconv.ParseInt(p[govern.ParamExpectLockGeneration], 10, 64)
 		lg, _ := strconv.ParseInt(p[govern.ParamExpectLeaseGeneration], 10, 64)
-		return Fence{LeaseID: req.Target.LeaseID, ExpiresAt: p[govern.ParamExpectExpiresAt], LockGeneration: g, TaskSessionID: p[govern.ParamExpectTaskSession], LeaseGeneration: lg}
+		return Fence{LeaseID: req.Target.LeaseID, ExpiresAt: p[govern.ParamExpectExpiresAt], LockGeneration: g, TaskSessionID: p[govern.ParamExpectTaskSession],
+			LeaseGeneration: lg, ClaimToken: p[govern.ParamClaimToken]}
 	}
 	switch req.Action {
 	case govern.ActionClaim:
@@ -179,6 +182,11 @@ func (c *Client) Act(ctx context.Context, req govern.Request) (govern.Outcome, e
 		out.Detail = map[string]string{"lease_id": f.LeaseID, "expires_at": f.ExpiresAt, "lock_file": f.LockFile,
 			"lock_generation": strconv.FormatInt(f.LockGeneration, 10), "task_session_id": f.TaskSessionID,
 			"heartbeat_count": strconv.FormatInt(f.HeartbeatCount, 10), "lease_generation": strconv.FormatInt(f.LeaseGeneration, 10)}
+		if f.ClaimToken != "" {
+			// The claim token, for the caller to pass back as the request's claim_token
+			// parameter (sim keeps it with the fence). A secret: never printed.
+			out.Detail[govern.ParamClaimToken] = f.ClaimToken
+		}
 	}
 	if o.ClarificationID != "" {
 		if out.Detail == nil {

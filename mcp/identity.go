@@ -23,7 +23,17 @@ type conn struct {
 	id     int
 	pid    int64
 	closed bool
+	// tokens are the claim tokens this connection holds, by lease id: minted for its own
+	// claims, or presented by it in a call the core accepted. Only this connection is ever
+	// shown them again (my_leases); they go when the claim ends or the connection does.
+	tokens map[string]string
+	// pending are the tokens of claims whose outcome was unknown (the lease, if any, not
+	// known): the first lease of the session one proves is then held like the others.
+	pending []string
 }
+
+// maxPending bounds a connection's tokens of claims of unknown outcome.
+const maxPending = 16
 
 func newBinder() *binder {
 	return &binder{conns: map[*sdk.ServerSession]*conn{}, owner: map[string]*conn{}, ended: make(chan struct{})}
@@ -114,4 +124,59 @@ func (b *binder) declare(ss *sdk.ServerSession, pid int64) (int64, bool) {
 		c.pid = pid
 	}
 	return c.pid, c.pid == pid
+}
+
+// hold records that the connection holds tok, the claim token of lease.
+func (b *binder) hold(ss *sdk.ServerSession, lease, tok string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c, ok := b.conns[ss]
+	if !ok || tok == "" || lease == "" {
+		return
+	}
+	if c.tokens == nil {
+		c.tokens = map[string]string{}
+	}
+	c.tokens[lease] = tok
+}
+
+// drop forgets the claim token of a lease that has ended.
+func (b *binder) drop(ss *sdk.ServerSession, lease string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if c, ok := b.conns[ss]; ok {
+		delete(c.tokens, lease)
+	}
+}
+
+// tokenOf is the claim token of lease this connection holds ("" when none).
+func (b *binder) tokenOf(ss *sdk.ServerSession, lease string) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if c, ok := b.conns[ss]; ok {
+		return c.tokens[lease]
+	}
+	return ""
+}
+
+// holdPending records the token of a claim whose outcome is unknown.
+func (b *binder) holdPending(ss *sdk.ServerSession, tok string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if c, ok := b.conns[ss]; ok {
+		c.pending = append(c.pending, tok)
+		if len(c.pending) > maxPending {
+			c.pending = c.pending[len(c.pending)-maxPending:]
+		}
+	}
+}
+
+// pendingOf returns the connection's tokens of claims of unknown outcome.
+func (b *binder) pendingOf(ss *sdk.ServerSession) []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if c, ok := b.conns[ss]; ok {
+		return append([]string(nil), c.pending...)
+	}
+	return nil
 }

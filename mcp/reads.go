@@ -122,7 +122,37 @@ func (rd *readers) lockOf(it ItemRef) (string, locks.Entry) {
 	return name, locks.ReadFile(rd.ws.LocksDir, name)
 }
 
-func (s *Server) leaseView(l leases.Lease, session string) LeaseView {
+// proven reports whether the calling connection can prove lease l is its claim: it holds
+// the lease's claim token (it claimed it, or presented the token in a call the core
+// accepted), or, over stdio, the lease records this connection's worker process on this
+// host — and over stdio never a lease another process on this host claimed, as the core
+// refuses it. It returns the token when the connection holds it.
+//
+// A token the caller presents (my_leases' claim_token) proves the lease it matches, and the
+// connection holds it from then on: a worker that reconnected, or lost its fence, reads it
+// back with the token it kept.
+func (s *Server) proven(req *sdk.CallToolRequest, l leases.Lease, presented string) (string, bool) {
+	ownPID := l.OwnerPID > 0 && l.OwnerHost == s.host
+	if s.cfg.ClientPID > 0 && ownPID && l.OwnerPID != s.cfg.ClientPID {
+		return "", false // another process's claim, as the core refuses it
+	}
+	if presented != "" && govern.TokenMatches(l, presented) {
+		s.bind.hold(req.Session, l.LeaseID, presented)
+		return presented, true
+	}
+	if tok := s.bind.tokenOf(req.Session, l.LeaseID); tok != "" && govern.TokenMatches(l, tok) {
+		return tok, true
+	}
+	for _, tok := range s.bind.pendingOf(req.Session) {
+		if govern.TokenMatches(l, tok) {
+			s.bind.hold(req.Session, l.LeaseID, tok)
+			return tok, true
+		}
+	}
+	return "", s.cfg.ClientPID > 0 && ownPID
+}
+
+func (s *Server) leaseView(req *sdk.CallToolRequest, l leases.Lease, session, presented string) LeaseView {
 	v := LeaseView{LeaseID: l.LeaseID, Item: itemRefOf(l.Work), Status: string(l.Status), SessionID: termsafe.Line(l.SessionID),
 		Role: l.Role, Phase: l.Phase, ExpiresAt: l.ExpiresAt.Raw, HeartbeatCount: l.HeartbeatCount, Yours: l.SessionID == session}
 	if l.ExpiresAt.OK() {
@@ -131,8 +161,14 @@ func (s *Server) leaseView(l leases.Lease, session string) LeaseView {
 	for _, p := range l.Problems {
 		v.Problems = append(v.Problems, termsafe.Line(p))
 	}
-	if v.Yours {
-		f := &Fence{LeaseID: l.LeaseID, ExpiresAt: l.ExpiresAt.Raw, HeartbeatCount: l.HeartbeatCount, LeaseGeneration: l.Generation}
+	tok, proven := s.proven(req, l, presented)
+	if v.Yours && !proven {
+		// A session id is anyone's to name: the fence goes only to the connection that can
+		// prove the claim, and the token only to the one that holds it.
+		v.Note = "held by the session you named, but this connection has not proven the claim is its own: call my_leases again with the claim_token your claim returned to be shown its fence (the token alone proves a claim; a session id does not)"
+	}
+	if v.Yours && proven {
+		f := &Fence{LeaseID: l.LeaseID, ExpiresAt: l.ExpiresAt.Raw, HeartbeatCount: l.HeartbeatCount, LeaseGeneration: l.Generation, ClaimToken: tok}
 		name, e := s.reads.lockOf(*v.Item)
 		if n, ok := l.Provenance["lock_file"].(string); ok && locks.ValidName(n) {
 			name, e = n, locks.ReadFile(s.reads.ws.LocksDir, n)
@@ -159,7 +195,7 @@ func (s *Server) myLeases(ctx context.Context, req *sdk.CallToolRequest, a Sessi
 		out.Next = "You hold no lease. Claim an item (or next) to start work."
 	}
 	for _, l := range ls {
-		out.Leases = append(out.Leases, s.leaseView(l, session))
+		out.Leases = append(out.Leases, s.leaseView(req, l, session, a.ClaimToken))
 	}
 	return out
 }
@@ -229,7 +265,7 @@ func (s *Server) itemStatus(ctx context.Context, req *sdk.CallToolRequest, a Ite
 	}
 	out.Success = true
 	for _, l := range active {
-		out.Leases = append(out.Leases, s.leaseView(l, session))
+		out.Leases = append(out.Leases, s.leaseView(req, l, session, ""))
 	}
 	name, e := s.reads.lockOf(it)
 	if !e.Missing {

@@ -67,6 +67,7 @@ type HeartbeatLockArgs struct {
 	Repo           string `json:"repo,omitempty" jsonschema:"repository name; default the configured Gitea repository's"`
 	LockGeneration int64  `json:"lock_generation,omitempty" jsonschema:"also fence on the lock generation you hold"`
 	ExpiresAt      string `json:"expires_at,omitempty" jsonschema:"also fence on the lease expiry you hold"`
+	ClaimToken     string `json:"claim_token,omitempty" jsonschema:"the claim token your claim returned (required over HTTP; see docs/mcp.md)"`
 }
 
 // ReleaseLeaseArgs are gitea_release_workflow_lease's arguments (lease_id; seed 002 names
@@ -77,12 +78,14 @@ type ReleaseLeaseArgs struct {
 	ExpiresAt      string `json:"expires_at,omitempty" jsonschema:"also fence on the lease expiry you hold"`
 	LockGeneration int64  `json:"lock_generation,omitempty" jsonschema:"also fence on the lock generation you hold"`
 	TaskSessionID  string `json:"task_session_id,omitempty" jsonschema:"also fence on the lock's task_session_id"`
+	ClaimToken     string `json:"claim_token,omitempty" jsonschema:"the claim token your claim returned (required over HTTP; see docs/mcp.md)"`
 }
 
 // InspectLeaseArgs are gitea_inspect_workflow_lease's arguments.
 type InspectLeaseArgs struct {
-	SessionID string `json:"session_id,omitempty" jsonschema:"your worker session id"`
-	LeaseID   string `json:"lease_id,omitempty" jsonschema:"the lease to read"`
+	SessionID  string `json:"session_id,omitempty" jsonschema:"your worker session id"`
+	LeaseID    string `json:"lease_id,omitempty" jsonschema:"the lease to read"`
+	ClaimToken string `json:"claim_token,omitempty" jsonschema:"optional: the lease's claim token, to be shown its fence"`
 }
 
 func (s *Server) registerSeedNames() {
@@ -165,6 +168,9 @@ func (s *Server) heartbeatLock(ctx context.Context, req *sdk.CallToolRequest, a 
 		return *bad
 	}
 	params := map[string]string{govern.ParamExpectTaskSession: a.TaskSessionID}
+	if a.ClaimToken != "" {
+		params[govern.ParamClaimToken] = a.ClaimToken
+	}
 	if a.LockGeneration > 0 {
 		params[govern.ParamExpectLockGeneration] = strconv.FormatInt(a.LockGeneration, 10)
 	}
@@ -192,6 +198,9 @@ func (s *Server) releaseLease(ctx context.Context, req *sdk.CallToolRequest, a R
 	if a.TaskSessionID != "" {
 		params[govern.ParamExpectTaskSession] = a.TaskSessionID
 	}
+	if a.ClaimToken != "" {
+		params[govern.ParamClaimToken] = a.ClaimToken
+	}
 	return s.fencedParams(ctx, req, session, a.LeaseID, params, govern.ActionRelease)
 }
 
@@ -207,5 +216,5 @@ func (s *Server) inspectLease(ctx context.Context, req *sdk.CallToolRequest, a I
 	case !ok:
 		return MyLeases{Code: govern.CodeNotFound, Message: "no lease " + strconv.Quote(a.LeaseID), Next: nextFor(govern.CodeNotFound)}
 	}
-	return MyLeases{Success: true, Leases: []LeaseView{s.leaseView(l, session)}, Next: "Read only; heartbeat or release your own lease with its fence."}
+	return MyLeases{Success: true, Leases: []LeaseView{s.leaseView(req, l, session, a.ClaimToken)}, Next: "Read only; heartbeat or release your own lease with its fence."}
 }

@@ -150,7 +150,7 @@ var nextByCode = map[string]string{
 	govern.CodeClaimedByOther:             "Pick other work (claim with next, or another item). Do not retry this claim: re-read and decide afresh.",
 	string(leases.CodeAlreadyHeld):        "You hold this item already: call my_leases for its fence and heartbeat it.",
 	govern.CodeFenceMoved:                 "Your fence is stale. Call my_leases to read the current one and decide again; never retry with the old values.",
-	govern.CodeNotOwner:                   "Act only on your own session's leases, from the connection and process that claimed them. Check session_id.",
+	govern.CodeNotOwner:                   "Act only on your own claims: pass your own session_id and the fence with the claim_token your claim returned, from the connection and process that claimed them. A claim you cannot prove is not yours to change.",
 	string(leases.CodeLeaseExpired):       "The claim has expired. Stop work on it; claim the item afresh if it is still free.",
 	string(leases.CodeNotActive):          "The claim is no longer active. Stop work on it; claim afresh if the item is free.",
 	string(leases.CodeAlreadyReleased):    "The lease is released already; nothing to do.",
@@ -159,6 +159,7 @@ var nextByCode = map[string]string{
 	govern.CodeRoleTooLow:                 "This steward mcp runs with a role that may not act for workers. Ask its operator to start it with --as-role operator.",
 	govern.CodeReadOnly:                   "steward is read-only for this workspace: nothing can change here. Ask its operator.",
 	govern.CodeInvalidRequest:             "Fix the arguments as the message says, then call again.",
+	govern.CodeTooLarge:                   "An argument is longer than steward accepts (the message names it and its limit; docs/mcp.md lists them all). Nothing was changed: shorten it and call again.",
 	govern.CodeSourceUnavailable:          "A source could not be read; nothing was changed. Try again later (an unreadable source never means an item is free).",
 	govern.CodeAuditUnavailable:           "steward cannot record the attempt, so nothing was attempted. Ask its operator to fix the audit log.",
 	string(leases.CodeBusy):               "The control-plane DB was busy; nothing was changed. Re-read and decide again.",
@@ -232,7 +233,9 @@ func (s *Server) run(ctx context.Context, session string, req govern.Request) (g
 		o := refused(govern.CodeUnknownAction, "only worker actions are served over MCP")
 		return govern.Outcome{}, &o
 	}
-	_, out, err := s.cfg.Core.ForSession(session).Run(context.WithoutCancel(ctx), req, "")
+	// A connection's word for its session is no proof: the core demands the claim token
+	// (or, over stdio, the claimant's own process) for every action on an existing lease.
+	_, out, err := s.cfg.Core.ForSession(session).WithOwnerProof().Run(context.WithoutCancel(ctx), req, "")
 	if err != nil {
 		o := refused(govern.CodeSourceUnavailable, "the state could not be read ("+err.Error()+"); nothing was attempted")
 		return out, &o
@@ -272,8 +275,14 @@ func (s *Server) enter(ctx context.Context, req *sdk.CallToolRequest, session st
 	return id, nil
 }
 
-func (s *Server) callerPID(req *sdk.CallToolRequest) int64 {
-	return s.bind.pidOf(req.Session)
+// proof adds to params what proves this call comes from a lease's claimant: over stdio the
+// process that started steward mcp (the operating system says so, not the client); the
+// claim token travels in the fence. A pid an HTTP connection declared is the client's word
+// and proves nothing, so it is never passed as the caller's.
+func (s *Server) proof(params map[string]string) {
+	if s.cfg.ClientPID > 0 {
+		params[govern.ParamCallerPID] = strconv.FormatInt(s.cfg.ClientPID, 10)
+	}
 }
 
 func fmtDuration(d time.Duration) string {

@@ -52,6 +52,10 @@ func (s *Server) claim(ctx context.Context, req *sdk.CallToolRequest, a ClaimArg
 			delete(params, k)
 		}
 	}
+	// Every claim is bound to a fresh claim token, returned to this worker alone: the proof
+	// every later call on the claim must carry (docs/mcp.md, "Identity").
+	token := govern.NewClaimToken()
+	params[govern.ParamClaimToken] = token
 	out, failed := s.run(ctx, session, govern.Request{Action: govern.ActionClaim,
 		Target: govern.Target{Session: session, Item: &govern.Item{Remote: it.Remote, Org: it.Org, Repo: it.Repo, Kind: "issue", Number: it.Number}},
 		Params: params})
@@ -63,6 +67,19 @@ func (s *Server) claim(ctx context.Context, req *sdk.CallToolRequest, a ClaimArg
 	o.Item, o.Fence = &it, fenceOf(out.Detail)
 	if pick != nil {
 		o.Skipped = pick.skipped
+	}
+	switch {
+	case o.Success && o.Fence != nil:
+		o.Fence.ClaimToken = token
+		s.bind.hold(req.Session, o.Fence.LeaseID, token)
+	case out.Result == govern.ResultUnknown:
+		// The claim may have taken effect: its token is the worker's only proof of it.
+		if o.Fence == nil {
+			o.Fence = &Fence{}
+		}
+		o.Fence.ClaimToken = token
+		s.bind.holdPending(req.Session, token)
+		o.Next += " If the claim took effect, my_leases (with this fence's claim_token) shows its fence."
 	}
 	if o.Success {
 		o.HeartbeatEvery = s.cadence(a.Role)
@@ -93,6 +110,9 @@ func (s *Server) fenceParams(req *sdk.CallToolRequest, f *Fence) (map[string]str
 	if f.TaskSessionID != "" {
 		p[govern.ParamExpectTaskSession] = f.TaskSessionID
 	}
+	if f.ClaimToken != "" {
+		p[govern.ParamClaimToken] = f.ClaimToken
+	}
 	return p, nil
 }
 
@@ -119,15 +139,14 @@ func (s *Server) fenced(ctx context.Context, req *sdk.CallToolRequest, a FencedA
 // fencedParams runs a heartbeat or release of lease with the given expect_* parameters, from
 // the connection's worker process.
 func (s *Server) fencedParams(ctx context.Context, req *sdk.CallToolRequest, session, lease string, params map[string]string, action string) Outcome {
-	if pid := s.bind.pidOf(req.Session); pid > 0 {
-		params[govern.ParamCallerPID] = strconv.FormatInt(pid, 10)
-	}
+	s.proof(params)
 	out, failed := s.run(ctx, session, govern.Request{Action: action, Target: govern.Target{LeaseID: lease, Session: session}, Params: params})
 	if failed != nil {
 		return *failed
 	}
 	o := outcomeOf(out)
 	o.Fence = fenceOf(out.Detail)
+	s.settleToken(req, o, lease, params[govern.ParamClaimToken], action)
 	if l, ok, err := s.reads.lease(ctx, lease); err == nil && ok {
 		o.Item = itemRefOf(l.Work)
 		if o.Success && action == govern.ActionHeartbeat {
@@ -143,6 +162,28 @@ func (s *Server) fencedParams(ctx context.Context, req *sdk.CallToolRequest, ses
 		}
 	}
 	return o
+}
+
+// settleToken keeps the connection's claim tokens in step with an outcome: a token the core
+// accepted on a heartbeat is held by this connection (a worker that reconnected proves its
+// claim once and is shown its fence again) and returned in the new fence; a claim that
+// ended takes its token with it.
+func (s *Server) settleToken(req *sdk.CallToolRequest, o Outcome, lease, presented, action string) {
+	if !o.Success {
+		return
+	}
+	if action != govern.ActionHeartbeat {
+		s.bind.drop(req.Session, lease)
+		return
+	}
+	tok := presented
+	if tok == "" {
+		tok = s.bind.tokenOf(req.Session, lease)
+	}
+	s.bind.hold(req.Session, lease, tok)
+	if o.Fence != nil {
+		o.Fence.ClaimToken = tok
+	}
 }
 
 // clarificationID names a question: its item and the id of its hidden marker.
@@ -174,15 +215,14 @@ func (s *Server) ask(ctx context.Context, req *sdk.CallToolRequest, a AskArgs) O
 		return *bad
 	}
 	params["question"] = a.Question
-	if pid := s.bind.pidOf(req.Session); pid > 0 {
-		params[govern.ParamCallerPID] = strconv.FormatInt(pid, 10)
-	}
+	s.proof(params)
 	out, failed := s.run(ctx, session, govern.Request{Action: govern.ActionAsk, Target: govern.Target{LeaseID: a.Fence.LeaseID, Session: session}, Params: params})
 	if failed != nil {
 		return *failed
 	}
 	o := outcomeOf(out)
 	o.Fence = fenceOf(out.Detail)
+	s.settleToken(req, o, a.Fence.LeaseID, params[govern.ParamClaimToken], govern.ActionAsk)
 	if l, ok, err := s.reads.lease(ctx, a.Fence.LeaseID); err == nil && ok {
 		o.Item = itemRefOf(l.Work)
 	}

@@ -21,6 +21,9 @@ type Fence struct {
 	LockGeneration  int64  `json:"lock_generation,omitempty" jsonschema:"the lock's lock_generation as last returned; 0 when your claim has no lock file"`
 	TaskSessionID   string `json:"task_session_id,omitempty" jsonschema:"the lock's task_session_id (the seed's fencing token); required when lock_generation is set"`
 	HeartbeatCount  int64  `json:"heartbeat_count,omitempty" jsonschema:"heartbeats so far (informational)"`
+	// ClaimToken is the secret that proves the claim is this worker's: returned by the
+	// claim to its worker alone, required by every heartbeat, release and ask.
+	ClaimToken string `json:"claim_token,omitempty" jsonschema:"the claim token your claim returned: a secret that proves the claim is yours. Pass it back with the fence on every heartbeat, release and ask; never log or share it"`
 }
 
 // Outcome is the result of every mutating tool. Refusals and unknown outcomes are outcomes
@@ -92,9 +95,11 @@ type Answer struct {
 	Marked          bool     `json:"marked" jsonschema:"the item still carries the clarification marker label"`
 }
 
-// SessionArgs name only the worker session (my_leases).
+// SessionArgs name the worker session (my_leases), and may prove a claim of it.
 type SessionArgs struct {
 	SessionID string `json:"session_id,omitempty" jsonschema:"your worker session id"`
+	// ClaimToken proves one claim: its lease comes with its full fence.
+	ClaimToken string `json:"claim_token,omitempty" jsonschema:"optional: a claim token your claim returned; the lease it proves comes with its fence (needed after reconnecting: a session id alone shows no fence)"`
 }
 
 // LeaseView is one lease as a worker sees it.
@@ -108,9 +113,11 @@ type LeaseView struct {
 	ExpiresAt      string   `json:"expires_at,omitempty"`
 	ExpiresIn      string   `json:"expires_in,omitempty" jsonschema:"time left (negative: past expiry)"`
 	HeartbeatCount int64    `json:"heartbeat_count"`
-	Fence          *Fence   `json:"fence,omitempty" jsonschema:"your own lease's current fence"`
-	Yours          bool     `json:"yours"`
-	Problems       []string `json:"problems,omitempty"`
+	Fence          *Fence   `json:"fence,omitempty" jsonschema:"your own lease's current fence, when this connection can prove the claim is its own"`
+	Yours          bool     `json:"yours" jsonschema:"held by the session you named"`
+	// Note says why a lease of the named session comes without its fence.
+	Note     string   `json:"note,omitempty"`
+	Problems []string `json:"problems,omitempty"`
 }
 
 // MyLeases is my_leases's result.

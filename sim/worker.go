@@ -53,14 +53,19 @@ type claim struct {
 	fence map[string]string
 }
 
-// fenceOf takes the fence values of a claim or heartbeat outcome.
+// fenceOf takes the fence values of a claim or heartbeat outcome, with the claim token
+// when the claim went through steward mcp (which binds every claim to one).
 func fenceOf(d map[string]string) map[string]string {
-	return map[string]string{
+	f := map[string]string{
 		govern.ParamExpectExpiresAt:       d["expires_at"],
 		govern.ParamExpectLockGeneration:  d["lock_generation"],
 		govern.ParamExpectTaskSession:     d["task_session_id"],
 		govern.ParamExpectLeaseGeneration: d["lease_generation"],
 	}
+	if tok := d[govern.ParamClaimToken]; tok != "" {
+		f[govern.ParamClaimToken] = tok
+	}
+	return f
 }
 
 func (f *Fleet) newWorker(i int) *worker {

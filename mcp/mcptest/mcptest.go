@@ -180,6 +180,9 @@ func Refusals(t *testing.T, e Env, item int64) {
 	}
 	other := item + 1
 	org, repo := e.Org, e.Repo
+	forged := &mcp.Fence{}
+	*forged = *hb.Fence
+	forged.ClaimToken = govern.NewClaimToken()
 	const w1s, w2s = "ref-w1", "ref-w2"
 	cases := []struct {
 		name    string
@@ -218,7 +221,11 @@ func Refusals(t *testing.T, e Env, item int64) {
 		{"inspect without issue", w1, mcp.ToolInspect, mcp.InspectArgs{SessionID: w1s, Org: org, Repo: repo}, govern.CodeInvalidRequest, false, false},
 		{"seed lock_issue held", w2, mcp.SeedLockIssue, mcp.LockIssueArgs{SessionID: w2s, IssueNumber: item, Org: org, Repo: repo}, govern.CodeClaimedByOther, true, true},
 		{"seed heartbeat without token", w1, mcp.SeedHeartbeatLock, mcp.HeartbeatLockArgs{SessionID: w1s, IssueNumber: item, Org: org, Repo: repo}, govern.CodeInvalidRequest, false, false},
-		{"seed heartbeat wrong token", w1, mcp.SeedHeartbeatLock, mcp.HeartbeatLockArgs{SessionID: w1s, IssueNumber: item, Org: org, Repo: repo, TaskSessionID: "tsk-x"}, govern.CodeFenceMoved, true, false},
+		{"seed heartbeat wrong token", w1, mcp.SeedHeartbeatLock, mcp.HeartbeatLockArgs{SessionID: w1s, IssueNumber: item, Org: org, Repo: repo, TaskSessionID: "tsk-x", ClaimToken: cl.Fence.ClaimToken}, govern.CodeFenceMoved, true, false},
+		{"heartbeat with a forged claim token", w1, mcp.ToolHeartbeat, mcp.FencedArgs{SessionID: w1s, Fence: forged}, govern.CodeNotOwner, true, false},
+		{"release with a forged claim token", w1, mcp.ToolRelease, mcp.FencedArgs{SessionID: w1s, Fence: forged}, govern.CodeNotOwner, true, false},
+		{"seed release with a forged claim token", w1, mcp.SeedReleaseLease, mcp.ReleaseLeaseArgs{SessionID: w1s, LeaseID: cl.Fence.LeaseID, ClaimToken: forged.ClaimToken}, govern.CodeNotOwner, true, false},
+		{"claim with an oversized profile", w2, mcp.ToolClaim, mcp.ClaimArgs{SessionID: w2s, Item: e.Item(other), Profile: strings.Repeat("p", 600<<10)}, govern.CodeTooLarge, true, false},
 		{"seed heartbeat no lease", w2, mcp.SeedHeartbeatLock, mcp.HeartbeatLockArgs{SessionID: w2s, IssueNumber: item, Org: org, Repo: repo, TaskSessionID: "tsk-x"}, govern.CodeNotFound, false, false},
 		{"seed release another's", w2, mcp.SeedReleaseLease, mcp.ReleaseLeaseArgs{SessionID: w2s, LeaseID: cl.Fence.LeaseID}, govern.CodeNotOwner, true, false},
 		{"seed release without id", w2, mcp.SeedReleaseLease, mcp.ReleaseLeaseArgs{SessionID: w2s}, govern.CodeInvalidRequest, false, false},
@@ -321,7 +328,7 @@ func SeedFlow(t *testing.T, e Env, item int64) {
 	}
 	var hb mcp.Outcome
 	if _, err := c.Call(ctx, mcp.SeedHeartbeatLock, mcp.HeartbeatLockArgs{SessionID: s, IssueNumber: item, Org: e.Org, Repo: e.Repo,
-		TaskSessionID: lock.Fence.TaskSessionID}, &hb); err != nil || !hb.Success || hb.Fence.LockGeneration != 2 {
+		TaskSessionID: lock.Fence.TaskSessionID, ClaimToken: lock.Fence.ClaimToken}, &hb); err != nil || !hb.Success || hb.Fence.LockGeneration != 2 {
 		t.Fatalf("gitea_heartbeat_issue_lock: %+v %v", hb, err)
 	}
 	var ml mcp.MyLeases
@@ -336,7 +343,7 @@ func SeedFlow(t *testing.T, e Env, item int64) {
 	}
 	var rel mcp.Outcome
 	if _, err := c.Call(ctx, mcp.SeedReleaseLease, mcp.ReleaseLeaseArgs{SessionID: s, LeaseID: lock.Fence.LeaseID,
-		TaskSessionID: hb.Fence.TaskSessionID, LockGeneration: hb.Fence.LockGeneration}, &rel); err != nil || !rel.Success {
+		TaskSessionID: hb.Fence.TaskSessionID, LockGeneration: hb.Fence.LockGeneration, ClaimToken: hb.Fence.ClaimToken}, &rel); err != nil || !rel.Success {
 		t.Fatalf("gitea_release_workflow_lease: %+v %v", rel, err)
 	}
 	e.OneTerminal(t)

@@ -50,8 +50,10 @@ type listView struct {
 	// until the next key moves the cursor.
 	gone string
 
-	// head, when set, is drawn above the status line (the overview's counts and health).
-	head func() string
+	// head, when set, is drawn above the status line (the overview's counts and health);
+	// headH is how many lines it took when the list was last laid out.
+	head  func() string
+	headH int
 	// status, when set, adds parts to the status line (Activity's window of the history).
 	status func() []string
 	// empty, when set, is the body's word when there are no rows at all ("none").
@@ -86,7 +88,7 @@ func (p *listView) setRows(rows []row, hint rowsHint) {
 	if gone := p.tbl.setRows(rows); gone != "" {
 		p.gone = gone
 	}
-	if p.head != nil {
+	if p.head != nil && lines(p.head()) != p.headH {
 		p.layout()
 	}
 }
@@ -103,7 +105,8 @@ func (p *listView) SetSize(w, h int) {
 func (p *listView) layout() {
 	h := p.height - 1 // the status line
 	if p.head != nil {
-		h -= strings.Count(p.head(), "\n") + 1
+		p.headH = lines(p.head())
+		h -= p.headH
 	}
 	w := p.width
 	if p.detail && p.split() {
@@ -262,10 +265,7 @@ func (p *listView) input(msg tea.Msg) intent {
 
 // click selects the row at body line y (0 is the view's first line).
 func (p *listView) click(y int) {
-	top := 1 + 1 // status line, column header
-	if p.head != nil {
-		top += strings.Count(p.head(), "\n") + 1
-	}
+	top := 1 + 1 + p.headH // status line, column header, head
 	if i := y - top; i >= 0 && i < p.tbl.height {
 		p.tbl.moveTo(p.tbl.offset + i)
 		p.gone = ""
@@ -313,3 +313,6 @@ func (p *listView) commands() []paletteEntry {
 	}
 	return out
 }
+
+// lines counts the lines of s.
+func lines(s string) int { return strings.Count(s, "\n") + 1 }

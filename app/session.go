@@ -53,7 +53,9 @@ type Session struct {
 // session reads it as unavailable with the reason, and the core has no Gitea side.
 func Open(ctx context.Context, s Settings) (*Session, error) {
 	if s.Now == nil {
-		s.Now, s.hostClock = time.Now, true
+		// Surfaces that need an instant of their own (toasts, the notify command's times)
+		// take this host's; every verdict takes the DB's clock where there is one.
+		s.Now, s.hostClock = s.host(), true
 	}
 	if s.Secrets == nil {
 		s.Secrets = govern.NewRedactor()
@@ -76,7 +78,11 @@ func Open(ctx context.Context, s Settings) (*Session, error) {
 		return nil, err
 	}
 	sess.Core, sess.closers = core, append(sess.closers, closeLog)
-	sess.Live = live.New(sess.ws, live.Options{Config: sess.Config, Now: s.Now, Gitea: sess.giteaFacts(), NoGitea: sess.GiteaHealth,
+	var fixed func() time.Time // nil: the DB's clock, else this host's (live.Options.Now)
+	if !s.hostClock {
+		fixed = s.Now
+	}
+	sess.Live = live.New(sess.ws, live.Options{Config: sess.Config, Now: fixed, HostNow: s.host(), Gitea: sess.giteaFacts(), NoGitea: sess.GiteaHealth,
 		GiteaEvery: s.Tuning.GiteaEvery, ProbeEvery: s.Tuning.ProbeEvery, WorktreeEvery: s.Tuning.WorktreeEvery, Resync: s.Tuning.Resync})
 	sess.src = &annotated{live: sess.Live, core: sess.Core, secrets: s.Secrets, out: make(chan *model.Snapshot, 1)}
 	a := s.Attention
@@ -159,7 +165,7 @@ func newCore(s Settings, cl *gitea.Client) (*govern.Core, func(), error) {
 		closeLog = func() { log.Close() }
 	}
 	now := s.Now
-	if s.hostClock {
+	if s.hostClock && s.HostNow == nil {
 		now = nil // this host's own clock: the core tells a jump of it against the monotonic clock
 	}
 	core := govern.New(gws, log, govern.Options{Actor: govern.LocalActor(s.Role, s.Login), ReadOnly: s.ReadOnly,
@@ -257,7 +263,13 @@ func (sess *Session) Snapshots() <-chan *model.Snapshot { return sess.src.out }
 // orphan actions previewed by the core, steward's secrets redacted.
 func (sess *Session) Snapshot(ctx context.Context) *model.Snapshot {
 	now := sess.settings.Now()
-	in := live.Load(ctx, sess.ws, live.NewProbe(sess.ws.RepoRoot), now)
+	var in *model.Input
+	if sess.settings.hostClock {
+		// Every verdict at the DB's clock where there is one, read once for the snapshot.
+		in, now = live.LoadClocked(ctx, sess.ws, live.NewProbe(sess.ws.RepoRoot), sess.settings.host())
+	} else {
+		in = live.Load(ctx, sess.ws, live.NewProbe(sess.ws.RepoRoot), now)
+	}
 	in.GiteaHealth = live.NoGitea(sess.GiteaHealth, now)
 	if sess.Gitea != nil {
 		var claimed []model.Item

@@ -69,9 +69,14 @@ type Settings struct {
 	// workers); the session does not close it.
 	AuditLog *govern.AuditLog
 
-	// Now is the clock (time.Now when nil).
+	// Now, when set, is the instant every verdict is judged at (status --now, a test's
+	// clock). When nil, verdicts are judged at the control-plane DB's clock on PostgreSQL
+	// (the one the governed core fences with) and at HostNow on SQLite.
 	Now func() time.Time
-	// hostClock is set by Open when Now was nil: the clock is this host's own.
+	// HostNow is this host's clock (time.Now when nil; a test gives a wrong one).
+	HostNow func() time.Time
+	// hostClock is set by Open when Now was nil: verdicts follow the DB's clock or this
+	// host's, not a fixed instant.
 	hostClock bool
 	// Step is the core's step hook (crash tests only).
 	Step func(string)
@@ -210,4 +215,12 @@ func legacyLock(env func(string) (string, bool)) string {
 		env = os.LookupEnv
 	}
 	return locks.LegacyFileFrom(env)
+}
+
+// host is this host's clock: HostNow, else time.Now.
+func (s Settings) host() func() time.Time {
+	if s.HostNow != nil {
+		return s.HostNow
+	}
+	return time.Now
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -202,8 +203,13 @@ func (g *globals) settings() (app.Settings, error) {
 	s.Gitea.Repo, s.Gitea.URL, s.Gitea.TeaLogin, s.Gitea.Token = g.gitea.repo, g.gitea.url, g.gitea.login, g.giteaToken
 	s.Role, s.Login, s.ReadOnly, s.ReadOnlyReason = role, g.login, g.readOnly, g.readOnlyWhy
 	s.Secrets = g.secrets()
+	s.HostNow = hostNow
 	return s, nil
 }
+
+// hostNow is this host's clock for every session (nil: time.Now). Tests set a wrong one, as
+// a monitoring host whose clock runs fast has.
+var hostNow func() time.Time
 
 // flagArgument matches pflag's message for a value its parser refused.
 var flagArgument = regexp.MustCompile(`^invalid argument "((?:[^"\\]|\\.)*)" for "(?:-[^,]+, )?--([^"]+)" flag: `)

@@ -72,7 +72,9 @@ func runStatus(ctx context.Context, out io.Writer, g *globals, f *statusFlags) e
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	clock := time.Now
+	// No --now: every verdict at the control-plane DB's clock where there is one
+	// (PostgreSQL), else at this host's (app.Settings.Now nil).
+	var clock func() time.Time
 	if f.now != "" {
 		t, err := time.Parse(time.RFC3339, f.now)
 		if err != nil {
@@ -84,7 +86,11 @@ func runStatus(ctx context.Context, out io.Writer, g *globals, f *statusFlags) e
 		if f.watch {
 			return &exitError{code: ExitError, msg: "--at shows one past moment; it cannot --watch"}
 		}
-		return runStatusAt(ctx, out, g, f.at, f.window, clock)
+		at := clock
+		if at == nil {
+			at = time.Now
+		}
+		return runStatusAt(ctx, out, g, f.at, f.window, at)
 	}
 	if f.all {
 		if f.watch || f.at != "" {
@@ -170,10 +176,22 @@ func age(now, t time.Time) string {
 	return model.Span(now.Sub(t)) + " ago"
 }
 
+// clockNote says, when this host's clock is more than a second off the DB's, that every
+// verdict is the DB's clock's and how far this host's is off ("" otherwise).
+func clockNote(c model.Clock) string {
+	switch {
+	case !c.Skewed():
+		return ""
+	case c.Offset < 0:
+		return " (the control-plane DB's clock; this host's is " + model.Span((-c.Offset).Round(time.Second)) + " ahead)"
+	}
+	return " (the control-plane DB's clock; this host's is " + model.Span(c.Offset.Round(time.Second)) + " behind)"
+}
+
 func printText(w io.Writer, s *model.Snapshot) {
 	L := termsafe.Line
 	now := s.GeneratedAt
-	fmt.Fprintf(w, "steward status at %s\n\nsources\n", now.UTC().Format(time.RFC3339))
+	fmt.Fprintf(w, "steward status at %s%s\n\nsources\n", now.UTC().Format(time.RFC3339), clockNote(s.Clock))
 	for _, x := range []struct {
 		n string
 		h model.SourceHealth

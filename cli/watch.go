@@ -293,7 +293,8 @@ func (w *watcher) observe(ctx context.Context, s *model.Snapshot) error {
 	} else {
 		w.marksErr = ""
 	}
-	evs := w.tr.Observe(attention.Frame{Now: time.Now(), Entries: entries, Unread: unread, Marks: marks})
+	// Ages and SLAs at the clock the snapshot was judged at (the DB's on PostgreSQL).
+	evs := w.tr.Observe(attention.Frame{Now: s.Clock.At(time.Now()), Entries: entries, Unread: unread, Marks: marks})
 	if title, body, ok := attention.Notice(evs); ok && !w.json && isTerminal(w.out) {
 		// In a terminal (a tmux pane), the bell and the desktop notification too.
 		w.mu.Lock()

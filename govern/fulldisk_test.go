@@ -93,8 +93,8 @@ func (f *fixture) moveLocks(dir string) {
 // still records the earlier expiry. With room again, a heartbeat brings the lock along on a
 // second claim and verify settles that one succeeded from the lock. Before the fix the live
 // model showed nothing and verify settled the ended lease's attempt succeeded ("lock no
-// longer names the lease (it has moved on since)") — the issue's report, where the lock
-// still said it expired 50 minutes before its lease.
+// longer names the lease (it has moved on since)") — as a full-disk run once found, with
+// the lock still saying it expired 50 minutes before its lease.
 func TestHeartbeatOnAFullDiskIsNeverSettledSucceeded(t *testing.T) {
 	f := newFixture(t, RoleOperator)
 	fill, free := f.fullDisk(7)

@@ -14,6 +14,7 @@ import (
 func Build(in *Input, cfg Config, now time.Time) *Snapshot {
 	e := NewEngine(cfg)
 	e.load(in)
+	e.SetClock(in.Clock)
 	e.Flush(now)
 	return e.Publish(now)
 }

@@ -36,6 +36,7 @@ func (u *unit) empty() bool {
 // derives takes now. It is not safe for concurrent use.
 type Engine struct {
 	env        env
+	clock      Clock // the clock the snapshots are judged at (SetClock)
 	locks      map[string]*LockObs
 	lockUnit   map[string]string
 	leases     map[string]*LeaseObs
@@ -85,7 +86,7 @@ type Engine struct {
 
 // NewEngine returns an empty engine classifying with cfg.
 func NewEngine(cfg Config) *Engine {
-	e := &Engine{env: env{cfg: cfg.WithDefaults()},
+	e := &Engine{env: env{cfg: cfg.WithDefaults()}, clock: Clock{Source: ClockHost},
 		locks: map[string]*LockObs{}, lockUnit: map[string]string{}, leases: map[string]*LeaseObs{},
 		leaseUnit: map[string]string{}, refs: map[string]*LeaseObs{}, refUnits: map[string]set{},
 		refPending: map[string]bool{}, itemLeases: map[int64]set{},
@@ -485,7 +486,7 @@ func (e *Engine) Flush(now time.Time) int {
 // Publish returns the current output as a new immutable snapshot.
 func (e *Engine) Publish(now time.Time) *Snapshot {
 	e.activityNew = false
-	s := &Snapshot{GeneratedAt: now, Sources: Sources{Locks: e.env.locks, DB: e.env.db, Gitea: e.env.gitea},
+	s := &Snapshot{GeneratedAt: now, Clock: e.clock, Sources: Sources{Locks: e.env.locks, DB: e.env.db, Gitea: e.env.gitea},
 		Claims: e.claims.snapshot(), Orphans: e.orphans.snapshot(), Contention: e.contention.snapshot(),
 		Items: e.items.snapshot(), Sessions: e.sessOut.snapshot(), Clarifications: append([]Clarification{}, e.clarList...),
 		Findings: append([]string(nil), e.findings...), SessionsOmitted: e.sessionsOmitted, ItemsInventory: e.itemsInventory()}

@@ -129,3 +129,12 @@ func (e *Engine) SourcesSig() string {
 	}
 	return b.String()
 }
+
+// SetClock says which clock the next snapshots are judged at: the caller passes that
+// clock's instant as now (the model reads no clock).
+func (e *Engine) SetClock(c Clock) {
+	if c.Source == "" {
+		c.Source = ClockHost
+	}
+	e.clock = c
+}

@@ -134,4 +134,6 @@ type Input struct {
 	GiteaHealth    SourceHealth
 
 	Findings []string
+	// Clock is the clock now was read from (the DB's, or this host's when zero).
+	Clock Clock
 }

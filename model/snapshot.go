@@ -11,7 +11,10 @@ import (
 // Snapshot is one consistent picture of the workspace at GeneratedAt. A
 // published Snapshot is immutable: the live model (model/live) hands out a new one per change.
 type Snapshot struct {
-	GeneratedAt    time.Time       `json:"generated_at"`
+	GeneratedAt time.Time `json:"generated_at"`
+	// Clock says which clock GeneratedAt — every freshness verdict of the snapshot — was
+	// read from: the control-plane DB's (PostgreSQL) or this host's.
+	Clock          Clock           `json:"clock"`
 	Sources        Sources         `json:"sources"`
 	Claims         []*Claim        `json:"claims"`
 	Contention     []*Contention   `json:"contention"`
@@ -30,6 +33,45 @@ type Snapshot struct {
 	// Findings are source-level notes (an ignored policy override, a lock
 	// file whose worktree is outside branches/, …).
 	Findings []string `json:"findings,omitempty"`
+}
+
+// The clocks a snapshot is judged at (Clock.Source).
+const (
+	// ClockDB: the control-plane DB server's clock (PostgreSQL), the one every transition
+	// fences against, read as an offset from this host's.
+	ClockDB = "db"
+	// ClockHost: this host's clock (SQLite, whose only clock it is; a DB whose clock could not
+	// be read; or a fixed instant given to steward).
+	ClockHost = "host"
+)
+
+// Clock is the clock a snapshot's verdicts were judged at. On PostgreSQL it is the DB's,
+// read once per snapshot (at most once a second): every expiry, heartbeat age and SLA of
+// the snapshot — on screen, in attention and in exit codes — is judged by the clock the
+// governed core fences with, whatever this host's says.
+type Clock struct {
+	Source string `json:"source"`
+	// Offset is the DB's clock minus this host's, as last read (zero on this host's clock):
+	// a host 5 minutes fast reads -5m.
+	Offset time.Duration `json:"offset_ns"`
+	// ReadAt is when the DB's clock was last read (by this host's clock).
+	ReadAt time.Time `json:"read_at,omitzero"`
+}
+
+// At is this host's instant host at the clock c: moved by the offset when it is the DB's.
+// The surfaces draw ages, countdowns and SLAs between snapshots at it, so that they agree
+// with the snapshot's verdicts.
+func (c Clock) At(host time.Time) time.Time {
+	if c.Source == ClockDB {
+		return host.Add(c.Offset)
+	}
+	return host
+}
+
+// Skewed reports whether this host's clock is more than a second off the DB's — the
+// surfaces then say so (the workbench's header, steward status).
+func (c Clock) Skewed() bool {
+	return c.Source == ClockDB && (c.Offset > time.Second || c.Offset < -time.Second)
 }
 
 // Sources is the health of each of the three sources.

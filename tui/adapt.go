@@ -54,7 +54,7 @@ func digest(s *model.Snapshot, cfg digestCfg) *data {
 	if s == nil {
 		return nil
 	}
-	d := &data{Loaded: true, Generated: s.GeneratedAt, Rows: map[pageID][]row{}}
+	d := &data{Loaded: true, Generated: s.GeneratedAt, Clock: s.Clock, Rows: map[pageID][]row{}}
 	cfg.at = s.GeneratedAt
 	d.Sources = []health{
 		healthOf("locks", s.Sources.Locks), healthOf("db", s.Sources.DB), healthOf("gitea", s.Sources.Gitea),
@@ -424,4 +424,15 @@ func sessionRow(x *model.Session) row {
 	}
 	r.finish(leaseIDs...)
 	return r
+}
+
+// clockNote says how far this host's clock is off the DB's, when more than a second.
+func clockNote(c model.Clock) string {
+	if !c.Skewed() {
+		return ""
+	}
+	if c.Offset < 0 {
+		return "host clock " + model.Span((-c.Offset).Round(time.Second)) + " ahead of the DB's"
+	}
+	return "host clock " + model.Span(c.Offset.Round(time.Second)) + " behind the DB's"
 }

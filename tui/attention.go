@@ -199,6 +199,7 @@ func (a *attn) hear(msg any, sel *row, opts Options, ts *toasts) (tea.Cmd, bool)
 	if a.snap == nil {
 		return nil, false
 	}
+	now = a.snap.Clock.At(now) // ages and SLAs at the clock the snapshot was judged at
 	key := ""
 	if sel != nil {
 		key = attnKeyOf(sel.Key)

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"steward/govern"
+	"steward/model"
 )
 
 // health is one source's state as the header and the pages draw it.
@@ -162,17 +163,19 @@ type event struct {
 // data is everything the pages draw, digested from one snapshot (plus the audit log).
 type data struct {
 	Generated time.Time
-	Sources   []health
-	Counts    []count
-	Inbox     []row
-	Rows      map[pageID][]row
-	Events    []event // snapshot events, newest first
-	Buckets   []count
-	Loaded    bool
-	routine   int     // routine attention items, hidden from the inbox
-	Routine   []row   // those items, shown with h
-	Audit     []event // steward's own audit log, newest first
-	merged    []event
+	// Clock is the clock the snapshot was judged at: ages and countdowns are drawn at it.
+	Clock   model.Clock
+	Sources []health
+	Counts  []count
+	Inbox   []row
+	Rows    map[pageID][]row
+	Events  []event // snapshot events, newest first
+	Buckets []count
+	Loaded  bool
+	routine int     // routine attention items, hidden from the inbox
+	Routine []row   // those items, shown with h
+	Audit   []event // steward's own audit log, newest first
+	merged  []event
 	// AuditTotal and EventsTotal count the whole history when Audit and Events are its
 	// newest part (0: unknown, or all of it is there).
 	AuditTotal, EventsTotal int

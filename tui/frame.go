@@ -121,6 +121,10 @@ func (r chrome) header() string {
 		parts = append([]string{parts[0], p + " · " + r.env.keys.Global.Pause.Help().Key + " resumes"}, parts[1:]...)
 	case d.Loaded:
 		parts = append(parts, "snapshot "+since(d.Generated, r.env.now)+" old")
+		if n := clockNote(d.Clock); n != "" {
+			// Every verdict is the DB's clock's; this host's is off by more than a second.
+			parts = append(parts, st.warn.Render(n))
+		}
 	default:
 		parts = append(parts, st.warn.Render("no snapshot yet"))
 	}

@@ -89,7 +89,7 @@ func (r *Root) update(msg tea.Msg) tea.Cmd {
 		r.setData(msg.data)
 		return tea.Batch(r.readRaw(), cmd)
 	case tickMsg:
-		r.env.now = r.opts.Now()
+		r.env.now = r.env.data.Clock.At(r.opts.Now())
 		r.toasts.expire(r.env.now)
 		return tea.Batch(tickCmd(r.opts.TickEvery), r.hear(nil), r.attn.reread(r.opts.AuditPath))
 	case marksMsg, notifyDoneMsg, keptMsg:
@@ -206,7 +206,7 @@ func (r *Root) setData(d *data) {
 		r.held = d
 		return
 	}
-	r.env.now = r.opts.Now()
+	r.env.now = d.Clock.At(r.opts.Now())
 	d.Audit, d.AuditTotal = r.env.data.Audit, r.env.data.AuditTotal
 	d.merge()
 	d.Inbox = r.attn.inbox(d)

@@ -186,7 +186,7 @@ func installAll(r *Root, d *data) {
 		r.held = d
 		return
 	}
-	r.env.now = r.opts.Now()
+	r.env.now = d.Clock.At(r.opts.Now())
 	r.env.data = d
 	r.raw.reset()
 	r.setRows()

@@ -85,6 +85,7 @@ func (l *Model) reload(ctx context.Context, now time.Time, force, notice bool) (
 		l.dbUnavailable(err, now, t0)
 		return true
 	}
+	l.readClock(ctx)
 	if l.busy {
 		force, l.busy = true, false // a read works again: re-read and clear the busy note
 	}

@@ -152,7 +152,7 @@ func (l *Model) pollGitea(ctx context.Context) {
 				}
 			}
 		}
-		facts, clars, h := LoadGitea(ctx, l.opt.Gitea, l.opt.Config, claimed, l.opt.Now())
+		facts, clars, h := LoadGitea(ctx, l.opt.Gitea, l.opt.Config, claimed, l.now())
 		select {
 		case l.giteaCh <- giteaResult{facts, clars, h}:
 		case <-ctx.Done():

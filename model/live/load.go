@@ -138,6 +138,31 @@ func readEvents(ctx context.Context, r leases.Reader, cursor int64) ([]leases.Ev
 // for Build. A missing or unreadable DB is an unavailable source, never an
 // empty one.
 func Load(ctx context.Context, ws Workspace, p Probe, now time.Time) *model.Input {
+	r, err := leases.OpenReader(ws.DBTarget())
+	return load(ctx, ws, p, now, r, err)
+}
+
+// LoadClocked is Load at the clock every verdict is judged at: the control-plane DB's on
+// PostgreSQL (read once, the offset from host's clock measured around the query; its
+// instant is the read's now), else host's. It returns the input, with its Clock, and that
+// instant (model.Build's now).
+func LoadClocked(ctx context.Context, ws Workspace, p Probe, host func() time.Time) (*model.Input, time.Time) {
+	r, err := leases.OpenReader(ws.DBTarget())
+	now, clk := host(), model.Clock{Source: model.ClockHost}
+	if ck, ok := r.(leases.Clock); ok && err == nil {
+		t0 := host()
+		if db, cerr := ck.Clock(ctx); cerr == nil {
+			mid := t0.Add(host().Sub(t0) / 2)
+			now, clk = db, model.Clock{Source: model.ClockDB, Offset: db.Sub(mid.Round(0)), ReadAt: mid.Round(0)}
+		}
+	}
+	in := load(ctx, ws, p, now, r, err)
+	in.Clock = clk
+	return in, now
+}
+
+// load is Load on the reader r (or the error that opening it gave).
+func load(ctx context.Context, ws Workspace, p Probe, now time.Time, r leases.Reader, err error) *model.Input {
 	if p.DBHost == "" {
 		p.DBHost = ws.DBHost
 	}
@@ -148,7 +173,6 @@ func Load(ctx context.Context, ws Workspace, p Probe, now time.Time) *model.Inpu
 		lo, lh, findings = loadLocks(ws.LocksDir, ws.LegacyLock, p, now)
 	}
 	in := &model.Input{}
-	r, err := leases.OpenReader(ws.DBTarget())
 	if err != nil {
 		in.DBHealth = model.HealthOf(leases.HealthFromError(err), now, 0)
 	} else {

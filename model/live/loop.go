@@ -73,7 +73,7 @@ func (l *Model) loop(ctx context.Context) {
 				lockCh = nil // the watch ended; the periodic resync still heals
 				continue
 			}
-			now := l.opt.Now()
+			now := l.now()
 			if c.Resync {
 				l.resyncLocks(now, false)
 			}
@@ -90,16 +90,16 @@ func (l *Model) loop(ctx context.Context) {
 			backoff = 0
 			if l.dbNotices() && !c.Resync {
 				// A notice follows its commit: nothing to re-check later.
-				l.reloadNotice(ctx, l.opt.Now())
+				l.reloadNotice(ctx, l.now())
 				break
 			}
-			recheck(l.reloadDB(ctx, l.opt.Now(), c.Resync))
+			recheck(l.reloadDB(ctx, l.now(), c.Resync))
 		case <-retryC:
-			recheck(l.reloadDB(ctx, l.opt.Now(), false))
+			recheck(l.reloadDB(ctx, l.now(), false))
 		case <-armed:
 		case <-l.wake:
 		case <-resync.C:
-			now := l.opt.Now()
+			now := l.now()
 			if !l.listBeside() {
 				l.resyncLocks(now, false)
 			}
@@ -112,9 +112,9 @@ func (l *Model) loop(ctx context.Context) {
 				l.reloadDB(ctx, now, l.last.scoped)
 			}
 		case b := <-l.bgC:
-			l.applyBeside(ctx, b, l.opt.Now())
+			l.applyBeside(ctx, b, l.now())
 		case r := <-l.lsC:
-			l.applyListing(r, l.opt.Now())
+			l.applyListing(r, l.now())
 		case <-probe.C:
 			l.reprobe(false)
 		case <-access.C:
@@ -125,12 +125,12 @@ func (l *Model) loop(ctx context.Context) {
 			ch <- l.e.Stats()
 			continue
 		case done = <-l.refresh:
-			now := l.opt.Now()
+			now := l.now()
 			l.resyncLocks(now, false)
 			l.reloadDB(ctx, now, true)
 			l.reprobe(true)
 		}
-		now := l.opt.Now()
+		now := l.now()
 		n := l.e.Tick(now)
 		// A source's health can change with no item to re-derive (an empty workspace, a
 		// reason that changed under the same status): it is published all the same.
@@ -155,7 +155,7 @@ func (l *Model) loop(ctx context.Context) {
 // unavailable within one AccessEvery, not at the next resync; once it can be opened again
 // it is read again and recovers.
 func (l *Model) checkAccess(ctx context.Context) {
-	now := l.opt.Now()
+	now := l.now()
 	if _, observe := model.LocksHere(l.ws.Host, l.probe.Host, now); observe {
 		if denied := locks.Accessible(l.ws.LocksDir) != nil; denied != l.denied.locks {
 			l.denied.locks = denied
@@ -178,7 +178,7 @@ func (l *Model) arm(t *time.Timer) <-chan time.Time {
 	if next.IsZero() {
 		return nil
 	}
-	d := next.Sub(l.opt.Now())
+	d := next.Sub(l.now())
 	if d < 0 {
 		d = 0
 	}
@@ -201,7 +201,7 @@ func (l *Model) listBeside() bool {
 	if l.lsC != nil {
 		return true
 	}
-	if _, observe := model.LocksHere(l.ws.Host, l.probe.Host, l.opt.Now()); !observe {
+	if _, observe := model.LocksHere(l.ws.Host, l.probe.Host, l.now()); !observe {
 		return false
 	}
 	ch := make(chan lockRead, 1)

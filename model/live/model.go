@@ -17,8 +17,14 @@ type Options struct {
 	Config model.Config
 	// Probe makes liveness and worktree observations (NewProbe(RepoRoot) when zero).
 	Probe *Probe
-	// Now is the clock (time.Now when nil).
+	// Now, when set, is the instant every verdict is judged at (a test's clock, a fixed
+	// instant). When nil the verdicts are judged at the control-plane DB's clock on
+	// PostgreSQL — the clock every transition fences against, read as an offset from
+	// HostNow on every read of the DB (at most once a second) and carried on by this host's
+	// monotonic clock between reads — and at HostNow on SQLite, whose only clock it is.
 	Now func() time.Time
+	// HostNow is this host's clock (time.Now when nil).
+	HostNow func() time.Time
 	// Resync is the period of the cheap full resync that heals missed events
 	// (default 30 s): the directory is re-listed and only files whose inode,
 	// size or mtime moved are re-read; the DB is re-read when data_version
@@ -134,6 +140,8 @@ type Model struct {
 	lsHook  func()
 	// denied says which sources the last access check could not open (checkAccess).
 	denied struct{ locks, db bool }
+	// clk is the DB's clock as last read (nil: never read, or no DB clock): see now.
+	clk atomic.Pointer[clockRead]
 	// busy is set while the DB is held by another writer past the busy timeout: the
 	// last read is kept and the DB reads degraded until a read succeeds again.
 	busy bool
@@ -141,8 +149,8 @@ type Model struct {
 
 // New returns a Model for ws; nothing is read until Start.
 func New(ws Workspace, opt Options) *Model {
-	if opt.Now == nil {
-		opt.Now = time.Now
+	if opt.HostNow == nil {
+		opt.HostNow = time.Now
 	}
 	if opt.Resync <= 0 {
 		opt.Resync = 30 * time.Second
@@ -178,7 +186,7 @@ func New(ws Workspace, opt Options) *Model {
 // watched; an unreadable DB is an unavailable source in the snapshot.
 func (l *Model) Start(ctx context.Context) error {
 	ctx, l.cancel = context.WithCancel(ctx)
-	now := l.opt.Now()
+	now := l.now()
 	l.e.SetHealth(model.SourceGitea, NoGitea(l.opt.NoGitea, now))
 	// The lock files are listed, read, decoded and their owners and worktrees probed (on
 	// every core) beside the DB's read; the engine is fed here, in one goroutine.
@@ -186,11 +194,13 @@ func (l *Model) Start(ctx context.Context) error {
 	_, observe := model.LocksHere(l.ws.Host, l.probe.Host, now)
 	read := make(chan struct{})
 	if observe {
-		go func() { defer close(read); lr = readAllLocks(l.ws.LocksDir, l.probe, now) }()
+		at := now
+		go func() { defer close(read); lr = readAllLocks(l.ws.LocksDir, l.probe, at) }()
 	} else {
 		close(read)
 	}
 	l.reloadDB(ctx, now, true)
+	now = l.now() // the DB's clock, once the first read has read it
 	<-read
 	if observe {
 		l.applyLocks(lr, now, true, nil)
@@ -314,4 +324,53 @@ func (l *Model) publish(now time.Time) {
 	default:
 	}
 	l.out <- s
+}
+
+// clockRead is one read of the DB's clock: its instant and this host's clock (with its
+// monotonic reading) in the middle of the query.
+type clockRead struct {
+	db, host time.Time
+}
+
+// now is the instant verdicts are judged at: Options.Now when set; else the DB's clock as
+// last read, carried on by this host's monotonic clock since (a jump of this host's wall
+// clock moves nothing); else this host's clock.
+func (l *Model) now() time.Time {
+	if l.opt.Now != nil {
+		return l.opt.Now()
+	}
+	h := l.opt.HostNow()
+	if c := l.clk.Load(); c != nil {
+		return c.db.Add(h.Sub(c.host))
+	}
+	return h
+}
+
+// clockEvery bounds how often the DB's clock is read: at most once per this, on a read of
+// the DB (a notice, the resync).
+const clockEvery = time.Second
+
+// readClock reads the DB's clock when it has one (PostgreSQL) and no instant is fixed: the
+// offset from this host's clock, measured around the query. A failed read keeps the last
+// one (the DB's source health says why the DB cannot be read).
+func (l *Model) readClock(ctx context.Context) {
+	if l.opt.Now != nil || l.reader == nil {
+		return
+	}
+	ck, ok := l.reader.(leases.Clock)
+	if !ok {
+		return
+	}
+	if c := l.clk.Load(); c != nil && l.opt.HostNow().Sub(c.host) < clockEvery {
+		return
+	}
+	t0 := l.opt.HostNow()
+	db, err := ck.Clock(ctx)
+	t1 := l.opt.HostNow()
+	if err != nil {
+		return
+	}
+	mid := t0.Add(t1.Sub(t0) / 2)
+	l.clk.Store(&clockRead{db: db, host: mid})
+	l.e.SetClock(model.Clock{Source: model.ClockDB, Offset: db.Sub(mid.Round(0)), ReadAt: mid.Round(0)})
 }

@@ -73,7 +73,7 @@ func (l *Model) noteWatchModes() {
 		h := l.e.Sources().Locks
 		if h.Status == model.StatusOK {
 			l.e.SetHealth(model.SourceLocks, withNote(h, m))
-			l.publish(l.opt.Now())
+			l.publish(l.now())
 		}
 	}
 }

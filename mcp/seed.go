@@ -27,8 +27,8 @@ const (
 // LockIssueArgs are gitea_lock_issue's arguments: the seed's lock builder's
 // (issue_number, branch_name, worktree_path, remote; seed-digest-1 §2.1-2.2).
 type LockIssueArgs struct {
-	SessionID    string `json:"session_id,omitempty" jsonschema:"your worker session id"`
-	IssueNumber  int64  `json:"issue_number,omitempty" jsonschema:"the issue to lock"`
+	SessionID    string `json:"session_id,omitempty" mcp:"required" jsonschema:"your worker session id"`
+	IssueNumber  int64  `json:"issue_number,omitempty" mcp:"required" jsonschema:"the issue to lock"`
 	BranchName   string `json:"branch_name,omitempty" jsonschema:"the branch; default feat/issue-N"`
 	WorktreePath string `json:"worktree_path,omitempty" jsonschema:"the worktree; default <repo-root>/branches/<branch>"`
 	Remote       string `json:"remote,omitempty" jsonschema:"git remote name; default origin"`
@@ -42,7 +42,7 @@ type LockIssueArgs struct {
 // AllocateArgs are gitea_allocate_next_work's arguments (the seed's allocate_next_work;
 // seed-digest-1 §5.4, seed-digest-4 §4).
 type AllocateArgs struct {
-	SessionID           string  `json:"session_id,omitempty" jsonschema:"your worker session id"`
+	SessionID           string  `json:"session_id,omitempty" mcp:"required" jsonschema:"your worker session id"`
 	Role                string  `json:"role,omitempty" jsonschema:"task role: author (default), reviewer, merger or conflict-fix"`
 	Remote              string  `json:"remote,omitempty" jsonschema:"git remote name; default origin"`
 	Org                 string  `json:"org,omitempty" jsonschema:"must be the configured repository's owner when given"`
@@ -59,9 +59,9 @@ type AllocateArgs struct {
 // HeartbeatLockArgs are gitea_heartbeat_issue_lock's arguments: the issue and the
 // task_session_id its lock was minted with (the seed's fencing token, seed-digest-1 §2.8).
 type HeartbeatLockArgs struct {
-	SessionID      string `json:"session_id,omitempty" jsonschema:"your worker session id"`
-	IssueNumber    int64  `json:"issue_number,omitempty" jsonschema:"the issue whose lock you hold"`
-	TaskSessionID  string `json:"task_session_id,omitempty" jsonschema:"the task_session_id your claim returned"`
+	SessionID      string `json:"session_id,omitempty" mcp:"required" jsonschema:"your worker session id"`
+	IssueNumber    int64  `json:"issue_number,omitempty" mcp:"required" jsonschema:"the issue whose lock you hold"`
+	TaskSessionID  string `json:"task_session_id,omitempty" mcp:"required" jsonschema:"the task_session_id your claim returned"`
 	Remote         string `json:"remote,omitempty" jsonschema:"git remote name; default origin"`
 	Org            string `json:"org,omitempty" jsonschema:"repository owner; default the configured Gitea repository's"`
 	Repo           string `json:"repo,omitempty" jsonschema:"repository name; default the configured Gitea repository's"`
@@ -73,8 +73,8 @@ type HeartbeatLockArgs struct {
 // ReleaseLeaseArgs are gitea_release_workflow_lease's arguments (lease_id; seed 002 names
 // the tool, its lease tools take lease_id).
 type ReleaseLeaseArgs struct {
-	SessionID      string `json:"session_id,omitempty" jsonschema:"your worker session id"`
-	LeaseID        string `json:"lease_id,omitempty" jsonschema:"the lease to release"`
+	SessionID      string `json:"session_id,omitempty" mcp:"required" jsonschema:"your worker session id"`
+	LeaseID        string `json:"lease_id,omitempty" mcp:"required" jsonschema:"the lease to release"`
 	ExpiresAt      string `json:"expires_at,omitempty" jsonschema:"also fence on the lease expiry you hold"`
 	LockGeneration int64  `json:"lock_generation,omitempty" jsonschema:"also fence on the lock generation you hold"`
 	TaskSessionID  string `json:"task_session_id,omitempty" jsonschema:"also fence on the lock's task_session_id"`
@@ -83,8 +83,8 @@ type ReleaseLeaseArgs struct {
 
 // InspectLeaseArgs are gitea_inspect_workflow_lease's arguments.
 type InspectLeaseArgs struct {
-	SessionID  string `json:"session_id,omitempty" jsonschema:"your worker session id"`
-	LeaseID    string `json:"lease_id,omitempty" jsonschema:"the lease to read"`
+	SessionID  string `json:"session_id,omitempty" mcp:"required" jsonschema:"your worker session id"`
+	LeaseID    string `json:"lease_id,omitempty" mcp:"required" jsonschema:"the lease to read"`
 	ClaimToken string `json:"claim_token,omitempty" jsonschema:"optional: the lease's claim token, to be shown its fence"`
 }
 

@@ -135,10 +135,11 @@ func ListenHTTP(addr, tokenFile string) (*HTTPListener, error) {
 	return &HTTPListener{ln: ln, token: tok}, nil
 }
 
-// bearer requires "Authorization: Bearer <token>", compared in constant time.
+// bearer requires "Authorization: Bearer <token>", compared in constant time. The scheme
+// is case-insensitive (RFC 9110 §11.1: "bearer" and "BEARER" are the same scheme).
 func bearer(token []byte, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		got, ok := bearerToken(r.Header.Get("Authorization"))
 		if !ok || subtle.ConstantTimeCompare([]byte(got), token) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="steward"`)
 			http.Error(w, "a bearer token is required", http.StatusUnauthorized)
@@ -148,13 +149,23 @@ func bearer(token []byte, next http.Handler) http.Handler {
 	})
 }
 
+// bearerToken reads the token of an Authorization header of the Bearer scheme.
+func bearerToken(h string) (string, bool) {
+	scheme, tok, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	tok = strings.TrimLeft(tok, " ")
+	return tok, tok != ""
+}
+
 // Handler is the HTTP handler of the server on l: the streamable transport at Path, behind
-// cross-origin protection, DNS-rebinding protection (the SDK's, on loopback) and, when l has
-// one, the bearer token.
+// cross-origin protection, DNS-rebinding protection (the SDK's, on loopback), the
+// JSON-RPC rules of the HTTP transport (jsonrpcHTTP) and, when l has one, the bearer token.
 func (s *Server) Handler(l *HTTPListener) http.Handler {
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk },
-		&sdk.StreamableHTTPOptions{SessionTimeout: 2 * time.Hour})
-	var hh http.Handler = http.NewCrossOriginProtection().Handler(h)
+		&sdk.StreamableHTTPOptions{SessionTimeout: 2 * time.Hour, MaxRequestBodyBytes: MaxHTTPBody})
+	var hh http.Handler = http.NewCrossOriginProtection().Handler(s.jsonrpcHTTP(h))
 	if l.token != nil {
 		hh = bearer(l.token, hh)
 	}

@@ -1,7 +1,10 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -37,6 +40,8 @@ type Server struct {
 	bind  *binder
 	host  string
 	reads *readers
+	// schemas are each tool's input and output schemas, by name.
+	schemas map[string][2]toolSchema
 	// inflight counts tool calls that may be applying; Wait waits for them, so a client
 	// that goes away never cuts an apply short.
 	inflight sync.WaitGroup
@@ -52,13 +57,20 @@ func New(cfg Config) *Server {
 		cfg.Version = "dev"
 	}
 	host, _ := leases.HostName()
-	s := &Server{cfg: cfg, bind: newBinder(), host: host}
+	s := &Server{cfg: cfg, bind: newBinder(), host: host, schemas: map[string][2]toolSchema{}}
 	s.reads = &readers{ws: cfg.Core.Workspace()}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "steward", Title: "steward worker tools", Version: cfg.Version},
-		&sdk.ServerOptions{Instructions: instructions, Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}}})
+		&sdk.ServerOptions{Instructions: instructions, Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
+			SupportedProtocolVersions: ProtocolVersions})
 	s.register()
 	return s
 }
+
+// ProtocolVersions are the MCP protocol versions steward serves: those with sessions. The
+// SDK also speaks the draft 2026-07-28 protocol, whose requests carry no session, so each
+// call would be a connection of its own and no session could be bound to one; it is not
+// served (a request naming it is refused 400 by the SDK).
+var ProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
 const instructions = `steward's worker tools: claim an item (or the next runnable one), heartbeat it, release it, ` +
 	`or ask a maintainer and poll for the answer. Pass your session_id on every call. Keep the fence each ` +
@@ -123,25 +135,115 @@ func (s *Server) register() {
 	s.registerSeedNames()
 }
 
-// result is what every handler returns: a value with success and code fields.
-type result interface{ failed() bool }
+// result is what every handler returns: a value with success and code fields, which can
+// also be built as a refusal before the handler runs (an argument that does not fit the
+// tool's schema, a cancelled read).
+type result[T any] interface {
+	failed() bool
+	refusal(code, msg string) T
+}
 
-func (o Outcome) failed() bool    { return !o.Success }
+// failed reports a result a client should show as an error: refused, failed or unknown.
+// A dry run (previewed) did what was asked and is not one.
+func (o Outcome) failed() bool    { return !o.Success && o.Result != string(govern.ResultPreviewed) }
 func (a Answer) failed() bool     { return !a.Success }
 func (m MyLeases) failed() bool   { return !m.Success }
 func (i ItemStatus) failed() bool { return !i.Success }
 func (c Contract) failed() bool   { return !c.Success }
 
-// addTool registers a typed handler. Its value is always the structured result; a refusal,
-// unknown or failed outcome also sets isError so a client shows it, but it is a result the
-// model reads, never a protocol error.
-func addTool[In any, Out result](s *Server, t *sdk.Tool, h func(context.Context, *sdk.CallToolRequest, In) Out) {
-	sdk.AddTool(s.sdk, t, func(ctx context.Context, req *sdk.CallToolRequest, in In) (*sdk.CallToolResult, Out, error) {
+func (Outcome) refusal(code, msg string) Outcome { return refused(code, msg) }
+func (Answer) refusal(code, msg string) Answer {
+	return Answer{Code: code, Message: termsafe.Text(msg), Next: nextFor(code)}
+}
+func (MyLeases) refusal(code, msg string) MyLeases {
+	return MyLeases{Code: code, Message: termsafe.Text(msg), Next: nextFor(code)}
+}
+func (ItemStatus) refusal(code, msg string) ItemStatus {
+	return ItemStatus{Code: code, Message: termsafe.Text(msg), Next: nextFor(code)}
+}
+func (Contract) refusal(code, msg string) Contract {
+	return Contract{Code: code, Message: termsafe.Text(msg), Next: nextFor(code), RecommendedAction: nextFor(code)}
+}
+
+// CodeCancelled is the code of a call the client cancelled (notifications/cancelled) before
+// it was answered: a read that was cut short, never a read that succeeded. A mutation is
+// never cut short (it runs to its end and answers its real outcome).
+const CodeCancelled = "cancelled"
+
+// addTool registers a typed handler. Its arguments are checked against the tool's input
+// schema first (schema.go): one that does not fit is refused invalid_request as a result,
+// with code and next, never with the validator's bare text. Its value is always the
+// structured result, checked against the output schema; a refusal, unknown or failed
+// outcome also sets isError so a client shows it, but it is a result the model reads,
+// never a protocol error.
+func addTool[In any, Out result[Out]](s *Server, t *sdk.Tool, h func(context.Context, *sdk.CallToolRequest, In) Out) {
+	in, err := schemaFor[In](true)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: tool %s: input schema: %v", t.Name, err))
+	}
+	out, err := schemaFor[Out](false)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: tool %s: output schema: %v", t.Name, err))
+	}
+	tt := *t
+	tt.InputSchema, tt.OutputSchema = in.schema, out.schema
+	s.schemas[t.Name] = [2]toolSchema{in, out}
+	s.sdk.AddTool(&tt, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		s.inflight.Add(1)
 		defer s.inflight.Done()
-		out := h(ctx, req, in)
-		return &sdk.CallToolResult{IsError: out.failed()}, out, nil
+		var zero Out
+		var res Out
+		if err := in.checkArgs(t.Name, req.Params.Arguments); err != nil {
+			res = zero.refusal(govern.CodeInvalidRequest, clip(err.Error()))
+		} else {
+			var args In
+			if err := json.Unmarshal(argsOrEmpty(req.Params.Arguments), &args); err != nil {
+				res = zero.refusal(govern.CodeInvalidRequest, clip("the arguments do not fit "+t.Name+"'s input schema: "+err.Error()))
+			} else {
+				res = h(ctx, req, args)
+			}
+		}
+		if ctx.Err() != nil && !reachedCore(res) {
+			// The client cancelled the call: whatever was read is cut short.
+			res = zero.refusal(CodeCancelled, "the call was cancelled before it was answered; nothing was changed, and what was read is not an answer. Call again if you still need it")
+		}
+		b, err := json.Marshal(res)
+		if err != nil {
+			return nil, fmt.Errorf("mcp: %s: marshal result: %w", t.Name, err)
+		}
+		var plain any
+		if err := json.Unmarshal(b, &plain); err != nil {
+			return nil, err
+		}
+		if err := out.resolved.Validate(plain); err != nil {
+			return nil, fmt.Errorf("mcp: %s: the result does not fit the output schema: %w", t.Name, err)
+		}
+		return &sdk.CallToolResult{IsError: res.failed(), StructuredContent: json.RawMessage(b),
+			Content: []sdk.Content{&sdk.TextContent{Text: string(b)}}}, nil
 	})
+}
+
+// reachedCore reports whether a result is the governed core's outcome of an attempt: it
+// is real whatever happened to the call since, and is answered as it is.
+func reachedCore(r any) bool {
+	o, ok := r.(Outcome)
+	return ok && o.Attempt != ""
+}
+
+func argsOrEmpty(raw json.RawMessage) json.RawMessage {
+	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return json.RawMessage("{}")
+	}
+	return raw
+}
+
+// clip bounds a refusal's message built from what a caller sent.
+func clip(s string) string {
+	const max = 1024
+	if len(s) <= max {
+		return s
+	}
+	return strings.ToValidUTF8(s[:max], "") + "…"
 }
 
 // next steps by refusal code; a message from the core already says what to do, these say

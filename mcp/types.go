@@ -7,15 +7,15 @@ import "steward/alloc"
 type ItemRef struct {
 	Org    string `json:"org,omitempty" jsonschema:"repository owner; default: the configured Gitea repository's owner"`
 	Repo   string `json:"repo,omitempty" jsonschema:"repository name; default: the configured Gitea repository's name"`
-	Number int64  `json:"number,omitempty" jsonschema:"issue number"`
+	Number int64  `json:"number,omitempty" mcp:"required" jsonschema:"issue number"`
 	Remote string `json:"remote,omitempty" jsonschema:"git remote name; default origin"`
 }
 
 // Fence is what a worker holds on its claim: the values a heartbeat, release or ask must
 // name, and each mutation returns anew. A value that moved is refused fence_moved.
 type Fence struct {
-	LeaseID         string `json:"lease_id,omitempty" jsonschema:"the lease id"`
-	ExpiresAt       string `json:"expires_at,omitempty" jsonschema:"the lease's expires_at as last returned (it moves with every heartbeat)"`
+	LeaseID         string `json:"lease_id,omitempty" mcp:"required" jsonschema:"the lease id"`
+	ExpiresAt       string `json:"expires_at,omitempty" mcp:"required" jsonschema:"the lease's expires_at as last returned (it moves with every heartbeat)"`
 	LeaseGeneration int64  `json:"lease_generation,omitempty" jsonschema:"the seed's lease_generation_id as last returned (0 where the DB records none)"`
 	LockFile        string `json:"lock_file,omitempty" jsonschema:"the lock file's name (informational)"`
 	LockGeneration  int64  `json:"lock_generation,omitempty" jsonschema:"the lock's lock_generation as last returned; 0 when your claim has no lock file"`
@@ -47,7 +47,7 @@ type Outcome struct {
 
 // ClaimArgs are claim's arguments.
 type ClaimArgs struct {
-	SessionID string   `json:"session_id,omitempty" jsonschema:"your worker session id (required; bound to this connection on first use)"`
+	SessionID string   `json:"session_id,omitempty" mcp:"required" jsonschema:"your worker session id (required; bound to this connection on first use)"`
 	Item      *ItemRef `json:"item,omitempty" jsonschema:"the issue to claim; omit it and set next to claim the next runnable item"`
 	Next      bool     `json:"next,omitempty" jsonschema:"claim the next runnable item by the allocation order"`
 	Exclude   []int64  `json:"exclude_issue_numbers,omitempty" jsonschema:"with next: issue numbers not to consider"`
@@ -62,21 +62,21 @@ type ClaimArgs struct {
 
 // FencedArgs are the arguments of heartbeat and release.
 type FencedArgs struct {
-	SessionID string `json:"session_id,omitempty" jsonschema:"your worker session id"`
-	Fence     *Fence `json:"fence,omitempty" jsonschema:"the fence your claim or last heartbeat returned (lease_id and expires_at required)"`
+	SessionID string `json:"session_id,omitempty" mcp:"required" jsonschema:"your worker session id"`
+	Fence     *Fence `json:"fence,omitempty" mcp:"required" jsonschema:"the fence your claim or last heartbeat returned (lease_id and expires_at required)"`
 }
 
 // AskArgs are ask's arguments.
 type AskArgs struct {
-	SessionID string `json:"session_id,omitempty" jsonschema:"your worker session id"`
-	Fence     *Fence `json:"fence,omitempty" jsonschema:"the fence of the claim you ask about; asking releases it"`
-	Question  string `json:"question,omitempty" jsonschema:"the question for a maintainer (Markdown, at most 64 KiB)"`
+	SessionID string `json:"session_id,omitempty" mcp:"required" jsonschema:"your worker session id"`
+	Fence     *Fence `json:"fence,omitempty" mcp:"required" jsonschema:"the fence of the claim you ask about; asking releases it"`
+	Question  string `json:"question,omitempty" mcp:"required" jsonschema:"the question for a maintainer (Markdown, at most 64 KiB)"`
 }
 
 // GetAnswerArgs are get_answer's arguments.
 type GetAnswerArgs struct {
-	SessionID       string `json:"session_id,omitempty" jsonschema:"your worker session id"`
-	ClarificationID string `json:"clarification_id,omitempty" jsonschema:"the id ask returned"`
+	SessionID       string `json:"session_id,omitempty" mcp:"required" jsonschema:"your worker session id"`
+	ClarificationID string `json:"clarification_id,omitempty" mcp:"required" jsonschema:"the id ask returned"`
 }
 
 // Answer is get_answer's result.
@@ -97,7 +97,7 @@ type Answer struct {
 
 // SessionArgs name the worker session (my_leases), and may prove a claim of it.
 type SessionArgs struct {
-	SessionID string `json:"session_id,omitempty" jsonschema:"your worker session id"`
+	SessionID string `json:"session_id,omitempty" mcp:"required" jsonschema:"your worker session id"`
 	// ClaimToken proves one claim: its lease comes with its full fence.
 	ClaimToken string `json:"claim_token,omitempty" jsonschema:"optional: a claim token your claim returned; the lease it proves comes with its fence (needed after reconnecting: a session id alone shows no fence)"`
 }
@@ -131,8 +131,8 @@ type MyLeases struct {
 
 // ItemArgs name an item (item_status).
 type ItemArgs struct {
-	SessionID string   `json:"session_id,omitempty" jsonschema:"your worker session id"`
-	Item      *ItemRef `json:"item,omitempty" jsonschema:"the issue"`
+	SessionID string   `json:"session_id,omitempty" mcp:"required" jsonschema:"your worker session id"`
+	Item      *ItemRef `json:"item,omitempty" mcp:"required" jsonschema:"the issue"`
 }
 
 // LockView is a lock file as item_status shows it.
@@ -168,8 +168,8 @@ type ItemStatus struct {
 
 // InspectArgs are inspect_lock_contract's arguments (the seed's names).
 type InspectArgs struct {
-	SessionID    string `json:"session_id,omitempty" jsonschema:"your worker session id"`
-	IssueNumber  int64  `json:"issue_number,omitempty" jsonschema:"the issue number"`
+	SessionID    string `json:"session_id,omitempty" mcp:"required" jsonschema:"your worker session id"`
+	IssueNumber  int64  `json:"issue_number,omitempty" mcp:"required" jsonschema:"the issue number"`
 	BranchName   string `json:"branch_name,omitempty" jsonschema:"the branch you expect the lock to name (checked when given)"`
 	WorktreePath string `json:"worktree_path,omitempty" jsonschema:"the worktree you expect the lock to name (checked when given)"`
 	Remote       string `json:"remote,omitempty" jsonschema:"git remote name; default origin"`

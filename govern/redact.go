@@ -67,12 +67,24 @@ func (r *Redactor) redactRecord(rec Record) Record {
 	rec.Actor.GiteaLogin = r.String(rec.Actor.GiteaLogin)
 	rec.Target = rec.Target.redact(r)
 	if rec.Inverse != nil {
-		inv := *rec.Inverse
-		inv.Target = inv.Target.redact(r)
-		inv.Params = r.params(inv.Params)
+		inv := r.request(*rec.Inverse)
 		rec.Inverse = &inv
 	}
+	if rec.Steps != nil {
+		steps := make([]Request, len(rec.Steps))
+		for i, s := range rec.Steps {
+			steps[i] = r.request(s)
+		}
+		rec.Steps = steps
+	}
 	return rec
+}
+
+// request is req with its target and parameters redacted (a record's inverse and steps).
+func (r *Redactor) request(req Request) Request {
+	req.Target = req.Target.redact(r)
+	req.Params = r.params(req.Params)
+	return req
 }
 
 func (r *Redactor) params(p map[string]string) map[string]string {

@@ -10,18 +10,51 @@ import (
 	"testing"
 )
 
-// tearTail appends a cut-short record (no newline) to the audit log, as a power loss or a
-// full disk mid-append leaves it.
+// tornRecord is a record cut short: what a power loss or a full disk mid-append leaves.
+const tornRecord = `{"v":1,"at":"2026-01-01T00:00:00Z","attempt":"att-torn","kind":"inte`
+
+// tearTail appends a cut-short record (no newline) to the audit log.
 func tearTail(t *testing.T, path string) {
 	t.Helper()
 	fh, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := fh.WriteString(`{"v":1,"at":"2026-01-01T00:00:00Z","attempt":"att-torn","kind":"inte`); err != nil {
+	if _, err := fh.WriteString(tornRecord); err != nil {
 		t.Fatal(err)
 	}
 	fh.Close()
+}
+
+// checkTornLineAlone reads the log's bytes: every line is one whole record but the torn
+// one, which stands alone on its line, exactly as it was cut; no line is empty and the log
+// ends with a newline. The reader recovers a record glued to a torn line, so only the bytes
+// tell whether Append ended the torn line first.
+func checkTornLineAlone(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) == 0 || b[len(b)-1] != '\n' {
+		t.Fatalf("the log does not end with a newline:\n%s", b)
+	}
+	torn := 0
+	for i, line := range strings.Split(string(b[:len(b)-1]), "\n") {
+		switch {
+		case line == tornRecord:
+			torn++
+		case line == "":
+			t.Errorf("line %d is empty", i+1)
+		default:
+			if _, err := decodeRecord([]byte(line)); err != nil {
+				t.Errorf("line %d is not one whole record (%v): %s", i+1, err, line)
+			}
+		}
+	}
+	if torn != 1 {
+		t.Errorf("the torn record stands alone on %d lines, want 1:\n%s", torn, b)
+	}
 }
 
 // TestAppendAfterATornTailStartsAFreshLine (defect 7): after a torn last line, the next
@@ -51,6 +84,7 @@ func TestAppendAfterATornTailStartsAFreshLine(t *testing.T) {
 	if len(finds) != 1 || !strings.Contains(finds[0].Reason, "torn") {
 		t.Errorf("findings %+v: want exactly one, naming the torn line", finds)
 	}
+	checkTornLineAlone(t, f.audit.Path())
 	atts := Attempts(recs)
 	if len(atts) != 2 || atts[1].Intent == nil || atts[1].Outcome != nil || atts[1].Status() != ResultUnknown {
 		t.Fatalf("attempts %+v: want the first claim and the killed one, unknown", atts)
@@ -65,6 +99,7 @@ func TestAppendAfterATornTailStartsAFreshLine(t *testing.T) {
 			t.Errorf("attempt %s has %d terminal records", a.ID, a.Outcomes)
 		}
 	}
+	checkTornLineAlone(t, f.audit.Path())
 }
 
 // TestReadAuditRecoversAGluedRecord (defect 7): a log written before the fix holds a record

@@ -148,7 +148,8 @@ func TestPGFailedFenceIsNeverRetried(t *testing.T) {
 
 // TestPGTransitionsUseTheDatabaseClock: the node's now is never a fence. A heartbeat
 // whose caller believes it is ten years later renews the lease (the DB's clock says it
-// is live), and a claim made with a clock ten years behind expires by the DB's clock.
+// is live), and a claim made with a clock ten years behind expires by the DB's clock;
+// reclaim and abandon judge the lease's expiry and staleness by the DB's clock too.
 func TestPGTransitionsUseTheDatabaseClock(t *testing.T) {
 	tg, _ := newPG(t)
 	ctx := context.Background()
@@ -176,6 +177,14 @@ func TestPGTransitionsUseTheDatabaseClock(t *testing.T) {
 	rec, err := s.ReclaimExpired(ctx, leases.FenceOf(*got.Lease), "op", dbNow.Add(10*365*24*time.Hour))
 	if err != nil || rec.Code != leases.CodeNotExpired {
 		t.Fatalf("reclaim judged by the caller's clock: %+v %v", rec, err)
+	}
+	// By the caller's clock the lease is past its expiry, which is never stale ("reclaim it
+	// instead"); by the server's it is live and its owner dead: stale, so it is abandoned.
+	dead := leases.Evidence{Owner: leases.ProcessDead, Worktree: leases.WorktreePresent}
+	ab, err := s.Abandon(ctx, leases.AbandonRequest{Fence: leases.FenceOf(*got.Lease), Evidence: dead, Actor: "op"},
+		dbNow.Add(10*365*24*time.Hour))
+	if err != nil || ab.Code != leases.CodeOK || ab.Freshness == nil || ab.Freshness.Value != leases.FreshStaleDeadProcess {
+		t.Fatalf("abandon judged by the caller's clock: %+v %v", ab, err)
 	}
 }
 

@@ -237,6 +237,28 @@ func Cases() []Case {
 			}
 			claim(t, e, s, req("s2", 1))
 		}},
+		{"ReclaimWaitsForTheExpiryItself", func(t *testing.T, e *Env) {
+			// Refused until the recorded expiry, allowed at it (expires_at == now is
+			// expired). On PostgreSQL the clock is the server's and runs on while the test
+			// works, so "before" is kept 20 s clear of it; on SQLite the instant is exact.
+			before := time.Microsecond
+			if e.pg {
+				before = 20 * time.Second
+			}
+			s := e.Store(leases.StoreOptions{})
+			l := claim(t, e, s, req("s1", 1))
+			e.Advance(l.ExpiresAt.Time.Sub(e.Now()) - before)
+			l = ptr(e.leaseRow(t, l.LeaseID))
+			out, err := s.ReclaimExpired(ctx, leases.FenceOf(*l), "op", e.Now())
+			want(t, fmt.Sprintf("reclaim %v before the expiry", before), out, err, leases.CodeNotExpired)
+			if n := e.events(t, "lease.reclaim"); n != 0 {
+				t.Fatalf("the refused reclaim wrote %d events", n)
+			}
+			e.Advance(before)
+			l = ptr(e.leaseRow(t, l.LeaseID))
+			out, err = s.ReclaimExpired(ctx, leases.FenceOf(*l), "op", e.Now())
+			want(t, "reclaim at the expiry", out, err, leases.CodeOK)
+		}},
 		{"AbandonNeedsStaleness", func(t *testing.T, e *Env) {
 			s := e.Store(leases.StoreOptions{})
 			l := claim(t, e, s, req("s1", 1))

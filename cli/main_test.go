@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -30,6 +31,9 @@ func TestMain(m *testing.M) {
 	case "steward":
 		leases.OnlyOwnWriters() // as main.go
 		setCrashHook()
+		if d, err := time.ParseDuration(os.Getenv("STEWARD_TEST_RESYNC")); err == nil {
+			watchTuning.Resync = d
+		}
 		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 	case "mcp-client":
 		os.Exit(mcpClientMain())

@@ -34,6 +34,12 @@ type watchFlags struct {
 }
 
 // addWatchCommand adds `steward watch`.
+
+// watchTuning is the live model's cadences for steward watch: zero, the defaults. The tests
+// set a resync longer than their hang limit, so an event they see came from the change
+// itself, never from the periodic full read that would also report it.
+var watchTuning app.Tuning
+
 func addWatchCommand(root *cobra.Command, g *globals) {
 	f := &watchFlags{}
 	cmd := &cobra.Command{
@@ -85,6 +91,7 @@ func runWatch(ctx context.Context, out, errw io.Writer, g *globals, f *watchFlag
 	}
 	// A preview-only core (no audit log): watch changes nothing.
 	st.Audit, st.Role, st.Gitea.Off, st.Warn = app.AuditNone, govern.RoleViewer, f.noGitea, errw
+	st.Tuning = watchTuning
 	sess, err := app.Open(ctx, st)
 	if err != nil {
 		return err

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,18 +37,24 @@ const hang = time.Minute
 // watchProc is a `steward watch --json` process (the test binary as steward) and the
 // lines it printed so far.
 type watchProc struct {
-	t      *testing.T
+	t      testing.TB
 	cmd    *exec.Cmd
 	lines  chan watchEvent
 	stderr *strings.Builder
 	seen   []watchEvent
 }
 
+// noResync is the live model's periodic full read in the watch processes of these tests:
+// longer than the hang limit of their waits, so an event they see came from the change
+// itself (a watcher, an access check), never from the resync that would also report it.
+const noResync = "STEWARD_TEST_RESYNC=2h"
+
 // startWatch starts `steward watch --json --no-gitea` with args and the extra environment
-// env. Unprivileged, it runs without the capabilities that let root read what its
-// permissions forbid (setpriv drops CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH when the test
-// runs as root), so that a permission taken away is one for it.
-func startWatch(t *testing.T, unprivileged bool, args []string, env ...string) *watchProc {
+// env, without the periodic resync (noResync). Unprivileged, it runs without the
+// capabilities that let root read what its permissions forbid (setpriv drops
+// CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH when the test runs as root), so that a
+// permission taken away is one for it.
+func startWatch(t testing.TB, unprivileged bool, args []string, env ...string) *watchProc {
 	t.Helper()
 	argv := append([]string{os.Args[0], "watch", "--json", "--no-gitea"}, args...)
 	if unprivileged && os.Geteuid() == 0 {
@@ -60,7 +65,7 @@ func startWatch(t *testing.T, unprivileged bool, args []string, env ...string) *
 		argv = append([]string{setpriv, "--bounding-set=-dac_override,-dac_read_search"}, argv...)
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = cleanEnv(t, append([]string{"STEWARD_TEST_AS=steward"}, env...)...)
+	cmd.Env = cleanEnv(t, append([]string{"STEWARD_TEST_AS=steward", noResync}, env...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -124,66 +129,78 @@ func (w *watchProc) stop() {
 	}
 }
 
-// TestWatchReportsWithinTwoSeconds runs `steward watch --json` (a real process) on a real
-// workspace: an orphan appears (an expired lease is committed to the DB) and the `entered`
-// event is printed within 2 s of the commit; the DB is removed and `unavailable` is printed
-// within 2 s, the orphan is not cleared by the DB's absence, and the notify command runs
-// for the human-required loss — its failure printed as notify_failed. SIGTERM stops it with
-// exit 0. (Issue 18; the measured latencies are logged.)
-func TestWatchReportsWithinTwoSeconds(t *testing.T) {
-	dir := t.TempDir()
-	ws := govern.Workspace{LocksDir: filepath.Join(dir, "locks"), DBPath: filepath.Join(dir, "db", "cp.sqlite3"), RepoRoot: filepath.Join(dir, "repo")}
-	if err := govern.InitWorkspace(ws); err != nil {
-		t.Fatal(err)
-	}
+// TestWatchReportsAnOrphanAndALostSource runs `steward watch --json` (a real process) on a
+// real workspace without the periodic resync: an orphan appears (an expired lease is
+// committed to the DB) and the `entered` event is printed; the DB is removed and
+// `unavailable` is printed, the orphan is not cleared by the DB's absence, and the notify
+// command runs for the human-required loss — its failure printed as notify_failed. SIGTERM
+// stops it with exit 0. How soon the events come is BenchmarkWatchLatency's to measure.
+func TestWatchReportsAnOrphanAndALostSource(t *testing.T) {
+	ws := watchWorkspace(t)
 	w := startWatch(t, false, []string{"--tick", "200ms", "--locks", ws.LocksDir, "--db", ws.DBPath,
-		"--repo-root", ws.RepoRoot, "--audit", filepath.Join(dir, "audit.jsonl")}, `STEWARD_NOTIFY_COMMAND=["/nonexistent/steward-notify-test"]`)
-	await := w.await
-	await("watching", func(e watchEvent) bool { return e.Event == "watching" })
+		"--repo-root", ws.RepoRoot, "--audit", filepath.Join(filepath.Dir(ws.LocksDir), "audit.jsonl")}, `STEWARD_NOTIFY_COMMAND=["/nonexistent/steward-notify-test"]`)
+	w.await("watching", func(e watchEvent) bool { return e.Event == "watching" })
 
-	exp := leases.FormatTime(time.Now().Add(-time.Hour))
-	changed := time.Now()
-	leasestest.Insert(t, ws.DBPath, []leasestest.Session{{SessionID: "s1", Role: "author"}},
-		[]leasestest.Lease{{LeaseID: "L1", SessionID: "s1", Role: "author", TaskClass: "author_issue_work",
-			Work: leasestest.Work(leases.KindIssue, 5), CreatedAt: exp, ExpiresAt: exp}})
-	entered := await("entered orphan", func(e watchEvent) bool { return e.Event == "entered" && e.Entry.Kind == "orphan" })
-	enterLatency := entered.at.Sub(changed)
+	expiredLease(t, ws, "L1", 5)
+	w.await("entered orphan", func(e watchEvent) bool {
+		return e.Event == "entered" && e.Entry.Key == "orphan:active-lease-past-expiry:L1"
+	})
 
-	changed = time.Now()
-	for _, p := range []string{ws.DBPath, ws.DBPath + "-wal", ws.DBPath + "-shm"} {
-		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-			t.Fatal(err)
-		}
-	}
-	unavail := await("unavailable db", func(e watchEvent) bool { return e.Event == "unavailable" && e.Entry.Key == "source:db" })
-	lossLatency := unavail.at.Sub(changed)
+	removeDB(t, ws)
+	unavail := w.await("unavailable db", func(e watchEvent) bool { return e.Event == "unavailable" && e.Entry.Key == "source:db" })
 	if !unavail.Notify || unavail.Entry.Need != "human-required" {
 		t.Errorf("the lost source does not notify: %q", unavail.raw)
 	}
-	failed := await("notify_failed", func(e watchEvent) bool { return e.Event == "notify_failed" })
+	failed := w.await("notify_failed", func(e watchEvent) bool { return e.Event == "notify_failed" })
 	if !strings.Contains(failed.NotifyError, "/nonexistent/steward-notify-test") {
 		t.Errorf("notify_failed without its reason: %q", failed.raw)
 	}
+	w.stop()
 	for _, e := range w.seen {
 		if e.Event == "cleared" {
 			t.Fatalf("the orphan was cleared by the DB's absence: %q", e.raw)
 		}
 	}
-	t.Logf("steward watch latency: entered %s after the commit, unavailable %s after the DB was removed", enterLatency.Round(time.Millisecond), lossLatency.Round(time.Millisecond))
-	if enterLatency > 2*time.Second || lossLatency > 2*time.Second {
-		t.Errorf("over the 2 s bound: entered %s, unavailable %s", enterLatency, lossLatency)
+}
+
+// watchWorkspace is a fresh workspace: lock directory, migrated SQLite DB, repository root.
+func watchWorkspace(t testing.TB) govern.Workspace {
+	t.Helper()
+	dir := t.TempDir()
+	ws := govern.Workspace{LocksDir: filepath.Join(dir, "locks"), DBPath: filepath.Join(dir, "db", "cp.sqlite3"), RepoRoot: filepath.Join(dir, "repo")}
+	if err := govern.InitWorkspace(ws); err != nil {
+		t.Fatal(err)
 	}
-	w.stop()
+	return ws
+}
+
+// expiredLease commits a lease on item n that expired an hour ago: an orphan.
+func expiredLease(t testing.TB, ws govern.Workspace, id string, n int64) {
+	t.Helper()
+	exp := leases.FormatTime(time.Now().Add(-time.Hour))
+	leasestest.Insert(t, ws.DBPath, []leasestest.Session{{SessionID: "s-" + id, Role: "author"}},
+		[]leasestest.Lease{{LeaseID: id, SessionID: "s-" + id, Role: "author", TaskClass: "author_issue_work",
+			Work: leasestest.Work(leases.KindIssue, n), CreatedAt: exp, ExpiresAt: exp}})
+}
+
+// removeDB removes the control-plane DB and its WAL files.
+func removeDB(t testing.TB, ws govern.Workspace) {
+	t.Helper()
+	for _, p := range []string{ws.DBPath, ws.DBPath + "-wal", ws.DBPath + "-shm"} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			t.Fatal(err)
+		}
+	}
 }
 
 // TestWatchReportsAPermissionLossAtOnce runs `steward watch --json` without root's file
-// capabilities on a real workspace and takes away, then gives back, the permission on the
-// lock directory (chmod 000) and on the DB file. Each loss is an `unavailable` event within
-// 2 s and each return a `recovered` one — never the last "ok" view kept on through the
-// outage. Before the fix the lock directory's loss waited for the 30 s resync (the
-// directory's mode change names no lock file), and the DB's was never seen: the reader
-// held open went on reading a file no new reader could open. (The measured latencies are
-// logged.)
+// capabilities on a real workspace, and without the periodic resync, and takes away, then
+// gives back, the permission on the lock directory (chmod 000) and on the DB file. Each
+// loss is an `unavailable` event and each return a `recovered` one — never the last "ok"
+// view kept on through the outage. Before the fix the lock directory's loss waited for the
+// 30 s resync (the directory's mode change names no lock file: without the resync it never
+// came), and the DB's was never seen: the reader held open went on reading a file no new
+// reader could open. How soon the events come is BenchmarkWatchLatency's to measure.
 func TestWatchReportsAPermissionLossAtOnce(t *testing.T) {
 	dir := t.TempDir()
 	ws := govern.Workspace{LocksDir: filepath.Join(dir, "locks"), DBPath: filepath.Join(dir, "db", "cp.sqlite3"), RepoRoot: filepath.Join(dir, "repo")}
@@ -201,13 +218,11 @@ func TestWatchReportsAPermissionLossAtOnce(t *testing.T) {
 	w.await("watching", func(e watchEvent) bool {
 		return e.Event == "watching" && strings.Contains(e.raw, `"locks":"ok"`) && strings.Contains(e.raw, `"db":"ok"`)
 	})
-	var lat []string
 	for _, c := range []struct {
 		source, path string
 		mode         os.FileMode
 	}{{"locks", ws.LocksDir, 0o755}, {"db", ws.DBPath, 0o644}} {
 		key := "source:" + c.source
-		taken := time.Now()
 		if err := os.Chmod(c.path, 0); err != nil {
 			t.Fatal(err)
 		}
@@ -215,17 +230,11 @@ func TestWatchReportsAPermissionLossAtOnce(t *testing.T) {
 		if !strings.Contains(lost.raw, "permission denied") {
 			t.Errorf("the %s loss does not say why: %q", c.source, lost.raw)
 		}
-		given := time.Now()
 		if err := os.Chmod(c.path, c.mode); err != nil {
 			t.Fatal(err)
 		}
-		back := w.await(key+" recovered", func(e watchEvent) bool { return e.Event == "recovered" && e.Entry.Key == key })
-		lat = append(lat, fmt.Sprintf("%s lost after %s, recovered after %s", c.source, lost.at.Sub(taken).Round(time.Millisecond), back.at.Sub(given).Round(time.Millisecond)))
-		if lost.at.Sub(taken) > 2*time.Second || back.at.Sub(given) > 2*time.Second {
-			t.Errorf("%s: over the 2 s bound: %s", c.source, lat[len(lat)-1])
-		}
+		w.await(key+" recovered", func(e watchEvent) bool { return e.Event == "recovered" && e.Entry.Key == key })
 	}
-	t.Logf("steward watch, permission taken away and given back: %s", strings.Join(lat, "; "))
 	w.stop()
 }
 

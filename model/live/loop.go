@@ -62,6 +62,10 @@ func (l *Model) loop(ctx context.Context) {
 	if l.dw != nil {
 		dbCh = l.dw.Changes()
 	}
+	var branchCh <-chan watchdir.Change
+	if l.bw != nil {
+		branchCh = l.bw.Changes()
+	}
 	for {
 		var done chan struct{}
 		health := l.e.SourcesSig()
@@ -117,6 +121,12 @@ func (l *Model) loop(ctx context.Context) {
 			l.applyListing(r, l.now())
 		case <-probe.C:
 			l.reprobe(false)
+		case c, ok := <-branchCh:
+			if !ok {
+				branchCh = nil // the watch ended: the periodic pass still looks at every worktree
+				continue
+			}
+			l.reprobeWorktrees(c)
 		case <-access.C:
 			l.checkAccess(ctx)
 		case r := <-l.giteaCh:
@@ -359,7 +369,7 @@ func (l *Model) reprobe(all bool) {
 	e := l.e
 	p := l.probe.memo() // a joined lock and lease name one pid and one worktree: probe each once
 	l.passes++
-	slots := uint64(max(1, l.opt.WorktreeEvery/l.opt.ProbeEvery))
+	slots := l.worktreeSlots()
 	due := func(kind byte, key string) bool {
 		return all || slots == 1 || (fnv(kind, key)%slots) == l.passes%slots
 	}

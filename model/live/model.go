@@ -42,11 +42,13 @@ type Options struct {
 	// ProbeEvery is how often owner liveness is re-probed for records on this host
 	// (default 5 s): a process can die with no file changing.
 	ProbeEvery time.Duration
-	// WorktreeEvery is how often each worktree on this host is re-probed (default 12 ×
-	// ProbeEvery, a minute): a worktree rarely vanishes, and a stat of every worktree
-	// each ProbeEvery was most of an idle fleet's CPU. The worktrees are spread over the
-	// probe passes of that period (each pass looks at its share), never all at once;
-	// Refresh looks at every one.
+	// WorktreeEvery is how often each worktree on this host is re-probed: a worktree
+	// rarely vanishes, and a stat of every worktree each ProbeEvery was most of an idle
+	// fleet's CPU. The worktrees are spread over the probe passes of that period (each
+	// pass looks at its share), never all at once; Refresh looks at every one. By default
+	// (zero) WatchedWorktreeEvery while the kernel watches the branches directory — an
+	// entry created, removed or renamed there re-probes its worktrees at once — else 12 ×
+	// ProbeEvery, a minute.
 	WorktreeEvery time.Duration
 	// Gitea, when set, is polled every GiteaEvery (default 60 s).
 	Gitea      GiteaFacts
@@ -110,6 +112,7 @@ type Model struct {
 	wg      sync.WaitGroup
 	once    sync.Once
 	lw      *watchdir.Watcher
+	bw      *watchdir.Watcher // the branches directory (watchBranches); nil when not watched
 	dw      dbWatcher
 	closed  chan struct{}
 	wake    chan struct{}
@@ -160,9 +163,6 @@ func New(ws Workspace, opt Options) *Model {
 	}
 	if opt.ProbeEvery <= 0 {
 		opt.ProbeEvery = 5 * time.Second
-	}
-	if opt.WorktreeEvery <= 0 {
-		opt.WorktreeEvery = 12 * opt.ProbeEvery
 	}
 	if opt.Debounce <= 0 {
 		opt.Debounce = DefaultLockDebounce
@@ -228,6 +228,7 @@ func (l *Model) Start(ctx context.Context) error {
 		return err
 	}
 	l.noteWatchModes()
+	l.watchBranches()
 	// The first read starts the DB watcher when it opens the DB; start one here only when
 	// it did not (a second would leak an inotify instance and its goroutines).
 	if l.dw == nil {
@@ -304,6 +305,9 @@ func (l *Model) Close() error {
 		l.wg.Wait()
 		if l.lw != nil {
 			l.lw.Close()
+		}
+		if l.bw != nil {
+			l.bw.Close()
 		}
 		if l.dw != nil {
 			l.dw.Close()

@@ -4,7 +4,9 @@
 // and the control-plane SQLite database itself: its schema as versioned
 // embedded migrations, tolerant read-only readers for real databases, and the
 // fenced transitions (claim, heartbeat, release, expire sweep, abandon,
-// reclaim) that each run as one BEGIN IMMEDIATE transaction.
+// reclaim), each written once for both backends (writes.go: a write transaction and the
+// dialect) and run as one transaction — BEGIN IMMEDIATE on SQLite, READ COMMITTED with
+// row locks and the server's clock on PostgreSQL.
 //
 // Readers open the database read-only and never create it: a missing file is missing
 // authority (ErrNoDB), never an empty inventory. Nor do they create or change any file

@@ -1,7 +1,6 @@
 package leases
 
 import (
-	"context"
 	"encoding/json"
 	"slices"
 )
@@ -69,10 +68,4 @@ func (c *Change) add(l *Lease) {
 	if l.SessionID != "" && !slices.Contains(c.SessionIDs, l.SessionID) {
 		c.SessionIDs = append(c.SessionIDs, l.SessionID)
 	}
-}
-
-// notify sends the change on NotifyChannel inside tx.
-func (s *PGStore) notify(ctx context.Context, tx pgTx, c Change) error {
-	_, err := tx.exec(ctx, `SELECT pg_notify(?, ?)`, NotifyChannel, c.encode())
-	return err
 }

@@ -2,10 +2,8 @@ package leases
 
 import (
 	"context"
-	"database/sql"
 	"sort"
 	"strings"
-	"time"
 )
 
 // Op names a transition, for the schema it needs (Supports).
@@ -88,81 +86,5 @@ type colVal struct {
 	expr string // when set, written as col = expr (val unused)
 }
 
-func set(col string, val any) colVal              { return colVal{col: col, val: val} }
-func setExpr(col, expr string) colVal             { return colVal{col: col, expr: expr} }
-func (s *SQLiteStore) has(table, col string) bool { return s.info.has(table, col) }
-
-// present keeps the values whose column table has.
-func (s *SQLiteStore) present(table string, vals []colVal) []colVal {
-	out := vals[:0:0]
-	for _, v := range vals {
-		if s.has(table, v.col) {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-// insert writes one row of the columns table has; returning, when set, names a column
-// read back (RETURNING) into dst.
-func (s *SQLiteStore) insert(ctx context.Context, tx *sql.Tx, table string, vals []colVal, returning string, dst any) error {
-	vals = s.present(table, vals)
-	cols := make([]string, 0, len(vals))
-	marks := make([]string, 0, len(vals))
-	args := make([]any, 0, len(vals))
-	for _, v := range vals {
-		cols = append(cols, v.col)
-		if v.expr != "" {
-			marks = append(marks, v.expr)
-			continue
-		}
-		marks = append(marks, "?")
-		args = append(args, v.val)
-	}
-	q := "INSERT INTO " + table + "(" + strings.Join(cols, ", ") + ") VALUES(" + strings.Join(marks, ", ") + ")"
-	if returning == "" {
-		_, err := tx.ExecContext(ctx, q, args...)
-		return err
-	}
-	return tx.QueryRowContext(ctx, q+" RETURNING "+returning, args...).Scan(dst)
-}
-
-// update sets the columns table has on the rows where matches, and returns how many
-// rows it changed (0 when table has none of the columns).
-func (s *SQLiteStore) update(ctx context.Context, tx *sql.Tx, table string, vals []colVal, where string, args ...any) (int64, error) {
-	vals = s.present(table, vals)
-	if len(vals) == 0 {
-		return 0, nil
-	}
-	sets := make([]string, 0, len(vals))
-	all := make([]any, 0, len(vals)+len(args))
-	for _, v := range vals {
-		if v.expr != "" {
-			sets = append(sets, v.col+" = "+v.expr)
-			continue
-		}
-		sets = append(sets, v.col+" = ?")
-		all = append(all, v.val)
-	}
-	res, err := tx.ExecContext(ctx, "UPDATE "+table+" SET "+strings.Join(sets, ", ")+" "+where, append(all, args...)...)
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
-}
-
-// ts renders t the way this DB's timestamps are written: steward's layout on a DB it
-// created, the seed's isoformat on any other.
-func (s *SQLiteStore) ts(t time.Time) string {
-	if s.steward {
-		return FormatTime(t)
-	}
-	return t.UTC().Format(SeedTimeLayout)
-}
-
-// eventsNameSessions reports whether the events table can name the sessions of an event
-// (steward's session_id and detail_json columns): a refused claim is worth recording only
-// where it can say who asked and who holds the item.
-func (s *SQLiteStore) eventsNameSessions() bool {
-	return s.has("events", "session_id") && s.has("events", "detail_json")
-}
+func set(col string, val any) colVal  { return colVal{col: col, val: val} }
+func setExpr(col, expr string) colVal { return colVal{col: col, expr: expr} }

@@ -186,7 +186,8 @@ func (w *writes) claimTx(ctx context.Context, tx wtx, req ClaimRequest, now time
 			return Outcome{Code: CodeBusy, Message: "the item changed hands " + itoa(claimRounds) +
 				" times while the claim ran; nothing was written — retry shortly"}, false, nil
 		}
-		out := Outcome{Code: v.Code, Message: v.Message, Lease: holder, HolderSessionID: holder.SessionID, HolderPastExpiry: past}
+		out := Outcome{Code: v.Code, Message: v.Message, Lease: holder, HolderSessionID: holder.SessionID,
+			HolderPastExpiry: past}
 		if !w.eventsNameSessions() {
 			// The seed's events record no session: a refusal event could not say who asked
 			// and who holds the item, so nothing is written (the audit log keeps the refusal).
@@ -217,7 +218,8 @@ func (w *writes) claimTx(ctx context.Context, tx wtx, req ClaimRequest, now time
 		return Outcome{}, false, err
 	}
 	if l == nil {
-		return Outcome{}, false, &DBError{Op: "claim", Path: w.path, Err: w.failure(), Detail: "lease " + id + " not read back"}
+		return Outcome{}, false, &DBError{Op: "claim", Path: w.path, Err: w.failure(),
+			Detail: "lease " + id + " not read back"}
 	}
 	ev, err := w.insertEvent(ctx, tx, itemID, "lease.claim", "lease claimed", ss.SessionID,
 		map[string]any{"lease_id": id, "task_class": string(p.TaskClass), "expires_at": l.ExpiresAt.Raw}, at)
@@ -236,7 +238,8 @@ func (w *writes) claimTx(ctx context.Context, tx wtx, req ClaimRequest, now time
 // only one of two racing claims write it. The new lease_generation_id is the item's
 // highest plus one (the seed's monotonic fencing token), computed in the statement.
 // won reports whether the row was written.
-func (w *writes) insertLease(ctx context.Context, tx wtx, wr WorkRef, itemID int64, vals []colVal) (won bool, err error) {
+func (w *writes) insertLease(ctx context.Context, tx wtx, wr WorkRef, itemID int64,
+	vals []colVal) (won bool, err error) {
 	cols := make([]string, 0, len(vals)+1)
 	exprs := make([]string, 0, len(vals)+1)
 	args := make([]any, 0, len(vals)+8)

@@ -192,7 +192,8 @@ func (w *writes) ReclaimExpired(ctx context.Context, f Fence, by string, now tim
 	return w.fenced(ctx, OpReclaim, f, now, func(l *Lease, now time.Time) Verdict {
 		return CheckReclaimExpired(l, f, now)
 	}, func(ctx context.Context, tx wtx, l *Lease, now time.Time) (Outcome, error) {
-		if ok, err := w.end(ctx, tx, l, StatusExpired, "reclaimed", now, w.timeCond("leases", "expires_at", "<=")); err != nil || !ok {
+		expired := w.timeCond("leases", "expires_at", "<=")
+		if ok, err := w.end(ctx, tx, l, StatusExpired, "reclaimed", now, expired); err != nil || !ok {
 			return moved(l), err
 		}
 		id, err := w.insertEvent(ctx, tx, l.WorkItemID, "lease.reclaim", "expired lease reclaimed", by,

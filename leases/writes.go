@@ -296,7 +296,8 @@ func (w *writes) insert(ctx context.Context, tx wtx, table string, vals []colVal
 
 // update sets the columns table has on the rows where matches and returns how many
 // rows changed (0 when table has none of the columns).
-func (w *writes) update(ctx context.Context, tx wtx, table string, vals []colVal, where string, args ...any) (int64, error) {
+func (w *writes) update(ctx context.Context, tx wtx, table string, vals []colVal, where string,
+	args ...any) (int64, error) {
 	vals = presentIn(w.info, table, vals)
 	if len(vals) == 0 {
 		return 0, nil

@@ -170,16 +170,7 @@ func introspectPG(ctx context.Context, q queryer, tables ...string) (schemaInfo,
 	if err != nil {
 		return schemaInfo{}, err
 	}
-	defer rows.Close()
-	info := newSchemaInfo(pgSQL)
-	for rows.Next() {
-		var t, c, typ string
-		if err := rows.Scan(&t, &c, &typ); err != nil {
-			return schemaInfo{}, err
-		}
-		info.add(t, c, typ)
-	}
-	return info, rows.Err()
+	return scanColumns(rows, pgSQL)
 }
 
 // SQLSTATE codes steward acts on.

@@ -52,30 +52,18 @@ func (r *PGReader) DataVersion(ctx context.Context) (int64, error) {
 // events read (a later one moves it again): a version that moved with no new event is
 // a commit that wrote no event, or no commit at all.
 func (r *PGReader) EventsAtVersion(ctx context.Context, cursor int64, limit int) (VersionedEvents, error) {
-	const op = "events"
-	if limit <= 0 {
-		limit = 1000
-	}
-	var out VersionedEvents
-	var err error
-	if out.DataVersion, err = r.DataVersion(ctx); err != nil {
-		return out, err
-	}
-	dbtx, err := r.beginRead(ctx)
+	version, err := r.DataVersion(ctx)
 	if err != nil {
-		return out, mapErr(op, r.path, err)
+		return VersionedEvents{}, err
 	}
-	defer dbtx.Rollback()
-	tx := r.q(dbtx)
-	info, err := r.introspect(ctx, tx, "events")
+	tx, err := r.beginRead(ctx)
 	if err != nil {
-		return out, mapErr(op, r.path, err)
+		return VersionedEvents{}, mapErr("events", r.path, err)
 	}
-	out.Events, out.Health, err = readTable(ctx, tx, info, "events", eventCols,
-		"WHERE event_id > ? ORDER BY event_id LIMIT ?", []any{cursor, limit},
-		decodeEvent, func(v Event) []string { return v.Problems })
-	out.More = len(out.Events) == limit
-	return out, mapErr(op, r.path, err)
+	defer tx.Rollback()
+	out, err := r.eventsAfter(ctx, r.q(tx), cursor, limit)
+	out.DataVersion = version
+	return out, mapErr("events", r.path, err)
 }
 
 // Replaced is false: a server database is not a file another can be renamed over.

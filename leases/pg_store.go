@@ -1,9 +1,6 @@
 package leases
 
-import (
-	"context"
-	"database/sql"
-)
+import "context"
 
 // PGStore runs the fenced transitions (writes) on a PostgreSQL control-plane DB. The
 // one write path is written for many writers on many hosts at once, and on PostgreSQL
@@ -56,17 +53,12 @@ func OpenPGStore(ctx context.Context, t Target, opt StoreOptions) (*PGStore, err
 		db.Close()
 		return nil, &DBError{Op: op, Path: t.String(), Err: ErrNotInitialised, Detail: "run steward init --db on it first"}
 	}
-	s := &PGStore{writes{db: db, info: info, path: t.String(), opt: opt}}
-	if info.has("schema_meta", "key") && info.has("schema_meta", "value") {
-		var v sql.NullString
-		err := db.QueryRowContext(ctx, `SELECT value FROM schema_meta WHERE key = $1`, MetaStewardMigration).Scan(&v)
-		if err != nil && err != sql.ErrNoRows {
-			db.Close()
-			return nil, mapErr(op, t.String(), err)
-		}
-		s.steward = v.String != ""
+	steward, err := stewardMade(ctx, db, info)
+	if err != nil {
+		db.Close()
+		return nil, mapErr(op, t.String(), err)
 	}
-	return s, nil
+	return &PGStore{writes{db: db, info: info, path: t.String(), opt: opt, steward: steward}}, nil
 }
 
 // Close closes the Store's handle.

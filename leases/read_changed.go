@@ -65,31 +65,20 @@ func (r *SQLiteReader) EventsAtVersion(ctx context.Context, cursor int64, limit 
 }
 
 func (r *SQLiteReader) eventsAtVersion(ctx context.Context, cursor int64, limit int) (VersionedEvents, error) {
-	const op = "events"
-	if limit <= 0 {
-		limit = 1000
-	}
-	var out VersionedEvents
 	tx, err := r.pin.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return out, mapErr(op, r.path, err)
+		return VersionedEvents{}, mapErr("events", r.path, err)
 	}
 	defer tx.Rollback()
 	// The first statement starts the read transaction: the version is that
 	// of the snapshot the events are read from.
-	if err := tx.QueryRowContext(ctx, "PRAGMA data_version").Scan(&out.DataVersion); err != nil {
-		return out, mapErr(op, r.path, err)
+	var version int64
+	if err := tx.QueryRowContext(ctx, "PRAGMA data_version").Scan(&version); err != nil {
+		return VersionedEvents{}, mapErr("events", r.path, err)
 	}
-	out.DataVersion = r.versionOf(out.DataVersion)
-	info, err := introspectTables(ctx, tx, "events")
-	if err != nil {
-		return out, mapErr(op, r.path, err)
-	}
-	out.Events, out.Health, err = readTable(ctx, tx, info, "events", eventCols,
-		"WHERE event_id > ? ORDER BY event_id LIMIT ?", []any{cursor, limit},
-		decodeEvent, func(v Event) []string { return v.Problems })
-	out.More = len(out.Events) == limit
-	return out, mapErr(op, r.path, err)
+	out, err := r.eventsAfter(ctx, tx, cursor, limit)
+	out.DataVersion = r.versionOf(version)
+	return out, mapErr("events", r.path, err)
 }
 
 // activeCond selects the active leases, in any case, the way the expression index
@@ -255,16 +244,7 @@ func introspectTables(ctx context.Context, q queryer, tables ...string) (schemaI
 	if err != nil {
 		return schemaInfo{}, err
 	}
-	defer rows.Close()
-	info := newSchemaInfo(sqliteSQL)
-	for rows.Next() {
-		var t, c, typ string
-		if err := rows.Scan(&t, &c, &typ); err != nil {
-			return schemaInfo{}, err
-		}
-		info.add(t, c, typ)
-	}
-	return info, rows.Err()
+	return scanColumns(rows, sqliteSQL)
 }
 
 // scopeQuery is the SELECT of byIDs for n ids.

@@ -9,18 +9,27 @@ import (
 // for incremental watching (limit <= 0 means 1000). The next cursor is the
 // last returned EventID.
 func (r *reads) EventsSince(ctx context.Context, cursor int64, limit int) ([]Event, Health, error) {
+	page, err := r.eventsAfter(ctx, r.q(r.db), cursor, limit)
+	return page.Events, page.Health, mapErr("events", r.path, err)
+}
+
+// eventsAfter reads through q up to limit events with event_id > cursor in id order
+// (limit <= 0 means 1000), the one events read of both backends: it fills Events,
+// Health and More, and leaves DataVersion to the caller.
+func (r *reads) eventsAfter(ctx context.Context, q queryer, cursor int64, limit int) (VersionedEvents, error) {
+	var out VersionedEvents
 	if limit <= 0 {
 		limit = 1000
 	}
-	q := r.q(r.db)
 	info, err := r.introspect(ctx, q, "events")
 	if err != nil {
-		return nil, Health{}, mapErr("events", r.path, err)
+		return out, err
 	}
-	ev, h, err := readTable(ctx, q, info, "events", eventCols,
+	out.Events, out.Health, err = readTable(ctx, q, info, "events", eventCols,
 		"WHERE event_id > ? ORDER BY event_id LIMIT ?", []any{cursor, limit},
 		decodeEvent, func(v Event) []string { return v.Problems })
-	return ev, h, mapErr("events", r.path, err)
+	out.More = len(out.Events) == limit
+	return out, err
 }
 
 // LeaseByID reads one lease (with Work filled when work_items is readable).

@@ -156,6 +156,22 @@ func (i schemaInfo) add(table, col, typ string) {
 	i.cols[table][col] = typ
 }
 
+// scanColumns collects the (table, column, type) rows of a query over the catalogue
+// into the schema of dialect d, and closes them: the one scan of both backends'
+// introspection.
+func scanColumns(rows *sql.Rows, d dialect) (schemaInfo, error) {
+	defer rows.Close()
+	info := newSchemaInfo(d)
+	for rows.Next() {
+		var t, c, typ string
+		if err := rows.Scan(&t, &c, &typ); err != nil {
+			return schemaInfo{}, err
+		}
+		info.add(t, c, typ)
+	}
+	return info, rows.Err()
+}
+
 // introspect reads every table's columns with PRAGMA table_info.
 func introspect(ctx context.Context, q queryer) (schemaInfo, error) {
 	rows, err := q.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type='table'`)

@@ -108,15 +108,8 @@ func stewardsWAL(ctx context.Context, db *sql.DB, info schemaInfo) (steward, wal
 	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
 		return false, false, err
 	}
-	if info.has("schema_meta", "key") && info.has("schema_meta", "value") {
-		var v string
-		err := db.QueryRowContext(ctx, `SELECT value FROM schema_meta WHERE key = ?`, MetaStewardMigration).Scan(&v)
-		switch {
-		case err == nil:
-			steward = v != ""
-		case err != sql.ErrNoRows:
-			return false, false, err
-		}
+	if steward, err = stewardMade(ctx, db, info); err != nil {
+		return false, false, err
 	}
 	return steward, strings.EqualFold(mode, "wal"), nil
 }

@@ -45,6 +45,20 @@ type writes struct {
 	retries atomic.Int64
 }
 
+// stewardMade reads (never sets) whether steward's migrations created the DB: its
+// schema_meta holds a steward_migration (a DB without that table was not).
+func stewardMade(ctx context.Context, db *sql.DB, info schemaInfo) (bool, error) {
+	if !info.has("schema_meta", "key") || !info.has("schema_meta", "value") {
+		return false, nil
+	}
+	var v sql.NullString
+	err := db.QueryRowContext(ctx, info.bind(`SELECT value FROM schema_meta WHERE key = ?`), MetaStewardMigration).Scan(&v)
+	if err != nil && err != sql.ErrNoRows {
+		return false, err
+	}
+	return v.String != "", nil
+}
+
 // Policies returns the policy set the Store uses.
 func (w *writes) Policies() PolicySet { return w.opt.Policies }
 

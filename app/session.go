@@ -169,7 +169,7 @@ func newCore(s Settings, cl *gitea.Client) (*govern.Core, func(), error) {
 		now = nil // this host's own clock: the core tells a jump of it against the monotonic clock
 	}
 	core := govern.New(gws, log, govern.Options{Actor: govern.LocalActor(s.Role, s.Login), ReadOnly: s.ReadOnly,
-		ReadOnlyReason: s.ReadOnlyReason, Now: now, Step: s.Step})
+		ReadOnlyReason: s.ReadOnlyReason, Now: now, Step: s.Step, Attention: attentionLookup(s)})
 	// Closing closes the core's DB handles too: a command that wrote leaves the DB as
 	// SQLite leaves it when its last connection closes (a WAL DB checkpointed, its -wal
 	// and -shm removed), not with the files a process killed while connected leaves.

@@ -69,7 +69,12 @@ starts simulated workers that claim, heartbeat, contend, die and ask questions t
 governed core. Time is compressed by --speed (a 10-minute lease lives 30 s at the default).
 
 Everything is removed on exit unless --keep. --headless runs only the simulation for --for
-and prints what happened.`,
+and prints what happened.
+
+Of the global flags, the demo honours --config (theme, notify settings, role and read-only
+ceilings), --as-role (default operator in the workbench), --read-only and --json; it refuses
+the ones that name another workspace or identity (--db, --locks, --repo-root, --audit,
+--db-host, --db-password-file, --workspace, --login, --gitea-login, --gitea-remote).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runDemo(cmd, g, f) },
 	}
@@ -91,8 +96,32 @@ and prints what happened.`,
 	root.AddCommand(cmd)
 }
 
+// demoRefuses are the global flags that name a workspace or an identity: the demo builds its
+// own workspace in a temp folder and acts as its own simulated staff, so it refuses them
+// rather than run beside what they name. It honours --config (the theme, the notify
+// settings, the role and read-only ceilings), --as-role, --read-only and --json.
+var demoRefuses = []string{"locks", "db", "db-password-file", "db-host", "repo-root", "audit", "workspace", "login", "gitea-login", "gitea-remote"}
+
+// refuseWorkspaceFlags refuses the global flags in demoRefuses the person gave.
+func refuseWorkspaceFlags(cmd *cobra.Command) error {
+	var given []string
+	for _, name := range demoRefuses {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
+			given = append(given, "--"+name)
+		}
+	}
+	if len(given) == 0 {
+		return nil
+	}
+	return &exitError{code: ExitError, msg: "steward demo builds its own workspace in a temp folder and takes no " + strings.Join(given, ", ") +
+		": it would not read or write what that names. To look at a workspace, run `steward ui` or `steward status` with it; to look at a demo's, run the demo with --keep and use the command it prints"}
+}
+
 func runDemo(cmd *cobra.Command, g *globals, f *demoFlags) error {
 	out := cmd.OutOrStdout()
+	if err := refuseWorkspaceFlags(cmd); err != nil {
+		return err
+	}
 	if f.workers.n <= 0 || f.speed <= 0 || f.issues <= 0 {
 		return &exitError{code: ExitError, msg: "--workers, --speed and --issues must be positive"}
 	}
@@ -235,7 +264,9 @@ func runDemoWorkbench(ctx context.Context, cmd *cobra.Command, g *globals, d *si
 func report(d *sim.Demo, f *demoFlags, sum sim.Summary) demoReport {
 	r := demoReport{GiteaURL: d.GiteaURL, GiteaAddr: d.Addr(), Repo: d.Owner + "/" + d.Repo, Kept: f.keep, Env: d.Env, Summary: sum}
 	r.Root, r.LocksDir, r.DBPath, r.RepoRoot, r.AuditLog = d.Root, d.Workspace.LocksDir, d.Workspace.DBPath, d.Workspace.RepoRoot, d.AuditPath
-	r.Config, r.StatusCommand = d.ConfigPath(), d.StatusCommand()
+	if f.keep { // a folder removed on exit has no config to read and no command to run
+		r.Config, r.StatusCommand = d.ConfigPath(), d.StatusCommand()
+	}
 	return r
 }
 

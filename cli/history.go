@@ -147,15 +147,43 @@ func runHistory(ctx context.Context, out io.Writer, g *globals, f *historyFlags)
 		}
 	}
 	ev := gather.Read(ctx, src, gather.Options{Item: filt.Item, Now: clock})
+	var err2 error
 	switch {
 	case f.heat:
 		h := ev.Heat(now.Add(-f.window), now)
-		return emit(out, g.jsonOut, h, func() { printHeat(out, h) })
+		err2 = emit(out, g.jsonOut, h, func() { printHeat(out, h) })
 	case f.left:
-		return runSinceLeft(out, g, f, ev, src, now)
+		err2 = runSinceLeft(out, g, f, ev, src, now)
+	default:
+		tl := ev.Timeline(filt)
+		err2 = emit(out, g.jsonOut, tl, func() { printTimeline(out, tl) })
 	}
-	tl := ev.Timeline(filt)
-	return emit(out, g.jsonOut, tl, func() { printTimeline(out, tl) })
+	if err2 != nil {
+		return err2
+	}
+	return nothingRead("history", ev)
+}
+
+// nothingRead is exit 5 (as `steward status`'s) when not one of the supervised system's
+// sources — the control plane's events and lease rows, the lock directory — could be read:
+// what was printed is then gaps and steward's own audit log at most, and a script must not
+// read it as "nothing happened". Its reasons go to stderr.
+func nothingRead(what string, ev *history.Evidence) error {
+	var why []string
+	for _, st := range ev.States {
+		switch st.Source {
+		case history.SourceEvents, history.SourceLeases, history.SourceLocks:
+			if st.Read {
+				return nil
+			}
+			why = append(why, string(st.Source)+" ("+termsafe.Line(st.Reason)+")")
+		}
+	}
+	if len(why) == 0 {
+		return nil
+	}
+	return &exitError{code: ExitSourceUnavailable, msg: "steward " + what + ": no source could be read: " + strings.Join(why, "; ") +
+		"; nothing can be concluded (exit 5). Check the paths with `steward config check`"}
 }
 
 func emit(out io.Writer, asJSON bool, v any, text func()) error {
@@ -191,8 +219,8 @@ func runSinceLeft(out io.Writer, g *globals, f *historyFlags, ev *history.Eviden
 	if err := emit(out, g.jsonOut, r, func() { printSince(out, r) }); err != nil {
 		return err
 	}
-	if f.keepMark {
-		return nil
+	if err := nothingRead("history", ev); err != nil || f.keepMark {
+		return err // nothing read moves no mark: the window stays for the next look
 	}
 	return marks.Save(key, app.OSUser(), g.locksDir+" "+g.dbPath, now)
 }
@@ -289,7 +317,10 @@ func runStatusAt(ctx context.Context, out io.Writer, g *globals, at string, wind
 	}
 	ev := gather.Read(ctx, g.historySources(), gather.Options{Now: clock})
 	fl := ev.At(t, window)
-	return emit(out, g.jsonOut, fl, func() { printFleet(out, fl) })
+	if err := emit(out, g.jsonOut, fl, func() { printFleet(out, fl) }); err != nil {
+		return err
+	}
+	return nothingRead("status --at", ev)
 }
 
 func printFleet(out io.Writer, fl history.Fleet) {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -137,6 +138,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return g.applyConfig(cmd) }
 	root.SetFlagErrorFunc(flagError)
 	addActionCommands(root, g)
+	addAttentionList(root, g)
 	addAuditCommands(root, g)
 	addStatusCommand(root, g)
 	addHistoryCommand(root, g)
@@ -160,12 +162,25 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {
-			fmt.Fprintln(stderr, ee.msg)
+			fmt.Fprintln(stderr, onePrefix(ee.msg))
 		}
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "steward:", err)
+	fmt.Fprintln(stderr, onePrefix("steward: "+err.Error()))
 	return ExitError
+}
+
+// onePrefix drops a message's leading "X: " when what follows starts with X again — a
+// wrapped error that already names its command ("steward mcp: steward mcp serves …",
+// "steward: steward init …") says it once.
+func onePrefix(msg string) string {
+	for {
+		head, rest, ok := strings.Cut(msg, ": ")
+		if !ok || head == "" || !strings.HasPrefix(rest, head+" ") && !strings.HasPrefix(rest, head+":") {
+			return msg
+		}
+		msg = rest
+	}
 }
 
 // core builds the governed core (app.NewCore) from the session's settings: its audit log,

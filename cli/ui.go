@@ -4,10 +4,13 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"steward/app"
+	"steward/model"
 	"steward/tui"
 )
 
@@ -45,22 +48,63 @@ func runUI(ctx context.Context, g *globals, noGitea bool) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
-	s, err := g.settings()
+	sess, err := openUI(ctx, g, noGitea)
 	if err != nil {
 		return err
+	}
+	defer sess.Close()
+	return tui.Run(ctx, sess.Workbench)
+}
+
+// openUI opens the workbench's session and starts its feed: the live model's watch, or —
+// when there is nothing to watch (no lock directory) — reads every few seconds and a notice
+// saying what is wrong and what to do, so that `steward ui` opens instead of exiting.
+func openUI(ctx context.Context, g *globals, noGitea bool) (*app.Session, error) {
+	s, err := g.settings()
+	if err != nil {
+		return nil, err
 	}
 	s.Audit, s.Gitea.Off, s.Warn, s.Step = app.AuditWrite, noGitea, os.Stderr, coreStep
 	s.History = &app.History{StateDir: DefaultStateDir(), SinceOnStart: true}
 	sess, err := app.Open(ctx, s)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer sess.Close()
 	sess.KeepAttention()
 	if err := sess.Watch(ctx); err != nil {
-		return err
+		first := sess.Poll(ctx, 5*time.Second)
+		sess.Workbench.Notice = noWorkspaceNotice(g, first, err)
+		sess.Workbench.SinceOnStart = false // "since you left" of nothing read would hide the notice
 	}
-	return tui.Run(ctx, sess.Workbench)
+	return sess, nil
+}
+
+// noWorkspaceNotice says why the workbench sees no workspace and what to do: the three ways
+// to one — a config file, the flags, the demo — then the sources it could not read.
+func noWorkspaceNotice(g *globals, s *model.Snapshot, watchErr error) *tui.Notice {
+	cfg := "no config file"
+	if r := g.resolved; r != nil && r.Found {
+		cfg = "the config file " + r.Path
+	} else if r != nil {
+		cfg = "no config file (looked at " + r.Path + ")"
+	}
+	n := &tui.Notice{Title: "Nothing to watch here: no lock directory at " + g.locksDir}
+	n.Lines = append(n.Lines, "steward read "+cfg+". To watch a workspace:",
+		"• steward config init — writes a commented config file: set locks_dir and db_path to the workers' own, then steward ui",
+		"• steward --config FILE ui — a config file naming the workspace",
+		"• steward --locks DIR --db FILE ui — the workers' lock directory and control-plane DB",
+		"• steward demo — a lively demo workspace to try the workbench on",
+		"", "This workbench reads again every 5 s (r: now) and fills in once the sources are there. What could not be read:")
+	for _, x := range []struct {
+		name string
+		h    model.SourceHealth
+	}{{"locks", s.Sources.Locks}, {"db", s.Sources.DB}, {"gitea", s.Sources.Gitea}} {
+		if x.h.Status != model.StatusOK {
+			n.Lines = append(n.Lines, "• "+x.name+" "+strings.ReplaceAll(string(x.h.Status), "_", " ")+": "+x.h.Reason)
+		}
+	}
+	n.Lines = append(n.Lines, "• watching the lock directory: "+watchErr.Error())
+	return n
 }
 
 // runUIAll opens every workspace of the config file (config.LoadAll, each through the one

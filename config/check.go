@@ -109,6 +109,9 @@ func (r *Resolved) validate(f *File) {
 				if msg := postgresURLProblem(s.Value); msg != "" {
 					r.problem(SevError, "db-url", "the control-plane DB URL ("+s.Origin+") "+msg)
 				}
+			} else if scheme := urlScheme(s.Value); s.Key == KeyDBPath && scheme != "" {
+				// Read as a file name it would be "missing authority" forever: say what it is.
+				r.problem(SevError, "db-scheme", fmt.Sprintf("the control-plane DB (%s) is a %s:// URL, and %s is not supported: give a SQLite file's path or a postgres:// URL", s.Origin, scheme, scheme))
 			}
 		case KeyGiteaRemote:
 			if !remoteName(s.Value) {
@@ -213,6 +216,21 @@ func WriteNew(path string, data []byte) error {
 func IsPostgresURL(loc string) bool {
 	l := strings.ToLower(strings.TrimSpace(loc))
 	return strings.HasPrefix(l, "postgres://") || strings.HasPrefix(l, "postgresql://")
+}
+
+// urlScheme is the scheme of a value written as a URL ("mysql" of mysql://…), "" for a
+// path (a file name may hold a colon, never "://" after a plain scheme).
+func urlScheme(v string) string {
+	scheme, _, ok := strings.Cut(strings.TrimSpace(v), "://")
+	if !ok || scheme == "" {
+		return ""
+	}
+	for i, c := range scheme {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.')) {
+			return ""
+		}
+	}
+	return strings.ToLower(scheme)
 }
 
 // postgresURLProblem says what is wrong with a control-plane DB URL ("" when nothing):

@@ -359,7 +359,16 @@ func Load(in Inputs) (*Resolved, error) {
 		getenv = os.LookupEnv
 	}
 	r := &Resolved{Path: in.Path}
+	// A file the person named — --config, or STEWARD_CONFIG — must exist: a typo would
+	// otherwise run on the defaults and say nothing (an audit of the wrong log, "no
+	// attempts recorded"). Only the default place may be absent.
+	named := "--config"
 	if r.Path == "" {
+		if v, ok := getenv("STEWARD_CONFIG"); ok && v != "" {
+			named = "STEWARD_CONFIG"
+		} else {
+			named = ""
+		}
 		r.Path = DefaultPath(getenv)
 	}
 	r.loadSystem(systemPaths(in, getenv))
@@ -367,6 +376,8 @@ func Load(in Inputs) (*Resolved, error) {
 	var issues []issue
 	data, err := readConfig(r.Path)
 	switch {
+	case errors.Is(err, fs.ErrNotExist) && named != "":
+		r.problem(SevError, "config-missing", "the config file "+r.Path+" that "+named+" names does not exist; create it with `steward config init --config "+r.Path+"`, or name the file that exists")
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -81,6 +82,57 @@ func ReadAttention(auditPath string) ([]AttentionMark, []AuditFinding, error) {
 		out = append(out, m)
 	}
 	return out, finds, sc.Err()
+}
+
+// AttentionEntries are a workspace's attention entries at one read: each entry's evidence
+// fingerprint by its key, and the sources the read did not read completely ("locks", "db",
+// "gitea"), whose entries' absence proves nothing.
+type AttentionEntries struct {
+	Evidence map[string]string
+	Unread   map[string]bool
+}
+
+// AttentionLookup reads the workspace's attention entries now (package attention derives
+// them from a snapshot; govern cannot import it, so the assembly passes this in).
+type AttentionLookup func(ctx context.Context) (AttentionEntries, error)
+
+// entrySources are the sources an entry of key is derived from (by its kind, the key's first
+// field): absent from a read that missed one of them, it may still exist.
+func entrySources(key string) []string {
+	kind, _, _ := strings.Cut(key, ":")
+	switch kind {
+	case "clarification":
+		return []string{"gitea"}
+	case "source":
+		return nil // an unavailable source is itself the entry
+	}
+	return []string{"locks", "db"}
+}
+
+// checkEntry refuses an acknowledgement or a snooze of an entry that is not there now —
+// a mistyped key would otherwise be recorded and audited as done — or whose evidence is no
+// longer what the person saw (it is a new entry to them: look again).
+func (c *Core) checkEntry(ctx context.Context, key, evidence string) (*Refusal, error) {
+	if c.entries == nil {
+		return nil, nil
+	}
+	es, err := c.entries(ctx)
+	if err != nil {
+		return refuse(CodeSourceUnavailable, "the workspace's attention entries cannot be read ("+err.Error()+"), so "+key+" cannot be found; retry when the sources read"), nil
+	}
+	ev, ok := es.Evidence[key]
+	switch {
+	case ok && ev != evidence:
+		return refuse(CodeFenceMoved, fmt.Sprintf("%s's evidence is now %s, not %s: it changed since it was seen, and is a new entry to you. Look at it again (`steward attention list`) and acknowledge what is there now.", key, ev, evidence)), nil
+	case ok:
+		return nil, nil
+	}
+	for _, s := range entrySources(key) {
+		if es.Unread[s] {
+			return refuse(CodeSourceUnavailable, "no attention entry "+key+" in what could be read, but "+s+" was not read completely, so its absence proves nothing; retry when it reads"), nil
+		}
+	}
+	return refuse(CodeNotFound, "there is no attention entry "+key+" now (mistyped, or it cleared meanwhile). `steward attention list` shows the entries with their keys and evidence."), nil
 }
 
 // attentionAction is attention.ack (snooze false) and attention.snooze.
@@ -158,6 +210,9 @@ func (a attentionAction) plan(ctx context.Context, c *Core, req Request) (*plan,
 		return &plan{refusal: refuse(CodeAuditUnavailable, "the attention file beside the audit log is unreadable ("+err.Error()+"); fix its permissions, then retry")}, nil
 	}
 	key, ev := req.Target.Entry, req.Params["evidence"]
+	if r, err := c.checkEntry(ctx, key, ev); r != nil || err != nil {
+		return &plan{refusal: r}, err
+	}
 	p := &plan{state: attentionFence{Entry: key}}
 	last := lastMark(ms, key)
 	if last != nil {

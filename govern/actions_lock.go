@@ -140,11 +140,14 @@ func (c *Core) retirePlan(ctx context.Context, req Request, ending map[string]bo
 	p.effects = []string{
 		"lock file " + name + " moves to retired/ with a steward_recovery block (action, attempt, actor, reason, evidence); it is never deleted",
 		"no live lock remains for this item in the lock directory",
-		"undo restores it while nothing has claimed the item since",
+		retireUndoEffect,
 	}
 	p.fences = []string{fmt.Sprintf("lock_generation %d and task_session_id %q unchanged (compare-and-swap under flock)", st.Generation, st.TaskSessionID)}
 	return p, nil
 }
+
+// retireUndoEffect is the retire's word on its inverse (lock.restore of the archive).
+const retireUndoEffect = "undo restores it while nothing has claimed the item since"
 
 func (retireLock) apply(ctx context.Context, c *Core, req Request, p *plan, attempt string) effect {
 	st := p.state.(*retireState)

@@ -306,7 +306,13 @@ func stopped(i int, st *recoverPlan, done []string, r *Refusal, err error, sent 
 func stepEffects(effects []string) []string {
 	out := make([]string, 0, len(effects))
 	for _, e := range effects {
-		if !strings.HasPrefix(e, "remains: lock file ") {
+		switch {
+		case strings.HasPrefix(e, "remains: lock file "):
+		case e == retireUndoEffect:
+			// A retire alone records its restore as its inverse; a recover records none (the
+			// lease it ends cannot be restarted), so undo would answer no_inverse.
+			out = append(out, "the archive stays in retired/; item.recover records no inverse, so `steward undo` cannot restore it (a worker claims the item again)")
+		default:
 			out = append(out, e)
 		}
 	}

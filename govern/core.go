@@ -123,6 +123,8 @@ type Core struct {
 	// needProof demands proof of ownership for every worker action on a lease
 	// (WithOwnerProof).
 	needProof bool
+	// entries reads the workspace's attention entries now (Options.Attention).
+	entries AttentionLookup
 }
 
 // Options configure a Core.
@@ -142,12 +144,18 @@ type Options struct {
 	Elapsed func() time.Duration
 	// Step, when set, is called at each boundary of an apply (for crash tests).
 	Step func(name string)
+	// Attention reads the workspace's attention entries now: attention.ack and
+	// attention.snooze refuse an entry that is not among them (not_found) or whose evidence
+	// is no longer the one given (fence_moved). The assembly (app) always sets it; without
+	// it the entry is taken as named.
+	Attention AttentionLookup
 }
 
 // New returns a core acting on ws as opts.Actor, recording into audit. A nil audit makes a
 // preview-only core: every Apply refuses with audit_unavailable.
 func New(ws Workspace, audit *AuditLog, opts Options) *Core {
-	c := &Core{ws: ws, audit: audit, actor: opts.Actor, readOnly: opts.ReadOnly, roWhy: opts.ReadOnlyReason, now: opts.Now, step: opts.Step, src: &sources{}}
+	c := &Core{ws: ws, audit: audit, actor: opts.Actor, readOnly: opts.ReadOnly, roWhy: opts.ReadOnlyReason, now: opts.Now, step: opts.Step, src: &sources{},
+		entries: opts.Attention}
 	c.elapsed = opts.Elapsed
 	if c.now == nil {
 		c.now = time.Now

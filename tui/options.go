@@ -63,6 +63,10 @@ type Options struct {
 	// chooses the Markdown style of questions and answers.
 	Theme string
 
+	// Notice, when set, is shown over the workbench as it opens (a workspace that cannot
+	// be read at all: what is wrong and what to do).
+	Notice *Notice
+
 	// ws is set by RunWorkspaces: the other workspaces of a workbench over several.
 	ws *wsView
 }

@@ -53,6 +53,9 @@ func New(opts Options) *Root {
 	r.screens = newScreens(r.env)
 	r.help = newHelpModel()
 	r.resize()
+	if opts.Notice != nil {
+		r.push(newNotice(r.env.keys, *opts.Notice))
+	}
 	return r
 }
 

@@ -1,0 +1,51 @@
+package govern
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestUndoWordsMatchUndo: what a preview says of undo is what `steward undo` then does. A
+// retire says "undo restores it" and its undo is allowed; a recover retires the same lock but
+// records no inverse, so its preview must not promise an undo — its undo is no_inverse.
+// Before, recover's preview carried the retire's "undo restores it" and undo refused.
+func TestUndoWordsMatchUndo(t *testing.T) {
+	promises := func(effects []string) bool {
+		for _, e := range effects {
+			if strings.Contains(e, "undo restores") {
+				return true
+			}
+		}
+		return false
+	}
+	check := func(t *testing.T, f *fixture, req Request) {
+		t.Helper()
+		pv, err := f.core.Preview(context.Background(), req)
+		if err != nil || !pv.Allowed {
+			t.Fatalf("preview %s: %+v %v", req.Action, pv.Refusal, err)
+		}
+		out := f.core.Apply(context.Background(), pv, pv.ConfirmPhrase)
+		if out.Result != ResultSucceeded {
+			t.Fatalf("apply %s: %+v", req.Action, out)
+		}
+		upv, err := f.core.Preview(context.Background(), Request{Action: ActionUndo, Target: Target{Attempt: out.Attempt}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		undoable := upv.Refusal == nil || upv.Refusal.Code != CodeNoInverse
+		if promises(pv.Effects) != undoable {
+			t.Errorf("%s: the preview promises undo %v, undo answers %+v\n%s", req.Action, promises(pv.Effects), upv.Refusal, strings.Join(pv.Effects, "\n"))
+		}
+	}
+	t.Run("retire", func(t *testing.T) {
+		f := newFixture(t, RoleOperator)
+		check(t, f, Request{Action: ActionRetireLock, Target: Target{LockFile: f.lockFile(4, -time.Minute, deadPID(t))}})
+	})
+	t.Run("recover", func(t *testing.T) {
+		f := newFixture(t, RoleOperator)
+		f.deadClaim(52)
+		check(t, f, Request{Action: ActionRecover, Target: Target{Item: item(52)}})
+	})
+}

@@ -51,9 +51,12 @@ type demoReport struct {
 	Env       map[string]string `json:"env"`
 	// Config is the demo's configuration file (its workspace and compressed lease policy);
 	// StatusCommand the one command that reads the workspace alike, as shell words.
-	Config        string      `json:"config,omitempty"`
-	StatusCommand []string    `json:"status_command,omitempty"`
-	Summary       sim.Summary `json:"summary"`
+	Config        string   `json:"config,omitempty"`
+	StatusCommand []string `json:"status_command,omitempty"`
+	// Try is, for a kept workspace, what the README's examples take: its config file and a
+	// claim the run left (item, lease, lock file).
+	Try     *demoTry    `json:"try,omitempty"`
+	Summary sim.Summary `json:"summary"`
 }
 
 func addDemoCommand(root *cobra.Command, g *globals) {
@@ -266,6 +269,8 @@ func report(d *sim.Demo, f *demoFlags, sum sim.Summary) demoReport {
 	r.Root, r.LocksDir, r.DBPath, r.RepoRoot, r.AuditLog = d.Root, d.Workspace.LocksDir, d.Workspace.DBPath, d.Workspace.RepoRoot, d.AuditPath
 	if f.keep { // a folder removed on exit has no config to read and no command to run
 		r.Config, r.StatusCommand = d.ConfigPath(), d.StatusCommand()
+		t := keptTry(context.Background(), d.ConfigPath())
+		r.Try = &t
 	}
 	return r
 }
@@ -300,8 +305,13 @@ func writeKeep(w io.Writer, r demoReport) {
 	fmt.Fprintf(w, "\nkept the demo workspace in %s\n", r.Root)
 	fmt.Fprintf(w, "  locks:  %s\n  db:     %s\n  repo:   %s\n  audit:  %s\n  config: %s (the workspace, its compressed lease policy and durations)\n",
 		r.LocksDir, r.DBPath, r.RepoRoot, r.AuditLog, r.Config)
+	whereSteward(w)
 	fmt.Fprintln(w, "inspect it with:")
 	fmt.Fprintf(w, "  %s\n", strings.Join(r.StatusCommand, " "))
+	if r.Try != nil {
+		fmt.Fprintln(w, "or set it once for every command (the README's examples read $ITEM, $LEASE and $LOCK: a claim the run left):")
+		fmt.Fprintf(w, "  %s\n", r.Try.exports())
+	}
 	if r.GiteaAddr != "" {
 		fmt.Fprintln(w, "(the in-process Gitea stopped with the demo; Gitea facts are not available afterwards)")
 	}

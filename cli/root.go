@@ -135,7 +135,12 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	pf.StringVar(&g.gitea.repo, "gitea-repo", envOr("STEWARD_GITEA_REPO", ""), "owner/name of the Gitea repository the workers coordinate through")
 	pf.StringVar(&g.configPath, "config", "", "config file (default $STEWARD_CONFIG, else $XDG_CONFIG_HOME/steward/config.yaml)")
 	pf.StringVar(&g.workspace, "workspace", "", "workspace of the config file to use")
-	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return g.applyConfig(cmd) }
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		if cmd.Name() == "version" && cmd.Parent() == cmd.Root() {
+			return nil // what the binary is, whatever the configuration says
+		}
+		return g.applyConfig(cmd)
+	}
 	root.SetFlagErrorFunc(flagError)
 	addActionCommands(root, g)
 	addAttentionList(root, g)
@@ -148,6 +153,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	addMCPCommand(root, g)
 	addWatchCommand(root, g)
 	addInitCommand(root, g)
+	addVersionCommand(root, g)
 	return root
 }
 

@@ -198,7 +198,7 @@ func TestDemoRefusesWorkspaceFlags(t *testing.T) {
 	if code != ExitOK || json.Unmarshal([]byte(out), &rep) != nil {
 		t.Fatalf("demo --json: exit %d\n%s%s", code, out, errs)
 	}
-	if rep.Kept || len(rep.StatusCommand) != 0 || rep.Config != "" {
+	if rep.Kept || len(rep.StatusCommand) != 0 || rep.Config != "" || rep.Try != nil {
 		t.Errorf("a removed demo folder still comes with a command: %+v %q", rep.StatusCommand, rep.Config)
 	}
 	if _, err := os.Stat(rep.Root); err == nil {

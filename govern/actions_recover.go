@@ -124,7 +124,7 @@ func (recoverItem) plan(ctx context.Context, c *Core, req Request) (*plan, error
 		if err != nil {
 			return p, err
 		}
-		if r := c.stepRefusal(req, sp); r != nil {
+		if r := c.stepPlanRefusal(req, sp); r != nil {
 			refusals = append(refusals, "lock "+name+": retire refused "+r.Code+": "+r.Message)
 			continue
 		}
@@ -163,7 +163,7 @@ func (c *Core) leaseStep(ctx context.Context, id string) (recoverStep, string, e
 	if err != nil {
 		return recoverStep{}, "", err
 	}
-	r1 := c.stepRefusal(reclaim, rp)
+	r1 := c.stepPlanRefusal(reclaim, rp)
 	if r1 == nil {
 		return recoverStep{req: reclaim, plan: rp}, "", nil
 	}
@@ -172,11 +172,24 @@ func (c *Core) leaseStep(ctx context.Context, id string) (recoverStep, string, e
 	if err != nil {
 		return recoverStep{}, "", err
 	}
-	r2 := c.stepRefusal(abandon, ap)
+	r2 := c.stepPlanRefusal(abandon, ap)
 	if r2 == nil {
 		return recoverStep{req: abandon, plan: ap}, "", nil
 	}
 	return recoverStep{}, fmt.Sprintf("lease %s: reclaim refused %s (%s); abandon refused %s (%s)", id, r1.Code, r1.Message, r2.Code, r2.Message), nil
+}
+
+// stepPlanRefusal is a step's refusal as the plan weighs it: the step's own guards, and its
+// role when it needs more than recover itself. Read-only and a role too low for recover are
+// the plan's own refusal (Preview's gate), so a viewer's preview still shows every step it
+// would take and why it may not — as a single action's preview does.
+func (c *Core) stepPlanRefusal(req Request, p *plan) *Refusal {
+	if s := c.actions[req.Action].spec(); s.MinRole > (recoverItem{}).spec().MinRole {
+		if r := c.gate(s, req); r != nil {
+			return r
+		}
+	}
+	return p.refusal
 }
 
 // stepRefusal is a step's refusal: the shared guards of its action (role, read-only), then

@@ -84,7 +84,7 @@ func TestReadOnlyCreatesNothing(t *testing.T) {
 	dir := t.TempDir()
 	auditDir := filepath.Join(dir, "state", "steward")
 	ws[len(ws)-1] = filepath.Join(auditDir, "audit.jsonl")
-	cfg := filepath.Join(dir, "none.yaml")
+	cfg := emptyConfig(t, dir)
 	t.Setenv("STEWARD_SYSTEM_CONFIG", "")
 	for _, args := range [][]string{
 		{"lease", "reclaim-expired", "--lease", "L1", "--as-role", "operator", "--read-only"},
@@ -121,7 +121,7 @@ func TestReadOnlyCreatesNothing(t *testing.T) {
 // never "no pid", a parser's words or a layout string (defect 12).
 func TestBadValuesSayWhatIsAccepted(t *testing.T) {
 	ws := cliWorkspace(t)
-	cfg := filepath.Join(t.TempDir(), "none.yaml")
+	cfg := emptyConfig(t, t.TempDir())
 	t.Setenv("STEWARD_SYSTEM_CONFIG", "")
 	claim := []string{"claim", "--org", "acme", "--repo", "widgets", "--number", "5", "--session", "s9", "--as-role", "operator", "--dry-run"}
 	for _, tc := range []struct {
@@ -164,7 +164,7 @@ func TestBadValuesSayWhatIsAccepted(t *testing.T) {
 func TestDemoTokenOffTheCommandLine(t *testing.T) {
 	const tok = "tok-demo-0123456789abcdef"
 	dir := t.TempDir()
-	cfg := filepath.Join(dir, "none.yaml")
+	cfg := emptyConfig(t, dir)
 	t.Setenv("STEWARD_SYSTEM_CONFIG", "")
 	t.Setenv("STEWARD_GITEA_TOKEN", "")
 	tf := writeFile(t, dir, "token", tok+"\n")

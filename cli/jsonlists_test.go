@@ -171,11 +171,11 @@ func TestJSONListsAreNeverNull(t *testing.T) {
 		t.Fatal(err)
 	}
 	emptyDB := filepath.Join(empty, "control_plane.sqlite3")
-	if code, out := run(t, "init", "--db", emptyDB, "--as-role", "admin", "--config", filepath.Join(empty, "none.yaml")); code != ExitOK {
+	if code, out := run(t, "init", "--db", emptyDB, "--as-role", "admin", "--config", emptyConfig(t, empty)); code != ExitOK {
 		t.Fatalf("init: %s", out)
 	}
 	emptyWS := []string{"--locks", filepath.Join(empty, "locks"), "--db", emptyDB, "--repo-root", empty,
-		"--audit", filepath.Join(empty, "audit.jsonl"), "--config", filepath.Join(empty, "none.yaml")}
+		"--audit", filepath.Join(empty, "audit.jsonl"), "--config", emptyConfig(t, empty)}
 	// A populated one: the seed's names, its rows and locks, an in-process Gitea, and an
 	// audit log with attempts in it.
 	w := newJoinWS(t, "")
@@ -186,7 +186,7 @@ func TestJSONListsAreNeverNull(t *testing.T) {
 	}
 	hist, _ := seedHistoryWS(t, now, seedtest.Options{})
 	histWS := []string{"--db", hist, "--locks", filepath.Join(filepath.Dir(hist), "locks"), "--audit", filepath.Join(filepath.Dir(hist), "audit.jsonl"),
-		"--config", filepath.Join(filepath.Dir(hist), "none.yaml"), "--state-dir", t.TempDir()}
+		"--config", emptyConfig(t, filepath.Dir(hist)), "--state-dir", t.TempDir()}
 	both := filepath.Join(t.TempDir(), "all.yaml")
 	if err := os.WriteFile(both, fmt.Appendf(nil, "default_workspace: a\nworkspaces:\n  a:\n    locks_dir: %s/locks\n    db_path: %s\n    repo_root: %s\n  b:\n    locks_dir: %s/locks\n    db_path: %s\n    repo_root: %s/repo\n",
 		empty, emptyDB, empty, w.dir, w.db, w.dir), 0o600); err != nil {
@@ -215,10 +215,10 @@ func TestJSONListsAreNeverNull(t *testing.T) {
 		{"audit seed", append([]string{"audit", "--json"}, full...), auditView{}, false},
 		{"audit verify empty", append([]string{"audit", "verify", "--json", "--as-role", "operator"}, emptyWS...), []govern.Verification{}, false},
 		{"config check", []string{"config", "check", "--json", "--offline", "--config", w.cfg}, configCheckView{}, false},
-		{"actions", []string{"actions", "--json", "--config", filepath.Join(empty, "none.yaml")}, []govern.Spec{}, false},
+		{"actions", []string{"actions", "--json", "--config", emptyConfig(t, empty)}, []govern.Spec{}, false},
 		{"a preview", append([]string{"--as-role", "operator", "lease", "reclaim-expired", "--lease", "lease-1", "--dry-run", "--json"}, full...), govern.Preview{}, false},
 		{"an outcome", append([]string{"--as-role", "operator", "lease", "expire-sweep", "--json"}, emptyWS...), govern.Outcome{}, false},
-		{"demo", []string{"demo", "--headless", "--for", "2s", "--json", "--seed", "3", "--config", filepath.Join(empty, "none.yaml")}, demoReport{}, false},
+		{"demo", []string{"demo", "--headless", "--for", "2s", "--json", "--seed", "3", "--config", emptyConfig(t, empty)}, demoReport{}, false},
 		{"watch empty", append([]string{"watch", "--json", "--no-gitea", "--for", "1500ms"}, emptyWS...), watchStarted{}, true},
 	}
 	for _, c := range cases {

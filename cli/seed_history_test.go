@@ -49,7 +49,7 @@ func historyJSON(t *testing.T, db string, now time.Time, args ...string) history
 	var out, errb bytes.Buffer
 	args = append([]string{"history", "--json", "--now", now.Format(time.RFC3339), "--db", db,
 		"--locks", filepath.Join(filepath.Dir(db), "locks"), "--audit", filepath.Join(filepath.Dir(db), "audit.jsonl"),
-		"--config", filepath.Join(filepath.Dir(db), "no-config.yaml")}, args...)
+		"--config", emptyConfig(t, filepath.Dir(db))}, args...)
 	if code := Main(args, &out, &errb); code != ExitOK {
 		t.Fatalf("steward %s: exit %d: %s", strings.Join(args, " "), code, errb.String())
 	}

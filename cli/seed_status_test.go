@@ -112,7 +112,7 @@ func TestStatusJSONOnSeedDB(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := Main([]string{"status", "--json", "--no-gitea", "--now", now.Format(time.RFC3339),
 		"--locks", filepath.Join(dir, "locks"), "--db", db, "--repo-root", filepath.Join(dir, "repo"),
-		"--config", filepath.Join(dir, "no-config.yaml")}, &out, &errb)
+		"--config", emptyConfig(t, dir)}, &out, &errb)
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}

@@ -23,6 +23,17 @@ import (
 // database scheme steward cannot read, a history with nothing read, a workbench with no
 // workspace, a demo given flags it would ignore — each says so, and exits so.
 
+// emptyConfig is an empty config file (mode 0600) in dir: a command that names it runs on
+// the defaults, the flags and the variables — a file named by --config must exist.
+func emptyConfig(t *testing.T, dir string) string {
+	t.Helper()
+	p := filepath.Join(dir, "empty-config.yaml")
+	if err := os.WriteFile(p, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func runSplit(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer

@@ -14,6 +14,17 @@ func env(m map[string]string) func(string) (string, bool) {
 	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
 }
 
+// noConfig is a Getenv with no config file at the default place (XDG_CONFIG_HOME an empty
+// folder) beside the variables of m; only the default place may be absent.
+func noConfig(t *testing.T, m map[string]string) func(string) (string, bool) {
+	t.Helper()
+	e := map[string]string{"XDG_CONFIG_HOME": t.TempDir()}
+	for k, v := range m {
+		e[k] = v
+	}
+	return env(e)
+}
+
 func write(t *testing.T, body string, mode os.FileMode) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "config.yaml")
@@ -154,7 +165,7 @@ func TestProblems(t *testing.T) {
 }
 
 func TestMissingFileIsDefaults(t *testing.T) {
-	r, err := Load(Inputs{Path: filepath.Join(t.TempDir(), "none.yaml"), Getenv: env(map[string]string{"HOME": "/h"})})
+	r, err := Load(Inputs{Getenv: noConfig(t, map[string]string{"HOME": "/h"})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,6 +174,13 @@ func TestMissingFileIsDefaults(t *testing.T) {
 	}
 	if got := DefaultPath(env(map[string]string{"XDG_CONFIG_HOME": "/x"})); got != "/x/steward/config.yaml" {
 		t.Fatalf("DefaultPath = %q", got)
+	}
+	// A file the person named (--config, STEWARD_CONFIG) must exist: a typo is an error.
+	missing := filepath.Join(t.TempDir(), "none.yaml")
+	for _, in := range []Inputs{{Path: missing, Getenv: env(nil)}, {Getenv: env(map[string]string{"STEWARD_CONFIG": missing})}} {
+		if r, err := Load(in); err != nil || !has(codes(r), "config-missing") || !r.HasErrors() {
+			t.Errorf("a named file that is not there: %v %v", err, r.Problems)
+		}
 	}
 }
 
@@ -206,7 +224,7 @@ func TestDBHost(t *testing.T) {
 	if s := r.Get(KeyDBHost); s.Value != "flag-host" || s.Source != FromFlag {
 		t.Errorf("db_host from the flag: %+v", s)
 	}
-	r, _ = Load(Inputs{Path: filepath.Join(t.TempDir(), "none.yaml"), Getenv: env(nil)})
+	r, _ = Load(Inputs{Getenv: noConfig(t, nil)})
 	if s := r.Get(KeyDBHost); s.Value != "" || s.Source != FromDefault {
 		t.Errorf("db_host by default: %+v", s)
 	}
@@ -237,7 +255,7 @@ func TestGiteaRemote(t *testing.T) {
 	if s := r.Get(KeyGiteaRemote); s.Value != "mdcps" || s.Source != FromFlag {
 		t.Errorf("gitea.remote from the flag: %+v", s)
 	}
-	r, _ = Load(Inputs{Path: filepath.Join(t.TempDir(), "none.yaml"), Getenv: env(nil)})
+	r, _ = Load(Inputs{Getenv: noConfig(t, nil)})
 	if s := r.Get(KeyGiteaRemote); s.Value != "" || s.Source != FromDefault {
 		t.Errorf("gitea.remote by default: %+v", s)
 	}

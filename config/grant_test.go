@@ -53,7 +53,7 @@ func TestGrantCeiling(t *testing.T) {
 		{name: "a variable that is not a bool names itself", env: map[string]string{"STEWARD_READ_ONLY": "maybe"}, role: "viewer", roleSrc: FromDefault, wantProblem: "bad-bool"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in := Inputs{Path: filepath.Join(t.TempDir(), "none.yaml"), Getenv: env(tc.env), Flags: tc.flags, Login: tc.login, SystemPaths: []string{}}
+			in := Inputs{Getenv: noConfig(t, tc.env), Flags: tc.flags, Login: tc.login, SystemPaths: []string{}}
 			if tc.user != "" {
 				in.Path = write(t, tc.user, 0o600)
 			}
@@ -99,7 +99,7 @@ func onlyGiteaWarnings(r *Resolved) bool {
 // The error for a bad STEWARD_READ_ONLY names the variable — not a config file that does
 // not exist — and shows no Go internals (defect 12).
 func TestBadReadOnlyNamesItsSource(t *testing.T) {
-	r, err := Load(Inputs{Path: filepath.Join(t.TempDir(), "none.yaml"), Getenv: env(map[string]string{"STEWARD_READ_ONLY": "maybe"}), SystemPaths: []string{}})
+	r, err := Load(Inputs{Getenv: noConfig(t, map[string]string{"STEWARD_READ_ONLY": "maybe"}), SystemPaths: []string{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,8 +121,8 @@ func TestSystemConfigVariableOnlyAdds(t *testing.T) {
 	loose := write(t, "read_only: false\nroles: {alice: admin}\n", 0o644)
 	defer func(p string) { SystemPath = p }(SystemPath)
 	SystemPath = strict
-	r, err := Load(Inputs{Path: filepath.Join(t.TempDir(), "none.yaml"), Login: "alice", Flags: map[string]string{KeyRole: "admin", KeyReadOnly: "false"},
-		Getenv: env(map[string]string{EnvSystemConfig: loose})})
+	r, err := Load(Inputs{Login: "alice", Flags: map[string]string{KeyRole: "admin", KeyReadOnly: "false"},
+		Getenv: noConfig(t, map[string]string{EnvSystemConfig: loose})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestSystemConfigVariableOnlyAdds(t *testing.T) {
 	}
 	// And the variable does add: a stricter file named by it applies.
 	SystemPath = filepath.Join(t.TempDir(), "absent.yaml")
-	r, _ = Load(Inputs{Path: filepath.Join(t.TempDir(), "none.yaml"), Getenv: env(map[string]string{EnvSystemConfig: strict})})
+	r, _ = Load(Inputs{Getenv: noConfig(t, map[string]string{EnvSystemConfig: strict})})
 	if !r.Grant.ReadOnly {
 		t.Fatalf("the variable's file did not apply: %+v", r.Grant)
 	}
@@ -157,7 +157,7 @@ func TestSystemConfigProblems(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := write(t, tc.body, tc.mode)
-			r, err := Load(Inputs{Path: filepath.Join(dir, "none.yaml"), Getenv: env(nil), SystemPaths: []string{p}})
+			r, err := Load(Inputs{Getenv: noConfig(t, nil), SystemPaths: []string{p}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -180,12 +180,12 @@ func TestSystemConfigProblems(t *testing.T) {
 	if err := os.Mkdir(d, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	r, err := Load(Inputs{Path: filepath.Join(dir, "none.yaml"), Getenv: env(nil), SystemPaths: []string{d}})
+	r, err := Load(Inputs{Getenv: noConfig(t, nil), SystemPaths: []string{d}})
 	if err != nil || !has(codes(r), "system-config") || !r.HasErrors() {
 		t.Fatalf("unreadable system file: %v %v", err, r.Problems)
 	}
 	// An absent one is fine.
-	r, _ = Load(Inputs{Path: filepath.Join(dir, "none.yaml"), Getenv: env(nil), SystemPaths: []string{filepath.Join(dir, "absent.yaml")}})
+	r, _ = Load(Inputs{Getenv: noConfig(t, nil), SystemPaths: []string{filepath.Join(dir, "absent.yaml")}})
 	if r.HasErrors() || len(r.System) != 1 || r.System[0].Found {
 		t.Fatalf("absent system file: %+v %v", r.System, r.Problems)
 	}

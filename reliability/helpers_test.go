@@ -35,6 +35,11 @@ func newWorkspace(t testing.TB) *workspace {
 	if err := govern.InitWorkspace(w.ws); err != nil {
 		t.Fatal(err)
 	}
+	// An empty config file: the commands run on their flags alone (a file --config names
+	// must exist).
+	if err := os.WriteFile(filepath.Join(dir, "no-config.yaml"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	return w
 }
 

@@ -174,6 +174,9 @@ func newSharedWorkspace(t *testing.T) *sharedWorkspace {
 		RepoRoot: filepath.Join(dir, "repo")}}
 	must(t, govern.InitWorkspace(w.ws))
 	must(t, os.MkdirAll(filepath.Dir(w.audit), 0o700))
+	// An empty config file every account reads: the commands run on their flags alone (a
+	// file --config names must exist).
+	must(t, os.WriteFile(filepath.Join(root, "no-config.yaml"), nil, 0o644))
 	return w
 }
 

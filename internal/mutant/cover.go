@@ -217,10 +217,16 @@ func (b *mapBuilder) add(judge, bin string, path []string) error {
 	return nil
 }
 
-// addChild is add for a subtest; ran is false when running it alone did not run it (a
-// name the -run pattern cannot select).
+// addChild is add for a subtest; ran is false when it cannot be judged alone: running it
+// alone did not run it (a name the -run pattern cannot select), or failed (its parent
+// checks something over all its subtests, as TestActions checks every action has a case).
 func (b *mapBuilder) addChild(judge, bin string, path []string) (ran bool, err error) {
 	secs, results, blocks, err := b.run(judge, bin, path)
+	var red *redError
+	if errors.As(err, &red) {
+		fmt.Fprintf(b.report, "%-18s %-70s fails alone: kept in its parent\n", judge, strings.Join(path, "/"))
+		return false, nil
+	}
 	if err != nil {
 		return false, err
 	}
@@ -292,8 +298,8 @@ func (b *mapBuilder) run(judge, bin string, path []string) (float64, map[string]
 	out, err := cmd.CombinedOutput()
 	secs := time.Since(start).Seconds()
 	if err != nil {
-		return 0, nil, nil, fmt.Errorf("%s %s fails on the unmutated source (%v): a mutation run needs a green suite\n%s",
-			judge, strings.Join(path, "/"), err, tail(out, 40))
+		return 0, nil, nil, &redError{fmt.Errorf("%s %s fails on the unmutated source (%v): a mutation run needs a green suite\n%s",
+			judge, strings.Join(path, "/"), err, tail(out, 40))}
 	}
 	blocks, err := readProfile(prof, b.s.importPath(b.s.target))
 	if err != nil {
@@ -301,6 +307,11 @@ func (b *mapBuilder) run(judge, bin string, path []string) (float64, map[string]
 	}
 	return secs, testResults(out), blocks, nil
 }
+
+// redError is a test that fails on the unmutated source.
+type redError struct{ error }
+
+func (e *redError) Unwrap() error { return e.error }
 
 var resultLine = regexp.MustCompile(`^\s*--- (PASS|FAIL|SKIP): (\S+) \(`)
 

@@ -139,3 +139,14 @@ func TestPathErrorText(t *testing.T) {
 		t.Errorf("without a path: %q", got)
 	}
 }
+
+// A literal cut short by the end of the file is a truncated file, for every literal.
+func TestDecodeLiteralCutShortIsTruncated(t *testing.T) {
+	t.Parallel()
+	for _, doc := range []string{`{"pid":tru`, `{"pid":fals`, `{"pid":nul`, `{"pid":n`} {
+		_, fs := Decode([]byte(doc))
+		if len(fs) != 1 || fs[0].Kind != FindingTruncated {
+			t.Errorf("%s: findings %+v; want one truncated", doc, fs)
+		}
+	}
+}

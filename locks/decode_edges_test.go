@@ -150,3 +150,22 @@ func TestDecodeLiteralCutShortIsTruncated(t *testing.T) {
 		}
 	}
 }
+
+// Numbers in every JSON form parse, also when the number is the last byte of the file;
+// malformed ones are syntax errors, never a crash.
+func TestDecodeNumbers(t *testing.T) {
+	t.Parallel()
+	for _, n := range []string{"0", "7", "-0", "-12", "1.5", "0.25", "1e5", "1E5", "1e+5", "1e-5", "-2.5E-3"} {
+		if _, fs := Decode([]byte(`{"issue_number":1,"x":` + n + `}`)); fatal(fs) {
+			t.Errorf("%s inside an object: %+v", n, fs)
+		}
+		if _, fs := Decode([]byte(n)); len(fs) != 1 || fs[0].Kind != FindingNotObject {
+			t.Errorf("%s alone: %+v; want not-object", n, fs)
+		}
+	}
+	for _, n := range []string{"-", "1.", "1e", "1e+", "-x", ".5", "1.e5"} {
+		if _, fs := Decode([]byte(n)); len(fs) != 1 || (fs[0].Kind != FindingSyntax && fs[0].Kind != FindingTruncated) {
+			t.Errorf("%q alone: %+v; want a syntax error", n, fs)
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"steward/history/gather"
 	"steward/leases"
 	"steward/locks"
+	"steward/locks/lockrec"
 	"steward/model"
 	"steward/model/live"
 	"steward/termsafe"
@@ -284,7 +285,7 @@ func (sess *Session) Snapshot(ctx context.Context) *model.Snapshot {
 	if in.LocksHealth.Status == model.StatusOK {
 		// The previews of the orphans look items up in the listing just read, not in a
 		// second read of the whole directory (locks.ViewOf).
-		ctx = govern.WithLockView(ctx, locks.ViewOf(sess.ws.LocksDir, func(yield func(*locks.Entry) bool) {
+		ctx = govern.WithLockView(ctx, locks.ViewOf(sess.ws.LocksDir, func(yield func(*lockrec.Entry) bool) {
 			for i := range in.Locks {
 				if !yield(&in.Locks[i].Entry) {
 					return

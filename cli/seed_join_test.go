@@ -17,6 +17,7 @@ import (
 	"steward/gitea/giteatest"
 	"steward/leases/seedtest"
 	"steward/locks"
+	"steward/locks/lockrec"
 )
 
 // The supervised system's own names (seed 002): the remote its workers call the Gitea
@@ -86,13 +87,13 @@ func newJoinWS(t *testing.T, cfgExtra string) *joinWS {
 	}
 	one := int64(1)
 	wt := filepath.Join(w.dir, "repo", "branches", "issue-1")
-	rec := locks.Record{Remote: seedRemote, Org: seedOrg, Repo: seedRepo, IssueNumber: &one, BranchName: "issue-1", WorktreePath: wt,
+	rec := lockrec.Record{Remote: seedRemote, Org: seedOrg, Repo: seedRepo, IssueNumber: &one, BranchName: "issue-1", WorktreePath: wt,
 		OwnerSession: seedSession, LeaseID: "lease-1",
-		WorkLease: &locks.WorkLease{OperationType: "author_issue_work", IssueNumber: &one, Branch: "issue-1", WorktreePath: wt,
-			Claimant: &locks.Claimant{Username: "jcwalker3", Profile: seedProfile}, CreatedAt: locks.NewTimestamp(w.now.Add(-5 * time.Minute)),
-			ExpiresAt: locks.NewTimestamp(w.now.Add(9 * time.Minute)), LastHeartbeatAt: locks.NewTimestamp(w.now.Add(-time.Minute)),
+		WorkLease: &lockrec.WorkLease{OperationType: "author_issue_work", IssueNumber: &one, Branch: "issue-1", WorktreePath: wt,
+			Claimant: &lockrec.Claimant{Username: "jcwalker3", Profile: seedProfile}, CreatedAt: lockrec.NewTimestamp(w.now.Add(-5 * time.Minute)),
+			ExpiresAt: lockrec.NewTimestamp(w.now.Add(9 * time.Minute)), LastHeartbeatAt: lockrec.NewTimestamp(w.now.Add(-time.Minute)),
 			TaskSessionID: "tsk-1", LifecycleVersion: "heartbeat-v1"},
-		LockProvenance: &locks.Provenance{Source: "gitea_lock_issue", WrittenByTool: "gitea_mcp_server"}}
+		LockProvenance: &lockrec.Provenance{Source: "gitea_lock_issue", WrittenByTool: "gitea_mcp_server"}}
 	if _, err := locks.WriteCAS(filepath.Join(w.dir, "locks"), "prgs__Scaled-Tech-Consulting__Gitea-Tools__issue-1.json", locks.ExpectAbsent(), rec); err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"steward/leases/seedtest"
 	"steward/locks"
+	"steward/locks/lockrec"
 )
 
 // seedWorkspace builds a workspace around a control-plane DB shaped and written the way
@@ -79,13 +80,13 @@ func seedWorkspace(t *testing.T, now time.Time) (dir string, dead int64) {
 	lock := func(name string, n int64, session, lease string) {
 		one, num, pid := int64(1), n, me
 		wt := filepath.Join(branches, "issue-"+strconv.FormatInt(n, 10))
-		rec := locks.Record{Remote: "prgs", Org: "acme", Repo: "widgets", IssueNumber: &num, BranchName: "feat/issue-x", Branch: "feat/issue-x",
+		rec := lockrec.Record{Remote: "prgs", Org: "acme", Repo: "widgets", IssueNumber: &num, BranchName: "feat/issue-x", Branch: "feat/issue-x",
 			WorktreePath: wt, OwnerSession: session, LeaseID: lease, PID: &pid, SessionPID: &pid,
-			WorkLease: &locks.WorkLease{OperationType: "author_issue_work", IssueNumber: &num, Branch: "feat/issue-x", WorktreePath: wt,
-				Claimant: &locks.Claimant{Username: "bot", Profile: "prgs-author"}, CreatedAt: locks.NewTimestamp(now.Add(-20 * time.Minute)),
-				ExpiresAt: locks.NewTimestamp(now.Add(9 * time.Minute)), LastHeartbeatAt: locks.NewTimestamp(now.Add(-time.Minute)),
+			WorkLease: &lockrec.WorkLease{OperationType: "author_issue_work", IssueNumber: &num, Branch: "feat/issue-x", WorktreePath: wt,
+				Claimant: &lockrec.Claimant{Username: "bot", Profile: "prgs-author"}, CreatedAt: lockrec.NewTimestamp(now.Add(-20 * time.Minute)),
+				ExpiresAt: lockrec.NewTimestamp(now.Add(9 * time.Minute)), LastHeartbeatAt: lockrec.NewTimestamp(now.Add(-time.Minute)),
 				HeartbeatCount: &one, TaskSessionID: "tsk-" + name, LifecycleVersion: "heartbeat-v1"},
-			LockProvenance: &locks.Provenance{Source: "gitea_lock_issue", WrittenByTool: "gitea_mcp_server"}}
+			LockProvenance: &lockrec.Provenance{Source: "gitea_lock_issue", WrittenByTool: "gitea_mcp_server"}}
 		if _, err := locks.WriteCAS(filepath.Join(dir, "locks"), name, locks.ExpectAbsent(), rec); err != nil {
 			t.Fatal(err)
 		}

@@ -12,7 +12,7 @@ import (
 	"steward/govern"
 	"steward/leases"
 	"steward/leases/leasestest"
-	"steward/locks"
+	"steward/locks/lockrec"
 )
 
 // TestWatchRestartNotifiesNothingAgain runs `steward watch --json` as a process on one
@@ -110,12 +110,12 @@ func writeLiveLock(t *testing.T, dir, name string, n int64, session string) {
 	t.Helper()
 	one := int64(1)
 	now := time.Now()
-	rec := locks.Record{Remote: "origin", Org: "acme", Repo: "widgets", IssueNumber: &n, BranchName: "feat/x", Branch: "feat/x",
-		WorkLease: &locks.WorkLease{OperationType: "author_issue_work", IssueNumber: &n, Branch: "feat/x",
-			Claimant: &locks.Claimant{Username: "bot", Profile: "p"}, CreatedAt: locks.NewTimestamp(now), ExpiresAt: locks.NewTimestamp(now.Add(24 * time.Hour)),
-			LastHeartbeatAt: locks.NewTimestamp(now), HeartbeatCount: &one, TaskSessionID: "tsk-" + session, LifecycleVersion: "heartbeat-v1"},
-		LockProvenance: &locks.Provenance{Source: "gitea_lock_issue", WrittenByTool: "steward"}, OwnerSession: session}
-	b, err := locks.Marshal(&rec)
+	rec := lockrec.Record{Remote: "origin", Org: "acme", Repo: "widgets", IssueNumber: &n, BranchName: "feat/x", Branch: "feat/x",
+		WorkLease: &lockrec.WorkLease{OperationType: "author_issue_work", IssueNumber: &n, Branch: "feat/x",
+			Claimant: &lockrec.Claimant{Username: "bot", Profile: "p"}, CreatedAt: lockrec.NewTimestamp(now), ExpiresAt: lockrec.NewTimestamp(now.Add(24 * time.Hour)),
+			LastHeartbeatAt: lockrec.NewTimestamp(now), HeartbeatCount: &one, TaskSessionID: "tsk-" + session, LifecycleVersion: "heartbeat-v1"},
+		LockProvenance: &lockrec.Provenance{Source: "gitea_lock_issue", WrittenByTool: "steward"}, OwnerSession: session}
+	b, err := lockrec.Marshal(&rec)
 	if err != nil {
 		t.Fatal(err)
 	}

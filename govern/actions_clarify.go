@@ -12,7 +12,7 @@ import (
 
 	"steward/gitea"
 	"steward/leases"
-	"steward/locks"
+	"steward/locks/lockrec"
 )
 
 // Action ids of the clarification actions.
@@ -75,7 +75,7 @@ func markersOn(is gitea.Issue, markers []string) []string {
 // (the marker label's addition) and the attempt; neither is part of the id, so a retry in a
 // later round, or by another attempt, still finds it.
 func answerID(it Item, question, body string) string {
-	h := sha256.Sum256([]byte(fmt.Sprintf("%s/%s#%d\x00q=%s\x00%s", locks.Fold(it.Org), locks.Fold(it.Repo), it.Number, question, body)))
+	h := sha256.Sum256([]byte(fmt.Sprintf("%s/%s#%d\x00q=%s\x00%s", lockrec.Fold(it.Org), lockrec.Fold(it.Repo), it.Number, question, body)))
 	return "ans-" + hex.EncodeToString(h[:8])
 }
 

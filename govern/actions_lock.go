@@ -12,6 +12,7 @@ import (
 
 	"steward/leases"
 	"steward/locks"
+	"steward/locks/lockrec"
 	"steward/model"
 )
 
@@ -26,7 +27,7 @@ const (
 // without one is taken to be this host's, because the lock directory is per-user and
 // local (seed: "per-issue lock files under one user's home"); steward's own locks record
 // the host.
-func lockHost(rec *locks.Record, self string) string {
+func lockHost(rec *lockrec.Record, self string) string {
 	for _, f := range rec.Extra {
 		if f.Key == "host" {
 			var h string
@@ -38,7 +39,7 @@ func lockHost(rec *locks.Record, self string) string {
 	return self
 }
 
-func lockPID(rec *locks.Record) int64 {
+func lockPID(rec *lockrec.Record) int64 {
 	switch {
 	case rec.SessionPID != nil:
 		return *rec.SessionPID
@@ -55,7 +56,7 @@ type retireState struct {
 	Inode         uint64
 	Size          int64
 	Owner         leases.ProcessState
-	Expiration    locks.ExpirationState
+	Expiration    lockrec.ExpirationState
 	Expired       bool
 	LeaseStatus   string
 	// Backing are the non-terminal leases the lock joins to (past expiry, owners not alive).
@@ -90,7 +91,7 @@ func (c *Core) retirePlan(ctx context.Context, req Request, ending map[string]bo
 	rec := &e.Record
 	// The lock's expiry is judged at the clock the leases are (the DB's on PostgreSQL).
 	now := c.leaseNow(ctx)
-	a := locks.Assess(rec, now)
+	a := lockrec.Assess(rec, now)
 	pid := lockPID(rec)
 	host := lockHost(rec, c.ws.host())
 	owner := leases.ProcessUnknown
@@ -128,7 +129,7 @@ func (c *Core) retirePlan(ctx context.Context, req Request, ending map[string]bo
 		}
 	case owner == leases.ProcessDead:
 		p.evidence = append(p.evidence, "the owner process is dead on this host")
-	case a.Expiration.State != locks.ExpirationRecorded:
+	case a.Expiration.State != lockrec.ExpirationRecorded:
 		p.refusal = refuse(CodeInspectOnly, "the lock records no usable expiry ("+string(a.Expiration.State)+") and its owner is "+string(owner)+", not proven dead; a missing expiry is never read as expired. Recover it through the supervised system's bootstrap recovery, or retire it once the owner is gone.")
 	default:
 		p.refusal = refuse(CodeFreshForeignLease, "the lock is live until "+a.Expiration.ExpiresAt+" and its owner is "+string(owner)+"; a live lock is never retired. Wait for expiry.")
@@ -152,7 +153,7 @@ const retireUndoEffect = "undo restores it while nothing has claimed the item si
 func (retireLock) apply(ctx context.Context, c *Core, req Request, p *plan, attempt string) effect {
 	st := p.state.(*retireState)
 	ev, _ := json.Marshal(p.evidence)
-	archived, err := c.lockWriter(ctx).Archive(c.ws.LocksDir, req.Target.LockFile, locks.ExpectFence(st.Generation, st.TaskSessionID), locks.RecoveryBlock{
+	archived, err := c.lockWriter(ctx).Archive(c.ws.LocksDir, req.Target.LockFile, locks.ExpectFence(st.Generation, st.TaskSessionID), lockrec.RecoveryBlock{
 		Action: "retire", ActionID: ActionRetireLock, AuditAttemptID: attempt, Actor: lockActor(c.actor),
 		Reason: "retired by steward: dead or expired lock", Evidence: ev,
 	})
@@ -177,7 +178,7 @@ func (retireLock) apply(ctx context.Context, c *Core, req Request, p *plan, atte
 // not past its expiry (a missing or unparseable expiry is never past), or past it while
 // its owner process is alive. The DB must be readable: an unreadable DB never counts as a
 // lock nobody holds.
-func (c *Core) backingLeases(ctx context.Context, rec *locks.Record, st *retireState, p *plan, ending map[string]bool) error {
+func (c *Core) backingLeases(ctx context.Context, rec *lockrec.Record, st *retireState, p *plan, ending map[string]bool) error {
 	r, err := c.reader()
 	if err != nil {
 		p.refusal = refuse(CodeSourceUnavailable, "the control-plane DB cannot be read ("+err.Error()+"), so steward cannot prove no live lease backs this lock; an unreadable DB never counts as a free item. Retry when the DB is readable.")
@@ -317,7 +318,7 @@ func (restoreLock) plan(ctx context.Context, c *Core, req Request) (*plan, error
 		return p, err
 	}
 	for _, o := range snap.Live {
-		if o.HasKey && o.Unreadable == nil && locks.SameItem(o.Key, e.Key) {
+		if o.HasKey && o.Unreadable == nil && lockrec.SameItem(o.Key, e.Key) {
 			st.LiveExists = true
 		}
 	}
@@ -386,14 +387,14 @@ func (restoreLock) verify(ctx context.Context, c *Core, intent Record) (Result, 
 	} else if n, ok := locks.Name(a.Key); ok {
 		live = n
 	}
-	restored := func(e locks.Entry) bool {
+	restored := func(e lockrec.Entry) bool {
 		return e.Unreadable == nil && e.Record.TaskSessionID() == tsid && e.Record.Generation() > gen
 	}
 	if e := locks.ReadFile(c.ws.LocksDir, live); !e.Missing && restored(e) {
 		return ResultSucceeded, []string{fmt.Sprintf("live lock %s holds task_session_id %s at lock_generation %d (the archive is at %d): restored", live, tsid, e.Record.Generation(), gen)}, true
 	}
 	again := ""
-	_ = eachArchive(c.ws.LocksDir, live, func(e locks.Entry) bool {
+	_ = eachArchive(c.ws.LocksDir, live, func(e lockrec.Entry) bool {
 		if restored(e) {
 			again = e.Name
 		}
@@ -406,7 +407,7 @@ func (restoreLock) verify(ctx context.Context, c *Core, intent Record) (Result, 
 }
 
 // lockStamps are the times a lock records that a clock wrote.
-func lockStamps(name string, rec *locks.Record) []stamped {
+func lockStamps(name string, rec *lockrec.Record) []stamped {
 	wl := rec.WorkLease
 	if wl == nil {
 		return nil

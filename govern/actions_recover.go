@@ -9,6 +9,7 @@ import (
 
 	"steward/leases"
 	"steward/locks"
+	"steward/locks/lockrec"
 )
 
 // ActionRecover recovers an item a dead or stalled claim left behind, in one plan: every
@@ -52,7 +53,7 @@ type retireFence struct {
 	Inode         uint64
 	Size          int64
 	Owner         leases.ProcessState
-	Expiration    locks.ExpirationState
+	Expiration    lockrec.ExpirationState
 	Expired       bool
 }
 
@@ -208,7 +209,7 @@ func (c *Core) stepRefusal(req Request, p *plan) *Refusal {
 // (Annotate) decoded the whole directory once per orphan before — steward status at 50,000
 // claims ran for minutes.
 func (c *Core) itemLocks(ctx context.Context, it Item) ([]string, error) {
-	var es []locks.Entry
+	var es []lockrec.Entry
 	if v, ok := ctx.Value(lockViewKey{}).(*locks.IndexView); ok {
 		es = v.Lookup(lockKey(workRef(it)))
 	} else {

@@ -15,6 +15,7 @@ import (
 	"steward/leases"
 	"steward/leases/leasestest"
 	"steward/locks"
+	"steward/locks/lockrec"
 	"steward/model"
 )
 
@@ -201,7 +202,7 @@ func actionCases() []actionCase {
 			if l.Status != leases.StatusActive || e.Missing || e.Record.LeaseID != l.LeaseID {
 				t.Errorf("claim: lease %s, lock %+v", l.Status, e.Record.LeaseID)
 			}
-			if a := locks.Assess(&e.Record, f.clock.Now()); a.Contract != locks.ContractCanonical {
+			if a := lockrec.Assess(&e.Record, f.clock.Now()); a.Contract != lockrec.ContractCanonical {
 				t.Errorf("claimed lock is %s: %v", a.Contract, a.Reasons)
 			}
 		}, move: func(f *fixture) { f.claim("s2", 7) }, moved: CodeClaimedByOther},

@@ -16,6 +16,7 @@ import (
 
 	"steward/leases"
 	"steward/locks"
+	"steward/locks/lockrec"
 	"steward/model"
 )
 
@@ -302,7 +303,7 @@ func (c *Core) compensateClaim(ctx context.Context, s leases.Store, l *leases.Le
 }
 
 // canonicalLock builds the #953 canonical lock record for a claim.
-func canonicalLock(it Item, branch, worktree, user, profile, session, tsid string, pid int64, host string, l *leases.Lease) locks.Record {
+func canonicalLock(it Item, branch, worktree, user, profile, session, tsid string, pid int64, host string, l *leases.Lease) lockrec.Record {
 	n := it.Number
 	one := int64(1)
 	if user == "" {
@@ -311,20 +312,20 @@ func canonicalLock(it Item, branch, worktree, user, profile, session, tsid strin
 	if profile == "" {
 		profile = "default"
 	}
-	cl := &locks.Claimant{Username: user, Profile: profile}
-	created := locks.ParseTimestamp(l.CreatedAt.Raw)
+	cl := &lockrec.Claimant{Username: user, Profile: profile}
+	created := lockrec.ParseTimestamp(l.CreatedAt.Raw)
 	hostJSON, _ := json.Marshal(host)
-	rec := locks.Record{
+	rec := lockrec.Record{
 		Remote: it.Remote, Org: it.Org, Repo: it.Repo, IssueNumber: &n,
 		Branch: branch, BranchName: branch, WorktreePath: worktree,
-		WorkLease: &locks.WorkLease{
+		WorkLease: &lockrec.WorkLease{
 			OperationType: "author_issue_work", IssueNumber: &n, Branch: branch, WorktreePath: worktree,
-			Claimant: cl, CreatedAt: created, ExpiresAt: locks.ParseTimestamp(l.ExpiresAt.Raw),
+			Claimant: cl, CreatedAt: created, ExpiresAt: lockrec.ParseTimestamp(l.ExpiresAt.Raw),
 			LastHeartbeatAt: created, HeartbeatCount: &one, TaskSessionID: tsid, LifecycleVersion: lifecycleV1,
 		},
-		LockProvenance: &locks.Provenance{Source: lockSource, WrittenByTool: lockTool, Claimant: &locks.Claimant{Username: user, Profile: profile}},
+		LockProvenance: &lockrec.Provenance{Source: lockSource, WrittenByTool: lockTool, Claimant: &lockrec.Claimant{Username: user, Profile: profile}},
 		OwnerSession:   session, LeaseID: l.LeaseID,
-		Extra: []locks.RawField{{Key: "host", Value: hostJSON}},
+		Extra: []lockrec.RawField{{Key: "host", Value: hostJSON}},
 	}
 	if pid > 0 {
 		rec.PID, rec.SessionPID = &pid, &pid
@@ -387,7 +388,7 @@ func lockEverNamed(dir, name, leaseID string) bool {
 		return true
 	}
 	found := false
-	_ = eachArchive(dir, name, func(e locks.Entry) bool {
+	_ = eachArchive(dir, name, func(e lockrec.Entry) bool {
 		found = e.Unreadable == nil && e.Record.LeaseID == leaseID
 		return found
 	})
@@ -396,7 +397,7 @@ func lockEverNamed(dir, name, leaseID string) bool {
 
 // eachArchive calls fn for every archive of the live lock name under retired/ until fn
 // returns true.
-func eachArchive(dir, name string, fn func(e locks.Entry) bool) error {
+func eachArchive(dir, name string, fn func(e lockrec.Entry) bool) error {
 	ents, err := os.ReadDir(filepath.Join(dir, "retired"))
 	if err != nil && !os.IsNotExist(err) {
 		return err
@@ -473,7 +474,7 @@ func (c *Core) ownLease(ctx context.Context, req Request) (*leases.Lease, *Refus
 // the live model joins to it (model.JoinOf: naming the lease, else naming no lease and
 // owned by the lease's session), under any file name. name is the file found, or the one
 // the lease's claim wrote (its provenance), or steward's name for the item.
-func (c *Core) ownLock(l *leases.Lease) (name string, e locks.Entry, ok bool) {
+func (c *Core) ownLock(l *leases.Lease) (name string, e lockrec.Entry, ok bool) {
 	name, _ = locks.Name(lockKey(l.Work))
 	if v, ok := l.Provenance[lockFileKey].(string); ok && locks.ValidName(v) {
 		name = v
@@ -486,7 +487,7 @@ func (c *Core) ownLock(l *leases.Lease) (name string, e locks.Entry, ok bool) {
 	if err != nil {
 		return name, e, false
 	}
-	var bySession *locks.Entry
+	var bySession *lockrec.Entry
 	for i := range es {
 		if es[i].Unreadable != nil {
 			continue
@@ -653,10 +654,10 @@ func (heartbeatAction) apply(ctx context.Context, c *Core, req Request, p *plan,
 			// Both from the renewed lease row, so that the lock's timestamps come from the
 			// clock the lease's did: the DB's on PostgreSQL, which the transition stamps
 			// with its own clock whatever this host's says.
-			wl.ExpiresAt = locks.ParseTimestamp(o.Lease.ExpiresAt.Raw)
-			wl.LastHeartbeatAt = locks.ParseTimestamp(o.Lease.LastHeartbeatAt.Raw)
+			wl.ExpiresAt = lockrec.ParseTimestamp(o.Lease.ExpiresAt.Raw)
+			wl.LastHeartbeatAt = lockrec.ParseTimestamp(o.Lease.LastHeartbeatAt.Raw)
 			if !o.Lease.LastHeartbeatAt.OK() {
-				wl.LastHeartbeatAt = locks.NewTimestamp(c.leaseNow(ctx))
+				wl.LastHeartbeatAt = lockrec.NewTimestamp(c.leaseNow(ctx))
 			}
 			n := o.Lease.HeartbeatCount
 			wl.HeartbeatCount = &n
@@ -699,7 +700,7 @@ func (heartbeatAction) verify(ctx context.Context, c *Core, intent Record) (Resu
 	if !exp.OK() {
 		return "", []string{got + ", an expiry that does not parse, so no lock can be compared with it; inspect the lock and resolve by hand (steward audit resolve)"}, false
 	}
-	follows := func(e locks.Entry) bool {
+	follows := func(e lockrec.Entry) bool {
 		wl := e.Record.WorkLease
 		return !e.Missing && e.Unreadable == nil && wl != nil && wl.ExpiresAt.Valid && !wl.ExpiresAt.Time.Before(exp.Time)
 	}
@@ -723,7 +724,7 @@ func (heartbeatAction) verify(ctx context.Context, c *Core, intent Record) (Resu
 	// The live lock is gone or is another claim's: an archive of this lease's lock that
 	// shows the renewed expiry proves the lock followed before the claim ended.
 	archived, at := "", ""
-	_ = eachArchive(c.ws.LocksDir, name, func(a locks.Entry) bool {
+	_ = eachArchive(c.ws.LocksDir, name, func(a lockrec.Entry) bool {
 		if model.JoinOf(&a.Record, l) != model.JoinNone && follows(a) {
 			archived, at = a.Name, a.Record.WorkLease.ExpiresAt.Text
 		}
@@ -780,7 +781,7 @@ func (c *Core) releaseOwn(ctx context.Context, st workerState, attempt, reason s
 	eff := []string{"lease " + st.Fence.LeaseID + " released"}
 	detail := map[string]string{"lease_id": st.Fence.LeaseID}
 	if st.HasLock {
-		archived, err := c.lockWriter(ctx).Archive(c.ws.LocksDir, st.Lock, locks.ExpectFence(st.LockGen, st.LockTSK), locks.RecoveryBlock{
+		archived, err := c.lockWriter(ctx).Archive(c.ws.LocksDir, st.Lock, locks.ExpectFence(st.LockGen, st.LockTSK), lockrec.RecoveryBlock{
 			Action: "release", ActionID: ActionRelease, AuditAttemptID: attempt, Actor: lockActor(c.actor), Reason: reason,
 		})
 		if err != nil {
@@ -823,7 +824,7 @@ func (c *Core) verifyRelease(ctx context.Context, intent Record) (Result, []stri
 		name = v
 	}
 	archived := ""
-	_ = eachArchive(c.ws.LocksDir, name, func(e locks.Entry) bool {
+	_ = eachArchive(c.ws.LocksDir, name, func(e lockrec.Entry) bool {
 		if b, ok := e.Record.Recovery(); ok && b.AuditAttemptID == intent.Attempt {
 			archived = e.Name
 		}

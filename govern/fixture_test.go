@@ -24,6 +24,7 @@ import (
 	"steward/leases/leasestest"
 	"steward/leases/pgtest"
 	"steward/locks"
+	"steward/locks/lockrec"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 )
@@ -201,7 +202,7 @@ func (f *fixture) lease(id string) leases.Lease {
 }
 
 // writeLock writes a lock record straight to disk (test setup, not a governed write).
-func (f *fixture) writeLock(name string, rec locks.Record) {
+func (f *fixture) writeLock(name string, rec lockrec.Record) {
 	f.t.Helper()
 	if _, err := locks.WriteCAS(f.ws.LocksDir, name, locks.ExpectAbsent(), rec); err != nil {
 		f.t.Fatal(err)

@@ -8,14 +8,15 @@ import (
 
 	"steward/leases"
 	"steward/locks"
+	"steward/locks/lockrec"
 )
 
 // A release whose lock archive fails is complete when the lock is no longer the released
 // lease's — gone, or claimed again by another lease — and unknown otherwise.
 func TestLockNoLongerOurs(t *testing.T) {
 	n := int64(7)
-	rec := func(lease string) locks.Record {
-		return locks.Record{Remote: "origin", Org: "acme", Repo: "widgets", IssueNumber: &n, LeaseID: lease}
+	rec := func(lease string) lockrec.Record {
+		return lockrec.Record{Remote: "origin", Org: "acme", Repo: "widgets", IssueNumber: &n, LeaseID: lease}
 	}
 	st := workerState{Fence: leases.Fence{LeaseID: "L-ours"}, Lock: "acme__widgets__7.json", HasLock: true}
 	for _, tc := range []struct {
@@ -47,7 +48,7 @@ func TestLockNoLongerOurs(t *testing.T) {
 	}
 }
 
-func write(t *testing.T, dir, name string, r locks.Record) {
+func write(t *testing.T, dir, name string, r lockrec.Record) {
 	t.Helper()
 	if _, err := locks.WriteCAS(dir, name, locks.ExpectAbsent(), r); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"steward/leases"
 	"steward/locks"
+	"steward/locks/lockrec"
 )
 
 // TestClaimCrashAtEveryStep kills the process applying worker.claim at each step between
@@ -100,7 +101,7 @@ func claimStateOf(t *testing.T, f *fixture, n int64) string {
 	case len(active) == 1 && e.Missing:
 		return "lease-only"
 	case len(active) == 1 && e.Unreadable == nil && e.Record.LeaseID == active[0].LeaseID:
-		if a := locks.Assess(&e.Record, f.clock.Now()); a.Contract != locks.ContractCanonical {
+		if a := lockrec.Assess(&e.Record, f.clock.Now()); a.Contract != lockrec.ContractCanonical {
 			t.Fatalf("the lock is %s: %v", a.Contract, a.MissingFields)
 		}
 		return "new"

@@ -9,6 +9,7 @@ import (
 
 	"steward/leases"
 	"steward/locks"
+	"steward/locks/lockrec"
 )
 
 // sources holds the core's handles on the stores, opened lazily and shared by every
@@ -192,8 +193,8 @@ func (c *Core) rowHost(recorded string) (string, string) {
 	return leases.RowHost(recorded, c.ws.DBHost, c.ws.host())
 }
 
-func lockActor(a Actor) locks.Actor {
-	return locks.Actor{Login: a.GiteaLogin, OSUser: a.OSUser, Host: a.Host}
+func lockActor(a Actor) lockrec.Actor {
+	return lockrec.Actor{Login: a.GiteaLogin, OSUser: a.OSUser, Host: a.Host}
 }
 
 func itemOf(w leases.WorkRef) *Item {
@@ -208,8 +209,8 @@ func workRef(it Item) leases.WorkRef {
 	return leases.WorkRef{Remote: it.Remote, Org: it.Org, Repo: it.Repo, Kind: k, Number: it.Number}
 }
 
-func lockKey(w leases.WorkRef) locks.Key {
-	return locks.Key{Remote: w.Remote, Org: w.Org, Repo: w.Repo, Issue: w.Number}
+func lockKey(w leases.WorkRef) lockrec.Key {
+	return lockrec.Key{Remote: w.Remote, Org: w.Org, Repo: w.Repo, Issue: w.Number}
 }
 
 // fromLeases turns a transition's refusal into the core's refusal, code unchanged.

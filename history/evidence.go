@@ -9,6 +9,7 @@ import (
 	"steward/gitea"
 	"steward/leases"
 	"steward/locks"
+	"steward/locks/lockrec"
 	"steward/termsafe"
 )
 
@@ -487,7 +488,7 @@ func (e *Evidence) AddLocks(s *locks.Snapshot, err error) {
 		}
 		rec := en.Record
 		sp := LockSpan{File: en.Name, Item: Item{Org: en.Key.Org, Repo: en.Key.Repo, Number: en.Key.Issue},
-			Session: rec.OwnerSession, Generation: rec.Generation(), Live: en.Class != locks.ClassRetired, LiveName: en.Name}
+			Session: rec.OwnerSession, Generation: rec.Generation(), Live: en.Class != lockrec.ClassRetired, LiveName: en.Name}
 		if wl := rec.WorkLease; wl != nil {
 			if wl.CreatedAt.Valid {
 				sp.Start = wl.CreatedAt.Time.UTC()
@@ -504,7 +505,7 @@ func (e *Evidence) AddLocks(s *locks.Snapshot, err error) {
 		}
 		if !sp.Live {
 			if b, ok := rec.Recovery(); ok {
-				if t := locks.ParseTimestamp(b.ArchivedAt); t.Valid {
+				if t := lockrec.ParseTimestamp(b.ArchivedAt); t.Valid {
 					sp.End = t.Time.UTC()
 				}
 				sp.ArchivedBy, sp.LiveName = b.Action, b.LiveName

@@ -22,6 +22,7 @@ import (
 	"steward/leases"
 	"steward/leases/seedtest"
 	"steward/locks"
+	"steward/locks/lockrec"
 )
 
 // clock is a settable fake clock shared by the governed core and the reads.
@@ -139,7 +140,7 @@ func (f *fleet) reclaim(d time.Duration, name string) {
 
 func (f *fleet) retire(d time.Duration, n int64) {
 	f.t.Helper()
-	name, _ := locks.Name(locks.Key{Remote: "origin", Org: "acme", Repo: "widgets", Issue: n})
+	name, _ := locks.Name(lockrec.Key{Remote: "origin", Org: "acme", Repo: "widgets", Issue: n})
 	f.must(f.run(d, govern.Request{Action: govern.ActionRetireLock, Target: govern.Target{LockFile: name}}), govern.ResultSucceeded)
 }
 

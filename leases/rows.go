@@ -44,7 +44,7 @@ func foldSQL(col string) string { return sqliteSQL.fold(col) }
 // repository names are case-insensitive: acme/widgets#60 and ACME/Widgets#60 are one
 // item), the work kind folded as the seed compares it, the number. Every query that finds
 // an item by its natural key uses it, and so must the lock files' identity
-// (locks.Key.Identity).
+// (lockrec.Key.Identity).
 func itemIdentity(d dialect, w WorkRef) (string, []any) {
 	return `remote = ? AND ` + d.fold("org") + ` = ? AND ` + d.fold("repo") + ` = ? AND ` +
 			d.fold("work_kind") + ` = ? AND work_number = ?`,

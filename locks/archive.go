@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"steward/locks/lockrec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -26,7 +27,7 @@ func ArchiveName(name string, stamp string, gen int64) string {
 }
 
 // Archive retires a lock with the zero Writer; see Writer.Archive.
-func Archive(dir, name string, expect Expect, block RecoveryBlock) (string, error) {
+func Archive(dir, name string, expect Expect, block lockrec.RecoveryBlock) (string, error) {
 	return (&Writer{}).Archive(dir, name, expect, block)
 }
 
@@ -52,7 +53,7 @@ func Archive(dir, name string, expect Expect, block RecoveryBlock) (string, erro
 // few instructions between the second read and the return, and only for
 // in-place writers (a writer that replaces the file by rename changes the
 // inode, which the first comparison catches).
-func (w *Writer) Archive(dir, name string, expect Expect, block RecoveryBlock) (string, error) {
+func (w *Writer) Archive(dir, name string, expect Expect, block lockrec.RecoveryBlock) (string, error) {
 	path := filepath.Join(dir, name)
 	if !ValidName(name) {
 		return "", &PathError{Op: "archive", Path: path, Err: ErrInvalidName}
@@ -80,13 +81,13 @@ func (w *Writer) Archive(dir, name string, expect Expect, block RecoveryBlock) (
 		return "", err
 	}
 	defer lf.Close()
-	if rec, finds := Decode(orig); fatal(finds) || rec.Generation() != cur.Record.Generation() || rec.TaskSessionID() != cur.Record.TaskSessionID() {
+	if rec, finds := lockrec.Decode(orig); fatal(finds) || rec.Generation() != cur.Record.Generation() || rec.TaskSessionID() != cur.Record.TaskSessionID() {
 		return "", &PathError{Op: "archive", Path: path, Err: ErrFenceMoved}
 	} else {
 		cur.Record = rec
 	}
 	now := w.now()
-	block.ArchivedAt = FormatTime(now)
+	block.ArchivedAt = lockrec.FormatTime(now)
 	block.LiveName = name
 	block.PriorGeneration = cur.Record.Generation()
 	block.PriorTaskSessionID = cur.Record.TaskSessionID()
@@ -96,7 +97,7 @@ func (w *Writer) Archive(dir, name string, expect Expect, block RecoveryBlock) (
 	}
 	rec := cur.Record
 	rec.StewardRecovery = raw
-	data, err := Marshal(&rec)
+	data, err := lockrec.Marshal(&rec)
 	if err != nil {
 		return "", err
 	}
@@ -236,7 +237,7 @@ func readAt0(f *os.File) ([]byte, error) {
 	return b, nil
 }
 
-func fatal(fs []Finding) bool {
+func fatal(fs []lockrec.Finding) bool {
 	for _, f := range fs {
 		if f.Fatal() {
 			return true
@@ -303,7 +304,7 @@ func (w *Writer) Restore(dir, archivedName string) (string, int64, error) {
 			return err
 		}
 		for _, other := range snap.Live {
-			if other.HasKey && other.Unreadable == nil && SameItem(other.Key, e.Key) {
+			if other.HasKey && other.Unreadable == nil && lockrec.SameItem(other.Key, e.Key) {
 				return &PathError{Op: "restore", Path: other.Path, Err: ErrExists}
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"steward/locks/lockrec"
 	"testing"
 	"time"
 )
@@ -18,11 +19,11 @@ func make10k(b *testing.B) string {
 		r := rec
 		n := int64(i + 1)
 		r.IssueNumber = &n
-		data, err := Marshal(&r)
+		data, err := lockrec.Marshal(&r)
 		if err != nil {
 			b.Fatal(err)
 		}
-		name, _ := Name(Key{r.Remote, r.Org, r.Repo, n})
+		name, _ := Name(lockrec.Key{Remote: r.Remote, Org: r.Org, Repo: r.Repo, Issue: n})
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
 			b.Fatal(err)
 		}
@@ -36,8 +37,8 @@ func BenchmarkDecodeAssess(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		rec, _ := Decode(data)
-		if Assess(&rec, now).Contract != ContractCanonical {
+		rec, _ := lockrec.Decode(data)
+		if lockrec.Assess(&rec, now).Contract != lockrec.ContractCanonical {
 			b.Fatal("not canonical")
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"steward/locks/lockrec"
 	"strings"
 	"testing"
 	"time"
@@ -20,13 +21,13 @@ const fixtureDir = "../testdata/locks"
 var fixtureNow = time.Date(2026, 7, 24, 6, 0, 0, 0, time.UTC)
 
 type goldenOut struct {
-	Class      Class       `json:"class"`
-	Key        *Key        `json:"key"`
-	Unreadable *Unreadable `json:"unreadable"`
-	Findings   []Finding   `json:"findings"`
-	Unknown    []string    `json:"unknown_keys"`
-	Pointer    *Pointer    `json:"pointer,omitempty"`
-	Assessment Assessment  `json:"assessment"`
+	Class      lockrec.Class       `json:"class"`
+	Key        *lockrec.Key        `json:"key"`
+	Unreadable *lockrec.Unreadable `json:"unreadable"`
+	Findings   []lockrec.Finding   `json:"findings"`
+	Unknown    []string            `json:"unknown_keys"`
+	Pointer    *lockrec.Pointer    `json:"pointer,omitempty"`
+	Assessment lockrec.Assessment  `json:"assessment"`
 }
 
 func fixtureNames(t testing.TB) []string {
@@ -51,7 +52,7 @@ func TestGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			e := ReadFile(fixtureDir, name)
 			out := goldenOut{Class: e.Class, Unreadable: e.Unreadable, Findings: e.Findings,
-				Unknown: e.Record.UnknownKeys, Pointer: e.Pointer, Assessment: Assess(&e.Record, fixtureNow)}
+				Unknown: e.Record.UnknownKeys, Pointer: e.Pointer, Assessment: lockrec.Assess(&e.Record, fixtureNow)}
 			if e.HasKey {
 				out.Key = &e.Key
 			}
@@ -88,45 +89,45 @@ func TestFixtureVerdicts(t *testing.T) {
 	tru, fal := true, false
 	cases := []struct {
 		name       string
-		contract   Contract
-		state      ExpirationState
+		contract   lockrec.Contract
+		state      lockrec.ExpirationState
 		expired    *bool
-		placement  Placement
-		unreadable UnreadableReason
+		placement  lockrec.Placement
+		unreadable lockrec.UnreadableReason
 	}{
-		{"canonical.json", ContractCanonical, ExpirationRecorded, &fal, PlacementWorkLease, ""},
-		{"canonical-expired.json", ContractCanonical, ExpirationRecorded, &tru, PlacementWorkLease, ""},
-		{"canonical-expires-now.json", ContractCanonical, ExpirationRecorded, &tru, PlacementWorkLease, ""},
-		{"expiration-missing.json", ContractIncomplete, ExpirationMissing, nil, PlacementWorkLease, ""},
-		{"expiration-unparseable.json", ContractIncomplete, ExpirationUnparseable, nil, PlacementWorkLease, ""},
-		{"expiration-non-utc.json", ContractCanonical, ExpirationRecorded, &fal, PlacementWorkLease, ""},
-		{"legacy-top-level-claimant.json", ContractLegacy, ExpirationMissing, nil, PlacementTopLevel, ""},
-		{"placement-both-work-lease-wins.json", ContractCanonical, ExpirationRecorded, &fal, PlacementWorkLease, ""},
-		{"incomplete-no-claimant.json", ContractIncomplete, ExpirationRecorded, &fal, PlacementAbsent, ""},
-		{"incomplete-legacy-no-profile.json", ContractIncomplete, ExpirationMissing, nil, PlacementTopLevel, ""},
-		{"incomplete-unsanctioned-source.json", ContractIncomplete, ExpirationRecorded, &fal, PlacementWorkLease, ""},
-		{"sanctioned-operator-override.json", ContractCanonical, ExpirationRecorded, &fal, PlacementWorkLease, ""},
-		{"absent-empty-object.json", ContractAbsent, ExpirationMissing, nil, PlacementAbsent, ""},
-		{"malformed-truncated.json", ContractAbsent, ExpirationMissing, nil, PlacementAbsent, UnreadableTruncated},
-		{"malformed-syntax.json", ContractAbsent, ExpirationMissing, nil, PlacementAbsent, UnreadableSyntax},
-		{"malformed-not-object.json", ContractAbsent, ExpirationMissing, nil, PlacementAbsent, UnreadableNotObject},
-		{"malformed-empty.json", ContractAbsent, ExpirationMissing, nil, PlacementAbsent, UnreadableEmpty},
-		{"malformed-whitespace.json", ContractAbsent, ExpirationMissing, nil, PlacementAbsent, UnreadableEmpty},
-		{"malformed-nul.json", ContractAbsent, ExpirationMissing, nil, PlacementAbsent, UnreadableNUL},
-		{"malformed-invalid-utf8.json", ContractAbsent, ExpirationMissing, nil, PlacementAbsent, UnreadableInvalidUTF8},
+		{"canonical.json", lockrec.ContractCanonical, lockrec.ExpirationRecorded, &fal, lockrec.PlacementWorkLease, ""},
+		{"canonical-expired.json", lockrec.ContractCanonical, lockrec.ExpirationRecorded, &tru, lockrec.PlacementWorkLease, ""},
+		{"canonical-expires-now.json", lockrec.ContractCanonical, lockrec.ExpirationRecorded, &tru, lockrec.PlacementWorkLease, ""},
+		{"expiration-missing.json", lockrec.ContractIncomplete, lockrec.ExpirationMissing, nil, lockrec.PlacementWorkLease, ""},
+		{"expiration-unparseable.json", lockrec.ContractIncomplete, lockrec.ExpirationUnparseable, nil, lockrec.PlacementWorkLease, ""},
+		{"expiration-non-utc.json", lockrec.ContractCanonical, lockrec.ExpirationRecorded, &fal, lockrec.PlacementWorkLease, ""},
+		{"legacy-top-level-claimant.json", lockrec.ContractLegacy, lockrec.ExpirationMissing, nil, lockrec.PlacementTopLevel, ""},
+		{"placement-both-work-lease-wins.json", lockrec.ContractCanonical, lockrec.ExpirationRecorded, &fal, lockrec.PlacementWorkLease, ""},
+		{"incomplete-no-claimant.json", lockrec.ContractIncomplete, lockrec.ExpirationRecorded, &fal, lockrec.PlacementAbsent, ""},
+		{"incomplete-legacy-no-profile.json", lockrec.ContractIncomplete, lockrec.ExpirationMissing, nil, lockrec.PlacementTopLevel, ""},
+		{"incomplete-unsanctioned-source.json", lockrec.ContractIncomplete, lockrec.ExpirationRecorded, &fal, lockrec.PlacementWorkLease, ""},
+		{"sanctioned-operator-override.json", lockrec.ContractCanonical, lockrec.ExpirationRecorded, &fal, lockrec.PlacementWorkLease, ""},
+		{"absent-empty-object.json", lockrec.ContractAbsent, lockrec.ExpirationMissing, nil, lockrec.PlacementAbsent, ""},
+		{"malformed-truncated.json", lockrec.ContractAbsent, lockrec.ExpirationMissing, nil, lockrec.PlacementAbsent, lockrec.UnreadableTruncated},
+		{"malformed-syntax.json", lockrec.ContractAbsent, lockrec.ExpirationMissing, nil, lockrec.PlacementAbsent, lockrec.UnreadableSyntax},
+		{"malformed-not-object.json", lockrec.ContractAbsent, lockrec.ExpirationMissing, nil, lockrec.PlacementAbsent, lockrec.UnreadableNotObject},
+		{"malformed-empty.json", lockrec.ContractAbsent, lockrec.ExpirationMissing, nil, lockrec.PlacementAbsent, lockrec.UnreadableEmpty},
+		{"malformed-whitespace.json", lockrec.ContractAbsent, lockrec.ExpirationMissing, nil, lockrec.PlacementAbsent, lockrec.UnreadableEmpty},
+		{"malformed-nul.json", lockrec.ContractAbsent, lockrec.ExpirationMissing, nil, lockrec.PlacementAbsent, lockrec.UnreadableNUL},
+		{"malformed-invalid-utf8.json", lockrec.ContractAbsent, lockrec.ExpirationMissing, nil, lockrec.PlacementAbsent, lockrec.UnreadableInvalidUTF8},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			e := ReadFile(fixtureDir, c.name)
-			var reason UnreadableReason
+			var reason lockrec.UnreadableReason
 			if e.Unreadable != nil {
 				reason = e.Unreadable.Reason
 			}
 			if reason != c.unreadable {
 				t.Fatalf("unreadable = %q, want %q", reason, c.unreadable)
 			}
-			a := Assess(&e.Record, fixtureNow)
+			a := lockrec.Assess(&e.Record, fixtureNow)
 			if a.Contract != c.contract || a.Expiration.State != c.state || a.ClaimantPlacement != c.placement {
 				t.Errorf("got %s/%s/%s, want %s/%s/%s", a.Contract, a.Expiration.State, a.ClaimantPlacement,
 					c.contract, c.state, c.placement)

@@ -7,29 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"steward/locks/lockrec"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 )
-
-// Item identity. Gitea owner and repository names are case-insensitive, and a lock file's
-// name is only steward's convention (the contract allows others): a lock belongs to the
-// item its record names, compared by Identity — the remote as written, the org and repo
-// folded (trimmed, lower-cased: the rule leases.Fold applies to the DB's columns), the
-// issue number.
-
-// Fold is the folding Identity applies to org and repo names.
-func Fold(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
-
-// Identity returns k with its org and repo folded: two keys name one item exactly when
-// their identities are equal.
-func (k Key) Identity() Key {
-	return Key{Remote: strings.TrimSpace(k.Remote), Org: Fold(k.Org), Repo: Fold(k.Repo), Issue: k.Issue}
-}
-
-// SameItem reports whether a and b name the same item.
-func SameItem(a, b Key) bool { return a.Identity() == b.Identity() }
 
 // Index maps the live lock files of one directory to the item each names, so a writer can
 // find every live lock of an item whatever its file name. A refresh lists the directory
@@ -45,7 +28,7 @@ type indexed struct {
 	ino     uint64
 	size    int64
 	mtime   time.Time
-	key     Key // identity
+	key     lockrec.Key // identity
 	hasKey  bool
 	readErr bool // unreadable when last read
 }
@@ -58,7 +41,7 @@ func NewIndex(dir string) *Index { return &Index{dir: dir, files: map[string]ind
 // convention for that item and whose record cannot say otherwise (unreadable, or naming
 // no item) — such a file is never taken for a free item.
 // The error is non-nil only when the directory cannot be listed.
-func (x *Index) Lookup(k Key) ([]Entry, error) {
+func (x *Index) Lookup(k lockrec.Key) ([]lockrec.Entry, error) {
 	names, err := x.refresh()
 	if err != nil {
 		return nil, err
@@ -82,7 +65,7 @@ type IndexView struct {
 	// could not say (unreadable, or naming no item). A lookup reads only its candidates:
 	// walking every name per lookup made previewing every orphan O(orphans × files) —
 	// steward status --json at 50,000 claims parsed 25 million file names.
-	byKey, byName map[Key][]string
+	byKey, byName map[lockrec.Key][]string
 }
 
 // View refreshes the index once and returns what it found.
@@ -106,10 +89,10 @@ func (x *Index) View() (*IndexView, error) {
 // decoding the directory a second time. steward status reads the directory once for its
 // snapshot; the previews of its orphans looked it all up again (a third of the command's
 // CPU at 50,000 claims). Its lookups read the item's files fresh, as View's do.
-func ViewOf(dir string, es iter.Seq[*Entry]) *IndexView {
+func ViewOf(dir string, es iter.Seq[*lockrec.Entry]) *IndexView {
 	v := newView(&Index{dir: dir})
 	for e := range es {
-		if e.Class != ClassLive || e.Missing || strings.HasPrefix(e.Name, ".") || strings.ContainsAny(e.Name, `/\`) {
+		if e.Class != lockrec.ClassLive || e.Missing || strings.HasPrefix(e.Name, ".") || strings.ContainsAny(e.Name, `/\`) {
 			continue
 		}
 		ix := indexed{readErr: e.Unreadable != nil}
@@ -122,7 +105,7 @@ func ViewOf(dir string, es iter.Seq[*Entry]) *IndexView {
 }
 
 func newView(x *Index) *IndexView {
-	return &IndexView{x: x, byKey: map[Key][]string{}, byName: map[Key][]string{}}
+	return &IndexView{x: x, byKey: map[lockrec.Key][]string{}, byName: map[lockrec.Key][]string{}}
 }
 
 // add files name, as the index knows it, under its item.
@@ -136,13 +119,13 @@ func (v *IndexView) add(name string, ix indexed) {
 }
 
 // Lookup is Index.Lookup over the view.
-func (v *IndexView) Lookup(k Key) []Entry {
+func (v *IndexView) Lookup(k lockrec.Key) []lockrec.Entry {
 	want := k.Identity()
 	return v.x.read(want, append(append([]string(nil), v.byKey[want]...), v.byName[want]...))
 }
 
 // lookup reads, from names, the live lock files of item k by what get says of each.
-func (x *Index) lookup(k Key, names []string, get func(string) indexed) []Entry {
+func (x *Index) lookup(k lockrec.Key, names []string, get func(string) indexed) []lockrec.Entry {
 	want := k.Identity()
 	var cand []string
 	for _, name := range names {
@@ -155,7 +138,7 @@ func (x *Index) lookup(k Key, names []string, get func(string) indexed) []Entry 
 }
 
 // nameIs reports whether name is steward's convention for the item of identity want.
-func nameIs(name string, want Key) bool {
+func nameIs(name string, want lockrec.Key) bool {
 	pk, ok := ParseName(name)
 	return ok && pk.Identity() == want
 }
@@ -163,8 +146,8 @@ func nameIs(name string, want Key) bool {
 // read reads the candidate files of item want freshly and returns, sorted by name, those
 // that are live locks of it: the readable ones whose record names it, and the ones whose
 // name does when their record cannot say.
-func (x *Index) read(want Key, cand []string) []Entry {
-	var out []Entry
+func (x *Index) read(want lockrec.Key, cand []string) []lockrec.Entry {
+	var out []lockrec.Entry
 	for _, name := range cand {
 		e := ReadFile(x.dir, name)
 		switch {
@@ -190,7 +173,7 @@ func (x *Index) refresh() ([]string, error) {
 	var names []string
 	for _, de := range ents {
 		name := de.Name()
-		if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, nameSuffix) || classify(name) != ClassLive {
+		if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, nameSuffix) || classify(name) != lockrec.ClassLive {
 			continue
 		}
 		fi, err := os.Lstat(filepath.Join(x.dir, name))

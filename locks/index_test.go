@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"steward/locks/lockrec"
 	"testing"
 )
 
@@ -18,13 +19,13 @@ func TestIndexFindsEveryLiveLockOfAnItem(t *testing.T) {
 	dir := t.TempDir()
 	rec := decodeFixture(t, "canonical.json")
 	key, _ := rec.Key()
-	other := func(org, repo string, n int64) Record {
+	other := func(org, repo string, n int64) lockrec.Record {
 		r := rec
 		r.Org, r.Repo = org, repo
 		r.IssueNumber = &n
 		return r
 	}
-	write := func(name string, r Record) {
+	write := func(name string, r lockrec.Record) {
 		t.Helper()
 		if _, err := WriteCAS(dir, name, ExpectAbsent(), r); err != nil {
 			t.Fatal(err)
@@ -33,13 +34,13 @@ func TestIndexFindsEveryLiveLockOfAnItem(t *testing.T) {
 	write("worker-own-name.json", rec)                                         // the item, a foreign name
 	write("upper.json", other(" "+upper(key.Org), upper(key.Repo), key.Issue)) // the item, other case
 	write("elsewhere.json", other(key.Org, key.Repo, key.Issue+1))             // another issue
-	canon, _ := Name(Key{Remote: key.Remote, Org: upper(key.Org), Repo: key.Repo, Issue: key.Issue})
+	canon, _ := Name(lockrec.Key{Remote: key.Remote, Org: upper(key.Org), Repo: key.Repo, Issue: key.Issue})
 	writeFile(t, filepath.Join(dir, canon), []byte(`{"remote":`)) // torn, under a canonical name of the item
 	writeFile(t, filepath.Join(dir, "torn-elsewhere.json"), []byte(`{"remote":`))
 	x := NewIndex(dir)
 	names := func() []string {
 		t.Helper()
-		es, err := x.Lookup(Key{Remote: key.Remote, Org: upper(key.Org), Repo: key.Repo, Issue: key.Issue})
+		es, err := x.Lookup(lockrec.Key{Remote: key.Remote, Org: upper(key.Org), Repo: key.Repo, Issue: key.Issue})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +83,7 @@ func TestRestoreRefusesWhenReclaimedInOtherCase(t *testing.T) {
 		t.Fatal(err)
 	}
 	cur := ReadFile(dir, name)
-	archived, err := Archive(dir, name, FenceOf(&cur.Record), RecoveryBlock{Action: "retire_lock"})
+	archived, err := Archive(dir, name, FenceOf(&cur.Record), lockrec.RecoveryBlock{Action: "retire_lock"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,9 +119,9 @@ func equal(a, b []string) bool {
 	return true
 }
 
-func mustMarshal(t *testing.T, r Record) []byte {
+func mustMarshal(t *testing.T, r lockrec.Record) []byte {
 	t.Helper()
-	b, err := Marshal(&r)
+	b, err := lockrec.Marshal(&r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +150,7 @@ func TestIndexViewListsOnce(t *testing.T) {
 	if _, err := WriteCAS(dir, "late.json", ExpectAbsent(), rec); err != nil {
 		t.Fatal(err)
 	}
-	names := func(es []Entry) []string {
+	names := func(es []lockrec.Entry) []string {
 		var out []string
 		for _, e := range es {
 			out = append(out, e.Name)
@@ -187,7 +188,7 @@ func TestIndexViewLookupIsPerItem(t *testing.T) {
 		for i := 1; i <= others; i++ {
 			r, n := rec, key.Issue+int64(i)
 			r.IssueNumber = &n
-			name, _ := Name(Key{Remote: key.Remote, Org: key.Org, Repo: key.Repo, Issue: n})
+			name, _ := Name(lockrec.Key{Remote: key.Remote, Org: key.Org, Repo: key.Repo, Issue: n})
 			if i%2 == 0 {
 				name = fmt.Sprintf("worker-%d.json", i) // a foreign name: found by its record
 			}
@@ -197,7 +198,7 @@ func TestIndexViewLookupIsPerItem(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got []Entry
+		var got []lockrec.Entry
 		a := testing.AllocsPerRun(20, func() { got = v.Lookup(key) })
 		if len(got) != 1 || got[0].Name != canon {
 			t.Fatalf("lookup among %d others: %v, want only %s", others, got, canon)
@@ -220,13 +221,15 @@ func TestViewOfListingIsView(t *testing.T) {
 	dir := t.TempDir()
 	rec := decodeFixture(t, "canonical.json")
 	key, _ := rec.Key()
-	item := func(n int64) Key { return Key{Remote: key.Remote, Org: key.Org, Repo: key.Repo, Issue: n} }
-	at := func(n int64, org string) Record {
+	item := func(n int64) lockrec.Key {
+		return lockrec.Key{Remote: key.Remote, Org: key.Org, Repo: key.Repo, Issue: n}
+	}
+	at := func(n int64, org string) lockrec.Record {
 		r := rec
 		r.IssueNumber, r.Org = &n, org
 		return r
 	}
-	name := func(k Key) string { s, _ := Name(k); return s }
+	name := func(k lockrec.Key) string { s, _ := Name(k); return s }
 	writeFile(t, filepath.Join(dir, name(item(1))), mustMarshal(t, at(1, key.Org)))
 	writeFile(t, filepath.Join(dir, "worker-own-name.json"), mustMarshal(t, at(1, upper(key.Org))))
 	writeFile(t, filepath.Join(dir, name(item(2))), []byte(`{"remote":`))
@@ -238,7 +241,7 @@ func TestViewOfListingIsView(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := ViewOf(dir, func(yield func(*Entry) bool) {
+	got := ViewOf(dir, func(yield func(*lockrec.Entry) bool) {
 		for i := range snap.Live {
 			if !yield(&snap.Live[i]) {
 				return
@@ -249,7 +252,7 @@ func TestViewOfListingIsView(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := func(es []Entry) []string {
+	names := func(es []lockrec.Entry) []string {
 		var out []string
 		for _, e := range es {
 			out = append(out, e.Name)

@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
+	"steward/locks/lockrec"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,7 +31,7 @@ func List(dir string) ([]Listed, error) {
 	out := make([]Listed, 0, len(ents))
 	for _, de := range ents {
 		name := de.Name()
-		if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, nameSuffix) || classify(name) != ClassLive {
+		if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, nameSuffix) || classify(name) != lockrec.ClassLive {
 			continue
 		}
 		out = append(out, Listed{Name: name, de: de})
@@ -63,7 +64,7 @@ func (l *Listed) Stat() {
 // file with e's inode, size and modification time (a rename over the name changes the
 // inode, an in-place write the size or time). Anything else — another type, a file gone
 // since the listing — reads as changed.
-func (l Listed) Unchanged(e Entry) bool {
+func (l Listed) Unchanged(e lockrec.Entry) bool {
 	if !l.de.Type().IsRegular() {
 		return false
 	}
@@ -80,11 +81,11 @@ func (l Listed) Unchanged(e Entry) bool {
 // dir's real path is resolved once and the listing's file types are used, as LoadDir does:
 // a regular file costs its open, fstat, read and decode. ReadFile resolved the directory
 // (an lstat per path component) and lstat'ed the file again for every name.
-func ReadListed(dir string, ls []Listed) []Entry {
-	out := make([]Entry, len(ls))
+func ReadListed(dir string, ls []Listed) []lockrec.Entry {
+	out := make([]lockrec.Entry, len(ls))
 	real := realDir(dir)
 	parallel(len(ls), func(i int, bp *[]byte) {
-		out[i] = readEntry(dir, real, ls[i].Name, ClassLive, ls[i].de.Type(), true, bp)
+		out[i] = readEntry(dir, real, ls[i].Name, lockrec.ClassLive, ls[i].de.Type(), true, bp)
 	})
 	return out
 }

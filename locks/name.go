@@ -1,6 +1,7 @@
 package locks
 
 import (
+	"steward/locks/lockrec"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -25,7 +26,7 @@ const (
 
 // Name returns the canonical file name for a lock with key k. ok is false
 // when the name would exceed 255 bytes or the issue number is negative.
-func Name(k Key) (string, bool) {
+func Name(k lockrec.Key) (string, bool) {
 	if k.Issue < 0 {
 		return "", false
 	}
@@ -45,31 +46,31 @@ func Name(k Key) (string, bool) {
 
 // ParseName is the inverse of Name; ok is false for any name Name would not
 // produce.
-func ParseName(name string) (Key, bool) {
+func ParseName(name string) (lockrec.Key, bool) {
 	base, found := strings.CutSuffix(name, nameSuffix)
 	if !found {
-		return Key{}, false
+		return lockrec.Key{}, false
 	}
 	parts := strings.Split(base, nameSep)
 	if len(parts) != 4 || !strings.HasPrefix(parts[3], nameIssue) {
-		return Key{}, false
+		return lockrec.Key{}, false
 	}
 	digits := parts[3][len(nameIssue):]
 	n, err := strconv.ParseInt(digits, 10, 64)
 	if err != nil || n < 0 || strconv.FormatInt(n, 10) != digits {
-		return Key{}, false
+		return lockrec.Key{}, false
 	}
 	var comps [3]string
 	for i := range comps {
 		c, ok := unescapeComponent(parts[i])
 		if !ok {
-			return Key{}, false
+			return lockrec.Key{}, false
 		}
 		comps[i] = c
 	}
-	k := Key{Remote: comps[0], Org: comps[1], Repo: comps[2], Issue: n}
+	k := lockrec.Key{Remote: comps[0], Org: comps[1], Repo: comps[2], Issue: n}
 	if again, ok := Name(k); !ok || again != name {
-		return Key{}, false
+		return lockrec.Key{}, false
 	}
 	return k, true
 }

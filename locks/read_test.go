@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"steward/locks/lockrec"
 	"syscall"
 	"testing"
 	"time"
@@ -66,22 +67,22 @@ func TestReadFileUnreadable(t *testing.T) {
 
 	cases := []struct {
 		name string
-		want UnreadableReason
+		want lockrec.UnreadableReason
 	}{
-		{"big.json", UnreadableTooLarge},
-		{"fifo.json", UnreadableNotRegular},
-		{"x.json", UnreadableNotRegular},
-		{"to-dir.json", UnreadableNotRegular},
-		{"passwd.json", UnreadableSymlinkEscapes},
-		{"outside.json", UnreadableSymlinkEscapes},
-		{"loop-a.json", UnreadableSymlinkLoop},
-		{"dangling.json", UnreadableDangling},
-		{"utf8.json", UnreadableInvalidUTF8},
-		{"nul.json", UnreadableNUL},
-		{"empty.json", UnreadableEmpty},
-		{"trunc.json", UnreadableTruncated},
-		{"syntax.json", UnreadableSyntax},
-		{"array.json", UnreadableNotObject},
+		{"big.json", lockrec.UnreadableTooLarge},
+		{"fifo.json", lockrec.UnreadableNotRegular},
+		{"x.json", lockrec.UnreadableNotRegular},
+		{"to-dir.json", lockrec.UnreadableNotRegular},
+		{"passwd.json", lockrec.UnreadableSymlinkEscapes},
+		{"outside.json", lockrec.UnreadableSymlinkEscapes},
+		{"loop-a.json", lockrec.UnreadableSymlinkLoop},
+		{"dangling.json", lockrec.UnreadableDangling},
+		{"utf8.json", lockrec.UnreadableInvalidUTF8},
+		{"nul.json", lockrec.UnreadableNUL},
+		{"empty.json", lockrec.UnreadableEmpty},
+		{"trunc.json", lockrec.UnreadableTruncated},
+		{"syntax.json", lockrec.UnreadableSyntax},
+		{"array.json", lockrec.UnreadableNotObject},
 		{"inside.json", ""},
 		{"dotdot-inside.json", ""},
 		{"real.json", ""},
@@ -89,21 +90,21 @@ func TestReadFileUnreadable(t *testing.T) {
 	if os.Geteuid() != 0 { // root reads mode-0 files
 		cases = append(cases, struct {
 			name string
-			want UnreadableReason
-		}{"noperm.json", UnreadablePermission})
+			want lockrec.UnreadableReason
+		}{"noperm.json", lockrec.UnreadablePermission})
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			done := make(chan Entry, 1)
+			done := make(chan lockrec.Entry, 1)
 			go func() { done <- ReadFile(dir, c.name) }()
-			var e Entry
+			var e lockrec.Entry
 			select {
 			case e = <-done:
 			case <-time.After(10 * time.Second): // a FIFO open that blocks would hang here
 				t.Fatal("ReadFile blocked")
 			}
-			var got UnreadableReason
+			var got lockrec.UnreadableReason
 			if e.Unreadable != nil {
 				got = e.Unreadable.Reason
 			}
@@ -113,7 +114,7 @@ func TestReadFileUnreadable(t *testing.T) {
 			if got != "" && e.Unreadable.Detail == "" {
 				t.Error("unreadable without detail")
 			}
-			if c.want == "" && (!e.HasKey || Assess(&e.Record, fixtureNow).Contract != ContractCanonical) {
+			if c.want == "" && (!e.HasKey || lockrec.Assess(&e.Record, fixtureNow).Contract != lockrec.ContractCanonical) {
 				t.Errorf("readable file not decoded: %+v", e.Findings)
 			}
 		})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"steward/locks/lockrec"
 	"strings"
 	"testing"
 )
@@ -54,13 +55,13 @@ func TestArchiveKeepsAnInPlaceRewrite(t *testing.T) {
 					t.Error(err)
 				}
 			}}
-			archived, err := w.Archive(dir, name, FenceOf(&live.Record), RecoveryBlock{Action: "retire"})
+			archived, err := w.Archive(dir, name, FenceOf(&live.Record), lockrec.RecoveryBlock{Action: "retire"})
 			if !rewrote {
 				t.Fatalf("step %s never reached", at)
 			}
 			if at == StepLocked {
 				// Written before Archive read it: the worker's write is what gets archived.
-				want, _ := Decode(next)
+				want, _ := lockrec.Decode(next)
 				a := ReadFile(dir, archived)
 				if err != nil || !ReadFile(dir, name).Missing || a.Unreadable != nil ||
 					*a.Record.WorkLease.HeartbeatCount != *want.WorkLease.HeartbeatCount {

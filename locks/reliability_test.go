@@ -1,6 +1,9 @@
 package locks
 
-import "testing"
+import (
+	"steward/locks/lockrec"
+	"testing"
+)
 
 // TestDecodeOutOfRange: integers no writer means are kept as written and reported, so a
 // lock on issue -5 or with pid 2^40 is never taken at face value silently.
@@ -16,10 +19,10 @@ func TestDecodeOutOfRange(t *testing.T) {
 		`{"work_lease": {"issue_number": -9}}`:    "work_lease.issue_number",
 	}
 	for in, path := range cases {
-		rec, fs := Decode([]byte(in))
+		rec, fs := lockrec.Decode([]byte(in))
 		found := false
 		for _, f := range fs {
-			if f.Kind == FindingOutOfRange && f.Path == path {
+			if f.Kind == lockrec.FindingOutOfRange && f.Path == path {
 				found = true
 			}
 		}
@@ -30,12 +33,12 @@ func TestDecodeOutOfRange(t *testing.T) {
 			t.Errorf("%s: record dropped", in)
 		}
 	}
-	if _, fs := Decode([]byte(`{"issue_number": 7, "pid": 42, "lock_generation": 0}`)); hasKind(fs, FindingOutOfRange) {
+	if _, fs := lockrec.Decode([]byte(`{"issue_number": 7, "pid": 42, "lock_generation": 0}`)); hasKind(fs, lockrec.FindingOutOfRange) {
 		t.Errorf("in-range values reported: %+v", fs)
 	}
 }
 
-func hasKind(fs []Finding, k FindingKind) bool {
+func hasKind(fs []lockrec.Finding, k lockrec.FindingKind) bool {
 	for _, f := range fs {
 		if f.Kind == k {
 			return true

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"steward/locks/lockrec"
 	"strings"
 )
 
@@ -41,21 +42,24 @@ type LoadOptions struct {
 
 // Snapshot is one full scan of a locks directory.
 type Snapshot struct {
-	Dir      string
-	Live     []Entry  // per-issue lock files, readable or not, by name
-	Pointers []Entry  // session-<pid>.json pointer files
-	Legacy   *Entry   // the legacy slot, nil when absent
-	Retired  []Entry  // archived locks under retired/, by name
-	Ignored  []string // dot files (temp files, flock sidecars) and non-.json names
+	Dir  string
+	Live []lockrec. // per-issue lock files, readable or not, by name
+		Entry
+	Pointers []lockrec. // session-<pid>.json pointer files
+			Entry
+	Legacy  *lockrec.Entry // the legacy slot, nil when absent
+	Retired []lockrec.     // archived locks under retired/, by name
+		Entry
+	Ignored []string // dot files (temp files, flock sidecars) and non-.json names
 	// RetiredUnavailable is set when retired/ exists but cannot be listed.
-	RetiredUnavailable *Unreadable
+	RetiredUnavailable *lockrec.Unreadable
 }
 
 // ByKey groups the readable live entries by item (Key.Identity: org and repo
 // compared case-insensitively); a key with more than one entry is a
 // duplicate-live-lock.
-func (s *Snapshot) ByKey() map[Key][]*Entry {
-	m := make(map[Key][]*Entry, len(s.Live))
+func (s *Snapshot) ByKey() map[lockrec.Key][]*lockrec.Entry {
+	m := make(map[lockrec.Key][]*lockrec.Entry, len(s.Live))
 	for i := range s.Live {
 		if e := &s.Live[i]; e.HasKey && e.Unreadable == nil {
 			k := e.Key.Identity()
@@ -75,7 +79,7 @@ func LoadDir(dir string, opts LoadOptions) (*Snapshot, error) {
 	if err != nil {
 		return nil, &PathError{Op: "load", Path: dir, Err: err}
 	}
-	s := &Snapshot{Dir: dir, Live: make([]Entry, 0, len(ents))}
+	s := &Snapshot{Dir: dir, Live: make([]lockrec.Entry, 0, len(ents))}
 	real := realDir(dir)
 	bp := bufPool.Get().(*[]byte)
 	defer bufPool.Put(bp)
@@ -83,7 +87,7 @@ func LoadDir(dir string, opts LoadOptions) (*Snapshot, error) {
 	// listing order.
 	type file struct {
 		name  string
-		class Class
+		class lockrec.Class
 		typ   fs.FileMode
 	}
 	var files []file
@@ -96,7 +100,7 @@ func LoadDir(dir string, opts LoadOptions) (*Snapshot, error) {
 			s.loadRetired(dir, real, bp)
 		case name == retiredDir && de.IsDir():
 			if f, err := os.Open(filepath.Join(dir, retiredDir)); err != nil {
-				s.RetiredUnavailable = &Unreadable{Reason: UnreadableIO, Detail: err.Error()}
+				s.RetiredUnavailable = &lockrec.Unreadable{Reason: lockrec.UnreadableIO, Detail: err.Error()}
 			} else {
 				f.Close()
 			}
@@ -106,14 +110,14 @@ func LoadDir(dir string, opts LoadOptions) (*Snapshot, error) {
 			files = append(files, file{name, classify(name), de.Type()})
 		}
 	}
-	read := make([]Entry, len(files))
+	read := make([]lockrec.Entry, len(files))
 	parallel(len(files), func(i int, bp *[]byte) {
 		read[i] = readEntry(dir, real, files[i].name, files[i].class, files[i].typ, true, bp)
 	})
 	for i, e := range read {
 		switch {
 		case e.Missing:
-		case files[i].class == ClassPointer:
+		case files[i].class == lockrec.ClassPointer:
 			s.Pointers = append(s.Pointers, e)
 		default:
 			s.Live = append(s.Live, e)
@@ -129,7 +133,7 @@ func (s *Snapshot) loadRetired(dir, real string, bp *[]byte) {
 	rdir := filepath.Join(dir, retiredDir)
 	ents, err := os.ReadDir(rdir)
 	if err != nil {
-		s.RetiredUnavailable = &Unreadable{Reason: UnreadableIO, Detail: err.Error()}
+		s.RetiredUnavailable = &lockrec.Unreadable{Reason: lockrec.UnreadableIO, Detail: err.Error()}
 		return
 	}
 	for _, de := range ents {
@@ -137,7 +141,7 @@ func (s *Snapshot) loadRetired(dir, real string, bp *[]byte) {
 		if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, nameSuffix) {
 			continue
 		}
-		e := readEntry(dir, real, retiredDir+"/"+name, ClassRetired, de.Type(), true, bp)
+		e := readEntry(dir, real, retiredDir+"/"+name, lockrec.ClassRetired, de.Type(), true, bp)
 		if !e.Missing {
 			s.Retired = append(s.Retired, e)
 		}
@@ -147,7 +151,7 @@ func (s *Snapshot) loadRetired(dir, real string, bp *[]byte) {
 
 // ReadLegacy reads the legacy single-slot lock file at path (it may live outside any locks
 // directory): nil when it does not exist; a symlink is refused.
-func ReadLegacy(path string) *Entry {
+func ReadLegacy(path string) *lockrec.Entry {
 	bp := bufPool.Get().(*[]byte)
 	defer bufPool.Put(bp)
 	return readLegacy(path, bp)
@@ -155,19 +159,19 @@ func ReadLegacy(path string) *Entry {
 
 // readLegacy reads the legacy slot; nil when it does not exist. A symlink is
 // refused: the slot lives in a world-writable directory.
-func readLegacy(path string, bp *[]byte) *Entry {
+func readLegacy(path string, bp *[]byte) *lockrec.Entry {
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	e := Entry{Name: filepath.Base(path), Path: path, Class: ClassLegacy}
+	e := lockrec.Entry{Name: filepath.Base(path), Path: path, Class: lockrec.ClassLegacy}
 	switch {
 	case err != nil:
-		e.setErr(err)
+		setErr(&e, err)
 	case fi.Mode()&fs.ModeSymlink != 0:
-		e.Unreadable = &Unreadable{Reason: UnreadableSymlink, Detail: "the legacy slot is a symlink; not followed"}
+		e.Unreadable = &lockrec.Unreadable{Reason: lockrec.UnreadableSymlink, Detail: "the legacy slot is a symlink; not followed"}
 	default:
-		e = readEntry(filepath.Dir(path), filepath.Dir(path), filepath.Base(path), ClassLegacy, fi.Mode().Type(), true, bp)
+		e = readEntry(filepath.Dir(path), filepath.Dir(path), filepath.Base(path), lockrec.ClassLegacy, fi.Mode().Type(), true, bp)
 		if e.Missing {
 			return nil
 		}

@@ -3,6 +3,7 @@ package locks
 import (
 	"os"
 	"path/filepath"
+	"steward/locks/lockrec"
 	"strings"
 	"testing"
 )
@@ -32,7 +33,7 @@ func TestLoadDirKeyedByIdentity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := func(es []Entry) string {
+	names := func(es []lockrec.Entry) string {
 		var n []string
 		for _, e := range es {
 			n = append(n, e.Name)
@@ -45,7 +46,7 @@ func TestLoadDirKeyedByIdentity(t *testing.T) {
 	if got := names(s.Pointers); got != "session-4242.json,session-77.json" {
 		t.Errorf("pointers = %s", got)
 	}
-	if got := names(s.Retired); got != "retired/a.20260724T060000Z.3.json" || s.Retired[0].Class != ClassRetired {
+	if got := names(s.Retired); got != "retired/a.20260724T060000Z.3.json" || s.Retired[0].Class != lockrec.ClassRetired {
 		t.Errorf("retired = %s", got)
 	}
 	// Without Retired, the history is not read, only checked to be readable.
@@ -55,7 +56,7 @@ func TestLoadDirKeyedByIdentity(t *testing.T) {
 	if got := strings.Join(s.Ignored, ","); got != ".a.json.flock,.tmp-a.json-123,notes.txt" {
 		t.Errorf("ignored = %s", got)
 	}
-	if s.Legacy == nil || s.Legacy.Class != ClassLegacy || Assess(&s.Legacy.Record, fixtureNow).Contract != ContractLegacy {
+	if s.Legacy == nil || s.Legacy.Class != lockrec.ClassLegacy || lockrec.Assess(&s.Legacy.Record, fixtureNow).Contract != lockrec.ContractLegacy {
 		t.Errorf("legacy slot = %+v", s.Legacy)
 	}
 	if p := s.Pointers[0].Pointer; p == nil || p.PID != 4242 || !strings.HasSuffix(p.Target, "issue-658.json") {
@@ -64,7 +65,7 @@ func TestLoadDirKeyedByIdentity(t *testing.T) {
 	if p := s.Pointers[1]; p.Pointer.PID != 77 || !p.HasKey {
 		t.Errorf("record-copy pointer = %+v", p.Pointer)
 	}
-	key := Key{Remote: "prgs", Org: "Scaled-Tech-Consulting", Repo: "Gitea-Tools", Issue: 658}
+	key := lockrec.Key{Remote: "prgs", Org: "Scaled-Tech-Consulting", Repo: "Gitea-Tools", Issue: 658}
 	by := s.ByKey()
 	if len(by[key.Identity()]) != 2 {
 		t.Errorf("key %v has %d entries, want 2 (duplicate-live-lock)", key, len(by[key.Identity()]))
@@ -83,7 +84,7 @@ func TestLoadDirKeyedByIdentity(t *testing.T) {
 	if err := os.Symlink(slot, link); err != nil {
 		t.Fatal(err)
 	}
-	if s, _ = LoadDir(dir, LoadOptions{LegacyFile: link}); s.Legacy == nil || s.Legacy.Unreadable == nil || s.Legacy.Unreadable.Reason != UnreadableSymlink {
+	if s, _ = LoadDir(dir, LoadOptions{LegacyFile: link}); s.Legacy == nil || s.Legacy.Unreadable == nil || s.Legacy.Unreadable.Reason != lockrec.UnreadableSymlink {
 		t.Errorf("symlinked slot: %+v", s.Legacy)
 	}
 	if _, err := LoadDir(filepath.Join(dir, "nope"), LoadOptions{}); err == nil {
@@ -105,14 +106,14 @@ func TestLegacyFileFromEnv(t *testing.T) {
 func TestNameRoundTrip(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
-		key  Key
+		key  lockrec.Key
 		want string
 	}{
-		{Key{"prgs", "Scaled-Tech-Consulting", "Gitea-Tools", 658}, "prgs__Scaled-Tech-Consulting__Gitea-Tools__issue-658.json"},
-		{Key{"origin", "my_org", "a.b", 1}, "origin__my%5Forg__a.b__issue-1.json"},
-		{Key{"..", "../x", "a/b", 2}, "%2E.__%2E.%2Fx__a%2Fb__issue-2.json"},
-		{Key{"", "", "", 0}, "______issue-0.json"},
-		{Key{"r\n", "é", "__", 3}, "r%0A__%C3%A9__%5F%5F__issue-3.json"},
+		{lockrec.Key{Remote: "prgs", Org: "Scaled-Tech-Consulting", Repo: "Gitea-Tools", Issue: 658}, "prgs__Scaled-Tech-Consulting__Gitea-Tools__issue-658.json"},
+		{lockrec.Key{Remote: "origin", Org: "my_org", Repo: "a.b", Issue: 1}, "origin__my%5Forg__a.b__issue-1.json"},
+		{lockrec.Key{Remote: "..", Org: "../x", Repo: "a/b", Issue: 2}, "%2E.__%2E.%2Fx__a%2Fb__issue-2.json"},
+		{lockrec.Key{Remote: "", Org: "", Repo: "", Issue: 0}, "______issue-0.json"},
+		{lockrec.Key{Remote: "r\n", Org: "é", Repo: "__", Issue: 3}, "r%0A__%C3%A9__%5F%5F__issue-3.json"},
 	}
 	for _, c := range cases {
 		got, ok := Name(c.key)
@@ -134,10 +135,10 @@ func TestNameRoundTrip(t *testing.T) {
 			t.Errorf("ParseName(%q) accepted: %+v", bad, k)
 		}
 	}
-	if _, ok := Name(Key{Issue: -1}); ok {
+	if _, ok := Name(lockrec.Key{Issue: -1}); ok {
 		t.Error("negative issue named")
 	}
-	if _, ok := Name(Key{Remote: strings.Repeat("a", 300)}); ok {
+	if _, ok := Name(lockrec.Key{Remote: strings.Repeat("a", 300)}); ok {
 		t.Error("over-long name accepted")
 	}
 	for _, bad := range []string{"", ".json", ".hidden.json", "a/b.json", "..", "a\x01.json", "a.txt", `a\b.json`} {

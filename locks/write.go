@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"steward/locks/lockrec"
 	"syscall"
 	"time"
 )
@@ -36,7 +37,7 @@ func ExpectFence(generation int64, taskSessionID string) Expect {
 }
 
 // FenceOf returns the fence that matches rec as it is now.
-func FenceOf(rec *Record) Expect { return ExpectFence(rec.Generation(), rec.TaskSessionID()) }
+func FenceOf(rec *lockrec.Record) Expect { return ExpectFence(rec.Generation(), rec.TaskSessionID()) }
 
 // Step names passed to Writer.Step, in the order they happen.
 const (
@@ -73,7 +74,7 @@ func (w *Writer) now() time.Time {
 }
 
 // WriteCAS writes rec to dir/name with the zero Writer; see Writer.WriteCAS.
-func WriteCAS(dir, name string, expect Expect, rec Record) (int64, error) {
+func WriteCAS(dir, name string, expect Expect, rec lockrec.Record) (int64, error) {
 	return (&Writer{}).WriteCAS(dir, name, expect, rec)
 }
 
@@ -84,20 +85,20 @@ func WriteCAS(dir, name string, expect Expect, rec Record) (int64, error) {
 // old or the new complete file, never a partial one. rec's Extra (unknown
 // fields) is written back. Refusals: ErrExists, ErrNotFound, ErrFenceMoved,
 // ErrInvalidName, ErrNotRegular, ErrUnreadable, each in a *PathError.
-func (w *Writer) WriteCAS(dir, name string, expect Expect, rec Record) (int64, error) {
+func (w *Writer) WriteCAS(dir, name string, expect Expect, rec lockrec.Record) (int64, error) {
 	return w.writeCAS(dir, name, expect, rec, 1, nil)
 }
 
 // WriteCASChecked is WriteCAS with check run under the flock, after the fence matched
 // and before anything is written: a non-nil error from check refuses the write with that
 // error. A claim uses it to look again for a live lock of the item under another name.
-func (w *Writer) WriteCASChecked(dir, name string, expect Expect, rec Record, check func() error) (int64, error) {
+func (w *Writer) WriteCASChecked(dir, name string, expect Expect, rec lockrec.Record, check func() error) (int64, error) {
 	return w.writeCAS(dir, name, expect, rec, 1, check)
 }
 
 // writeCAS is WriteCAS with a floor for the new generation and an extra
 // check run under the flock before the fence.
-func (w *Writer) writeCAS(dir, name string, expect Expect, rec Record, floor int64, check func() error) (int64, error) {
+func (w *Writer) writeCAS(dir, name string, expect Expect, rec lockrec.Record, floor int64, check func() error) (int64, error) {
 	path := filepath.Join(dir, name)
 	if !ValidName(name) {
 		return 0, &PathError{Op: "write", Path: path, Err: ErrInvalidName}
@@ -125,7 +126,7 @@ func (w *Writer) writeCAS(dir, name string, expect Expect, rec Record, floor int
 		gen = max(gen, cur.Record.Generation()+1)
 	}
 	rec.LockGeneration = &gen
-	data, err := Marshal(&rec)
+	data, err := lockrec.Marshal(&rec)
 	if err != nil {
 		return 0, err
 	}
@@ -140,7 +141,7 @@ func (w *Writer) writeCAS(dir, name string, expect Expect, rec Record, floor int
 
 // current reads dir/name under the flock: nil when absent, an error when it
 // is not a readable regular lock file.
-func current(dir, name, op string) (*Entry, error) {
+func current(dir, name, op string) (*lockrec.Entry, error) {
 	path := filepath.Join(dir, name)
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -154,7 +155,7 @@ func current(dir, name, op string) (*Entry, error) {
 	}
 	bp := bufPool.Get().(*[]byte)
 	defer bufPool.Put(bp)
-	e := readEntry(dir, dir, name, ClassLive, fi.Mode().Type(), true, bp)
+	e := readEntry(dir, dir, name, lockrec.ClassLive, fi.Mode().Type(), true, bp)
 	if e.Missing {
 		return nil, nil
 	}
@@ -165,7 +166,7 @@ func current(dir, name, op string) (*Entry, error) {
 	return &e, nil
 }
 
-func checkFence(cur *Entry, expect Expect, op, path string) error {
+func checkFence(cur *lockrec.Entry, expect Expect, op, path string) error {
 	switch {
 	case expect.Absent && cur != nil:
 		return &PathError{Op: op, Path: path, Err: ErrExists}
@@ -262,7 +263,7 @@ func readable(data []byte) error {
 	if len(data) > MaxFileSize {
 		return fmt.Errorf("%w: %d bytes, over the %d a lock file may hold", ErrWouldBeUnreadable, len(data), MaxFileSize)
 	}
-	if _, finds := decodeOwned(data); fatal(finds) { // reads data, never changes it
+	if _, finds := lockrec.DecodeOwned(data); fatal(finds) { // reads data, never changes it
 		for _, f := range finds {
 			if f.Fatal() {
 				return fmt.Errorf("%w: %s at %s: %s", ErrWouldBeUnreadable, f.Kind, f.Path, f.Detail)

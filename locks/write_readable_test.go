@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"steward/locks/lockrec"
 	"strings"
 	"testing"
 )
@@ -28,8 +29,8 @@ func dirState(t *testing.T, dir string) string {
 }
 
 // withPadding is rec with an unknown field holding n bytes of text.
-func withPadding(rec Record, n int) Record {
-	rec.Extra = append(append([]RawField(nil), rec.Extra...), RawField{Key: "padding", Value: []byte(`"` + strings.Repeat("p", n) + `"`)})
+func withPadding(rec lockrec.Record, n int) lockrec.Record {
+	rec.Extra = append(append([]lockrec.RawField(nil), rec.Extra...), lockrec.RawField{Key: "padding", Value: []byte(`"` + strings.Repeat("p", n) + `"`)})
 	return rec
 }
 
@@ -42,7 +43,7 @@ func withPadding(rec Record, n int) Record {
 func TestWriteNeverMakesALockStewardCannotRead(t *testing.T) {
 	t.Parallel()
 	rec := decodeFixture(t, "unknown-fields.json")
-	name, _ := Name(Key{"prgs", "o", "r", 658})
+	name, _ := Name(lockrec.Key{Remote: "prgs", Org: "o", Repo: "r", Issue: 658})
 
 	t.Run("new lock over the limit", func(t *testing.T) {
 		dir := t.TempDir()
@@ -89,7 +90,7 @@ func TestWriteNeverMakesALockStewardCannotRead(t *testing.T) {
 			t.Fatalf("setup: %+v", cur.Unreadable)
 		}
 		before := dirState(t, dir)
-		_, err := Archive(dir, name, FenceOf(&cur.Record), RecoveryBlock{Action: "retire_lock", Reason: strings.Repeat("r", 4096)})
+		_, err := Archive(dir, name, FenceOf(&cur.Record), lockrec.RecoveryBlock{Action: "retire_lock", Reason: strings.Repeat("r", 4096)})
 		if !errors.Is(err, ErrWouldBeUnreadable) {
 			t.Fatalf("err %v, want ErrWouldBeUnreadable", err)
 		}

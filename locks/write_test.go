@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"steward/locks/lockrec"
 	"strings"
 	"sync"
 	"syscall"
@@ -13,9 +14,9 @@ import (
 	"time"
 )
 
-func decodeFixture(t testing.TB, name string) Record {
+func decodeFixture(t testing.TB, name string) lockrec.Record {
 	t.Helper()
-	rec, fs := Decode(fixtureBytes(t, name))
+	rec, fs := lockrec.Decode(fixtureBytes(t, name))
 	for _, f := range fs {
 		if f.Fatal() {
 			t.Fatalf("fixture %s: %+v", name, f)
@@ -28,7 +29,7 @@ func TestWriteCAS(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	rec := decodeFixture(t, "unknown-fields.json")
-	name, _ := Name(Key{"prgs", "o", "r", 658})
+	name, _ := Name(lockrec.Key{Remote: "prgs", Org: "o", Repo: "r", Issue: 658})
 
 	if _, err := WriteCAS(dir, name, ExpectFence(0, ""), rec); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("fence on a missing file: %v", err)
@@ -53,7 +54,8 @@ func TestWriteCAS(t *testing.T) {
 		t.Fatalf("wrong generation: %v", err)
 	}
 	next := e.Record
-	next.WorkLease.HeartbeatCount = i64(6)
+	six := int64(6)
+	next.WorkLease.HeartbeatCount = &six
 	gen, err = WriteCAS(dir, name, FenceOf(&e.Record), next)
 	if err != nil || gen != 2 {
 		t.Fatalf("update: gen %d err %v", gen, err)
@@ -147,8 +149,8 @@ func TestArchiveAndRestore(t *testing.T) {
 	}
 	live := ReadFile(dir, name)
 	w := &Writer{Now: func() time.Time { return time.Date(2026, 7, 24, 6, 30, 0, 0, time.UTC) }}
-	block := RecoveryBlock{Action: "retire_lock", ActionID: "act-1", AuditAttemptID: "att-9",
-		Actor: Actor{Login: "maint", OSUser: "ops", Host: "h1"}, Reason: "owner pid dead",
+	block := lockrec.RecoveryBlock{Action: "retire_lock", ActionID: "act-1", AuditAttemptID: "att-9",
+		Actor: lockrec.Actor{Login: "maint", OSUser: "ops", Host: "h1"}, Reason: "owner pid dead",
 		Evidence: json.RawMessage(`{"pid":4242,"alive":false}`)}
 	if _, err := w.Archive(dir, name, ExpectFence(1, "wrong"), block); !errors.Is(err, ErrFenceMoved) {
 		t.Fatalf("archive with a moved fence: %v", err)
@@ -168,7 +170,7 @@ func TestArchiveAndRestore(t *testing.T) {
 		t.Fatal("live file still present after archive")
 	}
 	a := ReadFile(dir, archived)
-	if a.Unreadable != nil || a.Class != ClassRetired || a.Key != key {
+	if a.Unreadable != nil || a.Class != lockrec.ClassRetired || a.Key != key {
 		t.Fatalf("archived entry: %+v", a.Unreadable)
 	}
 	got, ok := a.Record.Recovery()
@@ -178,7 +180,7 @@ func TestArchiveAndRestore(t *testing.T) {
 		t.Errorf("recovery block: %+v", got)
 	}
 	// The archived copy keeps the whole record, unknown fields included.
-	if Assess(&a.Record, fixtureNow).Contract != ContractCanonical || len(a.Record.UnknownKeys) != 1 {
+	if lockrec.Assess(&a.Record, fixtureNow).Contract != lockrec.ContractCanonical || len(a.Record.UnknownKeys) != 1 {
 		t.Errorf("archived record changed: %+v", a.Record.UnknownKeys)
 	}
 	s, _ := LoadDir(dir, LoadOptions{Retired: true})
@@ -214,7 +216,7 @@ func TestRestoreRefusesWhenReclaimedUnderOtherName(t *testing.T) {
 		t.Fatal(err)
 	}
 	cur := ReadFile(dir, name)
-	archived, err := Archive(dir, name, FenceOf(&cur.Record), RecoveryBlock{Action: "retire_lock"})
+	archived, err := Archive(dir, name, FenceOf(&cur.Record), lockrec.RecoveryBlock{Action: "retire_lock"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +258,7 @@ func TestCrashChild(t *testing.T) {
 		next.WorkLease = &wl
 		_, err = w.WriteCAS(dir, "x.json", FenceOf(&cur.Record), next)
 	case "archive":
-		_, err = w.Archive(dir, "x.json", FenceOf(&cur.Record), RecoveryBlock{Action: "retire_lock"})
+		_, err = w.Archive(dir, "x.json", FenceOf(&cur.Record), lockrec.RecoveryBlock{Action: "retire_lock"})
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -349,7 +351,7 @@ func TestArchiveTwiceInOneSecond(t *testing.T) {
 			t.Fatal(err)
 		}
 		live := ReadFile(dir, name)
-		archived, err := w.Archive(dir, name, FenceOf(&live.Record), RecoveryBlock{Action: "release"})
+		archived, err := w.Archive(dir, name, FenceOf(&live.Record), lockrec.RecoveryBlock{Action: "release"})
 		if err != nil {
 			t.Fatalf("archive %d: %v", i+1, err)
 		}
@@ -357,7 +359,7 @@ func TestArchiveTwiceInOneSecond(t *testing.T) {
 			t.Fatalf("archive %d reused the name %s", i+1, archived)
 		}
 		seen[archived] = true
-		if e := ReadFile(dir, archived); e.Missing || e.Unreadable != nil || e.Class != ClassRetired {
+		if e := ReadFile(dir, archived); e.Missing || e.Unreadable != nil || e.Class != lockrec.ClassRetired {
 			t.Fatalf("archive %d: %+v", i+1, e)
 		}
 	}

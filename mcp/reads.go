@@ -16,6 +16,7 @@ import (
 	"steward/govern"
 	"steward/leases"
 	"steward/locks"
+	"steward/locks/lockrec"
 	"steward/termsafe"
 )
 
@@ -114,10 +115,10 @@ func workRefOf(it ItemRef) leases.WorkRef {
 }
 
 // lockOf reads the lock file of an item.
-func (rd *readers) lockOf(it ItemRef) (string, locks.Entry) {
-	name, ok := locks.Name(locks.Key{Remote: it.Remote, Org: it.Org, Repo: it.Repo, Issue: it.Number})
+func (rd *readers) lockOf(it ItemRef) (string, lockrec.Entry) {
+	name, ok := locks.Name(lockrec.Key{Remote: it.Remote, Org: it.Org, Repo: it.Repo, Issue: it.Number})
 	if !ok {
-		return "", locks.Entry{Missing: true}
+		return "", lockrec.Entry{Missing: true}
 	}
 	return name, locks.ReadFile(rd.ws.LocksDir, name)
 }
@@ -224,7 +225,7 @@ func (s *Server) resolveItem(it *ItemRef) (ItemRef, *Outcome) {
 	if out.Remote == "" {
 		out.Remote = "origin"
 	}
-	if _, ok := locks.Name(locks.Key{Remote: out.Remote, Org: out.Org, Repo: out.Repo, Issue: out.Number}); !ok {
+	if _, ok := locks.Name(lockrec.Key{Remote: out.Remote, Org: out.Org, Repo: out.Repo, Issue: out.Number}); !ok {
 		o := refused(govern.CodeInvalidRequest, "the item cannot be named as a lock file (check remote, org and repo)")
 		return out, &o
 	}
@@ -273,7 +274,7 @@ func (s *Server) itemStatus(ctx context.Context, req *sdk.CallToolRequest, a Ite
 		if e.Unreadable != nil {
 			lv.Problem = termsafe.Line(string(e.Unreadable.Reason) + ": " + e.Unreadable.Detail)
 		} else {
-			as := locks.Assess(&e.Record, s.cfg.Now())
+			as := lockrec.Assess(&e.Record, s.cfg.Now())
 			lv.Contract, lv.OwnerSession, lv.LeaseID = string(as.Contract), termsafe.Line(e.Record.OwnerSession), e.Record.LeaseID
 			lv.LockGeneration, lv.ExpiresAt = e.Record.Generation(), termsafe.Line(as.Expiration.ExpiresAt)
 		}
@@ -343,11 +344,11 @@ func (s *Server) dependencyState(ctx context.Context, body string) map[int64]boo
 
 // recommended is the seed's recommended_action for a contract (seed-digest-1 §2.7), in
 // this server's tool names.
-func recommended(c locks.Contract) string {
+func recommended(c lockrec.Contract) string {
 	switch c {
-	case locks.ContractCanonical:
+	case lockrec.ContractCanonical:
 		return "The lock is canonical: heartbeat it with its task_session_id and proceed with the work."
-	case locks.ContractAbsent:
+	case lockrec.ContractAbsent:
 		return "No durable lock exists: claim the item before writing any implementation bytes."
 	}
 	return "Do not begin implementation. The lock is not canonical: ask a supervisor to recover or retire it (steward lock retire), then claim again."
@@ -370,11 +371,11 @@ func (s *Server) inspect(ctx context.Context, req *sdk.CallToolRequest, a Inspec
 		out.Next = out.RecommendedAction
 		return out
 	}
-	var rec *locks.Record
+	var rec *lockrec.Record
 	if !e.Missing {
 		rec = &e.Record
 	}
-	as := locks.Assess(rec, s.cfg.Now())
+	as := lockrec.Assess(rec, s.cfg.Now())
 	out.Contract, out.Canonical, out.MissingFields = string(as.Contract), as.Canonical, as.MissingFields
 	out.ClaimantUsername, out.ClaimantProfile, out.ClaimantPlacement = termsafe.Line(as.Claimant.Username), termsafe.Line(as.Claimant.Profile), string(as.ClaimantPlacement)
 	out.ExpirationState, out.ExpiresAt, out.Expired = string(as.Expiration.State), termsafe.Line(as.Expiration.ExpiresAt), as.Expiration.Expired

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"steward/leases"
-	"steward/locks"
+	"steward/locks/lockrec"
 )
 
 type classCase struct {
@@ -87,8 +87,8 @@ func classCases() []classCase {
 		{"expiry mismatch: the lock is another claim's", OrphanLockLeaseExpiryMismatch, "", false, "", all(withSess("s1", "s2"), withLease(lease("L1", 7, "s1", leases.StatusActive, 55*time.Minute, LivenessAlive)), withLock(lock("a.json", 7, "s2", "L2", 5*time.Minute, LivenessAlive)))},
 		{"expired lock live owner: expiry equal to now is expired", OrphanExpiredLockLiveOwner, "", true, "", withLock(lock("a.json", 7, "s1", "", 0, LivenessAlive))},
 		{"expired lock live owner: not yet expired", OrphanExpiredLockLiveOwner, "", false, "", withLock(lock("a.json", 7, "s1", "", time.Second, LivenessAlive))},
-		{"never expires, live owner: inspect", OrphanLockNeverExpires, "", true, "", withLock(mutLock(lock("a.json", 7, "s1", "", 0, LivenessAlive), func(l *LockObs) { l.Entry.Record.WorkLease.ExpiresAt = locks.Timestamp{} }))},
-		{"never expires, dead owner: retire", OrphanLockNeverExpires, "", true, ActionRetireLock, withLock(mutLock(lock("a.json", 7, "s1", "", 0, LivenessDead), func(l *LockObs) { l.Entry.Record.WorkLease.ExpiresAt = locks.ParseTimestamp("soon") }))},
+		{"never expires, live owner: inspect", OrphanLockNeverExpires, "", true, "", withLock(mutLock(lock("a.json", 7, "s1", "", 0, LivenessAlive), func(l *LockObs) { l.Entry.Record.WorkLease.ExpiresAt = lockrec.Timestamp{} }))},
+		{"never expires, dead owner: retire", OrphanLockNeverExpires, "", true, ActionRetireLock, withLock(mutLock(lock("a.json", 7, "s1", "", 0, LivenessDead), func(l *LockObs) { l.Entry.Record.WorkLease.ExpiresAt = lockrec.ParseTimestamp("soon") }))},
 		{"never expires: recorded expiry", OrphanLockNeverExpires, "", false, "", withLock(lock("a.json", 7, "s1", "", hour, LivenessAlive))},
 		{"incomplete lock", OrphanIncompleteLock, "", true, "", withLock(mutLock(lock("a.json", 7, "s1", "", hour, LivenessAlive), func(l *LockObs) { l.Entry.Record.LockProvenance = nil }))},
 		{"incomplete lock: canonical", OrphanIncompleteLock, "", false, "", withLock(lock("a.json", 7, "s1", "", hour, LivenessAlive))},
@@ -97,10 +97,10 @@ func classCases() []classCase {
 			l.Entry.Record.WorkLease.Claimant = nil
 		}))},
 		{"legacy lock: top-level claimant without profile is incomplete", OrphanLegacyLock, "", false, "", withLock(mutLock(lock("a.json", 7, "s1", "", hour, LivenessAlive), func(l *LockObs) {
-			l.Entry.Record.Claimant = &locks.Claimant{Username: "bot"}
+			l.Entry.Record.Claimant = &lockrec.Claimant{Username: "bot"}
 			l.Entry.Record.WorkLease.Claimant = nil
 		}))},
-		{"unreadable lock", OrphanUnreadableLock, "", true, "", withLock(LockObs{Entry: locks.Entry{Name: "b.json", Unreadable: &locks.Unreadable{Reason: locks.UnreadableTruncated}}})},
+		{"unreadable lock", OrphanUnreadableLock, "", true, "", withLock(LockObs{Entry: lockrec.Entry{Name: "b.json", Unreadable: &lockrec.Unreadable{Reason: lockrec.UnreadableTruncated}}})},
 		{"unreadable lock: readable one", OrphanUnreadableLock, "", false, "", withLock(lock("a.json", 7, "s1", "", hour, LivenessAlive))},
 		{"pending handoff", OrphanPendingHandoffUnconsumed, "", true, "", all(withSess("s1"), withLease(mutLease(live, func(l *LeaseObs) {
 			l.Lease.Provenance = map[string]any{"cross_role_handoff": true, "required_role": "reviewer"}

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"steward/leases"
-	"steward/locks"
+	"steward/locks/lockrec"
 )
 
 var now = time.Date(2026, 7, 23, 10, 0, 0, 0, time.UTC)
@@ -21,16 +21,16 @@ func baseInput() *Input {
 // lock builds a canonical live lock on acme/widgets#n, expiring at exp.
 func lock(name string, n int64, session, leaseID string, exp time.Duration, owner Liveness) LockObs {
 	one := int64(1)
-	created := locks.NewTimestamp(now.Add(-time.Hour))
-	rec := locks.Record{Remote: "origin", Org: "acme", Repo: "widgets", IssueNumber: &n, BranchName: "feat/x", Branch: "feat/x",
+	created := lockrec.NewTimestamp(now.Add(-time.Hour))
+	rec := lockrec.Record{Remote: "origin", Org: "acme", Repo: "widgets", IssueNumber: &n, BranchName: "feat/x", Branch: "feat/x",
 		WorktreePath: "/repo/branches/x",
-		WorkLease: &locks.WorkLease{OperationType: "author_issue_work", IssueNumber: &n, Branch: "feat/x", WorktreePath: "/repo/branches/x",
-			Claimant: &locks.Claimant{Username: "bot", Profile: "p"}, CreatedAt: created, ExpiresAt: locks.NewTimestamp(now.Add(exp)),
+		WorkLease: &lockrec.WorkLease{OperationType: "author_issue_work", IssueNumber: &n, Branch: "feat/x", WorktreePath: "/repo/branches/x",
+			Claimant: &lockrec.Claimant{Username: "bot", Profile: "p"}, CreatedAt: created, ExpiresAt: lockrec.NewTimestamp(now.Add(exp)),
 			LastHeartbeatAt: created, HeartbeatCount: &one, TaskSessionID: "tsk-1", LifecycleVersion: "heartbeat-v1"},
-		LockProvenance: &locks.Provenance{Source: "gitea_lock_issue", WrittenByTool: "steward"},
+		LockProvenance: &lockrec.Provenance{Source: "gitea_lock_issue", WrittenByTool: "steward"},
 		OwnerSession:   session, LeaseID: leaseID}
 	k, _ := rec.Key()
-	return LockObs{Entry: locks.Entry{Name: name, Class: locks.ClassLive, Key: k, HasKey: true, Record: rec},
+	return LockObs{Entry: lockrec.Entry{Name: name, Class: lockrec.ClassLive, Key: k, HasKey: true, Record: rec},
 		PID: 42, Host: "here", Owner: owner, Worktree: WorktreePresent}
 }
 

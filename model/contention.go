@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"steward/leases"
-	"steward/locks"
+	"steward/locks/lockrec"
 )
 
 // contention finds refused claims over the window and the three collisions.
@@ -130,7 +130,7 @@ func mismatch(u *unitIn, lo *LockObs, active []*LeaseObs, e *env, now time.Time)
 		if it := itemOfRef(l.Work); it != nil && u.item != nil && it.key() != u.item.key() {
 			return mk("lease "+l.LeaseID+" is on "+it.String()+", the lock is for "+u.item.String(), l)
 		}
-		exp := locks.ExpirationOf(rec, now)
+		exp := lockrec.ExpirationOf(rec, now)
 		if l.Status.Terminal() && exp.Expired != nil && !*exp.Expired {
 			return mk("the lock is live until "+exp.ExpiresAt+" but its lease "+l.LeaseID+" is "+string(l.Status), l)
 		}

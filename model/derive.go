@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"steward/leases"
-	"steward/locks"
+	"steward/locks/lockrec"
 )
 
 // env is what every unit's derivation shares: configuration and the health
@@ -88,7 +88,7 @@ func itemOfRef(w leases.WorkRef) *Item {
 	return &Item{Kind: string(w.Kind), Number: w.Number, Remote: w.Remote, Org: w.Org, Repo: w.Repo}
 }
 
-func itemOfKey(k locks.Key) *Item {
+func itemOfKey(k lockrec.Key) *Item {
 	return &Item{Kind: "issue", Number: k.Issue, Remote: k.Remote, Org: k.Org, Repo: k.Repo}
 }
 
@@ -141,8 +141,8 @@ func derive(u *unitIn, e *env, now time.Time) unitOut {
 			addLockToClaim(c, lo, now)
 			out.claims = append(out.claims, c)
 		}
-		exp := locks.ExpirationOf(&lo.Entry.Record, now)
-		if exp.State == locks.ExpirationRecorded {
+		exp := lockrec.ExpirationOf(&lo.Entry.Record, now)
+		if exp.State == lockrec.ExpirationRecorded {
 			out.deadline(exp.Time, now)
 		}
 		out.orphans = append(out.orphans, lockOrphans(u.item, lo, now)...)
@@ -233,7 +233,7 @@ const (
 // JoinOf is the rule the live model joins a lock of an item to a lease of the same item
 // with; the governed core's guards use it too, so that what the screen shows as one
 // claim is one claim to the core (issue 14 defect 2).
-func JoinOf(rec *locks.Record, l *leases.Lease) Join {
+func JoinOf(rec *lockrec.Record, l *leases.Lease) Join {
 	switch {
 	case rec.LeaseID != "" && rec.LeaseID == l.LeaseID:
 		return JoinByLeaseID
@@ -312,7 +312,7 @@ func rowProblems(l *leases.Lease) []Evidence {
 
 func addLockToClaim(c *Claim, lo *LockObs, now time.Time) {
 	rec := &lo.Entry.Record
-	a := locks.Assess(rec, now)
+	a := lockrec.Assess(rec, now)
 	c.LockFile = lo.Entry.Name
 	c.Contract = string(a.Contract)
 	if a.Claimant.Username != "" || a.Claimant.Profile != "" {
@@ -353,10 +353,10 @@ func addLockToClaim(c *Claim, lo *LockObs, now time.Time) {
 // duplicate key whose earlier value was dropped, a wrongly typed field kept raw, a
 // timestamp that is not RFC 3339 UTC, a number out of range), so that none is resolved
 // silently. Missing fields are left out: the contract's missing_fields names them.
-func decodeEvidence(e *locks.Entry) []Evidence {
+func decodeEvidence(e *lockrec.Entry) []Evidence {
 	var out []Evidence
 	for _, f := range e.Findings {
-		if f.Kind == locks.FindingMissing {
+		if f.Kind == lockrec.FindingMissing {
 			continue
 		}
 		v := f.Detail
@@ -382,7 +382,7 @@ func unreadableOrphan(lo *LockObs) *Orphan {
 // lockOrphans classifies one readable live lock file.
 func lockOrphans(it *Item, lo *LockObs, now time.Time) []*Orphan {
 	rec := &lo.Entry.Record
-	a := locks.Assess(rec, now)
+	a := lockrec.Assess(rec, now)
 	name := lo.Entry.Name
 	base := []Evidence{ev(SourceLocks, "contract", string(a.Contract)),
 		ev(SourceLocks, "work_lease.expires_at", a.Expiration.ExpiresAt+" ("+string(a.Expiration.State)+")"),
@@ -394,11 +394,11 @@ func lockOrphans(it *Item, lo *LockObs, now time.Time) []*Orphan {
 	}
 	var out []*Orphan
 	switch a.Contract {
-	case locks.ContractLegacy:
+	case lockrec.ContractLegacy:
 		o := mk(OrphanLegacyLock, ev(SourceLocks, "claimant_placement", string(a.ClaimantPlacement)))
 		o.InspectOnlyReason = "a legacy (pre-#953) lock: upgrade it through the supervised system's bootstrap lock recovery; steward has no upgrade action"
 		out = append(out, o)
-	case locks.ContractIncomplete, locks.ContractAbsent:
+	case lockrec.ContractIncomplete, lockrec.ContractAbsent:
 		o := mk(OrphanIncompleteLock)
 		for _, m := range a.MissingFields {
 			o.Evidence = append(o.Evidence, ev(SourceLocks, "missing_fields", m))
@@ -410,7 +410,7 @@ func lockOrphans(it *Item, lo *LockObs, now time.Time) []*Orphan {
 	expired := a.Expiration.Expired != nil && *a.Expiration.Expired
 	var life *Orphan
 	switch {
-	case a.Expiration.State != locks.ExpirationRecorded:
+	case a.Expiration.State != lockrec.ExpirationRecorded:
 		life = mk(OrphanLockNeverExpires)
 		if dead {
 			life.Action = retire(name)

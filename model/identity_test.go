@@ -18,7 +18,7 @@ func onItem(lo LockObs, org, repo string) LockObs {
 
 // TestItemIdentityIsCaseFolded: Gitea owner and repository names are case-insensitive, and
 // the supervised system compares them folded (seed digest: work items are keyed by
-// lower(org), lower(repo); locks.Identity and leases.Fold apply the same rule). A lock
+// lower(org), lower(repo); lockrec.Key.Identity and leases.Fold apply the same rule). A lock
 // written as ACME/Widgets#7 and a lease and lock on acme/widgets#7 are one item: one row,
 // their duplicate lock is a duplicate-live-lock, the lease is not "on another item", a
 // closed issue fact joins every spelling, and a lease's refusals count on the same item.

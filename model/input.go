@@ -5,7 +5,7 @@ import (
 
 	"steward/gitea"
 	"steward/leases"
-	"steward/locks"
+	"steward/locks/lockrec"
 )
 
 // Config tunes classification. The zero value uses the defaults.
@@ -51,7 +51,7 @@ func (c Config) WithDefaults() Config {
 // LockObs is one live lock file as read, with what was observed about its
 // owner process and worktree.
 type LockObs struct {
-	Entry    locks.Entry
+	Entry    lockrec.Entry
 	PID      int64
 	Host     string
 	Owner    Liveness

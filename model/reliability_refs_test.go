@@ -3,7 +3,7 @@ package model
 import (
 	"testing"
 
-	"steward/locks"
+	"steward/locks/lockrec"
 )
 
 // TestEngineForgetsLeasesNoLockNames: a lease looked up because a lock named it is
@@ -14,8 +14,8 @@ func TestEngineForgetsLeasesNoLockNames(t *testing.T) {
 	e := NewEngine(Config{})
 	lock := func(lease string) *LockObs {
 		n := int64(7)
-		return &LockObs{Entry: locks.Entry{Name: "a.json", HasKey: true, Key: locks.Key{Remote: "origin", Org: "acme", Repo: "widgets", Issue: n},
-			Record: locks.Record{Remote: "origin", Org: "acme", Repo: "widgets", IssueNumber: &n, LeaseID: lease}}}
+		return &LockObs{Entry: lockrec.Entry{Name: "a.json", HasKey: true, Key: lockrec.Key{Remote: "origin", Org: "acme", Repo: "widgets", Issue: n},
+			Record: lockrec.Record{Remote: "origin", Org: "acme", Repo: "widgets", IssueNumber: &n, LeaseID: lease}}}
 	}
 	e.SetLock("a.json", lock("L1"))
 	e.refs["L1"] = &LeaseObs{}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"steward/locks"
+	"steward/locks/lockrec"
 )
 
 // Snapshot is one consistent picture of the workspace at GeneratedAt. A
@@ -124,17 +124,17 @@ func (it Item) String() string {
 }
 
 // key is the item's identity inside the model: the remote as written (trimmed), the org and
-// repository folded as locks.Identity and leases.Fold fold them — Gitea's owner and repository
+// repository folded as lockrec.Key.Identity and leases.Fold fold them — Gitea's owner and repository
 // names are case-insensitive, and the supervised system keys its work items by lower(org),
 // lower(repo) — the kind and the number. ACME/Widgets#7 and acme/widgets#7 are one item; the
 // Item shown is the spelling first read.
 func (it Item) key() string {
-	return strings.TrimSpace(it.Remote) + "\x00" + locks.Fold(it.Org) + "\x00" + locks.Fold(it.Repo) + "\x00" + it.Kind + "\x00" + fmt.Sprintf("%012d", it.Number)
+	return strings.TrimSpace(it.Remote) + "\x00" + lockrec.Fold(it.Org) + "\x00" + lockrec.Fold(it.Repo) + "\x00" + it.Kind + "\x00" + fmt.Sprintf("%012d", it.Number)
 }
 
 // InRepo reports whether it is in the repository org/repo, compared folded.
 func (it Item) InRepo(org, repo string) bool {
-	return locks.Fold(it.Org) == locks.Fold(org) && locks.Fold(it.Repo) == locks.Fold(repo)
+	return lockrec.Fold(it.Org) == lockrec.Fold(org) && lockrec.Fold(it.Repo) == lockrec.Fold(repo)
 }
 
 // Evidence is one fact a derivation rests on: where it was read, which

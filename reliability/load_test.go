@@ -27,6 +27,7 @@ import (
 	"steward/govern"
 	"steward/leases"
 	"steward/locks"
+	"steward/locks/lockrec"
 	"steward/model"
 	"steward/model/live"
 	"steward/sim"
@@ -431,7 +432,7 @@ func checkInvariants(ws govern.Workspace, rep *loadReport) error {
 	if err != nil {
 		return err
 	}
-	per := map[locks.Key]int{}
+	per := map[lockrec.Key]int{}
 	for _, e := range snap.Live {
 		if e.Unreadable != nil {
 			dup = append(dup, "unreadable live lock "+e.Name+": "+string(e.Unreadable.Reason))

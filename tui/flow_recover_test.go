@@ -12,6 +12,7 @@ import (
 
 	"steward/govern"
 	"steward/locks"
+	"steward/locks/lockrec"
 	"steward/model"
 )
 
@@ -51,7 +52,7 @@ func TestFlowRecoverDeadClaim(t *testing.T) {
 			tm.Send(tea.QuitMsg{})
 			tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second))
 
-			name, _ := locks.Name(locks.Key{Org: "acme", Repo: "widgets", Issue: 501})
+			name, _ := locks.Name(lockrec.Key{Org: "acme", Repo: "widgets", Issue: 501})
 			if e := locks.ReadFile(ws.LocksDir, name); !e.Missing {
 				t.Error("the lock is still live")
 			}

@@ -14,6 +14,7 @@ import (
 	"steward/leases"
 	"steward/leases/leasestest"
 	"steward/locks"
+	"steward/locks/lockrec"
 	"steward/model"
 	"steward/model/live"
 )
@@ -62,19 +63,19 @@ func mustExec(b *testing.B, tx *sql.Tx, q string, args ...any) {
 
 func writeLock(b testing.TB, dir string, n int64, exp time.Time) string {
 	one := int64(1)
-	c := locks.NewTimestamp(benchNow)
-	rec := locks.Record{Remote: "origin", Org: "acme", Repo: "widgets", IssueNumber: &n, BranchName: "b", Branch: "b", WorktreePath: "/x",
-		WorkLease: &locks.WorkLease{OperationType: "author_issue_work", IssueNumber: &n, Branch: "b", WorktreePath: "/x",
-			Claimant: &locks.Claimant{Username: "u", Profile: "p"}, CreatedAt: c, ExpiresAt: locks.NewTimestamp(exp), LastHeartbeatAt: c,
+	c := lockrec.NewTimestamp(benchNow)
+	rec := lockrec.Record{Remote: "origin", Org: "acme", Repo: "widgets", IssueNumber: &n, BranchName: "b", Branch: "b", WorktreePath: "/x",
+		WorkLease: &lockrec.WorkLease{OperationType: "author_issue_work", IssueNumber: &n, Branch: "b", WorktreePath: "/x",
+			Claimant: &lockrec.Claimant{Username: "u", Profile: "p"}, CreatedAt: c, ExpiresAt: lockrec.NewTimestamp(exp), LastHeartbeatAt: c,
 			HeartbeatCount: &one, TaskSessionID: "t", LifecycleVersion: "heartbeat-v1"},
-		LockProvenance: &locks.Provenance{Source: "gitea_lock_issue", WrittenByTool: "bench"},
+		LockProvenance: &lockrec.Provenance{Source: "gitea_lock_issue", WrittenByTool: "bench"},
 		OwnerSession:   fmt.Sprintf("s%d", n), LeaseID: fmt.Sprintf("lease-%d", n),
-		Extra: []locks.RawField{{Key: "host", Value: []byte(`"elsewhere"`)}}}
-	data, err := locks.Marshal(&rec)
+		Extra: []lockrec.RawField{{Key: "host", Value: []byte(`"elsewhere"`)}}}
+	data, err := lockrec.Marshal(&rec)
 	if err != nil {
 		b.Fatal(err)
 	}
-	name, _ := locks.Name(locks.Key{Remote: "origin", Org: "acme", Repo: "widgets", Issue: n})
+	name, _ := locks.Name(lockrec.Key{Remote: "origin", Org: "acme", Repo: "widgets", Issue: n})
 	tmp := filepath.Join(dir, ".tmp-"+name)
 	if err := os.WriteFile(tmp, data, 0o600); err != nil {
 		b.Fatal(err)
@@ -114,7 +115,7 @@ func waitClaim(b *testing.B, l *live.Model, n int64, exp time.Time) {
 	for {
 		if s := l.Current(); s != nil {
 			i := sort.Search(len(s.Claims), func(i int) bool { return s.Claims[i].Item.Number >= n })
-			if i < len(s.Claims) && s.Claims[i].Item.Number == n && hasEvidence(s.Claims[i], locks.FormatTime(exp)) {
+			if i < len(s.Claims) && s.Claims[i].Item.Number == n && hasEvidence(s.Claims[i], lockrec.FormatTime(exp)) {
 				return
 			}
 		}

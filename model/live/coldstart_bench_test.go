@@ -12,6 +12,7 @@ import (
 
 	"steward/leases"
 	"steward/locks"
+	"steward/locks/lockrec"
 	"steward/model"
 	"steward/model/live"
 )
@@ -31,25 +32,25 @@ func localWorkspace(b *testing.B, n int) live.Workspace {
 	ws.RepoRoot = filepath.Join(dir, "repo")
 	hostJSON := []byte(fmt.Sprintf("%q", host))
 	one := int64(1)
-	c := locks.NewTimestamp(benchNow)
+	c := lockrec.NewTimestamp(benchNow)
 	for i := int64(1); i <= int64(n); i++ {
 		wt := filepath.Join(ws.RepoRoot, "branches", fmt.Sprintf("issue-%d", i))
 		if err := os.MkdirAll(wt, 0o700); err != nil {
 			b.Fatal(err)
 		}
 		num := i
-		rec := locks.Record{Remote: "origin", Org: "acme", Repo: "widgets", IssueNumber: &num, BranchName: "b", Branch: "b", WorktreePath: wt, PID: &pid,
-			WorkLease: &locks.WorkLease{OperationType: "author_issue_work", IssueNumber: &num, Branch: "b", WorktreePath: wt,
-				Claimant: &locks.Claimant{Username: "u", Profile: "p"}, CreatedAt: c, ExpiresAt: locks.NewTimestamp(benchNow.Add(time.Hour)), LastHeartbeatAt: c,
+		rec := lockrec.Record{Remote: "origin", Org: "acme", Repo: "widgets", IssueNumber: &num, BranchName: "b", Branch: "b", WorktreePath: wt, PID: &pid,
+			WorkLease: &lockrec.WorkLease{OperationType: "author_issue_work", IssueNumber: &num, Branch: "b", WorktreePath: wt,
+				Claimant: &lockrec.Claimant{Username: "u", Profile: "p"}, CreatedAt: c, ExpiresAt: lockrec.NewTimestamp(benchNow.Add(time.Hour)), LastHeartbeatAt: c,
 				HeartbeatCount: &one, TaskSessionID: "t", LifecycleVersion: "heartbeat-v1"},
-			LockProvenance: &locks.Provenance{Source: "gitea_lock_issue", WrittenByTool: "bench"},
+			LockProvenance: &lockrec.Provenance{Source: "gitea_lock_issue", WrittenByTool: "bench"},
 			OwnerSession:   fmt.Sprintf("s%d", i), LeaseID: fmt.Sprintf("lease-%d", i),
-			Extra: []locks.RawField{{Key: "host", Value: hostJSON}}}
-		data, err := locks.Marshal(&rec)
+			Extra: []lockrec.RawField{{Key: "host", Value: hostJSON}}}
+		data, err := lockrec.Marshal(&rec)
 		if err != nil {
 			b.Fatal(err)
 		}
-		name, _ := locks.Name(locks.Key{Remote: "origin", Org: "acme", Repo: "widgets", Issue: i})
+		name, _ := locks.Name(lockrec.Key{Remote: "origin", Org: "acme", Repo: "widgets", Issue: i})
 		if err := os.WriteFile(filepath.Join(ws.LocksDir, name), data, 0o600); err != nil {
 			b.Fatal(err)
 		}

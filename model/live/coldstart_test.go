@@ -12,6 +12,7 @@ import (
 	"steward/leases"
 	"steward/leases/leasestest"
 	"steward/locks"
+	"steward/locks/lockrec"
 	"steward/model"
 )
 
@@ -47,20 +48,20 @@ func TestColdStartIsColdRead(t *testing.T) {
 			continue // a lease without a lock file
 		}
 		num, pid, one := i, 1000+i, int64(1)
-		c := locks.NewTimestamp(now)
+		c := lockrec.NewTimestamp(now)
 		wt := fmt.Sprintf("/repo/branches/w%d", i)
-		rec := locks.Record{Remote: "origin", Org: "acme", Repo: "widgets", IssueNumber: &num, BranchName: "b", Branch: "b", WorktreePath: wt,
+		rec := lockrec.Record{Remote: "origin", Org: "acme", Repo: "widgets", IssueNumber: &num, BranchName: "b", Branch: "b", WorktreePath: wt,
 			PID: &pid, OwnerSession: fmt.Sprintf("s%d", i), LeaseID: fmt.Sprintf("lease-%d", i),
-			LockProvenance: &locks.Provenance{Source: "gitea_lock_issue", WrittenByTool: "test"},
-			WorkLease: &locks.WorkLease{OperationType: "author_issue_work", IssueNumber: &num, Branch: "b", WorktreePath: wt,
-				Claimant: &locks.Claimant{Username: "u", Profile: "p"}, CreatedAt: c, ExpiresAt: locks.NewTimestamp(now.Add(time.Hour)), LastHeartbeatAt: c,
+			LockProvenance: &lockrec.Provenance{Source: "gitea_lock_issue", WrittenByTool: "test"},
+			WorkLease: &lockrec.WorkLease{OperationType: "author_issue_work", IssueNumber: &num, Branch: "b", WorktreePath: wt,
+				Claimant: &lockrec.Claimant{Username: "u", Profile: "p"}, CreatedAt: c, ExpiresAt: lockrec.NewTimestamp(now.Add(time.Hour)), LastHeartbeatAt: c,
 				HeartbeatCount: &one, TaskSessionID: "t", LifecycleVersion: "heartbeat-v1"},
-			Extra: []locks.RawField{{Key: "host", Value: []byte(`"here"`)}}}
-		data, err := locks.Marshal(&rec)
+			Extra: []lockrec.RawField{{Key: "host", Value: []byte(`"here"`)}}}
+		data, err := lockrec.Marshal(&rec)
 		if err != nil {
 			t.Fatal(err)
 		}
-		name, _ := locks.Name(locks.Key{Remote: "origin", Org: "acme", Repo: "widgets", Issue: i})
+		name, _ := locks.Name(lockrec.Key{Remote: "origin", Org: "acme", Repo: "widgets", Issue: i})
 		if err := os.WriteFile(filepath.Join(ws.LocksDir, name), data, 0o600); err != nil {
 			t.Fatal(err)
 		}

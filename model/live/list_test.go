@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"steward/leases/leasestest"
-	"steward/locks"
+	"steward/locks/lockrec"
 	"steward/model"
 )
 
@@ -21,7 +21,7 @@ func TestResyncReadsWhatLoadReads(t *testing.T) {
 	d := newLiveDB(t, leasestest.NewDB(t, nil, nil), time.Hour)
 	write := func(name string, n int64) {
 		lo := lock(name, n, "s1", "", time.Hour, model.LivenessUnknown)
-		data, err := locks.Marshal(&lo.Entry.Record)
+		data, err := lockrec.Marshal(&lo.Entry.Record)
 		if err != nil {
 			t.Fatal(err)
 		}

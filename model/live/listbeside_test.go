@@ -10,6 +10,7 @@ import (
 
 	"steward/leases/leasestest"
 	"steward/locks"
+	"steward/locks/lockrec"
 	"steward/model"
 )
 
@@ -26,11 +27,11 @@ func TestListingBesideTheLoop(t *testing.T) {
 	}
 	write := func(n int64, exp time.Duration) string {
 		lo := lock("", n, "s1", "", exp, model.LivenessUnknown)
-		data, err := locks.Marshal(&lo.Entry.Record)
+		data, err := lockrec.Marshal(&lo.Entry.Record)
 		if err != nil {
 			t.Fatal(err)
 		}
-		name, _ := locks.Name(locks.Key{Remote: lo.Entry.Record.Remote, Org: lo.Entry.Record.Org, Repo: lo.Entry.Record.Repo, Issue: n})
+		name, _ := locks.Name(lockrec.Key{Remote: lo.Entry.Record.Remote, Org: lo.Entry.Record.Org, Repo: lo.Entry.Record.Repo, Issue: n})
 		tmp := filepath.Join(ws.LocksDir, ".tmp-"+name)
 		if err := os.WriteFile(tmp, data, 0o600); err != nil {
 			t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 
 	"steward/leases"
 	"steward/locks"
+	"steward/locks/lockrec"
 	"steward/model"
 )
 
@@ -35,7 +36,7 @@ type Workspace struct {
 
 // readLegacy reads the legacy single-slot lock at path: nil when there is none. Its entry
 // is named by its path, which no file of the directory can be.
-func readLegacy(path string) *locks.Entry {
+func readLegacy(path string) *lockrec.Entry {
 	if path == "" {
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 
 	"steward/leases"
 	"steward/locks"
+	"steward/locks/lockrec"
 	"steward/model"
 	"steward/watchdir"
 )
@@ -256,9 +257,9 @@ func (l *Model) applyListing(r lockRead, now time.Time) {
 }
 
 // setRead records what a read of lock file name found. The record is kept without the
-// file's bytes (locks.Record.Detach): the detail pane reads the file again.
-func (l *Model) setRead(name string, e locks.Entry, now time.Time) {
-	if e.Missing || e.Class != locks.ClassLive {
+// file's bytes (lockrec.Record.Detach): the detail pane reads the file again.
+func (l *Model) setRead(name string, e lockrec.Entry, now time.Time) {
+	if e.Missing || e.Class != lockrec.ClassLive {
 		l.e.SetLock(name, nil)
 		return
 	}
@@ -298,20 +299,20 @@ func (l *Model) resyncLocks(now time.Time, full bool) {
 type lockRead struct {
 	ents    []locks.Listed
 	changed []locks.Listed
-	read    []locks.Entry    // of changed, in its order
+	read    []lockrec.Entry  // of changed, in its order
 	obs     []*model.LockObs // of read: nil for a file that is not a live lock
 	err     error            // the listing failed
 	t0      time.Time
 }
 
 // observe probes the owners and worktrees of the live locks read, on every core, each
-// record kept without the file's bytes (locks.Record.Detach: the detail pane reads the
+// record kept without the file's bytes (lockrec.Record.Detach: the detail pane reads the
 // file again).
 func (r *lockRead) observe(p Probe, now time.Time) {
 	r.obs = make([]*model.LockObs, len(r.read))
 	forEach(len(r.read), func(i int) {
 		e := r.read[i]
-		if e.Missing || e.Class != locks.ClassLive {
+		if e.Missing || e.Class != lockrec.ClassLive {
 			return
 		}
 		e.Record.Detach()

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"steward/leases"
-	"steward/locks"
+	"steward/locks/lockrec"
 	"steward/model"
 )
 
@@ -99,7 +99,7 @@ func remember[A comparable, R any](f func(A, string) R) func(A, string) R {
 
 // lockHost is the lock's "host" field; a lock without one is taken to be this
 // host's (the lock directory is per-user and local), as the governed core does.
-func lockHost(rec *locks.Record, self string) string {
+func lockHost(rec *lockrec.Record, self string) string {
 	for _, f := range rec.Extra {
 		if f.Key == "host" {
 			var h string
@@ -130,7 +130,7 @@ func (p Probe) worktreeMoved(path, host string, was model.Worktree) bool {
 }
 
 // lockWorktree is the worktree a lock names: its worktree_path, else its work lease's.
-func lockWorktree(rec *locks.Record) string {
+func lockWorktree(rec *lockrec.Record) string {
 	if rec.WorktreePath == "" && rec.WorkLease != nil {
 		return rec.WorkLease.WorktreePath
 	}
@@ -138,7 +138,7 @@ func lockWorktree(rec *locks.Record) string {
 }
 
 // ObserveLock attaches owner liveness and worktree presence to a lock entry.
-func (p Probe) ObserveLock(e locks.Entry, now time.Time) model.LockObs {
+func (p Probe) ObserveLock(e lockrec.Entry, now time.Time) model.LockObs {
 	lo := model.LockObs{Entry: e, ReadAt: now, Owner: model.LivenessUnknown, Worktree: model.WorktreeUnknown}
 	if e.Unreadable != nil {
 		return lo

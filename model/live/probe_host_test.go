@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"steward/leases"
-	"steward/locks"
+	"steward/locks/lockrec"
 	"steward/model"
 )
 
@@ -32,8 +32,8 @@ func TestOtherHostIsNeverDead(t *testing.T) {
 			t.Errorf("lease on %s: owner %s, other host %v (%s)", tc.host, lo.Owner, lo.OtherHost, lo.OwnerWhy)
 		}
 		pid := int64(4242)
-		rec := locks.Record{LeaseID: "L1", PID: &pid, Extra: []locks.RawField{{Key: "host", Value: []byte(`"` + tc.host + `"`)}}}
-		lk := p.ObserveLock(locks.Entry{Name: "x.json", Record: rec}, time.Now())
+		rec := lockrec.Record{LeaseID: "L1", PID: &pid, Extra: []lockrec.RawField{{Key: "host", Value: []byte(`"` + tc.host + `"`)}}}
+		lk := p.ObserveLock(lockrec.Entry{Name: "x.json", Record: rec}, time.Now())
 		if lk.Owner != tc.owner || lk.OtherHost != tc.other {
 			t.Errorf("lock on %s: owner %s, other host %v (%s)", tc.host, lk.Owner, lk.OtherHost, lk.OwnerWhy)
 		}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"steward/locks"
+	"steward/locks/lockrec"
 	"steward/model"
 	"steward/model/live"
 )
@@ -64,7 +65,7 @@ func FuzzSnapshotJSON(f *testing.F) {
 		if !bytes.Equal(first, second) {
 			t.Fatalf("round trip changed the JSON:\n%s\n%s", first, second)
 		}
-		if len(s.Claims)+len(s.Orphans) == 0 && e.Class == locks.ClassLive {
+		if len(s.Claims)+len(s.Orphans) == 0 && e.Class == lockrec.ClassLive {
 			t.Fatalf("a live lock file produced neither a claim nor an orphan:\n%s", first)
 		}
 	})

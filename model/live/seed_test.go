@@ -11,6 +11,7 @@ import (
 
 	"steward/leases/seedtest"
 	"steward/locks"
+	"steward/locks/lockrec"
 	"steward/model"
 )
 
@@ -56,7 +57,7 @@ func (w *seedWS) worktree(name string, exists bool) string {
 }
 
 // seedLock writes a canonical lock file for issue n (no host field: a local lock).
-func (w *seedWS) seedLock(name string, n int64, session, leaseID string, exp time.Duration, pid int64, worktree string, mut ...func(*locks.Record)) {
+func (w *seedWS) seedLock(name string, n int64, session, leaseID string, exp time.Duration, pid int64, worktree string, mut ...func(*lockrec.Record)) {
 	w.t.Helper()
 	lo := lock(name, n, session, leaseID, exp, model.LivenessUnknown)
 	rec := lo.Entry.Record
@@ -201,19 +202,19 @@ func seedCases() []seedCase {
 			w.seedLock("a.json", 7, "s1", "", time.Minute, me, w.worktree("a", true))
 		}},
 		{"lock never expires", model.OrphanLockNeverExpires, "", true, func(w *seedWS) {
-			w.seedLock("a.json", 7, "s1", "", 0, me, w.worktree("a", true), func(r *locks.Record) { r.WorkLease.ExpiresAt = locks.Timestamp{} })
+			w.seedLock("a.json", 7, "s1", "", 0, me, w.worktree("a", true), func(r *lockrec.Record) { r.WorkLease.ExpiresAt = lockrec.Timestamp{} })
 		}},
 		{"lock never expires: expiry recorded", model.OrphanLockNeverExpires, "", false, func(w *seedWS) {
 			w.seedLock("a.json", 7, "s1", "", hour, me, w.worktree("a", true))
 		}},
 		{"incomplete lock", model.OrphanIncompleteLock, "", true, func(w *seedWS) {
-			w.seedLock("a.json", 7, "s1", "", hour, me, w.worktree("a", true), func(r *locks.Record) { r.LockProvenance = nil })
+			w.seedLock("a.json", 7, "s1", "", hour, me, w.worktree("a", true), func(r *lockrec.Record) { r.LockProvenance = nil })
 		}},
 		{"incomplete lock: canonical", model.OrphanIncompleteLock, "", false, func(w *seedWS) {
 			w.seedLock("a.json", 7, "s1", "", hour, me, w.worktree("a", true))
 		}},
 		{"legacy lock", model.OrphanLegacyLock, "", true, func(w *seedWS) {
-			w.seedLock("a.json", 7, "s1", "", hour, me, w.worktree("a", true), func(r *locks.Record) {
+			w.seedLock("a.json", 7, "s1", "", hour, me, w.worktree("a", true), func(r *lockrec.Record) {
 				r.Claimant, r.WorkLease.Claimant = r.WorkLease.Claimant, nil
 			})
 		}},

@@ -24,6 +24,7 @@ import (
 	"steward/govern"
 	"steward/leases"
 	"steward/locks"
+	"steward/locks/lockrec"
 )
 
 // Remote, Org and Repo name the repository every generated claim is on.
@@ -62,7 +63,7 @@ func (m *Meta) Workspace() govern.Workspace {
 
 // LockName returns the lock file name of claim n.
 func LockName(n int64) string {
-	name, _ := locks.Name(locks.Key{Remote: Remote, Org: Org, Repo: Repo, Issue: n})
+	name, _ := locks.Name(lockrec.Key{Remote: Remote, Org: Org, Repo: Repo, Issue: n})
 	return name
 }
 
@@ -139,10 +140,10 @@ func Generate(dir string, n int) (*Meta, error) {
 }
 
 // templateClaim claims item 1 through the governed core and returns its lock record and lease.
-func (m *Meta) templateClaim() (locks.Record, leases.Lease, error) {
+func (m *Meta) templateClaim() (lockrec.Record, leases.Lease, error) {
 	audit, err := govern.OpenAudit(m.AuditPath, nil)
 	if err != nil {
-		return locks.Record{}, leases.Lease{}, err
+		return lockrec.Record{}, leases.Lease{}, err
 	}
 	defer audit.Close()
 	clock := m.Base
@@ -151,30 +152,30 @@ func (m *Meta) templateClaim() (locks.Record, leases.Lease, error) {
 	defer core.Close()
 	wt := worktree(m.RepoRoot, 1)
 	if err := os.MkdirAll(wt, 0o700); err != nil {
-		return locks.Record{}, leases.Lease{}, err
+		return lockrec.Record{}, leases.Lease{}, err
 	}
 	_, out, err := core.Run(context.Background(), govern.Request{Action: govern.ActionClaim,
 		Target: govern.Target{Session: SessionID(1), Item: &govern.Item{Remote: Remote, Org: Org, Repo: Repo, Kind: "issue", Number: 1}},
 		Params: map[string]string{"role": "author", "profile": "author", "pid": fmt.Sprint(m.PID), "username": "bot-1",
 			"title": title(1), "branch": "feat/issue-1", "worktree": wt}}, "")
 	if err != nil {
-		return locks.Record{}, leases.Lease{}, err
+		return lockrec.Record{}, leases.Lease{}, err
 	}
 	if out.Result != govern.ResultSucceeded {
-		return locks.Record{}, leases.Lease{}, fmt.Errorf("fleet: template claim %s: %s %s", out.Result, out.Code, out.Message)
+		return lockrec.Record{}, leases.Lease{}, fmt.Errorf("fleet: template claim %s: %s %s", out.Result, out.Code, out.Message)
 	}
 	e := locks.ReadFile(m.LocksDir, LockName(1))
 	if e.Unreadable != nil || e.Missing {
-		return locks.Record{}, leases.Lease{}, fmt.Errorf("fleet: template lock unreadable")
+		return lockrec.Record{}, leases.Lease{}, fmt.Errorf("fleet: template lock unreadable")
 	}
 	r, err := leases.OpenReader(leases.Target{Loc: m.DBPath})
 	if err != nil {
-		return locks.Record{}, leases.Lease{}, err
+		return lockrec.Record{}, leases.Lease{}, err
 	}
 	defer r.Close()
 	l, found, err := r.LeaseByID(context.Background(), e.Record.LeaseID)
 	if err != nil || !found {
-		return locks.Record{}, leases.Lease{}, fmt.Errorf("fleet: template lease %s: found %v, %v", e.Record.LeaseID, found, err)
+		return lockrec.Record{}, leases.Lease{}, fmt.Errorf("fleet: template lease %s: found %v, %v", e.Record.LeaseID, found, err)
 	}
 	return e.Record, l, nil
 }

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"steward/leases"
-	"steward/locks"
+	"steward/locks/lockrec"
 )
 
 // OpenWriter opens a plain read-write handle on the workspace's DB with the pragmas steward's
@@ -100,14 +100,14 @@ func (m *Meta) insertRows(tpl leases.Lease) error {
 
 // writeLocks writes the lock files (and worktree directories) of claims 2..n as copies of
 // the template record: temp file, then rename, as a lock writer does.
-func (m *Meta) writeLocks(tpl locks.Record) error {
+func (m *Meta) writeLocks(tpl lockrec.Record) error {
 	if fi, err := os.Stat(filepath.Join(m.LocksDir, LockName(1))); err == nil {
 		m.LockBytes += fi.Size()
 	}
 	for n := int64(2); n <= int64(m.N); n++ {
 		t := timesOf(n, m.Base)
 		rec := Lock(tpl, n, m.RepoRoot, t.created, t.beat, t.expires, 1+n%7)
-		data, err := locks.Marshal(&rec)
+		data, err := lockrec.Marshal(&rec)
 		if err != nil {
 			return err
 		}
@@ -124,7 +124,7 @@ func (m *Meta) writeLocks(tpl locks.Record) error {
 
 // Lock returns the template lock record made claim n's, with the given timestamps and
 // heartbeat count.
-func Lock(tpl locks.Record, n int64, repoRoot string, created, beat, expires time.Time, beats int64) locks.Record {
+func Lock(tpl lockrec.Record, n int64, repoRoot string, created, beat, expires time.Time, beats int64) lockrec.Record {
 	r := tpl
 	r.Raw = nil
 	num := n
@@ -140,14 +140,14 @@ func Lock(tpl locks.Record, n int64, repoRoot string, created, beat, expires tim
 		wl := *tpl.WorkLease
 		wl.IssueNumber = &num
 		wl.Branch, wl.WorktreePath = r.Branch, r.WorktreePath
-		wl.CreatedAt, wl.LastHeartbeatAt, wl.ExpiresAt = locks.NewTimestamp(created), locks.NewTimestamp(beat), locks.NewTimestamp(expires)
+		wl.CreatedAt, wl.LastHeartbeatAt, wl.ExpiresAt = lockrec.NewTimestamp(created), lockrec.NewTimestamp(beat), lockrec.NewTimestamp(expires)
 		hb := beats
 		wl.HeartbeatCount = &hb
 		if n != 1 {
 			wl.TaskSessionID = taskSession()
 		}
 		user := fmt.Sprintf("bot-%d", n)
-		wl.Claimant = &locks.Claimant{Username: user, Profile: "author"}
+		wl.Claimant = &lockrec.Claimant{Username: user, Profile: "author"}
 		r.WorkLease = &wl
 		if tpl.LockProvenance != nil {
 			pv := *tpl.LockProvenance

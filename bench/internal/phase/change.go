@@ -10,6 +10,7 @@ import (
 	"steward/bench/internal/fleet"
 	"steward/leases"
 	"steward/locks"
+	"steward/locks/lockrec"
 )
 
 // The changes both sides time are the ones a worker's heartbeat makes on the claim the
@@ -36,14 +37,14 @@ func prepareLockBeat(m *fleet.Meta, n int64, i int, now time.Time) (lockBeat, er
 	}
 	wl := *rec.WorkLease
 	exp := m.Base.Add(fleet.TTL + time.Duration(i+1)*time.Second)
-	wl.ExpiresAt, wl.LastHeartbeatAt = locks.NewTimestamp(exp), locks.NewTimestamp(now)
+	wl.ExpiresAt, wl.LastHeartbeatAt = lockrec.NewTimestamp(exp), lockrec.NewTimestamp(now)
 	c := int64(1)
 	if wl.HeartbeatCount != nil {
 		c = *wl.HeartbeatCount + 1
 	}
 	wl.HeartbeatCount = &c
 	rec.WorkLease, rec.Raw = &wl, nil
-	data, err := locks.Marshal(&rec)
+	data, err := lockrec.Marshal(&rec)
 	if err != nil {
 		return lockBeat{}, err
 	}

@@ -1,8 +1,9 @@
-package locks
+package lockrec
 
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"unicode/utf8"
 )
@@ -64,7 +65,7 @@ func Marshal(r *Record) ([]byte, error) {
 	w.extra(r.Extra)
 	var out bytes.Buffer
 	if err := json.Indent(&out, w.close(), "", "  "); err != nil {
-		return nil, &PathError{Op: "marshal", Err: err}
+		return nil, fmt.Errorf("locks: marshal: %w", err)
 	}
 	out.WriteByte('\n')
 	return out.Bytes(), nil

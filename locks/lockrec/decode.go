@@ -1,4 +1,4 @@
-package locks
+package lockrec
 
 import (
 	"bytes"
@@ -78,11 +78,12 @@ func Decode(data []byte) (Record, []Finding) {
 	if own == nil {
 		own = []byte{}
 	}
-	return decodeOwned(own)
+	return DecodeOwned(own)
 }
 
-// decodeOwned decodes data, which the returned Record keeps (no copy).
-func decodeOwned(data []byte) (Record, []Finding) {
+// DecodeOwned is Decode for bytes the caller hands over: the returned Record keeps data
+// itself in Raw (no copy), so the caller must not change data afterwards.
+func DecodeOwned(data []byte) (Record, []Finding) {
 	rec := Record{Raw: data}
 	if f, bad := screen(data); bad {
 		return rec, []Finding{f}

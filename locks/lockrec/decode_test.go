@@ -1,4 +1,4 @@
-package locks
+package lockrec
 
 import (
 	"bytes"
@@ -145,16 +145,16 @@ func TestMarshalKeepsWrongTypedFields(t *testing.T) {
 
 func TestRecoveryBlocks(t *testing.T) {
 	t.Parallel()
-	e := ReadFile(fixtureDir, "recovered-blocks.json")
-	b, ok := e.Record.BootstrapRecovery()
+	rec, _ := Decode(fixtureBytes(t, "recovered-blocks.json"))
+	b, ok := rec.BootstrapRecovery()
 	if !ok || b.RecoveryKind != "incomplete_bootstrap_lock" || b.PriorGeneration == nil || *b.PriorGeneration != 2 {
 		t.Errorf("bootstrap_lock_recovery = %+v %v", b, ok)
 	}
-	r, ok := e.Record.Renewal()
+	r, ok := rec.Renewal()
 	if !ok || !r.Renewed || r.PRNumber == nil || *r.PRNumber != 701 {
 		t.Errorf("lease_renewal = %+v %v", r, ok)
 	}
-	if _, ok := e.Record.Recovery(); ok {
+	if _, ok := rec.Recovery(); ok {
 		t.Error("steward_recovery reported present")
 	}
 }

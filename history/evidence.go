@@ -8,7 +8,6 @@ import (
 
 	"steward/gitea"
 	"steward/leases"
-	"steward/locks"
 	"steward/locks/lockrec"
 	"steward/termsafe"
 )
@@ -463,7 +462,7 @@ func firstNonEmpty(s ...string) string {
 
 // AddLocks adds the lock directory: every live lock (its current generation) and every
 // archived generation under retired/ (read with locks.LoadOptions{Retired: true}).
-func (e *Evidence) AddLocks(s *locks.Snapshot, err error) {
+func (e *Evidence) AddLocks(s *lockrec.Snapshot, err error) {
 	if err != nil {
 		e.Unread(SourceLocks, err.Error())
 		return

@@ -12,10 +12,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"steward/locks/lockrec"
 	"strconv"
 	"strings"
 	"syscall"
+
+	"steward/locks/lockrec"
 )
 
 // ArchiveName returns the retired/ file name for the lock file name archived

@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"steward/locks/lockrec"
 	"testing"
 	"time"
+
+	"steward/locks/lockrec"
 )
 
 // make10k writes 10,000 canonical lock files (distinct issues) into a fresh

@@ -6,10 +6,11 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"steward/locks/lockrec"
 	"strings"
 	"testing"
 	"time"
+
+	"steward/locks/lockrec"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/locks/golden/*.json from the current output")

@@ -7,11 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"steward/locks/lockrec"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"steward/locks/lockrec"
 )
 
 // Index maps the live lock files of one directory to the item each names, so a writer can

@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"steward/locks/lockrec"
 	"testing"
+
+	"steward/locks/lockrec"
 )
 
 // TestIndexFindsEveryLiveLockOfAnItem (defect 4 of issue 14): the claim used to probe only

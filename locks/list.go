@@ -4,10 +4,11 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
-	"steward/locks/lockrec"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"steward/locks/lockrec"
 )
 
 // Listed is one name a listing of the locks directory found (List). It carries what the

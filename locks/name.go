@@ -1,10 +1,11 @@
 package locks
 
 import (
-	"steward/locks/lockrec"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"steward/locks/lockrec"
 )
 
 // steward's file-name convention for lock files it creates (the seed does

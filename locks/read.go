@@ -6,11 +6,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"steward/locks/lockrec"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
+
+	"steward/locks/lockrec"
 )
 
 // MaxFileSize is the largest lock file steward reads (1 MiB). Larger files

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"steward/locks/lockrec"
 	"syscall"
 	"testing"
 	"time"
+
+	"steward/locks/lockrec"
 )
 
 func writeFile(t testing.TB, path string, data []byte) {

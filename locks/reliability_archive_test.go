@@ -5,9 +5,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"steward/locks/lockrec"
 	"strings"
 	"testing"
+
+	"steward/locks/lockrec"
 )
 
 // TestArchiveKeepsAnInPlaceRewrite (defect 3 of issue 14): a worker that rewrites its lock

@@ -1,8 +1,9 @@
 package locks
 
 import (
-	"steward/locks/lockrec"
 	"testing"
+
+	"steward/locks/lockrec"
 )
 
 // TestDecodeOutOfRange: integers no writer means are kept as written and reported, so a

@@ -6,8 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"steward/locks/lockrec"
 	"strings"
+
+	"steward/locks/lockrec"
 )
 
 // retiredDir is the subdirectory of archived locks.
@@ -40,46 +41,17 @@ type LoadOptions struct {
 	Retired bool
 }
 
-// Snapshot is one full scan of a locks directory.
-type Snapshot struct {
-	Dir  string
-	Live []lockrec. // per-issue lock files, readable or not, by name
-		Entry
-	Pointers []lockrec. // session-<pid>.json pointer files
-			Entry
-	Legacy  *lockrec.Entry // the legacy slot, nil when absent
-	Retired []lockrec.     // archived locks under retired/, by name
-		Entry
-	Ignored []string // dot files (temp files, flock sidecars) and non-.json names
-	// RetiredUnavailable is set when retired/ exists but cannot be listed.
-	RetiredUnavailable *lockrec.Unreadable
-}
-
-// ByKey groups the readable live entries by item (Key.Identity: org and repo
-// compared case-insensitively); a key with more than one entry is a
-// duplicate-live-lock.
-func (s *Snapshot) ByKey() map[lockrec.Key][]*lockrec.Entry {
-	m := make(map[lockrec.Key][]*lockrec.Entry, len(s.Live))
-	for i := range s.Live {
-		if e := &s.Live[i]; e.HasKey && e.Unreadable == nil {
-			k := e.Key.Identity()
-			m[k] = append(m[k], e)
-		}
-	}
-	return m
-}
-
 // LoadDir reads every file of the locks directory dir once: per-issue lock
 // files, session pointers, retired/ and, when configured and present, the
 // legacy slot. A file that vanishes between the listing and the read (an
 // archive or release in flight) is left out. The error is non-nil only when
 // dir itself cannot be listed; every per-file problem is in its Entry.
-func LoadDir(dir string, opts LoadOptions) (*Snapshot, error) {
+func LoadDir(dir string, opts LoadOptions) (*lockrec.Snapshot, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, &PathError{Op: "load", Path: dir, Err: err}
 	}
-	s := &Snapshot{Dir: dir, Live: make([]lockrec.Entry, 0, len(ents))}
+	s := &lockrec.Snapshot{Dir: dir, Live: make([]lockrec.Entry, 0, len(ents))}
 	real := realDir(dir)
 	bp := bufPool.Get().(*[]byte)
 	defer bufPool.Put(bp)
@@ -97,7 +69,7 @@ func LoadDir(dir string, opts LoadOptions) (*Snapshot, error) {
 		case strings.HasPrefix(name, "."):
 			s.Ignored = append(s.Ignored, name)
 		case name == retiredDir && de.IsDir() && opts.Retired:
-			s.loadRetired(dir, real, bp)
+			loadRetired(s, dir, real, bp)
 		case name == retiredDir && de.IsDir():
 			if f, err := os.Open(filepath.Join(dir, retiredDir)); err != nil {
 				s.RetiredUnavailable = &lockrec.Unreadable{Reason: lockrec.UnreadableIO, Detail: err.Error()}
@@ -129,7 +101,7 @@ func LoadDir(dir string, opts LoadOptions) (*Snapshot, error) {
 	return s, nil
 }
 
-func (s *Snapshot) loadRetired(dir, real string, bp *[]byte) {
+func loadRetired(s *lockrec.Snapshot, dir, real string, bp *[]byte) {
 	rdir := filepath.Join(dir, retiredDir)
 	ents, err := os.ReadDir(rdir)
 	if err != nil {

@@ -3,9 +3,10 @@ package locks
 import (
 	"os"
 	"path/filepath"
-	"steward/locks/lockrec"
 	"strings"
 	"testing"
+
+	"steward/locks/lockrec"
 )
 
 func TestLoadDirKeyedByIdentity(t *testing.T) {

@@ -8,9 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"steward/locks/lockrec"
 	"syscall"
 	"time"
+
+	"steward/locks/lockrec"
 )
 
 // The write primitives below are called by package govern only. Each holds

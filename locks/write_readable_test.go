@@ -7,9 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"steward/locks/lockrec"
 	"strings"
 	"testing"
+
+	"steward/locks/lockrec"
 )
 
 // dirState hashes every file under dir (names and bytes), sidecar flocks aside.

@@ -6,12 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"steward/locks/lockrec"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"steward/locks/lockrec"
 )
 
 func decodeFixture(t testing.TB, name string) lockrec.Record {

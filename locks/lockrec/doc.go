@@ -12,9 +12,9 @@
 //     absent), expiration state, claimant placement and #447 eligibility, at a now the
 //     caller passes;
 //   - an item's identity (Key, Key.Identity, SameItem: org and repo folded);
-//   - Entry, one file of the locks directory as package locks read it (its class, its
-//     record, findings, why it is unreadable), so that the model and history take what
-//     locks read without importing the reader.
+//   - Entry and Snapshot, one file and one full scan of the locks directory as package
+//     locks read them (a file's class, its record, findings, why it is unreadable), so
+//     that the model and history take what locks read without importing the reader.
 //
 // What it must never do: import anything but the standard library's packages that do no
 // IO (arch_test.go, TestPureByStructure); open, stat or list a file; read a clock or the

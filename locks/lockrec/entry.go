@@ -65,3 +65,29 @@ type Pointer struct {
 	PID    int64  `json:"pid"`
 	Target string `json:"target,omitempty"`
 }
+
+// Snapshot is one full scan of a locks directory.
+type Snapshot struct {
+	Dir      string
+	Live     []Entry  // per-issue lock files, readable or not, by name
+	Pointers []Entry  // session-<pid>.json pointer files
+	Legacy   *Entry   // the legacy slot, nil when absent
+	Retired  []Entry  // archived locks under retired/, by name
+	Ignored  []string // dot files (temp files, flock sidecars) and non-.json names
+	// RetiredUnavailable is set when retired/ exists but cannot be listed.
+	RetiredUnavailable *Unreadable
+}
+
+// ByKey groups the readable live entries by item (Key.Identity: org and repo
+// compared case-insensitively); a key with more than one entry is a
+// duplicate-live-lock.
+func (s *Snapshot) ByKey() map[Key][]*Entry {
+	m := make(map[Key][]*Entry, len(s.Live))
+	for i := range s.Live {
+		if e := &s.Live[i]; e.HasKey && e.Unreadable == nil {
+			k := e.Key.Identity()
+			m[k] = append(m[k], e)
+		}
+	}
+	return m
+}

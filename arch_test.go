@@ -210,57 +210,86 @@ func TestOnlyGovernWrites(t *testing.T) {
 	t.Logf("checked %d files that import a source package", checked)
 }
 
-// pureStd are the standard packages the pure model (package model, docs/architecture.md)
-// may import: none reads a file, a process, the network or the environment.
+// pureStd are the standard packages the pure packages (model and the leaves in pureLeaves,
+// docs/architecture.md) may import directly: none reads a file, a process, the network or the
+// environment.
 var pureStd = map[string]bool{
 	"bytes": true, "cmp": true, "container/heap": true, "encoding/json": true, "errors": true, "fmt": true,
 	"iter": true, "maps": true, "math": true, "slices": true, "sort": true, "strconv": true, "strings": true,
-	"time": true, "unicode": true, "unicode/utf8": true,
+	"sync": true, "time": true, "unicode": true, "unicode/utf16": true, "unicode/utf8": true,
 }
 
-// clock are the names of package time that read the clock or wait on it: the pure model
-// takes now as a parameter.
+// pureLeaves are steward's packages that do no IO: the record types, decoders and verdicts
+// the model and history share with the sources that read them. Each is pure by structure —
+// what go list -deps names of it is the standard library and other pure leaves only
+// (TestPureByStructure) — so a package that imports them imports no reader.
+var pureLeaves = map[string]bool{
+	"steward/locks/lockrec": true,
+}
+
+// ioStd are the standard packages that reach a socket, a process, a database driver or a
+// user database: none may be among the dependencies of a pure package. (fmt, time and
+// encoding/json depend on os and syscall, so those cannot be ruled out by dependency; the
+// direct imports of a pure package are held to pureStd instead.)
+func ioStd(p string) bool {
+	for _, io := range []string{"net", "os/exec", "os/signal", "os/user", "database/sql", "plugin", "crypto/tls", "log/syslog"} {
+		if p == io || strings.HasPrefix(p, io+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// clock are the names of package time that read the clock or wait on it: the pure packages
+// take now as a parameter.
 var clock = map[string]bool{"Now": true, "Since": true, "Until": true, "Sleep": true, "After": true,
 	"AfterFunc": true, "NewTimer": true, "NewTicker": true, "Tick": true}
 
-// pureSource are the only names the pure model may use of the source packages: types
-// without IO methods, constants, and functions that read nothing (they take now as a
-// parameter). The packages themselves do IO (files, SQLite, the Gitea SDK, fsnotify);
-// the model uses only this part of them. A new name needs a look at what it does.
-var pureSource = map[string][]string{
-	"steward/leases": {
-		// types
-		"Event", "Evidence", "FreshnessResult", "Health", "HealthStatus", "Lease", "Policy", "PolicySet",
-		"ProcessState", "Session", "WorkItem", "WorkRef", "WorktreeState",
-		// constants
-		"FreshExpired", "FreshStaleDeadProcess", "FreshStaleMissingWorktree", "HealthDegraded", "HealthOK",
-		"HealthUnavailable", "SessionHeartbeatStale", "StatusActive",
-		// pure functions
-		"Classify", "SessionActive", "SessionLive",
-	},
-	"steward/locks": {
-		"Entry", "Key", "Record",
-		"ContractAbsent", "ContractIncomplete", "ContractLegacy", "ExpirationRecorded", "FindingMissing",
-		"Assess", "ExpirationOf", "Fold",
-	},
-	"steward/gitea": {"Clarification", "DefaultBlockedLabel", "RuleIssueBody"},
+// TestPureByStructure: everything a pure leaf depends on, transitively, is the standard
+// library without its network, process and database packages, or another pure leaf —
+// never a source's reader, a database driver, the Gitea SDK or fsnotify.
+func TestPureByStructure(t *testing.T) {
+	for p := range pureLeaves {
+		checkPureDeps(t, p)
+	}
 }
 
-// TestPureModel: package model imports only pureStd and the source packages, uses of
-// those only the names in pureSource, and never reads the clock. Its tests may do what
-// they like; model/live holds everything that reads.
-func TestPureModel(t *testing.T) {
+// checkPureDeps fails for every dependency of pkg that is not the standard library without
+// IO or a pure leaf.
+func checkPureDeps(t *testing.T, pkg string) {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}} {{.Standard}}", pkg).Output()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v", pkg, err)
+	}
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		dep, std, _ := strings.Cut(line, " ")
+		n++
+		switch {
+		case dep == pkg || pureLeaves[dep]:
+		case std != "true":
+			t.Errorf("%s depends on %s: a pure package depends on the standard library and steward's pure leaves only", pkg, dep)
+		case ioStd(dep):
+			t.Errorf("%s depends on %s, which reaches the network, a process or a database", pkg, dep)
+		}
+	}
+	if n < 2 {
+		t.Fatalf("go list -deps %s named %d packages", pkg, n)
+	}
+	dir := strings.TrimPrefix(pkg, "steward/")
+	checkPureFiles(t, dir, nil)
+}
+
+// checkPureFiles holds the production files of dir to direct imports from pureStd, the pure
+// leaves and allowed's packages (of those, only the names allowed lists), and to no reading
+// of the clock.
+func checkPureFiles(t *testing.T, dir string, allowed map[string]map[string]bool) {
+	t.Helper()
 	fset := token.NewFileSet()
-	files, err := filepath.Glob("model/*.go")
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		t.Fatal(err)
-	}
-	allowed := map[string]map[string]bool{}
-	for p, names := range pureSource {
-		allowed[p] = map[string]bool{}
-		for _, n := range names {
-			allowed[p][n] = true
-		}
 	}
 	checked := 0
 	for _, path := range files {
@@ -275,8 +304,8 @@ func TestPureModel(t *testing.T) {
 		names := map[string]string{}
 		for _, im := range f.Imports {
 			p, _ := strconv.Unquote(im.Path.Value)
-			if !pureStd[p] && allowed[p] == nil {
-				t.Errorf("%s imports %s: the model is pure (standard packages without IO, and the pure part of the sources)", path, p)
+			if !pureStd[p] && !pureLeaves[p] && allowed[p] == nil {
+				t.Errorf("%s imports %s: a pure package imports only standard packages without IO and steward's pure leaves", path, p)
 			}
 			name := filepath.Base(p)
 			if im.Name != nil {
@@ -295,16 +324,47 @@ func TestPureModel(t *testing.T) {
 			}
 			switch p := names[x.Name]; {
 			case p == "time" && clock[sel.Sel.Name]:
-				t.Errorf("%s: time.%s reads the clock: the model takes now as a parameter", fset.Position(sel.Pos()), sel.Sel.Name)
+				t.Errorf("%s: time.%s reads the clock: a pure package takes now as a parameter", fset.Position(sel.Pos()), sel.Sel.Name)
 			case allowed[p] != nil && !allowed[p][sel.Sel.Name]:
 				t.Errorf("%s: %s.%s is not in the pure part of %s the model may use (pureSource in arch_test.go)", fset.Position(sel.Pos()), x.Name, sel.Sel.Name, p)
 			}
 			return true
 		})
 	}
-	if checked < 5 {
-		t.Fatalf("checked only %d files of model/", checked)
+	if checked == 0 {
+		t.Fatalf("checked no file of %s/", dir)
 	}
+}
+
+// pureSource are the only names the pure model may still use of the source packages leases
+// and gitea, which do IO (SQLite, the Gitea SDK): types without IO methods, constants, and
+// functions that read nothing. Their pure part is moving to leaves like locks/lockrec.
+var pureSource = map[string][]string{
+	"steward/leases": {
+		// types
+		"Event", "Evidence", "FreshnessResult", "Health", "HealthStatus", "Lease", "Policy", "PolicySet",
+		"ProcessState", "Session", "WorkItem", "WorkRef", "WorktreeState",
+		// constants
+		"FreshExpired", "FreshStaleDeadProcess", "FreshStaleMissingWorktree", "HealthDegraded", "HealthOK",
+		"HealthUnavailable", "SessionHeartbeatStale", "StatusActive",
+		// pure functions
+		"Classify", "SessionActive", "SessionLive",
+	},
+	"steward/gitea": {"Clarification", "DefaultBlockedLabel", "RuleIssueBody"},
+}
+
+// TestPureModel: package model imports only pureStd, the pure leaves and the source packages
+// leases and gitea, uses of those only the names in pureSource, and never reads the clock. Its
+// tests may do what they like; model/live holds everything that reads.
+func TestPureModel(t *testing.T) {
+	allowed := map[string]map[string]bool{}
+	for p, names := range pureSource {
+		allowed[p] = map[string]bool{}
+		for _, n := range names {
+			allowed[p][n] = true
+		}
+	}
+	checkPureFiles(t, "model", allowed)
 }
 
 // sdkPrefix is the Gitea SDK's module: only gitea/ and its sub-packages may import it.

@@ -10,13 +10,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"steward/locks/lockrec"
 )
 
 // archiveFixture writes the canonical lock as a worker would (its bytes as given) and
 // returns its name, path and the fence read from it.
 func archiveFixture(t *testing.T, dir string, data []byte) (name, path string, fence Expect) {
 	t.Helper()
-	rec, finds := Decode(data)
+	rec, finds := lockrec.Decode(data)
 	if fatal(finds) {
 		t.Fatalf("fixture: %+v", finds)
 	}
@@ -69,7 +71,7 @@ func TestArchiveRewriteAfterTheUnlinkIsWrittenBackOrSaysWhyNot(t *testing.T) {
 					}
 				}
 			}}
-			archived, err := w.Archive(dir, name, fence, RecoveryBlock{Action: "retire"})
+			archived, err := w.Archive(dir, name, fence, lockrec.RecoveryBlock{Action: "retire"})
 			if !hit {
 				t.Fatal("the unlink was never reached")
 			}
@@ -112,7 +114,7 @@ func TestArchiveOfALockAtTheSizeLimitIsRefusedAsTooLarge(t *testing.T) {
 		t.Fatalf("fixture is %d bytes, want %d ending in }", len(data), MaxFileSize)
 	}
 	name, path, fence := archiveFixture(t, dir, data)
-	archived, err := (&Writer{}).Archive(dir, name, fence, RecoveryBlock{Action: "retire"})
+	archived, err := (&Writer{}).Archive(dir, name, fence, lockrec.RecoveryBlock{Action: "retire"})
 	if archived != "" || !errors.Is(err, ErrWouldBeUnreadable) {
 		t.Fatalf("archive of a %d-byte lock: %q, %v; want ErrWouldBeUnreadable", len(data), archived, err)
 	}
@@ -141,7 +143,7 @@ func TestArchiveNamesInOneSecondCountUpToAThousand(t *testing.T) {
 			t.Fatal(err)
 		}
 		live := ReadFile(dir, name)
-		return w.Archive(dir, name, FenceOf(&live.Record), RecoveryBlock{Action: "release"})
+		return w.Archive(dir, name, FenceOf(&live.Record), lockrec.RecoveryBlock{Action: "release"})
 	}
 	for i, suffix := range []string{"", "-2", "-3", "-4"} {
 		got, err := archive()
@@ -176,7 +178,7 @@ func TestRestoreKeepsBlankFields(t *testing.T) {
 		t.Fatal("fixture changed")
 	}
 	name, _, fence := archiveFixture(t, dir, orig)
-	archived, err := (&Writer{}).Archive(dir, name, fence, RecoveryBlock{Action: "retire"})
+	archived, err := (&Writer{}).Archive(dir, name, fence, lockrec.RecoveryBlock{Action: "retire"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"steward/locks/lockrec"
 )
 
 // The index is a cache keyed by each file's inode, size and modification time: a file
@@ -14,7 +16,9 @@ func TestIndexReadsAFileAgainOnlyWhenItsStatChanged(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	orig := fixtureBytes(t, "canonical.json")
-	item := func(n string) Key { return Key{"prgs", "Scaled-Tech-Consulting", "Gitea-Tools", mustAtoi(t, n)} }
+	item := func(n string) lockrec.Key {
+		return lockrec.Key{Remote: "prgs", Org: "Scaled-Tech-Consulting", Repo: "Gitea-Tools", Issue: mustAtoi(t, n)}
+	}
 	renumbered := func(from, to string) []byte {
 		b := bytes.ReplaceAll(orig, []byte(`"issue_number": `+from), []byte(`"issue_number": `+to))
 		if bytes.Equal(b, orig) && from != to {

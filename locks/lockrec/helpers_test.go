@@ -18,3 +18,13 @@ func fixtureBytes(t testing.TB, name string) []byte {
 	}
 	return b
 }
+
+// fatal reports whether any finding is fatal (the record could not be read at all).
+func fatal(fs []Finding) bool {
+	for _, f := range fs {
+		if f.Fatal() {
+			return true
+		}
+	}
+	return false
+}

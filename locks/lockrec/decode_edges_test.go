@@ -1,8 +1,7 @@
-package locks
+package lockrec
 
 import (
 	"bytes"
-	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -126,17 +125,6 @@ func TestAppendJSONString(t *testing.T) {
 		if got := string(appendJSONString(nil, in)); got != want {
 			t.Errorf("%q: %s, want %s", in, got, want)
 		}
-	}
-}
-
-func TestPathErrorText(t *testing.T) {
-	t.Parallel()
-	if got := (&PathError{Op: "write", Path: "/l/x.json", Err: ErrExists}).Error(); got != "locks: write /l/x.json: "+ErrExists.Error() {
-		t.Errorf("with a path: %q", got)
-	}
-	err := &PathError{Op: "marshal", Err: errors.New("bad")}
-	if got := err.Error(); got != "locks: marshal: bad" {
-		t.Errorf("without a path: %q", got)
 	}
 }
 

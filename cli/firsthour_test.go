@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"steward/model"
 )
 
 // The first hour of a new user, on the built binary: a fresh clone, the README's install
@@ -384,5 +386,19 @@ func TestDocsConfigFolderCommands(t *testing.T) {
 	}
 	if n < 2 {
 		t.Fatalf("ran %d such commands; the MCP token and the PostgreSQL password steps were expected", n)
+	}
+}
+
+// TestRecoveryHasARunbookPerContentionKind: docs/recovery.md has the runbook every
+// contention entry's `next.runbook` names, one section per kind.
+func TestRecoveryHasARunbookPerContentionKind(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(sourceRoot(t), "docs", "recovery.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range model.ContentionKinds {
+		if !strings.Contains(string(b), "\n### contention: "+string(k)+"\n") || !strings.HasSuffix(model.RunbookOf(k), "#contention-"+string(k)) {
+			t.Errorf("no runbook for %s in docs/recovery.md (next.runbook says %s)", k, model.RunbookOf(k))
+		}
 	}
 }

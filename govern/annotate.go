@@ -2,6 +2,7 @@ package govern
 
 import (
 	"context"
+	"slices"
 
 	"steward/locks"
 	"steward/model"
@@ -22,7 +23,42 @@ func (c *Core) Annotate(ctx context.Context, s *model.Snapshot) *model.Snapshot 
 		a := c.annotateOne(ctx, *o)
 		cp.Orphans[i] = &a
 	}
+	annotateNext(&cp)
 	return &cp
+}
+
+// annotateNext gives the actions of each contention entry's resolution the annotation of
+// the orphan with the same action on the same target (they are those orphans' actions), in
+// a copy of the entry: a published entry is never changed.
+func annotateNext(s *model.Snapshot) {
+	type key struct {
+		id string
+		t  model.ActionTarget
+	}
+	var by map[key]*model.ActionRef
+	for i, c := range s.Contention {
+		if c.Next == nil || len(c.Next.Actions) == 0 {
+			continue
+		}
+		if by == nil {
+			by = map[key]*model.ActionRef{}
+			for _, o := range s.Orphans {
+				if o.Action != nil {
+					by[key{o.Action.ID, o.Action.Target}] = o.Action
+				}
+			}
+			s.Contention = slices.Clone(s.Contention)
+		}
+		cc, next := *c, *c.Next
+		next.Actions = slices.Clone(next.Actions)
+		for j, a := range next.Actions {
+			if o := by[key{a.ID, a.Target}]; o != nil {
+				next.Actions[j].Allowed, next.Actions[j].Refusal = o.Allowed, o.Refusal
+			}
+		}
+		cc.Next = &next
+		s.Contention[i] = &cc
+	}
 }
 
 func (c *Core) annotateOne(ctx context.Context, o model.Orphan) model.Orphan {
@@ -86,6 +122,7 @@ func (a *Annotator) Snapshot(ctx context.Context, s *model.Snapshot) *model.Snap
 		next[o], cp.Orphans[i] = got, got
 	}
 	a.prev = next
+	annotateNext(&cp)
 	return &cp
 }
 

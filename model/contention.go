@@ -90,6 +90,7 @@ func contention(u *unitIn, e *env, now time.Time, out *unitOut) []*Contention {
 			}
 		}
 	}
+	resolve(u, res, out.orphans)
 	return res
 }
 

@@ -191,9 +191,16 @@ type Contention struct {
 	Sessions  []string       `json:"sessions"`
 	LockFiles []string       `json:"lock_files,omitempty"`
 	LeaseIDs  []string       `json:"lease_ids,omitempty"`
-	Count     int            `json:"count,omitempty"`
-	WindowS   int64          `json:"window_s,omitempty"`
-	Evidence  []Evidence     `json:"evidence"`
+	// Count is, for refused claims, how many in the window; for a collision, how many
+	// claims collide (Owners).
+	Count   int   `json:"count,omitempty"`
+	WindowS int64 `json:"window_s,omitempty"`
+	// Owners are a collision's claims by who holds each: its session, else (a legacy lock
+	// names none) its process and lock file.
+	Owners   []string   `json:"owners,omitempty"`
+	Evidence []Evidence `json:"evidence"`
+	// Next is the way out: the sanctioned actions that resolve it, else whose job it is.
+	Next *Resolution `json:"next"`
 }
 
 // Clarification is an item carrying the clarification marker: the worker's

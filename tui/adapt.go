@@ -367,6 +367,29 @@ func contentionRow(c *model.Contention, cfg digestCfg) row {
 	if c.Item != nil && cfg.itemURL != nil {
 		r.URL = cut(cfg.itemURL(*c.Item))
 	}
+	if len(c.Owners) > 0 {
+		owners := make([]string, len(c.Owners))
+		for i, o := range c.Owners {
+			owners[i] = cut(o)
+		}
+		r.Cells[4] = strings.Join(owners, ", ")
+		r.Sections[1].Lines[0] = "owners: " + r.Cells[4]
+	}
+	if n := c.Next; n != nil {
+		r.Next = cut(n.Say)
+		for _, a := range n.Actions {
+			if cfg.knows != nil && !cfg.knows(a.ID) {
+				continue
+			}
+			ref := actionRef{Req: govern.Request{Action: a.ID, Target: govern.Target{LeaseID: a.Target.LeaseID, LockFile: a.Target.LockFile}},
+				Label: cut(a.ID) + " " + cut(firstNonEmpty(a.Target.LockFile, a.Target.LeaseID)), Allowed: a.Allowed}
+			if a.Refusal != nil {
+				ref.Refusal = cut(a.Refusal.Code + ": " + a.Refusal.Message)
+			}
+			r.Actions = append(r.Actions, ref)
+		}
+		r.Sections = append(r.Sections, section{Title: "Resolution", Lines: []string{"who: " + cut(n.Who), "next: " + r.Next, "runbook: " + cut(n.Runbook)}})
+	}
 	r.finish()
 	return r
 }

@@ -70,9 +70,12 @@ type row struct {
 	Sections  []section
 	// detail, when set, builds the detail sections at draw time (for the one row whose
 	// detail is shown), aged against the snapshot's time; Sections is then unused.
-	detail   func(at time.Time) []section
-	Actions  []actionRef
-	Inspect  string // why the row is inspect only
+	detail  func(at time.Time) []section
+	Actions []actionRef
+	Inspect string // why the row is inspect only
+	// Next is the way out of a contention row (model.Resolution): what to do and whose job
+	// it is; the inbox row, the action menu and the detail say it.
+	Next     string
 	ItemRef  *govern.Item
 	LockFile string // the claim's lock file, whose raw JSON the detail pane loads
 	// Unsettled is the audit attempt of the row whose outcome is unknown and not resolved

@@ -68,6 +68,7 @@ type actionMenu struct {
 	// made when they arrive (see loaded), so a key typed ahead is not lost.
 	chosen  bool
 	inspect []string
+	next    []string // a contention row's way out, said before its actions
 	scroll  pager
 }
 
@@ -88,6 +89,9 @@ func newActionMenu(keys KeyMap, in actIntent, core *govern.Core) *actionMenu {
 	byID := map[string]*menuOption{}
 	var order []string
 	for _, row := range in.rows {
+		if row.Next != "" && len(in.rows) == 1 {
+			m.next = append(m.next, row.Next)
+		}
 		if row.Inspect != "" && len(in.rows) == 1 {
 			m.inspect = append(m.inspect, row.Inspect)
 		}
@@ -214,6 +218,9 @@ func (m *actionMenu) View() string {
 		b = append(b, st.warn.Render(fmt.Sprintf("%d marked row(s) hidden by the filter are not included", m.hidden)))
 	}
 	b = append(b, "")
+	for _, s := range m.next {
+		b = append(b, hang("next — ", s, iw)...)
+	}
 	for _, s := range m.inspect {
 		for _, l := range hang("inspect only — ", s, iw) {
 			b = append(b, st.warn.Render(l))
@@ -226,7 +233,7 @@ func (m *actionMenu) View() string {
 		}
 		b = append(b, s)
 	}
-	if !m.loading && len(m.opts) == 0 {
+	if !m.loading && len(m.opts) == 0 && len(m.next) == 0 {
 		b = append(b, "no action the core knows applies here")
 	}
 	for i, o := range m.opts {

@@ -183,7 +183,7 @@ func (p *listView) acting() bindings {
 	return bindings{
 		bind(a.Actions, "Acting", true, ro(onlyIf(func() bool {
 			r := sel()
-			return len(p.tbl.marks) > 0 || r != nil && (len(r.Actions) > 0 || r.Inspect != "")
+			return len(p.tbl.marks) > 0 || r != nil && (len(r.Actions) > 0 || r.Inspect != "" || r.Next != "")
 		}, "no action applies to this row")), p.actions),
 		bind(a.Recover, "Acting", true, ro(onlyIf(func() bool { r := sel(); return r != nil && r.Recover != nil },
 			"nothing of this row's item needs recovery (no expired or stale lease, no dead lock)")), func() intent {

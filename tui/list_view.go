@@ -163,6 +163,9 @@ func (p *listView) detailView(w, h int) string {
 	if r.URL != "" {
 		add(st.dim.Render(truncate(r.URL, w)))
 	}
+	if r.Next != "" {
+		wrap(st.warn.Render, "next — ", r.Next)
+	}
 	if r.Inspect != "" {
 		wrap(st.warn.Render, "inspect only — ", r.Inspect)
 	}

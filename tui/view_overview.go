@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"steward/model"
 )
 
 // overviewView is the Overview: the counts, the buckets and the sources' health above the
@@ -166,7 +168,11 @@ func inbox(d *data) []row {
 		if r.Class == "routine" {
 			class = "routine"
 		}
-		add(class, "contention", r.Cells[0]+" · "+r.Cells[4], r, pageContention)
+		what := r.Cells[0] + " · " + r.Cells[4]
+		if r.Next != "" {
+			what = collisionWords(r) + " → " + r.Next
+		}
+		add(class, "contention", what, r, pageContention)
 	}
 	for i := range d.Rows[pageClarifications] {
 		r := &d.Rows[pageClarifications][i]
@@ -188,4 +194,20 @@ func inbox(d *data) []row {
 	}
 	d.routine, d.Routine = len(routine), routine
 	return rows
+}
+
+// collisionWords says a contention row in plain words for the inbox (the kind's name stays
+// in the detail and the JSON).
+func collisionWords(r *row) string {
+	switch r.Cells[0] {
+	case string(model.ContentionDuplicateLiveLock):
+		return "two live locks on one item (" + r.Cells[4] + ")"
+	case string(model.ContentionConcurrentActiveLease):
+		return "two active leases on one item (" + r.Cells[4] + ")"
+	case string(model.ContentionLockLeaseMismatch):
+		return "lock and lease disagree (" + r.Cells[4] + ")"
+	case string(model.ContentionClaimRefused):
+		return "claims refused (" + r.Cells[4] + ")"
+	}
+	return r.Cells[0] + " (" + r.Cells[4] + ")"
 }

@@ -368,7 +368,7 @@ func runChild(ctx context.Context, dir, name string, args ...string) ([]byte, in
 		cmd.Dir = dir
 		var buf bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &buf, &buf
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		cmd.SysProcAttr = childAttr()
 		if err := cmd.Start(); err != nil {
 			done <- result{err: err}
 			return

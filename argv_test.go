@@ -22,8 +22,8 @@ var secretFlags = map[string]bool{"--password": true, "--passwd": true, "--token
 // TestNoSecretInChildArgv: no steward process puts a credential on a child's command line,
 // where every user of the machine can read it (/proc/<pid>/cmdline). In every file that
 // starts processes (imports os/exec), no exec.Command argument may name a token, password or
-// secret, and no call may pass a credential flag such as "--password" (issue 14, defect 12:
-// the Gitea test harness ran `gitea admin user create --password <pw>`; this test failed on
+// secret, and no call may pass a credential flag such as "--password" (the
+// Gitea test harness ran `gitea admin user create --password <pw>`; this test failed on
 // it before the fix).
 func TestNoSecretInChildArgv(t *testing.T) {
 	fset := token.NewFileSet()

@@ -157,8 +157,7 @@ func screen(sess *app.Session, s *model.Snapshot, bg tea.Msg) string {
 // without a row fails) and per environment override; each row changes the key from the
 // base and asserts what a user sees change: a status field, a verdict of the core, what is
 // read from the Gitea, the workbench's screen. Six of these settings were parsed and
-// shown by `config check` and used by nothing, and `status` ignored the policy overrides
-// (issue 15).
+// shown by `config check` and used by nothing, and `status` ignored the policy overrides.
 func TestEverySettingHasAnEffect(t *testing.T) {
 	type row struct {
 		key    string

@@ -2,7 +2,7 @@ package attention
 
 import "steward/model"
 
-// The needs of model entries, as model.Need decides them (issue 15's vocabulary): a real
+// The needs of model entries, as model.Need decides them (one vocabulary with model): a real
 // collision, a waiting question and an unavailable source need a person; an orphan with a
 // sanctioned action needs an operator; the rest is routine.
 

@@ -123,7 +123,7 @@ func report(run *runResult) string {
 		w("| %s | %s | %s | %s | %s | %s |\n", labels[m], expo(ns, vs), expo(ns, ps), expo(lns, lvs),
 			ratio(stats.Growth(ns, vs, 100, 10000)), ratio(stats.Growth(ns, ps, 100, 10000)))
 	}
-	w("\n**Targets** (issue 17; the ratios are to the physical limit measured in the same run):\n\n| target | measured | verdict |\n|---|---:|---|\n")
+	w("\n**Targets** (the ratios are to the physical limit measured in the same run):\n\n| target | measured | verdict |\n|---|---:|---|\n")
 	for _, t := range targets {
 		v, ok := t.value(run, false)
 		if !ok {
@@ -160,7 +160,7 @@ func expo(ns, vs []float64) string {
 	return fmt.Sprintf("%.2f", k)
 }
 
-// target is one of issue 17's targets.
+// target is one of the performance targets docs/performance.md states.
 type target struct {
 	label   string
 	measure string

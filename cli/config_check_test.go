@@ -60,7 +60,7 @@ func problemsOf(v checkView, sev config.Severity) map[string]string {
 // steward will use — a locks_dir that does not exist, a db_path that is a directory or not a
 // SQLite file, a repo_root that does not exist or has no branches/, an audit log that is a
 // directory — listing every problem, not the first, with the other settings' origins intact
-// (issue 15 item 3: it exited 0 and `ui` then failed with "watch …: no such file or
+// (before, it exited 0 and `ui` then failed with "watch …: no such file or
 // directory").
 func TestConfigCheckChecksWhatWillBeUsed(t *testing.T) {
 	locks, db, repo, audit := goodWorkspace(t)

@@ -51,7 +51,8 @@ func waitScreen(t *testing.T, tm *teatest.TestModel, what string, ok func(string
 	return ""
 }
 
-// TestDemoAttentionFlow (issue 18, done-when 2): a worker of the demo's simulation asks a
+// TestDemoAttentionFlow: the whole attention path, end to end: a worker of the demo's
+// simulation asks a
 // question → the demo's workbench writes the bell and the desktop notification (OSC 9 and
 // 777) for it once → A on its inbox row asks the core for the preview of attention.ack →
 // applied, it leaves the inbox → the demo's audit log has the attention.ack and the mark is

@@ -73,7 +73,7 @@ func verdicts(s *model.Snapshot) []string {
 	return out
 }
 
-// TestDemoKeepPrintsOneCommand (issue 16 item 14): `steward demo --keep` ends with one
+// TestDemoKeepPrintsOneCommand: `steward demo --keep` ends with one
 // command to paste — no GITEA_LEASE_POLICY_* variables — and that command, run as a real
 // steward process with no lease-policy variable in its environment, reads the kept workspace
 // with the demo's compressed policy and durations (from the steward.yaml the demo wrote):

@@ -18,7 +18,7 @@ func writeFile(t *testing.T, dir, name, body string) string {
 	return p
 }
 
-// The configured grant is a ceiling (issue 14, defect 9): --as-role above the login's
+// The configured grant is a ceiling: --as-role above the login's
 // configured role, --read-only=false against read_only: true, and anything a user sets
 // against a system file, all lose. On the code before the fix each of these previews said
 // "allowed" (exit 0).

@@ -23,7 +23,7 @@ func deadPID(t *testing.T) string {
 	return strconv.Itoa(cmd.Process.Pid)
 }
 
-// Issue 16, finding 5: `steward recover --item ORG/REPO#N` recovers what a dead worker left
+// `steward recover --item ORG/REPO#N` recovers what a dead worker left
 // — its lease and its lock — in one plan: --dry-run lists every step and changes nothing,
 // the apply ends the lease and retires the lock under one attempt, and `steward audit`
 // shows that attempt with its target and its steps, filtered by item and action.

@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-// TestStatusAllWorkspaces: status reads several workspaces of one config file (issue 21
-// item 5) — two real workspaces (each its own lock directory and SQLite DB) and a third
+// TestStatusAllWorkspaces: status reads several workspaces of one config file
+// — two real workspaces (each its own lock directory and SQLite DB) and a third
 // whose lock directory is on another host. --all reports every one under its name (text,
 // and the documented JSON shape), --workspace NAME one, and the exit code is the worst: 5
 // once any workspace's configured source is unavailable, naming the workspace.

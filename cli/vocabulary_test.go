@@ -17,7 +17,7 @@ import (
 
 // TestAuditNamesTheWorker: `steward audit` names the worker an attempt was made for — the
 // session of a core bound to it (steward mcp, the CLI's worker commands) or the login a
-// simulated worker's core acts as — never the OS user the fleet's processes share (issue 15:
+// simulated worker's core acts as — never the OS user the fleet's processes share (before,
 // the workbench said sim-worker-8 where `steward audit` said root).
 func TestAuditNamesTheWorker(t *testing.T) {
 	ws := cliWorkspace(t)
@@ -100,7 +100,7 @@ func TestStatusSpeaksTheWorkbenchUnits(t *testing.T) {
 }
 
 // TestReadingCommandsShareFlags: `status` suggests --no-gitea, and `ui --no-gitea` was an
-// unknown flag (issue 15 item 4). Every reading command takes it.
+// unknown flag. Every reading command takes it.
 func TestReadingCommandsShareFlags(t *testing.T) {
 	for _, cmd := range []string{"status", "ui"} {
 		var out, errb bytes.Buffer
@@ -111,8 +111,8 @@ func TestReadingCommandsShareFlags(t *testing.T) {
 }
 
 // TestStatusUsesTheConfiguredWindow: with thresholds.contention_window in the file, `config
-// check` said "10m (file)" and `status` reported window_s 3600 (issue 15: six settings were
-// used by nothing).
+// check` said "10m (file)" and `status` reported window_s 3600 (six settings
+// were used by nothing).
 func TestStatusUsesTheConfiguredWindow(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "config.yaml")
 	if err := os.WriteFile(cfg, []byte("thresholds:\n  contention_window: 30m\n"), 0o600); err != nil {

@@ -208,7 +208,7 @@ func TestWriteNewTemplate(t *testing.T) {
 	}
 }
 
-// db_host says which host the control-plane DB was written on (issue 13): from the
+// db_host says which host the control-plane DB was written on: from the
 // workspace in the file, overridden by STEWARD_DB_HOST and the flag; empty by default (this
 // host, the seed's single-host model); a value that is no host name is an error.
 func TestDBHost(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// The configured grant is a ceiling (issue 14, defect 9): a flag or variable may lower the
+// The configured grant is a ceiling: a flag or variable may lower the
 // role or turn read-only on, never the reverse; a system file bounds every user file,
 // variable and flag. The command-line regression is cli.TestGrantIsACeiling.
 func TestGrantCeiling(t *testing.T) {

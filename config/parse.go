@@ -24,8 +24,8 @@ var lineOf = regexp.MustCompile(`^line ([0-9]+): `)
 
 // parseAll decodes the file as far as it can. A value of the wrong kind, a bad duration or
 // an unknown key is one issue each, with its line and key, and every other value of the
-// file is still read: one bad value leaves the other settings as written (issue 15: one bad
-// duration made every setting read "default" and only the first error was reported). Text
+// file is still read: one bad value leaves the other settings as written (before, one
+// bad duration made every setting read "default" and only the first error was reported). Text
 // that is not YAML at all is one issue and an empty File.
 func parseAll(data []byte) (File, []issue) {
 	var f File

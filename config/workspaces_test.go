@@ -17,7 +17,7 @@ workspaces:
 `
 
 // TestWorkspaceListProblems: the list of workspaces is checked as a whole, like the
-// single-workspace keys (issue 21 item 5).
+// single-workspace keys.
 func TestWorkspaceListProblems(t *testing.T) {
 	for _, tc := range []struct {
 		name, body, want string

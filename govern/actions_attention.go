@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// The attention actions (issue 18): a person acknowledges or snoozes an attention entry
+// The attention actions: a person acknowledges or snoozes an attention entry
 // (package attention) — a question waiting, a collision, an orphan, a lost source. The
 // effect is one line appended to the attention file beside the audit log (AttentionPath),
 // which every steward on the workspace reads: the inbox and `steward watch` keep an

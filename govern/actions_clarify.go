@@ -71,7 +71,8 @@ func markersOn(is gitea.Issue, markers []string) []string {
 // answerID is stable for one answer to one question of one item (the question comment it
 // answers, see clarifyState), so a retry after an unknown outcome finds the comment the first
 // attempt may have posted instead of posting it again — while the same words answering
-// another question are a new answer (issue 14 defect 1). The marker also records the round
+// another question are a new answer (a marker anyone can copy must not swallow an
+// answer). The marker also records the round
 // (the marker label's addition) and the attempt; neither is part of the id, so a retry in a
 // later round, or by another attempt, still finds it.
 func answerID(it Item, question, body string) string {

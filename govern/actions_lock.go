@@ -107,7 +107,8 @@ func (c *Core) retirePlan(ctx context.Context, req Request, ending map[string]bo
 		fmt.Sprintf("owner pid %d on host %q: %s", pid, host, owner),
 	}
 	// A lock backed by a live lease in the DB is not dead, whatever its file says. "Backed"
-	// is the live model's join (issue 14 defect 2): the item's non-terminal leases (its
+	// is the live model's join (what the screen shows as one claim is one to the core): the
+	// item's non-terminal leases (its
 	// identity, org and repo in any case), each joined to the lock as the screen joins them
 	// — the lock names the lease, or names none and the lease's session owns it — and a
 	// lock that names neither a lease nor a session may be any of them. The lease the lock

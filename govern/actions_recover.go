@@ -15,7 +15,8 @@ import (
 // ActionRecover recovers an item a dead or stalled claim left behind, in one plan: every
 // non-terminal lease of the item is reclaimed (expired) or abandoned (stale, with proof),
 // then every live lock file of the item is retired — one preview listing every step, one
-// confirmation, one audit attempt whose steps are each recorded (issue 16, finding 5).
+// confirmation, one audit attempt whose steps are each recorded (a dead worker's claim is
+// put right in one step, not two the operator must remember).
 const ActionRecover = "item.recover"
 
 // KindStep is the audit record of one step of a plan (item.recover): the step's action,

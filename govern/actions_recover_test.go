@@ -149,7 +149,7 @@ func TestRecoverPreviewNamesEverything(t *testing.T) {
 }
 
 // TestReclaimPreviewSaysWhatRemains: a reclaim's preview names the owner's liveness (alive:
-// the worker is still running) and that the item's lock file stays (issue 16, finding 6).
+// the worker is still running) and that the item's lock file stays.
 func TestReclaimPreviewSaysWhatRemains(t *testing.T) {
 	f := newFixture(t, RoleOperator)
 	out := f.claim("s1", 41)

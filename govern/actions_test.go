@@ -412,7 +412,7 @@ func TestRefusedClaimIsRecordedAsContention(t *testing.T) {
 }
 
 // A read-only core refuses every action and writes nothing at all — no row, no lock, and
-// no audit record either (issue 14, defect 9: it appended a refused record to the log
+// no audit record either (before, it appended a refused record to the log
 // before; this test compared nothing then).
 func TestReadOnlyRefusesEveryApply(t *testing.T) {
 	f := newFixture(t, RoleAdmin)

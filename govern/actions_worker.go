@@ -156,7 +156,7 @@ func (claimAction) plan(ctx context.Context, c *Core, req Request) (*plan, error
 		p.evidence = append(p.evidence, fmt.Sprintf("held by lease %s of session %s (past expiry: %v)", holder.LeaseID, holder.SessionID, past))
 	}
 	// Every live lock of the item counts, under any file name and in any case of the org and
-	// repo (issue 14 defect 4): the claim must not create the duplicate it would report.
+	// repo: the claim must not create the duplicate it would report.
 	held, err := c.lockIndex().Lookup(lockKey(ref))
 	if err != nil {
 		return &plan{refusal: refuse(CodeSourceUnavailable, "the locks directory cannot be read ("+err.Error()+"); an unreadable directory never means the item is free. Retry later.")}, nil
@@ -349,7 +349,7 @@ func (claimAction) verify(ctx context.Context, c *Core, intent Record) (Result, 
 		return "", []string{"the DB's leases record no provenance, so no lease can carry the attempt's mark; inspect the item and resolve by hand"}, false
 	}
 	// Every lease on the item, ended ones included: a claim that succeeded may have been
-	// released, reclaimed or abandoned since (issue 14 defect 6).
+	// released, reclaimed or abandoned since, and verify must still settle it.
 	hist, err := r.LeaseHistory(ctx, workRef(it))
 	if err != nil {
 		return "", []string{"leases unreadable: " + err.Error()}, false
@@ -619,7 +619,7 @@ func (heartbeatAction) plan(ctx context.Context, c *Core, req Request) (*plan, e
 	if l != nil {
 		p.effects = []string{"lease " + l.LeaseID + ": expires_at moves to now + the policy TTL, heartbeat_count + 1", "its lock's work_lease expiry and last_heartbeat_at follow"}
 		// A lease without its lock is a claim the lock directory does not show: renewing it
-		// would keep it alive indefinitely (issue 14 defect 5). The worker releases it and
+		// would keep it alive indefinitely. The worker releases it and
 		// claims again.
 		if st := p.state.(workerState); p.refusal == nil && !st.HasLock {
 			p.refusal = refuse(CodeLockMissing, "lease "+l.LeaseID+" has no lock file naming it ("+st.Lock+" is missing or names another claim), so renewing it would keep alive a claim the fleet cannot see. Release the lease (steward release) and claim the item again.")

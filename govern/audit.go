@@ -151,7 +151,7 @@ func (l *AuditLog) Close() error {
 // Every record starts on a fresh line: when the log ends in a torn line (a crash or a full
 // disk cut an earlier append short), Append first terminates it, so the torn line stays
 // one undecodable line — ReadAudit reports it as a finding — and never swallows this
-// record (defect 7 of issue 14: an intent glued to a torn line vanished from the log).
+// record (before, an intent glued to a torn line vanished from the log).
 func (l *AuditLog) Append(rec Record) error {
 	if l.readOnly {
 		return fmt.Errorf("%w: %w", ErrAuditUnavailable, ErrAuditReadOnly)

@@ -7,7 +7,7 @@ import (
 )
 
 // A claim whose pid or TTL does not parse is refused by its preview, saying what is
-// accepted (issue 14, defect 12): before, pid "abc" was read as "no pid" and the claim
+// accepted: before, pid "abc" was read as "no pid" and the claim
 // succeeded without one, and a bad TTL was refused only on apply, with Go's parser text.
 func TestClaimRefusesUnparsableNumbers(t *testing.T) {
 	for _, tc := range []struct {

@@ -9,7 +9,7 @@ import (
 // TestReleaseAgainIsAlreadyReleased: a worker repeating its own release (a retry after a
 // lost response, a cleanup script) gets success — "already released", nothing changed, one
 // outcome record and no intent — where it got refused already_released and a worker script
-// read a failure (issue 15 item 4). Only its own released lease: another session is refused
+// read a failure. Only its own released lease: another session is refused
 // not_owner, a lease that ended otherwise (expired, reclaimed) stays refused, and so does a
 // release stopped before its lock was archived (the leftover lock must be seen).
 func TestReleaseAgainIsAlreadyReleased(t *testing.T) {

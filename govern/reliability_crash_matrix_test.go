@@ -22,7 +22,8 @@ import (
 	"steward/locks"
 )
 
-// The crash matrix (issue 14, "and keep it closed"): every governed action a worker or a
+// The crash matrix (the core never makes things worse, and this keeps it so): every
+// governed action a worker or a
 // supervisor takes is killed with SIGKILL at each of its write steps — the audit log's
 // in-flight flock, the intent, every flock, temp write, fsync, rename, unlink and directory
 // fsync of a lock file, every DB commit, every Gitea request — in a child process, on a

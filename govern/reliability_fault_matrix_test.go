@@ -92,7 +92,7 @@ func sweepState(t *testing.T, f *fixture) string {
 	return ""
 }
 
-// askMatrixState reads a clarification.ask of issue 1: the question posted and labelled, then the
+// askMatrixState reads a clarification.ask on item #1: the question posted and labelled, then the
 // lease released and its lock archived; never two questions.
 func askMatrixState(t *testing.T, f *fixture) string {
 	th, err := f.ws.Gitea.Thread(context.Background(), 1)

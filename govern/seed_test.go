@@ -335,7 +335,7 @@ func (f *fixture) renameLease(name, id string) {
 // applies — writing only the columns that DB has, in its own journal mode, its schema
 // unchanged — or is refused by its preview with the code its apply refuses with, the
 // refusal recorded as refused in the audit log and not one byte of the DB, its journal
-// or the lock directory changed. Before issue 13 the preview allowed and the apply was
+// or the lock directory changed. Before the fix the preview allowed and the apply was
 // refused (steward's columns missing), after switching the file to WAL.
 func TestActionsOnSeedDB(t *testing.T) {
 	covered := map[string]bool{}

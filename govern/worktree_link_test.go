@@ -11,7 +11,7 @@ import (
 	"steward/model/live"
 )
 
-// Defect 8 (issue 14): a worktree that is a symlink reads the same in the live model, a
+// A worktree that is a symlink reads the same in the live model, a
 // preview and an apply. A link that leaves the repository root is never followed (its target
 // is never stat'ed) and reads unknown, said as such; a dangling link inside the root is
 // missing everywhere. On the code before the fix the model followed every link (os.Stat) and

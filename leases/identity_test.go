@@ -7,7 +7,7 @@ import (
 	"steward/leases"
 )
 
-// TestItemIdentityIsCaseInsensitive (defect 4 of issue 14): Gitea owner and repository
+// TestItemIdentityIsCaseInsensitive: Gitea owner and repository
 // names are case-insensitive, so acme/widgets#60 and ACME/Widgets#60 are one item. Before
 // the fix they were two work_items rows and the second claim was granted a second lease.
 func TestItemIdentityIsCaseInsensitive(t *testing.T) {

@@ -421,7 +421,7 @@ func BenchmarkSmallRead(b *testing.B) {
 	}
 }
 
-// startWriterB starts a writer process that has claimed issue 1 and holds the DB open.
+// startWriterB starts a writer process that has claimed item #1 and holds the DB open.
 func startWriterB(b *testing.B, path string) *osexec.Cmd {
 	cmd := osexec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), writerHelperEnv+"="+path)

@@ -13,7 +13,7 @@ import (
 	"steward/leases/seedtest"
 )
 
-// seedDB builds a seed-shaped DB holding one active lease of session "holder" on issue 7,
+// seedDB builds a seed-shaped DB holding one active lease of session "holder" on item #7,
 // with the status written as given.
 func seedDB(t *testing.T, status string, opt seedtest.Options) *seedtest.DB {
 	t.Helper()

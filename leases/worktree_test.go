@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// The confined worktree probe, case by case on real files (defect 8 of issue 14; the
+// The confined worktree probe, case by case on real files (the
 // cross-check that the model and the core agree is govern.TestWorktreeLinksOneVerdict).
 func TestWorktreeRootsProbe(t *testing.T) {
 	me, err := hostname()

@@ -10,7 +10,7 @@ import (
 	"steward/locks/lockrec"
 )
 
-// TestIndexFindsEveryLiveLockOfAnItem (defect 4 of issue 14): the claim used to probe only
+// TestIndexFindsEveryLiveLockOfAnItem: the claim used to probe only
 // steward's own file name for the item, so a live lock under another name (the contract
 // allows any) or for ACME/Widgets instead of acme/widgets was not seen. The index finds
 // them by the record's item identity; an unreadable file under the item's canonical name

@@ -11,7 +11,7 @@ import (
 	"steward/locks/lockrec"
 )
 
-// TestArchiveKeepsAnInPlaceRewrite (defect 3 of issue 14): a worker that rewrites its lock
+// TestArchiveKeepsAnInPlaceRewrite: a worker that rewrites its lock
 // in place (same inode, without steward's flock, as the supervised system's workers do not
 // know it) while Archive runs must not lose its write. Before the fix Archive checked only
 // the inode before removing the live file: the live file was gone and the archive held the

@@ -232,7 +232,7 @@ const (
 
 // JoinOf is the rule the live model joins a lock of an item to a lease of the same item
 // with; the governed core's guards use it too, so that what the screen shows as one
-// claim is one claim to the core (issue 14 defect 2).
+// claim is one claim to the core.
 func JoinOf(rec *lockrec.Record, l *leases.Lease) Join {
 	switch {
 	case rec.LeaseID != "" && rec.LeaseID == l.LeaseID:
@@ -287,7 +287,7 @@ func leaseClaim(it *Item, lo *LeaseObs, fr leases.FreshnessResult, pol leases.Po
 // unproven lists, as evidence, what the DB reader could not decode in the item's
 // non-terminal lease rows. Those rows still hold the item and show as claims, but the
 // item's verdicts that would rest on them — orphan-lease, lock-lease-mismatch — are
-// withheld as unproven, for this item only (issue 13: partiality is scoped to the row).
+// withheld as unproven, for this item only (partiality is scoped to the row).
 func unproven(u *unitIn) []Evidence {
 	var out []Evidence
 	for _, lo := range u.leases {

@@ -6,7 +6,7 @@ import (
 )
 
 // LocksHere says how the lock source of a workspace whose lock directory lives on host is
-// seen from the host named here (issue 21 item 5; our own rule). A lock directory is a
+// seen from the host named here (our own rule). A lock directory is a
 // per-host directory: from another host its files are not read, so nothing is concluded
 // from them — not a claim, not an orphan of a lock, not a lock-lease-mismatch, and not
 // their absence. The source then reads StatusNotObserved with the reason, never "ok" with

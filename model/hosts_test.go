@@ -11,8 +11,7 @@ import (
 // TestLocksOnAnotherHost: a workspace whose lock directory is on another host reads its
 // lock source "not observed from this host" (never ok-and-empty, never unavailable);
 // every verdict resting on a lock file — a claim of a lock, an orphan of a lock, a
-// lock-lease-mismatch, "free" — is withheld, and the DB's verdicts still show (issue 21
-// item 5).
+// lock-lease-mismatch, "free" — is withheld, and the DB's verdicts still show.
 func TestLocksOnAnotherHost(t *testing.T) {
 	kinds := func(s *Snapshot) string {
 		var out []string

@@ -170,7 +170,7 @@ func TestHostileDBCatalogue(t *testing.T) {
 			}
 			h := s.Sources.DB
 			// What makes a read partial is its reason; what it lacks without that, a note
-			// (issue 13: an unknown schema version, an absent column steward or the seed's
+			// (an unknown schema version, an absent column steward or the seed's
 			// later versions added, undecodable rows — each row's own verdicts are unproven).
 			said := h.Reason + "|" + strings.Join(h.Notes, "|")
 			if h.Status != c.want.status || !strings.Contains(said, c.want.reason) {

@@ -20,7 +20,7 @@ import (
 	"steward/model/live"
 )
 
-// liveLease gives the workspace one active lease L1 on issue 5 that expires in an hour.
+// liveLease gives the workspace one active lease L1 on item #5 that expires in an hour.
 func (w *workspace) liveLease(t *testing.T, path, id string, issue int64) {
 	t.Helper()
 	now := time.Now()

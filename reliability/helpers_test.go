@@ -67,7 +67,7 @@ func (w *workspace) status(t testing.TB) (*model.Snapshot, string) {
 	if err := json.Unmarshal([]byte(out), &s); err != nil {
 		t.Fatalf("status --json (exit %d) is not a snapshot: %v\n%s%s", code, err, out, errs)
 	}
-	// The exit code tells the truth about the sources (issue 15): ExitSourceUnavailable
+	// The exit code tells the truth about the sources: ExitSourceUnavailable
 	// exactly when one could not be read, ExitOK otherwise.
 	want := cli.ExitOK
 	for _, h := range []model.SourceHealth{s.Sources.Locks, s.Sources.DB, s.Sources.Gitea} {

@@ -19,8 +19,8 @@ import (
 	"github.com/charmbracelet/x/vt"
 )
 
-// TestSmokeDemoInATerminal drives the real binary in a real terminal (issue 16, "done
-// when"): `steward demo` runs on a pseudo-terminal whose output a terminal emulator (x/vt)
+// TestSmokeDemoInATerminal drives the real binary in a real
+// terminal: `steward demo` runs on a pseudo-terminal whose output a terminal emulator (x/vt)
 // draws and answers, as a person's terminal would, at 80×24 and 200×50. It visits every
 // view, opens help and closes it, types a filter and clears it, opens an orphan's action
 // menu and cancels it (nothing is done, and the screen says so), opens the palette and

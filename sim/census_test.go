@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// TestDemoStaysRepresentative (issue 16 item 14): ten minutes of the demo at the default
+// TestDemoStaysRepresentative: ten minutes of the demo at the default
 // speed, on virtual time (a function of the seed), sampled every 10 s the way `steward
 // status` reads the workspace. At every minute after the first: several live claims,
 // refusals in the contention window, a clarification waiting whose answer the core would

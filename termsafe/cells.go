@@ -18,7 +18,7 @@ const StandIn = "\uFFFD"
 // (grapheme clusters, ansi.StringWidth); terminals measure it their own way, most of them
 // rune by rune with a wcwidth table of their own Unicode version. Where the two disagree, a
 // row is drawn narrower or wider than steward thinks: the rest of the row shifts, columns
-// break, and cells of earlier frames stay on screen (issue 14, defect 11: a claimant holding
+// break, and cells of earlier frames stay on screen (before, a claimant holding
 // U+00AD made the Claims view show "Left 29m4557s"). So a cluster is drawn as itself only
 // when its width is the same by both measures and not disputed between terminals:
 //

@@ -9,7 +9,7 @@ import (
 )
 
 // Characters whose width steward and a terminal may disagree on are drawn as one StandIn
-// each (issue 14, defect 11); text of certain width is kept as is.
+// each; text of certain width is kept as is.
 func TestCellsStandIn(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ name, in, want string }{

@@ -7,7 +7,7 @@ import (
 )
 
 // Character references that decode to something a drawn string may not hold are shown as
-// written; others decode as usual (issue 14, defect 10).
+// written; others decode as usual.
 func TestMarkdownEscapesHarmfulReferences(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ in, want string }{

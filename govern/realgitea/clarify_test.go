@@ -123,7 +123,7 @@ func markerOf(pv govern.Preview) string {
 	return ""
 }
 
-// TestAnswerIsNeverSwallowed (defect 1 of issue 14): the answer's idempotency marker was a
+// TestAnswerIsNeverSwallowed: the answer's idempotency marker was a
 // hash of the item and the answer text, and any comment containing it counted as "posted
 // already", whoever wrote it. (a) A worker comment carrying the marker of a likely answer
 // made `answer --body v2` report succeeded and remove the blocked label with no answer

@@ -292,7 +292,7 @@ func seedCases() []seedCase {
 
 // TestSeedShapedKinds: on a control-plane DB shaped and written as the supervised system
 // writes it, every orphan and contention kind that can arise without Gitea shows, and
-// its near miss does not; the DB reads ok, not partial. Before issue 13 the DB read
+// its near miss does not; the DB reads ok, not partial. Before the fix the DB read
 // degraded and partial (steward's columns absent), which switched off orphan-lease and
 // lock-lease-mismatch everywhere, hostless leases read unknown (no dead owner, no missing
 // worktree), and a session "Active" read not live.
@@ -350,7 +350,7 @@ func TestSeedCasesCoverEveryKind(t *testing.T) {
 
 // TestSeedReviewerLeaseNeverCapped: a heartbeating reviewer lease nine hours old, with no
 // task_class (the seed writes none), is governed by the reviewer row of the seed's policy
-// table — no absolute cap — and reads active; before issue 13 it took the author policy
+// table — no absolute cap — and reads active; before the fix it took the author policy
 // and read stale_absolute_cap, an abandon orphan. A controller's lease (no row of the
 // table) reads active too, never stale by the clock.
 func TestSeedReviewerLeaseNeverCapped(t *testing.T) {
@@ -391,7 +391,7 @@ func TestSeedReviewerLeaseNeverCapped(t *testing.T) {
 // TestSeedUndecodableRowIsScoped: one lease row whose expires_at cannot be parsed makes
 // its own item unproven — no orphan-lease or lock-lease-mismatch concluded for it, the
 // reason on the item — and nothing else: the DB reads ok and complete, and another item's
-// orphan-lease still shows. Before issue 13 the row degraded the leases section and
+// orphan-lease still shows. Before the fix the row degraded the leases section and
 // switched the whole-DB verdicts off for every item.
 func TestSeedUndecodableRowIsScoped(t *testing.T) {
 	w := newSeedWS(t)

@@ -19,7 +19,7 @@ import (
 	"steward/locks"
 )
 
-// TestRetireKeepsAWorkerInPlaceRewrite (defect 3 of issue 14, through the core): a worker
+// TestRetireKeepsAWorkerInPlaceRewrite (through the core): a worker
 // rewrites its expired lock in place while lock.retire archives it. The retire refuses
 // fence_moved, the live file holds the worker's write and retired/ holds no stale archive.
 func TestRetireKeepsAWorkerInPlaceRewrite(t *testing.T) {
@@ -71,7 +71,7 @@ func (f *fixture) activeLeases(n int64) []leases.Lease {
 	return ls
 }
 
-// TestClaimCompensatesAFailedLockWrite (defect 5 of issue 14): when writing the lock fails
+// TestClaimCompensatesAFailedLockWrite: when writing the lock fails
 // after the lease was inserted (here the flock path is occupied by a directory), the claim
 // releases its lease again within the same attempt and records failed naming both effects.
 // Before the fix the lease stayed active without a lock, the attempt was unknown although
@@ -108,7 +108,7 @@ func TestClaimCompensatesAFailedLockWrite(t *testing.T) {
 	}
 }
 
-// TestHeartbeatRefusesALocklessLease (defect 5 of issue 14): a lease whose lock is missing
+// TestHeartbeatRefusesALocklessLease: a lease whose lock is missing
 // is not renewed — before the fix heartbeat renewed it indefinitely, a claim the lock
 // directory never showed.
 func TestHeartbeatRefusesALocklessLease(t *testing.T) {
@@ -153,7 +153,7 @@ func (f *fixture) verifyOne() Verification {
 	return vs[0]
 }
 
-// TestVerifyClaimThatEndedSince (defect 6 of issue 14): a claim killed after its lease and
+// TestVerifyClaimThatEndedSince: a claim killed after its lease and
 // lock were written, then released normally by its worker. Before the fix audit verify
 // settled it failed — "no active lease carries this attempt's mark" — because it looked
 // only at active leases; the lease and lock had been there.
@@ -174,7 +174,7 @@ func TestVerifyClaimThatEndedSince(t *testing.T) {
 	}
 }
 
-// TestVerifyHeartbeatAndUndo (defect 6 of issue 14): heartbeat and undo attempts left
+// TestVerifyHeartbeatAndUndo: heartbeat and undo attempts left
 // unknown were never settled ("a heartbeat is superseded by the next one", "inspect the
 // target and resolve by hand"). Each now has a verifier: killed before its commit it is
 // failed, killed after its last write it is succeeded; a heartbeat killed between the lease
@@ -288,7 +288,7 @@ func (f *fixture) seedLock(name string, n int64, session string, pid int64, exp 
 	return name
 }
 
-// TestRetireFollowsTheModelsJoin (defect 2 of issue 14): a lock that names no lease, whose
+// TestRetireFollowsTheModelsJoin: a lock that names no lease, whose
 // recorded pid is dead (the tool that wrote it exited), while the DB holds an active,
 // unexpired lease of the item whose owner is alive. The live model joins them by session
 // and shows the claim active; before the fix the core followed only the lock's lease_id,
@@ -341,7 +341,7 @@ func TestRetireFollowsTheModelsJoin(t *testing.T) {
 
 func selfPID(*testing.T) int64 { return int64(os.Getpid()) }
 
-// TestClaimSeesEveryLiveLockOfTheItem (defect 4 of issue 14): (a) a live canonical lock of
+// TestClaimSeesEveryLiveLockOfTheItem: (a) a live canonical lock of
 // the item under another file name (the contract allows any) and (b) the item spelled
 // ACME/Widgets where acme/widgets is held. Before the fix the claim probed only steward's
 // own file name and keyed the item case-sensitively: it granted a second owner. Now the

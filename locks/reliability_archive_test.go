@@ -117,3 +117,50 @@ func mustReadDir(t *testing.T, d string) []string {
 	}
 	return out
 }
+
+// TestArchiveReportsTheRetiredDirectoryItCouldNotSync: when the live lock moved on while it
+// was archived, Archive removes its own archive again and makes that removal durable; a
+// retired directory it can no longer sync is named in the error beside the fence refusal,
+// never dropped (the caller would take the removal for durable).
+func TestArchiveReportsTheRetiredDirectoryItCouldNotSync(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	rec := decodeFixture(t, "canonical.json")
+	key, _ := rec.Key()
+	name, _ := Name(key)
+	if _, err := WriteCAS(dir, name, ExpectAbsent(), rec); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name)
+	live := ReadFile(dir, name)
+	next := bytes.Replace(mustReadFile(t, path), []byte(`"heartbeat_count": `), []byte(`"heartbeat_count": 9`), 1)
+	rdir := filepath.Join(dir, retiredDir)
+	moved := false
+	w := &Writer{Step: func(s string) {
+		if s != StepDirSynced || moved {
+			return
+		}
+		moved = true
+		// The worker rewrites its lock in place, and the retired directory goes away
+		// under the archive just written there.
+		if err := os.WriteFile(path, next, 0o600); err != nil {
+			t.Error(err)
+		}
+		if err := os.Rename(rdir, rdir+"-gone"); err != nil {
+			t.Error(err)
+		}
+	}}
+	_, err := w.Archive(dir, name, FenceOf(&live.Record), lockrec.RecoveryBlock{Action: "retire"})
+	if !moved {
+		t.Fatal("step dir-synced never reached")
+	}
+	if !errors.Is(err, ErrFenceMoved) {
+		t.Fatalf("archive after an in-place rewrite: %v; want ErrFenceMoved", err)
+	}
+	if !strings.Contains(err.Error(), "fsync") || !strings.Contains(err.Error(), rdir) {
+		t.Fatalf("the failed sync of %s is not reported: %v", rdir, err)
+	}
+	if got := mustReadFile(t, path); !bytes.Equal(got, next) {
+		t.Fatalf("the live file lost the worker's write:\n%s", got)
+	}
+}

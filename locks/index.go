@@ -96,7 +96,9 @@ func ViewOf(dir string, es iter.Seq[*lockrec.Entry]) *IndexView {
 		if e.Class != lockrec.ClassLive || e.Missing || strings.HasPrefix(e.Name, ".") || strings.ContainsAny(e.Name, `/\`) {
 			continue
 		}
-		ix := indexed{readErr: e.Unreadable != nil}
+		// Only the item counts: a view is never refreshed, so what a refresh compares
+		// (inode, size, time, unreadable) is not kept.
+		var ix indexed
 		if e.Unreadable == nil && e.HasKey {
 			ix.key, ix.hasKey = e.Key.Identity(), true
 		}

@@ -140,6 +140,14 @@ func TestListedUnchanged(t *testing.T) {
 				if got := st.Unchanged(e); got != tc.want {
 					t.Fatalf("after Stat, Unchanged = %v, want %v", got, tc.want)
 				}
+				// What Stat saw is kept: a change after it is not looked at again (the
+				// next listing sees it).
+				if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() {
+					writeFile(t, path, append(canon, '\n', '\n'))
+					if got := st.Unchanged(e); got != tc.want {
+						t.Fatalf("Unchanged after a change that followed Stat = %v, want what Stat saw (%v)", got, tc.want)
+					}
+				}
 			}
 		})
 	}

@@ -142,6 +142,14 @@ func TestNameRoundTrip(t *testing.T) {
 	if _, ok := Name(lockrec.Key{Remote: strings.Repeat("a", 300)}); ok {
 		t.Error("over-long name accepted")
 	}
+	// The limit is the file system's 255 bytes exactly: 20 bytes besides the remote
+	// ("__o__r__issue-1.json").
+	if n, ok := Name(lockrec.Key{Remote: strings.Repeat("a", 235), Org: "o", Repo: "r", Issue: 1}); !ok || len(n) != 255 {
+		t.Errorf("a name of 255 bytes refused: %d %v", len(n), ok)
+	}
+	if n, ok := Name(lockrec.Key{Remote: strings.Repeat("a", 236), Org: "o", Repo: "r", Issue: 1}); ok {
+		t.Errorf("a name of %d bytes accepted", len(n))
+	}
 	for _, bad := range []string{"", ".json", ".hidden.json", "a/b.json", "..", "a\x01.json", "a.txt", `a\b.json`} {
 		if ValidName(bad) {
 			t.Errorf("ValidName(%q) = true", bad)

@@ -115,6 +115,9 @@ func TestNameRoundTrip(t *testing.T) {
 		{lockrec.Key{Remote: "..", Org: "../x", Repo: "a/b", Issue: 2}, "%2E.__%2E.%2Fx__a%2Fb__issue-2.json"},
 		{lockrec.Key{Remote: "", Org: "", Repo: "", Issue: 0}, "______issue-0.json"},
 		{lockrec.Key{Remote: "r\n", Org: "é", Repo: "__", Issue: 3}, "r%0A__%C3%A9__%5F%5F__issue-3.json"},
+		// The ends of the plain ranges stay plain; the bytes just outside them are escaped.
+		{lockrec.Key{Remote: "azAZ09", Org: "za", Repo: "ZA90", Issue: 4}, "azAZ09__za__ZA90__issue-4.json"},
+		{lockrec.Key{Remote: "`{", Org: "@[", Repo: "/:", Issue: 5}, "%60%7B__%40%5B__%2F%3A__issue-5.json"},
 	}
 	for _, c := range cases {
 		got, ok := Name(c.key)

@@ -147,13 +147,16 @@ func TestNameRoundTrip(t *testing.T) {
 	}
 	// The limit is the file system's 255 bytes exactly: 20 bytes besides the remote
 	// ("__o__r__issue-1.json").
-	if n, ok := Name(lockrec.Key{Remote: strings.Repeat("a", 235), Org: "o", Repo: "r", Issue: 1}); !ok || len(n) != 255 {
+	if n, ok := Name(lockrec.Key{Remote: strings.Repeat("a", 235), Org: "o", Repo: "r", Issue: 1}); !ok || len(n) != 255 || !ValidName(n) {
 		t.Errorf("a name of 255 bytes refused: %d %v", len(n), ok)
 	}
 	if n, ok := Name(lockrec.Key{Remote: strings.Repeat("a", 236), Org: "o", Repo: "r", Issue: 1}); ok {
 		t.Errorf("a name of %d bytes accepted", len(n))
 	}
-	for _, bad := range []string{"", ".json", ".hidden.json", "a/b.json", "..", "a\x01.json", "a.txt", `a\b.json`} {
+	if !ValidName("a b.json") || !ValidName("a~.json") {
+		t.Error("a space or a tilde refused") // printable: only control bytes are refused
+	}
+	for _, bad := range []string{"", ".json", ".hidden.json", "a/b.json", "..", "a\x01.json", "a\x1f.json", "a\x7f.json", "a.txt", `a\b.json`} {
 		if ValidName(bad) {
 			t.Errorf("ValidName(%q) = true", bad)
 		}

@@ -372,8 +372,7 @@ const sdkPrefix = "code.gitea.io/sdk/gitea"
 
 // TestOneGiteaDoor: every package but steward/gitea and its sub-packages — production code
 // and tests alike — reaches Gitea through gitea's API (reads, write primitives, the demo's
-// SeedRepo), never through the SDK. (internal/deps, built only with the tag "tools", names
-// every module go.mod pins and is not a package of the binary.)
+// SeedRepo), never through the SDK.
 func TestOneGiteaDoor(t *testing.T) {
 	out, err := exec.Command("go", "list", "-json", "./...").Output()
 	if err != nil {

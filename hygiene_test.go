@@ -13,7 +13,8 @@ import (
 // a doc states its reason itself: a number means nothing to a reader without the tracker, and
 // the tracker's numbering is not the code's. Items of the supervised system are written with
 // their number sign ("acme/widgets#3", "item #5") and do not match.
-var trackerIssue = regexp.MustCompile(`\b[Ii]ssues? \d+`)
+// The number may stand on the next line of a wrapped comment or paragraph.
+var trackerIssue = regexp.MustCompile(`\b[Ii]ssues?(?:[ \t]+|[ \t]*\n[ \t]*(?://[ \t]*)?)\d+`)
 
 // seedPhrase lines are test inputs in the supervised system's own words, kept as written.
 var seedPhrase = []string{"depends on issue"}
@@ -52,17 +53,19 @@ func textFiles(t *testing.T, visit func(path string, data []byte)) {
 // may).
 func TestNoTrackerIssueNumbers(t *testing.T) {
 	textFiles(t, func(p string, data []byte) {
-	lines:
-		for i, l := range strings.Split(string(data), "\n") {
-			if !trackerIssue.MatchString(l) {
-				continue
-			}
+		text := string(data)
+	found:
+		for _, m := range trackerIssue.FindAllStringIndex(text, -1) {
+			start := strings.LastIndexByte(text[:m[0]], '\n') + 1
+			end := m[1] + strings.IndexByte(text[m[1]:]+"\n", '\n')
+			l := text[start:end]
 			for _, s := range seedPhrase {
 				if strings.Contains(l, s) {
-					continue lines
+					continue found
 				}
 			}
-			t.Errorf("%s:%d names a tracker issue; say the reason itself: %s", p, i+1, strings.TrimSpace(l))
+			line := strings.Count(text[:m[0]], "\n") + 1
+			t.Errorf("%s:%d names a tracker issue; say the reason itself: %s", p, line, strings.TrimSpace(l))
 		}
 	})
 }

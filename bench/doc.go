@@ -5,8 +5,8 @@
 // the same run, the physical limit of each: the same files read raw, the same rows by a bare
 // SQL query, an empty Bubble Tea program drawing a frame of the same size. It reports each
 // measure as a median and p99 over repeated runs, its ratio to its limit, how it grows with
-// the fleet (the slope of log cost against log n) and whether it meets the targets of issue
-// 8. docs/performance.md has the table of a run and how to read it.
+// the fleet (the slope of log cost against log n) and whether it meets its targets.
+// docs/performance.md has the table of a run and how to read it.
 //
 //	go run ./bench                              # the full table (about 17 minutes on 2 cores)
 //	go run ./bench -sizes 10000 -pprof          # CPU and heap profiles under bench/out/pprof
@@ -19,6 +19,8 @@
 // The workspaces are fixtures: package fleet takes one claim through the governed core and
 // writes the rest directly (one DB transaction, lock files by rename). That is fixture
 // generation, not a supervised mutation, and it never touches a workspace it did not create.
-// The harness never edits steward's code paths; it drives the same live.Model, tui.New and
-// governed core that `steward` runs.
+// The harness never edits steward's code paths; it drives the session `steward ui` runs:
+// app.Open's assembly (the governed core, the live model, the source that previews every
+// orphan's action and redacts steward's secrets), tui.New on its options, and the root's
+// own feed (Root.Feed, which digests each snapshot off the UI goroutine as tui.Run does).
 package main

@@ -6,9 +6,9 @@ import (
 )
 
 // TestOneBadValueLeavesTheRest: every problem of the file is listed, each with its key and
-// line, and the settings the file gets right keep their values and origins — one bad
-// duration made every setting read "default" and only the first error was reported (issue
-// 15). The bad settings read invalid, from the file, never as the default.
+// line, and the settings the file gets right keep their values and origins (before, one bad
+// duration made every setting read "default" and only the first error was reported). The
+// bad settings read invalid, from the file, never as the default.
 func TestOneBadValueLeavesTheRest(t *testing.T) {
 	p := write(t, `workspaces:
   main:

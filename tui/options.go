@@ -138,10 +138,31 @@ func Run(ctx context.Context, opts Options) error {
 	// 120 frames a second: at 60 the frame ticker alone can hold a key press for 16.7 ms,
 	// the whole key-to-frame budget (docs/performance.md).
 	p := tea.NewProgram(root, tea.WithContext(ctx), tea.WithFPS(120))
-	if opts.Source != nil {
-		go feed(ctx, opts.Source, digestConfig(root.opts), func(d digestedMsg) { p.Send(d) })
-	}
+	go root.Feed(ctx, p.Send)
 	return runProgram(ctx, p)
+}
+
+// Feed forwards the source's snapshots into the program that runs r, as Run does for its
+// own: each digested on this goroutine, off the UI's, and sent ready-made with send, until
+// ctx ends or the feed closes. Run calls it; a program Run does not start (the benchmark's
+// headless one) calls it too, so that it measures what the workbench runs.
+func (r *Root) Feed(ctx context.Context, send func(tea.Msg)) {
+	if r.opts.Source == nil {
+		return
+	}
+	feed(ctx, r.opts.Source, digestConfig(r.opts), func(d digestedMsg) { send(d) })
+}
+
+// SnapshotOf returns the snapshot a message of the feed (Feed's, or a SnapshotMsg) carries,
+// nil for any other message.
+func SnapshotOf(msg tea.Msg) *model.Snapshot {
+	switch m := msg.(type) {
+	case SnapshotMsg:
+		return m.Snapshot
+	case digestedMsg:
+		return m.snap
+	}
+	return nil
 }
 
 // feed digests each of src's snapshots with cfg (on its own goroutine, off the UI's) and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -11,33 +12,43 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"steward/app"
 	"steward/bench/internal/fleet"
 	"steward/bench/internal/headless"
 	"steward/govern"
 	"steward/model"
-	"steward/model/live"
 	"steward/tui"
 )
 
-// workbench is steward's workbench as `steward` runs it: a live model, a governed core and
-// the root model, with the one bridge that forwards snapshots (as tui.Run does), here to a
-// headless program.
+// workbench is steward's workbench as `steward ui` runs it: the session app.Open assembles
+// (the governed core, the live model, the source that previews each snapshot's orphan
+// actions and redacts steward's secrets), the root model on its options, and the root's
+// own feed (Root.Feed, as tui.Run starts it: each snapshot digested off the UI goroutine),
+// here into a headless program. The one addition is the bridge between the session's
+// snapshots and the feed, which notes when an awaited snapshot arrives.
 type workbench struct {
-	live  *live.Model
-	core  *govern.Core
-	audit *govern.AuditLog
-	prog  *headless.Program
-	br    *bridge
+	sess   *app.Session
+	prog   *headless.Program
+	br     *bridge
+	cancel context.CancelFunc
+	fed    chan struct{}
 }
 
-// bridge forwards the live model's snapshots to the program. When a snapshot satisfies the
-// awaited predicate it notes the instant and makes the probe time the frame that draws it.
+// bridge is the workbench's snapshot source: it forwards the session's snapshots to the
+// root's feed. When a snapshot satisfies the awaited predicate it notes the instant and
+// makes the probe time the frame that draws it.
 type bridge struct {
+	src  tui.SnapshotSource
+	out  chan *model.Snapshot
 	mu   sync.Mutex
 	want func(*model.Snapshot) bool
 	got  chan time.Time
 	done chan struct{}
 }
+
+func (b *bridge) Snapshots() <-chan *model.Snapshot { return b.out }
+
+func (b *bridge) Refresh() { b.src.Refresh() }
 
 func (b *bridge) await(want func(*model.Snapshot) bool) {
 	b.mu.Lock()
@@ -49,18 +60,23 @@ func (b *bridge) await(want func(*model.Snapshot) bool) {
 	b.want = want
 }
 
-func (b *bridge) run(l *live.Model, p *headless.Program) {
+func (b *bridge) run(ctx context.Context, p *headless.Program) {
 	defer close(b.done)
-	for s := range l.Snapshots() {
+	defer close(b.out)
+	for s := range b.src.Snapshots() {
 		b.mu.Lock()
 		if b.want != nil && b.want(s) {
 			b.want = nil
 			p.Screen.Reset()
-			p.Probe.Expect(func(m tea.Msg) bool { sm, ok := m.(tui.SnapshotMsg); return ok && sm.Snapshot == s })
+			p.Probe.Expect(func(m tea.Msg) bool { return tui.SnapshotOf(m) == s })
 			b.got <- time.Now()
 		}
 		b.mu.Unlock()
-		p.Send(tui.SnapshotMsg{Snapshot: s})
+		select {
+		case b.out <- s:
+		case <-ctx.Done():
+			return
+		}
 	}
 }
 
@@ -76,33 +92,52 @@ func (b *bridge) wait(timeout time.Duration) (time.Time, error) {
 	}
 }
 
+// settings are the workspace's settings as `steward ui --no-gitea` on the fleet would
+// resolve them with no config file and no GITEA_LEASE_POLICY_* variables, acting as an
+// operator at the fleet's clock.
+func (c *Config) settings(clock func() time.Time) app.Settings {
+	m := c.Meta
+	return app.Settings{LocksDir: m.LocksDir, DBPath: m.DBPath, RepoRoot: m.RepoRoot, AuditPath: m.AuditPath,
+		Gitea: app.Gitea{Off: true}, Env: func(string) (string, bool) { return "", false },
+		Role: govern.RoleOperator, Audit: app.AuditWrite, Now: clock,
+		History: &app.History{StateDir: filepath.Join(filepath.Dir(m.LocksDir), "state")}}
+}
+
 // startWorkbench starts the workbench cold and returns the time to its first snapshot and
 // to the first frame that draws it.
 func (c *Config) startWorkbench(ctx context.Context, clock func() time.Time) (*workbench, time.Duration, time.Duration, error) {
 	m := c.Meta
+	ctx, cancel := context.WithCancel(ctx)
 	t0 := time.Now()
-	live := live.New(live.Workspace{LocksDir: m.LocksDir, DBPath: m.DBPath, RepoRoot: m.RepoRoot}, live.Options{Now: clock})
-	if err := live.Start(ctx); err != nil {
+	sess, err := app.Open(ctx, c.settings(clock))
+	if err != nil {
+		cancel()
+		return nil, 0, 0, err
+	}
+	sess.KeepAttention()
+	// Watch starts the live model — every source read once and the first snapshot
+	// published before it returns — and the source that annotates and redacts it.
+	if err := sess.Watch(ctx); err != nil {
+		sess.Close()
+		cancel()
 		return nil, 0, 0, err
 	}
 	snap := time.Since(t0)
-	audit, err := govern.OpenAudit(m.AuditPath, nil)
-	if err != nil {
-		live.Close()
-		return nil, 0, 0, err
-	}
-	core := govern.New(m.Workspace(), audit, govern.Options{Actor: govern.LocalActor(govern.RoleOperator, ""), Now: clock})
-	root := tui.New(tui.Options{Core: core, Source: live, AuditPath: m.AuditPath, Now: clock})
-	w := &workbench{live: live, core: core, audit: audit, br: &bridge{got: make(chan time.Time, 1), done: make(chan struct{})}}
+	br := &bridge{src: sess.Workbench.Source, out: make(chan *model.Snapshot), got: make(chan time.Time, 1), done: make(chan struct{})}
+	opts := sess.Workbench
+	opts.Source = br
+	root := tui.New(opts)
+	w := &workbench{sess: sess, br: br, cancel: cancel, fed: make(chan struct{})}
 	w.prog = headless.Start(ctx, root, headless.Options{Width: c.Width, Height: c.Height, FPS: c.FPS})
-	w.prog.Probe.Expect(func(msg tea.Msg) bool { _, ok := msg.(tui.SnapshotMsg); return ok })
-	go w.br.run(live, w.prog)
+	w.prog.Probe.Expect(func(msg tea.Msg) bool { return tui.SnapshotOf(msg) != nil })
+	go br.run(ctx, w.prog)
+	go func() { defer close(w.fed); root.Feed(ctx, w.prog.Send) }()
 	at, err := w.prog.Screen.Wait(Timeout)
 	if err != nil {
 		w.close()
 		return nil, 0, 0, err
 	}
-	if s := live.Current(); s == nil || len(s.Claims) != m.N {
+	if s := sess.Live.Current(); s == nil || len(s.Claims) != m.N {
 		n := 0
 		if s != nil {
 			n = len(s.Claims)
@@ -115,10 +150,10 @@ func (c *Config) startWorkbench(ctx context.Context, clock func() time.Time) (*w
 
 func (w *workbench) close() {
 	w.prog.Stop()
-	w.live.Close()
+	w.cancel()
+	w.sess.Close()
 	<-w.br.done
-	w.core.Close()
-	w.audit.Close()
+	<-w.fed
 }
 
 // key sends one key press and waits for its frame.
@@ -193,7 +228,7 @@ func StewardLive(ctx context.Context, c *Config) (*Result, error) {
 	if err := w.nav(keyTwo, keySort); err != nil { // the Claims view, by item
 		return nil, err
 	}
-	first := firstByItemText(w.live.Current().Claims)
+	first := firstByItemText(w.sess.Live.Current().Claims)
 	c.idle(ctx, r)
 	// The changes come before the keys: at 50,000 claims they are slow, and the session
 	// must end before the fleet's heartbeats grow stale (five minutes of its clock).
@@ -342,3 +377,6 @@ func (w *workbench) dbRounds(c *Config, r *Result, cl *model.Claim, clock func()
 		return w.timeChange(r, DBSnapshot, DBFrame, t0)
 	})
 }
+
+// refresh asks the session for a full re-read.
+func (w *workbench) refresh() { w.sess.Workbench.Source.Refresh() }

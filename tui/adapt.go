@@ -358,7 +358,7 @@ func contentionRow(c *model.Contention, cfg digestCfg) row {
 	}
 	r := row{
 		Key:   "contention:" + string(c.Kind) + "\x00" + item + "\x00" + strings.Join(c.Sessions, ","),
-		Cells: []string{cut(string(c.Kind)), class, item, strconv.Itoa(c.Count), strings.Join(sessions, ", "), window},
+		Cells: []string{cut(string(c.Kind)), class, item, strconv.Itoa(c.Count), strings.Join(sessions, ", "), window, ""},
 		Count: c.Count, Item: item, ItemRef: govItem(c.Item), Class: class, Title: cut(string(c.Kind)) + " on " + item,
 		CopyID: item, CopyWhat: "item", Rank: map[bool]int{true: 0, false: 1}[class == "collision"],
 		Sections: []section{{Title: "Evidence", Lines: evidenceLines(c.Evidence, cfg.at)},
@@ -377,6 +377,7 @@ func contentionRow(c *model.Contention, cfg digestCfg) row {
 	}
 	if n := c.Next; n != nil {
 		r.Next = cut(n.Say)
+		r.Cells[6] = r.Next
 		for _, a := range n.Actions {
 			if cfg.knows != nil && !cfg.knows(a.ID) {
 				continue

@@ -26,6 +26,14 @@ type column struct {
 	Elide bool
 	// Grow takes the spare width (prose: What, Evidence, Message).
 	Grow bool
+	// Decides marks the column a person acts on (an orphan's Action, the inbox's
+	// "what → action"): never dropped, it gets its full width before any prose grows and
+	// is the last one cut; prose with a Prio gives way to it whole.
+	Decides bool
+	// Tail, when set, is the separator before the part of the value that decides
+	// (" → " before the action): a value too long for the column is cut before it, so the
+	// action stays whole.
+	Tail string
 	Cell func(r *row, now time.Time) (string, lipgloss.Style)
 	// placed: Idx is the cell's index even when 0 (a column placed after another, as the
 	// all view's columns are after its Workspace column).

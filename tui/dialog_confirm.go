@@ -128,6 +128,17 @@ func (d *confirmDialog) content(w int) []string {
 		if !p.Allowed && p.Refusal != nil {
 			add(st.bad.Render, "refused ", p.Refusal.Code+": "+line(p.Refusal.Message))
 		}
+		// A plan of several steps opens with one line per step (each effect's first
+		// line), so that at 80×24 every step shows before the details scroll.
+		if steps := planSteps(p.Effects); len(steps) > 1 {
+			for i, s := range steps {
+				prefix := "          "
+				if i == 0 {
+					prefix = "  plan    "
+				}
+				b = append(b, st.bold.Render(truncate(prefix+s, w)))
+			}
+		}
 		for _, s := range p.Effects {
 			for i, l := range strings.Split(termsafe.Text(s), "\n") {
 				prefix := "  effect  "
@@ -148,6 +159,19 @@ func (d *confirmDialog) content(w int) []string {
 		}
 	}
 	return b
+}
+
+// planSteps are the headlines of a preview's effects that have details under them (a
+// plan's steps: "step 1 of 2, lease.reclaim-expired on lease L:"), without the colon.
+func planSteps(effects []string) []string {
+	var out []string
+	for _, s := range effects {
+		lines := strings.Split(termsafe.Text(s), "\n")
+		if len(lines) > 1 {
+			out = append(out, strings.TrimSuffix(strings.TrimSpace(lines[0]), ":"))
+		}
+	}
+	return out
 }
 
 func (d *confirmDialog) View() string {

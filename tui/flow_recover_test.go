@@ -27,7 +27,7 @@ func deadClaims(t *testing.T, c *govern.Core, clk *clock, first int64, n int) {
 }
 
 // On a dead claim's row, c shows the core's recover plan — every
-// step, one typed phrase — and once the phrase matches, enter applies it (focus still on
+// step, both on the first screen at 80×24 too, one typed phrase — and once the phrase matches, enter applies it (focus still on
 // Cancel did not cancel): the lease ends, the lock is retired, and the audit log holds one
 // attempt with a step record per step.
 func TestFlowRecoverDeadClaim(t *testing.T) {
@@ -42,7 +42,7 @@ func TestFlowRecoverDeadClaim(t *testing.T) {
 			pressAll(tm, "2")
 			waitText(t, tm, "acme/widgets#501")
 			pressAll(tm, "c")
-			waitText(t, tm, "item.recover", "step 1 of 2, lease.reclaim-expired", `type "recover acme/widgets#501"`)
+			waitText(t, tm, "item.recover", "step 1 of 2, lease.reclaim-expired", "step 2 of 2, lock.retire", `type "recover acme/widgets#501"`)
 			for _, m := range typeText("recover acme/widgets#501") {
 				tm.Send(m)
 			}

@@ -138,9 +138,10 @@ func (r chrome) header() string {
 }
 
 // tabScheme names the views the same way on every tab: full titles when they all fit, else
-// short ones, else numbers only.
+// short whole words (never cut stems), else the short words closer together, else numbers
+// only.
 func (r chrome) tabScheme() int {
-	for scheme := 0; scheme < 2; scheme++ {
+	for scheme := 0; scheme < 3; scheme++ {
 		w := 0
 		for i, id := range pageOrder {
 			w += lipgloss.Width(r.tabLabel(i, id, scheme))
@@ -149,17 +150,18 @@ func (r chrome) tabScheme() int {
 			return scheme
 		}
 	}
-	return 2
+	return 3
 }
 
-// tabLabel is a view's tab in a scheme (0 full, 1 short, 2 number): its number, its title
-// and its row count.
+// tabLabel is a view's tab in a scheme (0 full, 1 short, 2 short and close, 3 number): its
+// number, its title and its row count. In scheme 2 the tabs are one "│" apart instead of
+// two spaces, and the current one keeps its padding.
 func (r chrome) tabLabel(i int, id pageID, scheme int) string {
 	label := fmt.Sprintf(" %d", i+1)
 	switch scheme {
 	case 0:
 		label += " " + tabInfo[id].title
-	case 1:
+	case 1, 2:
 		label += " " + tabInfo[id].short
 	}
 	if r.env.data.Loaded && id != pageOverview {
@@ -169,7 +171,14 @@ func (r chrome) tabLabel(i int, id pageID, scheme int) string {
 			label += fmt.Sprintf(" %d", len(r.views[id].list().tbl.rows))
 		}
 	}
-	return label + " "
+	label += " "
+	if scheme == 2 && id != r.cur {
+		label = strings.TrimSpace(label)
+		if i > 0 && pageOrder[i-1] != r.cur {
+			label = "│" + label
+		}
+	}
+	return label
 }
 
 // tabs draws the views with their row counts; the current one is reversed.

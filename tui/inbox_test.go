@@ -132,6 +132,9 @@ func TestCopyOpenAndTabs(t *testing.T) {
 		tabs := strings.Fields(strings.Split(plain(r), "\n")[1])
 		full, short := 0, 0
 		for _, id := range pageOrder {
+			if id.title() == tabInfo[id].short {
+				continue // a short title that is the title tells no scheme apart
+			}
 			for _, f := range tabs {
 				switch f {
 				case id.title():

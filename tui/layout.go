@@ -5,18 +5,25 @@ import (
 )
 
 // Column widths come from the content and the column's priority, so that what tells rows
-// apart is never what is cut:
+// apart and what a person acts on are never what is cut:
 //
 //  1. every column wants its natural width: its widest value (or its Fixed width) and its
 //     title, capped at Max;
-//  2. if they do not all fit, the prose columns (Grow) give way down to their Min;
+//  2. if they do not all fit, the prose columns (Grow) give way down to their Min, and a
+//     prose column with a Prio is dropped whole before a deciding column (Decides: an
+//     orphan's Action, the inbox's "what → action") is drawn narrower than its natural
+//     width (or half the screen, when it is wider);
 //  3. if that is not enough, whole columns are dropped, the least important first (highest
-//     Prio; identity columns, Prio 0, are never dropped) — the footer names them; a column
-//     is shown at its natural width or not at all, never everything cut a little;
-//  4. when only identity columns are left and they are still too wide, the eliding ones
-//     shrink toward their Min, cut in the middle (elideMiddle), keeping the tail that tells
-//     their values apart;
-//  5. spare width goes to the prose columns.
+//     Prio; identity and deciding columns, Prio 0, are never dropped) — the footer names
+//     them; a column is shown at its natural width or not at all, never everything cut a
+//     little; a deciding column counts at its Min here;
+//  4. when only identity and deciding columns are left and they are still too wide, the
+//     eliding ones shrink toward their Min, cut in the middle (elideMiddle), keeping the
+//     tail that tells their values apart; then the others from the right, the deciding
+//     ones last;
+//  5. spare width goes first to the deciding columns, up to their natural width (at most
+//     half the screen: a very long one then shares with the prose), then to the prose
+//     columns.
 
 // gutter is the selection and mark gutter before the first column.
 const gutter = 2
@@ -36,35 +43,47 @@ func (t *table) relayout() {
 	for i := range keep {
 		keep[i] = true
 	}
-	need := func() int {
+	// need is the width of the kept columns, prose at its minimum and the deciding columns
+	// at their natural width (full) or their minimum.
+	need := func(full bool) int {
 		n := gutter - 1
 		for i, c := range t.all {
 			if !keep[i] {
 				continue
 			}
 			w := natural[i]
-			if c.Grow {
+			if c.Decides && !full {
+				w = min(w, max(c.Min, 1))
+			} else if c.Decides {
+				w = min(w, max(c.Min, t.width/2))
+			} else if c.Grow && !c.Decides {
 				w = c.Min
 			}
 			n += w + 1
 		}
 		return n
 	}
-	t.dropped = t.dropped[:0]
-	// Drop the least important columns until the rest fit at their natural width (prose
-	// at its minimum), or only identity columns are left.
-	for need() > t.width {
+	drop := func(prose bool) bool {
 		at, worst := -1, 0
 		for i, c := range t.all {
-			if keep[i] && c.Prio > 0 && c.Prio >= worst {
+			if keep[i] && c.Prio > 0 && !c.Decides && (!prose || c.Grow) && c.Prio >= worst {
 				at, worst = i, c.Prio
 			}
 		}
 		if at < 0 {
-			break
+			return false
 		}
 		keep[at] = false
 		t.dropped = append(t.dropped, t.all[at].Title)
+		return true
+	}
+	t.dropped = t.dropped[:0]
+	// Prose that may go gives way whole to the deciding columns' full width; then the
+	// least important columns go until the rest fit at their natural width (prose and
+	// deciding columns at their minimum), or only identity and deciding columns are left.
+	for need(true) > t.width && drop(true) {
+	}
+	for need(false) > t.width && drop(false) {
 	}
 	t.cols = t.cols[:0:0]
 	var want []int
@@ -97,7 +116,9 @@ func (t *table) share(want []int) []int {
 	avail := t.width - gutter - (len(t.cols) - 1)
 	for i, c := range t.cols {
 		w[i] = want[i]
-		if c.Grow {
+		if c.Decides {
+			w[i] = min(want[i], max(c.Min, 1))
+		} else if c.Grow {
 			w[i] = c.Min
 		}
 		avail -= w[i]
@@ -115,11 +136,25 @@ func (t *table) share(want []int) []int {
 		w[at]--
 		avail++
 	}
-	for i := len(w) - 1; i >= 0 && avail < 0; i-- {
-		cut := min(-avail, w[i]-3)
-		if cut > 0 {
-			w[i] -= cut
-			avail += cut
+	// Then cut from the right: the other columns first, the deciding ones last.
+	for _, decides := range []bool{false, true} {
+		for i := len(w) - 1; i >= 0 && avail < 0; i-- {
+			if t.cols[i].Decides != decides {
+				continue
+			}
+			if cut := min(-avail, w[i]-3); cut > 0 {
+				w[i] -= cut
+				avail += cut
+			}
+		}
+	}
+	// Spare width: the deciding columns first, up to their natural width (at most half the
+	// screen, then they share with the prose), then the prose.
+	for i, c := range t.cols {
+		if c.Decides && avail > 0 && w[i] < want[i] {
+			add := min(avail, min(want[i], max(c.Min, t.width/2))-w[i])
+			w[i] += add
+			avail -= add
 		}
 	}
 	var grow []int

@@ -94,7 +94,31 @@ func (t *table) fit(s string, i int) string {
 	if t.cols[i].Elide {
 		return elideMiddle(s, w, t.prefix[i])
 	}
+	if sep := t.cols[i].Tail; sep != "" {
+		return keepTail(s, w, sep)
+	}
 	return truncate(s, w)
+}
+
+// keepTail cuts s to w cells before its last sep, so that what follows it (the action of
+// "what → action") stays whole: "active-lease-p… → lease.reclaim-expired". A tail too long
+// for that leaves the head a third of the width and is cut at its end; in a very narrow
+// cell only the tail is drawn.
+func keepTail(s string, w int, sep string) string {
+	at := strings.LastIndex(s, sep)
+	if at < 0 {
+		return truncate(s, w)
+	}
+	head, tail := s[:at], s[at:]
+	room := w - ansi.StringWidth(tail)
+	if room < 0 {
+		room = min(ansi.StringWidth(head), w/3)
+	}
+	if room < 4 {
+		return truncate(strings.TrimLeft(tail, " "), w)
+	}
+	head = truncate(head, room)
+	return head + truncate(tail, w-ansi.StringWidth(head))
 }
 
 // elideMiddle cuts s to w cells with one ellipsis in the middle. prefix is the width of a

@@ -10,7 +10,7 @@ func orphanColumns() []column {
 	return []column{
 		{Title: "Kind", Min: 8, Max: 30, Sort: sortText(0)},
 		{Title: "Item", Idx: 1, Elide: true, Min: 8, Max: 40, Sort: sortText(1)},
-		{Title: "Evidence", Idx: 2, Grow: true, Min: 12},
-		{Title: "Action", Idx: 3, Prio: 1, Min: 8, Max: 30},
+		{Title: "Evidence", Idx: 2, Prio: 1, Grow: true, Min: 12},
+		{Title: "Action", Idx: 3, Decides: true, Min: 24},
 	}
 }

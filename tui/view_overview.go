@@ -30,9 +30,9 @@ func overviewColumns() []column {
 		{Title: "Attention", Fixed: 14, Min: 14, Cell: stateCell(0)},
 		{Title: "Area", Idx: 1, Prio: 3, Min: 5, Max: 13},
 		{Title: "Item", Idx: 2, Elide: true, Min: 8, Max: 40, Sort: sortText(2)},
-		{Title: "Age", Idx: 4, Prio: 2, Fixed: 7, Min: 6, Cell: cellAge, Sort: sortAge(rowSince)},
+		{Title: "Age", Idx: 4, Prio: 3, Fixed: 7, Min: 6, Cell: cellAge, Sort: sortAge(rowSince)},
 		{Title: "SLA", Idx: 5, Prio: 2, Fixed: 12, Min: 6, Cell: cellOverSLA, Sort: sortTime(rowUrgent)},
-		{Title: "What", Idx: 3, Grow: true, Min: 16},
+		{Title: "What", Idx: 3, Grow: true, Decides: true, Tail: " → ", Min: 32},
 	}
 }
 

@@ -52,20 +52,20 @@ const (
 	numTabs
 )
 
-// tabInfo is what is known of each tab before it is built: its title, its short title (used
-// for every tab at once when the full ones do not fit) and the sources its rows come from
-// (when none of them is usable, its count is unknown).
+// tabInfo is what is known of each tab before it is built: its title, its short title (a
+// whole word, used for every tab at once when the full ones do not fit, as at 80 columns)
+// and the sources its rows come from (when none of them is usable, its count is unknown).
 var tabInfo = [numTabs]struct {
 	title, short string
 	sources      []string
 }{
-	pageOverview:       {"Overview", "Over", nil},
-	pageClaims:         {"Claims", "Clai", []string{"locks", "db"}},
-	pageContention:     {"Contention", "Cont", []string{"locks", "db"}},
-	pageClarifications: {"Clarifications", "Clar", []string{"gitea"}},
-	pageOrphans:        {"Orphans", "Orph", []string{"locks", "db"}},
-	pageActivity:       {"Activity", "Acti", []string{"db"}},
-	pageSessions:       {"Sessions", "Sess", []string{"db"}},
+	pageOverview:       {"Overview", "Home", nil},
+	pageClaims:         {"Claims", "Claims", []string{"locks", "db"}},
+	pageContention:     {"Contention", "Clash", []string{"locks", "db"}},
+	pageClarifications: {"Clarifications", "Asks", []string{"gitea"}},
+	pageOrphans:        {"Orphans", "Orphans", []string{"locks", "db"}},
+	pageActivity:       {"Activity", "Log", []string{"db"}},
+	pageSessions:       {"Sessions", "Sessions", []string{"db"}},
 }
 
 // newTabs builds every tab, in tab order.

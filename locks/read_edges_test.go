@@ -1,6 +1,7 @@
 package locks
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -64,5 +65,21 @@ func TestReadThroughALinkedDirectory(t *testing.T) {
 	}
 	if len(s.Live) != 2 {
 		t.Errorf("%d live entries, want a.json and b.json", len(s.Live))
+	}
+}
+
+// TestReadRegularAtTheLimitWithAFullBuffer: a file of exactly MaxFileSize bytes is read
+// whole even when the pooled buffer's capacity is exactly that size (it fills the buffer,
+// and only the next read, of nothing, ends the file).
+func TestReadRegularAtTheLimitWithAFullBuffer(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "a.json")
+	writeFile(t, path, bytes.Repeat([]byte("x"), MaxFileSize))
+	for _, c := range []int{0, 16 << 10, MaxFileSize - 1, MaxFileSize, MaxFileSize + 1} {
+		buf := make([]byte, 0, c)
+		got, info, err := readRegular(path, &buf)
+		if err != nil || len(got) != MaxFileSize || info.size != MaxFileSize {
+			t.Errorf("buffer of capacity %d: %d bytes, size %d, %v", c, len(got), info.size, err)
+		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 
 // DefaultDebounce is how long a lock watcher gathers events before it reports a batch:
 // a rename storm (temp file, rename, directory fsync) becomes one change.
-const DefaultDebounce = 30 * time.Millisecond
+const DefaultDebounce = watchdir.DefaultDebounce
 
 // WatchOptions tunes Watch.
 type WatchOptions struct {
@@ -32,11 +32,8 @@ type WatchOptions struct {
 // removed or moved; Mode says so. A directory that cannot be watched for any other reason
 // is a *PathError.
 func Watch(dir string, opts WatchOptions) (*watchdir.Watcher, error) {
-	d := opts.Debounce
-	if d <= 0 {
-		d = DefaultDebounce
-	}
-	w, err := watchdir.Watch(dir, watchdir.Options{Debounce: d, Poll: opts.Poll, Notify: opts.Notify,
+	// A zero Debounce is watchdir's default, which is this package's.
+	w, err := watchdir.Watch(dir, watchdir.Options{Debounce: opts.Debounce, Poll: opts.Poll, Notify: opts.Notify,
 		Relevant: relevant, What: "the locks directory"})
 	if err != nil {
 		return nil, &PathError{Op: "watch", Path: dir, Err: err}

@@ -174,6 +174,13 @@ func Eligible(c Candidate, rules Rules, open map[int64]bool) (bool, string) {
 	return ok, why
 }
 
+// Gate is Eligible with the stable code of the first gate c fails ("" when it passes):
+// one of the Skip* codes, the seed's skip record's reason_code.
+func Gate(c Candidate, rules Rules, open map[int64]bool) (code, why string) {
+	_, code, why = eligible(c, rules, open)
+	return code, why
+}
+
 func eligible(c Candidate, rules Rules, open map[int64]bool) (bool, string, string) {
 	switch {
 	case !c.Open:

@@ -8,10 +8,12 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
+	"steward/config"
 	"steward/mcp"
 )
 
@@ -63,7 +65,12 @@ func runMCP(cmd *cobra.Command, g *globals, httpAddr, tokenFile string) error {
 	if l == nil {
 		clientPID = int64(os.Getppid())
 	}
-	srv := mcp.New(mcp.Config{Core: c, ClientPID: clientPID, Version: version()})
+	var remote string
+	if g.resolved != nil {
+		// The workspace's remote (gitea.remote) is what its workers name an item by.
+		remote = strings.TrimSpace(g.resolved.Get(config.KeyGiteaRemote).Value)
+	}
+	srv := mcp.New(mcp.Config{Core: c, ClientPID: clientPID, Remote: remote, Version: version()})
 	defer srv.Close()
 	base := cmd.Context()
 	if base == nil {

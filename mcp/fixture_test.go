@@ -39,6 +39,9 @@ type fxOpt struct {
 	readOnly  bool
 	gitea     bool
 	clientPID int64
+	remote    string
+	// step is the core's hook at each boundary of an apply.
+	step func(string)
 }
 
 func newFx(t *testing.T, o fxOpt) *fx {
@@ -70,8 +73,8 @@ func newFx(t *testing.T, o fxOpt) *fx {
 		t.Fatal(err)
 	}
 	f.audit = log
-	f.core = govern.New(f.ws, log, govern.Options{Actor: govern.LocalActor(o.role, "mcp-test"), ReadOnly: o.readOnly})
-	f.srv = New(Config{Core: f.core, ClientPID: o.clientPID, Version: "test"})
+	f.core = govern.New(f.ws, log, govern.Options{Actor: govern.LocalActor(o.role, "mcp-test"), ReadOnly: o.readOnly, Step: o.step})
+	f.srv = New(Config{Core: f.core, ClientPID: o.clientPID, Remote: o.remote, Version: "test"})
 	t.Cleanup(func() {
 		f.srv.Close()
 		f.core.Close()

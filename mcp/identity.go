@@ -70,9 +70,10 @@ func (b *binder) connOf(ss *sdk.ServerSession, pid int64) *conn {
 }
 
 // enter binds session to the calling connection, or says why it may not act: the session
-// is bound to another connection that is still open. A session whose connection has ended
-// may be taken up by a new one only when rebind says so (it holds no active lease).
-func (b *binder) enter(ss *sdk.ServerSession, session string, pid int64, rebind func() bool) string {
+// is bound to another connection. A session whose connection has ended may be taken up by
+// a new one when rebind says so (it holds no active lease); a session bound to any other
+// connection, ended or not, when proven says so (the call proves one of its claims).
+func (b *binder) enter(ss *sdk.ServerSession, session string, pid int64, rebind, proven func() bool) string {
 	b.mu.Lock()
 	c := b.connOf(ss, pid)
 	o, ok := b.owner[session]
@@ -83,7 +84,7 @@ func (b *binder) enter(ss *sdk.ServerSession, session string, pid int64, rebind 
 	}
 	closed := o.closed
 	b.mu.Unlock()
-	if closed && rebind != nil && rebind() {
+	if (closed && rebind != nil && rebind()) || (proven != nil && proven()) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		if cur := b.owner[session]; cur == o {
@@ -93,9 +94,9 @@ func (b *binder) enter(ss *sdk.ServerSession, session string, pid int64, rebind 
 		return fmt.Sprintf("session %q was just taken up by another connection; use your own session id", session)
 	}
 	if closed {
-		return fmt.Sprintf("session %q belongs to a connection that has ended and still holds an active lease; a claim is bound to the connection that made it. Let the lease expire or ask a supervisor, and use a new session id", session)
+		return fmt.Sprintf("session %q belongs to a connection that has ended and still holds an active lease; to take it up, present the claim_token of one of its claims (my_leases with claim_token, or the fence) or retry your last call with its request_id", session)
 	}
-	return fmt.Sprintf("session %q is bound to another connection of this server; a worker acts only as its own session", session)
+	return fmt.Sprintf("session %q is bound to another connection of this server; a worker acts only as its own session (a worker that reconnected takes it up by presenting a claim_token of one of its claims, or by retrying a call with its request_id)", session)
 }
 
 // pidOf is the connection's worker process (0 when unknown).

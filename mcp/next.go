@@ -79,5 +79,5 @@ func (s *Server) next(ctx context.Context, session string, exclude []int64) (*pi
 		return nil, &o
 	}
 	head := ranked[0]
-	return &picked{item: ItemRef{Org: owner, Repo: repo, Number: head.Number, Remote: "origin"}, title: head.Title, skipped: skipped}, nil
+	return &picked{item: ItemRef{Org: owner, Repo: repo, Number: head.Number, Remote: s.cfg.Remote}, title: head.Title, skipped: skipped}, nil
 }

@@ -201,7 +201,8 @@ func (s *Server) myLeases(ctx context.Context, req *sdk.CallToolRequest, a Sessi
 	return out
 }
 
-// resolveItem fills an item's defaults: the configured Gitea repository, remote origin.
+// resolveItem fills an item's defaults: the configured Gitea repository and the workspace's
+// remote (Config.Remote).
 func (s *Server) resolveItem(it *ItemRef) (ItemRef, *Outcome) {
 	if it == nil || it.Number <= 0 {
 		o := refused(govern.CodeInvalidRequest, "name the item: its issue number (and org and repo unless a Gitea repository is configured)")
@@ -223,7 +224,7 @@ func (s *Server) resolveItem(it *ItemRef) (ItemRef, *Outcome) {
 		}
 	}
 	if out.Remote == "" {
-		out.Remote = "origin"
+		out.Remote = s.cfg.Remote
 	}
 	if _, ok := locks.Name(lockrec.Key{Remote: out.Remote, Org: out.Org, Repo: out.Repo, Issue: out.Number}); !ok {
 		o := refused(govern.CodeInvalidRequest, "the item cannot be named as a lock file (check remote, org and repo)")
@@ -282,34 +283,26 @@ func (s *Server) itemStatus(ctx context.Context, req *sdk.CallToolRequest, a Ite
 	}
 	switch {
 	case len(active) > 0:
-		out.Why = "an active lease holds it (session " + termsafe.Line(active[0].SessionID) + ")"
+		out.Why, out.WhyCode = "an active lease holds it (session "+termsafe.Line(active[0].SessionID)+")", govern.CodeClaimedByOther
+		if active[0].SessionID == session {
+			out.WhyCode = string(leases.CodeAlreadyHeld)
+		}
 	case out.Lock != nil:
-		out.Why = "a lock file exists for it (" + name + ")"
+		out.Why, out.WhyCode = "a lock file exists for it ("+name+")", govern.CodeClaimedByOther
 	}
-	if s.reads.ws.Gitea != nil && s.ourRepo(it) {
-		is, err := s.reads.ws.Gitea.GetIssue(ctx, it.Number)
-		switch {
-		case gitea.IsNotFound(err):
-			out.Gitea, out.Why = "ok", "no such issue in Gitea"
-		case err != nil:
-			out.Gitea, out.Message = "unavailable", termsafe.Text("Gitea could not be read: "+err.Error())
-			if out.Why == "" {
-				out.Why = "Gitea is unavailable, so eligibility is unknown"
-			}
-		default:
-			out.Gitea, out.Title, out.State = "ok", termsafe.Line(is.Title), is.State
-			for _, l := range is.Labels {
+	if g := s.giteaGate(ctx, it); g.gitea != "not_configured" {
+		out.Gitea = g.gitea
+		if g.issue != nil {
+			out.Title, out.State = termsafe.Line(g.issue.Title), g.issue.State
+			for _, l := range g.issue.Labels {
 				out.Labels = append(out.Labels, termsafe.Line(l))
 			}
-			if out.Why == "" && is.Kind == gitea.KindPR {
-				out.Why = "it is a pull request; workers claim issues"
-			}
-			if out.Why == "" {
-				if ok, why := alloc.Eligible(alloc.Candidate{Number: it.Number, Title: is.Title, Body: is.Body, Labels: is.Labels, Open: is.State == "open"},
-					s.rules(), s.dependencyState(ctx, is.Body)); !ok {
-					out.Why = termsafe.Line(why)
-				}
-			}
+		}
+		if g.readErr != "" {
+			out.Message = g.readErr
+		}
+		if out.Why == "" && g.code != "" {
+			out.Why, out.WhyCode = g.why, g.code
 		}
 	}
 	out.Claimable = out.Why == ""
@@ -319,6 +312,43 @@ func (s *Server) itemStatus(ctx context.Context, req *sdk.CallToolRequest, a Ite
 		out.Next = "Not claimable now: " + out.Why + ". Pick other work."
 	}
 	return out
+}
+
+// gate is Gitea's side of the one rule of what is claimable: item_status says it as
+// claimable and why not, and claim refuses an item it does not pass with the same code and
+// reason (the leases and the lock files are the core's side: it refuses a held item itself).
+type gate struct {
+	// gitea is ok, unavailable or not_configured (also for an item of another repository,
+	// which this server's Gitea does not hold).
+	gitea   string
+	issue   *gitea.Issue
+	code    string // "" when Gitea lets a worker take the item
+	why     string
+	readErr string
+}
+
+// giteaGate reads the item from the configured Gitea and judges it by the allocation's
+// gates (alloc.Gate: closed, blocked, awaiting clarification, a container, an unmet
+// dependency). An item Gitea does not have, a pull request, or an unreadable Gitea does not
+// pass: an unread source never makes an item claimable.
+func (s *Server) giteaGate(ctx context.Context, it ItemRef) gate {
+	g := s.reads.ws.Gitea
+	if g == nil || !s.ourRepo(it) {
+		return gate{gitea: "not_configured"}
+	}
+	is, err := g.GetIssue(ctx, it.Number)
+	switch {
+	case gitea.IsNotFound(err):
+		return gate{gitea: "ok", code: govern.CodeNotFound, why: "no such issue in Gitea"}
+	case err != nil:
+		return gate{gitea: "unavailable", code: govern.CodeSourceUnavailable, why: "Gitea is unavailable, so eligibility is unknown",
+			readErr: termsafe.Text("Gitea could not be read: " + err.Error())}
+	case is.Kind == gitea.KindPR:
+		return gate{gitea: "ok", issue: &is, code: govern.CodeInvalidRequest, why: "it is a pull request; workers claim issues"}
+	}
+	code, why := alloc.Gate(alloc.Candidate{Number: it.Number, Title: is.Title, Body: is.Body, Labels: is.Labels, Open: is.State == "open"},
+		s.rules(), s.dependencyState(ctx, is.Body))
+	return gate{gitea: "ok", issue: &is, code: code, why: termsafe.Line(why)}
 }
 
 // rules are the allocation's label rules for the configured Gitea.

@@ -31,12 +31,13 @@ type LockIssueArgs struct {
 	IssueNumber  int64  `json:"issue_number,omitempty" mcp:"required" jsonschema:"the issue to lock"`
 	BranchName   string `json:"branch_name,omitempty" jsonschema:"the branch; default feat/issue-N"`
 	WorktreePath string `json:"worktree_path,omitempty" jsonschema:"the worktree; default <repo-root>/branches/<branch>"`
-	Remote       string `json:"remote,omitempty" jsonschema:"git remote name; default origin"`
+	Remote       string `json:"remote,omitempty" jsonschema:"git remote name; default the workspace's configured remote (gitea.remote), else origin"`
 	Org          string `json:"org,omitempty" jsonschema:"repository owner; default the configured Gitea repository's"`
 	Repo         string `json:"repo,omitempty" jsonschema:"repository name; default the configured Gitea repository's"`
 	Username     string `json:"username,omitempty" jsonschema:"your Gitea username (the lock's claimant)"`
 	ProfileName  string `json:"profile_name,omitempty" jsonschema:"your worker profile"`
 	PID          int64  `json:"pid,omitempty" jsonschema:"your process id (see claim)"`
+	RequestID    string `json:"request_id,omitempty" jsonschema:"optional idempotency key: a random id (16 to 200 characters; a UUID) naming this call. Send the same call again with the same request_id when its reply was lost: you get the first answer, never a second action. A secret like the claim token"`
 }
 
 // AllocateArgs are gitea_allocate_next_work's arguments (the seed's allocate_next_work;
@@ -44,7 +45,7 @@ type LockIssueArgs struct {
 type AllocateArgs struct {
 	SessionID           string  `json:"session_id,omitempty" mcp:"required" jsonschema:"your worker session id"`
 	Role                string  `json:"role,omitempty" jsonschema:"task role: author (default), reviewer, merger or conflict-fix"`
-	Remote              string  `json:"remote,omitempty" jsonschema:"git remote name; default origin"`
+	Remote              string  `json:"remote,omitempty" jsonschema:"git remote name; default the workspace's configured remote (gitea.remote), else origin"`
 	Org                 string  `json:"org,omitempty" jsonschema:"must be the configured repository's owner when given"`
 	Repo                string  `json:"repo,omitempty" jsonschema:"must be the configured repository's name when given"`
 	ProfileName         string  `json:"profile_name,omitempty" jsonschema:"your worker profile"`
@@ -54,6 +55,7 @@ type AllocateArgs struct {
 	ExcludeIssueNumbers []int64 `json:"exclude_issue_numbers,omitempty" jsonschema:"issue numbers not to consider"`
 	LeaseTTLSeconds     int64   `json:"lease_ttl_seconds,omitempty" jsonschema:"lease TTL in seconds; default the lease policy's"`
 	PID                 int64   `json:"pid,omitempty" jsonschema:"your process id (see claim)"`
+	RequestID           string  `json:"request_id,omitempty" jsonschema:"optional idempotency key: a random id (16 to 200 characters; a UUID) naming this call. Send the same call again with the same request_id when its reply was lost: you get the first answer, never a second action. A secret like the claim token"`
 }
 
 // HeartbeatLockArgs are gitea_heartbeat_issue_lock's arguments: the issue and the
@@ -62,12 +64,13 @@ type HeartbeatLockArgs struct {
 	SessionID      string `json:"session_id,omitempty" mcp:"required" jsonschema:"your worker session id"`
 	IssueNumber    int64  `json:"issue_number,omitempty" mcp:"required" jsonschema:"the issue whose lock you hold"`
 	TaskSessionID  string `json:"task_session_id,omitempty" mcp:"required" jsonschema:"the task_session_id your claim returned"`
-	Remote         string `json:"remote,omitempty" jsonschema:"git remote name; default origin"`
+	Remote         string `json:"remote,omitempty" jsonschema:"git remote name; default the workspace's configured remote (gitea.remote), else origin"`
 	Org            string `json:"org,omitempty" jsonschema:"repository owner; default the configured Gitea repository's"`
 	Repo           string `json:"repo,omitempty" jsonschema:"repository name; default the configured Gitea repository's"`
 	LockGeneration int64  `json:"lock_generation,omitempty" jsonschema:"also fence on the lock generation you hold"`
 	ExpiresAt      string `json:"expires_at,omitempty" jsonschema:"also fence on the lease expiry you hold"`
 	ClaimToken     string `json:"claim_token,omitempty" jsonschema:"the claim token your claim returned (required over HTTP; see docs/mcp.md)"`
+	RequestID      string `json:"request_id,omitempty" jsonschema:"optional idempotency key: a random id (16 to 200 characters; a UUID) naming this call. Send the same call again with the same request_id when its reply was lost: you get the first answer, never a second action. A secret like the claim token"`
 }
 
 // ReleaseLeaseArgs are gitea_release_workflow_lease's arguments (lease_id; seed 002 names
@@ -79,6 +82,7 @@ type ReleaseLeaseArgs struct {
 	LockGeneration int64  `json:"lock_generation,omitempty" jsonschema:"also fence on the lock generation you hold"`
 	TaskSessionID  string `json:"task_session_id,omitempty" jsonschema:"also fence on the lock's task_session_id"`
 	ClaimToken     string `json:"claim_token,omitempty" jsonschema:"the claim token your claim returned (required over HTTP; see docs/mcp.md)"`
+	RequestID      string `json:"request_id,omitempty" jsonschema:"optional idempotency key: a random id (16 to 200 characters; a UUID) naming this call. Send the same call again with the same request_id when its reply was lost: you get the first answer, never a second action. A secret like the claim token"`
 }
 
 // InspectLeaseArgs are gitea_inspect_workflow_lease's arguments.

@@ -13,6 +13,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"steward/alloc"
 	"steward/govern"
 	"steward/leases"
 	"steward/termsafe"
@@ -27,6 +28,9 @@ type Config struct {
 	// steward mcp). Claims record it for liveness unless a pid is given, and every later
 	// call on those leases must come from it. 0 over HTTP.
 	ClientPID int64
+	// Remote is the workspace's configured Gitea remote (gitea.remote): the remote name an
+	// item is given when a call names none. "origin" when empty.
+	Remote string
 	// Version is reported to clients.
 	Version string
 	// Now is the clock of the read-only tools (time left); time.Now when nil.
@@ -42,6 +46,8 @@ type Server struct {
 	reads *readers
 	// schemas are each tool's input and output schemas, by name.
 	schemas map[string][2]toolSchema
+	// retries are the answers of calls with a request_id (retry.go).
+	retries *retries
 	// inflight counts tool calls that may be applying; Wait waits for them, so a client
 	// that goes away never cuts an apply short.
 	inflight sync.WaitGroup
@@ -56,8 +62,11 @@ func New(cfg Config) *Server {
 	if cfg.Version == "" {
 		cfg.Version = "dev"
 	}
+	if cfg.Remote = strings.TrimSpace(cfg.Remote); cfg.Remote == "" {
+		cfg.Remote = DefaultRemote
+	}
 	host, _ := leases.HostName()
-	s := &Server{cfg: cfg, bind: newBinder(), host: host, schemas: map[string][2]toolSchema{}}
+	s := &Server{cfg: cfg, bind: newBinder(), host: host, schemas: map[string][2]toolSchema{}, retries: newRetries()}
 	s.reads = &readers{ws: cfg.Core.Workspace()}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "steward", Title: "steward worker tools", Version: cfg.Version},
 		&sdk.ServerOptions{Instructions: instructions, Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
@@ -65,6 +74,10 @@ func New(cfg Config) *Server {
 	s.register()
 	return s
 }
+
+// DefaultRemote is an item's remote when neither the call nor the workspace's configuration
+// (gitea.remote) names one.
+const DefaultRemote = "origin"
 
 // ProtocolVersions are the MCP protocol versions steward serves: those with sessions. The
 // SDK also speaks the draft 2026-07-28 protocol, whose requests carry no session, so each
@@ -76,7 +89,9 @@ const instructions = `steward's worker tools: claim an item (or the next runnabl
 	`or ask a maintainer and poll for the answer. Pass your session_id on every call. Keep the fence each ` +
 	`claim and heartbeat returns and pass it back: a stale fence is refused, never retried. A refusal is ` +
 	`an ordinary result (success false, code, next): do what next says; never retry a refused claim. ` +
-	`An unknown result may have taken effect: read my_leases or item_status before acting again.`
+	`An unknown result may have taken effect: read my_leases or item_status before acting again. ` +
+	`Give each mutation a fresh random request_id and send the same call with the same request_id when its reply was lost: ` +
+	`you get the first answer, never a second action. After reconnecting, present your claim_token (my_leases) to take your session up.`
 
 // SDK returns the underlying MCP server (to run it on a transport).
 func (s *Server) SDK() *sdk.Server { return s.sdk }
@@ -187,6 +202,7 @@ func addTool[In any, Out result[Out]](s *Server, t *sdk.Tool, h func(context.Con
 	}
 	tt := *t
 	tt.InputSchema, tt.OutputSchema = in.schema, out.schema
+	mutating := t.Annotations == nil || !t.Annotations.ReadOnlyHint
 	s.schemas[t.Name] = [2]toolSchema{in, out}
 	s.sdk.AddTool(&tt, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		s.inflight.Add(1)
@@ -200,7 +216,7 @@ func addTool[In any, Out result[Out]](s *Server, t *sdk.Tool, h func(context.Con
 			if err := json.Unmarshal(argsOrEmpty(req.Params.Arguments), &args); err != nil {
 				res = zero.refusal(govern.CodeInvalidRequest, clip("the arguments do not fit "+t.Name+"'s input schema: "+err.Error()))
 			} else {
-				res = h(ctx, req, args)
+				res = once(s, ctx, req, t.Name, mutating, func(ctx context.Context) Out { return h(ctx, req, args) })
 			}
 		}
 		if ctx.Err() != nil && !reachedCore(res) {
@@ -221,6 +237,54 @@ func addTool[In any, Out result[Out]](s *Server, t *sdk.Tool, h func(context.Con
 		return &sdk.CallToolResult{IsError: res.failed(), StructuredContent: json.RawMessage(b),
 			Content: []sdk.Content{&sdk.TextContent{Text: string(b)}}}, nil
 	})
+}
+
+// once runs a call's handler h, at most once per request_id (retry.go): a call whose
+// request_id this server has answered for the session gets that answer again; one still
+// running is waited for. It also hands the handler, through ctx, what the call presents as
+// proof of the session's claims (for enter). Reads take no request_id.
+func once[Out result[Out]](s *Server, ctx context.Context, req *sdk.CallToolRequest, tool string, mutating bool, h func(context.Context) Out) Out {
+	var raw map[string]any
+	_ = json.Unmarshal(argsOrEmpty(req.Params.Arguments), &raw)
+	p := presented{tokens: proofIn(raw)}
+	rid, _ := raw["request_id"].(string)
+	session, _ := raw["session_id"].(string)
+	session = strings.TrimSpace(session)
+	if !mutating || rid == "" {
+		return h(withProof(ctx, p))
+	}
+	var zero Out
+	if len(rid) < minRequestID || len(rid) > maxRequestID || strings.IndexFunc(rid, func(r rune) bool { return r < 0x21 || r == 0x7f }) >= 0 {
+		return zero.refusal(govern.CodeInvalidRequest, fmt.Sprintf("request_id must be %d to %d printable characters without spaces: a random id (a UUID) you send again unchanged when you retry this call", minRequestID, maxRequestID))
+	}
+	key := retryKey(session, rid)
+	p.retry = s.retries.known(key)
+	ctx = withProof(ctx, p)
+	c, first, same := s.retries.begin(key, fingerprint(tool, raw))
+	switch {
+	case !same:
+		return zero.refusal(govern.CodeInvalidRequest, "this request_id was used for another call (another tool or other arguments); a retry sends the same call again, a new call needs a new request_id")
+	case !first:
+		// A retry: it takes up the session (the request_id proves it is the worker that
+		// sent the first call), then gets the first call's answer.
+		if _, bad := s.enter(ctx, req, session); bad != nil {
+			return zero.refusal(bad.Code, bad.Message)
+		}
+		res, _ := s.retries.wait(c).(Out)
+		s.holdReplayed(req, res)
+		return res
+	}
+	res := h(ctx)
+	s.retries.finish(key, c, res, reachedCore(res))
+	return res
+}
+
+// holdReplayed gives the connection a replayed answer went to the claim token it carries,
+// as the first call's connection was given it.
+func (s *Server) holdReplayed(req *sdk.CallToolRequest, res any) {
+	if o, ok := res.(Outcome); ok && o.Success && o.Fence != nil && o.Fence.ClaimToken != "" {
+		s.bind.hold(req.Session, o.Fence.LeaseID, o.Fence.ClaimToken)
+	}
 }
 
 // reachedCore reports whether a result is the governed core's outcome of an attempt: it
@@ -270,6 +334,11 @@ var nextByCode = map[string]string{
 	string(leases.CodeSchemaUnsupported):  "The control-plane DB lacks a column this action needs; nothing was changed. Ask steward's operator.",
 	govern.CodeUnknownAction:              "Only the worker tools are served here.",
 	"nothing_eligible":                    "Nothing is runnable now. Wait, then call claim with next again.",
+	alloc.SkipAwaitingMaintainer:          "The item awaits a maintainer's answer to a clarification: pick other work (claim with next); it is claimable again once the marker label is removed.",
+	alloc.SkipBlocked:                     "The item is blocked: pick other work (claim with next).",
+	alloc.SkipClosed:                      "The item is closed: pick other work (claim with next).",
+	alloc.SkipContainer:                   "The item is an epic or a child-only container: claim one of its child issues instead.",
+	alloc.SkipDependencyUnmet:             "The item depends on an open item: pick other work, or the dependency.",
 	"gitea_refused":                       "Gitea refused the write; nothing was changed. Ask a maintainer to check steward's Gitea login.",
 	"no_gitea":                            "No Gitea is configured for this steward; name the item explicitly.",
 	"outcome_unknown":                     "The outcome is unknown: it may have taken effect. Read my_leases or item_status before acting; never retry blindly. A supervisor settles it with `steward audit verify`.",
@@ -370,7 +439,32 @@ func (s *Server) enter(ctx context.Context, req *sdk.CallToolRequest, session st
 		ls, err := s.reads.sessionLeases(ctx, id)
 		return err == nil && len(ls) == 0
 	}
-	if r := s.bind.enter(req.Session, id, s.cfg.ClientPID, rebind); r != "" {
+	// A worker that proves one of the session's claims takes the session up from a new
+	// connection, whether its old one has ended or not (an HTTP session outlives a client
+	// that closed without ending it): it presents the claim's token, or retries a call of
+	// the session by its request_id.
+	proven := func() bool {
+		p := proofOf(ctx)
+		if p.retry {
+			return true
+		}
+		if len(p.tokens) == 0 {
+			return false
+		}
+		ls, err := s.reads.sessionLeases(ctx, id)
+		if err != nil {
+			return false
+		}
+		for _, l := range ls {
+			for _, tok := range p.tokens {
+				if govern.TokenMatches(l, tok) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if r := s.bind.enter(req.Session, id, s.cfg.ClientPID, rebind, proven); r != "" {
 		o := refused(govern.CodeNotOwner, r)
 		return id, &o
 	}

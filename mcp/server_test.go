@@ -59,20 +59,23 @@ func TestToolsAndAnnotations(t *testing.T) {
 }
 
 // TestSessionBinding: a session is bound to the connection that used it first; another
-// connection naming it is refused not_owner until the first has ended and the session holds
-// no lease.
+// connection naming it without proof of its claims is refused not_owner until the first has
+// ended and the session holds no lease (with proof it takes the session up:
+// TestRebindWithTheClaimToken).
 func TestSessionBinding(t *testing.T) {
 	f := newFx(t, fxOpt{})
 	ctx := context.Background()
 	a := f.client("w1")
 	cl := must[Outcome](t)(a.Claim(ctx, ClaimArgs{Item: f.item(2)}))
 	b := f.client("w1")
-	if o := must[Outcome](t)(b.Heartbeat(ctx, *cl.Fence)); o.Success || o.Code != govern.CodeNotOwner || !strings.Contains(o.Message, "another connection") {
+	tokenless := *cl.Fence
+	tokenless.ClaimToken = ""
+	if o := must[Outcome](t)(b.Heartbeat(ctx, tokenless)); o.Success || o.Code != govern.CodeNotOwner || !strings.Contains(o.Message, "another connection") {
 		t.Fatalf("heartbeat from a second connection: %+v", o)
 	}
 	a.Close()
 	f.srv.bind.waitClosed(t)
-	if o := must[Outcome](t)(b.Heartbeat(ctx, *cl.Fence)); o.Success || o.Code != govern.CodeNotOwner || !strings.Contains(o.Message, "still holds an active lease") {
+	if o := must[Outcome](t)(b.Heartbeat(ctx, tokenless)); o.Success || o.Code != govern.CodeNotOwner || !strings.Contains(o.Message, "still holds an active lease") {
 		t.Fatalf("heartbeat after the first connection ended, lease held: %+v", o)
 	}
 	// Once the lease is gone the session may be taken up again.

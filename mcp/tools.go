@@ -40,8 +40,19 @@ func (s *Server) claim(ctx context.Context, req *sdk.CallToolRequest, a ClaimArg
 			return *o
 		}
 		it, title = pick.item, pick.title
-	} else if it, bad = s.resolveItem(a.Item); bad != nil {
-		return *bad
+	} else {
+		if it, bad = s.resolveItem(a.Item); bad != nil {
+			return *bad
+		}
+		// One rule of what is claimable: an item item_status says is not claimable for a
+		// reason of Gitea's (awaiting clarification, blocked, closed, ...) is refused here
+		// with the same code and reason, before the core is asked; the leases and lock
+		// files the core judges itself, with the codes item_status names.
+		if g := s.giteaGate(ctx, it); g.code != "" {
+			o := refused(g.code, fmt.Sprintf("%s/%s#%d is not claimable: %s", it.Org, it.Repo, it.Number, g.why))
+			o.Item = &it
+			return o
+		}
 	}
 	params := map[string]string{"role": a.Role, "profile": a.Profile, "username": a.Username, "branch": a.Branch, "worktree": a.Worktree, "ttl": a.TTL, "title": title}
 	if pid > 0 {
@@ -193,6 +204,8 @@ func clarificationID(it ItemRef, marker string) string {
 
 var clarRe = regexp.MustCompile(`^([^/#\s]+)/([^/#\s]+)#([1-9][0-9]{0,18})/(ans-[0-9a-f]{16})$`)
 
+// parseClarification reads a clarification id; its item's remote is left empty (the id
+// does not carry it: the caller fills in its workspace's).
 func parseClarification(id string) (ItemRef, string, bool) {
 	m := clarRe.FindStringSubmatch(strings.TrimSpace(id))
 	if m == nil {
@@ -202,7 +215,7 @@ func parseClarification(id string) (ItemRef, string, bool) {
 	if err != nil {
 		return ItemRef{}, "", false
 	}
-	return ItemRef{Org: m[1], Repo: m[2], Number: n, Remote: "origin"}, m[4], true
+	return ItemRef{Org: m[1], Repo: m[2], Number: n}, m[4], true
 }
 
 func (s *Server) ask(ctx context.Context, req *sdk.CallToolRequest, a AskArgs) Outcome {
@@ -256,6 +269,7 @@ func (s *Server) getAnswer(ctx context.Context, req *sdk.CallToolRequest, a GetA
 	if !ok {
 		return fail(govern.CodeInvalidRequest, "clarification_id must be the id ask returned (org/repo#N/ans-…)")
 	}
+	it.Remote = s.cfg.Remote
 	g := s.reads.ws.Gitea
 	if g == nil {
 		return fail("no_gitea", "no Gitea is configured for this steward, so no clarification can be read")

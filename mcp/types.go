@@ -3,12 +3,12 @@ package mcp
 import "steward/alloc"
 
 // ItemRef names one issue. Org and Repo default to the configured Gitea repository's, Remote
-// to origin.
+// to the workspace's configured remote (gitea.remote), origin when none is configured.
 type ItemRef struct {
 	Org    string `json:"org,omitempty" jsonschema:"repository owner; default: the configured Gitea repository's owner"`
 	Repo   string `json:"repo,omitempty" jsonschema:"repository name; default: the configured Gitea repository's name"`
 	Number int64  `json:"number,omitempty" mcp:"required" jsonschema:"issue number"`
-	Remote string `json:"remote,omitempty" jsonschema:"git remote name; default origin"`
+	Remote string `json:"remote,omitempty" jsonschema:"git remote name; default the workspace's configured remote (gitea.remote), else origin"`
 }
 
 // Fence is what a worker holds on its claim: the values a heartbeat, release or ask must
@@ -58,12 +58,14 @@ type ClaimArgs struct {
 	Branch    string   `json:"branch,omitempty" jsonschema:"branch name; default feat/issue-N"`
 	Worktree  string   `json:"worktree,omitempty" jsonschema:"worktree path; default <repo-root>/branches/<branch>"`
 	TTL       string   `json:"ttl,omitempty" jsonschema:"lease TTL as a Go duration (10m); default the lease policy's"`
+	RequestID string   `json:"request_id,omitempty" jsonschema:"optional idempotency key: a random id (16 to 200 characters; a UUID) naming this call. Send the same call again with the same request_id when its reply was lost: you get the first answer, never a second action. A secret like the claim token"`
 }
 
 // FencedArgs are the arguments of heartbeat and release.
 type FencedArgs struct {
 	SessionID string `json:"session_id,omitempty" mcp:"required" jsonschema:"your worker session id"`
 	Fence     *Fence `json:"fence,omitempty" mcp:"required" jsonschema:"the fence your claim or last heartbeat returned (lease_id and expires_at required)"`
+	RequestID string `json:"request_id,omitempty" jsonschema:"optional idempotency key: a random id (16 to 200 characters; a UUID) naming this call. Send the same call again with the same request_id when its reply was lost: you get the first answer, never a second action. A secret like the claim token"`
 }
 
 // AskArgs are ask's arguments.
@@ -71,6 +73,7 @@ type AskArgs struct {
 	SessionID string `json:"session_id,omitempty" mcp:"required" jsonschema:"your worker session id"`
 	Fence     *Fence `json:"fence,omitempty" mcp:"required" jsonschema:"the fence of the claim you ask about; asking releases it"`
 	Question  string `json:"question,omitempty" mcp:"required" jsonschema:"the question for a maintainer (Markdown, at most 64 KiB)"`
+	RequestID string `json:"request_id,omitempty" jsonschema:"optional idempotency key: a random id (16 to 200 characters; a UUID) naming this call. Send the same call again with the same request_id when its reply was lost: you get the first answer, never a second action. A secret like the claim token"`
 }
 
 // GetAnswerArgs are get_answer's arguments.
@@ -156,14 +159,16 @@ type ItemStatus struct {
 	Item    *ItemRef `json:"item,omitempty"`
 	// Claimable is true when no active lease and no lock hold the item and, when Gitea is
 	// known, the allocation rules let a worker take it.
-	Claimable bool        `json:"claimable"`
-	Why       string      `json:"why,omitempty" jsonschema:"why the item is not claimable"`
-	Leases    []LeaseView `json:"leases,omitempty" jsonschema:"active leases on the item"`
-	Lock      *LockView   `json:"lock,omitempty"`
-	Title     string      `json:"title,omitempty"`
-	State     string      `json:"state,omitempty" jsonschema:"open or closed, from Gitea"`
-	Labels    []string    `json:"labels,omitempty"`
-	Gitea     string      `json:"gitea" jsonschema:"ok, unavailable (with the reason in message) or not_configured"`
+	Claimable bool   `json:"claimable"`
+	Why       string `json:"why,omitempty" jsonschema:"why the item is not claimable"`
+	// WhyCode is the code claim refuses this item with, for the same reason.
+	WhyCode string      `json:"why_code,omitempty" jsonschema:"the code a claim of the item is refused with now (claim follows this rule exactly)"`
+	Leases  []LeaseView `json:"leases,omitempty" jsonschema:"active leases on the item"`
+	Lock    *LockView   `json:"lock,omitempty"`
+	Title   string      `json:"title,omitempty"`
+	State   string      `json:"state,omitempty" jsonschema:"open or closed, from Gitea"`
+	Labels  []string    `json:"labels,omitempty"`
+	Gitea   string      `json:"gitea" jsonschema:"ok, unavailable (with the reason in message) or not_configured"`
 }
 
 // InspectArgs are inspect_lock_contract's arguments (the seed's names).
@@ -172,7 +177,7 @@ type InspectArgs struct {
 	IssueNumber  int64  `json:"issue_number,omitempty" mcp:"required" jsonschema:"the issue number"`
 	BranchName   string `json:"branch_name,omitempty" jsonschema:"the branch you expect the lock to name (checked when given)"`
 	WorktreePath string `json:"worktree_path,omitempty" jsonschema:"the worktree you expect the lock to name (checked when given)"`
-	Remote       string `json:"remote,omitempty" jsonschema:"git remote name; default origin"`
+	Remote       string `json:"remote,omitempty" jsonschema:"git remote name; default the workspace's configured remote (gitea.remote), else origin"`
 	Org          string `json:"org,omitempty" jsonschema:"repository owner; default the configured Gitea repository's"`
 	Repo         string `json:"repo,omitempty" jsonschema:"repository name; default the configured Gitea repository's"`
 }

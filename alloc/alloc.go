@@ -129,10 +129,10 @@ var titlePrefixes = []struct{ prefix, token string }{
 	{"vision:", "title_vision_prefix"},
 }
 
-// Container reports whether c is an epic or child-only container (the seed's
+// container reports whether c is an epic or child-only container (the seed's
 // classify_epic_or_child_only_container): a container label, or a child-only marker in the
 // body. detail names the evidence as the seed does ("label=type:epic; body_marker=…").
-func Container(c Candidate) (bool, string) {
+func container(c Candidate) (bool, string) {
 	var label string
 	for _, l := range c.Labels {
 		if n := strings.ToLower(strings.TrimSpace(l)); containerLabels[n] && (label == "" || n < label) {
@@ -195,7 +195,7 @@ func eligible(c Candidate, rules Rules, open map[int64]bool) (bool, string, stri
 		}
 		return false, code, why
 	}
-	if is, detail := Container(c); is {
+	if is, detail := container(c); is {
 		return false, SkipContainer, "epic_or_child_only_container: " + detail + "; implementation is delegated to child issues"
 	}
 	for _, d := range Dependencies(c.Body) {
@@ -206,8 +206,8 @@ func eligible(c Candidate, rules Rules, open map[int64]bool) (bool, string, stri
 	return true, "", ""
 }
 
-// Priority is the weight of an item's highest priority label (medium-low without one).
-func Priority(labels []string) int {
+// priority is the weight of an item's highest priority label (medium-low without one).
+func priority(labels []string) int {
 	w := 0
 	for _, l := range labels {
 		if v, ok := priorityWeight[strings.ToLower(l)]; ok && v > w {
@@ -222,7 +222,7 @@ func Priority(labels []string) int {
 
 // Value is how much a worker wants c: its priority plus what closing it would unblock.
 func Value(c Candidate, dependents map[int64]int) int {
-	return Priority(c.Labels) + 5*dependents[c.Number]
+	return priority(c.Labels) + 5*dependents[c.Number]
 }
 
 // Index returns which items are open and how many open items depend on each.
@@ -278,7 +278,7 @@ func Order(cs []Candidate, rules Rules, exclude []int64) (ranked []Candidate, sk
 	}
 	sort.SliceStable(ranked, func(i, j int) bool {
 		a, b := ranked[i], ranked[j]
-		if pa, pb := Priority(a.Labels), Priority(b.Labels); pa != pb {
+		if pa, pb := priority(a.Labels), priority(b.Labels); pa != pb {
 			return pa > pb
 		}
 		if da, db := deps[a.Number], deps[b.Number]; da != db {

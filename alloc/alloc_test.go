@@ -27,7 +27,7 @@ func TestContainer(t *testing.T) {
 		{"incidental word", Candidate{Title: "Update the roadmap link", Body: "mentions an epic"}, false, ""},
 		{"tracker label", Candidate{Labels: []string{"tracker"}}, false, ""},
 	} {
-		got, detail := Container(tc.c)
+		got, detail := container(tc.c)
 		if got != tc.want || detail != tc.detail {
 			t.Errorf("%s: Container = %v %q, want %v %q", tc.name, got, detail, tc.want, tc.detail)
 		}
@@ -35,8 +35,42 @@ func TestContainer(t *testing.T) {
 }
 
 func TestDependencies(t *testing.T) {
-	if got := Dependencies("depends on #3 and depends  on #12; DEPENDS ON #3, depends on #0"); !slices.Equal(got, []int64{3, 12}) {
-		t.Fatalf("Dependencies = %v", got)
+	for _, tc := range []struct {
+		body string
+		want []int64
+	}{
+		{"", nil},
+		{"Depends on #3.", []int64{3}},
+		{"depends on #3 and depends  on #12; DEPENDS ON #3", []int64{3, 12}},
+		{"depends on #0, depends on issue 4", nil},
+	} {
+		if got := Dependencies(tc.body); !slices.Equal(got, tc.want) {
+			t.Errorf("Dependencies(%q) = %v, want %v", tc.body, got, tc.want)
+		}
+	}
+}
+
+func TestEligible(t *testing.T) {
+	open := map[int64]bool{1: true, 2: false}
+	for _, tc := range []struct {
+		name string
+		c    Candidate
+		ok   bool
+		why  string
+	}{
+		{"plain", Candidate{Number: 5, Open: true}, true, ""},
+		{"closed", Candidate{Number: 5}, false, "closed"},
+		{"claimed", Candidate{Number: 5, Open: true, Claimed: true}, false, "claimed"},
+		{"blocked", Candidate{Number: 5, Open: true, Labels: []string{"status:blocked"}}, false, "blocked"},
+		{"marked", Candidate{Number: 5, Open: true, Labels: []string{"status:blocked-pending-clarification"}}, false, "awaiting clarification"},
+		{"open dependency", Candidate{Number: 5, Open: true, Body: "depends on #1"}, false, "depends on open #1"},
+		{"done dependency", Candidate{Number: 5, Open: true, Body: "depends on #2"}, true, ""},
+		{"unknown dependency", Candidate{Number: 5, Open: true, Body: "depends on #9"}, false, "depends on open #9"},
+	} {
+		ok, why := Eligible(tc.c, rules, open)
+		if ok != tc.ok || why != tc.why {
+			t.Errorf("%s: Eligible = %v %q, want %v %q", tc.name, ok, why, tc.ok, tc.why)
+		}
 	}
 }
 

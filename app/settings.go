@@ -20,7 +20,7 @@ import (
 // resolved configuration; a surface then sets what is its own (its clock, how the core
 // records, the demo's tuning).
 type Settings struct {
-	// Workspace is the workspace's name (the file's, or config.DefaultName).
+	// Workspace is the workspace's name (the file's, or "default").
 	Workspace string
 	// The supervised system's sources (locks_dir, db_path with db_password_file for a
 	// postgres:// URL, repo_root, db_host) and steward's audit log (audit_log).

@@ -16,9 +16,9 @@ type Multiplexer int
 
 // The multiplexers.
 const (
-	MuxNone Multiplexer = iota
-	MuxTmux
-	MuxScreen
+	muxNone Multiplexer = iota
+	muxTmux
+	muxScreen
 )
 
 // DetectMux tells the multiplexer from the environment: TMUX set is tmux; STY set, or a
@@ -26,20 +26,20 @@ const (
 func DetectMux(getenv func(string) string) Multiplexer {
 	switch {
 	case getenv("TMUX") != "":
-		return MuxTmux
+		return muxTmux
 	case getenv("STY") != "", strings.HasPrefix(getenv("TERM"), "screen"):
-		return MuxScreen
+		return muxScreen
 	}
-	return MuxNone
+	return muxNone
 }
 
 // maxNotice caps the text of a desktop notification (runes).
 const maxNotice = 200
 
-// Safe is s as one line fit for a notification or a command's environment: every control
+// safe is s as one line fit for a notification or a command's environment: every control
 // sequence and character removed (termsafe.Line), no semicolon (OSC 777 separates its fields
 // with them), at most 200 characters, cut with an ellipsis.
-func Safe(s string) string {
+func safe(s string) string {
 	return clip(strings.ReplaceAll(termsafe.Line(s), ";", ","))
 }
 
@@ -60,7 +60,7 @@ func Sequence(title, body string, bell, desktop bool, mux Multiplexer) string {
 		b.WriteByte('\a')
 	}
 	if desktop {
-		t, m := Safe(title), Safe(body)
+		t, m := safe(title), safe(body)
 		b.WriteString(wrap("\x1b]9;"+t+": "+m+"\x1b\\", mux))
 		b.WriteString(wrap("\x1b]777;notify;"+t+";"+m+"\x1b\\", mux))
 	}
@@ -71,9 +71,9 @@ func Sequence(title, body string, bell, desktop bool, mux Multiplexer) string {
 // (tmux needs allow-passthrough on), screen's plain DCS.
 func wrap(seq string, mux Multiplexer) string {
 	switch mux {
-	case MuxTmux:
+	case muxTmux:
 		return "\x1bPtmux;" + strings.ReplaceAll(seq, "\x1b", "\x1b\x1b") + "\x1b\\"
-	case MuxScreen:
+	case muxScreen:
 		return "\x1bP" + seq + "\x1b\\"
 	}
 	return seq

@@ -20,9 +20,9 @@ func TestSequence(t *testing.T) {
 		{name: "nothing", want: ""},
 		{name: "bell only", bell: true, want: "\a"},
 		{name: "desktop", desktop: true, want: "\x1b]9;t: b\x1b\\\x1b]777;notify;t;b\x1b\\"},
-		{name: "tmux doubles every ESC inside its passthrough", desktop: true, mux: MuxTmux,
+		{name: "tmux doubles every ESC inside its passthrough", desktop: true, mux: muxTmux,
 			want: "\x1bPtmux;\x1b\x1b]9;t: b\x1b\x1b\\\x1b\\\x1bPtmux;\x1b\x1b]777;notify;t;b\x1b\x1b\\\x1b\\"},
-		{name: "screen", bell: true, desktop: true, mux: MuxScreen, want: "\a\x1bP\x1b]9;t: b\x1b\\\x1b\\\x1bP\x1b]777;notify;t;b\x1b\\\x1b\\"},
+		{name: "screen", bell: true, desktop: true, mux: muxScreen, want: "\a\x1bP\x1b]9;t: b\x1b\\\x1b\\\x1bP\x1b]777;notify;t;b\x1b\\\x1b\\"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Sequence("t", "b", tc.bell, tc.desktop, tc.mux); got != tc.want {
@@ -35,7 +35,7 @@ func TestSequence(t *testing.T) {
 // TestSequenceStripsHostileText: an item title cannot end the notification early, write
 // the clipboard, clear the screen or ring the bell of its own.
 func TestSequenceStripsHostileText(t *testing.T) {
-	got := Sequence("steward", hostile, false, true, MuxNone)
+	got := Sequence("steward", hostile, false, true, muxNone)
 	want := "\x1b]9;steward: Fix it now, $(touch pwned) `id` \x1b\\\x1b]777;notify;steward;Fix it now, $(touch pwned) `id` \x1b\\"
 	if got != want {
 		t.Fatalf("Sequence = %q\nwant %q", got, want)
@@ -43,7 +43,7 @@ func TestSequenceStripsHostileText(t *testing.T) {
 	if strings.Count(got, "\x1b") != 4 || strings.Contains(got, "\a") {
 		t.Fatalf("a sequence from the text survived: %q", got)
 	}
-	if long := Safe(strings.Repeat("x", 500)); len([]rune(long)) != 200 || !strings.HasSuffix(long, "…") {
+	if long := safe(strings.Repeat("x", 500)); len([]rune(long)) != 200 || !strings.HasSuffix(long, "…") {
 		t.Fatalf("Safe does not cap: %d runes", len([]rune(long)))
 	}
 }
@@ -60,11 +60,11 @@ func TestDetectMux(t *testing.T) {
 		get  func(string) string
 		want Multiplexer
 	}{
-		{env(), MuxNone},
-		{env("TERM", "xterm-256color"), MuxNone},
-		{env("TMUX", "/tmp/tmux-0/default,1,0", "TERM", "screen-256color"), MuxTmux},
-		{env("STY", "123.pts-0"), MuxScreen},
-		{env("TERM", "screen"), MuxScreen},
+		{env(), muxNone},
+		{env("TERM", "xterm-256color"), muxNone},
+		{env("TMUX", "/tmp/tmux-0/default,1,0", "TERM", "screen-256color"), muxTmux},
+		{env("STY", "123.pts-0"), muxScreen},
+		{env("TERM", "screen"), muxScreen},
 	} {
 		if got := tc.get; DetectMux(got) != tc.want {
 			t.Errorf("DetectMux = %v, want %v", DetectMux(got), tc.want)

@@ -55,8 +55,8 @@ type MarkKind string
 
 // The marks.
 const (
-	MarkAck    MarkKind = "ack"
-	MarkSnooze MarkKind = "snooze"
+	markAck    MarkKind = "ack"
+	markSnooze MarkKind = "snooze"
 )
 
 // Mark is one acknowledgement or snooze, as govern recorded it beside the audit log. It
@@ -178,12 +178,12 @@ func (t *Tracker) Observe(f Frame) []Event {
 		ev := Event{At: f.Now, Entry: e, Level: lvl, Age: f.Now.Sub(st.since)}
 		m, marked := marks[e.Key]
 		marked = marked && m.Evidence == e.Evidence
-		acked := marked && m.Kind == MarkAck && m.Level >= lvl
-		snoozed := marked && m.Kind == MarkSnooze && f.Now.Before(m.Until)
+		acked := marked && m.Kind == markAck && m.Level >= lvl
+		snoozed := marked && m.Kind == markSnooze && f.Now.Before(m.Until)
 		if nm, ok := fresh[e.Key]; ok && nm.Evidence == e.Evidence && (acked || snoozed) {
 			x := ev
 			x.Type, x.By, x.Until = EventAcknowledged, nm.By, nm.Until
-			if nm.Kind == MarkSnooze {
+			if nm.Kind == markSnooze {
 				x.Type = EventSnoozed
 			}
 			out = append(out, x)

@@ -70,11 +70,11 @@ func render(evs []Event) []string {
 }
 
 func ack(e Entry, level int, at time.Time) Mark {
-	return Mark{Attempt: "att-ack-" + e.Key + at.String(), At: at, Kind: MarkAck, Key: e.Key, Evidence: e.Evidence, Level: level, By: "maint"}
+	return Mark{Attempt: "att-ack-" + e.Key + at.String(), At: at, Kind: markAck, Key: e.Key, Evidence: e.Evidence, Level: level, By: "maint"}
 }
 
 func snooze(e Entry, at, until time.Time) Mark {
-	return Mark{Attempt: "att-snz-" + e.Key + at.String(), At: at, Kind: MarkSnooze, Key: e.Key, Evidence: e.Evidence, Until: until, By: "maint"}
+	return Mark{Attempt: "att-snz-" + e.Key + at.String(), At: at, Kind: markSnooze, Key: e.Key, Evidence: e.Evidence, Until: until, By: "maint"}
 }
 
 // trackerCase is one scenario of TestTracker: a config and its frames.

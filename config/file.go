@@ -130,8 +130,8 @@ func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(),
 // MaxFileSize caps the configuration file; a larger one is refused unread.
 const MaxFileSize = 1 << 20
 
-// ErrTooLarge is returned by Parse for input over MaxFileSize.
-var ErrTooLarge = errors.New("config: file larger than 1 MiB")
+// errTooLarge is returned by Parse for input over MaxFileSize.
+var errTooLarge = errors.New("config: file larger than 1 MiB")
 
 // Parse decodes a configuration file. Unknown keys are errors (a typo never silently
 // falls back to a default). Error messages quote line numbers, never secret values.
@@ -140,7 +140,7 @@ var ErrTooLarge = errors.New("config: file larger than 1 MiB")
 // and keeps what the rest of the file says (parseAll).
 func Parse(data []byte) (File, error) {
 	if len(data) > MaxFileSize {
-		return File{}, ErrTooLarge
+		return File{}, errTooLarge
 	}
 	f, issues := parseAll(data)
 	if err := joinIssues(issues); err != nil {

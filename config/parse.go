@@ -30,7 +30,7 @@ var lineOf = regexp.MustCompile(`^line ([0-9]+): `)
 func parseAll(data []byte) (File, []issue) {
 	var f File
 	if len(data) > MaxFileSize {
-		return File{}, []issue{{reason: ErrTooLarge.Error()}}
+		return File{}, []issue{{reason: errTooLarge.Error()}}
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)

@@ -10,17 +10,17 @@ import (
 	"strings"
 )
 
-// PolicyPrefix is the prefix of the supervised system's lease-policy variables,
+// policyPrefix is the prefix of the supervised system's lease-policy variables,
 // GITEA_LEASE_POLICY_<CLASS>_<FIELD> (seed #909; leases.EnvVarName).
-const PolicyPrefix = "GITEA_LEASE_POLICY"
+const policyPrefix = "GITEA_LEASE_POLICY"
 
-// PolicyVar is the variable a workspace's lease_policy.<class>.<field> stands for.
-func PolicyVar(class, field string) string {
-	return strings.ToUpper(PolicyPrefix + "_" + class + "_" + field)
+// policyVar is the variable a workspace's lease_policy.<class>.<field> stands for.
+func policyVar(class, field string) string {
+	return strings.ToUpper(policyPrefix + "_" + class + "_" + field)
 }
 
-// PolicyEntry is one lease_policy value of the workspace in use.
-type PolicyEntry struct {
+// policyEntry is one lease_policy value of the workspace in use.
+type policyEntry struct {
 	Class, Field string
 	// Value as the variable would carry it.
 	Value string
@@ -58,10 +58,10 @@ func (r *Resolved) resolvePolicy(ws Workspace, getenv func(string) (string, bool
 				continue
 			}
 			val := strconv.FormatFloat(v, 'g', -1, 64)
-			r.Policy = append(r.Policy, PolicyEntry{Class: c, Field: f, Value: val})
+			r.Policy = append(r.Policy, policyEntry{Class: c, Field: f, Value: val})
 			s := Setting{Key: "lease_policy." + c + "." + f, Value: val, Source: FromFile, Origin: origin}
-			if ev, ok := getenv(PolicyVar(c, f)); ok {
-				s.Value, s.Source, s.Origin = ev, FromEnv, PolicyVar(c, f)
+			if ev, ok := getenv(policyVar(c, f)); ok {
+				s.Value, s.Source, s.Origin = ev, FromEnv, policyVar(c, f)
 			}
 			r.Settings = append(r.Settings, s)
 		}
@@ -78,7 +78,7 @@ func (r *Resolved) PolicyLookup(getenv func(string) (string, bool)) func(string)
 	file := map[string]string{}
 	if r != nil {
 		for _, e := range r.Policy {
-			file[PolicyVar(e.Class, e.Field)] = e.Value
+			file[policyVar(e.Class, e.Field)] = e.Value
 		}
 	}
 	return func(k string) (string, bool) {

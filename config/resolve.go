@@ -134,7 +134,7 @@ type Resolved struct {
 	// Settings in Keys order, then the workspace's lease_policy values.
 	Settings []Setting `json:"-"`
 	// Policy is the workspace's lease_policy, valid values only (PolicyLookup).
-	Policy   []PolicyEntry `json:"-"`
+	Policy   []policyEntry `json:"-"`
 	Problems []Problem     `json:"problems"`
 }
 

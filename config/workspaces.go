@@ -8,18 +8,18 @@ import (
 	"strings"
 )
 
-// AllWorkspaces is the name the workbench gives its view of every workspace at once: no
+// allWorkspaces is the name the workbench gives its view of every workspace at once: no
 // workspace of the file may take it.
-const AllWorkspaces = "all"
+const allWorkspaces = "all"
 
-// DefaultName is the name of the workspace a file with no workspaces describes (the
+// defaultName is the name of the workspace a file with no workspaces describes (the
 // single-workspace settings: flags, variables, defaults).
-const DefaultName = "default"
+const defaultName = "default"
 
-// Name is the workspace's name: the file's, or DefaultName when the file lists none.
+// Name is the workspace's name: the file's, or defaultName when the file lists none.
 func (r *Resolved) Name() string {
 	if r.Workspace == "" {
-		return DefaultName
+		return defaultName
 	}
 	return r.Workspace
 }
@@ -31,13 +31,10 @@ var workspaceKeys = map[string]bool{KeyLocksDir: true, KeyDBPath: true, KeyDBPas
 	KeyDBHost: true, KeyHost: true, KeyAuditLog: true, KeyTeaLogin: true, KeyGiteaURL: true, KeyGiteaToken: true,
 	KeyGiteaOwner: true, KeyGiteaRepo: true, KeyGiteaRemote: true}
 
-// IsWorkspaceKey reports whether key is one of the settings each workspace has its own of.
-func IsWorkspaceKey(key string) bool { return workspaceKeys[key] }
-
 // LoadAll resolves every workspace the file lists — the default one (default_workspace,
 // or the one --workspace chose) first, then the others by name — or, for a file with no
 // workspaces, the one workspace the single-workspace settings describe. A workspace's own
-// settings (IsWorkspaceKey) come from flags and variables only for the default workspace:
+// settings (workspaceKeys) come from flags and variables only for the default workspace:
 // --locks or STEWARD_LOCKS_DIR names one lock directory, never every workspace's; the
 // others' come from their entry in the file. With several workspaces and no default,
 // flags and variables of a workspace's settings apply to none, and a warning says so.
@@ -123,8 +120,8 @@ func (r *Resolved) checkWorkspaces(f *File) {
 	for _, n := range names {
 		w := f.Workspaces[n]
 		switch {
-		case strings.EqualFold(n, AllWorkspaces):
-			r.problem(SevError, "workspace-name", fmt.Sprintf("workspace %q: the name %q is the workbench's view of every workspace; rename it", clip(n), AllWorkspaces))
+		case strings.EqualFold(n, allWorkspaces):
+			r.problem(SevError, "workspace-name", fmt.Sprintf("workspace %q: the name %q is the workbench's view of every workspace; rename it", clip(n), allWorkspaces))
 		case n == "" || len(n) > 64 || strings.IndexFunc(n, func(c rune) bool { return c <= ' ' || c == '/' || c == 0x7f || c == ',' }) >= 0:
 			r.problem(SevError, "workspace-name", fmt.Sprintf("workspace %q: a name is 1 to 64 characters with no spaces, control characters, commas or slashes", clip(n)))
 		}

@@ -19,10 +19,10 @@ import (
 	"steward/locks/lockrec"
 )
 
-// ArchiveName returns the retired/ file name for the lock file name archived
+// archiveName returns the retired/ file name for the lock file name archived
 // at generation gen at time stamp (UTC): "<base>.<20060102T150405Z>.<gen>.json"
 // (Archive adds "-2", "-3", … to the stamp when that name is taken).
-func ArchiveName(name string, stamp string, gen int64) string {
+func archiveName(name string, stamp string, gen int64) string {
 	base := strings.TrimSuffix(name, nameSuffix)
 	return base + "." + stamp + "." + strconv.FormatInt(gen, 10) + nameSuffix
 }
@@ -34,7 +34,7 @@ func Archive(dir, name string, expect Expect, block lockrec.RecoveryBlock) (stri
 
 // Archive retires dir/name: under the same flock and fence as WriteCAS it
 // writes the current record, unchanged except for the added steward_recovery
-// block, to retired/<ArchiveName> (temp, fsync, rename, directory fsync), and
+// block, to retired/<archiveName> (temp, fsync, rename, directory fsync), and
 // only then removes the live file and fsyncs dir. A crash in between leaves
 // both files, which LoadDir reports as live plus retired — never nothing.
 // Archive fills block's ArchivedAt, LiveName, PriorGeneration and
@@ -113,7 +113,7 @@ func (w *Writer) Archive(dir, name string, expect Expect, block lockrec.Recovery
 	// starts again at generation 1) gets "<stamp>-2", "-3", …. Archives of one live name
 	// are serialised by its flock, held here.
 	stamp := now.Format("20060102T150405Z")
-	aname := ArchiveName(name, stamp, block.PriorGeneration)
+	aname := archiveName(name, stamp, block.PriorGeneration)
 	for n := 2; ; n++ {
 		if _, err := os.Lstat(filepath.Join(rdir, aname)); errors.Is(err, fs.ErrNotExist) {
 			break
@@ -122,7 +122,7 @@ func (w *Writer) Archive(dir, name string, expect Expect, block lockrec.Recovery
 		} else if n > 1000 {
 			return "", &PathError{Op: "archive", Path: filepath.Join(rdir, aname), Err: ErrExists}
 		}
-		aname = ArchiveName(name, stamp+"-"+strconv.Itoa(n), block.PriorGeneration)
+		aname = archiveName(name, stamp+"-"+strconv.Itoa(n), block.PriorGeneration)
 	}
 	if err := w.replace(rdir, aname, data); err != nil {
 		return "", err

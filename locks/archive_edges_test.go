@@ -147,17 +147,17 @@ func TestArchiveNamesInOneSecondCountUpToAThousand(t *testing.T) {
 	}
 	for i, suffix := range []string{"", "-2", "-3", "-4"} {
 		got, err := archive()
-		if want := retiredDir + "/" + ArchiveName(name, stamp+suffix, 1); err != nil || got != want {
+		if want := retiredDir + "/" + archiveName(name, stamp+suffix, 1); err != nil || got != want {
 			t.Fatalf("archive %d: %q, %v; want %q", i+1, got, err, want)
 		}
 	}
 	// -5 … -999 taken as well: the next is the thousandth, and the one after is refused.
 	for n := 5; n <= 999; n++ {
-		if err := os.WriteFile(filepath.Join(dir, retiredDir, ArchiveName(name, stamp+"-"+strconv.Itoa(n), 1)), nil, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, retiredDir, archiveName(name, stamp+"-"+strconv.Itoa(n), 1)), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if got, err := archive(); err != nil || got != retiredDir+"/"+ArchiveName(name, stamp+"-1000", 1) {
+	if got, err := archive(); err != nil || got != retiredDir+"/"+archiveName(name, stamp+"-1000", 1) {
 		t.Fatalf("archive 1000: %q, %v", got, err)
 	}
 	if got, err := archive(); !errors.Is(err, ErrExists) {

@@ -14,19 +14,19 @@ import (
 // retiredDir is the subdirectory of archived locks.
 const retiredDir = "retired"
 
-// DefaultLegacyFile is the supervised system's legacy single-slot lock file.
-const DefaultLegacyFile = "/tmp/gitea_issue_lock.json"
+// defaultLegacyFile is the supervised system's legacy single-slot lock file.
+const defaultLegacyFile = "/tmp/gitea_issue_lock.json"
 
-// LegacyFileFromEnv returns $GITEA_ISSUE_LOCK_FILE, or DefaultLegacyFile.
-func LegacyFileFromEnv() string { return LegacyFileFrom(os.LookupEnv) }
+// legacyFileFromEnv returns $GITEA_ISSUE_LOCK_FILE, or defaultLegacyFile.
+func legacyFileFromEnv() string { return LegacyFileFrom(os.LookupEnv) }
 
-// LegacyFileFrom returns the GITEA_ISSUE_LOCK_FILE that lookup finds, or DefaultLegacyFile
+// LegacyFileFrom returns the GITEA_ISSUE_LOCK_FILE that lookup finds, or defaultLegacyFile
 // (the seed's ISSUE_LOCK_FILE, issue_lock_provenance.py).
 func LegacyFileFrom(lookup func(string) (string, bool)) string {
 	if p, _ := lookup("GITEA_ISSUE_LOCK_FILE"); p != "" {
 		return p
 	}
-	return DefaultLegacyFile
+	return defaultLegacyFile
 }
 
 // LoadOptions tunes LoadDir.

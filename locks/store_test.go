@@ -95,11 +95,11 @@ func TestLoadDirKeyedByIdentity(t *testing.T) {
 
 func TestLegacyFileFromEnv(t *testing.T) {
 	t.Setenv("GITEA_ISSUE_LOCK_FILE", "")
-	if LegacyFileFromEnv() != DefaultLegacyFile {
+	if legacyFileFromEnv() != defaultLegacyFile {
 		t.Error("default")
 	}
 	t.Setenv("GITEA_ISSUE_LOCK_FILE", "/x/y.json")
-	if LegacyFileFromEnv() != "/x/y.json" {
+	if legacyFileFromEnv() != "/x/y.json" {
 		t.Error("env override")
 	}
 }

@@ -10,7 +10,7 @@ import (
 
 // Minute is what one minute of a run showed, in the run's own time (the wall clock at its
 // speed: a minute of the demo is 20 supervised minutes at the default speed), measured the
-// way a person at the workbench would see it: a snapshot every CensusEvery through the same
+// way a person at the workbench would see it: a snapshot every censusEvery through the same
 // model `steward status` prints, and the fleet's events.
 type Minute struct {
 	// Minute counts from 1; samples taken at its end belong to it.
@@ -47,8 +47,8 @@ type Minute struct {
 	Collisions []string `json:"collisions,omitempty"`
 }
 
-// CensusEvery is how often a census samples, in the run's own time.
-const CensusEvery = 10 * time.Second
+// censusEvery is how often a census samples, in the run's own time.
+const censusEvery = 10 * time.Second
 
 // census keeps the Minutes of a run (scheduler goroutine only, but for minutes).
 type census struct {

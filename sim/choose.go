@@ -13,21 +13,10 @@ type Candidate = alloc.Candidate
 // Rules say which labels exclude an item from the pool (alloc's).
 type Rules = alloc.Rules
 
-// Dependencies returns the item numbers a body names as "depends on #N".
-func Dependencies(body string) []int64 { return alloc.Dependencies(body) }
-
-// Eligible reports whether a worker may go for c, and why not (alloc.Eligible).
-func Eligible(c Candidate, rules Rules, open map[int64]bool) (bool, string) {
-	return alloc.Eligible(c, rules, open)
-}
-
-// Value is how much a worker wants c: its priority plus what closing it would unblock.
-func Value(c Candidate, dependents map[int64]int) int { return alloc.Value(c, dependents) }
-
-// Choose returns the most valuable eligible candidate (ok false when none is). A little
+// choose returns the most valuable eligible candidate (ok false when none is). A little
 // per-worker jitter from rng spreads workers over items of equal value; ties go to the
 // lower number. It is a pure function of its inputs.
-func Choose(cs []Candidate, rules Rules, rng *rand.Rand) (Candidate, bool) {
+func choose(cs []Candidate, rules Rules, rng *rand.Rand) (Candidate, bool) {
 	open, deps := alloc.Index(cs)
 	type scored struct {
 		c Candidate

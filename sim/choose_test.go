@@ -6,50 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"steward/alloc"
 	"steward/leases"
 )
 
 var rules = Rules{Markers: []string{"status:blocked-pending-clarification"}, Blocked: "status:blocked"}
-
-func TestDependencies(t *testing.T) {
-	for _, tc := range []struct {
-		body string
-		want []int64
-	}{
-		{"", nil},
-		{"Depends on #3.", []int64{3}},
-		{"depends on #3 and depends  on #12; DEPENDS ON #3", []int64{3, 12}},
-		{"depends on #0, depends on issue 4", nil},
-	} {
-		if got := Dependencies(tc.body); !slices.Equal(got, tc.want) {
-			t.Errorf("Dependencies(%q) = %v, want %v", tc.body, got, tc.want)
-		}
-	}
-}
-
-func TestEligible(t *testing.T) {
-	open := map[int64]bool{1: true, 2: false}
-	for _, tc := range []struct {
-		name string
-		c    Candidate
-		ok   bool
-		why  string
-	}{
-		{"plain", Candidate{Number: 5, Open: true}, true, ""},
-		{"closed", Candidate{Number: 5}, false, "closed"},
-		{"claimed", Candidate{Number: 5, Open: true, Claimed: true}, false, "claimed"},
-		{"blocked", Candidate{Number: 5, Open: true, Labels: []string{"status:blocked"}}, false, "blocked"},
-		{"marked", Candidate{Number: 5, Open: true, Labels: []string{"status:blocked-pending-clarification"}}, false, "awaiting clarification"},
-		{"open dependency", Candidate{Number: 5, Open: true, Body: "depends on #1"}, false, "depends on open #1"},
-		{"done dependency", Candidate{Number: 5, Open: true, Body: "depends on #2"}, true, ""},
-		{"unknown dependency", Candidate{Number: 5, Open: true, Body: "depends on #9"}, false, "depends on open #9"},
-	} {
-		ok, why := Eligible(tc.c, rules, open)
-		if ok != tc.ok || why != tc.why {
-			t.Errorf("%s: Eligible = %v %q, want %v %q", tc.name, ok, why, tc.ok, tc.why)
-		}
-	}
-}
 
 func TestChoosePrefersPriorityAndUnblocking(t *testing.T) {
 	cs := []Candidate{
@@ -60,7 +21,7 @@ func TestChoosePrefersPriorityAndUnblocking(t *testing.T) {
 		{Number: 5, Open: true, Labels: []string{"priority:high", "status:blocked-pending-clarification"}},
 	}
 	for seed := range uint64(50) {
-		got, ok := Choose(cs, rules, rand.New(rand.NewPCG(seed, 1)))
+		got, ok := choose(cs, rules, rand.New(rand.NewPCG(seed, 1)))
 		if !ok || got.Number != 2 {
 			t.Fatalf("seed %d: chose #%d (ok %v), want #2 (high priority, unblocks #4)", seed, got.Number, ok)
 		}
@@ -72,7 +33,7 @@ func TestChoosePrefersPriorityAndUnblocking(t *testing.T) {
 	if _, ok := Hot(cs, "other"); ok {
 		t.Fatal("Hot offered a session its own item")
 	}
-	if _, ok := Choose([]Candidate{{Number: 1, Open: true, Claimed: true}}, rules, rand.New(rand.NewPCG(1, 1))); ok {
+	if _, ok := choose([]Candidate{{Number: 1, Open: true, Claimed: true}}, rules, rand.New(rand.NewPCG(1, 1))); ok {
 		t.Fatal("Choose offered a claimed item")
 	}
 }
@@ -135,7 +96,7 @@ func TestBacklogIsSeededAndDependsBackwards(t *testing.T) {
 	}
 	deps, blocked := 0, 0
 	for i, s := range a {
-		for _, d := range Dependencies(s.Body) {
+		for _, d := range alloc.Dependencies(s.Body) {
 			deps++
 			if d >= int64(i+1) {
 				t.Errorf("issue %d depends on #%d, not an earlier one", i+1, d)

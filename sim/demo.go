@@ -43,7 +43,7 @@ type DemoOptions struct {
 	// 0 means the demo's default, one; negative means none.
 	Legacy int
 	// NoStaff leaves out the on-call operator and the maintainer (Config.Staff); the default
-	// has them, with DemoStaff's timing.
+	// has them, with demoStaff's timing.
 	NoStaff bool
 	// Census books what each minute showed into Summary.Minutes (Config.Census), judged by
 	// ModelConfig.
@@ -82,9 +82,9 @@ type Demo struct {
 	srv      *http.Server
 }
 
-// DemoRemote is the remote name the demo's workers give its repository in their lock files
+// demoRemote is the remote name the demo's workers give its repository in their lock files
 // and DB rows (the workspace's gitea.remote).
-const DemoRemote = "origin"
+const demoRemote = "origin"
 
 // NewDemo builds the workspace and seeds it; Run starts the workers. Close undoes it all.
 func NewDemo(ctx context.Context, o DemoOptions) (d *Demo, err error) {
@@ -98,7 +98,7 @@ func NewDemo(ctx context.Context, o DemoOptions) (d *Demo, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("demo: %w", err)
 	}
-	d = &Demo{Root: root, opts: o, Env: PolicyEnv(o.Speed), Remote: DemoRemote}
+	d = &Demo{Root: root, opts: o, Env: PolicyEnv(o.Speed), Remote: demoRemote}
 	defer func() {
 		if err != nil {
 			d.Close()
@@ -142,7 +142,7 @@ func NewDemo(ctx context.Context, o DemoOptions) (d *Demo, err error) {
 	}
 	var staff *Staff
 	if !o.NoStaff {
-		st := DemoStaff()
+		st := demoStaff()
 		st.Model = d.ModelConfig()
 		if d.Fake != nil {
 			st.Desk = fakeDesk{d.fakeRepo}
@@ -168,12 +168,12 @@ func NewDemo(ctx context.Context, o DemoOptions) (d *Demo, err error) {
 	return d, err
 }
 
-// DemoStaff is the demo's staff timing, in supervised time: a look every 3 min 20 s (10 s of
+// demoStaff is the demo's staff timing, in supervised time: a look every 3 min 20 s (10 s of
 // the demo at the default speed); an orphan the person at the keyboard leaves alone is
 // recovered by the on-call operator after 15 min (45 s of the demo); a clarification
 // answered after 45 min (2¼ min of the demo; questions pile up a little, so one is always waiting); a stale pull request closed after 20 min; an item a worker holds
 // closed about every 40 min.
-func DemoStaff() Staff {
+func demoStaff() Staff {
 	return Staff{Every: 200 * time.Second, RecoverAfter: 15 * time.Minute, AnswerAfter: 45 * time.Minute,
 		CloseStalePRAfter: 20 * time.Minute, CloseClaimedEvery: 40 * time.Minute}
 }
@@ -214,7 +214,7 @@ func (d *Demo) serveFake(issues []SeedIssue) (PRMaker, error) {
 	fake.AddUser("steward-demo", d.token)
 	repo := fake.CreateRepo(d.Owner, d.Repo)
 	d.fakeRepo = repo
-	d.Backlog = SeedFake(repo, "maintainer", issues, DemoPRs)
+	d.Backlog = SeedFake(repo, "maintainer", issues, demoPRs)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("demo: listen: %w", err)
@@ -239,7 +239,7 @@ func (d *Demo) Addr() string {
 // demo's own core does: its Gitea login (URL, token, repository — the token through the
 // environment, never argv) and the compressed lease policy. Pass it to the child only.
 func (d *Demo) StewardEnv() []string {
-	env := append(EnvLines(d.Env), gitea.EnvURL+"="+d.GiteaURL, gitea.EnvToken+"="+d.token, "STEWARD_GITEA_REPO="+d.Owner+"/"+d.Repo)
+	env := append(envLines(d.Env), gitea.EnvURL+"="+d.GiteaURL, gitea.EnvToken+"="+d.token, "STEWARD_GITEA_REPO="+d.Owner+"/"+d.Repo)
 	return env
 }
 
@@ -254,9 +254,6 @@ func (d *Demo) SetHands(h HandsFactory) error {
 	d.fleet.cfg.Hands = h
 	return nil
 }
-
-// Token is the demo Gitea's access token (for the workbench's own client; never print it).
-func (d *Demo) Token() gitea.Token { return gitea.NewToken(d.token) }
 
 // Run runs the fleet for d of wall time, or until ctx ends.
 func (d *Demo) Run(ctx context.Context, dur time.Duration) (Summary, error) {

@@ -13,8 +13,8 @@ import (
 	"steward/leases"
 )
 
-// ConfigName is the file, in the demo's folder, that describes its workspace to steward.
-const ConfigName = "steward.yaml"
+// configName is the file, in the demo's folder, that describes its workspace to steward.
+const configName = "steward.yaml"
 
 // writeConfig writes ConfigName into the demo's folder: a steward configuration whose one
 // workspace is the demo's — its lock directory, DB, repository root and audit log, the
@@ -48,7 +48,7 @@ func (d *Demo) writeConfig() error {
 }
 
 // ConfigPath is the demo's configuration file (writeConfig).
-func (d *Demo) ConfigPath() string { return filepath.Join(d.Root, ConfigName) }
+func (d *Demo) ConfigPath() string { return filepath.Join(d.Root, configName) }
 
 // StatusCommand is the one command that inspects the demo's workspace with `steward
 // status`, as shell words (each quoted when it needs to be).

@@ -12,7 +12,7 @@ const DefaultSpeed = 20.0
 
 // PolicyEnv returns the lease-policy overrides (GITEA_LEASE_POLICY_<CLASS>_<FIELD>) that
 // compress every duration of the seed's policy by speed. speed <= 1 returns none. Pass
-// them to the core through Workspace.Env (see Lookup); print them for a shell (EnvLines).
+// them to the core through Workspace.Env (see Lookup); print them for a shell (envLines).
 func PolicyEnv(speed float64) map[string]string {
 	out := map[string]string{}
 	for c, fields := range policyValues(speed) {
@@ -37,8 +37,8 @@ func Lookup(vars map[string]string, next func(string) (string, bool)) func(strin
 	}
 }
 
-// EnvLines renders vars as sorted KEY=VALUE lines, for a shell prefix.
-func EnvLines(vars map[string]string) []string {
+// envLines renders vars as sorted KEY=VALUE lines, for a shell prefix.
+func envLines(vars map[string]string) []string {
 	out := make([]string, 0, len(vars))
 	for k, v := range vars {
 		out = append(out, k+"="+v)

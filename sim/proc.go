@@ -17,9 +17,9 @@ type Proc interface {
 // ProcStarter starts a worker's process.
 type ProcStarter func() (Proc, error)
 
-// SleepProcs starts `sleep` children that live at most lifetime seconds (a backstop if the
+// sleepProcs starts `sleep` children that live at most lifetime seconds (a backstop if the
 // demo itself is killed; on Linux they also die with their parent).
-func SleepProcs(lifetime int) ProcStarter {
+func sleepProcs(lifetime int) ProcStarter {
 	return func() (Proc, error) {
 		bin, err := exec.LookPath("sleep")
 		if err != nil {

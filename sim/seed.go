@@ -16,8 +16,8 @@ type SeedIssue struct {
 	Labels []string
 }
 
-// SeedPR is one pull request of the demo; Merged ones are merged right away.
-type SeedPR struct {
+// seedPR is one pull request of the demo; Merged ones are merged right away.
+type seedPR struct {
 	Title, Head string
 	Merged      bool
 }
@@ -56,8 +56,8 @@ func Backlog(seed uint64, n int) []SeedIssue {
 	return out
 }
 
-// DemoPRs are the pull requests the demo starts with.
-var DemoPRs = []SeedPR{
+// demoPRs are the pull requests the demo starts with.
+var demoPRs = []seedPR{
 	{Title: "Speed up the lock-file decoder", Head: "perf/decoder"},
 	{Title: "Document the lease policy", Head: "docs/policy", Merged: true},
 	{Title: "WIP: rework the sweeper", Head: "wip/sweeper"},
@@ -76,7 +76,7 @@ var Labels = map[string]string{
 // SeedFake fills an empty in-process repository with the labels, issues and pull requests
 // of the demo (fixture set-up of the fake server, not a governed mutation) and returns the
 // issue numbers in order.
-func SeedFake(r *fakegitea.Repo, author string, issues []SeedIssue, prs []SeedPR) []int64 {
+func SeedFake(r *fakegitea.Repo, author string, issues []SeedIssue, prs []seedPR) []int64 {
 	for name, color := range Labels {
 		r.CreateLabel(name, color)
 	}

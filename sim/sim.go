@@ -29,10 +29,10 @@ type Rates struct {
 	PR      float64 `json:"pr"`
 }
 
-// DefaultRates are lively enough that a minute of the demo at DefaultSpeed shows every area,
+// defaultRates are lively enough that a minute of the demo at DefaultSpeed shows every area,
 // and calm enough that, with the demo's staff recovering what nobody else does, most claims
 // on screen are alive.
-func DefaultRates() Rates {
+func defaultRates() Rates {
 	return Rates{Die: 0.12, Stall: 0.04, Ask: 0.16, Vanish: 0.04, Contend: 0.3, PR: 0.15}
 }
 
@@ -94,14 +94,14 @@ type Config struct {
 	Seed uint64
 	// Speed compresses time (default DefaultSpeed); the lease policy must be scaled alike.
 	Speed float64
-	// Rates of misbehaviour; zero value means DefaultRates.
+	// Rates of misbehaviour; zero value means defaultRates.
 	Rates *Rates
 	// Virtual runs events back to back instead of pacing them against the wall clock
 	// (tests of determinism). The core's clock is the virtual one either way.
 	Virtual bool
 	// Start is the wall time of virtual time zero; default time.Now at Run.
 	Start time.Time
-	// Procs starts worker processes; default SleepProcs(3600).
+	// Procs starts worker processes; default sleepProcs(3600).
 	Procs ProcStarter
 	// OnEvent, when set, is called (on the scheduler goroutine) for every event.
 	OnEvent func(Event)
@@ -111,7 +111,7 @@ type Config struct {
 	// Staff, when set, are the on-call operator and the maintainer around the fleet
 	// (staff.go); nil: nobody but the person at the keyboard recovers or answers.
 	Staff *Staff
-	// Census, when set, samples the workspace every CensusEvery of the run's own time with
+	// Census, when set, samples the workspace every censusEvery of the run's own time with
 	// this model configuration and books what each minute showed into Summary.Minutes.
 	Census *model.Config
 	// Hands, when set, connects each worker process's hands (an MCP client of steward mcp);
@@ -131,7 +131,6 @@ const (
 	EventRelease   EventKind = "release"
 	EventDeath     EventKind = "death"
 	EventStall     EventKind = "stall"
-	EventGiveUp    EventKind = "give-up"
 	EventQuestion  EventKind = "question"
 	EventPR        EventKind = "pr"
 	EventVanish    EventKind = "worktree-vanished"
@@ -189,8 +188,8 @@ type Summary struct {
 	Events []Event  `json:"-"`
 }
 
-// MaxSummaryErrors bounds Summary.Errors.
-const MaxSummaryErrors = 20
+// maxSummaryErrors bounds Summary.Errors.
+const maxSummaryErrors = 20
 
 // Fleet is a running set of simulated workers.
 type Fleet struct {
@@ -233,12 +232,12 @@ func New(cfg Config) (*Fleet, error) {
 		cfg.Remote = "origin"
 	}
 	if cfg.Procs == nil {
-		cfg.Procs = SleepProcs(3600)
+		cfg.Procs = sleepProcs(3600)
 	}
 	if cfg.Hands != nil && cfg.Virtual {
 		return nil, errors.New("sim: a virtual run needs the in-process core; Hands act on the serving process's clock")
 	}
-	rates := DefaultRates()
+	rates := defaultRates()
 	if cfg.Rates != nil {
 		rates = *cfg.Rates
 	}
@@ -281,7 +280,7 @@ func (f *Fleet) Run(ctx context.Context, d time.Duration) (Summary, error) {
 	}
 	if f.cfg.Census != nil {
 		f.census = f.newCensus(*f.cfg.Census)
-		every := time.Duration(float64(CensusEvery) * f.cfg.Speed)
+		every := time.Duration(float64(censusEvery) * f.cfg.Speed)
 		var tick func()
 		tick = func() { f.census.sample(); f.sched.after(every, tick) }
 		f.sched.at(every, tick)
@@ -365,7 +364,7 @@ func (f *Fleet) emit(e Event) {
 		f.sum.First[e.Kind] = time.Duration(float64(e.At) / f.cfg.Speed)
 	}
 	f.sum.Events = append(f.sum.Events, e)
-	if e.Kind == EventError && len(f.sum.Errors) < MaxSummaryErrors {
+	if e.Kind == EventError && len(f.sum.Errors) < maxSummaryErrors {
 		f.sum.Errors = append(f.sum.Errors, e.String())
 	}
 	f.mu.Unlock()

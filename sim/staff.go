@@ -53,8 +53,8 @@ type Desk interface {
 
 // The names the staff act under: the audit log and the Activity view show them.
 const (
-	OnCallName     = "sim-oncall"
-	MaintainerName = "sim-maintainer"
+	onCallName     = "sim-oncall"
+	maintainerName = "sim-maintainer"
 )
 
 // staff runs the Staff on the scheduler goroutine.
@@ -77,8 +77,8 @@ func (f *Fleet) newStaff(cfg Staff) *staff {
 	}
 	clock := func() time.Time { return f.sched.clock() }
 	s := &staff{f: f, cfg: cfg, seen: map[string]time.Duration{}, rng: workerRand(f.cfg.Seed, 2000)}
-	s.oncall = govern.New(f.cfg.Workspace, f.cfg.Audit, govern.Options{Actor: govern.LocalActor(govern.RoleOperator, OnCallName), Now: clock})
-	s.maintainer = govern.New(f.cfg.Workspace, f.cfg.Audit, govern.Options{Actor: govern.LocalActor(govern.RoleOperator, MaintainerName), Now: clock})
+	s.oncall = govern.New(f.cfg.Workspace, f.cfg.Audit, govern.Options{Actor: govern.LocalActor(govern.RoleOperator, onCallName), Now: clock})
+	s.maintainer = govern.New(f.cfg.Workspace, f.cfg.Audit, govern.Options{Actor: govern.LocalActor(govern.RoleOperator, maintainerName), Now: clock})
 	return s
 }
 
@@ -96,7 +96,7 @@ func (s *staff) round() {
 	defer s.f.sched.after(s.cfg.Every, s.round)
 	snap, err := s.f.observe(s.f.ctx(), s.cfg.Model)
 	if err != nil {
-		s.emit(OnCallName, EventError, 0, "look: "+err.Error())
+		s.emit(onCallName, EventError, 0, "look: "+err.Error())
 		return
 	}
 	now := s.f.sched.now()
@@ -153,14 +153,14 @@ func (s *staff) recover(snap *model.Snapshot, now time.Duration, live map[string
 		pv, err := s.oncall.Preview(s.f.ctx(), req)
 		switch {
 		case err != nil:
-			s.emit(OnCallName, EventError, item, o.Action.ID+": "+err.Error())
+			s.emit(onCallName, EventError, item, o.Action.ID+": "+err.Error())
 			continue
 		case !pv.Allowed:
 			// The workbench would show the same refusal; the on-call operator waits.
 			continue
 		}
 		out := s.oncall.Apply(s.f.ctx(), pv, pv.ConfirmPhrase)
-		s.emit(OnCallName, EventRecover, item, fmt.Sprintf("%s %s%s (%s): %s", o.Action.ID, o.Action.Target.LeaseID, o.Action.Target.LockFile, o.Kind, out.Result))
+		s.emit(onCallName, EventRecover, item, fmt.Sprintf("%s %s%s (%s): %s", o.Action.ID, o.Action.Target.LeaseID, o.Action.Target.LockFile, o.Kind, out.Result))
 	}
 }
 
@@ -183,11 +183,11 @@ func (s *staff) answer(snap *model.Snapshot) {
 			Params: map[string]string{"body": body}}
 		_, out, err := s.maintainer.Run(s.f.ctx(), req, "")
 		if err != nil {
-			s.emit(MaintainerName, EventError, c.Item.Number, "answer: "+err.Error())
+			s.emit(maintainerName, EventError, c.Item.Number, "answer: "+err.Error())
 			continue
 		}
 		if out.Result == govern.ResultSucceeded {
-			s.emit(MaintainerName, EventAnswer, c.Item.Number, body)
+			s.emit(maintainerName, EventAnswer, c.Item.Number, body)
 		}
 	}
 }
@@ -205,16 +205,16 @@ func (f *Fleet) finished(n, pr int64) {
 	what := "closed the issue"
 	if pr != 0 {
 		if err := f.staff.cfg.Desk.Close(f.ctx(), pr); err != nil {
-			f.staff.emit(MaintainerName, EventError, pr, "close PR: "+err.Error())
+			f.staff.emit(maintainerName, EventError, pr, "close PR: "+err.Error())
 		} else {
 			what = fmt.Sprintf("closed the issue and PR #%d", pr)
 		}
 	}
 	if err := f.staff.cfg.Desk.Close(f.ctx(), n); err != nil {
-		f.staff.emit(MaintainerName, EventError, n, "close: "+err.Error())
+		f.staff.emit(maintainerName, EventError, n, "close: "+err.Error())
 		return
 	}
-	f.staff.emit(MaintainerName, EventMaintain, n, "merged the finished work: "+what)
+	f.staff.emit(maintainerName, EventMaintain, n, "merged the finished work: "+what)
 	s := f.staff
 	s.file(fmt.Sprintf("%s the %s", verbs[s.rng.IntN(len(verbs))], subjects[s.rng.IntN(len(subjects))]), "", n)
 }
@@ -228,11 +228,11 @@ func (s *staff) file(title, why string, was int64) {
 	}
 	num, err := s.cfg.Desk.File(s.f.ctx(), title, body, prios[s.rng.IntN(len(prios))])
 	if err != nil {
-		s.emit(MaintainerName, EventError, was, "file: "+err.Error())
+		s.emit(maintainerName, EventError, was, "file: "+err.Error())
 		return
 	}
 	s.f.backlog = append(s.f.backlog, num)
-	s.emit(MaintainerName, EventMaintain, num, fmt.Sprintf("filed a new issue (the backlog after #%d)", was))
+	s.emit(maintainerName, EventMaintain, num, fmt.Sprintf("filed a new issue (the backlog after #%d)", was))
 }
 
 // tidyPRs closes pull requests that have stood stale for CloseStalePRAfter — all but the
@@ -266,10 +266,10 @@ func (s *staff) tidyPRs(snap *model.Snapshot, now time.Duration, live map[string
 			continue
 		}
 		if err := s.cfg.Desk.Close(s.f.ctx(), o.Item.Number); err != nil {
-			s.emit(MaintainerName, EventError, o.Item.Number, "close PR: "+err.Error())
+			s.emit(maintainerName, EventError, o.Item.Number, "close PR: "+err.Error())
 			continue
 		}
-		s.emit(MaintainerName, EventMaintain, o.Item.Number, "closed a stale pull request nobody claims")
+		s.emit(maintainerName, EventMaintain, o.Item.Number, "closed a stale pull request nobody claims")
 	}
 }
 
@@ -299,10 +299,10 @@ func (s *staff) closeClaimed(snap *model.Snapshot, now time.Duration) {
 	n := held[s.rng.IntN(len(held))]
 	s.nextClose = now + s.cfg.CloseClaimedEvery/2 + time.Duration(s.rng.Int64N(int64(s.cfg.CloseClaimedEvery)))
 	if err := s.cfg.Desk.Close(s.f.ctx(), n); err != nil {
-		s.emit(MaintainerName, EventError, n, "close: "+err.Error())
+		s.emit(maintainerName, EventError, n, "close: "+err.Error())
 		return
 	}
-	s.emit(MaintainerName, EventMaintain, n, "closed the issue while it was claimed (a duplicate of a newer one)")
+	s.emit(maintainerName, EventMaintain, n, "closed the issue while it was claimed (a duplicate of a newer one)")
 	s.filed++
 	s.file(fmt.Sprintf("Follow-up %d: %s", s.filed, strings.TrimSpace(titleOf(snap, n))), fmt.Sprintf("Replaces #%d.", n), n)
 }

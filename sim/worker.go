@@ -16,11 +16,11 @@ type Fate string
 
 // The fates a claim can meet.
 const (
-	FateNormal Fate = "normal" // work, heartbeat, release
-	FateDie    Fate = "die"    // the process is killed mid-claim; lock and lease stay
-	FateStall  Fate = "stall"  // heartbeats stop while the process lives on
-	FateAsk    Fate = "ask"    // ask for clarification (which releases the claim)
-	FateVanish Fate = "vanish" // the worktree disappears; later the process dies
+	fateNormal Fate = "normal" // work, heartbeat, release
+	fateDie    Fate = "die"    // the process is killed mid-claim; lock and lease stay
+	fateStall  Fate = "stall"  // heartbeats stop while the process lives on
+	fateAsk    Fate = "ask"    // ask for clarification (which releases the claim)
+	fateVanish Fate = "vanish" // the worktree disappears; later the process dies
 )
 
 // worker is one simulated worker. All of its methods run on the scheduler goroutine.
@@ -137,7 +137,7 @@ func (w *worker) cycle() {
 		return
 	}
 	contend := w.rng.Float64() < w.f.rates.Contend
-	pick, ok := Choose(cands, w.f.rules, w.rng)
+	pick, ok := choose(cands, w.f.rules, w.rng)
 	if contend {
 		if hot, found := Hot(cands, w.session); found {
 			w.tryClaim(hot)
@@ -194,15 +194,15 @@ func (w *worker) work() {
 		w.f.sched.after(point/2, func() { w.openPR(c) })
 	}
 	switch c.fate {
-	case FateNormal:
+	case fateNormal:
 		w.f.sched.after(dur, func() { w.release(c) })
-	case FateDie:
+	case fateDie:
 		w.f.sched.after(point, func() { w.die(c, "killed mid-claim") })
-	case FateStall:
+	case fateStall:
 		w.f.sched.after(point, func() { w.stall(c) })
-	case FateAsk:
+	case fateAsk:
 		w.f.sched.after(point, func() { w.ask(c) })
-	case FateVanish:
+	case fateVanish:
 		// Without its worktree the worker crashes within minutes (its next git command
 		// fails), not at the end of the work it can no longer do.
 		w.f.sched.after(point, func() { w.vanish(c, min(dur-point, w.between(2*time.Minute, 5*time.Minute))) })
@@ -223,13 +223,13 @@ func (w *worker) drawFate() Fate {
 		for _, x := range []struct {
 			f Fate
 			n int
-		}{{FateDie, n(r.Die)}, {FateStall, n(r.Stall)}, {FateAsk, n(r.Ask)}, {FateVanish, n(r.Vanish)}} {
+		}{{fateDie, n(r.Die)}, {fateStall, n(r.Stall)}, {fateAsk, n(r.Ask)}, {fateVanish, n(r.Vanish)}} {
 			for range x.n {
 				w.bag = append(w.bag, x.f)
 			}
 		}
 		for len(w.bag) < bagSize {
-			w.bag = append(w.bag, FateNormal)
+			w.bag = append(w.bag, fateNormal)
 		}
 		w.rng.Shuffle(len(w.bag), func(i, j int) { w.bag[i], w.bag[j] = w.bag[j], w.bag[i] })
 	}
@@ -282,7 +282,7 @@ func (w *worker) release(c *claim) {
 		w.emit(EventError, c.item.Number, "release: "+msg(out, err))
 	} else {
 		w.emit(EventRelease, c.item.Number, c.lease)
-		if c.fate == FateNormal {
+		if c.fate == fateNormal {
 			w.f.finished(c.item.Number, c.pr)
 		}
 	}

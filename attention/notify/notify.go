@@ -22,8 +22,8 @@ import (
 	"steward/termsafe"
 )
 
-// DefaultTimeout bounds a notify command when none is configured.
-const DefaultTimeout = 10 * time.Second
+// defaultTimeout bounds a notify command when none is configured.
+const defaultTimeout = 10 * time.Second
 
 // Command is the notify command: its program and arguments as configured.
 type Command struct {
@@ -43,8 +43,8 @@ type Result struct {
 	Err error
 }
 
-// ErrTimeout reports a command that did not finish within its timeout (it was killed).
-var ErrTimeout = errors.New("notify command timed out")
+// errTimeout reports a command that did not finish within its timeout (it was killed).
+var errTimeout = errors.New("notify command timed out")
 
 // Run runs the command once for ev.
 func (c Command) Run(ctx context.Context, ev attention.Event) Result {
@@ -54,7 +54,7 @@ func (c Command) Run(ctx context.Context, ev attention.Event) Result {
 	}
 	to := c.Timeout
 	if to <= 0 {
-		to = DefaultTimeout
+		to = defaultTimeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, to)
 	defer cancel()
@@ -85,7 +85,7 @@ func (c Command) Run(ctx context.Context, ev attention.Event) Result {
 	name := termsafe.Line(c.Argv[0])
 	switch {
 	case ctx.Err() == context.DeadlineExceeded:
-		res.Err = fmt.Errorf("%w after %s (%s killed)%s", ErrTimeout, to, name, tail)
+		res.Err = fmt.Errorf("%w after %s (%s killed)%s", errTimeout, to, name, tail)
 	default:
 		res.Err = fmt.Errorf("notify command %s failed: %v%s", name, err, tail)
 	}

@@ -103,7 +103,7 @@ func TestCommandFailureIsReported(t *testing.T) {
 		{name: "not found", c: Command{Argv: []string{"/nonexistent/steward-notify"}}, want: []string{"/nonexistent/steward-notify", "no such file"}},
 		{name: "empty", c: Command{}, want: []string{"notify.command is empty"}},
 		{name: "timeout kills it", c: Command{Argv: []string{self(t)}, Environ: []string{"NOTIFY_TEST_AS=hang"}, Timeout: 200 * time.Millisecond},
-			want: []string{"timed out after 200ms"}, is: ErrTimeout},
+			want: []string{"timed out after 200ms"}, is: errTimeout},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := tc.c.Run(context.Background(), event("q"))

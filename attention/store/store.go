@@ -17,8 +17,8 @@ import (
 // Version is the state file's format version; a file of another version is not read.
 const Version = 1
 
-// MaxSize bounds the state file read: a larger file is an error, never read whole.
-const MaxSize = 16 << 20
+// maxSize bounds the state file read: a larger file is an error, never read whole.
+const maxSize = 16 << 20
 
 // The surfaces that keep a state of their own: each hears about entries for its own people
 // (the notify command's on-call, the person at the screen), so one's notification is not
@@ -69,12 +69,12 @@ func Load(path string) (attention.State, error) {
 		return attention.State{}, fmt.Errorf("attention state %s: %w", path, err)
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	b, err := io.ReadAll(io.LimitReader(f, maxSize+1))
 	if err != nil {
 		return attention.State{}, fmt.Errorf("attention state %s: %w", path, err)
 	}
-	if len(b) > MaxSize {
-		return attention.State{}, fmt.Errorf("attention state %s: larger than %d bytes", path, MaxSize)
+	if len(b) > maxSize {
+		return attention.State{}, fmt.Errorf("attention state %s: larger than %d bytes", path, maxSize)
 	}
 	var st file
 	dec := json.NewDecoder(bytes.NewReader(b))

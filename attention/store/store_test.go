@@ -61,7 +61,7 @@ func TestLoadRefusesWhatItCannotRead(t *testing.T) {
 		"trailing":      `{"v":1,"entries":[]} {}`,
 		"other version": `{"v":2,"entries":[]}`,
 		"not json":      "garbage",
-		"oversized":     `{"v":1,"entries":[],"pad":"` + strings.Repeat("x", MaxSize) + `"}`,
+		"oversized":     `{"v":1,"entries":[],"pad":"` + strings.Repeat("x", maxSize) + `"}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "s.json")

@@ -34,10 +34,10 @@ const (
 	Repo   = "widgets"
 )
 
-// ExpiredEvery makes every ExpiredEvery-th claim (n % ExpiredEvery == ExpiredEvery/2) one
+// expiredEvery makes every expiredEvery-th claim (n % expiredEvery == expiredEvery/2) one
 // whose lease and lock expired two minutes before Meta.Base: about 1% of a real fleet are
 // claims left behind by dead or stalled workers, and they fill the orphans view.
-const ExpiredEvery = 100
+const expiredEvery = 100
 
 // TTL is the lease time-to-live of the author policy: a healthy claim expires TTL after its
 // last heartbeat.
@@ -74,7 +74,7 @@ func LeaseID(n int64) string { return fmt.Sprintf("lease-fleet-%08d", n) }
 func SessionID(n int64) string { return fmt.Sprintf("prgs-author-%d-%06x", 1000+n, n) }
 
 // Expired reports whether claim n is one of the expired ones.
-func Expired(n int64) bool { return n%ExpiredEvery == ExpiredEvery/2 }
+func Expired(n int64) bool { return n%expiredEvery == expiredEvery/2 }
 
 // Load reads the meta.json of a workspace written by Generate.
 func Load(dir string) (*Meta, error) {

@@ -28,8 +28,8 @@ type Screen struct {
 	bytes  int
 }
 
-// NewScreen returns an unarmed screen.
-func NewScreen() *Screen { return &Screen{fired: make(chan time.Time, 1)} }
+// newScreen returns an unarmed screen.
+func newScreen() *Screen { return &Screen{fired: make(chan time.Time, 1)} }
 
 // Write records a frame; the first write after arm is reported to Wait.
 func (s *Screen) Write(p []byte) (int, error) {
@@ -109,8 +109,8 @@ type Probe struct {
 
 var _ tea.Model = (*Probe)(nil)
 
-// NewProbe wraps m, arming s.
-func NewProbe(m tea.Model, s *Screen) *Probe { return &Probe{inner: m, screen: s} }
+// newProbe wraps m, arming s.
+func newProbe(m tea.Model, s *Screen) *Probe { return &Probe{inner: m, screen: s} }
 
 // Expect sets the matcher of the message to time; it fires once.
 func (p *Probe) Expect(match func(tea.Msg) bool) {
@@ -161,8 +161,8 @@ type Options struct {
 
 // Start runs m headless. Stop it with Stop.
 func Start(ctx context.Context, m tea.Model, o Options) *Program {
-	s := NewScreen()
-	pr := NewProbe(m, s)
+	s := newScreen()
+	pr := newProbe(m, s)
 	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(nil), tea.WithOutput(s),
 		tea.WithWindowSize(o.Width, o.Height), tea.WithoutSignalHandler(), tea.WithColorProfile(colorprofile.TrueColor),
 		tea.WithEnvironment([]string{"TERM=xterm-256color"})}

@@ -62,8 +62,8 @@ type Config struct {
 // at 50,000 claims on a loaded machine can take seconds, and that is a result, not an error).
 const Timeout = 2 * time.Minute
 
-// MinRounds is the fewest rounds a change or key measure runs, whatever its budget.
-const MinRounds = 5
+// minRounds is the fewest rounds a change or key measure runs, whatever its budget.
+const minRounds = 5
 
 // Result is what a child reports on stdout as JSON.
 type Result struct {
@@ -85,13 +85,13 @@ func (c *Config) clock() func() time.Time {
 	return func() time.Time { return base.Add(time.Since(start)) }
 }
 
-// rounds runs f until Rounds are done, or the budget is spent after MinRounds. Between
+// rounds runs f until Rounds are done, or the budget is spent after minRounds. Between
 // rounds it pauses a random 0–25 ms so that events land at random phases of the renderer's
 // frame ticker, as a person's keys and a fleet's writes do.
 func (c *Config) rounds(f func(i int) error) error {
 	deadline := time.Now().Add(c.Budget)
 	for i := 0; i < c.Rounds; i++ {
-		if i >= MinRounds && c.Budget > 0 && time.Now().After(deadline) {
+		if i >= minRounds && c.Budget > 0 && time.Now().After(deadline) {
 			return nil
 		}
 		if err := f(i); err != nil {
@@ -102,14 +102,14 @@ func (c *Config) rounds(f func(i int) error) error {
 	return nil
 }
 
-// MinCold is the fewest cold starts a size runs, whatever its budget.
-const MinCold = 3
+// minCold is the fewest cold starts a size runs, whatever its budget.
+const minCold = 3
 
-// coldRuns runs f Cold times, or until the budget is spent after MinCold.
+// coldRuns runs f Cold times, or until the budget is spent after minCold.
 func (c *Config) coldRuns(f func(i int) error) error {
 	deadline := time.Now().Add(c.Budget)
 	for i := 0; i < c.Cold; i++ {
-		if i >= MinCold && c.Budget > 0 && time.Now().After(deadline) {
+		if i >= minCold && c.Budget > 0 && time.Now().After(deadline) {
 			return nil
 		}
 		runtime.GC()

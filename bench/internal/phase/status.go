@@ -15,9 +15,9 @@ import (
 	"steward/cli"
 )
 
-// StatusOut is the file, in the workspace, that `steward status --json` writes its output
+// statusOut is the file, in the workspace, that `steward status --json` writes its output
 // to (as `steward status --json > file` does); the parent checks it after the child ends.
-const StatusOut = "status.json"
+const statusOut = "status.json"
 
 // statusArgs are the arguments of the measured command: the workspace's sources, no Gitea,
 // classified at the fleet's instant.
@@ -40,7 +40,7 @@ func StewardStatus(ctx context.Context, c *Config) (*Result, error) {
 	defer os.RemoveAll(home)
 	os.Setenv("XDG_CONFIG_HOME", home)
 	os.Unsetenv("STEWARD_CONFIG")
-	out := filepath.Join(filepath.Dir(c.Meta.LocksDir), StatusOut)
+	out := filepath.Join(filepath.Dir(c.Meta.LocksDir), statusOut)
 	stop := c.profile("status")
 	defer stop()
 	err = c.coldRuns(func(int) error {
@@ -98,7 +98,7 @@ func LimitStatus(ctx context.Context, c *Config) (*Result, error) {
 // stream of JSON tokens (never whole) and returns the number of elements of its top-level
 // "claims" array, and its size in bytes. It fails when the output is not one JSON object.
 func CountStatusClaims(dir string) (claims int, size int64, err error) {
-	f, err := os.Open(filepath.Join(dir, StatusOut))
+	f, err := os.Open(filepath.Join(dir, statusOut))
 	if err != nil {
 		return 0, 0, err
 	}
@@ -115,12 +115,12 @@ func CountStatusClaims(dir string) (claims int, size int64, err error) {
 		tok, err := dec.Token()
 		if err == io.EOF {
 			if depth != 0 {
-				return 0, size, fmt.Errorf("%s ends inside a value", StatusOut)
+				return 0, size, fmt.Errorf("%s ends inside a value", statusOut)
 			}
 			break
 		}
 		if err != nil {
-			return 0, size, fmt.Errorf("%s: %w", StatusOut, err)
+			return 0, size, fmt.Errorf("%s: %w", statusOut, err)
 		}
 		switch t := tok.(type) {
 		case json.Delim:
@@ -150,7 +150,7 @@ func CountStatusClaims(dir string) (claims int, size int64, err error) {
 		}
 	}
 	if claims < 0 {
-		return 0, size, fmt.Errorf("%s has no claims array", StatusOut)
+		return 0, size, fmt.Errorf("%s has no claims array", statusOut)
 	}
 	return claims, size, nil
 }

@@ -23,7 +23,7 @@ func TestCountStatusClaims(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			if err := os.WriteFile(filepath.Join(dir, StatusOut), []byte(c.doc), 0o600); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, statusOut), []byte(c.doc), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			n, size, err := CountStatusClaims(dir)

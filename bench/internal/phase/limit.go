@@ -116,22 +116,13 @@ func (c *Config) coldLimit(ctx context.Context, tick time.Duration) (*headless.P
 
 // LimitCold is the physical limit of StewardCold.
 func LimitCold(ctx context.Context, c *Config) (*Result, error) {
-	r := newResult()
-	err := c.coldRuns(func(int) error {
+	return c.cold(func() (time.Duration, time.Duration, func(), error) {
 		p, _, snap, frame, err := c.coldLimit(ctx, 0)
 		if err != nil {
-			return err
+			return 0, 0, nil, err
 		}
-		r.add(ColdSnapshot, snap)
-		r.add(ColdFrame, frame)
-		p.Stop()
-		return nil
+		return snap, frame, p.Stop, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	r.HWM = hwm()
-	return r, nil
 }
 
 // LimitLive is the physical limit of StewardLive: the data read raw and kept, the empty

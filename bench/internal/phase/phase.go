@@ -105,6 +105,27 @@ func (c *Config) rounds(f func(i int) error) error {
 // minCold is the fewest cold starts a size runs, whatever its budget.
 const minCold = 3
 
+// cold times start Cold times (or within the budget, see coldRuns): the time to its first
+// snapshot and to its first frame, each run stopped before the next.
+func (c *Config) cold(start func() (snap, frame time.Duration, stop func(), err error)) (*Result, error) {
+	r := newResult()
+	err := c.coldRuns(func(int) error {
+		snap, frame, stop, err := start()
+		if err != nil {
+			return err
+		}
+		r.add(ColdSnapshot, snap)
+		r.add(ColdFrame, frame)
+		stop()
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	r.HWM = hwm()
+	return r, nil
+}
+
 // coldRuns runs f Cold times, or until the budget is spent after minCold.
 func (c *Config) coldRuns(f func(i int) error) error {
 	deadline := time.Now().Add(c.Budget)

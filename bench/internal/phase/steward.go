@@ -192,24 +192,15 @@ var (
 // StewardCold starts the workbench cold Cold times (a fresh live model, core and program
 // each time, garbage collected in between).
 func StewardCold(ctx context.Context, c *Config) (*Result, error) {
-	r := newResult()
 	stop := c.profile("cold")
 	defer stop()
-	err := c.coldRuns(func(int) error {
+	return c.cold(func() (time.Duration, time.Duration, func(), error) {
 		w, snap, frame, err := c.startWorkbench(ctx, c.clock())
 		if err != nil {
-			return err
+			return 0, 0, nil, err
 		}
-		r.add(ColdSnapshot, snap)
-		r.add(ColdFrame, frame)
-		w.close()
-		return nil
+		return snap, frame, w.close, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	r.HWM = hwm()
-	return r, nil
 }
 
 // StewardLive runs one workbench session: a cold start, the Claims view, idle CPU,

@@ -20,7 +20,15 @@ func (r *Resolved) checkMode(f File) {
 	}
 	for _, w := range f.Workspaces {
 		if w.Gitea.Token != "" {
-			r.problem(SevWarning, "config-permissions", fmt.Sprintf("%s holds a token and is readable by group or others (mode %#o); run chmod 600 on it", r.Path, fi.Mode().Perm()))
+			r.problem(
+				SevWarning,
+				"config-permissions",
+				fmt.Sprintf(
+					"%s holds a token and is readable by group or others (mode %#o); run chmod 600 on it",
+					r.Path,
+					fi.Mode().Perm(),
+				),
+			)
 			return
 		}
 	}
@@ -38,20 +46,40 @@ func (r *Resolved) resolveTokenFile(w Workspace) {
 			continue
 		}
 		if s.Source == FromFlag || s.Source == FromEnv || s.Source == FromFile {
-			r.problem(SevWarning, "token-twice", "both token and token_file are set for workspace "+r.Workspace+"; the "+string(s.Source)+" token wins")
+			r.problem(
+				SevWarning,
+				"token-twice",
+				"both token and token_file are set for workspace "+r.Workspace+"; the "+string(s.Source)+" token wins",
+			)
 			return
 		}
 		fi, err := os.Stat(w.Gitea.TokenFile)
 		if err != nil {
-			r.problem(SevError, "token-file", fmt.Sprintf("token_file %s cannot be read: %v", w.Gitea.TokenFile, errors.Unwrap(err)))
+			r.problem(
+				SevError,
+				"token-file",
+				fmt.Sprintf("token_file %s cannot be read: %v", w.Gitea.TokenFile, errors.Unwrap(err)),
+			)
 			return
 		}
 		if fi.Mode().Perm()&0o077 != 0 {
-			r.problem(SevWarning, "token-file-permissions", fmt.Sprintf("token_file %s is readable by group or others (mode %#o); run chmod 600 on it", w.Gitea.TokenFile, fi.Mode().Perm()))
+			r.problem(
+				SevWarning,
+				"token-file-permissions",
+				fmt.Sprintf(
+					"token_file %s is readable by group or others (mode %#o); run chmod 600 on it",
+					w.Gitea.TokenFile,
+					fi.Mode().Perm(),
+				),
+			)
 		}
 		b, err := os.ReadFile(w.Gitea.TokenFile)
 		if err != nil {
-			r.problem(SevError, "token-file", fmt.Sprintf("token_file %s cannot be read: %v", w.Gitea.TokenFile, errors.Unwrap(err)))
+			r.problem(
+				SevError,
+				"token-file",
+				fmt.Sprintf("token_file %s cannot be read: %v", w.Gitea.TokenFile, errors.Unwrap(err)),
+			)
 			return
 		}
 		s.Value, s.Source, s.Origin = strings.TrimSpace(string(b)), FromFile, "token_file "+w.Gitea.TokenFile
@@ -69,7 +97,11 @@ func (r *Resolved) validate(f *File) {
 		switch s.Key {
 		case KeyNotifyBell, KeyNotifyDesktop:
 			if _, err := strconv.ParseBool(s.Value); err != nil {
-				r.problem(SevError, "bad-bool", fmt.Sprintf("%s = %q (%s): use true or false", s.Key, clip(s.Value), s.Origin))
+				r.problem(
+					SevError,
+					"bad-bool",
+					fmt.Sprintf("%s = %q (%s): use true or false", s.Key, clip(s.Value), s.Origin),
+				)
 			}
 		case KeyNotifyCommand:
 			if _, err := ParseCommand(s.Value); err != nil {
@@ -77,19 +109,41 @@ func (r *Resolved) validate(f *File) {
 			}
 		case KeyNotifyReescalations:
 			if n, err := strconv.Atoi(s.Value); err != nil || n < 0 || n > 100 {
-				r.problem(SevError, "bad-count", fmt.Sprintf("%s = %q (%s): use a whole number from 0 to 100", s.Key, clip(s.Value), s.Origin))
+				r.problem(
+					SevError,
+					"bad-count",
+					fmt.Sprintf("%s = %q (%s): use a whole number from 0 to 100", s.Key, clip(s.Value), s.Origin),
+				)
 			}
-		case KeyClarificationSLA, KeyStalePR, KeyContentionWindow, KeyNotifyTimeout, KeyOrphanSLA, KeyCollisionSLA, KeySourceSLA:
+		case KeyClarificationSLA,
+			KeyStalePR,
+			KeyContentionWindow,
+			KeyNotifyTimeout,
+			KeyOrphanSLA,
+			KeyCollisionSLA,
+			KeySourceSLA:
 			if d, err := time.ParseDuration(s.Value); err != nil || d <= 0 {
-				r.problem(SevError, "bad-duration", fmt.Sprintf("%s = %q (%s) is not a positive duration such as 24h", s.Key, clip(s.Value), s.Origin))
+				r.problem(
+					SevError,
+					"bad-duration",
+					fmt.Sprintf("%s = %q (%s) is not a positive duration such as 24h", s.Key, clip(s.Value), s.Origin),
+				)
 			}
 		case KeyTheme:
 			if s.Value != "auto" && s.Value != "dark" && s.Value != "light" {
-				r.problem(SevError, "bad-theme", fmt.Sprintf("theme %q (%s): use auto, dark or light", clip(s.Value), s.Origin))
+				r.problem(
+					SevError,
+					"bad-theme",
+					fmt.Sprintf("theme %q (%s): use auto, dark or light", clip(s.Value), s.Origin),
+				)
 			}
 		case KeyRole:
 			if !roles[strings.ToLower(s.Value)] {
-				r.problem(SevError, "bad-role", fmt.Sprintf("role %q (%s): use viewer, operator, controller or admin", clip(s.Value), s.Origin))
+				r.problem(
+					SevError,
+					"bad-role",
+					fmt.Sprintf("role %q (%s): use viewer, operator, controller or admin", clip(s.Value), s.Origin),
+				)
 			}
 		case KeyGiteaURL:
 			if s.Value == "" {
@@ -99,7 +153,8 @@ func (r *Resolved) validate(f *File) {
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 				r.problem(SevError, "bad-url", fmt.Sprintf("gitea.url (%s) is not an http(s) URL", s.Origin))
 			} else if u.User != nil {
-				r.problem(SevError, "url-credentials", fmt.Sprintf("gitea.url (%s) carries credentials; put the token in token_file instead", s.Origin))
+				r.problem(SevError, "url-credentials", fmt.Sprintf("gitea.url (%s) carries credentials; put the token in "+
+					"token_file instead", s.Origin))
 			}
 		case KeyLocksDir, KeyDBPath, KeyDBPasswordFile, KeyRepoRoot, KeyAuditLog:
 			if strings.ContainsRune(s.Value, 0) {
@@ -111,21 +166,43 @@ func (r *Resolved) validate(f *File) {
 				}
 			} else if scheme := urlScheme(s.Value); s.Key == KeyDBPath && scheme != "" {
 				// Read as a file name it would be "missing authority" forever: say what it is.
-				r.problem(SevError, "db-scheme", fmt.Sprintf("the control-plane DB (%s) is a %s:// URL, and %s is not supported: give a SQLite file's path or a postgres:// URL", s.Origin, scheme, scheme))
+				r.problem(SevError, "db-scheme", fmt.Sprintf("the control-plane DB (%s) is a %s:// URL, and %s is not "+
+					"supported: give a SQLite file's path or a postgres:// URL", s.Origin, scheme, scheme))
 			}
 		case KeyGiteaRemote:
 			if !remoteName(s.Value) {
-				r.problem(SevError, "bad-remote", fmt.Sprintf("gitea.remote %q (%s) is not a git remote name: no spaces, control characters, quotes or backslashes, and not starting with '-' or '.'", clip(s.Value), s.Origin))
+				r.problem(
+					SevError,
+					"bad-remote",
+					fmt.Sprintf(
+						"gitea.remote %q (%s) is not a git remote name: no spaces, control characters, quotes or backslashes, and not "+
+							"starting with '-' or '.'",
+						clip(s.Value),
+						s.Origin,
+					),
+				)
 			}
 		case KeyDBHost, KeyHost:
 			if !hostName(s.Value) {
-				r.problem(SevError, "bad-host", fmt.Sprintf("%s (%s) is not a host name: no spaces, control characters or slashes", s.Key, s.Origin))
+				r.problem(
+					SevError,
+					"bad-host",
+					fmt.Sprintf(
+						"%s (%s) is not a host name: no spaces, control characters or slashes",
+						s.Key,
+						s.Origin,
+					),
+				)
 			}
 		}
 	}
 	for login, role := range f.Roles {
 		if !roles[strings.ToLower(role)] {
-			r.problem(SevError, "bad-role", fmt.Sprintf("roles.%s = %q: use viewer, operator, controller or admin", clip(login), clip(role)))
+			r.problem(
+				SevError,
+				"bad-role",
+				fmt.Sprintf("roles.%s = %q: use viewer, operator, controller or admin", clip(login), clip(role)),
+			)
 		}
 	}
 	for _, m := range f.MarkerLabels {
@@ -136,7 +213,11 @@ func (r *Resolved) validate(f *File) {
 	r.checkWorkspaces(f)
 	for name, w := range f.Workspaces {
 		if w.DBPath != "" && w.DBURL != "" {
-			r.problem(SevError, "db-twice", "workspaces."+name+" sets both db_path and db_url: a workspace has one control-plane DB")
+			r.problem(
+				SevError,
+				"db-twice",
+				"workspaces."+name+" sets both db_path and db_url: a workspace has one control-plane DB",
+			)
 		}
 		if w.DBURL != "" && !IsPostgresURL(w.DBURL) {
 			r.problem(SevError, "db-url", "workspaces."+name+".db_url is not a postgres:// or postgresql:// URL")
@@ -145,14 +226,26 @@ func (r *Resolved) validate(f *File) {
 	tea, url, tok := r.Get(KeyTeaLogin), r.Get(KeyGiteaURL), r.Get(KeyGiteaToken)
 	switch {
 	case tea.Value != "" && url.Value != "":
-		r.problem(SevWarning, "gitea-twice", "both a tea login ("+tea.Origin+") and a URL ("+url.Origin+") are set; the URL and token win")
+		r.problem(
+			SevWarning,
+			"gitea-twice",
+			"both a tea login ("+tea.Origin+") and a URL ("+url.Origin+") are set; the URL and token win",
+		)
 	case url.Value != "" && tok.Value == "":
 		r.problem(SevError, "gitea-no-token", "gitea.url is set but no token: set token_file, or STEWARD_GITEA_TOKEN")
 	case url.Value == "" && tea.Value == "":
-		r.problem(SevWarning, "gitea-none", "no Gitea is configured: steward falls back to the default tea login, and clarifications need one")
+		r.problem(
+			SevWarning,
+			"gitea-none",
+			"no Gitea is configured: steward falls back to the default tea login, and clarifications need one",
+		)
 	}
 	if r.Get(KeyGiteaOwner).Value == "" || r.Get(KeyGiteaRepo).Value == "" {
-		r.problem(SevWarning, "gitea-repo", "gitea.owner and gitea.repo are not both set: steward cannot tell which repository's items to read")
+		r.problem(
+			SevWarning,
+			"gitea-repo",
+			"gitea.owner and gitea.repo are not both set: steward cannot tell which repository's items to read",
+		)
 	}
 }
 
@@ -226,7 +319,9 @@ func urlScheme(v string) string {
 		return ""
 	}
 	for i, c := range scheme {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.')) {
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		later := c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'
+		if !(letter || i > 0 && later) {
 			return ""
 		}
 	}

@@ -118,7 +118,11 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	}
 	v, err := time.ParseDuration(strings.TrimSpace(n.Value))
 	if err != nil || v <= 0 {
-		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %q is not a positive duration such as 24h or 90m", n.Line, clip(n.Value))}}
+		return &yaml.TypeError{
+			Errors: []string{
+				fmt.Sprintf("line %d: %q is not a positive duration such as 24h or 90m", n.Line, clip(n.Value)),
+			},
+		}
 	}
 	*d = Duration(v)
 	return nil
@@ -153,7 +157,8 @@ func Parse(data []byte) (File, error) {
 func scrubYAML(msg string, data []byte) string {
 	for _, line := range strings.Split(string(data), "\n") {
 		k, v, ok := strings.Cut(strings.TrimSpace(line), ":")
-		if lk := strings.ToLower(k); !ok || !(strings.Contains(lk, "token") || strings.Contains(lk, "db_url") || strings.Contains(lk, "password")) {
+		if lk := strings.ToLower(k); !ok ||
+			!(strings.Contains(lk, "token") || strings.Contains(lk, "db_url") || strings.Contains(lk, "password")) {
 			continue
 		}
 		if v = strings.Trim(strings.TrimSpace(v), `"'`); len(v) >= 4 {

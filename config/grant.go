@@ -121,8 +121,18 @@ func (r *Resolved) applyCeilings(f *File, login string, flagRO, flagName, envRO 
 		g.Role, g.RoleSource = "viewer", FromDefault
 	case requested && rank(asked.Value) > rank(ceil.role):
 		g.Role, g.RoleSource, g.RoleOrigin = ceil.role, ceil.src, ceil.origin
-		r.problem(SevWarning, "role-capped", fmt.Sprintf("%s asks for role %s, above what %s grants (%s): steward acts as %s — a flag or variable may only lower the role",
-			asked.Origin, clip(asked.Value), ceil.origin, ceil.role, ceil.role))
+		r.problem(
+			SevWarning,
+			"role-capped",
+			fmt.Sprintf(
+				"%s asks for role %s, above what %s grants (%s): steward acts as %s — a flag or variable may only lower the role",
+				asked.Origin,
+				clip(asked.Value),
+				ceil.origin,
+				ceil.role,
+				ceil.role,
+			),
+		)
 	case requested:
 		g.Role, g.RoleSource, g.RoleOrigin = strings.ToLower(asked.Value), asked.Source, asked.Origin
 	default:
@@ -139,11 +149,21 @@ func (r *Resolved) applyCeilings(f *File, login string, flagRO, flagName, envRO 
 	var ins []readOnlyInput
 	for _, s := range r.System {
 		if s.File.ReadOnly != nil {
-			ins = append(ins, readOnlyInput{fmt.Sprint(*s.File.ReadOnly), "read_only: true in the system config " + s.Path, FromSystem})
+			ins = append(
+				ins,
+				readOnlyInput{
+					fmt.Sprint(*s.File.ReadOnly),
+					"read_only: true in the system config " + s.Path,
+					FromSystem,
+				},
+			)
 		}
 	}
 	if f.ReadOnly != nil {
-		ins = append(ins, readOnlyInput{fmt.Sprint(*f.ReadOnly), "read_only: true in the config file " + r.Path, FromFile})
+		ins = append(
+			ins,
+			readOnlyInput{fmt.Sprint(*f.ReadOnly), "read_only: true in the config file " + r.Path, FromFile},
+		)
 	}
 	if envRO != "" {
 		ins = append(ins, readOnlyInput{envRO, "STEWARD_READ_ONLY=" + envRO, FromEnv})
@@ -166,7 +186,16 @@ func (r *Resolved) applyCeilings(f *File, login string, flagRO, flagName, envRO 
 		g.ReadOnly, g.ReadOnlySource, g.ReadOnlyOrigin = true, on.src, on.origin
 		for _, in := range ins {
 			if v, ok := parseBool(in.raw); ok && !v && outranks(on.src, in.src) {
-				r.problem(SevWarning, "read-only-locked", fmt.Sprintf("%s cannot lift %s: a %s may only turn read-only on", falseOrigin(in), on.origin, sourceWord(in.src)))
+				r.problem(
+					SevWarning,
+					"read-only-locked",
+					fmt.Sprintf(
+						"%s cannot lift %s: a %s may only turn read-only on",
+						falseOrigin(in),
+						on.origin,
+						sourceWord(in.src),
+					),
+				)
 			}
 		}
 	}

@@ -38,9 +38,23 @@ func (r *Resolved) CheckPaths() {
 			fi, err := os.Stat(b)
 			switch {
 			case err != nil:
-				r.problem(SevError, "repo-root", fmt.Sprintf("repo_root %s (%s) has no branches/ (%s): the workers' worktrees live under repo_root/branches, and without it every worktree would read missing. Point repo_root at the canonical checkout", s.Value, origin(s), reason(err)))
+				r.problem(
+					SevError,
+					"repo-root",
+					fmt.Sprintf(
+						"repo_root %s (%s) has no branches/ (%s): the workers' worktrees live under repo_root/branches, and without "+
+							"it every worktree would read missing. Point repo_root at the canonical checkout",
+						s.Value,
+						origin(s),
+						reason(err),
+					),
+				)
 			case !fi.IsDir():
-				r.problem(SevError, "repo-root", fmt.Sprintf("repo_root %s (%s): branches is not a directory", s.Value, origin(s)))
+				r.problem(
+					SevError,
+					"repo-root",
+					fmt.Sprintf("repo_root %s (%s): branches is not a directory", s.Value, origin(s)),
+				)
 			}
 		}
 	}
@@ -71,14 +85,26 @@ func (r *Resolved) checkDir(s Setting, code, what string, readOnly bool) bool {
 	fi, err := os.Stat(s.Value)
 	switch {
 	case err != nil:
-		r.problem(SevError, code, fmt.Sprintf("%s %s (%s) cannot be used: %s. It should be %s", s.Key, s.Value, origin(s), reason(err), what))
+		r.problem(
+			SevError,
+			code,
+			fmt.Sprintf("%s %s (%s) cannot be used: %s. It should be %s", s.Key, s.Value, origin(s), reason(err), what),
+		)
 		return false
 	case !fi.IsDir():
-		r.problem(SevError, code, fmt.Sprintf("%s %s (%s) is not a directory; it should be %s", s.Key, s.Value, origin(s), what))
+		r.problem(
+			SevError,
+			code,
+			fmt.Sprintf("%s %s (%s) is not a directory; it should be %s", s.Key, s.Value, origin(s), what),
+		)
 		return false
 	}
 	if f, err := os.Open(s.Value); err != nil {
-		r.problem(SevError, code, fmt.Sprintf("%s %s (%s) cannot be listed: %s", s.Key, s.Value, origin(s), reason(err)))
+		r.problem(
+			SevError,
+			code,
+			fmt.Sprintf("%s %s (%s) cannot be listed: %s", s.Key, s.Value, origin(s), reason(err)),
+		)
 	} else {
 		_, err := f.Readdirnames(1)
 		f.Close()
@@ -87,7 +113,17 @@ func (r *Resolved) checkDir(s Setting, code, what string, readOnly bool) bool {
 		}
 	}
 	if !readOnly && syscall.Access(s.Value, 0x2) != nil {
-		r.problem(SevWarning, code+"-read-only", fmt.Sprintf("%s %s (%s) is not writable by you: steward can show it but every action that writes there will fail; run as the workers' user, or set read_only: true", s.Key, s.Value, origin(s)))
+		r.problem(
+			SevWarning,
+			code+"-read-only",
+			fmt.Sprintf(
+				"%s %s (%s) is not writable by you: steward can show it but every action that writes there will fail; run as "+
+					"the workers' user, or set read_only: true",
+				s.Key,
+				s.Value,
+				origin(s),
+			),
+		)
 	}
 	return true
 }
@@ -127,7 +163,16 @@ func (r *Resolved) checkDB(s Setting, readOnly bool) {
 		return
 	}
 	if !readOnly && (syscall.Access(s.Value, 0x2) != nil || syscall.Access(filepath.Dir(s.Value), 0x2) != nil) {
-		r.problem(SevWarning, "db-path-read-only", fmt.Sprintf("db_path %s (%s) or its folder is not writable by you: steward can show it but every action on a lease will fail; run as the workers' user, or set read_only: true", s.Value, origin(s)))
+		r.problem(
+			SevWarning,
+			"db-path-read-only",
+			fmt.Sprintf(
+				"db_path %s (%s) or its folder is not writable by you: steward can show it but every action on a lease will "+
+					"fail; run as the workers' user, or set read_only: true",
+				s.Value,
+				origin(s),
+			),
+		)
 	}
 }
 
@@ -140,10 +185,22 @@ func (r *Resolved) checkAudit(s Setting, readOnly bool) {
 		r.problem(SevError, "audit-log", fmt.Sprintf("audit_log %s (%s) is not a regular file", s.Value, origin(s)))
 	case err == nil:
 		if !readOnly && syscall.Access(s.Value, 0x2) != nil {
-			r.problem(SevWarning, "audit-log-read-only", fmt.Sprintf("audit_log %s (%s) is not writable by you: every action will be refused audit_unavailable", s.Value, origin(s)))
+			r.problem(
+				SevWarning,
+				"audit-log-read-only",
+				fmt.Sprintf(
+					"audit_log %s (%s) is not writable by you: every action will be refused audit_unavailable",
+					s.Value,
+					origin(s),
+				),
+			)
 		}
 	case !errors.Is(err, fs.ErrNotExist):
-		r.problem(SevError, "audit-log", fmt.Sprintf("audit_log %s (%s) cannot be used: %s", s.Value, origin(s), reason(err)))
+		r.problem(
+			SevError,
+			"audit-log",
+			fmt.Sprintf("audit_log %s (%s) cannot be used: %s", s.Value, origin(s), reason(err)),
+		)
 	case !readOnly:
 		// The log and its folders are created on the first action: the nearest existing
 		// folder must take them.
@@ -151,9 +208,19 @@ func (r *Resolved) checkAudit(s Setting, readOnly bool) {
 		for {
 			if fi, err := os.Stat(d); err == nil {
 				if !fi.IsDir() {
-					r.problem(SevError, "audit-log", fmt.Sprintf("audit_log %s (%s) cannot be created: %s is not a directory", s.Value, origin(s), d))
+					r.problem(
+						SevError,
+						"audit-log",
+						fmt.Sprintf(
+							"audit_log %s (%s) cannot be created: %s is not a directory",
+							s.Value,
+							origin(s),
+							d,
+						),
+					)
 				} else if syscall.Access(d, 0x2) != nil {
-					r.problem(SevWarning, "audit-log-read-only", fmt.Sprintf("audit_log %s (%s) cannot be created: %s is not writable by you; every action will be refused audit_unavailable", s.Value, origin(s), d))
+					r.problem(SevWarning, "audit-log-read-only", fmt.Sprintf("audit_log %s (%s) cannot be created: %s is not "+
+						"writable by you; every action will be refused audit_unavailable", s.Value, origin(s), d))
 				}
 				return
 			}

@@ -50,11 +50,23 @@ func (r *Resolved) resolvePolicy(ws Workspace, getenv func(string) (string, bool
 			v := ws.LeasePolicy[c][f]
 			origin := "workspaces." + r.Workspace + ".lease_policy." + c + "." + f
 			if !policyName.MatchString(c) || !policyName.MatchString(f) {
-				r.problem(SevError, "bad-lease-policy", fmt.Sprintf("%s: a class and a field are written in lower case with underscores, such as author_issue_work.initial_ttl_minutes", clip(origin)))
+				r.problem(
+					SevError,
+					"bad-lease-policy",
+					fmt.Sprintf(
+						"%s: a class and a field are written in lower case with underscores, such as "+
+							"author_issue_work.initial_ttl_minutes",
+						clip(origin),
+					),
+				)
 				continue
 			}
 			if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
-				r.problem(SevError, "bad-lease-policy", fmt.Sprintf("%s = %v: use a positive number of minutes (hours for absolute_cap_hours)", origin, v))
+				r.problem(
+					SevError,
+					"bad-lease-policy",
+					fmt.Sprintf("%s = %v: use a positive number of minutes (hours for absolute_cap_hours)", origin, v),
+				)
 				continue
 			}
 			val := strconv.FormatFloat(v, 'g', -1, 64)

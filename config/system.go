@@ -69,7 +69,16 @@ func (r *Resolved) loadSystem(paths []string) {
 			r.System = append(r.System, s)
 			continue
 		case err != nil:
-			r.problem(SevError, "system-config", fmt.Sprintf("the system config %s cannot be read (%s); steward does not run under limits it cannot read — ask the owner of the file", p, osReason(err)))
+			r.problem(
+				SevError,
+				"system-config",
+				fmt.Sprintf(
+					"the system config %s cannot be read (%s); steward does not run under limits it cannot read — ask the owner of "+
+						"the file",
+					p,
+					osReason(err),
+				),
+			)
 			s.Found = true
 			r.System = append(r.System, s)
 			continue
@@ -77,17 +86,35 @@ func (r *Resolved) loadSystem(paths []string) {
 		s.Found = true
 		f, err := parseSystem(data)
 		if err != nil {
-			r.problem(SevError, "system-config", "the system config "+p+" "+err.Error()+" — ask the owner of the file to fix it")
+			r.problem(
+				SevError,
+				"system-config",
+				"the system config "+p+" "+err.Error()+" — ask the owner of the file to fix it",
+			)
 		}
 		s.File = f
 		for login, role := range f.Roles {
 			if !roles[strings.ToLower(role)] {
-				r.problem(SevError, "system-config", fmt.Sprintf("the system config %s: roles.%s = %q: use viewer, operator, controller or admin", p, clip(login), clip(role)))
+				r.problem(
+					SevError,
+					"system-config",
+					fmt.Sprintf(
+						"the system config %s: roles.%s = %q: use viewer, operator, controller or admin",
+						p,
+						clip(login),
+						clip(role),
+					),
+				)
 			}
 		}
 		s.Protected = protected(p)
 		if !s.Protected {
-			r.problem(SevWarning, "system-config-permissions", "the system config "+p+" can be written by someone other than root: its limits still apply, but whoever can write it can lift them")
+			r.problem(
+				SevWarning,
+				"system-config-permissions",
+				"the system config "+p+" can be written by someone other than root: its limits still apply, but whoever can "+
+					"write it can lift them",
+			)
 		}
 		r.System = append(r.System, s)
 	}
@@ -99,7 +126,10 @@ func parseSystem(data []byte) (SystemFile, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
-		return SystemFile{}, fmt.Errorf("is not valid: %s (a system config holds only read_only and roles)", yamlReason(err.Error(), data))
+		return SystemFile{}, fmt.Errorf(
+			"is not valid: %s (a system config holds only read_only and roles)",
+			yamlReason(err.Error(), data),
+		)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {

@@ -94,7 +94,16 @@ func LoadAll(in Inputs) ([]*Resolved, error) {
 			return nil, err
 		}
 		if len(ignored) > 0 {
-			r.problem(SevWarning, "workspace-flags", fmt.Sprintf("%s set one workspace's settings, but the file lists %d workspaces and no default_workspace: they apply to none; choose one with --workspace", strings.Join(ignored, ", "), len(first.Names)))
+			r.problem(
+				SevWarning,
+				"workspace-flags",
+				fmt.Sprintf(
+					"%s set one workspace's settings, but the file lists %d workspaces and no default_workspace: they apply to "+
+						"none; choose one with --workspace",
+					strings.Join(ignored, ", "),
+					len(first.Names),
+				),
+			)
 		}
 		out = append(out, r)
 	}
@@ -121,9 +130,24 @@ func (r *Resolved) checkWorkspaces(f *File) {
 		w := f.Workspaces[n]
 		switch {
 		case strings.EqualFold(n, allWorkspaces):
-			r.problem(SevError, "workspace-name", fmt.Sprintf("workspace %q: the name %q is the workbench's view of every workspace; rename it", clip(n), allWorkspaces))
-		case n == "" || len(n) > 64 || strings.IndexFunc(n, func(c rune) bool { return c <= ' ' || c == '/' || c == 0x7f || c == ',' }) >= 0:
-			r.problem(SevError, "workspace-name", fmt.Sprintf("workspace %q: a name is 1 to 64 characters with no spaces, control characters, commas or slashes", clip(n)))
+			r.problem(
+				SevError,
+				"workspace-name",
+				fmt.Sprintf(
+					"workspace %q: the name %q is the workbench's view of every workspace; rename it",
+					clip(n),
+					allWorkspaces,
+				),
+			)
+		case n == "" || len(n) > 64 || strings.IndexFunc(n, badNameRune) >= 0:
+			r.problem(
+				SevError,
+				"workspace-name",
+				fmt.Sprintf(
+					"workspace %q: a name is 1 to 64 characters with no spaces, control characters, commas or slashes",
+					clip(n),
+				),
+			)
 		}
 		if len(names) < 2 {
 			continue
@@ -136,12 +160,29 @@ func (r *Resolved) checkWorkspaces(f *File) {
 			missing = append(missing, "db_path or db_url")
 		}
 		if len(missing) > 0 {
-			r.problem(SevError, "workspace-incomplete", fmt.Sprintf("workspaces.%s sets no %s: with several workspaces each names its own (a default would be shared)", n, strings.Join(missing, " and ")))
+			r.problem(
+				SevError,
+				"workspace-incomplete",
+				fmt.Sprintf(
+					"workspaces.%s sets no %s: with several workspaces each names its own (a default would be shared)",
+					n,
+					strings.Join(missing, " and "),
+				),
+			)
 			continue
 		}
 		key := strings.ToLower(w.Host) + "\x00" + filepath.Clean(w.LocksDir)
 		if other, ok := seen[key]; ok {
-			r.problem(SevError, "workspace-shared-locks", fmt.Sprintf("workspaces %s and %s read one lock directory (%s) on one host: every claim would show twice", other, n, w.LocksDir))
+			r.problem(
+				SevError,
+				"workspace-shared-locks",
+				fmt.Sprintf(
+					"workspaces %s and %s read one lock directory (%s) on one host: every claim would show twice",
+					other,
+					n,
+					w.LocksDir,
+				),
+			)
 		}
 		seen[key] = n
 	}
@@ -157,5 +198,12 @@ func remoteName(s string) bool {
 	if s[0] == '-' || s[0] == '.' {
 		return false
 	}
-	return strings.IndexFunc(s, func(c rune) bool { return c <= ' ' || c == 0x7f || c == '"' || c == '\'' || c == '\\' }) < 0
+	return strings.IndexFunc(
+		s,
+		func(c rune) bool { return c <= ' ' || c == 0x7f || c == '"' || c == '\'' || c == '\\' },
+	) < 0
 }
+
+// badNameRune reports a rune a workspace's name may not hold: a space or control
+// character, a slash, DEL, or a comma.
+func badNameRune(c rune) bool { return c <= ' ' || c == '/' || c == 0x7f || c == ',' }

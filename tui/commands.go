@@ -25,6 +25,7 @@ type (
 	// by no dialog: 0).
 	previewMsg struct {
 		owner int
+		toast int // the pending toast that says the preview was asked for
 		pv    govern.Preview
 		err   error
 	}
@@ -94,12 +95,12 @@ func previewOptionsCmd(core *govern.Core, owner int, opts []menuOption) tea.Cmd 
 }
 
 // previewCmd previews one request for the dialog owner.
-func previewCmd(core *govern.Core, owner int, req govern.Request) tea.Cmd {
+func previewCmd(core *govern.Core, owner, toast int, req govern.Request) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), cmdTimeout)
 		defer cancel()
 		pv, err := core.Preview(ctx, req)
-		return previewMsg{owner: owner, pv: pv, err: err}
+		return previewMsg{owner: owner, toast: toast, pv: pv, err: err}
 	}
 }
 

@@ -64,7 +64,7 @@ func (e *answerEditor) input(msg tea.Msg) intent {
 
 func (e *answerEditor) View() string {
 	iw := e.inner(110)
-	ih := max(e.h-6, 4)
+	ih := max(e.h-7, 4) // one line is the editor's keys
 	var b []string
 	b = append(b, st.title.Render(truncate("Answer "+line(e.item.String()), iw)))
 	q := strings.Split(e.md.render(e.question, iw, e.light), "\n")
@@ -85,10 +85,22 @@ func (e *answerEditor) View() string {
 		b = append(b, st.bold.Render("Your answer (Markdown)"))
 		b = append(b, strings.Split(strings.TrimRight(e.area.View(), "\n"), "\n")...)
 	}
+	b = append(b, e.keyLine())
 	for i := range b {
 		b[i] = truncate(b[i], iw)
 	}
 	return st.box.Width(iw + 4).Render(strings.Join(b, "\n"))
+}
+
+// keyLine is the editor's last line: its submit key always (the footer drops a disabled
+// key, and at 80 columns it may have no room), with why it does nothing yet.
+func (e *answerEditor) keyLine() string {
+	k := e.keys.Editor
+	submit := st.bold.Render(k.Submit.Help().Key) + " " + k.Submit.Help().Desc
+	if strings.TrimSpace(e.area.Value()) == "" {
+		submit = st.bold.Render(k.Submit.Help().Key) + st.dim.Render(" "+k.Submit.Help().Desc+" (write the answer first)")
+	}
+	return submit + st.dim.Render(" · "+k.Preview.Help().Key+" preview · "+k.Close.Help().Key+" close")
 }
 
 // answerRequest is the core's answer request: the body, and the question comment it answers

@@ -250,24 +250,35 @@ func (r *Root) plan(in planIntent) tea.Cmd {
 		r.note(noCore)
 		return nil
 	}
-	r.note(in.asking)
+	toast := r.toasts.push(toastPending, in.asking, r.opts.Now())
 	owner := 0
 	if in.owned {
 		owner = r.stack.topID()
 	}
-	return previewCmd(r.opts.Core, owner, in.req)
+	return previewCmd(r.opts.Core, owner, toast, in.req)
 }
 
 // previewed shows the core's preview of an answer or a recover plan in the confirm dialog;
-// an answer's preview for an editor that was closed meanwhile is dropped.
+// an answer's preview for an editor that was closed meanwhile is dropped. The toast that
+// said it was asked for says, in its place, what came of it.
 func (r *Root) previewed(m previewMsg) {
+	now := r.opts.Now()
 	if m.owner != 0 && r.stack.byID(m.owner) == nil {
+		r.toasts.set(m.toast, toastNote, "the preview came after its dialog was closed; nothing was done", now)
 		return
 	}
 	if m.err != nil {
-		r.note("preview failed: " + line(m.err.Error()))
+		r.toasts.set(m.toast, toastNote, "preview failed: "+line(m.err.Error()), now)
 		return
 	}
+	verdict := "allowed"
+	if !m.pv.Allowed {
+		verdict = "refused"
+		if m.pv.Refusal != nil {
+			verdict += ": " + line(m.pv.Refusal.Code)
+		}
+	}
+	r.toasts.set(m.toast, toastNote, "previewed "+line(m.pv.Spec.ID)+" on "+targetString(m.pv.Request.Target)+" ("+verdict+")", now)
 	r.push(newConfirm(r.env.keys, []govern.Preview{m.pv}, 0, actorOf(r.opts.Core), nil))
 }
 

@@ -21,6 +21,8 @@ type picked struct {
 	item    ItemRef
 	title   string
 	skipped []alloc.Skip
+	// skippedTotal counts every item passed over; skipped holds the first MaxSkipped.
+	skippedTotal int
 }
 
 // next reads the backlog (Gitea's open issues), the active leases and the live lock files,
@@ -70,14 +72,31 @@ func (s *Server) next(ctx context.Context, session string, exclude []int64) (*pi
 			Open: is.State == "open", Claimed: h || locked[is.Number], HeldBy: held[is.Number]})
 	}
 	ranked, skipped := alloc.Order(cs, s.rules(), exclude)
-	for i := range skipped {
-		skipped[i].Reason = termsafe.Line(skipped[i].Reason)
-	}
+	skipped, total := capSkipped(skipped)
 	if len(ranked) == 0 {
-		o := refused("nothing_eligible", fmt.Sprintf("no open issue of %s/%s is runnable now (%d skipped)", owner, repo, len(skipped)))
-		o.Skipped = skipped
+		o := refused("nothing_eligible", fmt.Sprintf("no open issue of %s/%s is runnable now (%d skipped)", owner, repo, total))
+		o.Skipped, o.SkippedTotal = skipped, total
 		return nil, &o
 	}
 	head := ranked[0]
-	return &picked{item: ItemRef{Org: owner, Repo: repo, Number: head.Number, Remote: s.cfg.Remote}, title: head.Title, skipped: skipped}, nil
+	return &picked{item: ItemRef{Org: owner, Repo: repo, Number: head.Number, Remote: s.cfg.Remote}, title: head.Title, skipped: skipped, skippedTotal: total}, nil
+}
+
+// MaxSkipped bounds the skip records a claim next returns: the first ones by issue number,
+// with the count of all (a large backlog's skips would fill an agent's context).
+const MaxSkipped = 50
+
+// capSkipped keeps the first MaxSkipped skip records (their reasons on one line) and
+// counts them all.
+func capSkipped(all []alloc.Skip) ([]alloc.Skip, int) {
+	n := len(all)
+	if n > MaxSkipped {
+		all = all[:MaxSkipped]
+	}
+	out := make([]alloc.Skip, len(all))
+	for i, sk := range all {
+		sk.Reason = clipTo(termsafe.Line(sk.Reason), 256)
+		out[i] = sk
+	}
+	return out, n
 }

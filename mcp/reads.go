@@ -2,9 +2,11 @@ package mcp
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -191,14 +193,62 @@ func (s *Server) myLeases(ctx context.Context, req *sdk.CallToolRequest, a Sessi
 	if err != nil {
 		return MyLeases{Code: govern.CodeSourceUnavailable, Message: termsafe.Text("the control-plane DB could not be read: " + err.Error()), Next: nextFor(govern.CodeSourceUnavailable)}
 	}
-	out := MyLeases{Success: true, Next: "Heartbeat each lease with its fence; release what you are done with."}
+	limit := a.Limit
+	switch {
+	case limit == 0:
+		limit = DefaultPage
+	case limit < 0 || limit > MaxPage:
+		return MyLeases{Code: govern.CodeInvalidRequest, Message: fmt.Sprintf("limit must be 1 to %d", MaxPage), Next: nextFor(govern.CodeInvalidRequest)}
+	}
+	after, ok := decodeCursor(a.Cursor)
+	if !ok {
+		return MyLeases{Code: govern.CodeInvalidRequest, Message: "cursor must be a next_cursor a previous page of my_leases returned", Next: nextFor(govern.CodeInvalidRequest)}
+	}
+	slices.SortFunc(ls, func(x, y leases.Lease) int { return strings.Compare(x.LeaseID, y.LeaseID) })
+	start, _ := slices.BinarySearchFunc(ls, after, func(l leases.Lease, id string) int {
+		if l.LeaseID <= id {
+			return -1
+		}
+		return 1
+	})
+	out := MyLeases{Success: true, Total: len(ls), Next: "Heartbeat each lease with its fence; release what you are done with."}
 	if len(ls) == 0 {
 		out.Next = "You hold no lease. Claim an item (or next) to start work."
 	}
-	for _, l := range ls {
+	page := ls[start:min(start+limit, len(ls))]
+	for _, l := range page {
 		out.Leases = append(out.Leases, s.leaseView(req, l, session, a.ClaimToken))
 	}
+	if start+len(page) < len(ls) {
+		out.NextCursor = encodeCursor(page[len(page)-1].LeaseID)
+		out.Next += " More leases follow: call my_leases again with cursor set to next_cursor."
+	}
 	return out
+}
+
+// Paging of list results: my_leases returns DefaultPage leases unless limit says otherwise,
+// at most MaxPage; item_status shows at most MaxItemLeases leases of an item.
+const (
+	DefaultPage   = 20
+	MaxPage       = 50
+	MaxItemLeases = 20
+)
+
+// encodeCursor names the place after a lease id; decodeCursor reads it back ("" from "").
+func encodeCursor(leaseID string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("after:" + leaseID))
+}
+
+func decodeCursor(c string) (string, bool) {
+	if c == "" {
+		return "", true
+	}
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return "", false
+	}
+	id, ok := strings.CutPrefix(string(b), "after:")
+	return id, ok && id != ""
 }
 
 // resolveItem fills an item's defaults: the configured Gitea repository and the workspace's
@@ -266,7 +316,8 @@ func (s *Server) itemStatus(ctx context.Context, req *sdk.CallToolRequest, a Ite
 		return out
 	}
 	out.Success = true
-	for _, l := range active {
+	out.LeasesTotal = len(active)
+	for _, l := range active[:min(len(active), MaxItemLeases)] {
 		out.Leases = append(out.Leases, s.leaseView(req, l, session, ""))
 	}
 	name, e := s.reads.lockOf(it)

@@ -127,7 +127,7 @@ func (s *Server) allocate(ctx context.Context, req *sdk.CallToolRequest, a Alloc
 		if o != nil {
 			return *o
 		}
-		return Outcome{Result: string(govern.ResultPreviewed), Code: "preview", Item: &pick.item, Skipped: pick.skipped,
+		return Outcome{Result: string(govern.ResultPreviewed), Code: "preview", Item: &pick.item, Skipped: pick.skipped, SkippedTotal: pick.skippedTotal,
 			Message: "dry run only (apply=false); no lease created and nothing written",
 			Next:    "Call again with apply=true to claim the selected item (the selection may differ by then), or claim it by name."}
 	}

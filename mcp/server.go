@@ -180,6 +180,13 @@ func (Contract) refusal(code, msg string) Contract {
 	return Contract{Code: code, Message: termsafe.Text(msg), Next: nextFor(code), RecommendedAction: nextFor(code)}
 }
 
+// MaxResult bounds the structured result of every tool call, in bytes of JSON (its text
+// content repeats it): list results page, text from the sources is clipped to MaxText.
+const MaxResult = 256 << 10
+
+// MaxText bounds one text taken from a source into a result (a question, an answer).
+const MaxText = 64 << 10
+
 // CodeCancelled is the code of a call the client cancelled (notifications/cancelled) before
 // it was answered: a read that was cut short, never a read that succeeded. A mutation is
 // never cut short (it runs to its end and answers its real outcome).
@@ -226,6 +233,14 @@ func addTool[In any, Out result[Out]](s *Server, t *sdk.Tool, h func(context.Con
 		b, err := json.Marshal(res)
 		if err != nil {
 			return nil, fmt.Errorf("mcp: %s: marshal result: %w", t.Name, err)
+		}
+		if len(b) > MaxResult && !reachedCore(res) {
+			// Never reached with the bounds above (TestResultsStaySmallOnALargeFleet);
+			// a read that would break one is refused rather than sent.
+			res = zero.refusal("result_too_large", fmt.Sprintf("the result would be %d bytes, over the %d bytes every result stays within; narrow the call (limit, an item)", len(b), MaxResult))
+			if b, err = json.Marshal(res); err != nil {
+				return nil, err
+			}
 		}
 		var plain any
 		if err := json.Unmarshal(b, &plain); err != nil {
@@ -302,8 +317,10 @@ func argsOrEmpty(raw json.RawMessage) json.RawMessage {
 }
 
 // clip bounds a refusal's message built from what a caller sent.
-func clip(s string) string {
-	const max = 1024
+func clip(s string) string { return clipTo(s, 1024) }
+
+// clipTo cuts s to at most max bytes (and an ellipsis), on a character boundary.
+func clipTo(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}

@@ -77,7 +77,7 @@ func (s *Server) claim(ctx context.Context, req *sdk.CallToolRequest, a ClaimArg
 	o := outcomeOf(out)
 	o.Item, o.Fence = &it, fenceOf(out.Detail)
 	if pick != nil {
-		o.Skipped = pick.skipped
+		o.Skipped, o.SkippedTotal = pick.skipped, pick.skippedTotal
 	}
 	switch {
 	case o.Success && o.Fence != nil:
@@ -289,7 +289,7 @@ func (s *Server) getAnswer(ctx context.Context, req *sdk.CallToolRequest, a GetA
 	if !found {
 		return fail(govern.CodeNotFound, fmt.Sprintf("no question with this id on %s/%s#%d (it may not have been posted: check the ask's result)", it.Org, it.Repo, it.Number))
 	}
-	out := Answer{Success: true, ClarificationID: a.ClarificationID, Item: &it, Question: termsafe.Text(hiddenMarker.ReplaceAllString(question.Body, ""))}
+	out := Answer{Success: true, ClarificationID: a.ClarificationID, Item: &it, Question: clipTo(termsafe.Text(hiddenMarker.ReplaceAllString(question.Body, "")), MaxText)}
 	for _, m := range g.MarkerLabels() {
 		if th.Issue.HasLabel(m) {
 			out.Marked = true
@@ -326,7 +326,7 @@ func (s *Server) getAnswer(ctx context.Context, req *sdk.CallToolRequest, a GetA
 	switch {
 	case ans != nil && !out.Marked:
 		out.Status = "answered"
-		out.Answer = termsafe.Text(hiddenMarker.ReplaceAllString(ans.Body, ""))
+		out.Answer = clipTo(termsafe.Text(hiddenMarker.ReplaceAllString(ans.Body, "")), MaxText)
 		out.AnsweredBy, out.AnsweredAt = termsafe.Line(ans.Author), ans.CreatedAt.UTC().Format("2006-01-02T15:04:05Z")
 		out.Next = "Read the answer. The item is back in the pool: claim it again (it may be taken) or pick other work."
 	case ans != nil:

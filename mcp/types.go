@@ -42,7 +42,8 @@ type Outcome struct {
 	// HeartbeatEvery is the lease policy's cadence for the claim's task class.
 	HeartbeatEvery  string       `json:"heartbeat_every,omitempty" jsonschema:"heartbeat at least this often (Go duration)"`
 	ClarificationID string       `json:"clarification_id,omitempty" jsonschema:"ask: poll get_answer with this id"`
-	Skipped         []alloc.Skip `json:"skipped,omitempty" jsonschema:"claim next: the items passed over and why"`
+	Skipped         []alloc.Skip `json:"skipped,omitempty" jsonschema:"claim next: the items passed over and why (the first 50 by number)"`
+	SkippedTotal    int          `json:"skipped_total,omitempty" jsonschema:"claim next: how many items were passed over in all"`
 }
 
 // ClaimArgs are claim's arguments.
@@ -101,6 +102,9 @@ type Answer struct {
 // SessionArgs name the worker session (my_leases), and may prove a claim of it.
 type SessionArgs struct {
 	SessionID string `json:"session_id,omitempty" mcp:"required" jsonschema:"your worker session id"`
+	// Limit and Cursor page the list.
+	Limit  int    `json:"limit,omitempty" jsonschema:"at most this many leases in this page (1 to 50; default 20)"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"the next_cursor a previous page returned, to read the next page"`
 	// ClaimToken proves one claim: its lease comes with its full fence.
 	ClaimToken string `json:"claim_token,omitempty" jsonschema:"optional: a claim token your claim returned; the lease it proves comes with its fence (needed after reconnecting: a session id alone shows no fence)"`
 }
@@ -130,6 +134,9 @@ type MyLeases struct {
 	Message string      `json:"message,omitempty"`
 	Next    string      `json:"next"`
 	Leases  []LeaseView `json:"leases,omitempty"`
+	// Total counts the session's active leases; NextCursor reads the next page.
+	Total      int    `json:"total,omitempty" jsonschema:"my_leases: how many active leases the session holds in all"`
+	NextCursor string `json:"next_cursor,omitempty" jsonschema:"my_leases: pass it as cursor to read the next page; absent on the last page"`
 }
 
 // ItemArgs name an item (item_status).
@@ -162,13 +169,14 @@ type ItemStatus struct {
 	Claimable bool   `json:"claimable"`
 	Why       string `json:"why,omitempty" jsonschema:"why the item is not claimable"`
 	// WhyCode is the code claim refuses this item with, for the same reason.
-	WhyCode string      `json:"why_code,omitempty" jsonschema:"the code a claim of the item is refused with now (claim follows this rule exactly)"`
-	Leases  []LeaseView `json:"leases,omitempty" jsonschema:"active leases on the item"`
-	Lock    *LockView   `json:"lock,omitempty"`
-	Title   string      `json:"title,omitempty"`
-	State   string      `json:"state,omitempty" jsonschema:"open or closed, from Gitea"`
-	Labels  []string    `json:"labels,omitempty"`
-	Gitea   string      `json:"gitea" jsonschema:"ok, unavailable (with the reason in message) or not_configured"`
+	WhyCode     string      `json:"why_code,omitempty" jsonschema:"the code a claim of the item is refused with now (claim follows this rule exactly)"`
+	Leases      []LeaseView `json:"leases,omitempty" jsonschema:"active leases on the item (the first 20)"`
+	LeasesTotal int         `json:"leases_total,omitempty" jsonschema:"how many active leases hold the item in all"`
+	Lock        *LockView   `json:"lock,omitempty"`
+	Title       string      `json:"title,omitempty"`
+	State       string      `json:"state,omitempty" jsonschema:"open or closed, from Gitea"`
+	Labels      []string    `json:"labels,omitempty"`
+	Gitea       string      `json:"gitea" jsonschema:"ok, unavailable (with the reason in message) or not_configured"`
 }
 
 // InspectArgs are inspect_lock_contract's arguments (the seed's names).

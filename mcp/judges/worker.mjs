@@ -106,6 +106,10 @@ async function main() {
   check(stale.isError && stale.sc.code === 'fence_moved', 'a stale fence is refused fence_moved', stale.sc.code);
   const ml = await call(A.c, 'my_leases', { session_id: S });
   check(!ml.isError && ml.sc.leases?.length === 1 && ml.sc.leases[0].fence?.lease_id === c1.sc.fence.lease_id, 'my_leases shows the lease with its fence', ml.sc);
+  const paged = await call(A.c, 'my_leases', { session_id: S, limit: 1 });
+  check(!paged.isError && paged.sc.total === 1 && paged.sc.leases?.length === 1 && !paged.sc.next_cursor, 'my_leases pages (limit 1 of 1: no next_cursor)', paged.sc);
+  const over = await call(A.c, 'my_leases', { session_id: S, limit: 51 });
+  check(over.isError && over.sc.code === 'invalid_request', 'my_leases refuses a page over 50', over.sc.code);
   const st = await call(A.c, 'item_status', { session_id: S, item: { number: c1.sc.item.number } });
   check(!st.isError && st.sc.claimable === false && st.sc.why_code === 'already_held', 'item_status of the held item: not claimable, already_held', st.sc);
   const rel = await call(A.c, 'release', { session_id: S, fence: hb.sc.fence, request_id: randomUUID() });

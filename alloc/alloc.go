@@ -196,7 +196,8 @@ func eligible(c Candidate, rules Rules, open map[int64]bool) (bool, string, stri
 		return false, code, why
 	}
 	if is, detail := container(c); is {
-		return false, SkipContainer, "epic_or_child_only_container: " + detail + "; implementation is delegated to child issues"
+		return false, SkipContainer, "epic_or_child_only_container: " + detail + "; implementation is delegated to child " +
+			"issues"
 	}
 	for _, d := range Dependencies(c.Body) {
 		if o, known := open[d]; o || !known {

@@ -19,7 +19,10 @@ func historyOptions(o *tui.Options, src gather.Sources, stateDir string, sinceOn
 	o.History = func(ctx context.Context) (*history.Evidence, error) {
 		return gather.Read(ctx, src, gather.Options{}), nil
 	}
-	marks := gather.Marks{Dir: filepath.Join(stateDir, "seen"), Forbidden: []string{src.LocksDir, filepath.Dir(src.DB.Loc)}}
+	marks := gather.Marks{
+		Dir:       filepath.Join(stateDir, "seen"),
+		Forbidden: []string{src.LocksDir, filepath.Dir(src.DB.Loc)},
+	}
 	user := OSUser()
 	key := gather.Key(user, src)
 	o.LastSeen = func() (time.Time, bool, error) { return marks.Load(key) }

@@ -65,11 +65,23 @@ func Open(ctx context.Context, s Settings) (*Session, error) {
 		s.Warn = io.Discard
 	}
 	sess := &Session{settings: s, Secrets: s.Secrets,
-		ws: live.Workspace{LocksDir: s.LocksDir, DBPath: s.DBPath, DBPasswordFile: s.DBPasswordFile, RepoRoot: s.RepoRoot,
-			DBHost: s.DBHost, LegacyLock: s.LegacyLock, Host: s.Host}}
+		ws: live.Workspace{
+			LocksDir:       s.LocksDir,
+			DBPath:         s.DBPath,
+			DBPasswordFile: s.DBPasswordFile,
+			RepoRoot:       s.RepoRoot,
+			DBHost:         s.DBHost,
+			LegacyLock:     s.LegacyLock,
+			Host:           s.Host,
+		}}
 	sess.Policies = leases.LoadPolicies(s.Env)
-	sess.Config = model.Config{Policies: sess.Policies, RefusedWindow: s.ContentionWindow, StalePRQuiet: s.StalePR, BlockedLabel: s.BlockedLabel,
-		Remote: s.Gitea.Remote}
+	sess.Config = model.Config{
+		Policies:      sess.Policies,
+		RefusedWindow: s.ContentionWindow,
+		StalePRQuiet:  s.StalePR,
+		BlockedLabel:  s.BlockedLabel,
+		Remote:        s.Gitea.Remote,
+	}
 	sess.openGitea()
 	if c := sess.Gitea; c != nil {
 		sess.Config.Org, sess.Config.Repo = c.Repository()
@@ -83,8 +95,20 @@ func Open(ctx context.Context, s Settings) (*Session, error) {
 	if !s.hostClock {
 		fixed = s.Now
 	}
-	sess.Live = live.New(sess.ws, live.Options{Config: sess.Config, Now: fixed, HostNow: s.host(), Gitea: sess.giteaFacts(), NoGitea: sess.GiteaHealth,
-		GiteaEvery: s.Tuning.GiteaEvery, ProbeEvery: s.Tuning.ProbeEvery, WorktreeEvery: s.Tuning.WorktreeEvery, Resync: s.Tuning.Resync})
+	sess.Live = live.New(
+		sess.ws,
+		live.Options{
+			Config:        sess.Config,
+			Now:           fixed,
+			HostNow:       s.host(),
+			Gitea:         sess.giteaFacts(),
+			NoGitea:       sess.GiteaHealth,
+			GiteaEvery:    s.Tuning.GiteaEvery,
+			ProbeEvery:    s.Tuning.ProbeEvery,
+			WorktreeEvery: s.Tuning.WorktreeEvery,
+			Resync:        s.Tuning.Resync,
+		},
+	)
 	sess.src = &annotated{live: sess.Live, core: sess.Core, secrets: s.Secrets, out: make(chan *model.Snapshot, 1)}
 	a := s.Attention
 	sess.Workbench = tui.Options{Core: sess.Core, Source: sess.src, AuditPath: s.AuditPath, Policies: &sess.Policies,
@@ -147,7 +171,14 @@ func NewCore(s Settings) (core *govern.Core, close func(), err error) {
 
 // newCore builds the core on the client cl (nil: no Gitea side).
 func newCore(s Settings, cl *gitea.Client) (*govern.Core, func(), error) {
-	gws := govern.Workspace{LocksDir: s.LocksDir, DBPath: s.DBPath, DBPasswordFile: s.DBPasswordFile, RepoRoot: s.RepoRoot, DBHost: s.DBHost, Env: s.Env}
+	gws := govern.Workspace{
+		LocksDir:       s.LocksDir,
+		DBPath:         s.DBPath,
+		DBPasswordFile: s.DBPasswordFile,
+		RepoRoot:       s.RepoRoot,
+		DBHost:         s.DBHost,
+		Env:            s.Env,
+	}
 	if cl != nil {
 		gws.Gitea = cl
 	}
@@ -187,7 +218,10 @@ func (sess *Session) openGitea() {
 	case g.Client != nil:
 		sess.Gitea = g.Client
 	case g.Repo == "":
-		sess.GiteaHealth = model.SourceHealth{Status: model.StatusNotConfigured, Reason: "Gitea not configured (give --gitea-repo or gitea.owner and gitea.repo, or --no-gitea)"}
+		sess.GiteaHealth = model.SourceHealth{
+			Status: model.StatusNotConfigured,
+			Reason: "Gitea not configured (give --gitea-repo or gitea.owner and gitea.repo, or --no-gitea)",
+		}
 		return
 	default:
 		c, err := sess.newClient()
@@ -214,7 +248,9 @@ func NewClient(s Settings) (*gitea.Client, error) {
 	if !ok || owner == "" || repo == "" {
 		return nil, fmt.Errorf("the repository must be owner/name, got %q", s.Gitea.Repo)
 	}
-	login, warns, err := gitea.LoadLogin(gitea.LoginOptions{Name: s.Gitea.TeaLogin, URL: s.Gitea.URL, Token: s.Gitea.Token, Getenv: plain(s.Env)})
+	login, warns, err := gitea.LoadLogin(
+		gitea.LoginOptions{Name: s.Gitea.TeaLogin, URL: s.Gitea.URL, Token: s.Gitea.Token, Getenv: plain(s.Env)},
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +262,16 @@ func NewClient(s Settings) (*gitea.Client, error) {
 	if s.Secrets != nil {
 		s.Secrets.AddScrubber(login.Token.Scrub)
 	}
-	return gitea.New(gitea.Config{Login: login, Owner: owner, Repo: repo, MarkerLabels: s.MarkerLabels, BlockedLabel: s.BlockedLabel, Now: s.Now})
+	return gitea.New(
+		gitea.Config{
+			Login:        login,
+			Owner:        owner,
+			Repo:         repo,
+			MarkerLabels: s.MarkerLabels,
+			BlockedLabel: s.BlockedLabel,
+			Now:          s.Now,
+		},
+	)
 }
 
 // plain is env as a getenv (os.LookupEnv's when nil).

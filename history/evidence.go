@@ -177,7 +177,11 @@ func (e *Evidence) AddEvents(evs []leases.Event, r EventsRead) {
 		e.Gaps = append(e.Gaps, Gap{Kind: GapBegins, Source: SourceEvents, Reason: "the events table holds no event"})
 	case r.FirstID > 1:
 		e.Gaps = append(e.Gaps, Gap{Kind: GapNotRetained, Source: SourceEvents, To: first,
-			Reason: fmt.Sprintf("events before %s were not retained (the first event kept is #%d; event ids only grow)", stamp(first), r.FirstID)})
+			Reason: fmt.Sprintf(
+				"events before %s were not retained (the first event kept is #%d; event ids only grow)",
+				stamp(first),
+				r.FirstID,
+			)})
 	default:
 		// Event #1 is kept: the table has not lost its beginning, but it began when the
 		// control plane first wrote — nothing is recorded before it.
@@ -185,11 +189,19 @@ func (e *Evidence) AddEvents(evs []leases.Event, r EventsRead) {
 			Reason: "the events table begins at " + stamp(first) + " (event #1)"})
 	}
 	if r.Truncated {
-		e.Gaps = append(e.Gaps, Gap{Kind: GapDamaged, Source: SourceEvents, Reason: "the read stopped at its limit; later events were not read"})
+		e.Gaps = append(
+			e.Gaps,
+			Gap{
+				Kind:   GapDamaged,
+				Source: SourceEvents,
+				Reason: "the read stopped at its limit; later events were not read",
+			},
+		)
 	}
 	if !r.NamesSessions {
 		e.SessionGaps = append(e.SessionGaps, Gap{Kind: GapLimit, Source: SourceEvents,
-			Reason: "this DB's events record no session (the seed's events table is event_id, work_item_id, event_type, message, created_at); an event counts for a session only when its message names it"})
+			Reason: "this DB's events record no session (the seed's events table is event_id, work_item_id, event_type, " +
+				"message, created_at); an event counts for a session only when its message names it"})
 	}
 	e.setState(st)
 }
@@ -324,8 +336,11 @@ func (e *Evidence) AddLeases(ls []leases.Lease, items map[int64]Item, h leases.H
 		beats = beats || l.HeartbeatCount > 1
 	}
 	if beats {
-		e.Gaps = append(e.Gaps, Gap{Kind: GapLimit, Source: SourceLeases, Reason: "a lease row keeps only its last heartbeat " +
-			"(last_heartbeat_at, heartbeat_count): earlier heartbeats are known only where a lease.renew event recorded them"})
+		e.Gaps = append(
+			e.Gaps,
+			Gap{Kind: GapLimit, Source: SourceLeases, Reason: "a lease row keeps only its last heartbeat " +
+				"(last_heartbeat_at, heartbeat_count): earlier heartbeats are known only where a lease.renew event recorded them"},
+		)
 	}
 	st.Entries = len(ls)
 	e.setState(st)
@@ -392,7 +407,11 @@ func (e *Evidence) AddAudit(recs []AuditRecord, finds []AuditFinding, err error)
 		case "resolution":
 			e.add(Entry{At: r.At, Source: SourceAudit, Ref: "audit:" + r.Attempt + "/resolution", Kind: KindAttempt,
 				Item: r.Item, Session: r.Session, Actor: r.Actor, Lease: r.Lease, Attempt: r.Attempt, Result: r.Result,
-				Text: clean(r.Action + " resolved as " + r.Result + " by " + r.ResolvedBy + " (" + r.Actor + ")" + msgSuffix(r.Message))})
+				Text: clean(
+					r.Action + " resolved as " + r.Result + " by " + r.ResolvedBy + " (" + r.Actor + ")" + msgSuffix(
+						r.Message,
+					),
+				)})
 		}
 		if !r.At.IsZero() && (st.From.IsZero() || r.At.Before(st.From)) {
 			st.From = r.At
@@ -422,16 +441,37 @@ func (e *Evidence) AddAudit(recs []AuditRecord, finds []AuditFinding, err error)
 			text += " [" + code + "]"
 		}
 		e.add(Entry{At: base.At, Source: SourceAudit, Ref: "audit:" + id, Kind: KindAttempt, Item: base.Item,
-			Session: base.Session, Actor: base.Actor, Lease: firstNonEmpty(base.Lease, leaseOf(a.outcome)), Lock: base.LockFile, Attempt: id,
+			Session: base.Session, Actor: base.Actor, Lease: firstNonEmpty(base.Lease, leaseOf(a.outcome)),
+			Lock: base.LockFile, Attempt: id,
 			Result: res, Code: code, Text: clean(text + note + msgSuffix(msg))})
 	}
 	for _, f := range finds {
-		e.Gaps = append(e.Gaps, Gap{Kind: GapDamaged, Source: SourceAudit, Reason: fmt.Sprintf("line %d is unreadable (%s): what it recorded, and when, is unknown", f.Line, f.Reason)})
+		e.Gaps = append(
+			e.Gaps,
+			Gap{
+				Kind:   GapDamaged,
+				Source: SourceAudit,
+				Reason: fmt.Sprintf(
+					"line %d is unreadable (%s): what it recorded, and when, is unknown",
+					f.Line,
+					f.Reason,
+				),
+			},
+		)
 	}
 	if len(recs) == 0 {
-		e.Gaps = append(e.Gaps, Gap{Kind: GapBegins, Source: SourceAudit, Reason: "the audit log holds no record (steward has not acted on this workspace, or the log is not this workspace's)"})
+		e.Gaps = append(
+			e.Gaps,
+			Gap{
+				Kind:   GapBegins,
+				Source: SourceAudit,
+				Reason: "the audit log holds no record (steward has not acted on this workspace, or the log is not this " +
+					"workspace's)",
+			},
+		)
 	} else {
-		e.Gaps = append(e.Gaps, Gap{Kind: GapBegins, Source: SourceAudit, To: st.From, Reason: "steward's audit log begins at " + stamp(st.From)})
+		e.Gaps = append(e.Gaps, Gap{Kind: GapBegins, Source: SourceAudit, To: st.From, Reason: "steward's audit log " +
+			"begins at " + stamp(st.From)})
 	}
 	st.Entries = len(order)
 	e.setState(st)
@@ -470,8 +510,15 @@ func (e *Evidence) AddLocks(s *lockrec.Snapshot, err error) {
 	st := SourceState{Source: SourceLocks, Read: true}
 	if s.RetiredUnavailable != nil {
 		st.Reason = "retired/ unreadable: " + s.RetiredUnavailable.Detail
-		e.Gaps = append(e.Gaps, Gap{Kind: GapUnread, Source: SourceLocks, Reason: "the archived generations under retired/ could not be read (" +
-			s.RetiredUnavailable.Detail + "): released and retired locks are unknown"})
+		e.Gaps = append(
+			e.Gaps,
+			Gap{
+				Kind:   GapUnread,
+				Source: SourceLocks,
+				Reason: "the archived generations under retired/ could not be read (" +
+					s.RetiredUnavailable.Detail + "): released and retired locks are unknown",
+			},
+		)
 	}
 	for _, en := range slices.Concat(s.Live, s.Retired) {
 		if en.Unreadable != nil || !en.HasKey {
@@ -482,7 +529,18 @@ func (e *Evidence) AddLocks(s *lockrec.Snapshot, err error) {
 					why += ": " + en.Unreadable.Detail
 				}
 			}
-			e.Gaps = append(e.Gaps, Gap{Kind: GapDamaged, Source: SourceLocks, Reason: "lock file " + clean(en.Name) + " is unreadable (" + clean(why) + "): the generation it held is unknown"})
+			e.Gaps = append(
+				e.Gaps,
+				Gap{
+					Kind:   GapDamaged,
+					Source: SourceLocks,
+					Reason: "lock file " + clean(
+						en.Name,
+					) + " is unreadable (" + clean(
+						why,
+					) + "): the generation it held is unknown",
+				},
+			)
 			continue
 		}
 		rec := en.Record
@@ -513,7 +571,17 @@ func (e *Evidence) AddLocks(s *lockrec.Snapshot, err error) {
 				}
 			}
 			if sp.End.IsZero() {
-				e.Gaps = append(e.Gaps, Gap{Kind: GapDamaged, Source: SourceLocks, Item: sp.Item, Reason: "archive " + clean(en.Name) + " records no archived_at: when that generation ended is unknown"})
+				e.Gaps = append(
+					e.Gaps,
+					Gap{
+						Kind:   GapDamaged,
+						Source: SourceLocks,
+						Item:   sp.Item,
+						Reason: "archive " + clean(
+							en.Name,
+						) + " records no archived_at: when that generation ended is unknown",
+					},
+				)
 			}
 		}
 		if !sp.Start.IsZero() && (st.From.IsZero() || sp.Start.Before(st.From)) {
@@ -521,15 +589,48 @@ func (e *Evidence) AddLocks(s *lockrec.Snapshot, err error) {
 		}
 		e.Locks = append(e.Locks, sp)
 		who := firstNonEmpty(sp.Session, sp.Claimant, "an unnamed owner")
-		e.add(Entry{At: sp.Start, Source: SourceLocks, Ref: "locks:" + en.Name, Kind: KindLock, Item: sp.Item, Session: sp.Session,
-			Actor: sp.Claimant, Text: clean(fmt.Sprintf("lock taken by %s (generation %d now %s)", who, sp.Generation, map[bool]string{true: "live", false: "archived"}[sp.Live]))})
+		e.add(
+			Entry{
+				At:      sp.Start,
+				Source:  SourceLocks,
+				Ref:     "locks:" + en.Name,
+				Kind:    KindLock,
+				Item:    sp.Item,
+				Session: sp.Session,
+				Actor:   sp.Claimant,
+				Text: clean(
+					fmt.Sprintf(
+						"lock taken by %s (generation %d now %s)",
+						who,
+						sp.Generation,
+						map[bool]string{true: "live", false: "archived"}[sp.Live],
+					),
+				),
+			},
+		)
 		if !sp.Live && !sp.End.IsZero() {
-			e.add(Entry{At: sp.End, Source: SourceLocks, Ref: "locks:" + en.Name + "/archived", Kind: KindLock, Item: sp.Item, Session: sp.Session,
-				Text: clean(fmt.Sprintf("lock generation %d archived to retired/ by %s", sp.Generation, firstNonEmpty(sp.ArchivedBy, "an unnamed action")))})
+			e.add(
+				Entry{
+					At:      sp.End,
+					Source:  SourceLocks,
+					Ref:     "locks:" + en.Name + "/archived",
+					Kind:    KindLock,
+					Item:    sp.Item,
+					Session: sp.Session,
+					Text: clean(
+						fmt.Sprintf(
+							"lock generation %d archived to retired/ by %s",
+							sp.Generation,
+							firstNonEmpty(sp.ArchivedBy, "an unnamed action"),
+						),
+					),
+				},
+			)
 		}
 	}
 	e.Gaps = append(e.Gaps, Gap{Kind: GapLimit, Source: SourceLocks,
-		Reason: "a lock file's heartbeats rewrite it in place and leave no archive, and a worker that deletes its own lock leaves none either: lock evidence shows a generation's start and archive, not every heartbeat or end"})
+		Reason: "a lock file's heartbeats rewrite it in place and leave no archive, and a worker that deletes its own " +
+			"lock leaves none either: lock evidence shows a generation's start and archive, not every heartbeat or end"})
 	st.Entries = len(s.Live) + len(s.Retired)
 	e.setState(st)
 }
@@ -544,8 +645,17 @@ func (e *Evidence) AddThread(it Item, th gitea.Thread) {
 		if m, ok := gitea.TrailingMark(c.Body); ok {
 			first += " [steward " + m.Kind + "]"
 		}
-		e.add(Entry{At: c.CreatedAt.UTC(), Source: SourceGitea, Ref: fmt.Sprintf("gitea:comment/%d", c.ID), Kind: KindComment,
-			Item: it, Actor: c.Author, Text: clean("comment by " + c.Author + ": " + first)})
+		e.add(
+			Entry{
+				At:     c.CreatedAt.UTC(),
+				Source: SourceGitea,
+				Ref:    fmt.Sprintf("gitea:comment/%d", c.ID),
+				Kind:   KindComment,
+				Item:   it,
+				Actor:  c.Author,
+				Text:   clean("comment by " + c.Author + ": " + first),
+			},
+		)
 		st.Entries++
 		if st.From.IsZero() || c.CreatedAt.Before(st.From) {
 			st.From = c.CreatedAt.UTC()

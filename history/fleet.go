@@ -84,18 +84,31 @@ func (e *Evidence) At(t time.Time, window time.Duration) Fleet {
 	for _, sp := range e.Leases {
 		switch {
 		case sp.Start.IsZero():
-			f.Unknown = append(f.Unknown, "lease "+sp.Lease+" on "+sp.Item.String()+" records no start: whether it was live is unknown")
+			f.Unknown = append(
+				f.Unknown,
+				"lease "+sp.Lease+" on "+sp.Item.String()+" records no start: whether it was live is unknown",
+			)
 			continue
 		case sp.Start.After(t):
 			continue
 		case sp.Ended && sp.End.IsZero():
-			f.Unknown = append(f.Unknown, "lease "+sp.Lease+" on "+sp.Item.String()+" ("+sp.Session+") began "+stamp(sp.Start)+
-				" and ended at an unrecorded time: it may have been live")
+			f.Unknown = append(
+				f.Unknown,
+				"lease "+sp.Lease+" on "+sp.Item.String()+" ("+sp.Session+") began "+stamp(sp.Start)+
+					" and ended at an unrecorded time: it may have been live",
+			)
 			continue
 		case sp.Ended && !sp.End.After(t):
 			continue
 		}
-		c := Claim{Item: sp.Item, Session: sp.Session, Lease: sp.Lease, Role: sp.Role, Since: sp.Start, Sources: []Source{sp.Source}}
+		c := Claim{
+			Item:    sp.Item,
+			Session: sp.Session,
+			Lease:   sp.Lease,
+			Role:    sp.Role,
+			Since:   sp.Start,
+			Sources: []Source{sp.Source},
+		}
 		if sp.Ended {
 			c.Ended = sp.End
 		}
@@ -106,7 +119,8 @@ func (e *Evidence) At(t time.Time, window time.Duration) Fleet {
 			c.LockFile, c.LockGeneration = l.File, l.Generation
 			c.Sources = append(c.Sources, SourceLocks)
 		} else if e.State(SourceLocks).Read {
-			c.Notes = append(c.Notes, "no lock generation is known live then (a lock deleted without an archive leaves no trace)")
+			c.Notes = append(c.Notes, "no lock generation is known live then (a lock deleted without an archive leaves no "+
+				"trace)")
 		}
 		f.Claims = append(f.Claims, c)
 	}
@@ -151,7 +165,9 @@ func expiryAt(sp LeaseSpan, t time.Time) (ClaimState, time.Time, []string) {
 	}
 	switch {
 	case exp.IsZero():
-		return ClaimExpiryUnknown, time.Time{}, []string{"its expiry at that instant is not recorded (the renewals before it recorded no expiry)"}
+		return ClaimExpiryUnknown, time.Time{}, []string{
+			"its expiry at that instant is not recorded (the renewals before it recorded no expiry)",
+		}
 	case !exp.After(t):
 		return ClaimPastExpiry, exp, nil
 	}

@@ -113,7 +113,12 @@ func (e *Evidence) Heat(from, to time.Time) Heat {
 	})
 	slices.SortFunc(h.Sessions, func(a, b string) int {
 		x, y := stot[a], stot[b]
-		return cmp.Or(cmp.Compare(y.ref, x.ref), cmp.Compare(y.coll, x.coll), cmp.Compare(y.claims, x.claims), cmp.Compare(a, b))
+		return cmp.Or(
+			cmp.Compare(y.ref, x.ref),
+			cmp.Compare(y.coll, x.coll),
+			cmp.Compare(y.claims, x.claims),
+			cmp.Compare(a, b),
+		)
 	})
 	for _, s := range h.Sessions {
 		row := make([]Cell, len(h.Items))

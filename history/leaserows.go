@@ -77,7 +77,14 @@ func rowEntries(l *leases.Lease, sp LeaseSpan) []Entry {
 			if l.HeartbeatCount > 0 {
 				n = fmt.Sprintf(", heartbeat_count %d", l.HeartbeatCount)
 			}
-			en.Text = clean(fmt.Sprintf("last heartbeat of lease %s by %s (row: last_heartbeat_at%s; earlier heartbeats are not kept in the row)", l.LeaseID, who, n))
+			en.Text = clean(
+				fmt.Sprintf(
+					"last heartbeat of lease %s by %s (row: last_heartbeat_at%s; earlier heartbeats are not kept in the row)",
+					l.LeaseID,
+					who,
+					n,
+				),
+			)
 			out = append(out, en)
 		}
 	}
@@ -88,7 +95,9 @@ func rowEntries(l *leases.Lease, sp LeaseSpan) []Entry {
 		if l.EndReason != "" {
 			why = ", end_reason " + l.EndReason
 		}
-		en.Text = clean(fmt.Sprintf("lease %s of %s %s (row: released_at%s)", l.LeaseID, who, strings.ToLower(l.StatusText()), why))
+		en.Text = clean(
+			fmt.Sprintf("lease %s of %s %s (row: released_at%s)", l.LeaseID, who, strings.ToLower(l.StatusText()), why),
+		)
 		out = append(out, en)
 	}
 	return out

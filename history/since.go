@@ -83,14 +83,29 @@ func (e *Evidence) Since(mark time.Time, self string) SinceReport {
 	pThen, pNow := past(then), past(cur)
 	for _, c := range cur.Claims {
 		if _, was := pThen[c.Lease]; c.State == ClaimPastExpiry && !was {
-			r.Lines = append(r.Lines, SinceLine{Category: CatNewOrphans, At: c.Expires, Item: c.Item, Session: c.Session,
-				Text: fmt.Sprintf("%s: lease %s of %s passed its expiry %s and is still active", c.Item, c.Lease, c.Session, stamp(c.Expires))})
+			r.Lines = append(
+				r.Lines,
+				SinceLine{Category: CatNewOrphans, At: c.Expires, Item: c.Item, Session: c.Session,
+					Text: fmt.Sprintf(
+						"%s: lease %s of %s passed its expiry %s and is still active",
+						c.Item,
+						c.Lease,
+						c.Session,
+						stamp(c.Expires),
+					)},
+			)
 		}
 	}
 	for _, c := range then.Claims {
 		if _, still := pNow[c.Lease]; c.State == ClaimPastExpiry && !still {
 			r.Lines = append(r.Lines, SinceLine{Category: CatClearedOrphans, Item: c.Item, Session: c.Session,
-				Text: fmt.Sprintf("%s: lease %s of %s, past its expiry when you left, %s", c.Item, c.Lease, c.Session, e.fate(c.Lease))})
+				Text: fmt.Sprintf(
+					"%s: lease %s of %s, past its expiry when you left, %s",
+					c.Item,
+					c.Lease,
+					c.Session,
+					e.fate(c.Lease),
+				)})
 		}
 	}
 	routine := map[Kind]int{}
@@ -122,13 +137,26 @@ func (e *Evidence) Since(mark time.Time, self string) SinceReport {
 		r.Lines = append(r.Lines, line)
 	}
 	var kinds []string
-	for _, k := range []Kind{KindClaim, KindHeartbeat, KindRelease, KindRefused, KindReclaim, KindAbandon, KindExpire, KindEvent} {
+	routineKinds := []Kind{
+		KindClaim,
+		KindHeartbeat,
+		KindRelease,
+		KindRefused,
+		KindReclaim,
+		KindAbandon,
+		KindExpire,
+		KindEvent,
+	}
+	for _, k := range routineKinds {
 		if n := routine[k]; n > 0 {
 			kinds = append(kinds, fmt.Sprintf("%d %s", n, k))
 		}
 	}
 	if len(kinds) > 0 {
-		r.Lines = append(r.Lines, SinceLine{Category: CatRoutine, Text: "control-plane events: " + strings.Join(kinds, ", ")})
+		r.Lines = append(
+			r.Lines,
+			SinceLine{Category: CatRoutine, Text: "control-plane events: " + strings.Join(kinds, ", ")},
+		)
 	}
 	slices.SortStableFunc(r.Lines, func(a, b SinceLine) int {
 		return slices.Index(Categories, a.Category) - slices.Index(Categories, b.Category)
@@ -187,7 +215,14 @@ func (e *Evidence) collisionsSince(mark, now time.Time) []SinceLine {
 				}
 				if x.Session != y.Session && overlap(x, y, mark, now) {
 					out = append(out, SinceLine{Category: CatCollisions, At: maxTime(x.Start, y.Start), Item: x.Item,
-						Text: fmt.Sprintf("%s: %s and %s both held live leases (%s, %s)", x.Item, x.Session, y.Session, x.Lease, y.Lease)})
+						Text: fmt.Sprintf(
+							"%s: %s and %s both held live leases (%s, %s)",
+							x.Item,
+							x.Session,
+							y.Session,
+							x.Lease,
+							y.Lease,
+						)})
 				}
 			}
 		}

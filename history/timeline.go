@@ -67,7 +67,10 @@ func (e *Evidence) spansFromEvents(byLease map[string]int) {
 		case KindClaim:
 			if !ok {
 				byLease[en.Lease] = len(e.Leases)
-				e.Leases = append(e.Leases, LeaseSpan{Lease: en.Lease, Session: en.Session, Item: en.Item, Start: en.At, Source: SourceEvents})
+				e.Leases = append(
+					e.Leases,
+					LeaseSpan{Lease: en.Lease, Session: en.Session, Item: en.Item, Start: en.At, Source: SourceEvents},
+				)
 			}
 		case KindRelease, KindReclaim, KindAbandon, KindExpire:
 			if ok && !e.Leases[i].Ended {

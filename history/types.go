@@ -66,7 +66,11 @@ func (i Item) Zero() bool { return i.Number == 0 && i.Org == "" && i.Repo == "" 
 
 // Key is the item's identity: org and repo folded.
 func (i Item) Key() Item {
-	return Item{Org: strings.ToLower(strings.TrimSpace(i.Org)), Repo: strings.ToLower(strings.TrimSpace(i.Repo)), Number: i.Number}
+	return Item{
+		Org:    strings.ToLower(strings.TrimSpace(i.Org)),
+		Repo:   strings.ToLower(strings.TrimSpace(i.Repo)),
+		Number: i.Number,
+	}
 }
 
 // Same reports whether two items are one.

@@ -62,7 +62,11 @@ type census struct {
 func (f *Fleet) newCensus(cfg model.Config) *census {
 	clock := func() time.Time { return f.sched.clock() }
 	// A preview-only core (no audit log): it writes nothing, ever.
-	pv := govern.New(f.cfg.Workspace, nil, govern.Options{Actor: govern.LocalActor(govern.RoleOperator, "census"), Now: clock})
+	pv := govern.New(
+		f.cfg.Workspace,
+		nil,
+		govern.Options{Actor: govern.LocalActor(govern.RoleOperator, "census"), Now: clock},
+	)
 	return &census{f: f, cfg: cfg, preview: pv, seen: map[string]bool{}}
 }
 
@@ -75,7 +79,10 @@ func (c *census) minuteOf(at time.Duration, end bool) *Minute {
 		i--
 	}
 	for len(c.minutes) <= i {
-		c.minutes = append(c.minutes, Minute{Minute: len(c.minutes) + 1, LiveClaimsMin: -1, RefusedMin: -1, KindsPresentMin: -1})
+		c.minutes = append(
+			c.minutes,
+			Minute{Minute: len(c.minutes) + 1, LiveClaimsMin: -1, RefusedMin: -1, KindsPresentMin: -1},
+		)
 	}
 	return &c.minutes[i]
 }
@@ -110,7 +117,8 @@ func (c *census) sample() {
 	snap, err := c.f.observe(c.f.ctx(), c.cfg)
 	m := c.minuteOf(c.f.sched.now(), true)
 	m.Samples++
-	if err != nil || snap.Sources.Locks.Need() == model.NeedHuman || snap.Sources.DB.Need() == model.NeedHuman || snap.Sources.Gitea.Need() == model.NeedHuman {
+	if err != nil || snap.Sources.Locks.Need() == model.NeedHuman || snap.Sources.DB.Need() == model.NeedHuman ||
+		snap.Sources.Gitea.Need() == model.NeedHuman {
 		m.Unread++
 		return
 	}
@@ -120,7 +128,16 @@ func (c *census) sample() {
 			live++
 		}
 	}
-	m.LiveClaimsMin, m.LiveClaimsMax, m.ClaimsMax = lowest(m.LiveClaimsMin, live), max(m.LiveClaimsMax, live), max(m.ClaimsMax, len(snap.Claims))
+	m.LiveClaimsMin, m.LiveClaimsMax, m.ClaimsMax = lowest(
+		m.LiveClaimsMin,
+		live,
+	), max(
+		m.LiveClaimsMax,
+		live,
+	), max(
+		m.ClaimsMax,
+		len(snap.Claims),
+	)
 	refused := 0
 	for _, ct := range snap.Contention {
 		if ct.Kind == model.ContentionClaimRefused {
@@ -156,7 +173,9 @@ func (c *census) sample() {
 	if oldest != nil {
 		it := oldest.Item
 		pv, err := c.preview.Preview(c.f.ctx(), govern.Request{Action: govern.ActionAnswer,
-			Target: govern.Target{Item: &govern.Item{Remote: it.Remote, Org: it.Org, Repo: it.Repo, Kind: it.Kind, Number: it.Number}},
+			Target: govern.Target{
+				Item: &govern.Item{Remote: it.Remote, Org: it.Org, Repo: it.Repo, Kind: it.Kind, Number: it.Number},
+			},
 			Params: map[string]string{"body": "(census: would this answer be allowed?)"}})
 		m.Answerable = err == nil && pv.Allowed
 	}

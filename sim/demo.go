@@ -127,8 +127,10 @@ func NewDemo(ctx context.Context, o DemoOptions) (d *Demo, err error) {
 	if err != nil {
 		return d, err
 	}
-	d.Client, err = gitea.New(gitea.Config{Login: gitea.Login{Name: "demo", URL: d.GiteaURL, Token: gitea.NewToken(d.token), Source: "demo"},
-		Owner: d.Owner, Repo: d.Repo, RequestTimeout: 10 * time.Second})
+	d.Client, err = gitea.New(
+		gitea.Config{Login: gitea.Login{Name: "demo", URL: d.GiteaURL, Token: gitea.NewToken(d.token), Source: "demo"},
+			Owner: d.Owner, Repo: d.Repo, RequestTimeout: 10 * time.Second},
+	)
 	if err != nil {
 		return d, err
 	}
@@ -154,9 +156,27 @@ func NewDemo(ctx context.Context, o DemoOptions) (d *Demo, err error) {
 		mc := d.ModelConfig()
 		cen = &mc
 	}
-	d.fleet, err = New(Config{Workspace: d.Workspace, Audit: d.audit, Owner: d.Owner, Repo: d.Repo, Remote: d.Remote, Backlog: d.Backlog,
-		Tracker: d.Client, PRs: prs, Workers: o.Workers, Seed: o.Seed, Speed: o.Speed, Rates: o.Rates, OnEvent: o.OnEvent, Virtual: o.Virtual,
-		Legacy: legacy, Staff: staff, Census: cen})
+	d.fleet, err = New(
+		Config{
+			Workspace: d.Workspace,
+			Audit:     d.audit,
+			Owner:     d.Owner,
+			Repo:      d.Repo,
+			Remote:    d.Remote,
+			Backlog:   d.Backlog,
+			Tracker:   d.Client,
+			PRs:       prs,
+			Workers:   o.Workers,
+			Seed:      o.Seed,
+			Speed:     o.Speed,
+			Rates:     o.Rates,
+			OnEvent:   o.OnEvent,
+			Virtual:   o.Virtual,
+			Legacy:    legacy,
+			Staff:     staff,
+			Census:    cen,
+		},
+	)
 	if d.Fake != nil && err == nil {
 		// The in-process Gitea stamps its items with the fleet's clock, so that they age as
 		// the lock files and leases do (in a virtual run, too).
@@ -171,8 +191,9 @@ func NewDemo(ctx context.Context, o DemoOptions) (d *Demo, err error) {
 // demoStaff is the demo's staff timing, in supervised time: a look every 3 min 20 s (10 s of
 // the demo at the default speed); an orphan the person at the keyboard leaves alone is
 // recovered by the on-call operator after 15 min (45 s of the demo); a clarification
-// answered after 45 min (2¼ min of the demo; questions pile up a little, so one is always waiting); a stale pull request closed after 20 min; an item a worker holds
-// closed about every 40 min.
+// answered after 45 min (2¼ min of the demo; questions pile up a little, so one is always
+// waiting); a stale pull request closed after 20 min; an item a worker holds closed about
+// every 40 min.
 func demoStaff() Staff {
 	return Staff{Every: 200 * time.Second, RecoverAfter: 15 * time.Minute, AnswerAfter: 45 * time.Minute,
 		CloseStalePRAfter: 20 * time.Minute, CloseClaimedEvery: 40 * time.Minute}
@@ -239,7 +260,12 @@ func (d *Demo) Addr() string {
 // demo's own core does: its Gitea login (URL, token, repository — the token through the
 // environment, never argv) and the compressed lease policy. Pass it to the child only.
 func (d *Demo) StewardEnv() []string {
-	env := append(envLines(d.Env), gitea.EnvURL+"="+d.GiteaURL, gitea.EnvToken+"="+d.token, "STEWARD_GITEA_REPO="+d.Owner+"/"+d.Repo)
+	env := append(
+		envLines(d.Env),
+		gitea.EnvURL+"="+d.GiteaURL,
+		gitea.EnvToken+"="+d.token,
+		"STEWARD_GITEA_REPO="+d.Owner+"/"+d.Repo,
+	)
 	return env
 }
 

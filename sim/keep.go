@@ -33,7 +33,10 @@ func (d *Demo) writeConfig() error {
 	}
 	f := config.File{DefaultWorkspace: "demo", Workspaces: map[string]config.Workspace{"demo": ws},
 		ClarificationSLA: config.Duration(d.ClarificationSLA()),
-		Thresholds:       config.Thresholds{StalePR: config.Duration(mc.StalePRQuiet), ContentionWindow: config.Duration(mc.RefusedWindow)}}
+		Thresholds: config.Thresholds{
+			StalePR:          config.Duration(mc.StalePRQuiet),
+			ContentionWindow: config.Duration(mc.RefusedWindow),
+		}}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)

@@ -105,8 +105,17 @@ func (w *legacyWorker) cycle() {
 	name := foreign.Name(w.f.cfg.Owner, w.f.cfg.Repo, pick.Number)
 	branch := fmt.Sprintf("fix/issue-%d-legacy", pick.Number)
 	wt := w.f.worktreeOf(pick.Number) + "-legacy"
-	l := foreign.Lock{Remote: w.f.cfg.Remote, Org: w.f.cfg.Owner, Repo: w.f.cfg.Repo, Issue: pick.Number, Branch: branch,
-		Worktree: wt, Username: w.name, Profile: "author", PID: w.proc.PID()}
+	l := foreign.Lock{
+		Remote:   w.f.cfg.Remote,
+		Org:      w.f.cfg.Owner,
+		Repo:     w.f.cfg.Repo,
+		Issue:    pick.Number,
+		Branch:   branch,
+		Worktree: wt,
+		Username: w.name,
+		Profile:  "author",
+		PID:      w.proc.PID(),
+	}
 	if w.rng.Float64() < 0.1 {
 		// Killed in the middle of its in-place write: half a file, and no process.
 		if err := foreign.WriteTorn(w.f.cfg.Workspace.LocksDir, name, l); err != nil {

@@ -36,7 +36,17 @@ var verbs = []string{"Fix", "Add tests for", "Speed up", "Document", "Refactor",
 // issues are created in order into an empty repository). One is blocked.
 func Backlog(seed uint64, n int) []SeedIssue {
 	rng := rand.New(rand.NewPCG(seed, 0xdeadbeef))
-	prios := []string{"priority:critical", "priority:high", "priority:high", "priority:medium", "priority:medium", "priority:medium", "priority:low", "priority:low", ""}
+	prios := []string{
+		"priority:critical",
+		"priority:high",
+		"priority:high",
+		"priority:medium",
+		"priority:medium",
+		"priority:medium",
+		"priority:low",
+		"priority:low",
+		"",
+	}
 	out := make([]SeedIssue, 0, n)
 	for i := range n {
 		s := SeedIssue{Title: fmt.Sprintf("%s the %s", verbs[rng.IntN(len(verbs))], subjects[rng.IntN(len(subjects))])}

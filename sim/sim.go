@@ -249,7 +249,13 @@ func New(cfg Config) (*Fleet, error) {
 		rules.Blocked = gitea.DefaultBlockedLabel
 	}
 	f := &Fleet{cfg: cfg, rules: rules, rates: rates, backlog: slices.Clone(cfg.Backlog)}
-	f.sum = Summary{Seed: cfg.Seed, Workers: cfg.Workers, Speed: cfg.Speed, Counts: map[EventKind]int{}, First: map[EventKind]time.Duration{}}
+	f.sum = Summary{
+		Seed:    cfg.Seed,
+		Workers: cfg.Workers,
+		Speed:   cfg.Speed,
+		Counts:  map[EventKind]int{},
+		First:   map[EventKind]time.Duration{},
+	}
 	return f, nil
 }
 

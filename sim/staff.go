@@ -77,8 +77,16 @@ func (f *Fleet) newStaff(cfg Staff) *staff {
 	}
 	clock := func() time.Time { return f.sched.clock() }
 	s := &staff{f: f, cfg: cfg, seen: map[string]time.Duration{}, rng: workerRand(f.cfg.Seed, 2000)}
-	s.oncall = govern.New(f.cfg.Workspace, f.cfg.Audit, govern.Options{Actor: govern.LocalActor(govern.RoleOperator, onCallName), Now: clock})
-	s.maintainer = govern.New(f.cfg.Workspace, f.cfg.Audit, govern.Options{Actor: govern.LocalActor(govern.RoleOperator, maintainerName), Now: clock})
+	s.oncall = govern.New(
+		f.cfg.Workspace,
+		f.cfg.Audit,
+		govern.Options{Actor: govern.LocalActor(govern.RoleOperator, onCallName), Now: clock},
+	)
+	s.maintainer = govern.New(
+		f.cfg.Workspace,
+		f.cfg.Audit,
+		govern.Options{Actor: govern.LocalActor(govern.RoleOperator, maintainerName), Now: clock},
+	)
 	return s
 }
 
@@ -145,7 +153,10 @@ func (s *staff) recover(snap *model.Snapshot, now time.Duration, live map[string
 		}
 		acted[key] = true
 		n++
-		req := govern.Request{Action: o.Action.ID, Target: govern.Target{LeaseID: o.Action.Target.LeaseID, LockFile: o.Action.Target.LockFile}}
+		req := govern.Request{
+			Action: o.Action.ID,
+			Target: govern.Target{LeaseID: o.Action.Target.LeaseID, LockFile: o.Action.Target.LockFile},
+		}
 		var item int64
 		if o.Item != nil {
 			item = o.Item.Number
@@ -160,7 +171,19 @@ func (s *staff) recover(snap *model.Snapshot, now time.Duration, live map[string
 			continue
 		}
 		out := s.oncall.Apply(s.f.ctx(), pv, pv.ConfirmPhrase)
-		s.emit(onCallName, EventRecover, item, fmt.Sprintf("%s %s%s (%s): %s", o.Action.ID, o.Action.Target.LeaseID, o.Action.Target.LockFile, o.Kind, out.Result))
+		s.emit(
+			onCallName,
+			EventRecover,
+			item,
+			fmt.Sprintf(
+				"%s %s%s (%s): %s",
+				o.Action.ID,
+				o.Action.Target.LeaseID,
+				o.Action.Target.LockFile,
+				o.Kind,
+				out.Result,
+			),
+		)
 	}
 }
 
@@ -175,12 +198,24 @@ var answers = []string{
 func (s *staff) answer(snap *model.Snapshot) {
 	clock := s.f.sched.clock()
 	for _, c := range snap.Clarifications {
-		if c.Question == "" || c.AskedAt.IsZero() || clock.Sub(c.AskedAt) < time.Duration(float64(s.cfg.AnswerAfter)/s.f.cfg.Speed) {
+		if c.Question == "" || c.AskedAt.IsZero() ||
+			clock.Sub(c.AskedAt) < time.Duration(float64(s.cfg.AnswerAfter)/s.f.cfg.Speed) {
 			continue
 		}
 		body := answers[int(c.Item.Number)%len(answers)]
-		req := govern.Request{Action: govern.ActionAnswer, Target: govern.Target{Item: &govern.Item{Remote: c.Item.Remote, Org: c.Item.Org, Repo: c.Item.Repo, Kind: c.Item.Kind, Number: c.Item.Number}},
-			Params: map[string]string{"body": body}}
+		req := govern.Request{
+			Action: govern.ActionAnswer,
+			Target: govern.Target{
+				Item: &govern.Item{
+					Remote: c.Item.Remote,
+					Org:    c.Item.Org,
+					Repo:   c.Item.Repo,
+					Kind:   c.Item.Kind,
+					Number: c.Item.Number,
+				},
+			},
+			Params: map[string]string{"body": body},
+		}
 		_, out, err := s.maintainer.Run(s.f.ctx(), req, "")
 		if err != nil {
 			s.emit(maintainerName, EventError, c.Item.Number, "answer: "+err.Error())
@@ -288,7 +323,8 @@ func (s *staff) closeClaimed(snap *model.Snapshot, now time.Duration) {
 	}
 	var held []int64
 	for _, c := range snap.Claims {
-		if c.Item != nil && c.Item.Kind == "issue" && c.Freshness == string(leases.FreshActive) && !slices.Contains(held, c.Item.Number) {
+		if c.Item != nil && c.Item.Kind == "issue" && c.Freshness == string(leases.FreshActive) &&
+			!slices.Contains(held, c.Item.Number) {
 			held = append(held, c.Item.Number)
 		}
 	}
@@ -304,7 +340,11 @@ func (s *staff) closeClaimed(snap *model.Snapshot, now time.Duration) {
 	}
 	s.emit(maintainerName, EventMaintain, n, "closed the issue while it was claimed (a duplicate of a newer one)")
 	s.filed++
-	s.file(fmt.Sprintf("Follow-up %d: %s", s.filed, strings.TrimSpace(titleOf(snap, n))), fmt.Sprintf("Replaces #%d.", n), n)
+	s.file(
+		fmt.Sprintf("Follow-up %d: %s", s.filed, strings.TrimSpace(titleOf(snap, n))),
+		fmt.Sprintf("Replaces #%d.", n),
+		n,
+	)
 }
 
 func titleOf(snap *model.Snapshot, n int64) string {

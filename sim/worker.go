@@ -71,7 +71,11 @@ func fenceOf(d map[string]string) map[string]string {
 func (f *Fleet) newWorker(i int) *worker {
 	name := fmt.Sprintf("sim-worker-%d", i+1)
 	actor := govern.LocalActor(govern.RoleOperator, name)
-	core := govern.New(f.cfg.Workspace, f.cfg.Audit, govern.Options{Actor: actor, Now: func() time.Time { return f.sched.clock() }})
+	core := govern.New(
+		f.cfg.Workspace,
+		f.cfg.Audit,
+		govern.Options{Actor: actor, Now: func() time.Time { return f.sched.clock() }},
+	)
 	return &worker{f: f, idx: i, name: name, rng: workerRand(f.cfg.Seed, i), core: core}
 }
 
@@ -160,7 +164,16 @@ func (w *worker) tryClaim(c Candidate) bool {
 	wt := w.f.worktreeOf(c.Number)
 	req := govern.Request{
 		Action: govern.ActionClaim,
-		Target: govern.Target{Session: w.session, Item: &govern.Item{Remote: w.f.cfg.Remote, Org: w.f.cfg.Owner, Repo: w.f.cfg.Repo, Kind: "issue", Number: c.Number}},
+		Target: govern.Target{
+			Session: w.session,
+			Item: &govern.Item{
+				Remote: w.f.cfg.Remote,
+				Org:    w.f.cfg.Owner,
+				Repo:   w.f.cfg.Repo,
+				Kind:   "issue",
+				Number: c.Number,
+			},
+		},
 		Params: map[string]string{"role": "author", "profile": "sim", "pid": strconv.Itoa(w.proc.PID()),
 			"username": w.name, "title": c.Title, "branch": fmt.Sprintf("feat/issue-%d", c.Number), "worktree": wt},
 	}
@@ -330,7 +343,12 @@ func (w *worker) openPR(c *claim) {
 	if !w.current(c) {
 		return
 	}
-	n, err := w.f.cfg.PRs(w.ctx(), w.name, fmt.Sprintf("feat/issue-%d", c.item.Number), fmt.Sprintf("WIP: %s (#%d)", c.item.Title, c.item.Number))
+	n, err := w.f.cfg.PRs(
+		w.ctx(),
+		w.name,
+		fmt.Sprintf("feat/issue-%d", c.item.Number),
+		fmt.Sprintf("WIP: %s (#%d)", c.item.Title, c.item.Number),
+	)
 	if err != nil {
 		w.emit(EventError, c.item.Number, "open PR: "+err.Error())
 		return
@@ -358,7 +376,13 @@ func (w *worker) ask(c *claim) {
 	}
 	w.claim = nil
 	req := w.own(govern.ActionAsk, c)
-	req.Target.Item = &govern.Item{Remote: w.f.cfg.Remote, Org: w.f.cfg.Owner, Repo: w.f.cfg.Repo, Kind: "issue", Number: c.item.Number}
+	req.Target.Item = &govern.Item{
+		Remote: w.f.cfg.Remote,
+		Org:    w.f.cfg.Owner,
+		Repo:   w.f.cfg.Repo,
+		Kind:   "issue",
+		Number: c.item.Number,
+	}
 	req.Params["question"] = q
 	out, err := w.act(req)
 	if err != nil || out.Result != govern.ResultSucceeded {

@@ -142,7 +142,12 @@ func attaches(r rune) bool {
 	switch {
 	case r < 0x300:
 		return false
-	case r == 0x200D, r == 0x0E33, r == 0x0EB3, isVariationSelector(r), r >= 0x1F3FB && r <= 0x1F3FF, r >= 0xE0020 && r <= 0xE007F:
+	case r == 0x200D,
+		r == 0x0E33,
+		r == 0x0EB3,
+		isVariationSelector(r),
+		r >= 0x1F3FB && r <= 0x1F3FF,
+		r >= 0xE0020 && r <= 0xE007F:
 		return true
 	}
 	if r >= 0x4E00 && r <= 0x9FFF || hangulSyl(r) {
@@ -257,8 +262,20 @@ func certainRune(r rune) bool {
 // measureRune is certainRune without the cache, for r >= U+0300.
 func measureRune(r rune) bool {
 	switch {
-	case !safeRune(r), attaches(r), isPrepend(r), isRegional(r), isHangulVT(r), unicode.Is(unicode.Cf, r), unicode.Is(unicode.Co, r),
-		r == 0x115F, r == 0x3164, r == 0xFFA0, r == 0x2028, r == 0x2029, unicode.Is(unicode.Zl, r), unicode.Is(unicode.Zp, r):
+	case !safeRune(r),
+		attaches(r),
+		isPrepend(r),
+		isRegional(r),
+		isHangulVT(r),
+		unicode.Is(unicode.Cf, r),
+		unicode.Is(unicode.Co, r),
+		r == 0x115F,
+		r == 0x3164,
+		r == 0xFFA0,
+		r == 0x2028,
+		r == 0x2029,
+		unicode.Is(unicode.Zl, r),
+		unicode.Is(unicode.Zp, r):
 		return false
 	}
 	w := ansi.StringWidth(string(r))

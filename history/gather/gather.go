@@ -81,7 +81,10 @@ func readDB(ctx context.Context, ev *history.Evidence, t leases.Target, opt Opti
 	}
 	if snap.WorkItemsHealth.Status == leases.HealthUnavailable {
 		ev.Gaps = append(ev.Gaps, history.Gap{Source: history.SourceLeases,
-			Reason: "work_items unreadable (" + strings.Join(snap.WorkItemsHealth.Reasons, "; ") + "): events and leases name no item"})
+			Reason: "work_items unreadable (" + strings.Join(
+				snap.WorkItemsHealth.Reasons,
+				"; ",
+			) + "): events and leases name no item"})
 	}
 	ev.AddLeases(snap.Leases, items, snap.LeasesHealth)
 	max := opt.MaxEvents
@@ -114,7 +117,10 @@ func readDB(ctx context.Context, ev *history.Evidence, t leases.Target, opt Opti
 	if len(all) > 0 {
 		first = all[0].EventID
 	}
-	ev.AddEvents(all, history.EventsRead{Health: h, FirstID: first, NamesSessions: names, Items: items, Truncated: truncated})
+	ev.AddEvents(
+		all,
+		history.EventsRead{Health: h, FirstID: first, NamesSessions: names, Items: items, Truncated: truncated},
+	)
 }
 
 func readAudit(ev *history.Evidence, path string) {
@@ -144,9 +150,20 @@ func readAudit(ev *history.Evidence, path string) {
 
 // Record converts one audit record.
 func Record(r govern.Record) history.AuditRecord {
-	out := history.AuditRecord{Attempt: r.Attempt, Kind: string(r.Kind), Action: r.Action, Lease: r.Target.LeaseID, LockFile: r.Target.LockFile,
-		Session: r.Actor.Session, Actor: ActorName(r.Actor), Role: r.Actor.Role.String(), Result: string(r.Result),
-		Code: r.Code, Message: r.Message, ResolvedBy: string(r.ResolvedBy)}
+	out := history.AuditRecord{
+		Attempt:    r.Attempt,
+		Kind:       string(r.Kind),
+		Action:     r.Action,
+		Lease:      r.Target.LeaseID,
+		LockFile:   r.Target.LockFile,
+		Session:    r.Actor.Session,
+		Actor:      ActorName(r.Actor),
+		Role:       r.Actor.Role.String(),
+		Result:     string(r.Result),
+		Code:       r.Code,
+		Message:    r.Message,
+		ResolvedBy: string(r.ResolvedBy),
+	}
 	if out.Session == "" {
 		out.Session = r.Target.Session
 	}
@@ -178,7 +195,10 @@ func readGitea(ctx context.Context, ev *history.Evidence, cl *gitea.Client, it h
 	}
 	owner, repo := cl.Repository()
 	if !strings.EqualFold(owner, it.Org) || !strings.EqualFold(repo, it.Repo) {
-		ev.Unread(history.SourceGitea, fmt.Sprintf("the configured Gitea repository is %s/%s, not %s/%s", owner, repo, it.Org, it.Repo))
+		ev.Unread(
+			history.SourceGitea,
+			fmt.Sprintf("the configured Gitea repository is %s/%s, not %s/%s", owner, repo, it.Org, it.Repo),
+		)
 		return
 	}
 	th, err := cl.Thread(ctx, it.Number)

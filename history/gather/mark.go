@@ -39,7 +39,9 @@ func Key(user string, src Sources) string {
 		}
 		return p
 	}
-	h := sha256.Sum256([]byte(user + "\x00" + abs(src.LocksDir) + "\x00" + src.DB.String() + "\x00" + abs(src.AuditPath)))
+	h := sha256.Sum256(
+		[]byte(user + "\x00" + abs(src.LocksDir) + "\x00" + src.DB.String() + "\x00" + abs(src.AuditPath)),
+	)
 	return hex.EncodeToString(h[:12])
 }
 

@@ -40,7 +40,8 @@ func (l Lock) Bytes() []byte {
 		LeaseID    *string `json:"lease_id"`
 		PID        int     `json:"pid"`
 		SessionPID int     `json:"session_pid"`
-	}{Remote: l.Remote, Org: l.Org, Repo: l.Repo, IssueNumber: l.Issue, BranchName: l.Branch, WorktreePath: l.Worktree, PID: l.PID, SessionPID: l.PID}
+	}{Remote: l.Remote, Org: l.Org, Repo: l.Repo, IssueNumber: l.Issue, BranchName: l.Branch, WorktreePath: l.Worktree,
+		PID: l.PID, SessionPID: l.PID}
 	rec.Claimant.Username, rec.Claimant.Profile = l.Username, l.Profile
 	b, _ := json.MarshalIndent(rec, "", "  ")
 	return append(b, '\n')

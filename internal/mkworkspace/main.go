@@ -52,7 +52,14 @@ func run(out string) error {
 	}
 	defer audit.Close()
 	clock := T0
-	core := govern.New(ws, audit, govern.Options{Actor: govern.LocalActor(govern.RoleOperator, "mkworkspace"), Now: func() time.Time { return clock }})
+	core := govern.New(
+		ws,
+		audit,
+		govern.Options{
+			Actor: govern.LocalActor(govern.RoleOperator, "mkworkspace"),
+			Now:   func() time.Time { return clock },
+		},
+	)
 	defer core.Close()
 	ctx := context.Background()
 	// A process that has exited: its pid is dead (on the host that wrote it).
@@ -70,7 +77,13 @@ func run(out string) error {
 			p["worktree"] = worktree
 		}
 		_, o, err := core.Run(ctx, govern.Request{Action: govern.ActionClaim, Target: govern.Target{
-			Item: &govern.Item{Remote: "origin", Org: "acme", Repo: "widgets", Kind: "issue", Number: n}, Session: session}, Params: p}, "")
+			Item: &govern.Item{
+				Remote: "origin",
+				Org:    "acme",
+				Repo:   "widgets",
+				Kind:   "issue",
+				Number: n,
+			}, Session: session}, Params: p}, "")
 		if err != nil {
 			return err
 		}
@@ -104,7 +117,11 @@ func run(out string) error {
 		}
 	}
 	// Fixtures the core never writes: a legacy lock and a torn file.
-	for src, dst := range map[string]string{"legacy-top-level-claimant.json": "origin__acme__widgets__issue-6.json", "malformed-truncated.json": "origin__acme__widgets__issue-8.json"} {
+	fixtures := map[string]string{
+		"legacy-top-level-claimant.json": "origin__acme__widgets__issue-6.json",
+		"malformed-truncated.json":       "origin__acme__widgets__issue-8.json",
+	}
+	for src, dst := range fixtures {
 		b, err := os.ReadFile(filepath.Join("testdata", "locks", src))
 		if err != nil {
 			return err

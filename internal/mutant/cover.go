@@ -298,8 +298,10 @@ func (b *mapBuilder) run(judge, bin string, path []string) (float64, map[string]
 	out, err := cmd.CombinedOutput()
 	secs := time.Since(start).Seconds()
 	if err != nil {
-		return 0, nil, nil, &redError{fmt.Errorf("%s %s fails on the unmutated source (%v): a mutation run needs a green suite\n%s",
-			judge, strings.Join(path, "/"), err, tail(out, 40))}
+		return 0, nil, nil, &redError{
+			fmt.Errorf("%s %s fails on the unmutated source (%v): a mutation run needs a green suite\n%s",
+				judge, strings.Join(path, "/"), err, tail(out, 40)),
+		}
 	}
 	blocks, err := readProfile(prof, b.s.importPath(b.s.target))
 	if err != nil {

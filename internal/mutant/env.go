@@ -42,7 +42,10 @@ func loadSetup() (setup, error) {
 		s.perTest = true
 	case "whole":
 	default:
-		return s, fmt.Errorf("STEWARD_MUTATION_SELECT %q is not per-test or whole", os.Getenv("STEWARD_MUTATION_SELECT"))
+		return s, fmt.Errorf(
+			"STEWARD_MUTATION_SELECT %q is not per-test or whole",
+			os.Getenv("STEWARD_MUTATION_SELECT"),
+		)
 	}
 	for name, v := range map[string]string{"STEWARD_MUTATION_GO": s.realGo, "STEWARD_MUTATION_SRC": s.src,
 		"STEWARD_MUTATION_TARGET": s.target, "STEWARD_MUTATION_STATE": s.state} {

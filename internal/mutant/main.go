@@ -35,7 +35,10 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "report" {
 		os.Exit(report(os.Args[2:]))
 	}
-	fmt.Fprintln(os.Stderr, "usage: mutant report [flags] (or installed as \"go\" on gremlins' PATH by scripts/mutation)")
+	fmt.Fprintln(
+		os.Stderr,
+		"usage: mutant report [flags] (or installed as \"go\" on gremlins' PATH by scripts/mutation)",
+	)
 	os.Exit(2)
 }
 

@@ -48,7 +48,11 @@ func report(args []string) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	src := fs.String("src", ".", "the module root")
 	doc := fs.String("doc", "docs/mutation.md", "the document whose table lists the survivors that are accepted")
-	full := fs.Bool("full", false, "every mutant was run (not only changed lines): list documented survivors that no longer survive")
+	full := fs.Bool(
+		"full",
+		false,
+		"every mutant was run (not only changed lines): list documented survivors that no longer survive",
+	)
 	killers := fs.Bool("killers", false, "list every killed mutant with the test that killed it")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -216,8 +220,21 @@ func printPackage(w *os.File, pkg string, ms []mutant, eqs []*equivalent, killer
 			unaccepted = append(unaccepted, m)
 		}
 	}
-	fmt.Fprintf(w, "%s: efficacy %s = killed %d / (killed %d + survived %d); survived and listed in the doc %d; timed out %d, not covered %d, not viable %d, not on changed lines %d\n",
-		pkg, eff, k, k, l, accepted, count["TIMED OUT"], count["NOT COVERED"], count["NOT VIABLE"], count["SKIPPED"])
+	fmt.Fprintf(
+		w,
+		"%s: efficacy %s = killed %d / (killed %d + survived %d); survived and listed in the doc %d; timed out %d, not "+
+			"covered %d, not viable %d, not on changed lines %d\n",
+		pkg,
+		eff,
+		k,
+		k,
+		l,
+		accepted,
+		count["TIMED OUT"],
+		count["NOT COVERED"],
+		count["NOT VIABLE"],
+		count["SKIPPED"],
+	)
 	for _, m := range timedOut {
 		fmt.Fprintf(w, "  timed out: %s:%d:%d %s `%s`\n", m.File, m.Line, m.Col, m.Type, m.Text)
 	}
@@ -271,7 +288,12 @@ func readEquivalents(path string) ([]*equivalent, error) {
 		cells := splitRow(line)
 		if len(cells) != 5 || cells[0] == "file" || strings.HasPrefix(cells[0], "---") {
 			if len(cells) != 5 {
-				return nil, fmt.Errorf("%s:%d: a row of the survivors' table has %d cells, want 5", path, i+1, len(cells))
+				return nil, fmt.Errorf(
+					"%s:%d: a row of the survivors' table has %d cells, want 5",
+					path,
+					i+1,
+					len(cells),
+				)
 			}
 			continue
 		}

@@ -69,8 +69,17 @@ func writeBaseline(o *options, runs []*runResult) error {
 		}
 	}
 	last := runs[len(runs)-1]
-	b := baseline{Note: fmt.Sprintf("median ratio of each measure to its physical limit over %d run(s); `go run ./bench -check` fails when a ratio exceeds -tolerance (3) times its value here", len(runs)),
-		Command: last.Command, Machine: last.Machine, Load: last.LoadStart, Ratios: med}
+	b := baseline{
+		Note: fmt.Sprintf(
+			"median ratio of each measure to its physical limit over %d run(s); `go run ./bench -check` fails when a ratio "+
+				"exceeds -tolerance (3) times its value here",
+			len(runs),
+		),
+		Command: last.Command,
+		Machine: last.Machine,
+		Load:    last.LoadStart,
+		Ratios:  med,
+	}
 	data, _ := json.MarshalIndent(b, "", "  ")
 	if err := os.WriteFile(o.baseline, append(data, '\n'), 0o644); err != nil {
 		return err
@@ -179,18 +188,36 @@ func check(ctx context.Context, o *options, run *runResult) error {
 			case !ok:
 				verdict = "no baseline"
 			case r > o.tolerance*want && !judged(m):
-				verdict = fmt.Sprintf("over %.1f× the baseline, NOT JUDGED: the machine was overloaded (load %s)", o.tolerance, load)
+				verdict = fmt.Sprintf(
+					"over %.1f× the baseline, NOT JUDGED: the machine was overloaded (load %s)",
+					o.tolerance,
+					load,
+				)
 			case r > o.tolerance*want:
 				verdict = fmt.Sprintf("REGRESSED (> %.1f× the baseline)", o.tolerance)
 			}
-			lines = append(lines, fmt.Sprintf("%6s  %-28s ratio %7.2f  baseline %7.2f  %s", size, labels[m], r, want, verdict))
+			lines = append(
+				lines,
+				fmt.Sprintf("%6s  %-28s ratio %7.2f  baseline %7.2f  %s", size, labels[m], r, want, verdict),
+			)
 		}
 	}
 	sort.Strings(lines)
-	fmt.Printf("bench check: ratio to the physical limit (median) against %s, tolerance %.1f×; %d pass(es); load %s\n%s\n",
-		o.baseline, o.tolerance, passes, run.LoadStart, strings.Join(lines, "\n"))
+	fmt.Printf(
+		"bench check: ratio to the physical limit (median) against %s, tolerance %.1f×; %d pass(es); load %s\n%s\n",
+		o.baseline,
+		o.tolerance,
+		passes,
+		run.LoadStart,
+		strings.Join(lines, "\n"),
+	)
 	if busy {
-		fmt.Printf("bench check: the 1-minute load reached %s (over -overload %.0f× the cores): only peak RSS was judged; run the check again on a quieter machine to judge the times\n", load, o.overload)
+		fmt.Printf(
+			"bench check: the 1-minute load reached %s (over -overload %.0f× the cores): only peak RSS was judged; run the "+
+				"check again on a quieter machine to judge the times\n",
+			load,
+			o.overload,
+		)
 	}
 	if regressed(base, now, o.tolerance, judged) > 0 {
 		return errRegression

@@ -41,10 +41,20 @@ func parseFlags(args []string) (*options, error) {
 	o := &options{}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	sizes := fs.String("sizes", "100,1000,10000,50000,100000", "fleet sizes (claims), comma-separated")
-	fs.IntVar(&o.workbenchMax, "workbench-max", 50000, "largest size at which the workbench is measured; larger sizes measure `steward status --json` only")
+	fs.IntVar(
+		&o.workbenchMax,
+		"workbench-max",
+		50000,
+		"largest size at which the workbench is measured; larger sizes measure `steward status --json` only",
+	)
 	fs.IntVar(&o.cold, "cold", 10, "cold starts per size")
 	fs.IntVar(&o.rounds, "rounds", 100, "rounds per change and key measure")
-	fs.DurationVar(&o.budget, "budget", 40*time.Second, "wall-time cap per measure (at least 5 rounds, 3 cold starts run)")
+	fs.DurationVar(
+		&o.budget,
+		"budget",
+		40*time.Second,
+		"wall-time cap per measure (at least 5 rounds, 3 cold starts run)",
+	)
 	fs.DurationVar(&o.idle, "idle", 30*time.Second, "idle CPU window (0 skips it)")
 	fs.IntVar(&o.width, "width", 160, "terminal width")
 	fs.IntVar(&o.height, "height", 48, "terminal height")
@@ -53,14 +63,34 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&o.out, "out", "bench/out", "directory for results.json, report.md and profiles (git-ignored)")
 	fs.BoolVar(&o.pprof, "pprof", false, "write CPU profiles per phase and a heap profile under -out/pprof")
 	fs.BoolVar(&o.keep, "keep", false, "keep the generated workspaces")
-	fs.BoolVar(&o.check, "check", false, "CI mode: small sizes and rounds; fail when a ratio to its limit exceeds -tolerance × the baseline")
+	fs.BoolVar(
+		&o.check,
+		"check",
+		false,
+		"CI mode: small sizes and rounds; fail when a ratio to its limit exceeds -tolerance × the baseline",
+	)
 	fs.BoolVar(&o.write, "write-baseline", false, "with -check: write the ratios to -baseline instead of comparing")
 	fs.StringVar(&o.baseline, "baseline", "bench/baseline.json", "baseline file of ratios to the limit")
-	fs.Float64Var(&o.tolerance, "tolerance", 3, "allowed regression of a ratio to its limit, as a factor of the baseline")
-	fs.Float64Var(&o.overload, "overload", 4, "with -check: a 1-minute load average above this × the cores makes the time ratios not judged (0: always judged)")
+	fs.Float64Var(
+		&o.tolerance,
+		"tolerance",
+		3,
+		"allowed regression of a ratio to its limit, as a factor of the baseline",
+	)
+	fs.Float64Var(
+		&o.overload,
+		"overload",
+		4,
+		"with -check: a 1-minute load average above this × the cores makes the time ratios not judged (0: always judged)",
+	)
 	fs.IntVar(&o.repeat, "repeat", 1, "with -write-baseline: runs whose median ratios are recorded")
 	fs.StringVar(&o.rerender, "report", "", "print the report of a saved results.json instead of measuring")
-	fs.StringVar(&o.child, "child", "", "internal: run one measurement child (steward-cold, steward-live, limit-cold, limit-live)")
+	fs.StringVar(
+		&o.child,
+		"child",
+		"",
+		"internal: run one measurement child (steward-cold, steward-live, limit-cold, limit-live)",
+	)
 	fs.StringVar(&o.ws, "ws", "", "internal: the child's workspace")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -161,7 +191,8 @@ func (o *options) spawn(ctx context.Context, kind, dir string) (*childRun, error
 		return nil, err
 	}
 	args := []string{"-child", kind, "-ws", dir, "-cold", fmt.Sprint(o.cold), "-rounds", fmt.Sprint(o.rounds),
-		"-budget", o.budget.String(), "-idle", o.idle.String(), "-width", fmt.Sprint(o.width), "-height", fmt.Sprint(o.height),
+		"-budget", o.budget.String(), "-idle", o.idle.String(),
+		"-width", fmt.Sprint(o.width), "-height", fmt.Sprint(o.height),
 		"-fps", fmt.Sprint(o.fps), "-out", o.out}
 	if o.pprof {
 		args = append(args, "-pprof")

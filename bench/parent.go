@@ -96,8 +96,14 @@ func rerender(path string) error {
 // measure generates each size's workspace and runs the four children on it.
 func (o *options) measure(ctx context.Context) (*runResult, error) {
 	t0 := time.Now()
-	run := &runResult{Command: strings.TrimSpace("go run ./bench " + strings.Join(os.Args[1:], " ")), Started: t0.UTC().Truncate(time.Second),
-		Machine: machine(), Code: code(), LoadStart: loadavg(), Terminal: fmt.Sprintf("%dx%d", o.width, o.height)}
+	run := &runResult{
+		Command:   strings.TrimSpace("go run ./bench " + strings.Join(os.Args[1:], " ")),
+		Started:   t0.UTC().Truncate(time.Second),
+		Machine:   machine(),
+		Code:      code(),
+		LoadStart: loadavg(),
+		Terminal:  fmt.Sprintf("%dx%d", o.width, o.height),
+	}
 	if o.fps > 0 {
 		run.Terminal += fmt.Sprintf(" at %d fps", o.fps)
 	} else {
@@ -134,13 +140,19 @@ func (o *options) measureSize(ctx context.Context, dir string, n int) (*sizeResu
 	if _, err := fleet.Generate(ws, n); err != nil {
 		return nil, err
 	}
-	sr := &sizeResult{N: n, Generate: time.Since(t0).Seconds(), Steward: map[string]stats.Summary{}, Limit: map[string]stats.Summary{},
-		Load: [2]string{load, ""}}
+	sr := &sizeResult{
+		N:        n,
+		Generate: time.Since(t0).Seconds(),
+		Steward:  map[string]stats.Summary{},
+		Limit:    map[string]stats.Summary{},
+		Load:     [2]string{load, ""},
+	}
 	kinds := []string{"steward-status", "limit-status"}
 	if n <= o.workbenchMax {
 		kinds = append([]string{"steward-cold", "limit-cold", "steward-live", "limit-live"}, kinds...)
 	} else {
-		sr.Notes = append(sr.Notes, fmt.Sprintf("the workbench is not measured above %d claims (-workbench-max): `steward status --json` only", o.workbenchMax))
+		sr.Notes = append(sr.Notes, fmt.Sprintf("the workbench is not measured above %d claims (-workbench-max): `steward "+
+			"status --json` only", o.workbenchMax))
 	}
 	for _, kind := range kinds {
 		fmt.Fprintf(os.Stderr, "bench: %d claims: %s\n", n, kind)
@@ -200,7 +212,8 @@ func code() string {
 		return "unknown (not a git checkout)"
 	}
 	out := "commit " + strings.TrimSpace(string(head))
-	st, err := exec.Command("git", "status", "--porcelain", "--", "locks", "leases", "model", "tui", "govern", "termsafe").Output()
+	st, err := exec.Command("git", "status", "--porcelain", "--", "locks", "leases", "model", "tui", "govern", "termsafe").
+		Output()
 	if err == nil && len(strings.TrimSpace(string(st))) > 0 {
 		dirs := map[string]bool{}
 		for _, l := range strings.Split(strings.TrimSpace(string(st)), "\n") {

@@ -76,7 +76,13 @@ func report(run *runResult) string {
 	var b strings.Builder
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	w("Command: `%s`  \n", strings.TrimSpace(run.Command))
-	w("Started %s, %.0f s wall; %s; terminal %s.  \n", run.Started.Format("2006-01-02 15:04 UTC"), run.Wall, run.Machine, run.Terminal)
+	w(
+		"Started %s, %.0f s wall; %s; terminal %s.  \n",
+		run.Started.Format("2006-01-02 15:04 UTC"),
+		run.Wall,
+		run.Machine,
+		run.Terminal,
+	)
 	w("Code: %s.  \n", run.Code)
 	w("Load average (1, 5, 15 min): %s at the start, %s at the end", run.LoadStart, run.LoadEnd)
 	for _, s := range run.Sizes {
@@ -92,8 +98,20 @@ func report(run *runResult) string {
 				continue
 			}
 			l := s.Limit[m]
-			w("| %s | %d | %s | %s | %s | %s | %s | %s |\n", labels[m], s.N, format(m, x.Median), format(m, x.P99),
-				format(m, l.Median), format(m, l.P99), ratio(stats.Ratio(x.Median, l.Median)), ratio(stats.Ratio(x.P99, l.P99)))
+			w(
+				"| %s | %d | %s | %s | %s | %s | %s | %s |\n",
+				labels[m],
+				s.N,
+				format(m, x.Median),
+				format(m, x.P99),
+				format(
+					m,
+					l.Median,
+				),
+				format(m, l.P99),
+				ratio(stats.Ratio(x.Median, l.Median)),
+				ratio(stats.Ratio(x.P99, l.P99)),
+			)
 		}
 	}
 	w("\nSamples per size: ")
@@ -101,8 +119,13 @@ func report(run *runResult) string {
 	for _, s := range run.Sizes {
 		x := fmt.Sprintf("%d claims: ", s.N)
 		if s.Steward[phase.ColdFrame].N > 0 {
-			x += fmt.Sprintf("%d cold starts, %d lock renames, %d DB commits, %d key presses of each kind, ",
-				s.Steward[phase.ColdFrame].N, s.Steward[phase.LockFrame].N, s.Steward[phase.DBFrame].N, s.Steward[phase.KeyMove].N)
+			x += fmt.Sprintf(
+				"%d cold starts, %d lock renames, %d DB commits, %d key presses of each kind, ",
+				s.Steward[phase.ColdFrame].N,
+				s.Steward[phase.LockFrame].N,
+				s.Steward[phase.DBFrame].N,
+				s.Steward[phase.KeyMove].N,
+			)
 		}
 		x += fmt.Sprintf("%d runs of `status --json`", s.Steward[phase.StatusJSON].N)
 		if s.StatusBytes > 0 {
@@ -111,8 +134,14 @@ func report(run *runResult) string {
 		ns = append(ns, x)
 	}
 	w("%s.\n", strings.Join(ns, "; "))
-	w("\n**Growth** — the exponent k of cost ≈ c·n^k fitted over %s claims (0 flat, 1 linear), and the cost at 10,000 claims over the cost at 100:\n\n", sizesText(run))
-	w("| measure | k (median) | k (p99) | limit k | ×cost 100→10,000 (median) | (p99) |\n|---|---:|---:|---:|---:|---:|\n")
+	w(
+		"\n**Growth** — the exponent k of cost ≈ c·n^k fitted over %s claims (0 flat, 1 linear), and the cost at 10,000 "+
+			"claims over the cost at 100:\n\n",
+		sizesText(run),
+	)
+	w(
+		"| measure | k (median) | k (p99) | limit k | ×cost 100→10,000 (median) | (p99) |\n|---|---:|---:|---:|---:|---:|\n",
+	)
 	for _, m := range phase.Measures {
 		ns, vs := series(run, m, false, med)
 		if len(ns) == 0 {
@@ -123,7 +152,10 @@ func report(run *runResult) string {
 		w("| %s | %s | %s | %s | %s | %s |\n", labels[m], expo(ns, vs), expo(ns, ps), expo(lns, lvs),
 			ratio(stats.Growth(ns, vs, 100, 10000)), ratio(stats.Growth(ns, ps, 100, 10000)))
 	}
-	w("\n**Targets** (the ratios are to the physical limit measured in the same run):\n\n| target | measured | verdict |\n|---|---:|---|\n")
+	w(
+		"\n**Targets** (the ratios are to the physical limit measured in the same run):\n\n| target | measured | verdict " +
+			"|\n|---|---:|---|\n",
+	)
 	for _, t := range targets {
 		v, ok := t.value(run, false)
 		if !ok {
@@ -164,9 +196,11 @@ func expo(ns, vs []float64) string {
 type target struct {
 	label   string
 	measure string
-	n       int     // the fleet size it is judged at (the largest size for "growth"; 0 for "exponent")
-	stat    string  // "p99", "median", "ratio" (median ÷ the limit's median), "growth" (median at n ÷ median at 100), "exponent" (k over 1,000…50,000)
-	max     float64 // seconds, bytes, or a factor
+	n       int // the fleet size it is judged at (the largest size for "growth"; 0 for "exponent")
+	// stat is "p99", "median", "ratio" (median ÷ the limit's median), "growth" (median at n ÷
+	// median at 100) or "exponent" (k over 1,000…50,000).
+	stat string
+	max  float64 // seconds, bytes, or a factor
 }
 
 var targets = []target{

@@ -96,7 +96,11 @@ type times struct {
 
 func timesOf(n int64, base time.Time) times {
 	if Expired(n) {
-		return times{created: base.Add(-40 * time.Minute), beat: base.Add(-12 * time.Minute), expires: base.Add(-2 * time.Minute)}
+		return times{
+			created: base.Add(-40 * time.Minute),
+			beat:    base.Add(-12 * time.Minute),
+			expires: base.Add(-2 * time.Minute),
+		}
 	}
 	// Heartbeats spread over the last 30 s, claims over the last 9 minutes.
 	beat := base.Add(-time.Duration(n%30) * time.Second)
@@ -155,14 +159,22 @@ func (m *Meta) templateClaim() (lockrec.Record, leases.Lease, error) {
 		return lockrec.Record{}, leases.Lease{}, err
 	}
 	_, out, err := core.Run(context.Background(), govern.Request{Action: govern.ActionClaim,
-		Target: govern.Target{Session: SessionID(1), Item: &govern.Item{Remote: Remote, Org: Org, Repo: Repo, Kind: "issue", Number: 1}},
+		Target: govern.Target{
+			Session: SessionID(1),
+			Item:    &govern.Item{Remote: Remote, Org: Org, Repo: Repo, Kind: "issue", Number: 1},
+		},
 		Params: map[string]string{"role": "author", "profile": "author", "pid": fmt.Sprint(m.PID), "username": "bot-1",
 			"title": title(1), "branch": "feat/issue-1", "worktree": wt}}, "")
 	if err != nil {
 		return lockrec.Record{}, leases.Lease{}, err
 	}
 	if out.Result != govern.ResultSucceeded {
-		return lockrec.Record{}, leases.Lease{}, fmt.Errorf("fleet: template claim %s: %s %s", out.Result, out.Code, out.Message)
+		return lockrec.Record{}, leases.Lease{}, fmt.Errorf(
+			"fleet: template claim %s: %s %s",
+			out.Result,
+			out.Code,
+			out.Message,
+		)
 	}
 	e := locks.ReadFile(m.LocksDir, LockName(1))
 	if e.Unreadable != nil || e.Missing {
@@ -175,7 +187,12 @@ func (m *Meta) templateClaim() (lockrec.Record, leases.Lease, error) {
 	defer r.Close()
 	l, found, err := r.LeaseByID(context.Background(), e.Record.LeaseID)
 	if err != nil || !found {
-		return lockrec.Record{}, leases.Lease{}, fmt.Errorf("fleet: template lease %s: found %v, %v", e.Record.LeaseID, found, err)
+		return lockrec.Record{}, leases.Lease{}, fmt.Errorf(
+			"fleet: template lease %s: found %v, %v",
+			e.Record.LeaseID,
+			found,
+			err,
+		)
 	}
 	return e.Record, l, nil
 }

@@ -46,12 +46,14 @@ func (m *Meta) insertRows(tpl leases.Lease) error {
 	}
 	defer tx.Rollback()
 	stmts := map[string]string{
-		"session": `INSERT INTO sessions(session_id, role, profile, pid, host, controller_instance_id, status, started_at, last_heartbeat_at)
-			VALUES(?, 'author', 'author', ?, ?, '', 'active', ?, ?)`,
-		"item": `INSERT INTO work_items(work_item_id, remote, org, repo, work_kind, work_number, title) VALUES(?, ?, ?, ?, 'issue', ?, ?)`,
-		"lease": `INSERT INTO leases(lease_id, work_item_id, session_id, role, task_class, phase, status, created_at, expires_at,
-			last_heartbeat_at, heartbeat_count, expected_head_sha, allowed_actions, forbidden_actions, provenance_json, owner_pid,
-			owner_host, worktree_path) VALUES(?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?, '', '[]', '[]', ?, ?, ?, ?)`,
+		"session": `INSERT INTO sessions(session_id, role, profile, pid, host, controller_instance_id, status, started_at,
+			last_heartbeat_at) VALUES(?, 'author', 'author', ?, ?, '', 'active', ?, ?)`,
+		"item": `INSERT INTO work_items(work_item_id, remote, org, repo, work_kind, work_number, title)
+			VALUES(?, ?, ?, ?, 'issue', ?, ?)`,
+		"lease": `INSERT INTO leases(lease_id, work_item_id, session_id, role, task_class, phase, status, created_at,
+			expires_at, last_heartbeat_at, heartbeat_count, expected_head_sha, allowed_actions, forbidden_actions,
+			provenance_json, owner_pid, owner_host, worktree_path)
+			VALUES(?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?, '', '[]', '[]', ?, ?, ?, ?)`,
 		"assignment": `INSERT INTO assignments(assignment_id, lease_id, session_id, work_item_id, role, created_at, status)
 			VALUES(?, ?, ?, ?, ?, ?, 'active')`,
 		"event": `INSERT INTO events(work_item_id, event_type, message, created_at, session_id, detail_json)
@@ -76,16 +78,41 @@ func (m *Meta) insertRows(tpl leases.Lease) error {
 		for k, v := range prov {
 			p[k] = v
 		}
-		p["lock_file"], p["task_session_id"], p["steward_attempt"] = LockName(n), taskSession(), fmt.Sprintf("att-fleet-%d", n)
+		p["lock_file"], p["task_session_id"], p["steward_attempt"] = LockName(
+			n,
+		), taskSession(), fmt.Sprintf(
+			"att-fleet-%d",
+			n,
+		)
 		pj, _ := json.Marshal(p)
-		detail, _ := json.Marshal(map[string]any{"lease_id": lid, "task_class": string(tpl.TaskClass), "expires_at": exp})
+		detail, _ := json.Marshal(
+			map[string]any{"lease_id": lid, "task_class": string(tpl.TaskClass), "expires_at": exp},
+		)
 		steps := []struct {
 			k    string
 			args []any
 		}{
 			{"session", []any{sid, m.PID, m.Host, created, beat}},
 			{"item", []any{n, Remote, Org, Repo, n, title(n)}},
-			{"lease", []any{lid, n, sid, tpl.Role, string(tpl.TaskClass), tpl.Phase, created, exp, beat, 1 + n%7, string(pj), m.PID, m.Host, worktree(m.RepoRoot, n)}},
+			{
+				"lease",
+				[]any{
+					lid,
+					n,
+					sid,
+					tpl.Role,
+					string(tpl.TaskClass),
+					tpl.Phase,
+					created,
+					exp,
+					beat,
+					1 + n%7,
+					string(pj),
+					m.PID,
+					m.Host,
+					worktree(m.RepoRoot, n),
+				},
+			},
 			{"assignment", []any{fmt.Sprintf("asg-fleet-%08d", n), lid, sid, n, tpl.Role, created}},
 			{"event", []any{n, created, sid, string(detail)}},
 		}
@@ -140,7 +167,13 @@ func Lock(tpl lockrec.Record, n int64, repoRoot string, created, beat, expires t
 		wl := *tpl.WorkLease
 		wl.IssueNumber = &num
 		wl.Branch, wl.WorktreePath = r.Branch, r.WorktreePath
-		wl.CreatedAt, wl.LastHeartbeatAt, wl.ExpiresAt = lockrec.NewTimestamp(created), lockrec.NewTimestamp(beat), lockrec.NewTimestamp(expires)
+		wl.CreatedAt, wl.LastHeartbeatAt, wl.ExpiresAt = lockrec.NewTimestamp(
+			created,
+		), lockrec.NewTimestamp(
+			beat,
+		), lockrec.NewTimestamp(
+			expires,
+		)
 		hb := beats
 		wl.HeartbeatCount = &hb
 		if n != 1 {

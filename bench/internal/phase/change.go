@@ -48,7 +48,11 @@ func prepareLockBeat(m *fleet.Meta, n int64, i int, now time.Time) (lockBeat, er
 	if err != nil {
 		return lockBeat{}, err
 	}
-	b := lockBeat{tmp: filepath.Join(m.LocksDir, ".bench-"+name+".tmp"), path: filepath.Join(m.LocksDir, name), expires: wl.ExpiresAt.Text}
+	b := lockBeat{
+		tmp:     filepath.Join(m.LocksDir, ".bench-"+name+".tmp"),
+		path:    filepath.Join(m.LocksDir, name),
+		expires: wl.ExpiresAt.Text,
+	}
 	return b, os.WriteFile(b.tmp, data, 0o600)
 }
 
@@ -77,7 +81,8 @@ func prepareDBBeat(db *sql.DB, m *fleet.Meta, id, sid string, i int, now time.Ti
 			[]any{leases.FormatTime(exp), ts, id}},
 		{`UPDATE sessions SET last_heartbeat_at = ? WHERE session_id = ?`, []any{ts, sid}},
 		{`INSERT INTO events(work_item_id, event_type, message, created_at, session_id, detail_json)
-			SELECT work_item_id, 'lease.heartbeat', 'heartbeat', ?, session_id, '{}' FROM leases WHERE lease_id = ?`, []any{ts, id}},
+			SELECT work_item_id, 'lease.heartbeat', 'heartbeat', ?, session_id, '{}'
+			FROM leases WHERE lease_id = ?`, []any{ts, id}},
 	} {
 		if _, err := tx.Exec(q.sql, q.args...); err != nil {
 			tx.Rollback()

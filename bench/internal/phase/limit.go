@@ -92,7 +92,10 @@ func isData(m tea.Msg) bool { _, ok := m.(headless.Data); return ok }
 
 // coldLimit reads everything raw, then starts the empty program and times its first frame
 // showing what was read.
-func (c *Config) coldLimit(ctx context.Context, tick time.Duration) (*headless.Program, [][]byte, time.Duration, time.Duration, error) {
+func (c *Config) coldLimit(
+	ctx context.Context,
+	tick time.Duration,
+) (*headless.Program, [][]byte, time.Duration, time.Duration, error) {
 	t0 := time.Now()
 	files, fb, err := rawFiles(c.Meta.LocksDir)
 	if err != nil {
@@ -145,7 +148,11 @@ func LimitLive(ctx context.Context, c *Config) (*Result, error) {
 	for _, k := range []struct {
 		m  string
 		ks []tea.KeyPressMsg
-	}{{KeyMove, []tea.KeyPressMsg{keyDown, keyUp}}, {KeyFilter, []tea.KeyPressMsg{keySeven, keyBackspace}}, {KeyView, []tea.KeyPressMsg{keySeven, keyTwo}}} {
+	}{
+		{KeyMove, []tea.KeyPressMsg{keyDown, keyUp}},
+		{KeyFilter, []tea.KeyPressMsg{keySeven, keyBackspace}},
+		{KeyView, []tea.KeyPressMsg{keySeven, keyTwo}},
+	} {
 		err := c.rounds(func(i int) error {
 			d, err := p.Timed(k.ks[i%len(k.ks)], isKey, Timeout)
 			if err == nil {
@@ -266,7 +273,8 @@ func (c *Config) dbLimit(ctx context.Context, r *Result, p *headless.Program) er
 	defer db.Close()
 	base := filepath.Base(c.Meta.DBPath)
 	lease, sid := "", fleet.SessionID(1)
-	if err := pin.QueryRowContext(ctx, `SELECT lease_id FROM leases WHERE session_id = ? AND status = 'active'`, sid).Scan(&lease); err != nil {
+	q := `SELECT lease_id FROM leases WHERE session_id = ? AND status = 'active'`
+	if err := pin.QueryRowContext(ctx, q, sid).Scan(&lease); err != nil {
 		return err
 	}
 	clock := c.clock()
@@ -291,8 +299,8 @@ func (c *Config) dbLimit(ctx context.Context, r *Result, p *headless.Program) er
 		}
 		var exp, beat string
 		var count int64
-		if err := pin.QueryRowContext(ctx, `SELECT expires_at, last_heartbeat_at, heartbeat_count FROM leases WHERE lease_id = ?`, lease).
-			Scan(&exp, &beat, &count); err != nil {
+		q := `SELECT expires_at, last_heartbeat_at, heartbeat_count FROM leases WHERE lease_id = ?`
+		if err := pin.QueryRowContext(ctx, q, lease).Scan(&exp, &beat, &count); err != nil {
 			return err
 		}
 		r.add(DBSnapshot, time.Since(t0))

@@ -44,7 +44,21 @@ const (
 )
 
 // Measures lists every measure in report order.
-var Measures = []string{ColdSnapshot, ColdFrame, LockSnapshot, LockFrame, DBSnapshot, DBFrame, KeyMove, KeyFilter, KeyView, IdleCPU, PeakRSS, StatusJSON, StatusRSS}
+var Measures = []string{
+	ColdSnapshot,
+	ColdFrame,
+	LockSnapshot,
+	LockFrame,
+	DBSnapshot,
+	DBFrame,
+	KeyMove,
+	KeyFilter,
+	KeyView,
+	IdleCPU,
+	PeakRSS,
+	StatusJSON,
+	StatusRSS,
+}
 
 // Config is what a child measures and how.
 type Config struct {

@@ -23,8 +23,21 @@ const statusOut = "status.json"
 // classified at the fleet's instant.
 func (c *Config) statusArgs() []string {
 	m := c.Meta
-	return []string{"status", "--json", "--no-gitea", "--locks", m.LocksDir, "--db", m.DBPath, "--repo-root", m.RepoRoot,
-		"--audit", m.AuditPath, "--now", m.Base.UTC().Format(time.RFC3339)}
+	return []string{
+		"status",
+		"--json",
+		"--no-gitea",
+		"--locks",
+		m.LocksDir,
+		"--db",
+		m.DBPath,
+		"--repo-root",
+		m.RepoRoot,
+		"--audit",
+		m.AuditPath,
+		"--now",
+		m.Base.UTC().Format(time.RFC3339),
+	}
 }
 
 // StewardStatus runs `steward status --json` Cold times in this process, through cli.Main

@@ -105,7 +105,10 @@ func (c *Config) settings(clock func() time.Time) app.Settings {
 
 // startWorkbench starts the workbench cold and returns the time to its first snapshot and
 // to the first frame that draws it.
-func (c *Config) startWorkbench(ctx context.Context, clock func() time.Time) (*workbench, time.Duration, time.Duration, error) {
+func (c *Config) startWorkbench(
+	ctx context.Context,
+	clock func() time.Time,
+) (*workbench, time.Duration, time.Duration, error) {
 	m := c.Meta
 	ctx, cancel := context.WithCancel(ctx)
 	t0 := time.Now()
@@ -123,7 +126,12 @@ func (c *Config) startWorkbench(ctx context.Context, clock func() time.Time) (*w
 		return nil, 0, 0, err
 	}
 	snap := time.Since(t0)
-	br := &bridge{src: sess.Workbench.Source, out: make(chan *model.Snapshot), got: make(chan time.Time, 1), done: make(chan struct{})}
+	br := &bridge{
+		src:  sess.Workbench.Source,
+		out:  make(chan *model.Snapshot),
+		got:  make(chan time.Time, 1),
+		done: make(chan struct{}),
+	}
 	opts := sess.Workbench
 	opts.Source = br
 	root := tui.New(opts)
@@ -249,7 +257,10 @@ func StewardLive(ctx context.Context, c *Config) (*Result, error) {
 		return nil, err
 	}
 	if late := clock().Sub(c.Meta.Base); late > 4*time.Minute {
-		r.note("the session ran %s past the fleet's heartbeats: stale warnings may have started to fire", late.Round(time.Second))
+		r.note(
+			"the session ran %s past the fleet's heartbeats: stale warnings may have started to fire",
+			late.Round(time.Second),
+		)
 	}
 	c.heapProfile("heap")
 	r.HWM = hwm()

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // trackerIssue is how a tracker citation reads: the word issue, a space, a number. A comment or
@@ -68,4 +69,42 @@ func TestNoTrackerIssueNumbers(t *testing.T) {
 			t.Errorf("%s:%d names a tracker issue; say the reason itself: %s", p, line, strings.TrimSpace(l))
 		}
 	})
+}
+
+// maxLine is the longest a production line may be, in characters (a tab counts one).
+const maxLine = 120
+
+// linesHeld are the package directories whose production code holds maxLine; a package
+// joins the list once its long lines are wrapped, and never leaves it.
+var linesHeld = []string{".", "alloc", "app", "attention/store", "bench", "bench/internal/fleet",
+	"bench/internal/headless", "bench/internal/phase", "bench/internal/stats", "config", "history",
+	"history/gather", "internal/mkworkspace", "internal/mutant", "sim", "sim/foreign", "termsafe",
+	"watchdir", "watchdir/watchdirtest"}
+
+// TestProductionLinesFit: no production line of a held package is longer than maxLine, so a
+// line can be read without scrolling and a side-by-side diff fits on a screen.
+func TestProductionLinesFit(t *testing.T) {
+	for _, dir := range linesHeld {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(files) == 0 {
+			t.Errorf("%s has no Go files: take it off linesHeld", dir)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, l := range strings.Split(string(data), "\n") {
+				if n := utf8.RuneCountInString(l); n > maxLine {
+					t.Errorf("%s:%d is %d characters long (at most %d)", f, i+1, n, maxLine)
+				}
+			}
+		}
+	}
 }

@@ -113,6 +113,13 @@ func TestArchiveOfALockAtTheSizeLimitIsRefusedAsTooLarge(t *testing.T) {
 	if len(data) != MaxFileSize || data[len(data)-1] != '}' {
 		t.Fatalf("fixture is %d bytes, want %d ending in }", len(data), MaxFileSize)
 	}
+	// steward's own check of what it writes takes the limit itself, and not a byte more.
+	if err := readable(data); err != nil {
+		t.Fatalf("a record of exactly %d bytes refused: %v", MaxFileSize, err)
+	}
+	if err := readable(append(append([]byte(nil), data[:len(data)-1]...), ' ', '}')); !errors.Is(err, ErrWouldBeUnreadable) {
+		t.Fatalf("a record of %d bytes: %v, want ErrWouldBeUnreadable", MaxFileSize+1, err)
+	}
 	name, path, fence := archiveFixture(t, dir, data)
 	archived, err := (&Writer{}).Archive(dir, name, fence, lockrec.RecoveryBlock{Action: "retire"})
 	if archived != "" || !errors.Is(err, ErrWouldBeUnreadable) {

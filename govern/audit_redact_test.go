@@ -79,3 +79,20 @@ func appendOne(t *testing.T, r *Redactor, rec Record) []byte {
 	}
 	return b
 }
+
+// TestRedactorKeepsShortWords: a registered secret of four bytes or more is removed; a
+// shorter one is ignored, for it would blank ordinary words ("abc" in "abcd").
+func TestRedactorKeepsShortWords(t *testing.T) {
+	cases := []struct{ secret, in, want string }{
+		{"wxyz", "key wxyz here", "key [redacted] here"},
+		{"xyz", "key xyz here", "key xyz here"},
+		{"", "key here", "key here"},
+	}
+	for _, c := range cases {
+		r := NewRedactor()
+		r.Add(c.secret)
+		if got := r.String(c.in); got != c.want {
+			t.Errorf("secret %q: %q redacted to %q, want %q", c.secret, c.in, got, c.want)
+		}
+	}
+}

@@ -136,3 +136,42 @@ func TestReadAuditRecoversAGluedRecord(t *testing.T) {
 		})
 	}
 }
+
+// TestAppendOnDescriptorZeroEndsATornTail: a steward started with its standard input
+// closed opens the audit log as descriptor 0; Append still takes the file's lock and ends a
+// torn tail before its record, as on any other descriptor. The child process (this test
+// run again) closes its standard input first; the parent reads the log's bytes.
+func TestAppendOnDescriptorZeroEndsATornTail(t *testing.T) {
+	const env = "STEWARD_GOVERN_AUDIT_FD0"
+	if path := os.Getenv(env); path != "" {
+		if err := syscall.Close(0); err != nil {
+			t.Fatal(err)
+		}
+		l, err := OpenAudit(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		if fd := l.f.Fd(); fd != 0 {
+			t.Fatalf("the log was opened as descriptor %d, want 0", fd)
+		}
+		if err := l.Append(Record{Attempt: "att-fd0", Kind: KindIntent, Action: ActionClaim}); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	path := t.TempDir() + "/audit.jsonl"
+	if err := os.WriteFile(path, []byte(tornRecord), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestAppendOnDescriptorZeroEndsATornTail$", "-test.count=1")
+	cmd.Env = append(os.Environ(), env+"="+path)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	checkTornLineAlone(t, path)
+	recs, _, err := ReadAudit(path)
+	if err != nil || len(recs) != 1 || recs[0].Attempt != "att-fd0" {
+		t.Fatalf("records %+v %v: want the child's one", recs, err)
+	}
+}

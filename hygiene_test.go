@@ -78,7 +78,7 @@ const maxLine = 120
 // joins the list once its long lines are wrapped, and never leaves it.
 var linesHeld = []string{".", "alloc", "app", "attention/store", "bench", "bench/internal/fleet",
 	"bench/internal/headless", "bench/internal/phase", "bench/internal/stats", "config", "history",
-	"history/gather", "internal/mkworkspace", "internal/mutant", "sim", "sim/foreign", "termsafe",
+	"history/gather", "internal/mkworkspace", "internal/mutant", "locks", "sim", "sim/foreign", "termsafe",
 	"watchdir", "watchdir/watchdirtest"}
 
 // TestProductionLinesFit: no production line of a held package is longer than maxLine, so a

@@ -60,7 +60,11 @@ func (w *Writer) Archive(dir, name string, expect Expect, block lockrec.Recovery
 		return "", &PathError{Op: "archive", Path: path, Err: ErrInvalidName}
 	}
 	if expect.Absent {
-		return "", &PathError{Op: "archive", Path: path, Err: errors.New("archive needs a fence on an existing lock, not ExpectAbsent")}
+		return "", &PathError{
+			Op:   "archive",
+			Path: path,
+			Err:  errors.New("archive needs a fence on an existing lock, not ExpectAbsent"),
+		}
 	}
 	unlock, err := lockName(dir, name)
 	if err != nil {
@@ -82,7 +86,8 @@ func (w *Writer) Archive(dir, name string, expect Expect, block lockrec.Recovery
 		return "", err
 	}
 	defer lf.Close()
-	if rec, finds := lockrec.Decode(orig); fatal(finds) || rec.Generation() != cur.Record.Generation() || rec.TaskSessionID() != cur.Record.TaskSessionID() {
+	if rec, finds := lockrec.Decode(orig); fatal(finds) || rec.Generation() != cur.Record.Generation() ||
+		rec.TaskSessionID() != cur.Record.TaskSessionID() {
 		return "", &PathError{Op: "archive", Path: path, Err: ErrFenceMoved}
 	} else {
 		cur.Record = rec
@@ -148,9 +153,17 @@ func (w *Writer) Archive(dir, name string, expect Expect, block lockrec.Recovery
 	// open here: put it back under the live name, unless a new lock took the name.
 	if after, err := readAt0(lf); err == nil && !bytes.Equal(after, orig) {
 		if perr := w.putBack(dir, name, after); perr != nil {
-			return "", errors.Join(w.moved(rdir, aname, path, "the live file was rewritten in place while it was removed"), perr)
+			return "", errors.Join(
+				w.moved(rdir, aname, path, "the live file was rewritten in place while it was removed"),
+				perr,
+			)
 		}
-		return "", w.moved(rdir, aname, path, "the live file was rewritten in place while it was removed; it was written back")
+		return "", w.moved(
+			rdir,
+			aname,
+			path,
+			"the live file was rewritten in place while it was removed; it was written back",
+		)
 	}
 	if err := syncDir(dir); err != nil {
 		return "", err

@@ -93,7 +93,8 @@ func (x *Index) View() (*IndexView, error) {
 func ViewOf(dir string, es iter.Seq[*lockrec.Entry]) *IndexView {
 	v := newView(&Index{dir: dir})
 	for e := range es {
-		if e.Class != lockrec.ClassLive || e.Missing || strings.HasPrefix(e.Name, ".") || strings.ContainsAny(e.Name, `/\`) {
+		if e.Class != lockrec.ClassLive || e.Missing || strings.HasPrefix(e.Name, ".") ||
+			strings.ContainsAny(e.Name, `/\`) {
 			continue
 		}
 		// Only the item counts: a view is never refreshed, so what a refresh compares
@@ -194,7 +195,8 @@ func (x *Index) refresh() ([]string, error) {
 		x.mu.Lock()
 		old, ok := x.files[name]
 		x.mu.Unlock()
-		if ok && err == nil && old.ino == ino && old.size == fi.Size() && old.mtime.Equal(fi.ModTime()) && !old.readErr {
+		if ok && err == nil && old.ino == ino && old.size == fi.Size() && old.mtime.Equal(fi.ModTime()) &&
+			!old.readErr {
 			continue
 		}
 		e := ReadFile(x.dir, name)

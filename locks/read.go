@@ -152,7 +152,14 @@ func setErr(e *lockrec.Entry, err error) {
 }
 
 func unreadableFor(f lockrec.Finding) *lockrec.Unreadable {
-	m := map[lockrec.FindingKind]lockrec.UnreadableReason{lockrec.FindingEmpty: lockrec.UnreadableEmpty, lockrec.FindingNUL: lockrec.UnreadableNUL, lockrec.FindingInvalidUTF8: lockrec.UnreadableInvalidUTF8, lockrec.FindingTruncated: lockrec.UnreadableTruncated, lockrec.FindingSyntax: lockrec.UnreadableSyntax, lockrec.FindingNotObject: lockrec.UnreadableNotObject}
+	m := map[lockrec.FindingKind]lockrec.UnreadableReason{
+		lockrec.FindingEmpty:       lockrec.UnreadableEmpty,
+		lockrec.FindingNUL:         lockrec.UnreadableNUL,
+		lockrec.FindingInvalidUTF8: lockrec.UnreadableInvalidUTF8,
+		lockrec.FindingTruncated:   lockrec.UnreadableTruncated,
+		lockrec.FindingSyntax:      lockrec.UnreadableSyntax,
+		lockrec.FindingNotObject:   lockrec.UnreadableNotObject,
+	}
 	return &lockrec.Unreadable{Reason: m[f.Kind], Detail: f.Detail}
 }
 

@@ -141,9 +141,20 @@ func readLegacy(path string, bp *[]byte) *lockrec.Entry {
 	case err != nil:
 		setErr(&e, err)
 	case fi.Mode()&fs.ModeSymlink != 0:
-		e.Unreadable = &lockrec.Unreadable{Reason: lockrec.UnreadableSymlink, Detail: "the legacy slot is a symlink; not followed"}
+		e.Unreadable = &lockrec.Unreadable{
+			Reason: lockrec.UnreadableSymlink,
+			Detail: "the legacy slot is a symlink; not followed",
+		}
 	default:
-		e = readEntry(filepath.Dir(path), filepath.Dir(path), filepath.Base(path), lockrec.ClassLegacy, fi.Mode().Type(), true, bp)
+		e = readEntry(
+			filepath.Dir(path),
+			filepath.Dir(path),
+			filepath.Base(path),
+			lockrec.ClassLegacy,
+			fi.Mode().Type(),
+			true,
+			bp,
+		)
 		if e.Missing {
 			return nil
 		}

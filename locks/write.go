@@ -93,13 +93,24 @@ func (w *Writer) WriteCAS(dir, name string, expect Expect, rec lockrec.Record) (
 // WriteCASChecked is WriteCAS with check run under the flock, after the fence matched
 // and before anything is written: a non-nil error from check refuses the write with that
 // error. A claim uses it to look again for a live lock of the item under another name.
-func (w *Writer) WriteCASChecked(dir, name string, expect Expect, rec lockrec.Record, check func() error) (int64, error) {
+func (w *Writer) WriteCASChecked(
+	dir, name string,
+	expect Expect,
+	rec lockrec.Record,
+	check func() error,
+) (int64, error) {
 	return w.writeCAS(dir, name, expect, rec, 1, check)
 }
 
 // writeCAS is WriteCAS with a floor for the new generation and an extra
 // check run under the flock before the fence.
-func (w *Writer) writeCAS(dir, name string, expect Expect, rec lockrec.Record, floor int64, check func() error) (int64, error) {
+func (w *Writer) writeCAS(
+	dir, name string,
+	expect Expect,
+	rec lockrec.Record,
+	floor int64,
+	check func() error,
+) (int64, error) {
 	path := filepath.Join(dir, name)
 	if !ValidName(name) {
 		return 0, &PathError{Op: "write", Path: path, Err: ErrInvalidName}
@@ -262,7 +273,12 @@ func syncDir(dir string) error {
 // writes a lock it would then report unreadable.
 func readable(data []byte) error {
 	if len(data) > MaxFileSize {
-		return fmt.Errorf("%w: %d bytes, over the %d a lock file may hold", ErrWouldBeUnreadable, len(data), MaxFileSize)
+		return fmt.Errorf(
+			"%w: %d bytes, over the %d a lock file may hold",
+			ErrWouldBeUnreadable,
+			len(data),
+			MaxFileSize,
+		)
 	}
 	if _, finds := lockrec.DecodeOwned(data); fatal(finds) { // reads data, never changes it
 		for _, f := range finds {

@@ -35,6 +35,7 @@ var layers = map[string]int{
 	"steward/leases":         1,
 	"steward/gitea":          1,
 	"steward/termsafe":       0,
+	"steward/reponame":       0, // pure: the rule of repository spellings (TestPureByStructure)
 	"steward/watchdir":       0, // the one directory watcher: imports no steward package
 	"steward/config":         0,
 }
@@ -225,6 +226,7 @@ var pureStd = map[string]bool{
 // (TestPureByStructure) — so a package that imports them imports no reader.
 var pureLeaves = map[string]bool{
 	"steward/locks/lockrec": true,
+	"steward/reponame":      true,
 }
 
 // ioStd are the standard packages that reach a socket, a process, a database driver or a

@@ -15,6 +15,7 @@ import (
 
 	"steward/config"
 	"steward/govern"
+	"steward/reponame"
 	"steward/termsafe"
 )
 
@@ -306,9 +307,26 @@ func buildRequest(ac actionCmd, vals []string) (govern.Request, error) {
 		req.Params["pid"] = strconv.Itoa(os.Getppid())
 	}
 	if hasItem {
+		// One item per repository: the spellings Gitea serves as one are written as one, and a
+		// spelling it would not accept is refused here, before anything is asked (reponame).
+		org, repo, err := reponame.Canonical(item.Org, item.Repo)
+		if err != nil {
+			return req, fmt.Errorf("%s: %v; nothing was done", itemFlagsOf(ac), err)
+		}
+		item.Org, item.Repo = org, repo
 		req.Target.Item = &item
 	}
 	return req, nil
+}
+
+// itemFlagsOf names the flags an action command takes its item's owner and repository from.
+func itemFlagsOf(ac actionCmd) string {
+	for _, f := range ac.flags {
+		if f.target == "itemref" {
+			return "--item"
+		}
+	}
+	return "--org/--repo"
 }
 
 // runAction previews req, prints the preview, and applies it unless dryRun.

@@ -18,6 +18,7 @@ import (
 	"steward/locks"
 	"steward/locks/lockrec"
 	"steward/model"
+	"steward/reponame"
 )
 
 // Action ids of the worker actions: a worker takes them on its own claim.
@@ -70,6 +71,24 @@ func checkClaimNumbers(p map[string]string) *Refusal {
 	return nil
 }
 
+// claimItem is the item a claim creates its lease and lock under: the default remote, and
+// the owner and repository in their canonical spelling (reponame: widgets.git is widgets,
+// the case as given, compared folded). A spelling Gitea would not accept (a path, full-width
+// letters, a reserved name) is refused: it names no repository, and a claim under it would
+// be a second lease for an item under a name nobody else uses. The core is the last line;
+// the command line and the MCP tools refuse or canonicalise before they ask.
+func claimItem(it Item) (Item, *Refusal) {
+	if it.Remote == "" {
+		it.Remote = defaultRemot
+	}
+	org, repo, err := reponame.Canonical(it.Org, it.Repo)
+	if err != nil {
+		return it, refuse(CodeInvalidRequest, Cap(err.Error())+". Nothing was claimed: name the repository as Gitea does (docs/mcp.md, item identity)")
+	}
+	it.Org, it.Repo = org, repo
+	return it, nil
+}
+
 func mintTaskSession() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
@@ -97,14 +116,13 @@ func (claimAction) spec() Spec {
 }
 
 func (claimAction) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
-	it := req.Target.Item
-	if it == nil || it.Number <= 0 || it.Org == "" || it.Repo == "" || req.Target.Session == "" {
+	given := req.Target.Item
+	if given == nil || given.Number <= 0 || given.Org == "" || given.Repo == "" || req.Target.Session == "" {
 		return &plan{refusal: refuse(CodeInvalidRequest, "a claim names the item (org, repo, number) and the worker's session; give --org, --repo, --number and --session")}, nil
 	}
-	if it.Remote == "" {
-		cp := *it
-		cp.Remote = defaultRemot
-		it = &cp
+	it, bad := claimItem(*given)
+	if bad != nil {
+		return &plan{refusal: bad}, nil
 	}
 	if _, _, ok := taskClass(req.Params["role"]); !ok {
 		return &plan{refusal: refuse(CodeInvalidRequest, "unknown task role "+strconv.Quote(req.Params["role"])+"; use author, reviewer, merger or conflict-fix")}, nil
@@ -115,7 +133,7 @@ func (claimAction) plan(ctx context.Context, c *Core, req Request) (*plan, error
 	if tok := req.Params[ParamClaimToken]; tok != "" && !ValidClaimToken(tok) {
 		return &plan{refusal: refuse(CodeInvalidRequest, "claim_token is not a claim token ("+claimTokenPrefix+" and 43 characters of base64url, from govern.NewClaimToken); nothing was changed")}, nil
 	}
-	ref := workRef(*it)
+	ref := workRef(it)
 	name, ok := locks.Name(lockKey(ref))
 	if !ok {
 		return &plan{refusal: refuse(CodeInvalidRequest, "the item cannot be named as a lock file")}, nil
@@ -172,6 +190,9 @@ func (claimAction) plan(ctx context.Context, c *Core, req Request) (*plan, error
 			p.refusal = refuse(CodeClaimedByOther, "a lock file for this item already exists ("+e.Name+", "+what+"); pick other work, or have the stale lock retired first")
 		}
 	}
+	if err := c.claimUnderGitSpelling(ctx, r, ref, &st, p); err != nil {
+		return &plan{}, err
+	}
 	p.state = st
 	p.effects = []string{
 		"a lease on " + it.String() + " for session " + req.Target.Session + " (assign-and-lease in one BEGIN IMMEDIATE transaction)",
@@ -182,9 +203,9 @@ func (claimAction) plan(ctx context.Context, c *Core, req Request) (*plan, error
 }
 
 func (claimAction) apply(ctx context.Context, c *Core, req Request, p *plan, attempt string) effect {
-	it := *req.Target.Item
-	if it.Remote == "" {
-		it.Remote = defaultRemot
+	it, bad := claimItem(*req.Target.Item)
+	if bad != nil {
+		return effect{refusal: bad}
 	}
 	ref := workRef(it)
 	class, role, _ := taskClass(req.Params["role"])
@@ -238,7 +259,11 @@ func (claimAction) apply(ctx context.Context, c *Core, req Request, p *plan, att
 		if err != nil {
 			return err
 		}
-		for _, e := range es {
+		alt, err := c.lockIndex().Lookup(lockKey(gitSpelling(ref)))
+		if err != nil {
+			return err
+		}
+		for _, e := range append(es, alt...) {
 			if e.Name != name {
 				return &locks.PathError{Op: "claim", Path: e.Path, Err: locks.ErrExists}
 			}
@@ -260,6 +285,47 @@ func (claimAction) apply(ctx context.Context, c *Core, req Request, p *plan, att
 		effects: []string{"lease " + l.LeaseID + " on " + it.String() + " until " + l.ExpiresAt.Raw, "lock " + name + " (task_session_id " + tsid + ")"},
 		detail:  detail,
 	}
+}
+
+// gitSpelling is ref under the spelling a clone path gives its repository (widgets.git),
+// which reponame canonicalises to ref but which an older tool or a hand may have recorded.
+func gitSpelling(ref leases.WorkRef) leases.WorkRef {
+	ref.Repo += ".git"
+	return ref
+}
+
+// claimUnderGitSpelling finds what the DB and the locks directory already hold for the
+// item under its clone-path spelling (acme/widgets.git#7 for acme/widgets#7): such a lease
+// or lock is the same item, so the claim is refused and says so — never merged silently
+// (the record keeps its spelling, shown as it is) and never split into a second lease.
+func (c *Core) claimUnderGitSpelling(ctx context.Context, r leases.Reader, ref leases.WorkRef, st *claimState, p *plan) error {
+	alt := gitSpelling(ref)
+	active, err := r.LeasesForWorkItem(ctx, alt)
+	if err != nil {
+		c.dropHandles()
+		return err
+	}
+	for _, l := range active {
+		st.Active = append(st.Active, leases.FenceOf(l))
+		p.evidence = append(p.evidence, fmt.Sprintf("lease %s of session %s is recorded under the spelling %s", l.LeaseID, l.SessionID, itemOf(l.Work)))
+		if p.refusal == nil {
+			p.refusal = refuse(CodeClaimedByOther, "this item already has a lease recorded under the spelling "+itemOf(l.Work).String()+
+				" (lease "+l.LeaseID+", session "+l.SessionID+"), which names the same repository; pick other work, or recover that lease first")
+		}
+	}
+	held, err := c.lockIndex().Lookup(lockKey(alt))
+	if err != nil {
+		p.refusal = refuse(CodeSourceUnavailable, "the locks directory cannot be read ("+err.Error()+"); an unreadable directory never means the item is free. Retry later.")
+		return nil
+	}
+	for _, e := range held {
+		st.Locks = append(st.Locks, lockFence{Name: e.Name, Generation: e.Record.Generation(), TSK: e.Record.TaskSessionID()})
+		p.evidence = append(p.evidence, "live lock "+e.Name+" for this item under the spelling "+alt.Org+"/"+alt.Repo)
+		if p.refusal == nil {
+			p.refusal = refuse(CodeClaimedByOther, "a lock file for this item already exists under the spelling "+alt.Org+"/"+alt.Repo+" ("+e.Name+"), which names the same repository; pick other work, or have that lock retired first")
+		}
+	}
+	return nil
 }
 
 // claimProvenance is what a claim records in its lease's provenance: the attempt, the

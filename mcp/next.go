@@ -8,6 +8,7 @@ import (
 	"steward/gitea"
 	"steward/govern"
 	"steward/locks"
+	"steward/reponame"
 	"steward/termsafe"
 )
 
@@ -50,7 +51,7 @@ func (s *Server) next(ctx context.Context, session string, exclude []int64) (*pi
 	owner, repo := g.Repository()
 	held := map[int64]string{}
 	for _, l := range active {
-		if l.Work.Org == owner && l.Work.Repo == repo {
+		if reponame.SameRepo(l.Work.Org, l.Work.Repo, owner, repo) {
 			held[l.Work.Number] = l.SessionID
 		}
 	}
@@ -61,7 +62,7 @@ func (s *Server) next(ctx context.Context, session string, exclude []int64) (*pi
 	}
 	locked := map[int64]bool{}
 	for _, e := range snap.Live {
-		if e.HasKey && e.Key.Org == owner && e.Key.Repo == repo {
+		if e.HasKey && reponame.SameRepo(e.Key.Org, e.Key.Repo, owner, repo) {
 			locked[e.Key.Issue] = true
 		}
 	}

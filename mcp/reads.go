@@ -19,6 +19,7 @@ import (
 	"steward/leases"
 	"steward/locks"
 	"steward/locks/lockrec"
+	"steward/reponame"
 	"steward/termsafe"
 )
 
@@ -276,6 +277,14 @@ func (s *Server) resolveItem(it *ItemRef) (ItemRef, *Outcome) {
 	if out.Remote == "" {
 		out.Remote = s.cfg.Remote
 	}
+	// One item per repository (reponame): the spellings Gitea serves as one are written as
+	// one (Widgets.git is Widgets), and a spelling it would not accept is refused here.
+	org, repo, err := reponame.Canonical(out.Org, out.Repo)
+	if err != nil {
+		o := refused(govern.CodeInvalidRequest, err.Error()+"; nothing was done. Name the repository as Gitea does (docs/mcp.md, \"Item identity\")")
+		return out, &o
+	}
+	out.Org, out.Repo = org, repo
 	if _, ok := locks.Name(lockrec.Key{Remote: out.Remote, Org: out.Org, Repo: out.Repo, Issue: out.Number}); !ok {
 		o := refused(govern.CodeInvalidRequest, "the item cannot be named as a lock file (check remote, org and repo)")
 		return out, &o
@@ -290,7 +299,7 @@ func (s *Server) ourRepo(it ItemRef) bool {
 		return false
 	}
 	owner, repo := g.Repository()
-	return it.Org == owner && it.Repo == repo
+	return reponame.SameRepo(it.Org, it.Repo, owner, repo)
 }
 
 func (s *Server) itemStatus(ctx context.Context, req *sdk.CallToolRequest, a ItemArgs) ItemStatus {

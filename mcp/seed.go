@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"strconv"
 	"time"
@@ -8,6 +9,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"steward/govern"
+	"steward/reponame"
 )
 
 // The seed's control plane names tools for the same jobs (seed-digest-1 §2.7-2.8, §3.2, §4,
@@ -118,7 +120,8 @@ func (s *Server) allocate(ctx context.Context, req *sdk.CallToolRequest, a Alloc
 	}
 	if g := s.reads.ws.Gitea; g != nil && (a.Org != "" || a.Repo != "") {
 		owner, repo := g.Repository()
-		if (a.Org != "" && a.Org != owner) || (a.Repo != "" && a.Repo != repo) {
+		o, r := cmp.Or(a.Org, owner), cmp.Or(a.Repo, repo)
+		if !reponame.SameRepo(o, r, owner, repo) {
 			return refused(govern.CodeInvalidRequest, "this steward allocates from "+owner+"/"+repo+" only")
 		}
 	}

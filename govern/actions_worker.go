@@ -130,6 +130,9 @@ func (claimAction) plan(ctx context.Context, c *Core, req Request) (*plan, error
 	if r := checkClaimNumbers(req.Params); r != nil {
 		return &plan{refusal: r}, nil
 	}
+	if r := c.checkClaimPaths(req.Params); r != nil {
+		return &plan{refusal: r}, nil
+	}
 	if tok := req.Params[ParamClaimToken]; tok != "" && !ValidClaimToken(tok) {
 		return &plan{refusal: refuse(CodeInvalidRequest, "claim_token is not a claim token ("+claimTokenPrefix+" and 43 characters of base64url, from govern.NewClaimToken); nothing was changed")}, nil
 	}

@@ -361,6 +361,7 @@ func TestCrashAtEveryStep(t *testing.T) {
 				if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 					t.Fatalf("child was not killed at %s: %v", step, err)
 				}
+				awaitUnfinished(t, f)
 				state := cc.state(t, f)
 				atts := Attempts(f.records())
 				if len(atts) != 1 || atts[0].Outcome != nil || atts[0].Status() != ResultUnknown {

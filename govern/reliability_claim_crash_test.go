@@ -40,6 +40,7 @@ func claimCrashAt(t *testing.T, backend, step string, n int64) {
 	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 		t.Fatalf("child was not killed at %s: %v", step, err)
 	}
+	awaitUnfinished(t, f)
 	state := claimStateOf(t, f, n)
 	atts := Attempts(f.records())
 	if len(atts) != 1 || atts[0].Outcome != nil || atts[0].Status() != ResultUnknown {

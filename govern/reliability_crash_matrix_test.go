@@ -475,9 +475,6 @@ type matrixTally struct {
 // or not); it returns the state seen.
 func checkAfterKill(t *testing.T, f *fixture, a crashAction, before map[string]string, tally *matrixTally) string {
 	t.Helper()
-	state := a.state(t, f)
-	tally.states[state]++
-	workspaceInvariants(t, f, before)
 	recs := f.records()
 	atts := Attempts(recs)
 	// The setup's own attempts are finished; the child's is the last, if it wrote an intent.
@@ -487,6 +484,12 @@ func checkAfterKill(t *testing.T, f *fixture, a crashAction, before map[string]s
 			mine = &atts[i]
 		}
 	}
+	if mine != nil {
+		awaitServerDone(t, f, mine.ID)
+	}
+	state := a.state(t, f)
+	tally.states[state]++
+	workspaceInvariants(t, f, before)
 	if mine == nil {
 		if state != "old" {
 			t.Fatalf("no attempt recorded, yet the state is %s", state)
@@ -545,6 +548,46 @@ func checkAfterKill(t *testing.T, f *fixture, a crashAction, before map[string]s
 		workspaceInvariants(t, f, before)
 	}
 	return state
+}
+
+// awaitServerDone returns once the control-plane DB runs no transaction of the attempt. A
+// killed child's connection ends on the server only when the server reads the closed
+// socket: until then a transaction the child opened "before commit" is still open there
+// (idle in transaction, named by the attempt in its application_name), and verify leaves the
+// attempt alone — rightly, and the matrix read that as a flake: unknown where the evidence
+// says failed. The condition is the server's own (pg_stat_activity, through the core's
+// pendingOnDB, as verify asks it), polled until it holds; on SQLite the kernel released the
+// child's locks with the process and there is nothing to wait for.
+func awaitServerDone(t *testing.T, f *fixture, attempt string) {
+	t.Helper()
+	if !f.pg {
+		return
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		bs, err := f.core.pendingOnDB(context.Background(), attempt)
+		if err != nil {
+			t.Fatalf("reading pg_stat_activity: %v", err)
+		}
+		if len(bs) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server still runs attempt %s's transaction two minutes after its client died: %+v", attempt, bs)
+		}
+		time.Sleep(5 * time.Millisecond) // the poll's interval: the condition above is the synchronisation
+	}
+}
+
+// awaitUnfinished is awaitServerDone for every attempt of the audit log without an outcome:
+// a killed child's.
+func awaitUnfinished(t *testing.T, f *fixture) {
+	t.Helper()
+	for _, a := range Attempts(f.records()) {
+		if a.Outcome == nil {
+			awaitServerDone(t, f, a.ID)
+		}
+	}
 }
 
 // TestCrashMatrix: see the comment at the top of the file.

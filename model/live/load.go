@@ -66,8 +66,10 @@ func loadLocks(dir, legacy string, p Probe, now time.Time) ([]model.LockObs, mod
 	}
 	out := make([]model.LockObs, 0, len(snap.Live))
 	var findings []string
+	var spell spellingFindings
 	for _, e := range snap.Live {
 		e.Record.Detach() // the snapshot keeps what was decoded, not the files' bytes
+		spell.add(lockSpelling(e))
 		lo := p.ObserveLock(e, now)
 		if lo.WorkEscapes {
 			sep := ": "
@@ -81,6 +83,7 @@ func loadLocks(dir, legacy string, p Probe, now time.Time) ([]model.LockObs, mod
 	if e := readLegacy(legacy); e != nil {
 		out = append(out, p.ObserveLock(*e, now))
 	}
+	findings = append(findings, spell.list("lock")...)
 	h := model.SourceHealth{Status: model.StatusOK, ScannedAt: now, ScanDuration: time.Since(t0)}
 	if snap.RetiredUnavailable != nil {
 		findings = append(findings, "retired/ unreadable: "+snap.RetiredUnavailable.Detail)
@@ -99,6 +102,7 @@ func LoadDB(ctx context.Context, r leases.Reader, p Probe, cursor int64, now tim
 		return in, cursor, err
 	}
 	fillDB(in, s, p)
+	in.Findings = append(in.Findings, workItemSpellings(s.WorkItems)...)
 	evs, eh, cursor, err := readEvents(ctx, r, cursor)
 	if err != nil {
 		eh = leases.HealthFromError(err)

@@ -250,6 +250,14 @@ func (r *Root) plan(in planIntent) tea.Cmd {
 		r.note(noCore)
 		return nil
 	}
+	note, refused := spellingCheck(in.req)
+	if refused {
+		r.note(line(note))
+		return nil
+	}
+	if note != "" {
+		in.asking += " — " + line(note)
+	}
 	toast := r.toasts.push(toastPending, in.asking, r.opts.Now())
 	owner := 0
 	if in.owned {

@@ -587,15 +587,6 @@ func fresh(s *model.Snapshot) string {
 
 func s2bucket(s *model.Snapshot, b model.Bucket) int { return s.Count().Buckets[b] }
 
-func refusedAs(s *model.Snapshot, code string) bool {
-	for _, o := range s.Orphans {
-		if o.Action != nil && o.Action.Refusal != nil && strings.Contains(o.Action.Refusal.Code, code) {
-			return true
-		}
-	}
-	return false
-}
-
 // sequence is what the workbench of sess writes to the terminal for a notice: the bell and
 // the desktop notification as notify.bell and notify.desktop say.
 func sequence(sess *app.Session) string {

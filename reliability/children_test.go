@@ -63,14 +63,8 @@ func holdDB(path string) error {
 	return nil
 }
 
-// child starts the test binary as a child process in mode; its stdout is returned as a
-// line reader and it is killed when the test ends.
-func child(t *testing.T, mode string, env ...string) (*exec.Cmd, *bufio.Reader) {
-	t.Helper()
-	return childIn(t, nil, mode, env...)
-}
-
-// childIn is child with stdin (nil: none).
+// childIn starts the test binary as a child process in mode, with stdin (nil: none); its
+// stdout is returned as a line reader and it is killed when the test ends.
 func childIn(t *testing.T, stdin io.Reader, mode string, env ...string) (*exec.Cmd, *bufio.Reader) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")

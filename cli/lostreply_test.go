@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"steward/govern"
 	"steward/leases"
@@ -80,7 +81,34 @@ func TestLostCommitReplyFromTheCommandLine(t *testing.T) {
 	defer r.Close()
 	item := leases.WorkRef{Remote: "origin", Org: "acme", Repo: "widgets", Kind: leases.KindIssue, Number: 7}
 
+	// The proxy forwarded the COMMIT and closed: the server may still be reading it when the
+	// command has already printed unknown. Its backend, named by the attempt, ends only after
+	// the COMMIT ran (the server reads its socket in order), so the test reads the DB once the
+	// server runs nothing of the attempt — the server's own condition, not a pause.
+	settled := func(attempt string) {
+		t.Helper()
+		p, ok := any(r).(leases.Pending)
+		if !ok {
+			t.Fatal("the PostgreSQL reader reports no pending transactions")
+		}
+		deadline := time.Now().Add(2 * time.Minute)
+		for {
+			bs, err := p.Pending(context.Background(), attempt)
+			if err != nil {
+				t.Fatalf("reading pg_stat_activity: %v", err)
+			}
+			if len(bs) == 0 {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the server still runs attempt %s two minutes after its client left: %+v", attempt, bs)
+			}
+			time.Sleep(5 * time.Millisecond) // the poll's interval; the condition is the synchronisation
+		}
+	}
+
 	claim := lost(claimArgs, "worker.claim")
+	settled(claim)
 	active, err := r.LeasesForWorkItem(context.Background(), item)
 	if err != nil || len(active) != 1 || active[0].SessionID != "s1" {
 		t.Fatalf("the server committed the claim: the lease must be there: %+v %v", active, err)
@@ -98,6 +126,7 @@ func TestLostCommitReplyFromTheCommandLine(t *testing.T) {
 	}
 
 	rel := lost(append([]string{"release", "--lease", m[1], "--session", "s1"}, flags...), "worker.release")
+	settled(rel)
 	if l, ok, err := r.LeaseByID(context.Background(), m[1]); err != nil || !ok || l.Status != leases.StatusReleased {
 		t.Fatalf("the server committed the release: the lease must be released: %+v %v", l, err)
 	}

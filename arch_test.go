@@ -16,28 +16,29 @@ import (
 // layer of each package: a package may import only packages of a lower layer (or its own
 // subpackages). main is on top; model is pure.
 var layers = map[string]int{
-	"steward":                7,
-	"steward/bench":          7, // the performance harness: a program beside main (docs/performance.md)
-	"steward/reliability":    7, // the reliability suite: tests of every package through their public APIs
-	"steward/cli":            6,
-	"steward/app":            5, // the one assembly of a workspace session: ui, status, the demo's workbench
-	"steward/sim":            4,
-	"steward/mcp":            4,
-	"steward/tui":            4,
-	"steward/history/gather": 4, // the read-only reads of the evidence (imports govern for the audit log)
-	"steward/govern":         3,
-	"steward/attention":      3, // pure (model in, events out); attention/notify runs the notify command
-	"steward/history":        2, // pure: evidence in, answers out
-	"steward/model":          2, // pure: TestPureModel
-	"steward/model/live":     2, // the live part of the model: loading, watching, re-probing
-	"steward/alloc":          2,
-	"steward/locks":          1,
-	"steward/leases":         1,
-	"steward/gitea":          1,
-	"steward/termsafe":       0,
-	"steward/reponame":       0, // pure: the rule of repository spellings (TestPureByStructure)
-	"steward/watchdir":       0, // the one directory watcher: imports no steward package
-	"steward/config":         0,
+	"steward":                 7,
+	"steward/bench":           7, // the performance harness: a program beside main (docs/performance.md)
+	"steward/reliability":     7, // the reliability suite: tests of every package through their public APIs
+	"steward/cli":             6,
+	"steward/app":             5, // the one assembly of a workspace session: ui, status, the demo's workbench
+	"steward/sim":             4,
+	"steward/mcp":             4,
+	"steward/tui":             4,
+	"steward/history/gather":  4, // the read-only reads of the evidence (imports govern for the audit log)
+	"steward/govern":          3,
+	"steward/govern/actionid": 0, // the one table of action ids: a pure leaf every layer may name
+	"steward/attention":       3, // pure (model in, events out); attention/notify runs the notify command
+	"steward/history":         2, // pure: evidence in, answers out
+	"steward/model":           2, // pure: TestPureModel
+	"steward/model/live":      2, // the live part of the model: loading, watching, re-probing
+	"steward/alloc":           2,
+	"steward/locks":           1,
+	"steward/leases":          1,
+	"steward/gitea":           1,
+	"steward/termsafe":        0,
+	"steward/reponame":        0, // pure: the rule of repository spellings (TestPureByStructure)
+	"steward/watchdir":        0, // the one directory watcher: imports no steward package
+	"steward/config":          0,
 }
 
 func layerOf(pkg string) (int, bool) {
@@ -225,8 +226,9 @@ var pureStd = map[string]bool{
 // what go list -deps names of it is the standard library and other pure leaves only
 // (TestPureByStructure) — so a package that imports them imports no reader.
 var pureLeaves = map[string]bool{
-	"steward/locks/lockrec": true,
-	"steward/reponame":      true,
+	"steward/locks/lockrec":   true,
+	"steward/govern/actionid": true,
+	"steward/reponame":        true,
 }
 
 // ioStd are the standard packages that reach a socket, a process, a database driver or a

@@ -19,6 +19,7 @@ import (
 	"steward/config"
 	"steward/gitea/fakegitea"
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/leases"
 	"steward/model"
 	"steward/tui"
@@ -555,7 +556,7 @@ func giteaBroken(prefix, bad string) func(t *testing.T, w *world) {
 // release), as a worker's session would.
 func apply(sess *app.Session) govern.Outcome {
 	ctx := context.Background()
-	pv, err := sess.Core.Preview(ctx, govern.Request{Action: govern.ActionRelease, Target: govern.Target{LeaseID: "no-such-lease"}})
+	pv, err := sess.Core.Preview(ctx, govern.Request{Action: actionid.Release, Target: govern.Target{LeaseID: "no-such-lease"}})
 	if err != nil {
 		return govern.Outcome{Code: "preview: " + err.Error()}
 	}

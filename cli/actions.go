@@ -15,6 +15,7 @@ import (
 
 	"steward/config"
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/reponame"
 	"steward/termsafe"
 )
@@ -127,16 +128,16 @@ func ownLeaseFlags(lease flagSpec, extra ...flagSpec) []flagSpec {
 func actionCommands() []actionCmd {
 	lease := flagSpec{name: "lease", target: "lease", usage: "lease id", required: true}
 	return []actionCmd{
-		{path: []string{"lease", "reclaim-expired"}, action: "lease.reclaim-expired", short: "End an expired lease so its item is free again", flags: []flagSpec{lease}},
-		{path: []string{"lease", "abandon"}, action: "lease.abandon-stale", short: "Abandon a stale lease (dead owner or missing worktree), with its evidence recorded", flags: []flagSpec{lease}},
-		{path: []string{"lease", "expire-sweep"}, action: "lease.expire-sweep", short: "Mark every active lease past its expiry as expired"},
-		{path: []string{"lock", "retire"}, action: "lock.retire", short: "Archive a dead or expired lock file with a recovery block", flags: []flagSpec{{name: "file", target: "lock", usage: "lock file name in the locks directory", required: true}}},
-		{path: []string{"recover"}, action: govern.ActionRecover, short: "Recover an item a dead or stalled claim left: end its lease (reclaim or abandon) and retire its lock, in one plan", flags: []flagSpec{
+		{path: []string{"lease", "reclaim-expired"}, action: actionid.ReclaimExpired, short: "End an expired lease so its item is free again", flags: []flagSpec{lease}},
+		{path: []string{"lease", "abandon"}, action: actionid.AbandonStale, short: "Abandon a stale lease (dead owner or missing worktree), with its evidence recorded", flags: []flagSpec{lease}},
+		{path: []string{"lease", "expire-sweep"}, action: actionid.ExpireSweep, short: "Mark every active lease past its expiry as expired"},
+		{path: []string{"lock", "retire"}, action: actionid.RetireLock, short: "Archive a dead or expired lock file with a recovery block", flags: []flagSpec{{name: "file", target: "lock", usage: "lock file name in the locks directory", required: true}}},
+		{path: []string{"recover"}, action: actionid.Recover, short: "Recover an item a dead or stalled claim left: end its lease (reclaim or abandon) and retire its lock, in one plan", flags: []flagSpec{
 			{name: "item", target: "itemref", usage: "the item, as ORG/REPO#N (an issue) or ORG/REPO!N (a pull request)", required: true, check: checkItemRef},
 			{name: "remote", target: "remote", usage: "the Gitea remote name (default: the workspace's gitea.remote when set)", def: "origin"},
 		}},
-		{path: []string{"undo"}, action: "undo", short: "Apply the inverse an earlier attempt recorded", flags: []flagSpec{{name: "attempt", target: "attempt", usage: "audit attempt id", required: true}}},
-		{path: []string{"claim"}, action: "worker.claim", worker: true, short: "Claim an item for a worker session (worker action)", flags: append(append([]flagSpec{
+		{path: []string{"undo"}, action: actionid.Undo, short: "Apply the inverse an earlier attempt recorded", flags: []flagSpec{{name: "attempt", target: "attempt", usage: "audit attempt id", required: true}}},
+		{path: []string{"claim"}, action: actionid.Claim, worker: true, short: "Claim an item for a worker session (worker action)", flags: append(append([]flagSpec{
 			{name: "role", usage: "task role: author, reviewer, merger or conflict-fix", def: "author"},
 			{name: "profile", usage: "worker profile", def: ""},
 			{name: "pid", usage: "the worker's process id (default: the parent process)", def: "", check: checkPID},
@@ -145,10 +146,10 @@ func actionCommands() []actionCmd {
 			{name: "worktree", usage: "worktree path, absolute and inside <repo-root>/branches; default <repo-root>/branches/<branch>", def: ""},
 			{name: "username", usage: "claimant's Gitea username", def: ""},
 		}, workerFlags...), itemFlags...)},
-		{path: []string{"heartbeat"}, action: "worker.heartbeat", worker: true, short: "Heartbeat a worker's lease and lock (worker action)", flags: ownLeaseFlags(lease)},
-		{path: []string{"release"}, action: "worker.release", worker: true, short: "Release a worker's lease and archive its lock (worker action)", flags: ownLeaseFlags(lease)},
-		{path: []string{"attention", "ack"}, action: "attention.ack", short: "Acknowledge an attention entry: quiet until its evidence changes or it escalates past this level", flags: attentionFlags()},
-		{path: []string{"attention", "snooze"}, action: "attention.snooze", short: "Snooze an attention entry: quiet until the snooze ends", flags: append(attentionFlags(),
+		{path: []string{"heartbeat"}, action: actionid.Heartbeat, worker: true, short: "Heartbeat a worker's lease and lock (worker action)", flags: ownLeaseFlags(lease)},
+		{path: []string{"release"}, action: actionid.Release, worker: true, short: "Release a worker's lease and archive its lock (worker action)", flags: ownLeaseFlags(lease)},
+		{path: []string{"attention", "ack"}, action: actionid.AttentionAck, short: "Acknowledge an attention entry: quiet until its evidence changes or it escalates past this level", flags: attentionFlags()},
+		{path: []string{"attention", "snooze"}, action: actionid.AttentionSnooze, short: "Snooze an attention entry: quiet until the snooze ends", flags: append(attentionFlags(),
 			flagSpec{name: "for", usage: "how long (Go duration, 1m to 168h), e.g. 30m or 4h", required: true})},
 	}
 }

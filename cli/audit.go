@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/termsafe"
 )
 
@@ -169,7 +170,7 @@ func (f *auditFilter) apply(all []govern.Attempt) ([]govern.Attempt, []heartbeat
 		if rec == nil || !f.keeps(a, rec) {
 			continue
 		}
-		if !f.heartbeats && rec.Action == govern.ActionHeartbeat {
+		if !f.heartbeats && rec.Action == actionid.Heartbeat {
 			k := auditTarget(rec.Target)
 			i, ok := at[k]
 			if !ok {

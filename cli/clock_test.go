@@ -15,6 +15,7 @@ import (
 	"steward/app"
 	"steward/attention"
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/leases"
 	"steward/leases/leasestest"
 	"steward/leases/pgtest"
@@ -105,7 +106,7 @@ func TestAFastHostJudgesByTheDBClock(t *testing.T) {
 	if es, _ := attention.FromSnapshot(live, attention.DefaultSLAs); len(es) != 0 {
 		t.Fatalf("attention on the fast host: %+v; want none", es)
 	}
-	pv, err := sess.Core.Preview(ctx, govern.Request{Action: govern.ActionReclaimExpired, Target: govern.Target{LeaseID: "L1"}})
+	pv, err := sess.Core.Preview(ctx, govern.Request{Action: actionid.ReclaimExpired, Target: govern.Target{LeaseID: "L1"}})
 	if err != nil || pv.Allowed {
 		t.Fatalf("the core's preview of a reclaim: allowed=%v %v; want refused (not expired at the DB's clock)", pv.Allowed, err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/sim"
 	"steward/tui"
 )
@@ -141,7 +142,7 @@ func TestDemoAttentionFlow(t *testing.T) {
 	}
 	var acked bool
 	for _, a := range govern.Attempts(recs) {
-		acked = acked || (a.Intent != nil && a.Intent.Action == govern.ActionAttentionAck && a.Intent.Target.Entry == "clarification:"+it && a.Status() == govern.ResultSucceeded)
+		acked = acked || (a.Intent != nil && a.Intent.Action == actionid.AttentionAck && a.Intent.Target.Entry == "clarification:"+it && a.Status() == govern.ResultSucceeded)
 	}
 	if !acked {
 		t.Fatal("no succeeded attention.ack of the question in the demo's audit log")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/leases"
 )
 
@@ -188,7 +189,7 @@ func TestDemoWorkersSpeakMCP(t *testing.T) {
 		}
 		actions[a.Outcome.Action]++
 	}
-	if actions[govern.ActionClaim] == 0 || actions[govern.ActionHeartbeat] == 0 {
+	if actions[actionid.Claim] == 0 || actions[actionid.Heartbeat] == 0 {
 		t.Fatalf("attempts by action: %v", actions)
 	}
 	if kids := childrenOf(t, os.Getpid()); len(kids) > before {

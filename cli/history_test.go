@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/history"
 	"steward/leases/seedtest"
 )
@@ -45,12 +46,12 @@ func historyWorkspace(t *testing.T) (dir string, args []string) {
 		return out
 	}
 	claim := func(s string) govern.Request {
-		return govern.Request{Action: govern.ActionClaim, Target: govern.Target{Item: it, Session: s},
+		return govern.Request{Action: actionid.Claim, Target: govern.Target{Item: it, Session: s},
 			Params: map[string]string{"pid": strconv.Itoa(os.Getpid()), "role": "author", "username": "bot-" + s}}
 	}
 	out := do(0, claim("s1"), govern.ResultSucceeded)
 	do(time.Minute, claim("s2"), govern.ResultRefused)
-	do(5*time.Minute, govern.Request{Action: govern.ActionRelease, Target: govern.Target{LeaseID: out.Detail["lease_id"], Session: "s1"}}, govern.ResultSucceeded)
+	do(5*time.Minute, govern.Request{Action: actionid.Release, Target: govern.Target{LeaseID: out.Detail["lease_id"], Session: "s1"}}, govern.ResultSucceeded)
 	return dir, []string{"--locks", ws.LocksDir, "--db", ws.DBPath, "--repo-root", ws.RepoRoot, "--audit", log.Path(),
 		"--state-dir", filepath.Join(dir, "state")}
 }

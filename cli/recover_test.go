@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"steward/govern"
+	"steward/govern/actionid"
 )
 
 // deadPID is the id of a process that has exited.
@@ -50,7 +51,7 @@ func TestRecoverFromTheCommandLine(t *testing.T) {
 	auditBefore, _ := os.ReadFile(audit)
 	code, out = run(t, append([]string{"recover", "--item", "acme/widgets#7", "--dry-run", "--as-role", "operator"}, ws...)...)
 	if code != ExitOK || !strings.Contains(out, "step 1 of 2") || !strings.Contains(out, "step 2 of 2") ||
-		!strings.Contains(out, govern.ActionRetireLock) || !strings.Contains(out, "nothing was changed") {
+		!strings.Contains(out, actionid.RetireLock) || !strings.Contains(out, "nothing was changed") {
 		t.Fatalf("dry run: %d\n%s", code, out)
 	}
 	dbAfter, _ := os.ReadFile(ws[3])
@@ -71,7 +72,7 @@ func TestRecoverFromTheCommandLine(t *testing.T) {
 	if len(lockFiles()) != 0 {
 		t.Fatalf("the lock is still live: %v", lockFiles())
 	}
-	code, out = run(t, append([]string{"audit", "--item", "acme/widgets#7", "--action", govern.ActionRecover, "--json"}, ws...)...)
+	code, out = run(t, append([]string{"audit", "--item", "acme/widgets#7", "--action", actionid.Recover, "--json"}, ws...)...)
 	var view struct {
 		Attempts     []govern.Attempt
 		Shown, Total int

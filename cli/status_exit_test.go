@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"steward/govern"
+	"steward/govern/actionid"
 )
 
 // sample is the committed sample workspace at a fixed instant, Gitea not read.
@@ -26,7 +27,7 @@ func TestStatusExitCodes(t *testing.T) {
 	noAudit := []string{"--audit", filepath.Join(dir, "none.jsonl")}
 	// An audit log holding an intent with no outcome: an attempt of unknown outcome.
 	unknownLog := filepath.Join(dir, "unknown.jsonl")
-	intent, _ := json.Marshal(govern.Record{V: 1, Attempt: "att-1", Kind: govern.KindIntent, Action: govern.ActionReclaimExpired, At: "2026-07-23T10:00:00Z"})
+	intent, _ := json.Marshal(govern.Record{V: 1, Attempt: "att-1", Kind: govern.KindIntent, Action: actionid.ReclaimExpired, At: "2026-07-23T10:00:00Z"})
 	if err := os.WriteFile(unknownLog, append(intent, '\n'), 0o600); err != nil {
 		t.Fatal(err)
 	}

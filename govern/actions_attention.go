@@ -8,21 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"steward/govern/actionid"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
-)
-
-// The attention actions: a person acknowledges or snoozes an attention entry
-// (package attention) — a question waiting, a collision, an orphan, a lost source. The
-// effect is one line appended to the attention file beside the audit log (AttentionPath),
-// which every steward on the workspace reads: the inbox and `steward watch` keep an
-// acknowledged entry quiet until its evidence changes or it escalates past the level that
-// was acknowledged, and a snoozed one until the snooze ends.
-const (
-	ActionAttentionAck    = "attention.ack"
-	ActionAttentionSnooze = "attention.snooze"
 )
 
 // CodeAlreadyAcknowledged refuses an acknowledgement that would change nothing.
@@ -135,7 +125,12 @@ func (c *Core) checkEntry(ctx context.Context, key, evidence string) (*Refusal, 
 	return refuse(CodeNotFound, "there is no attention entry "+key+" now (mistyped, or it cleared meanwhile). `steward attention list` shows the entries with their keys and evidence."), nil
 }
 
-// attentionAction is attention.ack (snooze false) and attention.snooze.
+// attentionAction is attention.ack (snooze false) and attention.snooze: a person
+// acknowledges or snoozes an attention entry (package attention) — a question waiting, a
+// collision, an orphan, a lost source. The effect is one line appended to the attention
+// file beside the audit log (AttentionPath), which every steward on the workspace reads: the
+// inbox and `steward watch` keep an acknowledged entry quiet until its evidence changes or
+// it escalates past the level that was acknowledged, and a snoozed one until the snooze ends.
 type attentionAction struct{ snooze bool }
 
 // attentionFence is the fence of an attention action: the last mark of the entry.
@@ -146,9 +141,9 @@ type attentionFence struct {
 
 func (a attentionAction) spec() Spec {
 	if a.snooze {
-		return Spec{ID: ActionAttentionSnooze, Title: "Snooze an attention entry for a while", MinRole: RoleOperator, Tier: TierGatedWrite}
+		return Spec{ID: actionid.AttentionSnooze, Title: "Snooze an attention entry for a while", MinRole: RoleOperator, Tier: TierGatedWrite}
 	}
-	return Spec{ID: ActionAttentionAck, Title: "Acknowledge an attention entry", MinRole: RoleOperator, Tier: TierGatedWrite}
+	return Spec{ID: actionid.AttentionAck, Title: "Acknowledge an attention entry", MinRole: RoleOperator, Tier: TierGatedWrite}
 }
 
 // params reads the request: the evidence and level the person saw, and a snooze's length.

@@ -11,15 +11,9 @@ import (
 	"strings"
 
 	"steward/gitea"
+	"steward/govern/actionid"
 	"steward/leases"
 	"steward/locks/lockrec"
-)
-
-// Action ids of the clarification actions.
-const (
-	ActionAnswer  = "clarification.answer"
-	ActionAsk     = "clarification.ask"
-	ActionRelabel = "clarification.relabel"
 )
 
 // maxBody caps an answer or a question; Gitea takes more, but a clarification is prose.
@@ -165,7 +159,7 @@ func (c *Core) readThread(ctx context.Context, g GiteaSide, it *Item) (gitea.Thr
 type answer struct{}
 
 func (answer) spec() Spec {
-	return Spec{ID: ActionAnswer, Title: "Answer a clarification (comment, then remove the marker label)", MinRole: RoleOperator, Tier: TierGatedWrite, Undoable: true}
+	return Spec{ID: actionid.Answer, Title: "Answer a clarification (comment, then remove the marker label)", MinRole: RoleOperator, Tier: TierGatedWrite, Undoable: true}
 }
 
 func (answer) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
@@ -208,7 +202,7 @@ func (answer) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
 	p.evidence = []string{"item " + it.String() + ": " + th.Issue.Title, markerEvidence + id, questionEvidence + st.Question, roundEvidence + st.Round,
 		"a retry first looks for this marker on a comment steward's own login wrote, so the answer is never posted twice; the same words answering a later question are a new answer"}
 	if len(st.Markers) > 0 {
-		p.inverse = &Request{Action: ActionRelabel, Target: Target{Item: &it}, Params: map[string]string{"label": st.Markers[0]}}
+		p.inverse = &Request{Action: actionid.Relabel, Target: Target{Item: &it}, Params: map[string]string{"label": st.Markers[0]}}
 	}
 	return p, nil
 }
@@ -354,7 +348,7 @@ func (c *Core) verifyAsk(ctx context.Context, intent Record) (Result, []string, 
 type ask struct{}
 
 func (ask) spec() Spec {
-	return Spec{ID: ActionAsk, Title: "Ask for clarification (comment, add the marker label, release the claim)", MinRole: RoleOperator, Tier: TierGatedWrite, Worker: true}
+	return Spec{ID: actionid.Ask, Title: "Ask for clarification (comment, add the marker label, release the claim)", MinRole: RoleOperator, Tier: TierGatedWrite, Worker: true}
 }
 
 type askState struct {
@@ -452,7 +446,7 @@ func (ask) verify(ctx context.Context, c *Core, intent Record) (Result, []string
 type relabel struct{}
 
 func (relabel) spec() Spec {
-	return Spec{ID: ActionRelabel, Title: "Re-add a clarification marker label (undo of an answer's label change)", MinRole: RoleOperator, Tier: TierGatedWrite}
+	return Spec{ID: actionid.Relabel, Title: "Re-add a clarification marker label (undo of an answer's label change)", MinRole: RoleOperator, Tier: TierGatedWrite}
 }
 
 func (relabel) plan(ctx context.Context, c *Core, req Request) (*plan, error) {

@@ -8,14 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"steward/govern/actionid"
 	"steward/leases"
-)
-
-// Action ids of the supervisor's lease actions.
-const (
-	ActionReclaimExpired = "lease.reclaim-expired"
-	ActionAbandonStale   = "lease.abandon-stale"
-	ActionExpireSweep    = "lease.expire-sweep"
 )
 
 // readLease reads one lease for a plan. A refusal is returned for a bad request or a
@@ -74,7 +68,7 @@ func fenceText(f leases.Fence) string {
 type reclaimExpired struct{}
 
 func (reclaimExpired) spec() Spec {
-	return Spec{ID: ActionReclaimExpired, Title: "Reclaim an expired lease (end it; the item returns to the pool)", MinRole: RoleOperator, Tier: TierGatedWrite}
+	return Spec{ID: actionid.ReclaimExpired, Title: "Reclaim an expired lease (end it; the item returns to the pool)", MinRole: RoleOperator, Tier: TierGatedWrite}
 }
 
 func (reclaimExpired) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
@@ -90,7 +84,7 @@ func (reclaimExpired) plan(ctx context.Context, c *Core, req Request) (*plan, er
 	p := &plan{state: f, refusal: verdict(leases.CheckReclaimExpired(l, f, now)), evidence: leaseEvidence(l, now)}
 	if p.refusal == nil {
 		// Expired by this host's clock: on SQLite only as far as that clock is trusted.
-		p.refusal = c.clockRefusal(ActionReclaimExpired, now, leaseStamps(l)...)
+		p.refusal = c.clockRefusal(actionid.ReclaimExpired, now, leaseStamps(l)...)
 	}
 	p.evidence = append(p.evidence, c.ownerText(l))
 	p.effects = []string{
@@ -194,7 +188,7 @@ func (c *Core) verifyLeaseEnded(ctx context.Context, intent Record, eventType, b
 type abandonStale struct{}
 
 func (abandonStale) spec() Spec {
-	return Spec{ID: ActionAbandonStale, Title: "Abandon a stale lease (dead owner or missing worktree), evidence recorded", MinRole: RoleOperator, Tier: TierPrivileged}
+	return Spec{ID: actionid.AbandonStale, Title: "Abandon a stale lease (dead owner or missing worktree), evidence recorded", MinRole: RoleOperator, Tier: TierPrivileged}
 }
 
 // abandonState is the fence of an abandon: the lease and the evidence it was judged on.
@@ -233,7 +227,7 @@ func (abandonStale) plan(ctx context.Context, c *Core, req Request) (*plan, erro
 	}
 	if p.refusal == nil && (fr.Value == leases.FreshStaleMissedHeartbeat || fr.Value == leases.FreshStaleAbsoluteCap) {
 		// Stale by this host's clock: on SQLite only as far as that clock is trusted.
-		p.refusal = c.clockRefusal(ActionAbandonStale, now, leaseStamps(l)...)
+		p.refusal = c.clockRefusal(actionid.AbandonStale, now, leaseStamps(l)...)
 	}
 	if p.refusal != nil && p.refusal.Code == string(leases.CodeNotStale) && (owner == leases.ProcessUnknown || wt == leases.WorktreeUnknown) && fr.Value == leases.FreshActive {
 		p.refusal = refuse(CodeLivenessUnproven, p.refusal.Message+". The owner's liveness or worktree is unknown here (another host, or a path steward will not follow), and unknown never counts as dead: check on the owner's host, or wait for expiry and reclaim.")
@@ -278,7 +272,7 @@ func (abandonStale) verify(ctx context.Context, c *Core, intent Record) (Result,
 type expireSweep struct{}
 
 func (expireSweep) spec() Spec {
-	return Spec{ID: ActionExpireSweep, Title: "Run the expire sweep (every active lease past expiry → expired)", MinRole: RoleOperator, Tier: TierGatedWrite}
+	return Spec{ID: actionid.ExpireSweep, Title: "Run the expire sweep (every active lease past expiry → expired)", MinRole: RoleOperator, Tier: TierGatedWrite}
 }
 
 func (expireSweep) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
@@ -311,7 +305,7 @@ func (expireSweep) plan(ctx context.Context, c *Core, req Request) (*plan, error
 			stamps = append(stamps, leaseStamps(&snap.Leases[i])...)
 		}
 	}
-	if p.refusal = c.clockRefusal(ActionExpireSweep, now, stamps...); p.refusal != nil {
+	if p.refusal = c.clockRefusal(actionid.ExpireSweep, now, stamps...); p.refusal != nil {
 		return p, nil
 	}
 	for _, id := range ids {

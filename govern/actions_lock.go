@@ -10,17 +10,11 @@ import (
 	"slices"
 	"strings"
 
+	"steward/govern/actionid"
 	"steward/leases"
 	"steward/locks"
 	"steward/locks/lockrec"
 	"steward/model"
-)
-
-// Action ids of the lock-file actions and of undo.
-const (
-	ActionRetireLock  = "lock.retire"
-	ActionRestoreLock = "lock.restore"
-	ActionUndo        = "undo"
 )
 
 // lockHost is the host a lock was written on: its "host" field when present. A lock
@@ -67,7 +61,7 @@ type retireState struct {
 type retireLock struct{}
 
 func (retireLock) spec() Spec {
-	return Spec{ID: ActionRetireLock, Title: "Retire a dead or expired lock (archive it with a recovery block)", MinRole: RoleOperator, Tier: TierDestructive, Undoable: true}
+	return Spec{ID: actionid.RetireLock, Title: "Retire a dead or expired lock (archive it with a recovery block)", MinRole: RoleOperator, Tier: TierDestructive, Undoable: true}
 }
 
 func (retireLock) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
@@ -126,7 +120,7 @@ func (c *Core) retirePlan(ctx context.Context, req Request, ending map[string]bo
 		p.evidence = append(p.evidence, "the lock is expired; owner "+string(owner)+" (unknown never counts as dead, but an expired lock may be retired)")
 		if owner != leases.ProcessDead {
 			// Expired by this host's clock: on SQLite only as far as that clock is trusted.
-			p.refusal = c.clockRefusal(ActionRetireLock, now, lockStamps(name, rec)...)
+			p.refusal = c.clockRefusal(actionid.RetireLock, now, lockStamps(name, rec)...)
 		}
 	case owner == leases.ProcessDead:
 		p.evidence = append(p.evidence, "the owner process is dead on this host")
@@ -155,7 +149,7 @@ func (retireLock) apply(ctx context.Context, c *Core, req Request, p *plan, atte
 	st := p.state.(*retireState)
 	ev, _ := json.Marshal(p.evidence)
 	archived, err := c.lockWriter(ctx).Archive(c.ws.LocksDir, req.Target.LockFile, locks.ExpectFence(st.Generation, st.TaskSessionID), lockrec.RecoveryBlock{
-		Action: "retire", ActionID: ActionRetireLock, AuditAttemptID: attempt, Actor: lockActor(c.actor),
+		Action: "retire", ActionID: actionid.RetireLock, AuditAttemptID: attempt, Actor: lockActor(c.actor),
 		Reason: "retired by steward: dead or expired lock", Evidence: ev,
 	})
 	if r := lockRefusal(err); r != nil {
@@ -169,7 +163,7 @@ func (retireLock) apply(ctx context.Context, c *Core, req Request, p *plan, atte
 	}
 	return effect{
 		effects: []string{"archived " + req.Target.LockFile + " as " + archived},
-		inverse: &Request{Action: ActionRestoreLock, Target: Target{LockFile: archived}},
+		inverse: &Request{Action: actionid.RestoreLock, Target: Target{LockFile: archived}},
 		detail:  map[string]string{"archived": archived},
 	}
 }
@@ -291,7 +285,7 @@ func (retireLock) verify(ctx context.Context, c *Core, intent Record) (Result, [
 type restoreLock struct{}
 
 func (restoreLock) spec() Spec {
-	return Spec{ID: ActionRestoreLock, Title: "Restore an archived lock (only if nothing claimed the item since)", MinRole: RoleOperator, Tier: TierPrivileged}
+	return Spec{ID: actionid.RestoreLock, Title: "Restore an archived lock (only if nothing claimed the item since)", MinRole: RoleOperator, Tier: TierPrivileged}
 }
 
 type restoreState struct {

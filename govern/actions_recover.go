@@ -7,17 +7,11 @@ import (
 	"sort"
 	"strings"
 
+	"steward/govern/actionid"
 	"steward/leases"
 	"steward/locks"
 	"steward/locks/lockrec"
 )
-
-// ActionRecover recovers an item a dead or stalled claim left behind, in one plan: every
-// non-terminal lease of the item is reclaimed (expired) or abandoned (stale, with proof),
-// then every live lock file of the item is retired — one preview listing every step, one
-// confirmation, one audit attempt whose steps are each recorded (a dead worker's claim is
-// put right in one step, not two the operator must remember).
-const ActionRecover = "item.recover"
 
 // KindStep is the audit record of one step of a plan (item.recover): the step's action,
 // target and result, under the plan's attempt. It is not terminal: the attempt still ends
@@ -76,10 +70,15 @@ type recoverPlan struct {
 	steps []recoverStep
 }
 
+// recoverItem (item.recover) recovers an item a dead or stalled claim left behind, in one plan: every
+// non-terminal lease of the item is reclaimed (expired) or abandoned (stale, with proof),
+// then every live lock file of the item is retired — one preview listing every step, one
+// confirmation, one audit attempt whose steps are each recorded (a dead worker's claim is
+// put right in one step, not two the operator must remember).
 type recoverItem struct{}
 
 func (recoverItem) spec() Spec {
-	return Spec{ID: ActionRecover, Title: "Recover an item: end its dead or stale lease and retire its lock, in one plan", MinRole: RoleOperator, Tier: TierDestructive}
+	return Spec{ID: actionid.Recover, Title: "Recover an item: end its dead or stale lease and retire its lock, in one plan", MinRole: RoleOperator, Tier: TierDestructive}
 }
 
 func (recoverItem) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
@@ -121,7 +120,7 @@ func (recoverItem) plan(ctx context.Context, c *Core, req Request) (*plan, error
 		st.steps = append(st.steps, s)
 	}
 	for _, name := range files {
-		req := Request{Action: ActionRetireLock, Target: Target{LockFile: name}}
+		req := Request{Action: actionid.RetireLock, Target: Target{LockFile: name}}
 		sp, err := c.retirePlan(ctx, req, ending)
 		if err != nil {
 			return p, err
@@ -160,7 +159,7 @@ func (recoverItem) plan(ctx context.Context, c *Core, req Request) (*plan, error
 // leaseStep plans the recovery of one non-terminal lease: a reclaim when it expired, else an
 // abandon with proof when it is stale; why says why neither applies.
 func (c *Core) leaseStep(ctx context.Context, id string) (recoverStep, string, error) {
-	reclaim := Request{Action: ActionReclaimExpired, Target: Target{LeaseID: id}}
+	reclaim := Request{Action: actionid.ReclaimExpired, Target: Target{LeaseID: id}}
 	rp, err := reclaimExpired{}.plan(ctx, c, reclaim)
 	if err != nil {
 		return recoverStep{}, "", err
@@ -169,7 +168,7 @@ func (c *Core) leaseStep(ctx context.Context, id string) (recoverStep, string, e
 	if r1 == nil {
 		return recoverStep{req: reclaim, plan: rp}, "", nil
 	}
-	abandon := Request{Action: ActionAbandonStale, Target: Target{LeaseID: id}}
+	abandon := Request{Action: actionid.AbandonStale, Target: Target{LeaseID: id}}
 	ap, err := abandonStale{}.plan(ctx, c, abandon)
 	if err != nil {
 		return recoverStep{}, "", err
@@ -284,7 +283,7 @@ func (recoverItem) apply(ctx context.Context, c *Core, req Request, p *plan, att
 
 // replanStep plans a later step again, on the state the earlier steps left.
 func (c *Core) replanStep(ctx context.Context, req Request, st *recoverPlan) (*plan, error) {
-	if req.Action == ActionRetireLock {
+	if req.Action == actionid.RetireLock {
 		return c.retirePlan(ctx, req, nil)
 	}
 	return c.actions[req.Action].plan(ctx, c, req)

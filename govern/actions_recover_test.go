@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"steward/govern/actionid"
 	"steward/leases"
 	"steward/locks"
 )
@@ -16,7 +17,7 @@ import (
 // its lease past its expiry: what a dead worker leaves behind (a lease and a lock).
 func (f *fixture) deadClaim(n int64) Outcome {
 	f.t.Helper()
-	_, out, err := f.newCore(RoleOperator, false).Run(context.Background(), Request{Action: ActionClaim, Target: Target{Item: item(n), Session: "s-dead"},
+	_, out, err := f.newCore(RoleOperator, false).Run(context.Background(), Request{Action: actionid.Claim, Target: Target{Item: item(n), Session: "s-dead"},
 		Params: map[string]string{"pid": strconv.FormatInt(deadPID(f.t), 10), "role": "author", "username": "bot-dead", "ttl": "1m"}}, "")
 	if err != nil || out.Result != ResultSucceeded {
 		f.t.Fatalf("claim #%d: %+v %v", n, out, err)
@@ -70,7 +71,7 @@ func checkRecovered(t *testing.T, f *fixture, out Outcome, n int64, status lease
 			t.Errorf("step record %d: %s %s, want %s succeeded", i, s.Action, s.Result, att.Intent.Steps[i].Action)
 		}
 	}
-	if att.Steps[1].Action != ActionRetireLock {
+	if att.Steps[1].Action != actionid.RetireLock {
 		t.Errorf("the lock is retired last, after the lease step: %s", att.Steps[1].Action)
 	}
 }
@@ -93,7 +94,7 @@ func TestRecoverPartialFailure(t *testing.T) {
 		}
 	}})
 	defer c.Close()
-	pv, err := c.Preview(context.Background(), Request{Action: ActionRecover, Target: Target{Item: item(21)}})
+	pv, err := c.Preview(context.Background(), Request{Action: actionid.Recover, Target: Target{Item: item(21)}})
 	if err != nil || !pv.Allowed {
 		t.Fatalf("preview: %+v %v", pv.Refusal, err)
 	}
@@ -101,10 +102,10 @@ func TestRecoverPartialFailure(t *testing.T) {
 	if out.Result != ResultFailed || out.Disposition != DispositionPartial {
 		t.Fatalf("outcome %+v, want failed partial", out)
 	}
-	if len(out.Effects) == 0 || !strings.Contains(out.Effects[0], "step 1 ("+ActionReclaimExpired+" on lease") {
+	if len(out.Effects) == 0 || !strings.Contains(out.Effects[0], "step 1 ("+actionid.ReclaimExpired+" on lease") {
 		t.Errorf("effects %v: want the reclaim step named as done", out.Effects)
 	}
-	if !strings.Contains(out.Message, "step 2 of 2 ("+ActionRetireLock) || !strings.Contains(out.Message, CodeFenceMoved) {
+	if !strings.Contains(out.Message, "step 2 of 2 ("+actionid.RetireLock) || !strings.Contains(out.Message, CodeFenceMoved) {
 		t.Errorf("message %q: want step 2's retire refused fence_moved", out.Message)
 	}
 	if e := locks.ReadFile(f.ws.LocksDir, name); e.Missing {
@@ -129,7 +130,7 @@ func TestRecoverPreviewNamesEverything(t *testing.T) {
 	f := newFixture(t, RoleOperator)
 	f.deadClaim(31)
 	before := f.state()
-	pv, err := f.core.Preview(context.Background(), Request{Action: ActionRecover, Target: Target{Item: item(31)}})
+	pv, err := f.core.Preview(context.Background(), Request{Action: actionid.Recover, Target: Target{Item: item(31)}})
 	if err != nil || !pv.Allowed {
 		t.Fatalf("preview: %+v %v", pv.Refusal, err)
 	}
@@ -137,7 +138,7 @@ func TestRecoverPreviewNamesEverything(t *testing.T) {
 		t.Fatal("the preview wrote something")
 	}
 	all := strings.Join(append(append(pv.Effects, pv.Fences...), pv.Evidence...), "\n")
-	for _, want := range []string{"step 1 of 2, " + ActionReclaimExpired, "step 2 of 2, " + ActionRetireLock, "dead",
+	for _, want := range []string{"step 1 of 2, " + actionid.ReclaimExpired, "step 2 of 2, " + actionid.RetireLock, "dead",
 		"no active lease and no live lock file", "step 1: lease", "step 2: lock_generation"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("the preview does not say %q:\n%s", want, all)
@@ -154,7 +155,7 @@ func TestReclaimPreviewSaysWhatRemains(t *testing.T) {
 	f := newFixture(t, RoleOperator)
 	out := f.claim("s1", 41)
 	f.clock.Add(15 * time.Minute)
-	pv, err := f.core.Preview(context.Background(), Request{Action: ActionReclaimExpired, Target: Target{LeaseID: out.Detail["lease_id"]}})
+	pv, err := f.core.Preview(context.Background(), Request{Action: actionid.ReclaimExpired, Target: Target{LeaseID: out.Detail["lease_id"]}})
 	if err != nil || !pv.Allowed {
 		t.Fatalf("preview: %+v %v", pv.Refusal, err)
 	}
@@ -172,7 +173,7 @@ func TestReclaimPreviewSaysWhatRemains(t *testing.T) {
 func TestVerifyRecover(t *testing.T) {
 	f := newFixture(t, RoleOperator)
 	f.deadClaim(51)
-	pv, _ := f.core.Preview(context.Background(), Request{Action: ActionRecover, Target: Target{Item: item(51)}})
+	pv, _ := f.core.Preview(context.Background(), Request{Action: actionid.Recover, Target: Target{Item: item(51)}})
 	out := f.core.Apply(context.Background(), pv, pv.ConfirmPhrase)
 	if out.Result != ResultSucceeded {
 		t.Fatalf("recover: %+v", out)

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"steward/gitea"
+	"steward/govern/actionid"
 	"steward/leases"
 	"steward/leases/leasestest"
 	"steward/locks"
@@ -58,7 +60,7 @@ func (f *fixture) lockFile(n int64, exp time.Duration, pid int64) string {
 
 func (f *fixture) claim(session string, n int64) Outcome {
 	f.t.Helper()
-	_, out, err := f.core.Run(context.Background(), Request{Action: ActionClaim, Target: Target{Item: item(n), Session: session},
+	_, out, err := f.core.Run(context.Background(), Request{Action: actionid.Claim, Target: Target{Item: item(n), Session: session},
 		Params: map[string]string{"pid": strconv.Itoa(os.Getpid()), "role": "author", "username": "bot-" + session}}, "")
 	if err != nil || out.Result != ResultSucceeded {
 		f.t.Fatalf("claim %s #%d: %+v %v", session, n, out, err)
@@ -88,7 +90,7 @@ func actionCases() []actionCase {
 	return []actionCase{
 		{name: "reclaim expired", setup: func(f *fixture) Request {
 			f.expiredLease("L1", 1)
-			return Request{Action: ActionReclaimExpired, Target: Target{LeaseID: "L1"}}
+			return Request{Action: actionid.ReclaimExpired, Target: Target{LeaseID: "L1"}}
 		}, check: func(t *testing.T, f *fixture, _ Outcome) {
 			if l := f.lease("L1"); l.Status != leases.StatusExpired || l.EndReason != "reclaimed" {
 				t.Errorf("lease after reclaim: %s %s", l.Status, l.EndReason)
@@ -96,18 +98,18 @@ func actionCases() []actionCase {
 		}, move: func(f *fixture) { f.exec("UPDATE leases SET expires_at = ? WHERE lease_id = 'L1'", ts(-time.Minute)) }, moved: CodeFenceMoved},
 		{name: "reclaim live lease refused", setup: func(f *fixture) Request {
 			f.liveLease("L1", 1, int64(os.Getpid()), f.host())
-			return Request{Action: ActionReclaimExpired, Target: Target{LeaseID: "L1"}}
+			return Request{Action: actionid.ReclaimExpired, Target: Target{LeaseID: "L1"}}
 		}, refuse: "not_expired"},
 		{name: "reclaim unknown lease", setup: func(f *fixture) Request {
-			return Request{Action: ActionReclaimExpired, Target: Target{LeaseID: "nope"}}
+			return Request{Action: actionid.ReclaimExpired, Target: Target{LeaseID: "nope"}}
 		}, refuse: CodeNotFound},
 		{name: "reclaim as viewer", role: RoleViewer, setup: func(f *fixture) Request {
 			f.expiredLease("L1", 1)
-			return Request{Action: ActionReclaimExpired, Target: Target{LeaseID: "L1"}}
+			return Request{Action: actionid.ReclaimExpired, Target: Target{LeaseID: "L1"}}
 		}, refuse: CodeRoleTooLow},
 		{name: "recover a dead claim (reclaim, then retire)", setup: func(f *fixture) Request {
 			f.deadClaim(11)
-			return Request{Action: ActionRecover, Target: Target{Item: item(11)}}
+			return Request{Action: actionid.Recover, Target: Target{Item: item(11)}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {
 			checkRecovered(t, f, out, 11, leases.StatusExpired)
 		}, move: func(f *fixture) {
@@ -117,24 +119,24 @@ func actionCases() []actionCase {
 			f.liveLease("L1", 12, deadPID(f.t), f.host())
 			name := f.lockFile(12, 5*time.Minute, deadPID(f.t))
 			f.pointLock(name, "L1", "s-L1")
-			return Request{Action: ActionRecover, Target: Target{Item: item(12)}}
+			return Request{Action: actionid.Recover, Target: Target{Item: item(12)}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {
 			checkRecovered(t, f, out, 12, leases.StatusAbandoned)
 		}},
 		{name: "recover refused: the claim is live", setup: func(f *fixture) Request {
 			f.claim("s1", 13)
-			return Request{Action: ActionRecover, Target: Target{Item: item(13)}}
+			return Request{Action: actionid.Recover, Target: Target{Item: item(13)}}
 		}, refuse: "step_refused"},
 		{name: "recover: nothing to recover", setup: func(f *fixture) Request {
-			return Request{Action: ActionRecover, Target: Target{Item: item(14)}}
+			return Request{Action: actionid.Recover, Target: Target{Item: item(14)}}
 		}, refuse: CodeNothingToRecover},
 		{name: "recover as viewer", role: RoleViewer, setup: func(f *fixture) Request {
 			f.deadClaim(11)
-			return Request{Action: ActionRecover, Target: Target{Item: item(11)}}
+			return Request{Action: actionid.Recover, Target: Target{Item: item(11)}}
 		}, refuse: CodeRoleTooLow},
 		{name: "abandon dead owner", setup: func(f *fixture) Request {
 			f.liveLease("L1", 1, deadPID(f.t), f.host())
-			return Request{Action: ActionAbandonStale, Target: Target{LeaseID: "L1"}}
+			return Request{Action: actionid.AbandonStale, Target: Target{LeaseID: "L1"}}
 		}, check: func(t *testing.T, f *fixture, _ Outcome) {
 			if l := f.lease("L1"); l.Status != leases.StatusAbandoned || l.EndReason != "stale_dead_process" {
 				t.Errorf("lease after abandon: %s %s", l.Status, l.EndReason)
@@ -145,17 +147,17 @@ func actionCases() []actionCase {
 			if err := os.MkdirAll(filepath.Join(f.ws.RepoRoot, "branches", "feat-L1"), 0o700); err != nil {
 				f.t.Fatal(err)
 			}
-			return Request{Action: ActionAbandonStale, Target: Target{LeaseID: "L1"}}
+			return Request{Action: actionid.AbandonStale, Target: Target{LeaseID: "L1"}}
 		}, refuse: "not_stale"},
 		{name: "abandon foreign host is unproven", setup: func(f *fixture) Request {
 			f.liveLease("L1", 1, deadPID(f.t), "other-host.example")
-			return Request{Action: ActionAbandonStale, Target: Target{LeaseID: "L1"}}
+			return Request{Action: actionid.AbandonStale, Target: Target{LeaseID: "L1"}}
 		}, refuse: CodeLivenessUnproven},
 		{name: "expire sweep", setup: func(f *fixture) Request {
 			f.expiredLease("L1", 1)
 			f.expiredLease("L2", 2)
 			f.liveLease("L3", 3, int64(os.Getpid()), f.host())
-			return Request{Action: ActionExpireSweep}
+			return Request{Action: actionid.ExpireSweep}
 		}, check: func(t *testing.T, f *fixture, _ Outcome) {
 			for id, want := range map[string]leases.Status{"L1": "expired", "L2": "expired", "L3": "active"} {
 				if got := f.lease(id).Status; got != want {
@@ -165,17 +167,17 @@ func actionCases() []actionCase {
 		}, move: func(f *fixture) { f.clock.Add(10 * time.Minute) }, moved: CodeFenceMoved},
 		{name: "expire sweep with nothing to do", setup: func(f *fixture) Request {
 			f.liveLease("L3", 3, int64(os.Getpid()), f.host())
-			return Request{Action: ActionExpireSweep}
+			return Request{Action: actionid.ExpireSweep}
 		}, refuse: "nothing_to_do"},
 		{name: "retire expired lock", setup: func(f *fixture) Request {
-			return Request{Action: ActionRetireLock, Target: Target{LockFile: f.lockFile(4, -time.Minute, deadPID(f.t))}}
+			return Request{Action: actionid.RetireLock, Target: Target{LockFile: f.lockFile(4, -time.Minute, deadPID(f.t))}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {
 			name, _ := locks.Name(lockKey(work(4)))
 			if e := locks.ReadFile(f.ws.LocksDir, name); !e.Missing {
 				t.Errorf("live lock still there")
 			}
 			e := locks.ReadFile(f.ws.LocksDir, out.Detail["archived"])
-			if b, ok := e.Record.Recovery(); !ok || b.AuditAttemptID != out.Attempt || b.ActionID != ActionRetireLock {
+			if b, ok := e.Record.Recovery(); !ok || b.AuditAttemptID != out.Attempt || b.ActionID != actionid.RetireLock {
 				t.Errorf("archive recovery block %+v ok=%v", b, ok)
 			}
 		}, move: func(f *fixture) {
@@ -186,16 +188,16 @@ func actionCases() []actionCase {
 			}
 		}, moved: CodeFenceMoved},
 		{name: "retire live lock refused", setup: func(f *fixture) Request {
-			return Request{Action: ActionRetireLock, Target: Target{LockFile: f.lockFile(4, 5*time.Minute, int64(os.Getpid()))}}
+			return Request{Action: actionid.RetireLock, Target: Target{LockFile: f.lockFile(4, 5*time.Minute, int64(os.Getpid()))}}
 		}, refuse: CodeFreshForeignLease},
 		{name: "retire expired lock with live owner is inspect only", setup: func(f *fixture) Request {
-			return Request{Action: ActionRetireLock, Target: Target{LockFile: f.lockFile(4, -time.Minute, int64(os.Getpid()))}}
+			return Request{Action: actionid.RetireLock, Target: Target{LockFile: f.lockFile(4, -time.Minute, int64(os.Getpid()))}}
 		}, refuse: CodeInspectOnly},
 		{name: "retire outside the locks dir", setup: func(f *fixture) Request {
-			return Request{Action: ActionRetireLock, Target: Target{LockFile: "../../etc/passwd"}}
+			return Request{Action: actionid.RetireLock, Target: Target{LockFile: "../../etc/passwd"}}
 		}, refuse: CodePathOutside},
 		{name: "claim free item", setup: func(f *fixture) Request {
-			return Request{Action: ActionClaim, Target: Target{Item: item(7), Session: "s1"}, Params: map[string]string{"pid": strconv.Itoa(os.Getpid())}}
+			return Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s1"}, Params: map[string]string{"pid": strconv.Itoa(os.Getpid())}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {
 			l := f.lease(out.Detail["lease_id"])
 			e := locks.ReadFile(f.ws.LocksDir, out.Detail["lock_file"])
@@ -208,12 +210,12 @@ func actionCases() []actionCase {
 		}, move: func(f *fixture) { f.claim("s2", 7) }, moved: CodeClaimedByOther},
 		{name: "claim held item is refused and recorded", setup: func(f *fixture) Request {
 			f.liveLease("L9", 7, int64(os.Getpid()), f.host())
-			return Request{Action: ActionClaim, Target: Target{Item: item(7), Session: "s1"}, Params: map[string]string{"pid": "1"}}
+			return Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s1"}, Params: map[string]string{"pid": "1"}}
 		}, refuse: CodeClaimedByOther},
 		{name: "heartbeat own lease", setup: func(f *fixture) Request {
 			out := f.claim("s1", 7)
 			f.clock.Add(time.Minute)
-			return Request{Action: ActionHeartbeat, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"}}
+			return Request{Action: actionid.Heartbeat, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {
 			if want := leases.FormatTime(f.clock.Now().Add(10 * time.Minute)); out.Detail["expires_at"] != want {
 				t.Errorf("expires_at %s, want %s", out.Detail["expires_at"], want)
@@ -223,11 +225,11 @@ func actionCases() []actionCase {
 		}, moved: CodeFenceMoved},
 		{name: "heartbeat someone else's lease", setup: func(f *fixture) Request {
 			out := f.claim("s1", 7)
-			return Request{Action: ActionHeartbeat, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s2"}}
+			return Request{Action: actionid.Heartbeat, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s2"}}
 		}, refuse: CodeNotOwner},
 		{name: "release own lease", setup: func(f *fixture) Request {
 			out := f.claim("s1", 7)
-			return Request{Action: ActionRelease, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"}}
+			return Request{Action: actionid.Release, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {
 			name, _ := locks.Name(lockKey(work(7)))
 			if e := locks.ReadFile(f.ws.LocksDir, name); !e.Missing {
@@ -235,7 +237,7 @@ func actionCases() []actionCase {
 			}
 		}, move: func(f *fixture) { f.exec("UPDATE leases SET status = 'released' WHERE status = 'active'") }, moved: CodeAlreadyReleased},
 		{name: "answer a clarification", gitea: true, setup: func(f *fixture) Request {
-			return Request{Action: ActionAnswer, Target: Target{Item: item(f.markedIssue())}, Params: map[string]string{"body": "Use **v2**."}}
+			return Request{Action: actionid.Answer, Target: Target{Item: item(f.markedIssue())}, Params: map[string]string{"body": "Use **v2**."}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {
 			is, err := f.ws.Gitea.GetIssue(context.Background(), 1)
 			if err != nil || is.HasLabel("status:blocked-pending-clarification") {
@@ -248,12 +250,12 @@ func actionCases() []actionCase {
 		}, move: func(f *fixture) { f.repo.RemoveLabel("maint", 1, "status:blocked-pending-clarification") }, moved: "not_marked"},
 		{name: "answer an unmarked item", gitea: true, setup: func(f *fixture) Request {
 			n := f.repo.CreateIssue("maint", "plain", "body")
-			return Request{Action: ActionAnswer, Target: Target{Item: item(n)}, Params: map[string]string{"body": "x"}}
+			return Request{Action: actionid.Answer, Target: Target{Item: item(n)}, Params: map[string]string{"body": "x"}}
 		}, refuse: "not_marked"},
 		{name: "ask for clarification", gitea: true, setup: func(f *fixture) Request {
 			n := f.repo.CreateIssue("maint", "unclear", "body")
 			out := f.claim("s1", n)
-			return Request{Action: ActionAsk, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"}, Params: map[string]string{"question": "Which API?"}}
+			return Request{Action: actionid.Ask, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"}, Params: map[string]string{"question": "Which API?"}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {
 			is, _ := f.ws.Gitea.GetIssue(context.Background(), 1)
 			if !is.HasLabel("status:blocked-pending-clarification") {
@@ -270,10 +272,10 @@ func actionCases() []actionCase {
 				t.Errorf("marks %+v", ms)
 			}
 		}, move: func(f *fixture) {
-			f.runOK(f.t, Request{Action: ActionAttentionSnooze, Target: Target{Entry: "clarification:acme/widgets#1"}, Params: map[string]string{"evidence": "ev", "for": "1h"}})
+			f.runOK(f.t, Request{Action: actionid.AttentionSnooze, Target: Target{Entry: "clarification:acme/widgets#1"}, Params: map[string]string{"evidence": "ev", "for": "1h"}})
 		}, moved: CodeFenceMoved},
 		{name: "snooze an attention entry", setup: func(f *fixture) Request {
-			return Request{Action: ActionAttentionSnooze, Target: Target{Entry: "source:db"}, Params: map[string]string{"evidence": "unavailable", "for": "30m"}}
+			return Request{Action: actionid.AttentionSnooze, Target: Target{Entry: "source:db"}, Params: map[string]string{"evidence": "unavailable", "for": "30m"}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {
 			if ms, _, _ := ReadAttention(f.audit.Path()); len(ms) != 1 || ms[0].Kind != "snooze" {
 				t.Errorf("marks %+v", ms)
@@ -325,7 +327,7 @@ func TestActions(t *testing.T) {
 			if !pv.Allowed {
 				t.Fatalf("preview refused: %+v", pv.Refusal)
 			}
-			if len(pv.Effects) == 0 || len(pv.Fences) == 0 && req.Action != ActionAnswer {
+			if len(pv.Effects) == 0 || len(pv.Fences) == 0 && req.Action != actionid.Answer {
 				t.Errorf("preview without effects or fences: %+v", pv)
 			}
 			out := f.core.Apply(context.Background(), pv, pv.ConfirmPhrase)
@@ -361,7 +363,7 @@ func TestActions(t *testing.T) {
 		})
 	}
 	for _, s := range New(Workspace{}, nil, Options{}).Actions() {
-		if !covered[s.ID] && s.ID != ActionRestoreLock && s.ID != ActionUndo && s.ID != ActionRelabel {
+		if !covered[s.ID] && s.ID != actionid.RestoreLock && s.ID != actionid.Undo && s.ID != actionid.Relabel {
 			t.Errorf("action %s has no case in TestActions", s.ID)
 		}
 	}
@@ -401,7 +403,7 @@ func assertOneTerminal(t *testing.T, f *fixture, attempt string) {
 func TestRefusedClaimIsRecordedAsContention(t *testing.T) {
 	f := newFixture(t, RoleOperator)
 	f.claim("s1", 7)
-	_, out, err := f.core.Run(context.Background(), Request{Action: ActionClaim, Target: Target{Item: item(7), Session: "s2"}}, "")
+	_, out, err := f.core.Run(context.Background(), Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s2"}}, "")
 	if err != nil || out.Result != ResultRefused || out.Code != CodeClaimedByOther {
 		t.Fatalf("second claim: %+v %v", out, err)
 	}
@@ -442,7 +444,7 @@ func TestReadOnlyRefusesEveryApply(t *testing.T) {
 func TestDestructiveNeedsTypedPhrase(t *testing.T) {
 	f := newFixture(t, RoleOperator)
 	name := f.lockFile(4, -time.Minute, deadPID(t))
-	pv, _ := f.core.Preview(context.Background(), Request{Action: ActionRetireLock, Target: Target{LockFile: name}})
+	pv, _ := f.core.Preview(context.Background(), Request{Action: actionid.RetireLock, Target: Target{LockFile: name}})
 	if !pv.Allowed || pv.ConfirmPhrase != "retire acme/widgets#4" || pv.Spec.Tier != TierDestructive {
 		t.Fatalf("preview: %+v", pv)
 	}
@@ -460,12 +462,12 @@ func TestDestructiveNeedsTypedPhrase(t *testing.T) {
 func TestUndoRestoresARetiredLockOnlyIfUnclaimed(t *testing.T) {
 	f := newFixture(t, RoleOperator)
 	name := f.lockFile(4, -time.Minute, deadPID(t))
-	pv, _ := f.core.Preview(context.Background(), Request{Action: ActionRetireLock, Target: Target{LockFile: name}})
+	pv, _ := f.core.Preview(context.Background(), Request{Action: actionid.RetireLock, Target: Target{LockFile: name}})
 	ret := f.core.Apply(context.Background(), pv, pv.ConfirmPhrase)
 	if ret.Result != ResultSucceeded {
 		t.Fatalf("retire: %+v", ret)
 	}
-	undoReq := Request{Action: ActionUndo, Target: Target{Attempt: ret.Attempt}}
+	undoReq := Request{Action: actionid.Undo, Target: Target{Attempt: ret.Attempt}}
 	before := f.state()
 	upv, err := f.core.Preview(context.Background(), undoReq)
 	if err != nil || !upv.Allowed || f.state() != before {
@@ -482,10 +484,10 @@ func TestUndoRestoresARetiredLockOnlyIfUnclaimed(t *testing.T) {
 		t.Fatalf("second undo: %+v", out)
 	}
 	// Retire again, let a worker claim the item, and undo must refuse.
-	pv, _ = f.core.Preview(context.Background(), Request{Action: ActionRetireLock, Target: Target{LockFile: name}})
+	pv, _ = f.core.Preview(context.Background(), Request{Action: actionid.RetireLock, Target: Target{LockFile: name}})
 	ret = f.core.Apply(context.Background(), pv, pv.ConfirmPhrase)
 	f.claim("s9", 4)
-	if _, out, _ := f.core.Run(context.Background(), Request{Action: ActionUndo, Target: Target{Attempt: ret.Attempt}}, ""); out.Code != CodeClaimedSince {
+	if _, out, _ := f.core.Run(context.Background(), Request{Action: actionid.Undo, Target: Target{Attempt: ret.Attempt}}, ""); out.Code != CodeClaimedSince {
 		t.Fatalf("undo after a new claim: %+v", out)
 	}
 }
@@ -498,11 +500,11 @@ func TestUndoOfAnswerReAddsTheMarker(t *testing.T) {
 	n := f.repo.CreateIssue("maint", "Which API?", "body")
 	f.repo.AddComment("worker", n, "Should this use the v2 API?")
 	f.repo.AddLabel("worker", n, "status:blocked-pending-clarification")
-	_, out, err := f.core.Run(context.Background(), Request{Action: ActionAnswer, Target: Target{Item: item(n)}, Params: map[string]string{"body": "yes"}}, "")
+	_, out, err := f.core.Run(context.Background(), Request{Action: actionid.Answer, Target: Target{Item: item(n)}, Params: map[string]string{"body": "yes"}}, "")
 	if err != nil || out.Result != ResultSucceeded {
 		t.Fatalf("answer: %+v %v", out, err)
 	}
-	if _, u, _ := f.core.Run(context.Background(), Request{Action: ActionUndo, Target: Target{Attempt: out.Attempt}}, ""); u.Result != ResultSucceeded {
+	if _, u, _ := f.core.Run(context.Background(), Request{Action: actionid.Undo, Target: Target{Attempt: out.Attempt}}, ""); u.Result != ResultSucceeded {
 		t.Fatalf("undo: %+v", u)
 	}
 	is, _ := f.ws.Gitea.GetIssue(context.Background(), n)
@@ -510,7 +512,7 @@ func TestUndoOfAnswerReAddsTheMarker(t *testing.T) {
 		t.Fatalf("marker not re-added: %v", is.Labels)
 	}
 	// Answering again with the same text finds the first comment and does not post twice.
-	_, again, _ := f.core.Run(context.Background(), Request{Action: ActionAnswer, Target: Target{Item: item(n)}, Params: map[string]string{"body": "yes"}}, "")
+	_, again, _ := f.core.Run(context.Background(), Request{Action: actionid.Answer, Target: Target{Item: item(n)}, Params: map[string]string{"body": "yes"}}, "")
 	if again.Result != ResultSucceeded || !strings.Contains(strings.Join(again.Effects, " "), "not posted again") {
 		t.Fatalf("second answer: %+v", again)
 	}
@@ -530,7 +532,7 @@ func TestAuditNeverHoldsTheToken(t *testing.T) {
 	f := newFixture(t, RoleOperator)
 	f.withGitea()
 	n := f.markedIssue()
-	f.core.Run(context.Background(), Request{Action: ActionAnswer, Target: Target{Item: item(n)}, Params: map[string]string{"body": "see https://u:" + testToken + "@host/x token=" + testToken}}, "")
+	f.core.Run(context.Background(), Request{Action: actionid.Answer, Target: Target{Item: item(n)}, Params: map[string]string{"body": "see https://u:" + testToken + "@host/x token=" + testToken}}, "")
 	data, _ := os.ReadFile(f.audit.Path())
 	if strings.Contains(string(data), testToken) || len(data) == 0 {
 		t.Fatalf("token in audit log (%d bytes)", len(data))
@@ -551,7 +553,7 @@ func TestMessagesAreCappedWithEllipsis(t *testing.T) {
 func TestAuditFileMode(t *testing.T) {
 	f := newFixture(t, RoleOperator)
 	f.expiredLease("L1", 1)
-	f.core.Run(context.Background(), Request{Action: ActionReclaimExpired, Target: Target{LeaseID: "L1"}}, "")
+	f.core.Run(context.Background(), Request{Action: actionid.ReclaimExpired, Target: Target{LeaseID: "L1"}}, "")
 	fi, err := os.Stat(f.audit.Path())
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("audit mode %v %v", fi.Mode(), err)
@@ -573,13 +575,23 @@ func mustRead(t *testing.T, p string) []byte {
 
 var _ = fmt.Sprint
 
-// Every action id the model names for an orphan is one the core knows.
-func TestModelActionIDsExist(t *testing.T) {
+// TestRegistryIsTheTableOfIDs: the core registers exactly the actions the one table of ids
+// names, in its order, each once — an action added to one and not the other fails here.
+func TestRegistryIsTheTableOfIDs(t *testing.T) {
+	var got []string
+	for _, a := range registry() {
+		got = append(got, a.spec().ID)
+	}
+	if want := actionid.All(); !slices.Equal(got, want) {
+		t.Errorf("registry ids:\n%q\nthe table (package actionid):\n%q", got, want)
+	}
 	c := New(Workspace{}, nil, Options{})
-	for _, id := range []string{model.ActionReclaimExpired, model.ActionAbandonStale, model.ActionExpireSweep, model.ActionRetireLock, model.ActionRestoreLock} {
-		if _, ok := c.Spec(id); !ok {
-			t.Errorf("model names action %q, which the core does not know", id)
-		}
+	var specs []string
+	for _, s := range c.Actions() {
+		specs = append(specs, s.ID)
+	}
+	if want := slices.Sorted(slices.Values(actionid.All())); !slices.Equal(specs, want) {
+		t.Errorf("Core.Actions ids %q, want the table's %q", specs, want)
 	}
 }
 
@@ -588,8 +600,8 @@ func TestAnnotate(t *testing.T) {
 	f.expiredLease("L1", 1)
 	f.liveLease("L2", 2, int64(os.Getpid()), f.host())
 	snap := &model.Snapshot{Orphans: []*model.Orphan{
-		{Kind: "active-lease-past-expiry", Action: &model.ActionRef{ID: model.ActionReclaimExpired, Target: model.ActionTarget{LeaseID: "L1"}}},
-		{Kind: "active-lease-past-expiry", Action: &model.ActionRef{ID: model.ActionReclaimExpired, Target: model.ActionTarget{LeaseID: "L2"}}},
+		{Kind: "active-lease-past-expiry", Action: &model.ActionRef{ID: actionid.ReclaimExpired, Target: model.ActionTarget{LeaseID: "L1"}}},
+		{Kind: "active-lease-past-expiry", Action: &model.ActionRef{ID: actionid.ReclaimExpired, Target: model.ActionTarget{LeaseID: "L2"}}},
 		{Kind: "expired-lock-live-owner", InspectOnlyReason: "owner alive"},
 	}}
 	before := f.state()

@@ -3,6 +3,7 @@ package govern
 import (
 	"context"
 	"fmt"
+	"steward/govern/actionid"
 )
 
 // undo applies the inverse an earlier attempt recorded, through the inverse action's own
@@ -10,7 +11,7 @@ import (
 type undo struct{}
 
 func (undo) spec() Spec {
-	return Spec{ID: ActionUndo, Title: "Undo an earlier attempt by applying the inverse it recorded", MinRole: RoleOperator, Tier: TierPrivileged}
+	return Spec{ID: actionid.Undo, Title: "Undo an earlier attempt by applying the inverse it recorded", MinRole: RoleOperator, Tier: TierPrivileged}
 }
 
 // undoState wraps the inverse action's own fence snapshot.
@@ -54,7 +55,7 @@ func (c *Core) inverseOf(attempt string) (*Request, *Refusal, error) {
 		return nil, refuse(CodeNoInverse, "attempt "+attempt+" recorded no inverse; its action cannot be undone. Recover forward instead."), nil
 	}
 	for _, a := range atts {
-		if a.Outcome != nil && a.Outcome.Action == ActionUndo && a.Outcome.Target.Attempt == attempt && a.Status() == ResultSucceeded {
+		if a.Outcome != nil && a.Outcome.Action == actionid.Undo && a.Outcome.Target.Attempt == attempt && a.Status() == ResultSucceeded {
 			return nil, refuse("already_undone", "attempt "+attempt+" was undone already by "+a.ID+"; nothing to do"), nil
 		}
 	}
@@ -70,7 +71,7 @@ func (undo) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
 		return &plan{refusal: ref}, err
 	}
 	inner, ok := c.actions[inv.Action]
-	if !ok || inv.Action == ActionUndo {
+	if !ok || inv.Action == actionid.Undo {
 		return &plan{refusal: refuse(CodeNoInverse, "the recorded inverse "+inv.Action+" is not an action this steward knows")}, nil
 	}
 	p, err := inner.plan(ctx, c, *inv)
@@ -103,7 +104,7 @@ func (undo) verify(ctx context.Context, c *Core, intent Record) (Result, []strin
 		return "", []string{"the inverse of " + intent.Target.Attempt + " cannot be found in the audit log"}, false
 	}
 	inner, ok := c.actions[inv.Action]
-	if !ok || inv.Action == ActionUndo {
+	if !ok || inv.Action == actionid.Undo {
 		return "", []string{"the recorded inverse " + inv.Action + " is not an action this steward knows"}, false
 	}
 	as := intent

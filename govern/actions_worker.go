@@ -14,18 +14,12 @@ import (
 	"strings"
 	"time"
 
+	"steward/govern/actionid"
 	"steward/leases"
 	"steward/locks"
 	"steward/locks/lockrec"
 	"steward/model"
 	"steward/reponame"
-)
-
-// Action ids of the worker actions: a worker takes them on its own claim.
-const (
-	ActionClaim     = "worker.claim"
-	ActionHeartbeat = "worker.heartbeat"
-	ActionRelease   = "worker.release"
 )
 
 // The provenance the supervised system's lock writer stamps; steward writes as the
@@ -112,7 +106,7 @@ type lockFence struct {
 type claimAction struct{}
 
 func (claimAction) spec() Spec {
-	return Spec{ID: ActionClaim, Title: "Claim an item for a worker session (lease + lock)", MinRole: RoleOperator, Tier: TierGatedWrite, Worker: true}
+	return Spec{ID: actionid.Claim, Title: "Claim an item for a worker session (lease + lock)", MinRole: RoleOperator, Tier: TierGatedWrite, Worker: true}
 }
 
 func (claimAction) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
@@ -675,7 +669,7 @@ func (c *Core) workerPlan(ctx context.Context, req Request, op leases.Op, check 
 type heartbeatAction struct{}
 
 func (heartbeatAction) spec() Spec {
-	return Spec{ID: ActionHeartbeat, Title: "Heartbeat a worker's own lease and lock", MinRole: RoleOperator, Tier: TierGatedWrite, Worker: true}
+	return Spec{ID: actionid.Heartbeat, Title: "Heartbeat a worker's own lease and lock", MinRole: RoleOperator, Tier: TierGatedWrite, Worker: true}
 }
 
 func (heartbeatAction) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
@@ -808,7 +802,7 @@ func (heartbeatAction) verify(ctx context.Context, c *Core, intent Record) (Resu
 type releaseAction struct{}
 
 func (releaseAction) spec() Spec {
-	return Spec{ID: ActionRelease, Title: "Release a worker's own lease and archive its lock", MinRole: RoleOperator, Tier: TierGatedWrite, Worker: true}
+	return Spec{ID: actionid.Release, Title: "Release a worker's own lease and archive its lock", MinRole: RoleOperator, Tier: TierGatedWrite, Worker: true}
 }
 
 func (releaseAction) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
@@ -851,7 +845,7 @@ func (c *Core) releaseOwn(ctx context.Context, st workerState, attempt, reason s
 	detail := map[string]string{"lease_id": st.Fence.LeaseID}
 	if st.HasLock {
 		archived, err := c.lockWriter(ctx).Archive(c.ws.LocksDir, st.Lock, locks.ExpectFence(st.LockGen, st.LockTSK), lockrec.RecoveryBlock{
-			Action: "release", ActionID: ActionRelease, AuditAttemptID: attempt, Actor: lockActor(c.actor), Reason: reason,
+			Action: "release", ActionID: actionid.Release, AuditAttemptID: attempt, Actor: lockActor(c.actor), Reason: reason,
 		})
 		if err != nil {
 			if note, done := lockNoLongerOurs(c.ws.LocksDir, st, err); done {

@@ -3,6 +3,7 @@ package govern
 import (
 	"testing"
 
+	"steward/govern/actionid"
 	"steward/model"
 )
 
@@ -13,9 +14,9 @@ func TestAnnotateNextCopiesTheOrphansVerdict(t *testing.T) {
 	no := false
 	tgt := model.ActionTarget{LockFile: "acme_widgets_7.json.2"}
 	orphan := &model.Orphan{Kind: model.OrphanLiveLockDeadOwner, LockFile: tgt.LockFile,
-		Action: &model.ActionRef{ID: ActionRetireLock, Target: tgt, Allowed: &no, Refusal: &model.Refusal{Code: CodeFenceMoved, Message: "moved"}}}
+		Action: &model.ActionRef{ID: actionid.RetireLock, Target: tgt, Allowed: &no, Refusal: &model.Refusal{Code: CodeFenceMoved, Message: "moved"}}}
 	c := &model.Contention{Kind: model.ContentionDuplicateLiveLock, Next: &model.Resolution{Who: model.ResolveOperator,
-		Actions: []model.ActionRef{{ID: ActionRetireLock, Target: tgt}}}}
+		Actions: []model.ActionRef{{ID: actionid.RetireLock, Target: tgt}}}}
 	s := &model.Snapshot{Orphans: []*model.Orphan{orphan}, Contention: []*model.Contention{c}}
 	annotateNext(s)
 	got := s.Contention[0].Next.Actions[0]

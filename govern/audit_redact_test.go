@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"steward/govern/actionid"
 	"testing"
 )
 
@@ -26,13 +27,13 @@ func TestAuditRedactsEveryFieldThatCarriesText(t *testing.T) {
 			func(r *Record) { r.Actor.GiteaLogin = s },
 			func(r *Record) { r.Target.LockFile = s + ".json" },
 			func(r *Record) { r.Target.Entry = "orphan:" + s },
-			func(r *Record) { r.Inverse = &Request{Action: ActionRestoreLock, Target: Target{LockFile: s}} },
+			func(r *Record) { r.Inverse = &Request{Action: actionid.RestoreLock, Target: Target{LockFile: s}} },
 			func(r *Record) {
-				r.Inverse = &Request{Action: ActionRestoreLock, Target: Target{LockFile: "x.json"}, Params: map[string]string{"note": s}}
+				r.Inverse = &Request{Action: actionid.RestoreLock, Target: Target{LockFile: "x.json"}, Params: map[string]string{"note": s}}
 			},
-			func(r *Record) { r.Steps = []Request{{Action: ActionRetireLock, Target: Target{LockFile: s}}} },
+			func(r *Record) { r.Steps = []Request{{Action: actionid.RetireLock, Target: Target{LockFile: s}}} },
 			func(r *Record) {
-				r.Steps = []Request{{Action: ActionReclaimExpired, Target: Target{LeaseID: "L1"}, Params: map[string]string{"reason": s}}}
+				r.Steps = []Request{{Action: actionid.ReclaimExpired, Target: Target{LeaseID: "L1"}, Params: map[string]string{"reason": s}}}
 			},
 		}
 	}
@@ -44,7 +45,7 @@ func TestAuditRedactsEveryFieldThatCarriesText(t *testing.T) {
 		{"URL userinfo", "https://bot:" + secret + "@gitea.example/x", secret},
 	} {
 		for i, put := range set(shape.text) {
-			rec := Record{Attempt: "att-1", Kind: KindIntent, Action: ActionClaim, Actor: Actor{OSUser: "u", Host: "h"}}
+			rec := Record{Attempt: "att-1", Kind: KindIntent, Action: actionid.Claim, Actor: Actor{OSUser: "u", Host: "h"}}
 			put(&rec)
 			leaky := NewRedactor()
 			leaky.Add("some-other-secret-value")

@@ -2,6 +2,7 @@ package govern
 
 import (
 	"context"
+	"steward/govern/actionid"
 	"strings"
 	"testing"
 )
@@ -29,7 +30,7 @@ func TestClaimRefusesUnparsableNumbers(t *testing.T) {
 			if tc.ttl != "" {
 				params["ttl"] = tc.ttl
 			}
-			pv, out, err := f.core.Run(context.Background(), Request{Action: ActionClaim, Target: Target{Item: item(7), Session: "s1"}, Params: params}, "")
+			pv, out, err := f.core.Run(context.Background(), Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s1"}, Params: params}, "")
 			if err != nil {
 				t.Fatal(err)
 			}

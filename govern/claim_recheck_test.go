@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"steward/govern/actionid"
 	"steward/locks"
 )
 
@@ -24,7 +25,7 @@ func TestClaimChecksOtherLocksAgainUnderItsFlock(t *testing.T) {
 		}
 	}})
 	t.Cleanup(func() { c.Close() })
-	_, out, err := c.Run(context.Background(), Request{Action: ActionClaim, Target: Target{Item: item(7), Session: "s-mine"},
+	_, out, err := c.Run(context.Background(), Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s-mine"},
 		Params: map[string]string{"pid": strconv.Itoa(os.Getpid()), "role": "author"}}, "")
 	if theirs == "" {
 		t.Fatal("the claim never reached the step after its lease: the test proves nothing")

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"steward/govern/actionid"
 	"strconv"
 	"strings"
 	"testing"
@@ -46,7 +47,7 @@ func TestClaimTokenProvesOwnership(t *testing.T) {
 			pid := strconv.Itoa(os.Getpid())
 			claim := func(n int64, session string, params map[string]string) Outcome {
 				t.Helper()
-				_, out, err := f.core.ForSession(session).Run(ctx, Request{Action: ActionClaim, Target: Target{Item: item(n), Session: session}, Params: params}, "")
+				_, out, err := f.core.ForSession(session).Run(ctx, Request{Action: actionid.Claim, Target: Target{Item: item(n), Session: session}, Params: params}, "")
 				if err != nil || out.Result != ResultSucceeded {
 					t.Fatalf("claim: %+v %v", out, err)
 				}
@@ -80,19 +81,19 @@ func TestClaimTokenProvesOwnership(t *testing.T) {
 				t.Fatal("the token is stored somewhere (DB, lock or audit log), not only its hash")
 			}
 			before := f.sourcesState()
-			refusedNotOwner("heartbeat without proof", own(f.core, ActionHeartbeat, withTok, "s1", nil))
-			refusedNotOwner("heartbeat with a wrong token", own(f.core, ActionHeartbeat, withTok, "s1", map[string]string{ParamClaimToken: NewClaimToken()}))
-			refusedNotOwner("release with a malformed token", own(f.core, ActionRelease, withTok, "s1", map[string]string{ParamClaimToken: "guess"}))
-			refusedNotOwner("heartbeat from another process, with the token", own(f.core, ActionHeartbeat, withTok, "s1", map[string]string{ParamClaimToken: tok, ParamCallerPID: "4242"}))
-			refusedNotOwner("another session with the token", own(f.core, ActionRelease, withTok, "s2", map[string]string{ParamClaimToken: tok}))
+			refusedNotOwner("heartbeat without proof", own(f.core, actionid.Heartbeat, withTok, "s1", nil))
+			refusedNotOwner("heartbeat with a wrong token", own(f.core, actionid.Heartbeat, withTok, "s1", map[string]string{ParamClaimToken: NewClaimToken()}))
+			refusedNotOwner("release with a malformed token", own(f.core, actionid.Release, withTok, "s1", map[string]string{ParamClaimToken: "guess"}))
+			refusedNotOwner("heartbeat from another process, with the token", own(f.core, actionid.Heartbeat, withTok, "s1", map[string]string{ParamClaimToken: tok, ParamCallerPID: "4242"}))
+			refusedNotOwner("another session with the token", own(f.core, actionid.Release, withTok, "s2", map[string]string{ParamClaimToken: tok}))
 			if after := f.sourcesState(); after != before {
 				t.Fatalf("a refusal wrote:\n%s\n%s", before, after)
 			}
-			hb := own(f.core, ActionHeartbeat, withTok, "s1", map[string]string{ParamClaimToken: tok})
+			hb := own(f.core, actionid.Heartbeat, withTok, "s1", map[string]string{ParamClaimToken: tok})
 			if hb.Result != ResultSucceeded {
 				t.Fatalf("heartbeat with the token: %+v", hb)
 			}
-			if hb2 := own(f.core, ActionHeartbeat, hb, "s1", map[string]string{ParamCallerPID: pid}); hb2.Result != ResultSucceeded {
+			if hb2 := own(f.core, actionid.Heartbeat, hb, "s1", map[string]string{ParamCallerPID: pid}); hb2.Result != ResultSucceeded {
 				t.Fatalf("heartbeat from the lease's own process, without the token: %+v", hb2)
 			} else {
 				hb = hb2
@@ -102,17 +103,17 @@ func TestClaimTokenProvesOwnership(t *testing.T) {
 			// core, and needs proof on a core that asks for it.
 			plain := claim(2, "s1", map[string]string{"pid": pid})
 			proof := f.core.WithOwnerProof()
-			refusedNotOwner("no proof on a proving core", own(proof, ActionHeartbeat, plain, "s1", nil))
-			refusedNotOwner("a token for a lease claimed without one", own(proof, ActionHeartbeat, plain, "s1", map[string]string{ParamClaimToken: tok}))
-			if o := own(proof, ActionHeartbeat, plain, "s1", map[string]string{ParamCallerPID: pid}); o.Result != ResultSucceeded {
+			refusedNotOwner("no proof on a proving core", own(proof, actionid.Heartbeat, plain, "s1", nil))
+			refusedNotOwner("a token for a lease claimed without one", own(proof, actionid.Heartbeat, plain, "s1", map[string]string{ParamClaimToken: tok}))
+			if o := own(proof, actionid.Heartbeat, plain, "s1", map[string]string{ParamCallerPID: pid}); o.Result != ResultSucceeded {
 				t.Fatalf("the lease's own process on a proving core: %+v", o)
 			} else {
 				plain = o
 			}
-			if o := own(f.core, ActionHeartbeat, plain, "s1", nil); o.Result != ResultSucceeded {
+			if o := own(f.core, actionid.Heartbeat, plain, "s1", nil); o.Result != ResultSucceeded {
 				t.Fatalf("a lease without a token on the command line's core: %+v", o)
 			}
-			if o := own(f.core, ActionRelease, hb, "s1", map[string]string{ParamClaimToken: tok}); o.Result != ResultSucceeded {
+			if o := own(f.core, actionid.Release, hb, "s1", map[string]string{ParamClaimToken: tok}); o.Result != ResultSucceeded {
 				t.Fatalf("release with the token: %+v", o)
 			}
 			if strings.Contains(f.everyByte(), tok) {
@@ -129,7 +130,7 @@ func TestClaimTokenRefusals(t *testing.T) {
 	f := newFixture(t, RoleOperator)
 	ctx := context.Background()
 	before := f.state()
-	pv, err := f.core.Preview(ctx, Request{Action: ActionClaim, Target: Target{Item: item(1), Session: "s1"}, Params: map[string]string{ParamClaimToken: "stw_ct_short"}})
+	pv, err := f.core.Preview(ctx, Request{Action: actionid.Claim, Target: Target{Item: item(1), Session: "s1"}, Params: map[string]string{ParamClaimToken: "stw_ct_short"}})
 	if err != nil || pv.Allowed || pv.Refusal.Code != CodeInvalidRequest || strings.Contains(pv.Refusal.Message, "stw_ct_short") {
 		t.Fatalf("%+v %v", pv.Refusal, err)
 	}
@@ -138,7 +139,7 @@ func TestClaimTokenRefusals(t *testing.T) {
 	}
 	f.exec(`ALTER TABLE leases DROP COLUMN provenance_json`)
 	before = f.sourcesState()
-	_, out, err := f.core.Run(ctx, Request{Action: ActionClaim, Target: Target{Item: item(1), Session: "s1"}, Params: map[string]string{ParamClaimToken: NewClaimToken()}}, "")
+	_, out, err := f.core.Run(ctx, Request{Action: actionid.Claim, Target: Target{Item: item(1), Session: "s1"}, Params: map[string]string{ParamClaimToken: NewClaimToken()}}, "")
 	if err != nil || out.Result != ResultRefused || out.Code != "schema_unsupported" || !strings.Contains(out.Message, "provenance_json") {
 		t.Fatalf("%+v %v", out, err)
 	}
@@ -151,7 +152,7 @@ func TestClaimTokenRefusals(t *testing.T) {
 // recorded steps) and every audited string show a claim token as [redacted].
 func TestClaimTokenIsRedacted(t *testing.T) {
 	tok := NewClaimToken()
-	req := Request{Action: ActionHeartbeat, Target: Target{LeaseID: "l"}, Params: map[string]string{ParamClaimToken: tok, ParamExpectExpiresAt: "x"}}
+	req := Request{Action: actionid.Heartbeat, Target: Target{LeaseID: "l"}, Params: map[string]string{ParamClaimToken: tok, ParamExpectExpiresAt: "x"}}
 	b, err := json.Marshal(Preview{Request: req})
 	if err != nil || strings.Contains(string(b), tok) || !strings.Contains(string(b), `"claim_token":"[redacted]"`) || !strings.Contains(string(b), `"expect_expires_at":"x"`) {
 		t.Fatalf("%s %v", b, err)
@@ -166,7 +167,7 @@ func TestClaimTokenIsRedacted(t *testing.T) {
 		}
 	}
 	f := newFixture(t, RoleOperator)
-	rec := Record{Attempt: "att-1", Kind: KindOutcome, Action: ActionHeartbeat, Result: ResultRefused, Message: "echo " + tok, Evidence: []string{tok}}
+	rec := Record{Attempt: "att-1", Kind: KindOutcome, Action: actionid.Heartbeat, Result: ResultRefused, Message: "echo " + tok, Evidence: []string{tok}}
 	if err := f.audit.Append(rec); err != nil {
 		t.Fatal(err)
 	}

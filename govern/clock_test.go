@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"steward/govern/actionid"
 	"steward/leases"
 	"steward/leases/leasestest"
 	"steward/locks"
@@ -39,7 +40,7 @@ func TestOneRecordOneClock(t *testing.T) {
 	if hb, exp := lockTimes(); !exp.Equal(l.ExpiresAt.Time) || !hb.Equal(l.CreatedAt.Time) {
 		t.Fatalf("claim: lock last_heartbeat_at %s expires_at %s; lease created_at %s expires_at %s", hb, exp, l.CreatedAt.Raw, l.ExpiresAt.Raw)
 	}
-	_, hb, err := f.core.Run(ctx, Request{Action: ActionHeartbeat, Target: Target{LeaseID: id, Session: "s1"}}, "")
+	_, hb, err := f.core.Run(ctx, Request{Action: actionid.Heartbeat, Target: Target{LeaseID: id, Session: "s1"}}, "")
 	if err != nil || hb.Result != ResultSucceeded {
 		t.Fatalf("heartbeat: %+v %v", hb, err)
 	}
@@ -48,7 +49,7 @@ func TestOneRecordOneClock(t *testing.T) {
 		t.Fatalf("heartbeat on a host 5 minutes fast: lock last_heartbeat_at %s, expires_at %s; lease last_heartbeat_at %s, expires_at %s — one record, two clocks",
 			got.Format(time.RFC3339Nano), exp.Format(time.RFC3339Nano), l.LastHeartbeatAt.Raw, l.ExpiresAt.Raw)
 	}
-	_, rel, err := f.core.Run(ctx, Request{Action: ActionRelease, Target: Target{LeaseID: id, Session: "s1"}}, "")
+	_, rel, err := f.core.Run(ctx, Request{Action: actionid.Release, Target: Target{LeaseID: id, Session: "s1"}}, "")
 	if err != nil || rel.Result != ResultSucceeded {
 		t.Fatalf("release: %+v %v", rel, err)
 	}
@@ -110,9 +111,9 @@ func TestAJumpedClockNeverEndsALiveLease(t *testing.T) {
 	}
 	name4, _ := locks.Name(lockKey(work(4)))
 	reqs := map[string]Request{
-		"reclaim":      {Action: ActionReclaimExpired, Target: Target{LeaseID: "L1"}},
-		"expire sweep": {Action: ActionExpireSweep},
-		"retire":       {Action: ActionRetireLock, Target: Target{LockFile: name4}},
+		"reclaim":      {Action: actionid.ReclaimExpired, Target: Target{LeaseID: "L1"}},
+		"expire sweep": {Action: actionid.ExpireSweep},
+		"retire":       {Action: actionid.RetireLock, Target: Target{LockFile: name4}},
 	}
 	for what, req := range reqs {
 		t.Run("sqlite/jump/"+what, func(t *testing.T) {

@@ -2,6 +2,7 @@ package govern
 
 import (
 	"context"
+	"steward/govern/actionid"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +17,7 @@ func TestViewerRecoverPreviewShowsThePlan(t *testing.T) {
 	f.deadClaim(51)
 	viewer := f.newCore(RoleViewer, false)
 	before := f.state()
-	pv, err := viewer.Preview(context.Background(), Request{Action: ActionRecover, Target: Target{Item: item(51)}})
+	pv, err := viewer.Preview(context.Background(), Request{Action: actionid.Recover, Target: Target{Item: item(51)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,14 +28,14 @@ func TestViewerRecoverPreviewShowsThePlan(t *testing.T) {
 		t.Fatalf("refusal %+v, want role_too_low", pv.Refusal)
 	}
 	all := strings.Join(append(append(pv.Effects, pv.Fences...), pv.Evidence...), "\n")
-	for _, want := range []string{"step 1 of 2, " + ActionReclaimExpired, "step 2 of 2, " + ActionRetireLock, "step 1: lease", "step 2: lock_generation"} {
+	for _, want := range []string{"step 1 of 2, " + actionid.ReclaimExpired, "step 2 of 2, " + actionid.RetireLock, "step 1: lease", "step 2: lock_generation"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("the viewer's preview does not show %q:\n%s", want, all)
 		}
 	}
 	// Read-only is the plan's own refusal too, with the steps shown.
 	ro := f.newCore(RoleOperator, true)
-	pv, _ = ro.Preview(context.Background(), Request{Action: ActionRecover, Target: Target{Item: item(51)}})
+	pv, _ = ro.Preview(context.Background(), Request{Action: actionid.Recover, Target: Target{Item: item(51)}})
 	if pv.Refusal == nil || pv.Refusal.Code != CodeReadOnly || !strings.Contains(strings.Join(pv.Effects, "\n"), "step 2 of 2") {
 		t.Errorf("read-only preview: %+v %v", pv.Refusal, pv.Effects)
 	}
@@ -63,7 +64,7 @@ func TestUndoWordsMatchUndo(t *testing.T) {
 		if out.Result != ResultSucceeded {
 			t.Fatalf("apply %s: %+v", req.Action, out)
 		}
-		upv, err := f.core.Preview(context.Background(), Request{Action: ActionUndo, Target: Target{Attempt: out.Attempt}})
+		upv, err := f.core.Preview(context.Background(), Request{Action: actionid.Undo, Target: Target{Attempt: out.Attempt}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,11 +75,11 @@ func TestUndoWordsMatchUndo(t *testing.T) {
 	}
 	t.Run("retire", func(t *testing.T) {
 		f := newFixture(t, RoleOperator)
-		check(t, f, Request{Action: ActionRetireLock, Target: Target{LockFile: f.lockFile(4, -time.Minute, deadPID(t))}})
+		check(t, f, Request{Action: actionid.RetireLock, Target: Target{LockFile: f.lockFile(4, -time.Minute, deadPID(t))}})
 	})
 	t.Run("recover", func(t *testing.T) {
 		f := newFixture(t, RoleOperator)
 		f.deadClaim(52)
-		check(t, f, Request{Action: ActionRecover, Target: Target{Item: item(52)}})
+		check(t, f, Request{Action: actionid.Recover, Target: Target{Item: item(52)}})
 	})
 }

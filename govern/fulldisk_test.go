@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"steward/govern/actionid"
 	"steward/locks"
 	"steward/model"
 	"steward/model/live"
@@ -104,7 +105,7 @@ func TestHeartbeatOnAFullDiskIsNeverSettledSucceeded(t *testing.T) {
 
 	fill()
 	f.clock.Add(5 * time.Minute)
-	_, hb, err := f.core.Run(ctx, Request{Action: ActionHeartbeat, Target: Target{LeaseID: id, Session: "s1"}}, "")
+	_, hb, err := f.core.Run(ctx, Request{Action: actionid.Heartbeat, Target: Target{LeaseID: id, Session: "s1"}}, "")
 	if err != nil || hb.Result != ResultUnknown {
 		t.Fatalf("heartbeat on a full disk: %+v %v; want unknown", hb, err)
 	}
@@ -139,7 +140,7 @@ func TestHeartbeatOnAFullDiskIsNeverSettledSucceeded(t *testing.T) {
 	// verify leaves the heartbeat unknown, saying what is missing.
 	free()
 	f.clock.Add(time.Hour)
-	if _, sw, err := f.core.Run(ctx, Request{Action: ActionExpireSweep}, ""); err != nil || sw.Result != ResultSucceeded {
+	if _, sw, err := f.core.Run(ctx, Request{Action: actionid.ExpireSweep}, ""); err != nil || sw.Result != ResultSucceeded {
 		t.Fatalf("expire sweep: %+v %v", sw, err)
 	}
 	v := f.verifyOne()
@@ -151,7 +152,7 @@ func TestHeartbeatOnAFullDiskIsNeverSettledSucceeded(t *testing.T) {
 	// an attempt left unknown by a lost reply after its last write: the crash matrix's kill).
 	out2 := f.claim("s2", 8)
 	f.clock.Add(time.Minute)
-	f.crashChild("lock-"+locks.StepDirSynced, "CHILD_ACTION="+ActionHeartbeat, "CHILD_LEASE="+out2.Detail["lease_id"], "CHILD_SESSION=s2")
+	f.crashChild("lock-"+locks.StepDirSynced, "CHILD_ACTION="+actionid.Heartbeat, "CHILD_LEASE="+out2.Detail["lease_id"], "CHILD_SESSION=s2")
 	vs, err := f.core.Verify(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -160,7 +161,7 @@ func TestHeartbeatOnAFullDiskIsNeverSettledSucceeded(t *testing.T) {
 		switch {
 		case v.Attempt == hb.Attempt && v.Result != ResultUnknown:
 			t.Errorf("the full-disk heartbeat: %s; want unknown still", v.Result)
-		case v.Attempt != hb.Attempt && (v.Action != ActionHeartbeat || v.Result != ResultSucceeded):
+		case v.Attempt != hb.Attempt && (v.Action != actionid.Heartbeat || v.Result != ResultSucceeded):
 			t.Errorf("the heartbeat whose lock followed: %s %s %v; want succeeded", v.Action, v.Result, v.Evidence)
 		}
 	}

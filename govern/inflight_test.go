@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"steward/govern/actionid"
 	"strings"
 	"testing"
 )
@@ -24,7 +25,7 @@ func TestVerifyLeavesAttemptsInFlightAlone(t *testing.T) {
 	defer applying.Close()
 	done := make(chan Outcome, 1)
 	go func() {
-		_, out, err := applying.Run(context.Background(), Request{Action: ActionClaim,
+		_, out, err := applying.Run(context.Background(), Request{Action: actionid.Claim,
 			Target: Target{Session: "s-inflight", Item: &Item{Org: "acme", Repo: "widgets", Kind: "issue", Number: 4}}}, "")
 		if err != nil {
 			t.Error(err)
@@ -93,7 +94,7 @@ func TestVerifyLeavesAttemptsInFlightAlone(t *testing.T) {
 // A read-only core verifies without recording and refuses a human resolution.
 func TestReadOnlyVerifyRecordsNothing(t *testing.T) {
 	f := newFixture(t, RoleOperator)
-	if err := f.audit.Append(Record{Attempt: "att-ro", Kind: KindIntent, Action: ActionClaim,
+	if err := f.audit.Append(Record{Attempt: "att-ro", Kind: KindIntent, Action: actionid.Claim,
 		Target: Target{Session: "s", Item: &Item{Org: "acme", Repo: "widgets", Kind: "issue", Number: 9}}}); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"steward/govern/actionid"
 	"steward/locks"
 )
 
@@ -37,7 +38,7 @@ func (f *fixture) sourcesState() string {
 // argument set to v.
 func limitCase(name, v string) Request {
 	claim := func() Request {
-		return Request{Action: ActionClaim, Target: Target{Item: item(7), Session: "s1"}, Params: map[string]string{}}
+		return Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s1"}, Params: map[string]string{}}
 	}
 	own := func(action string) Request {
 		return Request{Action: action, Target: Target{LeaseID: "lease-x", Session: "s1"}, Params: map[string]string{}}
@@ -62,30 +63,30 @@ func limitCase(name, v string) Request {
 		}
 		r.Target.Item = &it
 	case "target.lease_id":
-		r = own(ActionHeartbeat)
+		r = own(actionid.Heartbeat)
 		r.Target.LeaseID = v
 	case "target.lock_file":
-		r = Request{Action: ActionRetireLock, Target: Target{LockFile: v}}
+		r = Request{Action: actionid.RetireLock, Target: Target{LockFile: v}}
 	case "target.attempt":
-		r = Request{Action: ActionUndo, Target: Target{Attempt: v}}
+		r = Request{Action: actionid.Undo, Target: Target{Attempt: v}}
 	case "target.entry":
-		r = Request{Action: ActionAttentionAck, Target: Target{Entry: v}, Params: map[string]string{"evidence": "e"}}
+		r = Request{Action: actionid.AttentionAck, Target: Target{Entry: v}, Params: map[string]string{"evidence": "e"}}
 	case "role", "profile", "username", "pid", "ttl", "branch", "worktree", "title":
 		r = claim()
 		r.Params[name] = v
 	case "question":
-		r = own(ActionAsk)
+		r = own(actionid.Ask)
 		r.Params[name] = v
 	case "body", "question_comment":
-		r = Request{Action: ActionAnswer, Target: Target{Item: item(7)}, Params: map[string]string{"body": "answer", name: v}}
+		r = Request{Action: actionid.Answer, Target: Target{Item: item(7)}, Params: map[string]string{"body": "answer", name: v}}
 	case "label":
-		r = Request{Action: ActionRelabel, Target: Target{Item: item(7)}, Params: map[string]string{name: v}}
+		r = Request{Action: actionid.Relabel, Target: Target{Item: item(7)}, Params: map[string]string{name: v}}
 	case "evidence", "level":
-		r = Request{Action: ActionAttentionAck, Target: Target{Entry: "entry"}, Params: map[string]string{"evidence": "e", name: v}}
+		r = Request{Action: actionid.AttentionAck, Target: Target{Entry: "entry"}, Params: map[string]string{"evidence": "e", name: v}}
 	case "for":
-		r = Request{Action: ActionAttentionSnooze, Target: Target{Entry: "entry"}, Params: map[string]string{"evidence": "e", name: v}}
+		r = Request{Action: actionid.AttentionSnooze, Target: Target{Entry: "entry"}, Params: map[string]string{"evidence": "e", name: v}}
 	case ParamExpectExpiresAt, ParamExpectLockGeneration, ParamExpectTaskSession, ParamExpectLeaseGeneration, ParamCallerPID, ParamClaimToken:
-		r = own(ActionHeartbeat)
+		r = own(actionid.Heartbeat)
 		r.Params[name] = v
 	default:
 		return Request{}
@@ -149,7 +150,7 @@ func TestEveryArgumentOverItsLimitIsRefusedBeforeAnyWrite(t *testing.T) {
 func TestUnknownParameterIsRefused(t *testing.T) {
 	f := newFixture(t, RoleAdmin)
 	before := f.state()
-	pv, err := f.core.Preview(context.Background(), Request{Action: ActionClaim, Target: Target{Item: item(7), Session: "s1"},
+	pv, err := f.core.Preview(context.Background(), Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s1"},
 		Params: map[string]string{"profle": "typo"}})
 	if err != nil || pv.Allowed || pv.Refusal.Code != CodeInvalidRequest || !strings.Contains(pv.Refusal.Message, `"profle"`) {
 		t.Fatalf("%+v %v", pv.Refusal, err)
@@ -171,7 +172,7 @@ func TestOversizedProfileWritesNoLock(t *testing.T) {
 			f := newFixtureOn(t, RoleOperator, backend)
 			ctx := context.Background()
 			before := f.sourcesState()
-			req := Request{Action: ActionClaim, Target: Target{Item: item(7), Session: "s1"}, Params: map[string]string{"profile": strings.Repeat("p", 600<<10)}}
+			req := Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s1"}, Params: map[string]string{"profile": strings.Repeat("p", 600<<10)}}
 			_, out, err := f.core.Run(ctx, req, "")
 			if err != nil || out.Result != ResultRefused || out.Code != CodeTooLarge {
 				t.Fatalf("%+v %v", out, err)
@@ -218,7 +219,7 @@ func TestClaimAtEveryLimitWritesAReadableLock(t *testing.T) {
 		"branch": strings.Repeat("b", max("branch")), "worktree": wt + strings.Repeat("w", max("worktree")-len(wt)),
 		"title": strings.Repeat("t", max("title")), "ttl": "10m"}
 	session := strings.Repeat("s", max("target.session"))
-	_, out, err := f.core.Run(context.Background(), Request{Action: ActionClaim, Target: Target{Item: item(7), Session: session}, Params: params}, "")
+	_, out, err := f.core.Run(context.Background(), Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: session}, Params: params}, "")
 	if err != nil || out.Result != ResultSucceeded {
 		t.Fatalf("%+v %v", out, err)
 	}

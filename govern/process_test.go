@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"steward/gitea"
+	"steward/govern/actionid"
 	"steward/leases"
 	"steward/locks"
 )
@@ -217,7 +218,7 @@ func testReclaimRace(t *testing.T, backend string) {
 	var stdins []io.WriteCloser
 	var outs []*bufio.Reader
 	for i := 0; i < 2; i++ {
-		cmd := f.child("race", "CHILD_ACTION="+ActionReclaimExpired, "CHILD_LEASE=L1")
+		cmd := f.child("race", "CHILD_ACTION="+actionid.ReclaimExpired, "CHILD_LEASE=L1")
 		in, _ := cmd.StdinPipe()
 		out, _ := cmd.StdoutPipe()
 		if err := cmd.Start(); err != nil {
@@ -289,7 +290,7 @@ func TestCrashAtEveryStep(t *testing.T) {
 		// state reports "old" or "new" (or fails the test on a partial state).
 		state func(t *testing.T, f *fixture) string
 	}
-	reclaim := crashCase{action: ActionReclaimExpired,
+	reclaim := crashCase{action: actionid.ReclaimExpired,
 		steps: []string{"intent-written", "before-commit", "effect-done"},
 		setup: func(f *fixture) []string { f.expiredLease("L1", 1); return []string{"CHILD_LEASE=L1"} },
 		state: func(t *testing.T, f *fixture) string {
@@ -304,7 +305,7 @@ func TestCrashAtEveryStep(t *testing.T) {
 			return ""
 		}}
 	var oldLock []byte
-	retire := crashCase{action: ActionRetireLock,
+	retire := crashCase{action: actionid.RetireLock,
 		steps: []string{"intent-written", "lock-" + locks.StepLocked, "lock-" + locks.StepTempWritten, "lock-" + locks.StepTempSynced,
 			"lock-" + locks.StepRenamed, "lock-" + locks.StepDirSynced, "lock-" + locks.StepLiveRemoved, "effect-done"},
 		setup: func(f *fixture) []string {

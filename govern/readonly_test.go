@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"steward/govern/actionid"
 	"strings"
 	"testing"
 )
@@ -15,7 +16,7 @@ func TestReadOnlyRefusalNamesItsSource(t *testing.T) {
 	why := "set by read_only: true in the system config /etc/steward/config.yaml; no user file, variable or flag can lift it"
 	ro := New(f.ws, f.audit, Options{Actor: Actor{OSUser: "tester", Role: RoleAdmin}, ReadOnly: true, ReadOnlyReason: why, Now: f.clock.Now})
 	t.Cleanup(func() { ro.Close() })
-	_, out, _ := ro.Run(context.Background(), Request{Action: ActionExpireSweep}, "")
+	_, out, _ := ro.Run(context.Background(), Request{Action: actionid.ExpireSweep}, "")
 	if out.Code != CodeReadOnly || !strings.Contains(out.Message, why) || !strings.Contains(out.Message, "nothing was recorded") {
 		t.Fatalf("refusal %+v", out)
 	}

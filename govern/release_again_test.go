@@ -2,6 +2,7 @@ package govern
 
 import (
 	"context"
+	"steward/govern/actionid"
 	"strings"
 	"testing"
 )
@@ -16,7 +17,7 @@ func TestReleaseAgainIsAlreadyReleased(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, RoleOperator)
 	lease := f.claim("s1", 7).Detail["lease_id"]
-	rel := Request{Action: ActionRelease, Target: Target{LeaseID: lease, Session: "s1"}}
+	rel := Request{Action: actionid.Release, Target: Target{LeaseID: lease, Session: "s1"}}
 	if _, out, err := f.core.Run(ctx, rel, ""); err != nil || out.Result != ResultSucceeded || out.Disposition != DispositionApplied {
 		t.Fatalf("first release: %v %+v", err, out)
 	}
@@ -38,20 +39,20 @@ func TestReleaseAgainIsAlreadyReleased(t *testing.T) {
 			t.Fatalf("a release that changes nothing wrote an intent: %+v", r)
 		}
 	}
-	if _, out, _ := f.core.Run(ctx, Request{Action: ActionRelease, Target: Target{LeaseID: lease, Session: "s2"}}, ""); out.Code != CodeNotOwner {
+	if _, out, _ := f.core.Run(ctx, Request{Action: actionid.Release, Target: Target{LeaseID: lease, Session: "s2"}}, ""); out.Code != CodeNotOwner {
 		t.Fatalf("another session releasing a released lease: %+v, want not_owner", out)
 	}
 
 	// A lease that ended otherwise is not the worker's to call released.
 	other := f.claim("s1", 8).Detail["lease_id"]
 	f.exec("UPDATE leases SET status = 'expired' WHERE lease_id = ?", other)
-	if _, out, _ := f.core.Run(ctx, Request{Action: ActionRelease, Target: Target{LeaseID: other, Session: "s1"}}, ""); out.Result != ResultRefused || out.Code != "not_active" {
+	if _, out, _ := f.core.Run(ctx, Request{Action: actionid.Release, Target: Target{LeaseID: other, Session: "s1"}}, ""); out.Result != ResultRefused || out.Code != "not_active" {
 		t.Fatalf("release of an expired lease: %+v, want refused not_active", out)
 	}
 	// Released in the DB with its lock still live: refused, so the lock is seen.
 	half := f.claim("s1", 9).Detail["lease_id"]
 	f.exec("UPDATE leases SET status = 'released' WHERE lease_id = ?", half)
-	if _, out, _ := f.core.Run(ctx, Request{Action: ActionRelease, Target: Target{LeaseID: half, Session: "s1"}}, ""); out.Result != ResultRefused || out.Code != CodeAlreadyReleased {
+	if _, out, _ := f.core.Run(ctx, Request{Action: actionid.Release, Target: Target{LeaseID: half, Session: "s1"}}, ""); out.Result != ResultRefused || out.Code != CodeAlreadyReleased {
 		t.Fatalf("release with its lock still live: %+v, want refused already_released", out)
 	}
 }

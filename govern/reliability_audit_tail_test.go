@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"steward/govern/actionid"
 	"strings"
 	"syscall"
 	"testing"
@@ -65,11 +66,11 @@ func checkTornLineAlone(t *testing.T, path string) {
 func TestAppendAfterATornTailStartsAFreshLine(t *testing.T) {
 	f := newFixture(t, RoleOperator)
 	// One whole attempt before the tear.
-	if _, out, err := f.core.Run(context.Background(), Request{Action: ActionReclaimExpired, Target: Target{LeaseID: "L-none"}}, ""); err != nil || out.Result != ResultRefused {
+	if _, out, err := f.core.Run(context.Background(), Request{Action: actionid.ReclaimExpired, Target: Target{LeaseID: "L-none"}}, ""); err != nil || out.Result != ResultRefused {
 		t.Fatalf("first attempt: %+v %v", out, err)
 	}
 	tearTail(t, f.audit.Path())
-	err := f.child("crash", "CHILD_ACTION="+ActionClaim, "CHILD_ITEM=7", "CHILD_STEP=lock-"+"dir-synced").Run()
+	err := f.child("crash", "CHILD_ACTION="+actionid.Claim, "CHILD_ITEM=7", "CHILD_STEP=lock-"+"dir-synced").Run()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 		t.Fatalf("child was not killed: %v", err)
@@ -155,7 +156,7 @@ func TestAppendOnDescriptorZeroEndsATornTail(t *testing.T) {
 		if fd := l.f.Fd(); fd != 0 {
 			t.Fatalf("the log was opened as descriptor %d, want 0", fd)
 		}
-		if err := l.Append(Record{Attempt: "att-fd0", Kind: KindIntent, Action: ActionClaim}); err != nil {
+		if err := l.Append(Record{Attempt: "att-fd0", Kind: KindIntent, Action: actionid.Claim}); err != nil {
 			t.Fatal(err)
 		}
 		return

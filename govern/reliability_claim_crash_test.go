@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"steward/govern/actionid"
 	"steward/leases"
 	"steward/locks"
 	"steward/locks/lockrec"
@@ -35,7 +36,7 @@ func TestClaimCrashAtEveryStep(t *testing.T) {
 // claimCrashAt kills a claim of item n at step on backend and checks what is left.
 func claimCrashAt(t *testing.T, backend, step string, n int64) {
 	f := newFixtureOn(t, RoleOperator, backend)
-	err := f.child("crash", "CHILD_ACTION="+ActionClaim, "CHILD_ITEM=7", "CHILD_STEP="+step).Run()
+	err := f.child("crash", "CHILD_ACTION="+actionid.Claim, "CHILD_ITEM=7", "CHILD_STEP="+step).Run()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 		t.Fatalf("child was not killed at %s: %v", step, err)

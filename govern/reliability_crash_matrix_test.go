@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"steward/gitea"
+	"steward/govern/actionid"
 	"steward/leases"
 	"steward/locks"
 )
@@ -65,19 +66,19 @@ type crashAction struct {
 func crashActions() []crashAction {
 	var retireLive []byte
 	return []crashAction{
-		{name: ActionClaim,
-			setup: func(f *fixture) []string { return []string{"CHILD_ACTION=" + ActionClaim, "CHILD_ITEM=7"} },
+		{name: actionid.Claim,
+			setup: func(f *fixture) []string { return []string{"CHILD_ACTION=" + actionid.Claim, "CHILD_ITEM=7"} },
 			state: func(t *testing.T, f *fixture) string {
 				return map[string]string{"old": "old", "new": "new", "lease-only": "lease-without-lock"}[claimStateOf(t, f, 7)]
 			},
 			partial: map[string]func(t *testing.T, f *fixture){"lease-without-lock": nil}},
-		{name: ActionClaim + " (its lock write fails)",
+		{name: actionid.Claim + " (its lock write fails)",
 			setup: func(f *fixture) []string {
 				name, _ := locks.Name(lockKey(work(7)))
 				if err := os.Mkdir(filepath.Join(f.ws.LocksDir, "."+name+".flock"), 0o700); err != nil {
 					f.t.Fatal(err)
 				}
-				return []string{"CHILD_ACTION=" + ActionClaim, "CHILD_ITEM=7"}
+				return []string{"CHILD_ACTION=" + actionid.Claim, "CHILD_ITEM=7"}
 			},
 			// Compensated (the lease released again) is the old state: nothing of the claim
 			// remains, and verify says failed.
@@ -85,94 +86,94 @@ func crashActions() []crashAction {
 				return map[string]string{"old": "old", "lease-only": "lease-without-lock"}[claimStateOf(t, f, 7)]
 			},
 			partial: map[string]func(t *testing.T, f *fixture){"lease-without-lock": nil}},
-		{name: ActionHeartbeat,
+		{name: actionid.Heartbeat,
 			setup: func(f *fixture) []string {
 				out := f.claim("s-child", 7)
 				f.clock.Add(time.Minute)
-				return []string{"CHILD_ACTION=" + ActionHeartbeat, "CHILD_LEASE=" + out.Detail["lease_id"], "CHILD_SESSION=s-child"}
+				return []string{"CHILD_ACTION=" + actionid.Heartbeat, "CHILD_LEASE=" + out.Detail["lease_id"], "CHILD_SESSION=s-child"}
 			},
 			state: heartbeatState,
 			partial: map[string]func(t *testing.T, f *fixture){"lease-renewed-lock-behind": func(t *testing.T, f *fixture) {
-				f.runOK(t, Request{Action: ActionHeartbeat, Target: Target{LeaseID: f.activeLeases(7)[0].LeaseID, Session: "s-child"}})
+				f.runOK(t, Request{Action: actionid.Heartbeat, Target: Target{LeaseID: f.activeLeases(7)[0].LeaseID, Session: "s-child"}})
 			}}},
-		{name: ActionRelease,
+		{name: actionid.Release,
 			setup: func(f *fixture) []string {
 				out := f.claim("s-child", 7)
-				return []string{"CHILD_ACTION=" + ActionRelease, "CHILD_LEASE=" + out.Detail["lease_id"], "CHILD_SESSION=s-child"}
+				return []string{"CHILD_ACTION=" + actionid.Release, "CHILD_LEASE=" + out.Detail["lease_id"], "CHILD_SESSION=s-child"}
 			},
 			state:   releaseState,
 			partial: map[string]func(t *testing.T, f *fixture){"lease-released-lock-live": nil}},
-		{name: ActionRetireLock,
+		{name: actionid.RetireLock,
 			setup: func(f *fixture) []string {
 				name := f.lockFile(4, -time.Minute, deadPID(f.t))
 				retireLive = mustRead(f.t, filepath.Join(f.ws.LocksDir, name))
-				return []string{"CHILD_ACTION=" + ActionRetireLock, "CHILD_LOCK=" + name}
+				return []string{"CHILD_ACTION=" + actionid.RetireLock, "CHILD_LOCK=" + name}
 			},
 			state: func(t *testing.T, f *fixture) string { return retireMatrixState(t, f, retireLive) },
 			partial: map[string]func(t *testing.T, f *fixture){"archived-and-live": func(t *testing.T, f *fixture) {
 				name, _ := locks.Name(lockKey(work(4)))
-				f.runOK(t, Request{Action: ActionRetireLock, Target: Target{LockFile: name}})
+				f.runOK(t, Request{Action: actionid.RetireLock, Target: Target{LockFile: name}})
 			}}},
-		{name: ActionReclaimExpired,
+		{name: actionid.ReclaimExpired,
 			setup: func(f *fixture) []string {
 				f.expiredLease("L1", 1)
-				return []string{"CHILD_ACTION=" + ActionReclaimExpired, "CHILD_LEASE=L1"}
+				return []string{"CHILD_ACTION=" + actionid.ReclaimExpired, "CHILD_LEASE=L1"}
 			},
 			state: func(t *testing.T, f *fixture) string { return leaseEndState(t, f, leases.StatusExpired, "reclaimed") }},
-		{name: ActionAbandonStale,
+		{name: actionid.AbandonStale,
 			setup: func(f *fixture) []string {
 				f.liveLease("L1", 1, deadPID(f.t), f.host())
-				return []string{"CHILD_ACTION=" + ActionAbandonStale, "CHILD_LEASE=L1"}
+				return []string{"CHILD_ACTION=" + actionid.AbandonStale, "CHILD_LEASE=L1"}
 			},
 			state: func(t *testing.T, f *fixture) string {
 				return leaseEndState(t, f, leases.StatusAbandoned, "stale_dead_process")
 			}},
-		{name: ActionRecover + " (reclaim, then retire)",
+		{name: actionid.Recover + " (reclaim, then retire)",
 			setup: func(f *fixture) []string {
 				f.deadClaim(8)
-				return []string{"CHILD_ACTION=" + ActionRecover, "CHILD_ITEM=8"}
+				return []string{"CHILD_ACTION=" + actionid.Recover, "CHILD_ITEM=8"}
 			},
 			state: recoverMatrixState,
 			partial: map[string]func(t *testing.T, f *fixture){
 				"lease-ended-lock-live": func(t *testing.T, f *fixture) {
-					f.runOK(t, Request{Action: ActionRecover, Target: Target{Item: item(8)}})
+					f.runOK(t, Request{Action: actionid.Recover, Target: Target{Item: item(8)}})
 				},
 				"lease-ended-lock-archived-and-live": func(t *testing.T, f *fixture) {
-					f.runOK(t, Request{Action: ActionRecover, Target: Target{Item: item(8)}})
+					f.runOK(t, Request{Action: actionid.Recover, Target: Target{Item: item(8)}})
 				}}},
-		{name: ActionUndo + " (of a retire)",
+		{name: actionid.Undo + " (of a retire)",
 			setup: func(f *fixture) []string {
 				name := f.lockFile(4, -time.Minute, deadPID(f.t))
-				_, out, err := f.core.Run(context.Background(), Request{Action: ActionRetireLock, Target: Target{LockFile: name}}, "retire acme/widgets#4")
+				_, out, err := f.core.Run(context.Background(), Request{Action: actionid.RetireLock, Target: Target{LockFile: name}}, "retire acme/widgets#4")
 				if err != nil || out.Result != ResultSucceeded {
 					f.t.Fatalf("retire: %+v %v", out, err)
 				}
-				return []string{"CHILD_ACTION=" + ActionUndo, "CHILD_ATTEMPT=" + out.Attempt}
+				return []string{"CHILD_ACTION=" + actionid.Undo, "CHILD_ATTEMPT=" + out.Attempt}
 			},
 			state: undoRetireState},
-		{name: ActionAnswer, gitea: true,
+		{name: actionid.Answer, gitea: true,
 			setup: func(f *fixture) []string {
 				n := f.repo.CreateIssue("maint", "Which API?", "body")
 				f.repo.AddComment("worker", n, "Should this use the v2 API?")
 				f.repo.AddLabel("worker", n, "status:blocked-pending-clarification")
-				return []string{"CHILD_ACTION=" + ActionAnswer, "CHILD_ITEM=" + strconv.FormatInt(n, 10), "CHILD_BODY=Use v2."}
+				return []string{"CHILD_ACTION=" + actionid.Answer, "CHILD_ITEM=" + strconv.FormatInt(n, 10), "CHILD_BODY=Use v2."}
 			},
 			state: answerState,
 			partial: map[string]func(t *testing.T, f *fixture){"answer-posted-label-on": func(t *testing.T, f *fixture) {
-				f.runOK(t, Request{Action: ActionAnswer, Target: Target{Item: item(1)}, Params: map[string]string{"body": "Use v2."}})
+				f.runOK(t, Request{Action: actionid.Answer, Target: Target{Item: item(1)}, Params: map[string]string{"body": "Use v2."}})
 			}}},
-		{name: ActionAttentionAck,
+		{name: actionid.AttentionAck,
 			setup: func(f *fixture) []string {
 				// An earlier mark of another entry: the child's must not tear or hide it.
 				f.runOK(f.t, ackReq("source:db", "unavailable", "0"))
-				return []string{"CHILD_ACTION=" + ActionAttentionAck, "CHILD_ENTRY=clarification:acme/widgets#1", "CHILD_EVIDENCE=e"}
+				return []string{"CHILD_ACTION=" + actionid.AttentionAck, "CHILD_ENTRY=clarification:acme/widgets#1", "CHILD_EVIDENCE=e"}
 			},
 			state: func(t *testing.T, f *fixture) string {
 				return attentionState(t, f, "clarification:acme/widgets#1", "ack")
 			}},
-		{name: ActionAttentionSnooze,
+		{name: actionid.AttentionSnooze,
 			setup: func(f *fixture) []string {
-				return []string{"CHILD_ACTION=" + ActionAttentionSnooze, "CHILD_ENTRY=orphan:x", "CHILD_EVIDENCE=e", "CHILD_FOR=1h"}
+				return []string{"CHILD_ACTION=" + actionid.AttentionSnooze, "CHILD_ENTRY=orphan:x", "CHILD_EVIDENCE=e", "CHILD_FOR=1h"}
 			},
 			state: func(t *testing.T, f *fixture) string { return attentionState(t, f, "orphan:x", "snooze") }},
 	}
@@ -606,8 +607,8 @@ func TestCrashMatrix(t *testing.T) {
 	actions := crashActions()
 	// The DB transitions the dedicated tests do not kill on PostgreSQL (claim and reclaim:
 	// TestClaimCrashAtEveryStep, TestCrashAtEveryStep) run there too.
-	onPG := map[string]bool{ActionClaim + " (its lock write fails)": true, ActionHeartbeat: true, ActionRelease: true,
-		ActionAbandonStale: true}
+	onPG := map[string]bool{actionid.Claim + " (its lock write fails)": true, actionid.Heartbeat: true, actionid.Release: true,
+		actionid.AbandonStale: true}
 	type row struct {
 		a       crashAction
 		backend string

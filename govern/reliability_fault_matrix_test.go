@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"steward/govern/actionid"
 	"steward/leases"
 	"steward/leases/pgtest/pgproxy"
 	"steward/locks"
@@ -44,8 +45,8 @@ type faultRow struct {
 }
 
 func faultRows() []faultRow {
-	onDB := map[string]bool{ActionClaim: true, ActionClaim + " (its lock write fails)": true, ActionHeartbeat: true,
-		ActionRelease: true, ActionReclaimExpired: true, ActionAbandonStale: true, ActionRecover + " (reclaim, then retire)": true}
+	onDB := map[string]bool{actionid.Claim: true, actionid.Claim + " (its lock write fails)": true, actionid.Heartbeat: true,
+		actionid.Release: true, actionid.ReclaimExpired: true, actionid.AbandonStale: true, actionid.Recover + " (reclaim, then retire)": true}
 	var rows []faultRow
 	for _, a := range crashActions() {
 		if onDB[a.name] {
@@ -53,25 +54,25 @@ func faultRows() []faultRow {
 		}
 	}
 	rows = append(rows,
-		faultRow{crashAction{name: ActionExpireSweep,
+		faultRow{crashAction{name: actionid.ExpireSweep,
 			setup: func(f *fixture) []string {
 				f.expiredLease("L1", 1)
 				f.expiredLease("L2", 2)
-				return []string{"CHILD_ACTION=" + ActionExpireSweep}
+				return []string{"CHILD_ACTION=" + actionid.ExpireSweep}
 			},
 			state: sweepState}},
-		faultRow{crashAction{name: ActionAsk, gitea: true,
+		faultRow{crashAction{name: actionid.Ask, gitea: true,
 			setup: func(f *fixture) []string {
 				n := f.repo.CreateIssue("maint", "Which API?", "body")
 				out := f.claim("s-child", n)
-				return []string{"CHILD_ACTION=" + ActionAsk, "CHILD_LEASE=" + out.Detail["lease_id"], "CHILD_SESSION=s-child",
+				return []string{"CHILD_ACTION=" + actionid.Ask, "CHILD_LEASE=" + out.Detail["lease_id"], "CHILD_SESSION=s-child",
 					"CHILD_QUESTION=Which API?"}
 			},
 			state: askMatrixState,
 			partial: map[string]func(t *testing.T, f *fixture){
 				// Asking again finds its own question (never posts twice) and releases.
 				"asked-lease-held": func(t *testing.T, f *fixture) {
-					f.runOK(t, Request{Action: ActionAsk, Target: Target{LeaseID: f.activeLeases(1)[0].LeaseID, Session: "s-child"},
+					f.runOK(t, Request{Action: actionid.Ask, Target: Target{LeaseID: f.activeLeases(1)[0].LeaseID, Session: "s-child"},
 						Params: map[string]string{"question": "Which API?"}})
 				},
 				"asked-lease-released-lock-live": nil}}},

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"steward/govern/actionid"
 	"steward/leases"
 	"steward/leases/pgtest/pgproxy"
 )
@@ -54,7 +55,7 @@ func TestLostCommitReplyIsUnknown(t *testing.T) {
 
 	// The claim: COMMIT forwarded, answer lost.
 	fault := px.Arm(pgproxy.Cut{Match: commitOfWrites, N: 1, When: pgproxy.ReplyLost})
-	claim := applyThrough(t, c, Request{Action: ActionClaim, Target: Target{Item: item(7), Session: "s1"}, Params: map[string]string{"role": "author"}})
+	claim := applyThrough(t, c, Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s1"}, Params: map[string]string{"role": "author"}})
 	<-fault.Done()
 	if claim.Result != ResultUnknown || claim.Disposition != DispositionOutcomeUnknown || !strings.Contains(claim.Message, "verify before retrying") {
 		t.Fatalf("claim with its COMMIT's answer lost: %+v", claim)
@@ -72,12 +73,12 @@ func TestLostCommitReplyIsUnknown(t *testing.T) {
 	}
 
 	// The worker follows the evidence: release, claim again (straight to the server).
-	f.runOK(t, Request{Action: ActionRelease, Target: Target{LeaseID: active[0].LeaseID, Session: "s1"}})
+	f.runOK(t, Request{Action: actionid.Release, Target: Target{LeaseID: active[0].LeaseID, Session: "s1"}})
 	lease := f.claim("s1", 7).Detail["lease_id"]
 
 	// The release: COMMIT forwarded, answer lost.
 	fault = px.Arm(pgproxy.Cut{Match: commitOfWrites, N: 1, When: pgproxy.ReplyLost})
-	rel := applyThrough(t, c, Request{Action: ActionRelease, Target: Target{LeaseID: lease, Session: "s1"}})
+	rel := applyThrough(t, c, Request{Action: actionid.Release, Target: Target{LeaseID: lease, Session: "s1"}})
 	<-fault.Done()
 	if rel.Result != ResultUnknown || rel.Disposition != DispositionOutcomeUnknown {
 		t.Fatalf("release with its COMMIT's answer lost: %+v", rel)
@@ -102,14 +103,14 @@ func TestLostCommitReplyIsUnknown(t *testing.T) {
 	// A claim cut before its COMMIT was sent: unknown, and verify settles it failed.
 	f.expiredLease("L1", 1)
 	fault = px.Arm(pgproxy.Cut{Match: commitOfWrites, N: 1, When: pgproxy.Before})
-	claim2 := applyThrough(t, c, Request{Action: ActionClaim, Target: Target{Item: item(9), Session: "s2"}, Params: map[string]string{"role": "author"}})
+	claim2 := applyThrough(t, c, Request{Action: actionid.Claim, Target: Target{Item: item(9), Session: "s2"}, Params: map[string]string{"role": "author"}})
 	<-fault.Done()
 	if claim2.Result != ResultUnknown || len(f.activeLeases(9)) != 0 {
 		t.Fatalf("claim cut before its COMMIT: %+v, %d active leases", claim2, len(f.activeLeases(9)))
 	}
 	// And a reclaim whose COMMIT's answer was lost: unknown, settled succeeded.
 	fault = px.Arm(pgproxy.Cut{Match: commitOfWrites, N: 1, When: pgproxy.ReplyLost})
-	reclaim := applyThrough(t, c, Request{Action: ActionReclaimExpired, Target: Target{LeaseID: "L1"}})
+	reclaim := applyThrough(t, c, Request{Action: actionid.ReclaimExpired, Target: Target{LeaseID: "L1"}})
 	<-fault.Done()
 	if reclaim.Result != ResultUnknown {
 		t.Fatalf("reclaim with its COMMIT's answer lost: %+v", reclaim)
@@ -138,7 +139,7 @@ func TestVerifyWaitsForTheServersTransaction(t *testing.T) {
 	f.expiredLease("L1", 1)
 	px, c := proxiedCore(t, f)
 	fault := px.Arm(pgproxy.Cut{Match: commitOfWrites, N: 1, When: pgproxy.Hold})
-	out := applyThrough(t, c, Request{Action: ActionReclaimExpired, Target: Target{LeaseID: "L1"}})
+	out := applyThrough(t, c, Request{Action: actionid.ReclaimExpired, Target: Target{LeaseID: "L1"}})
 	if out.Result != ResultUnknown {
 		t.Fatalf("reclaim whose connection broke at its COMMIT: %+v", out)
 	}
@@ -186,12 +187,12 @@ func TestSQLiteCommitErrorIsUnknown(t *testing.T) {
 		t.Logf("%s: %s", a.Outcome.Action, a.Outcome.Message)
 		return a
 	}
-	claim := run("CHILD_ACTION="+ActionClaim, "CHILD_ITEM=7")
+	claim := run("CHILD_ACTION="+actionid.Claim, "CHILD_ITEM=7")
 	if n := len(f.activeLeases(7)); n != 0 {
 		t.Fatalf("the failed COMMIT left %d active leases", n)
 	}
 	lease := f.claim("s-child", 8).Detail["lease_id"]
-	rel := run("CHILD_ACTION="+ActionRelease, "CHILD_LEASE="+lease, "CHILD_SESSION=s-child")
+	rel := run("CHILD_ACTION="+actionid.Release, "CHILD_LEASE="+lease, "CHILD_SESSION=s-child")
 	if l := f.lease(lease); l.Status != leases.StatusActive {
 		t.Fatalf("the failed COMMIT released the lease: %s", l.Status)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"steward/govern/actionid"
 	"steward/leases"
 	"steward/leases/leasestest"
 	"steward/leases/seedtest"
@@ -43,7 +44,7 @@ func TestRetireKeepsAWorkerInPlaceRewrite(t *testing.T) {
 		}
 	}})
 	defer core.Close()
-	_, out, err := core.Run(context.Background(), Request{Action: ActionRetireLock, Target: Target{LockFile: name}}, "retire acme/widgets#4")
+	_, out, err := core.Run(context.Background(), Request{Action: actionid.RetireLock, Target: Target{LockFile: name}}, "retire acme/widgets#4")
 	if err != nil || out.Result != ResultRefused || out.Code != CodeFenceMoved {
 		t.Fatalf("retire during an in-place rewrite: %+v %v; want refused fence_moved", out, err)
 	}
@@ -83,7 +84,7 @@ func TestClaimCompensatesAFailedLockWrite(t *testing.T) {
 	if err := os.Mkdir(block, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	req := Request{Action: ActionClaim, Target: Target{Item: item(7), Session: "s1"}, Params: map[string]string{"pid": strconv.Itoa(os.Getpid())}}
+	req := Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s1"}, Params: map[string]string{"pid": strconv.Itoa(os.Getpid())}}
 	_, out, err := f.core.Run(context.Background(), req, "")
 	if err != nil || out.Result != ResultFailed || out.Disposition != DispositionCompensated {
 		t.Fatalf("claim with an unwritable lock: %+v %v; want failed/compensated", out, err)
@@ -118,7 +119,7 @@ func TestHeartbeatRefusesALocklessLease(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.clock.Add(time.Minute)
-	_, hb, err := f.core.Run(context.Background(), Request{Action: ActionHeartbeat, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"}}, "")
+	_, hb, err := f.core.Run(context.Background(), Request{Action: actionid.Heartbeat, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"}}, "")
 	if err != nil || hb.Result != ResultRefused || hb.Code != CodeLockMissing {
 		t.Fatalf("heartbeat of a lockless lease: %+v %v; want refused %s", hb, err, CodeLockMissing)
 	}
@@ -126,7 +127,7 @@ func TestHeartbeatRefusesALocklessLease(t *testing.T) {
 		t.Fatalf("the lockless lease was renewed: until %s, %d heartbeats", l.ExpiresAt.Raw, l.HeartbeatCount)
 	}
 	// Release still works: the worker gives the lease back and claims again.
-	if _, rel, err := f.core.Run(context.Background(), Request{Action: ActionRelease, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"}}, ""); err != nil || rel.Result != ResultSucceeded {
+	if _, rel, err := f.core.Run(context.Background(), Request{Action: actionid.Release, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"}}, ""); err != nil || rel.Result != ResultSucceeded {
 		t.Fatalf("release of the lockless lease: %+v %v", rel, err)
 	}
 	f.claim("s1", 7)
@@ -159,17 +160,17 @@ func (f *fixture) verifyOne() Verification {
 // only at active leases; the lease and lock had been there.
 func TestVerifyClaimThatEndedSince(t *testing.T) {
 	f := newFixture(t, RoleOperator)
-	f.crashChild("lock-"+locks.StepDirSynced, "CHILD_ACTION="+ActionClaim, "CHILD_ITEM=7")
+	f.crashChild("lock-"+locks.StepDirSynced, "CHILD_ACTION="+actionid.Claim, "CHILD_ITEM=7")
 	ls := f.activeLeases(7)
 	if len(ls) != 1 {
 		t.Fatalf("%d active leases after the killed claim", len(ls))
 	}
-	_, rel, err := f.core.Run(context.Background(), Request{Action: ActionRelease, Target: Target{LeaseID: ls[0].LeaseID, Session: "s-child"}}, "")
+	_, rel, err := f.core.Run(context.Background(), Request{Action: actionid.Release, Target: Target{LeaseID: ls[0].LeaseID, Session: "s-child"}}, "")
 	if err != nil || rel.Result != ResultSucceeded {
 		t.Fatalf("release: %+v %v", rel, err)
 	}
 	v := f.verifyOne()
-	if v.Action != ActionClaim || v.Result != ResultSucceeded {
+	if v.Action != actionid.Claim || v.Result != ResultSucceeded {
 		t.Fatalf("verify of the released claim: %s %v; want succeeded", v.Result, v.Evidence)
 	}
 }
@@ -185,13 +186,13 @@ func TestVerifyHeartbeatAndUndo(t *testing.T) {
 		setup              func(f *fixture) []string
 		want               Result
 	}{
-		{"heartbeat/before-commit", ActionHeartbeat, "before-commit", heartbeatSetup, ResultFailed},
-		{"heartbeat/lock-dir-synced", ActionHeartbeat, "lock-" + locks.StepDirSynced, heartbeatSetup, ResultSucceeded},
-		{"heartbeat/lock-locked", ActionHeartbeat, "lock-" + locks.StepLocked, heartbeatSetup, ResultUnknown},
-		{"undo-retire/intent-written", ActionUndo, "intent-written", undoSetup, ResultFailed},
-		{"undo-retire/lock-dir-synced", ActionUndo, "lock-" + locks.StepDirSynced, undoSetup, ResultSucceeded},
-		{"release/before-commit", ActionRelease, "before-commit", heartbeatSetup, ResultFailed},
-		{"release/lock-live-removed", ActionRelease, "lock-" + locks.StepLiveRemoved, heartbeatSetup, ResultSucceeded},
+		{"heartbeat/before-commit", actionid.Heartbeat, "before-commit", heartbeatSetup, ResultFailed},
+		{"heartbeat/lock-dir-synced", actionid.Heartbeat, "lock-" + locks.StepDirSynced, heartbeatSetup, ResultSucceeded},
+		{"heartbeat/lock-locked", actionid.Heartbeat, "lock-" + locks.StepLocked, heartbeatSetup, ResultUnknown},
+		{"undo-retire/intent-written", actionid.Undo, "intent-written", undoSetup, ResultFailed},
+		{"undo-retire/lock-dir-synced", actionid.Undo, "lock-" + locks.StepDirSynced, undoSetup, ResultSucceeded},
+		{"release/before-commit", actionid.Release, "before-commit", heartbeatSetup, ResultFailed},
+		{"release/lock-live-removed", actionid.Release, "lock-" + locks.StepLiveRemoved, heartbeatSetup, ResultSucceeded},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -221,7 +222,7 @@ func heartbeatSetup(f *fixture) []string {
 // undoSetup retires an expired lock of a dead owner and names that attempt for undo.
 func undoSetup(f *fixture) []string {
 	name := f.lockFile(4, -time.Minute, deadPID(f.t))
-	_, out, err := f.core.Run(context.Background(), Request{Action: ActionRetireLock, Target: Target{LockFile: name}}, "retire acme/widgets#4")
+	_, out, err := f.core.Run(context.Background(), Request{Action: actionid.RetireLock, Target: Target{LockFile: name}}, "retire acme/widgets#4")
 	if err != nil || out.Result != ResultSucceeded {
 		f.t.Fatalf("retire: %+v %v", out, err)
 	}
@@ -247,9 +248,9 @@ func TestVerifyOnASeedShapedDBNeverReadsAbsenceAsProof(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	interrupted(ActionHeartbeat)
-	interrupted(ActionRelease)
-	want := map[string]Result{ActionHeartbeat: ResultUnknown, ActionRelease: ResultFailed}
+	interrupted(actionid.Heartbeat)
+	interrupted(actionid.Release)
+	want := map[string]Result{actionid.Heartbeat: ResultUnknown, actionid.Release: ResultFailed}
 	vs, err := f.core.Verify(context.Background())
 	if err != nil || len(vs) != 2 {
 		t.Fatalf("verify: %v %+v", err, vs)
@@ -259,10 +260,10 @@ func TestVerifyOnASeedShapedDBNeverReadsAbsenceAsProof(t *testing.T) {
 			t.Errorf("%s: %s %v; want %s", v.Action, v.Result, v.Evidence, want[v.Action])
 		}
 	}
-	if _, rel, err := f.core.Run(context.Background(), Request{Action: ActionRelease, Target: Target{LeaseID: lease, Session: "s1"}}, ""); err != nil || rel.Result != ResultSucceeded {
+	if _, rel, err := f.core.Run(context.Background(), Request{Action: actionid.Release, Target: Target{LeaseID: lease, Session: "s1"}}, ""); err != nil || rel.Result != ResultSucceeded {
 		t.Fatalf("release: %+v %v", rel, err)
 	}
-	interrupted(ActionRelease)
+	interrupted(actionid.Release)
 	vs, err = f.core.Verify(context.Background())
 	if err != nil || len(vs) != 2 { // the heartbeat stays unknown, and the new release
 		t.Fatalf("verify: %v %+v", err, vs)
@@ -313,7 +314,7 @@ func TestRetireFollowsTheModelsJoin(t *testing.T) {
 				Work: work(4), CreatedAt: ts(-20 * time.Minute), ExpiresAt: ts(tc.leaseExp), LastHeartbeatAt: ts(-time.Minute),
 				OwnerPID: tc.leasePID(t), OwnerHost: f.host()})
 			name := f.seedLock("", 4, tc.lockSession, deadPID(t), 5*time.Minute)
-			req := Request{Action: ActionRetireLock, Target: Target{LockFile: name}}
+			req := Request{Action: actionid.RetireLock, Target: Target{LockFile: name}}
 			before := f.state()
 			pv, err := f.core.Preview(context.Background(), req)
 			if err != nil {
@@ -348,7 +349,7 @@ func selfPID(*testing.T) int64 { return int64(os.Getpid()) }
 // preview and the apply refuse, and nothing is written.
 func TestClaimSeesEveryLiveLockOfTheItem(t *testing.T) {
 	claimOf := func(org, repo, session string) Request {
-		return Request{Action: ActionClaim, Target: Target{Item: &Item{Remote: "origin", Org: org, Repo: repo, Kind: "issue", Number: 7}, Session: session},
+		return Request{Action: actionid.Claim, Target: Target{Item: &Item{Remote: "origin", Org: org, Repo: repo, Kind: "issue", Number: 7}, Session: session},
 			Params: map[string]string{"pid": strconv.Itoa(os.Getpid())}}
 	}
 	cases := []struct {
@@ -396,7 +397,7 @@ func TestHeartbeatFollowsALockJoinedBySession(t *testing.T) {
 	f.liveLease("L1", 7, int64(os.Getpid()), f.host())
 	name := f.seedLock("their-name.json", 7, "s-L1", int64(os.Getpid()), 2*time.Minute)
 	f.clock.Add(time.Minute)
-	_, out, err := f.core.Run(context.Background(), Request{Action: ActionHeartbeat, Target: Target{LeaseID: "L1", Session: "s-L1"}}, "")
+	_, out, err := f.core.Run(context.Background(), Request{Action: actionid.Heartbeat, Target: Target{LeaseID: "L1", Session: "s-L1"}}, "")
 	if err != nil || out.Result != ResultSucceeded {
 		t.Fatalf("heartbeat: %+v %v", out, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"steward/govern/actionid"
 	"steward/leases"
 	"steward/leases/leasestest"
 	"steward/locks/lockrec"
@@ -30,7 +31,7 @@ func (f *fixture) sourcesAndRows() string {
 }
 
 func claimReq(org, repo, session string, n int64) Request {
-	return Request{Action: ActionClaim, Target: Target{Item: &Item{Remote: "origin", Org: org, Repo: repo, Kind: "issue", Number: n}, Session: session},
+	return Request{Action: actionid.Claim, Target: Target{Item: &Item{Remote: "origin", Org: org, Repo: repo, Kind: "issue", Number: n}, Session: session},
 		Params: map[string]string{"pid": strconv.Itoa(os.Getpid()), "role": "author"}}
 }
 

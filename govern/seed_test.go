@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"steward/govern/actionid"
 	"steward/leases"
 	"steward/leases/seedtest"
 	"steward/locks"
@@ -39,7 +40,7 @@ func TestActiveInAnyCaseBlocksAGovernedClaim(t *testing.T) {
 				}
 			}
 			db.Close()
-			req := Request{Action: ActionClaim, Target: Target{Item: item(7), Session: "s2"}, Params: map[string]string{"pid": "1"}}
+			req := Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s2"}, Params: map[string]string{"pid": "1"}}
 			pv, err := f.core.Preview(context.Background(), req)
 			if err != nil || pv.Allowed || pv.Refusal == nil || pv.Refusal.Code != CodeClaimedByOther {
 				t.Fatalf("preview: %+v %v", pv.Refusal, err)
@@ -118,7 +119,7 @@ type seedActionCase struct {
 func seedActionCases() []seedActionCase {
 	me := int64(os.Getpid())
 	claimReq := func(n int64, session string) Request {
-		return Request{Action: ActionClaim, Target: Target{Item: item(n), Session: session},
+		return Request{Action: actionid.Claim, Target: Target{Item: item(n), Session: session},
 			Params: map[string]string{"pid": strconv.Itoa(os.Getpid()), "role": "author", "username": "bot-" + session}}
 	}
 	wt := func(f *fixture, name string) string {
@@ -148,7 +149,7 @@ func seedActionCases() []seedActionCase {
 		{name: "heartbeat", setup: func(f *fixture, d *seedtest.DB) Request {
 			out := f.claim("s1", 7)
 			f.clock.Add(time.Minute)
-			return Request{Action: ActionHeartbeat, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"}}
+			return Request{Action: actionid.Heartbeat, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {
 			if want := f.clock.Now().Add(10 * time.Minute).UTC().Format(leases.SeedTimeLayout); out.Detail["expires_at"] != want {
 				t.Errorf("expires_at %s, want %s", out.Detail["expires_at"], want)
@@ -156,7 +157,7 @@ func seedActionCases() []seedActionCase {
 		}},
 		{name: "release", setup: func(f *fixture, d *seedtest.DB) Request {
 			out := f.claim("s1", 7)
-			return Request{Action: ActionRelease, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"}}
+			return Request{Action: actionid.Release, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {
 			if l := f.lease(f.records()[len(f.records())-1].Target.LeaseID); l.Status != leases.StatusReleased {
 				t.Errorf("lease after release: %s", l.Status)
@@ -166,7 +167,7 @@ func seedActionCases() []seedActionCase {
 			l := seedLease("L1", "s1", "Active", 1, -5*time.Minute, me, "")
 			l.ExpiresAt = seedtest.Naive(now0.Add(-5 * time.Minute))
 			d.AddLease(l)
-			return Request{Action: ActionReclaimExpired, Target: Target{LeaseID: "L1"}}
+			return Request{Action: actionid.ReclaimExpired, Target: Target{LeaseID: "L1"}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {
 			if l := f.lease("L1"); l.Status != leases.StatusExpired || l.ReleasedAt.Raw == "" {
 				t.Errorf("lease after reclaim: %s %q", l.Status, l.ReleasedAt.Raw)
@@ -174,12 +175,12 @@ func seedActionCases() []seedActionCase {
 		}},
 		{name: "reclaim refused: not expired", setup: func(f *fixture, d *seedtest.DB) Request {
 			d.AddLease(seedLease("L1", "s1", "active", 1, 5*time.Minute, me, ""))
-			return Request{Action: ActionReclaimExpired, Target: Target{LeaseID: "L1"}}
+			return Request{Action: actionid.ReclaimExpired, Target: Target{LeaseID: "L1"}}
 		}, refuse: string(leases.CodeNotExpired)},
 		{name: "abandon: hostless lease, owner dead on this host", setup: func(f *fixture, d *seedtest.DB) Request {
 			d.AddSession(seedtest.Session{SessionID: "s1", Role: "author", Status: "Active"})
 			d.AddLease(seedLease("L1", "s1", "active", 1, 5*time.Minute, deadPID(f.t), wt(f, "feat-1")))
-			return Request{Action: ActionAbandonStale, Target: Target{LeaseID: "L1"}}
+			return Request{Action: actionid.AbandonStale, Target: Target{LeaseID: "L1"}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {
 			if l := f.lease("L1"); l.Status != leases.StatusAbandoned {
 				t.Errorf("lease after abandon: %s", l.Status)
@@ -190,20 +191,20 @@ func seedActionCases() []seedActionCase {
 			l.Role, l.Item.Kind = "reviewer", "pr"
 			l.CreatedAt = seedtest.Naive(now0.Add(-9 * time.Hour))
 			d.AddLease(l)
-			return Request{Action: ActionAbandonStale, Target: Target{LeaseID: "L1"}}
+			return Request{Action: actionid.AbandonStale, Target: Target{LeaseID: "L1"}}
 		}, refuse: string(leases.CodeNotStale)},
 		{name: "abandon refused: db_host is another host", setup: func(f *fixture, d *seedtest.DB) Request {
 			f.ws.DBHost = "control-plane.elsewhere.example"
 			f.core = f.newCore(RoleOperator, false)
 			d.AddLease(seedLease("L1", "s1", "active", 1, 5*time.Minute, deadPID(f.t), ""))
-			return Request{Action: ActionAbandonStale, Target: Target{LeaseID: "L1"}}
+			return Request{Action: actionid.AbandonStale, Target: Target{LeaseID: "L1"}}
 		}, refuse: CodeLivenessUnproven},
 		{name: "expire sweep", setup: func(f *fixture, d *seedtest.DB) Request {
 			l := seedLease("L1", "s1", "ACTIVE", 1, 0, me, "")
 			l.ExpiresAt = seedtest.Naive(now0.Add(-time.Minute))
 			d.AddLease(l)
 			d.AddLease(seedLease("L2", "s2", "active", 2, time.Hour, me, ""))
-			return Request{Action: ActionExpireSweep}
+			return Request{Action: actionid.ExpireSweep}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {
 			if f.lease("L1").Status != leases.StatusExpired || f.lease("L2").Status != leases.StatusActive {
 				t.Errorf("sweep: L1 %s, L2 %s", f.lease("L1").Status, f.lease("L2").Status)
@@ -213,7 +214,7 @@ func seedActionCases() []seedActionCase {
 			d.AddLease(seedLease("L1", "s-lock", "ACTIVE", 4, time.Hour, me, ""))
 			name := f.lockFile(4, -time.Minute, deadPID(f.t))
 			f.renameLease(name, "L1")
-			return Request{Action: ActionRetireLock, Target: Target{LockFile: name}}
+			return Request{Action: actionid.RetireLock, Target: Target{LockFile: name}}
 		}, refuse: CodeFreshForeignLease},
 		{name: "retire: the lock's lease expired, its owner dead", setup: func(f *fixture, d *seedtest.DB) Request {
 			l := seedLease("L1", "s-lock", "Active", 4, 0, deadPID(f.t), "")
@@ -221,7 +222,7 @@ func seedActionCases() []seedActionCase {
 			d.AddLease(l)
 			name := f.lockFile(4, -time.Minute, deadPID(f.t))
 			f.renameLease(name, "L1")
-			return Request{Action: ActionRetireLock, Target: Target{LockFile: name}}
+			return Request{Action: actionid.RetireLock, Target: Target{LockFile: name}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {
 			name, _ := locks.Name(lockKey(work(4)))
 			if e := locks.ReadFile(f.ws.LocksDir, name); !e.Missing {
@@ -229,13 +230,13 @@ func seedActionCases() []seedActionCase {
 			}
 		}},
 		{name: "retire then undo (restore)", setup: func(f *fixture, d *seedtest.DB) Request {
-			pv, err := f.core.Preview(context.Background(), Request{Action: ActionRetireLock,
+			pv, err := f.core.Preview(context.Background(), Request{Action: actionid.RetireLock,
 				Target: Target{LockFile: f.lockFile(4, -time.Minute, deadPID(f.t))}})
 			out := f.core.Apply(context.Background(), pv, pv.ConfirmPhrase)
 			if err != nil || out.Result != ResultSucceeded {
 				f.t.Fatalf("retire: %+v %v", out, err)
 			}
-			return Request{Action: ActionUndo, Target: Target{Attempt: out.Attempt}}
+			return Request{Action: actionid.Undo, Target: Target{Attempt: out.Attempt}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {
 			name, _ := locks.Name(lockKey(work(4)))
 			if e := locks.ReadFile(f.ws.LocksDir, name); e.Missing {
@@ -243,27 +244,27 @@ func seedActionCases() []seedActionCase {
 			}
 		}},
 		{name: "restore an archived lock", setup: func(f *fixture, d *seedtest.DB) Request {
-			pv, err := f.core.Preview(context.Background(), Request{Action: ActionRetireLock,
+			pv, err := f.core.Preview(context.Background(), Request{Action: actionid.RetireLock,
 				Target: Target{LockFile: f.lockFile(4, -time.Minute, deadPID(f.t))}})
 			out := f.core.Apply(context.Background(), pv, pv.ConfirmPhrase)
 			if err != nil || out.Result != ResultSucceeded {
 				f.t.Fatalf("retire: %+v %v", out, err)
 			}
-			return Request{Action: ActionRestoreLock, Target: Target{LockFile: out.Detail["archived"]}}
+			return Request{Action: actionid.RestoreLock, Target: Target{LockFile: out.Detail["archived"]}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {}},
 		{name: "restore refused: the item's lease is ACTIVE since", setup: func(f *fixture, d *seedtest.DB) Request {
-			pv, err := f.core.Preview(context.Background(), Request{Action: ActionRetireLock,
+			pv, err := f.core.Preview(context.Background(), Request{Action: actionid.RetireLock,
 				Target: Target{LockFile: f.lockFile(4, -time.Minute, deadPID(f.t))}})
 			out := f.core.Apply(context.Background(), pv, pv.ConfirmPhrase)
 			if err != nil || out.Result != ResultSucceeded {
 				f.t.Fatalf("retire: %+v %v", out, err)
 			}
 			d.AddLease(seedLease("L-new", "s-new", "ACTIVE", 4, time.Hour, me, ""))
-			return Request{Action: ActionRestoreLock, Target: Target{LockFile: out.Detail["archived"]}}
+			return Request{Action: actionid.RestoreLock, Target: Target{LockFile: out.Detail["archived"]}}
 		}, refuse: CodeClaimedSince},
 		{name: "relabel (Gitea only, no DB write)", gitea: true, setup: func(f *fixture, d *seedtest.DB) Request {
 			n := f.repo.CreateIssue("maint", "answered", "body")
-			return Request{Action: ActionRelabel, Target: Target{Item: item(n)}, Params: map[string]string{"label": "status:blocked-pending-clarification"}}
+			return Request{Action: actionid.Relabel, Target: Target{Item: item(n)}, Params: map[string]string{"label": "status:blocked-pending-clarification"}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {}},
 		{name: "claim with the seed's lease_generation_id", opt: seedtest.Options{Add: []string{"leases.lease_generation_id INTEGER"}},
 			setup: func(f *fixture, d *seedtest.DB) Request {
@@ -276,7 +277,7 @@ func seedActionCases() []seedActionCase {
 				}
 				// A heartbeat fenced on the generation the claim made renews it (43); a second
 				// heartbeat from the same stale preview is refused fence_moved.
-				pv, err := f.core.Preview(context.Background(), Request{Action: ActionHeartbeat,
+				pv, err := f.core.Preview(context.Background(), Request{Action: actionid.Heartbeat,
 					Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"}})
 				if err != nil || !pv.Allowed {
 					t.Fatalf("heartbeat preview: %+v %v", pv.Refusal, err)
@@ -294,14 +295,14 @@ func seedActionCases() []seedActionCase {
 		{name: "ask (releases the claim)", gitea: true, setup: func(f *fixture, d *seedtest.DB) Request {
 			n := f.repo.CreateIssue("maint", "unclear", "body")
 			out := f.claim("s1", n)
-			return Request{Action: ActionAsk, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"}, Params: map[string]string{"question": "Which API?"}}
+			return Request{Action: actionid.Ask, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"}, Params: map[string]string{"question": "Which API?"}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {}},
 		{name: "recover: the lease expired and its lock's owner is dead", setup: func(f *fixture, d *seedtest.DB) Request {
 			l := seedLease("L1", "s-lock", "Active", 4, 0, deadPID(f.t), "")
 			l.ExpiresAt = seedtest.Naive(now0.Add(-10 * time.Minute))
 			d.AddLease(l)
 			f.renameLease(f.lockFile(4, -time.Minute, deadPID(f.t)), "L1")
-			return Request{Action: ActionRecover, Target: Target{Item: item(4)}}
+			return Request{Action: actionid.Recover, Target: Target{Item: item(4)}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {
 			name, _ := locks.Name(lockKey(work(4)))
 			if e := locks.ReadFile(f.ws.LocksDir, name); !e.Missing || f.lease("L1").Status != leases.StatusExpired {
@@ -309,13 +310,13 @@ func seedActionCases() []seedActionCase {
 			}
 		}},
 		{name: "answer (no DB write)", gitea: true, setup: func(f *fixture, d *seedtest.DB) Request {
-			return Request{Action: ActionAnswer, Target: Target{Item: item(f.markedIssue())}, Params: map[string]string{"body": "Use v2."}}
+			return Request{Action: actionid.Answer, Target: Target{Item: item(f.markedIssue())}, Params: map[string]string{"body": "Use v2."}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {}},
 		{name: "attention ack (beside the audit log, no DB write)", setup: func(f *fixture, d *seedtest.DB) Request {
-			return Request{Action: ActionAttentionAck, Target: Target{Entry: "orphan:active-lease-past-expiry:L1"}, Params: map[string]string{"evidence": "e"}}
+			return Request{Action: actionid.AttentionAck, Target: Target{Entry: "orphan:active-lease-past-expiry:L1"}, Params: map[string]string{"evidence": "e"}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {}},
 		{name: "attention snooze (beside the audit log, no DB write)", setup: func(f *fixture, d *seedtest.DB) Request {
-			return Request{Action: ActionAttentionSnooze, Target: Target{Entry: "orphan:active-lease-past-expiry:L1"}, Params: map[string]string{"evidence": "e", "for": "1h"}}
+			return Request{Action: actionid.AttentionSnooze, Target: Target{Entry: "orphan:active-lease-past-expiry:L1"}, Params: map[string]string{"evidence": "e", "for": "1h"}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {}},
 	}
 }
@@ -396,7 +397,7 @@ func TestVerifyOnSeedDB(t *testing.T) {
 	l := seedLease("L1", "s1", "active", 1, 0, int64(os.Getpid()), "")
 	l.ExpiresAt = seedtest.Naive(now0.Add(-5 * time.Minute))
 	d.AddLease(l)
-	_, out, err := f.core.Run(context.Background(), Request{Action: ActionReclaimExpired, Target: Target{LeaseID: "L1"}}, "")
+	_, out, err := f.core.Run(context.Background(), Request{Action: actionid.ReclaimExpired, Target: Target{LeaseID: "L1"}}, "")
 	if err != nil || out.Result != ResultSucceeded {
 		t.Fatalf("reclaim: %+v %v", out, err)
 	}

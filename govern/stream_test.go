@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"steward/govern/actionid"
 	"steward/model"
 )
 
@@ -17,8 +18,8 @@ func TestAnnotatorPreviewsOnlyNewOrphans(t *testing.T) {
 	f := newFixture(t, RoleViewer)
 	f.expiredLease("L1", 1)
 	f.liveLease("L2", 2, int64(os.Getpid()), f.host())
-	o1 := &model.Orphan{Kind: "active-lease-past-expiry", Action: &model.ActionRef{ID: model.ActionReclaimExpired, Target: model.ActionTarget{LeaseID: "L1"}}}
-	o2 := &model.Orphan{Kind: "active-lease-past-expiry", Action: &model.ActionRef{ID: model.ActionReclaimExpired, Target: model.ActionTarget{LeaseID: "L2"}}}
+	o1 := &model.Orphan{Kind: "active-lease-past-expiry", Action: &model.ActionRef{ID: actionid.ReclaimExpired, Target: model.ActionTarget{LeaseID: "L1"}}}
+	o2 := &model.Orphan{Kind: "active-lease-past-expiry", Action: &model.ActionRef{ID: actionid.ReclaimExpired, Target: model.ActionTarget{LeaseID: "L2"}}}
 	ctx := context.Background()
 	a := f.core.NewAnnotator()
 	first := a.Snapshot(ctx, &model.Snapshot{Orphans: []*model.Orphan{o1}})

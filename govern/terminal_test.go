@@ -3,6 +3,7 @@ package govern
 import (
 	"context"
 	"errors"
+	"steward/govern/actionid"
 	"testing"
 )
 
@@ -67,7 +68,7 @@ func TestAuditUnavailableRefusesBeforeAnyEffect(t *testing.T) {
 	f := newFixture(t, RoleOperator)
 	f.expiredLease("L1", 1)
 	f.audit.f = failingSink{}
-	_, out, err := f.core.Run(context.Background(), Request{Action: ActionReclaimExpired, Target: Target{LeaseID: "L1"}}, "")
+	_, out, err := f.core.Run(context.Background(), Request{Action: actionid.ReclaimExpired, Target: Target{LeaseID: "L1"}}, "")
 	if err != nil || out.Result != ResultRefused || out.Code != CodeAuditUnavailable || out.Disposition != DispositionNotAttempted {
 		t.Fatalf("outcome %+v %v", out, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"steward/govern/actionid"
 	"steward/leases/seedtest"
 )
 
@@ -21,7 +22,7 @@ func TestWorkerFenceValues(t *testing.T) {
 	}
 	hb := func(params map[string]string) Outcome {
 		t.Helper()
-		_, o, err := f.core.Run(context.Background(), Request{Action: ActionHeartbeat, Target: Target{LeaseID: d["lease_id"], Session: "s1"}, Params: params}, "")
+		_, o, err := f.core.Run(context.Background(), Request{Action: actionid.Heartbeat, Target: Target{LeaseID: d["lease_id"], Session: "s1"}, Params: params}, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +49,7 @@ func TestWorkerFenceValues(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, action := range []string{ActionHeartbeat, ActionRelease} {
+			for _, action := range []string{actionid.Heartbeat, actionid.Release} {
 				before := f.state()
 				pv, err := f.core.Preview(context.Background(), Request{Action: action, Target: Target{LeaseID: d["lease_id"], Session: "s1"}, Params: tc.params})
 				if err != nil || pv.Allowed || pv.Refusal.Code != tc.code {
@@ -66,7 +67,7 @@ func TestWorkerFenceValues(t *testing.T) {
 		})
 	}
 	// The current fence still works, and release returns what it archived.
-	_, rel, err := f.core.Run(context.Background(), Request{Action: ActionRelease, Target: Target{LeaseID: d["lease_id"], Session: "s1"}, Params: fence(o1.Detail)}, "")
+	_, rel, err := f.core.Run(context.Background(), Request{Action: actionid.Release, Target: Target{LeaseID: d["lease_id"], Session: "s1"}, Params: fence(o1.Detail)}, "")
 	if err != nil || rel.Result != ResultSucceeded || rel.Detail["lease_id"] != d["lease_id"] || rel.Detail["archived_as"] == "" {
 		t.Fatalf("release on the current fence: %+v %v", rel, err)
 	}
@@ -77,11 +78,11 @@ func TestWorkerFenceValues(t *testing.T) {
 func TestForSession(t *testing.T) {
 	f := newFixture(t, RoleOperator)
 	w := f.core.ForSession("s1")
-	_, out, err := w.Run(context.Background(), Request{Action: ActionClaim, Target: Target{Item: item(3), Session: "s1"}}, "")
+	_, out, err := w.Run(context.Background(), Request{Action: actionid.Claim, Target: Target{Item: item(3), Session: "s1"}}, "")
 	if err != nil || out.Result != ResultSucceeded {
 		t.Fatalf("claim as the bound session: %+v %v", out, err)
 	}
-	_, other, err := w.Run(context.Background(), Request{Action: ActionClaim, Target: Target{Item: item(4), Session: "s2"}}, "")
+	_, other, err := w.Run(context.Background(), Request{Action: actionid.Claim, Target: Target{Item: item(4), Session: "s2"}}, "")
 	if err != nil || other.Result != ResultRefused || other.Code != CodeNotOwner {
 		t.Fatalf("claim for another session through a bound core: %+v %v", other, err)
 	}
@@ -102,12 +103,12 @@ func TestForSession(t *testing.T) {
 // claimed is refused not_owner (and audited); the claiming process's own call succeeds.
 func TestCallerPIDBindsTheLease(t *testing.T) {
 	f := newFixture(t, RoleOperator)
-	_, out, err := f.core.Run(context.Background(), Request{Action: ActionClaim, Target: Target{Item: item(5), Session: "s1"}, Params: map[string]string{"pid": "4242"}}, "")
+	_, out, err := f.core.Run(context.Background(), Request{Action: actionid.Claim, Target: Target{Item: item(5), Session: "s1"}, Params: map[string]string{"pid": "4242"}}, "")
 	if err != nil || out.Result != ResultSucceeded {
 		t.Fatalf("claim: %+v %v", out, err)
 	}
 	hb := func(pid string) Outcome {
-		_, o, err := f.core.Run(context.Background(), Request{Action: ActionHeartbeat, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"},
+		_, o, err := f.core.Run(context.Background(), Request{Action: actionid.Heartbeat, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"},
 			Params: map[string]string{ParamCallerPID: pid}}, "")
 		if err != nil {
 			t.Fatal(err)
@@ -139,7 +140,7 @@ func TestLeaseGenerationFence(t *testing.T) {
 		gen  string
 		want Result
 	}{{"2", ResultRefused}, {"1", ResultSucceeded}} {
-		_, o, err := f.core.Run(context.Background(), Request{Action: ActionHeartbeat, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"},
+		_, o, err := f.core.Run(context.Background(), Request{Action: actionid.Heartbeat, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"},
 			Params: map[string]string{ParamExpectLeaseGeneration: tc.gen}}, "")
 		if err != nil || o.Result != tc.want || tc.want == ResultRefused && o.Code != CodeFenceMoved {
 			t.Fatalf("heartbeat fenced on generation %s: %+v %v", tc.gen, o, err)

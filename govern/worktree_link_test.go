@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"steward/govern/actionid"
 	"steward/leases"
 	"steward/model/live"
 )
@@ -94,7 +95,7 @@ func TestWorktreeLinksOneVerdict(t *testing.T) {
 				t.Errorf("model does not say the link was not followed: %s", mo.WorkWhy)
 			}
 
-			req := Request{Action: ActionAbandonStale, Target: Target{LeaseID: "L1"}}
+			req := Request{Action: actionid.AbandonStale, Target: Target{LeaseID: "L1"}}
 			before := f.state()
 			pv, err := f.core.Preview(context.Background(), req)
 			if err != nil {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/history"
 	"steward/history/gather"
 	"steward/leases"
@@ -108,7 +109,7 @@ func (f *fleet) claim(d time.Duration, name, session string, n int64) govern.Out
 // claimPID claims with pid as the owner process (a dead one makes the lock retirable).
 func (f *fleet) claimPID(d time.Duration, name, session string, n int64, pid int) govern.Outcome {
 	f.t.Helper()
-	out := f.run(d, govern.Request{Action: govern.ActionClaim, Target: govern.Target{Item: item(n), Session: session},
+	out := f.run(d, govern.Request{Action: actionid.Claim, Target: govern.Target{Item: item(n), Session: session},
 		Params: map[string]string{"pid": strconv.Itoa(pid), "role": "author", "username": "bot-" + session}})
 	if out.Result == govern.ResultSucceeded {
 		f.lease[name] = out.Detail["lease_id"]
@@ -125,23 +126,23 @@ func (f *fleet) must(out govern.Outcome, want govern.Result) {
 
 func (f *fleet) heartbeat(d time.Duration, name, session string) {
 	f.t.Helper()
-	f.must(f.run(d, govern.Request{Action: govern.ActionHeartbeat, Target: govern.Target{LeaseID: f.lease[name], Session: session}}), govern.ResultSucceeded)
+	f.must(f.run(d, govern.Request{Action: actionid.Heartbeat, Target: govern.Target{LeaseID: f.lease[name], Session: session}}), govern.ResultSucceeded)
 }
 
 func (f *fleet) release(d time.Duration, name, session string) {
 	f.t.Helper()
-	f.must(f.run(d, govern.Request{Action: govern.ActionRelease, Target: govern.Target{LeaseID: f.lease[name], Session: session}}), govern.ResultSucceeded)
+	f.must(f.run(d, govern.Request{Action: actionid.Release, Target: govern.Target{LeaseID: f.lease[name], Session: session}}), govern.ResultSucceeded)
 }
 
 func (f *fleet) reclaim(d time.Duration, name string) {
 	f.t.Helper()
-	f.must(f.run(d, govern.Request{Action: govern.ActionReclaimExpired, Target: govern.Target{LeaseID: f.lease[name]}}), govern.ResultSucceeded)
+	f.must(f.run(d, govern.Request{Action: actionid.ReclaimExpired, Target: govern.Target{LeaseID: f.lease[name]}}), govern.ResultSucceeded)
 }
 
 func (f *fleet) retire(d time.Duration, n int64) {
 	f.t.Helper()
 	name, _ := locks.Name(lockrec.Key{Remote: "origin", Org: "acme", Repo: "widgets", Issue: n})
-	f.must(f.run(d, govern.Request{Action: govern.ActionRetireLock, Target: govern.Target{LockFile: name}}), govern.ResultSucceeded)
+	f.must(f.run(d, govern.Request{Action: actionid.RetireLock, Target: govern.Target{LockFile: name}}), govern.ResultSucceeded)
 }
 
 func (f *fleet) sources() gather.Sources {

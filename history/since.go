@@ -3,6 +3,7 @@ package history
 import (
 	"fmt"
 	"slices"
+	"steward/govern/actionid"
 	"strings"
 	"time"
 )
@@ -49,8 +50,8 @@ type SinceReport struct {
 // supervisorActions are the governed recoveries (not a worker's own claim, heartbeat or
 // release, not an answer).
 var supervisorActions = map[string]bool{
-	"lease.reclaim-expired": true, "lease.abandon-stale": true, "lease.expire-sweep": true,
-	"lock.retire": true, "lock.restore": true, "undo": true, "clarification.relabel": true,
+	actionid.ReclaimExpired: true, actionid.AbandonStale: true, actionid.ExpireSweep: true,
+	actionid.RetireLock: true, actionid.RestoreLock: true, actionid.Undo: true, actionid.Relabel: true,
 }
 
 // Since reports what changed after mark: sources lost, collisions, claims that went past

@@ -11,6 +11,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"steward/govern"
+	"steward/govern/actionid"
 )
 
 // Client is a typed MCP client of steward mcp's worker tools (the demo's MCP workers and
@@ -151,7 +152,7 @@ func (c *Client) Act(ctx context.Context, req govern.Request) (govern.Outcome, e
 			LeaseGeneration: lg, ClaimToken: p[govern.ParamClaimToken]}
 	}
 	switch req.Action {
-	case govern.ActionClaim:
+	case actionid.Claim:
 		a := ClaimArgs{SessionID: req.Target.Session, Role: p["role"], Profile: p["profile"], Username: p["username"],
 			Branch: p["branch"], Worktree: p["worktree"], TTL: p["ttl"]}
 		a.PID, _ = strconv.ParseInt(p["pid"], 10, 64)
@@ -161,13 +162,13 @@ func (c *Client) Act(ctx context.Context, req govern.Request) (govern.Outcome, e
 			a.Next = true
 		}
 		o, err = c.outcome(ctx, ToolClaim, a)
-	case govern.ActionHeartbeat:
+	case actionid.Heartbeat:
 		f := fence()
 		o, err = c.outcome(ctx, ToolHeartbeat, FencedArgs{SessionID: req.Target.Session, Fence: &f})
-	case govern.ActionRelease:
+	case actionid.Release:
 		f := fence()
 		o, err = c.outcome(ctx, ToolRelease, FencedArgs{SessionID: req.Target.Session, Fence: &f})
-	case govern.ActionAsk:
+	case actionid.Ask:
 		f := fence()
 		o, err = c.outcome(ctx, ToolAsk, AskArgs{SessionID: req.Target.Session, Fence: &f, Question: p["question"]})
 	default:

@@ -9,6 +9,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/reponame"
 )
 
@@ -184,7 +185,7 @@ func (s *Server) heartbeatLock(ctx context.Context, req *sdk.CallToolRequest, a 
 	if a.ExpiresAt != "" {
 		params[govern.ParamExpectExpiresAt] = a.ExpiresAt
 	}
-	return s.fencedParams(ctx, req, session, lease, params, govern.ActionHeartbeat)
+	return s.fencedParams(ctx, req, session, lease, params, actionid.Heartbeat)
 }
 
 func (s *Server) releaseLease(ctx context.Context, req *sdk.CallToolRequest, a ReleaseLeaseArgs) Outcome {
@@ -208,7 +209,7 @@ func (s *Server) releaseLease(ctx context.Context, req *sdk.CallToolRequest, a R
 	if a.ClaimToken != "" {
 		params[govern.ParamClaimToken] = a.ClaimToken
 	}
-	return s.fencedParams(ctx, req, session, a.LeaseID, params, govern.ActionRelease)
+	return s.fencedParams(ctx, req, session, a.LeaseID, params, actionid.Release)
 }
 
 func (s *Server) inspectLease(ctx context.Context, req *sdk.CallToolRequest, a InspectLeaseArgs) MyLeases {

@@ -9,6 +9,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"steward/govern"
+	"steward/govern/actionid"
 )
 
 // TestToolsAndAnnotations: every worker tool and its seed name is listed with truthful
@@ -79,7 +80,7 @@ func TestSessionBinding(t *testing.T) {
 		t.Fatalf("heartbeat after the first connection ended, lease held: %+v", o)
 	}
 	// Once the lease is gone the session may be taken up again.
-	_, out, err := f.core.ForSession("w1").Run(ctx, govern.Request{Action: govern.ActionRelease, Target: govern.Target{LeaseID: cl.Fence.LeaseID, Session: "w1"},
+	_, out, err := f.core.ForSession("w1").Run(ctx, govern.Request{Action: actionid.Release, Target: govern.Target{LeaseID: cl.Fence.LeaseID, Session: "w1"},
 		Params: map[string]string{govern.ParamClaimToken: cl.Fence.ClaimToken}}, "")
 	if err != nil || out.Result != govern.ResultSucceeded {
 		t.Fatalf("release through the core: %+v %v", out, err)

@@ -12,6 +12,7 @@ import (
 
 	"steward/gitea"
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/termsafe"
 )
 
@@ -67,7 +68,7 @@ func (s *Server) claim(ctx context.Context, req *sdk.CallToolRequest, a ClaimArg
 	// every later call on the claim must carry (docs/mcp.md, "Identity").
 	token := govern.NewClaimToken()
 	params[govern.ParamClaimToken] = token
-	out, failed := s.run(ctx, session, govern.Request{Action: govern.ActionClaim,
+	out, failed := s.run(ctx, session, govern.Request{Action: actionid.Claim,
 		Target: govern.Target{Session: session, Item: &govern.Item{Remote: it.Remote, Org: it.Org, Repo: it.Repo, Kind: "issue", Number: it.Number}},
 		Params: params})
 	if failed != nil {
@@ -128,11 +129,11 @@ func (s *Server) fenceParams(req *sdk.CallToolRequest, f *Fence) (map[string]str
 }
 
 func (s *Server) heartbeat(ctx context.Context, req *sdk.CallToolRequest, a FencedArgs) Outcome {
-	return s.fenced(ctx, req, a, govern.ActionHeartbeat)
+	return s.fenced(ctx, req, a, actionid.Heartbeat)
 }
 
 func (s *Server) release(ctx context.Context, req *sdk.CallToolRequest, a FencedArgs) Outcome {
-	return s.fenced(ctx, req, a, govern.ActionRelease)
+	return s.fenced(ctx, req, a, actionid.Release)
 }
 
 func (s *Server) fenced(ctx context.Context, req *sdk.CallToolRequest, a FencedArgs, action string) Outcome {
@@ -160,15 +161,15 @@ func (s *Server) fencedParams(ctx context.Context, req *sdk.CallToolRequest, ses
 	s.settleToken(req, o, lease, params[govern.ParamClaimToken], action)
 	if l, ok, err := s.reads.lease(ctx, lease); err == nil && ok {
 		o.Item = itemRefOf(l.Work)
-		if o.Success && action == govern.ActionHeartbeat {
+		if o.Success && action == actionid.Heartbeat {
 			o.HeartbeatEvery = s.cadence(l.Role)
 		}
 	}
 	if o.Success {
 		switch action {
-		case govern.ActionHeartbeat:
+		case actionid.Heartbeat:
 			o.Next = "Keep working; heartbeat again within " + o.HeartbeatEvery + " with this new fence."
-		case govern.ActionRelease:
+		case actionid.Release:
 			o.Next = "The claim is released. Pick your next item."
 		}
 	}
@@ -183,7 +184,7 @@ func (s *Server) settleToken(req *sdk.CallToolRequest, o Outcome, lease, present
 	if !o.Success {
 		return
 	}
-	if action != govern.ActionHeartbeat {
+	if action != actionid.Heartbeat {
 		s.bind.drop(req.Session, lease)
 		return
 	}
@@ -229,13 +230,13 @@ func (s *Server) ask(ctx context.Context, req *sdk.CallToolRequest, a AskArgs) O
 	}
 	params["question"] = a.Question
 	s.proof(params)
-	out, failed := s.run(ctx, session, govern.Request{Action: govern.ActionAsk, Target: govern.Target{LeaseID: a.Fence.LeaseID, Session: session}, Params: params})
+	out, failed := s.run(ctx, session, govern.Request{Action: actionid.Ask, Target: govern.Target{LeaseID: a.Fence.LeaseID, Session: session}, Params: params})
 	if failed != nil {
 		return *failed
 	}
 	o := outcomeOf(out)
 	o.Fence = fenceOf(out.Detail)
-	s.settleToken(req, o, a.Fence.LeaseID, params[govern.ParamClaimToken], govern.ActionAsk)
+	s.settleToken(req, o, a.Fence.LeaseID, params[govern.ParamClaimToken], actionid.Ask)
 	if l, ok, err := s.reads.lease(ctx, a.Fence.LeaseID); err == nil && ok {
 		o.Item = itemRefOf(l.Work)
 	}

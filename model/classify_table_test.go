@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"steward/govern/actionid"
 	"steward/leases"
 	"steward/locks/lockrec"
 )
@@ -58,24 +59,24 @@ func classCases() []classCase {
 	hour := time.Hour
 	live := lease("L1", 7, "s1", leases.StatusActive, 5*time.Minute, LivenessAlive)
 	cases := []classCase{
-		{"past expiry", OrphanActiveLeasePastExpiry, "", true, ActionReclaimExpired, all(withSess("s1"), withLease(lease("L1", 7, "s1", leases.StatusActive, -time.Minute, LivenessAlive)))},
+		{"past expiry", OrphanActiveLeasePastExpiry, "", true, actionid.ReclaimExpired, all(withSess("s1"), withLease(lease("L1", 7, "s1", leases.StatusActive, -time.Minute, LivenessAlive)))},
 		{"past expiry: expiry missing stays held", OrphanActiveLeasePastExpiry, "", false, "", all(withSess("s1"), withLease(mutLease(live, func(l *LeaseObs) { l.Lease.ExpiresAt = leases.ParseTimestamp("") })))},
 		{"past expiry: released lease", OrphanActiveLeasePastExpiry, "", false, "", all(withSess("s1"), withLease(lease("L1", 7, "s1", leases.StatusReleased, -time.Minute, LivenessAlive)))},
-		{"orphan-lease: no session row", OrphanLease, "", true, ActionAbandonStale, withLease(live)},
-		{"orphan-lease: session ended", OrphanLease, "", true, ActionAbandonStale, all(withLease(live), func(in *Input) { in.Sessions = append(in.Sessions, sess("s1", "ended")) })},
+		{"orphan-lease: no session row", OrphanLease, "", true, actionid.AbandonStale, withLease(live)},
+		{"orphan-lease: session ended", OrphanLease, "", true, actionid.AbandonStale, all(withLease(live), func(in *Input) { in.Sessions = append(in.Sessions, sess("s1", "ended")) })},
 		{"orphan-lease: session live", OrphanLease, "", false, "", all(withSess("s1"), withLease(live))},
 		{"orphan-lease: sessions unreadable", OrphanLease, "", false, "", all(withLease(live), func(in *Input) { in.DB.Sessions = false })},
-		{"stale dead owner", OrphanStaleLeaseDeadOwner, "", true, ActionAbandonStale, all(withSess("s1"), withLease(lease("L1", 7, "s1", leases.StatusActive, 5*time.Minute, LivenessDead)))},
+		{"stale dead owner", OrphanStaleLeaseDeadOwner, "", true, actionid.AbandonStale, all(withSess("s1"), withLease(lease("L1", 7, "s1", leases.StatusActive, 5*time.Minute, LivenessDead)))},
 		{"stale dead owner: foreign host is unknown", OrphanStaleLeaseDeadOwner, "", false, "", all(withSess("s1"), withLease(lease("L1", 7, "s1", leases.StatusActive, 5*time.Minute, LivenessUnknown)))},
 		{"stale dead owner: expired lease is past-expiry instead", OrphanStaleLeaseDeadOwner, "", false, "", all(withSess("s1"), withLease(lease("L1", 7, "s1", leases.StatusActive, -time.Minute, LivenessDead)))},
-		{"stale missing worktree", OrphanStaleLeaseMissingWorktree, "", true, ActionAbandonStale, all(withSess("s1"), withLease(mutLease(live, func(l *LeaseObs) { l.Worktree = WorktreeMissing })))},
+		{"stale missing worktree", OrphanStaleLeaseMissingWorktree, "", true, actionid.AbandonStale, all(withSess("s1"), withLease(mutLease(live, func(l *LeaseObs) { l.Worktree = WorktreeMissing })))},
 		{"stale missing worktree: unknown worktree", OrphanStaleLeaseMissingWorktree, "", false, "", all(withSess("s1"), withLease(mutLease(live, func(l *LeaseObs) { l.Worktree = WorktreeUnknown })))},
-		{"lock without worktree, expired", OrphanLockWithoutWorktree, "", true, ActionRetireLock, withLock(mutLock(lock("a.json", 7, "s1", "", -time.Minute, LivenessUnknown), func(l *LockObs) { l.Worktree = WorktreeMissing }))},
+		{"lock without worktree, expired", OrphanLockWithoutWorktree, "", true, actionid.RetireLock, withLock(mutLock(lock("a.json", 7, "s1", "", -time.Minute, LivenessUnknown), func(l *LockObs) { l.Worktree = WorktreeMissing }))},
 		{"lock without worktree, live owner unknown: inspect", OrphanLockWithoutWorktree, "", true, "", withLock(mutLock(lock("a.json", 7, "s1", "", time.Minute, LivenessUnknown), func(l *LockObs) { l.Worktree = WorktreeMissing }))},
 		{"lock without worktree: worktree unknown", OrphanLockWithoutWorktree, "", false, "", withLock(mutLock(lock("a.json", 7, "s1", "", -time.Minute, LivenessUnknown), func(l *LockObs) { l.Worktree = WorktreeUnknown }))},
-		{"live lock dead owner", OrphanLiveLockDeadOwner, "", true, ActionRetireLock, withLock(lock("a.json", 7, "s1", "", time.Minute, LivenessDead))},
+		{"live lock dead owner", OrphanLiveLockDeadOwner, "", true, actionid.RetireLock, withLock(lock("a.json", 7, "s1", "", time.Minute, LivenessDead))},
 		{"live lock dead owner: owner unknown", OrphanLiveLockDeadOwner, "", false, "", withLock(lock("a.json", 7, "s1", "", time.Minute, LivenessUnknown))},
-		{"stale lock dead owner", OrphanStaleLockDeadOwner, "", true, ActionRetireLock, withLock(lock("a.json", 7, "s1", "", -time.Minute, LivenessDead))},
+		{"stale lock dead owner", OrphanStaleLockDeadOwner, "", true, actionid.RetireLock, withLock(lock("a.json", 7, "s1", "", -time.Minute, LivenessDead))},
 		{"stale lock dead owner: unknown owner", OrphanStaleLockDeadOwner, "", false, "", withLock(lock("a.json", 7, "s1", "", -time.Minute, LivenessUnknown))},
 		{"expired lock live owner", OrphanExpiredLockLiveOwner, "", true, "", withLock(lock("a.json", 7, "s1", "", -time.Minute, LivenessAlive))},
 		// A heartbeat renewed the lease (now +5m) and failed to rewrite its lock (a full
@@ -88,7 +89,7 @@ func classCases() []classCase {
 		{"expired lock live owner: expiry equal to now is expired", OrphanExpiredLockLiveOwner, "", true, "", withLock(lock("a.json", 7, "s1", "", 0, LivenessAlive))},
 		{"expired lock live owner: not yet expired", OrphanExpiredLockLiveOwner, "", false, "", withLock(lock("a.json", 7, "s1", "", time.Second, LivenessAlive))},
 		{"never expires, live owner: inspect", OrphanLockNeverExpires, "", true, "", withLock(mutLock(lock("a.json", 7, "s1", "", 0, LivenessAlive), func(l *LockObs) { l.Entry.Record.WorkLease.ExpiresAt = lockrec.Timestamp{} }))},
-		{"never expires, dead owner: retire", OrphanLockNeverExpires, "", true, ActionRetireLock, withLock(mutLock(lock("a.json", 7, "s1", "", 0, LivenessDead), func(l *LockObs) { l.Entry.Record.WorkLease.ExpiresAt = lockrec.ParseTimestamp("soon") }))},
+		{"never expires, dead owner: retire", OrphanLockNeverExpires, "", true, actionid.RetireLock, withLock(mutLock(lock("a.json", 7, "s1", "", 0, LivenessDead), func(l *LockObs) { l.Entry.Record.WorkLease.ExpiresAt = lockrec.ParseTimestamp("soon") }))},
 		{"never expires: recorded expiry", OrphanLockNeverExpires, "", false, "", withLock(lock("a.json", 7, "s1", "", hour, LivenessAlive))},
 		{"incomplete lock", OrphanIncompleteLock, "", true, "", withLock(mutLock(lock("a.json", 7, "s1", "", hour, LivenessAlive), func(l *LockObs) { l.Entry.Record.LockProvenance = nil }))},
 		{"incomplete lock: canonical", OrphanIncompleteLock, "", false, "", withLock(lock("a.json", 7, "s1", "", hour, LivenessAlive))},

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"steward/govern/actionid"
 	"steward/leases"
 	"steward/locks/lockrec"
 )
@@ -95,7 +96,7 @@ func itemOfKey(k lockrec.Key) *Item {
 func leaseActive(l *leases.Lease) bool { return !l.Status.Terminal() }
 
 func retire(name string) *ActionRef {
-	return &ActionRef{ID: ActionRetireLock, Target: ActionTarget{LockFile: name}}
+	return &ActionRef{ID: actionid.RetireLock, Target: ActionTarget{LockFile: name}}
 }
 
 func leaseAction(id, lease string) *ActionRef {
@@ -461,15 +462,15 @@ func leaseOrphans(u *unitIn, lo *LeaseObs, fr leases.FreshnessResult, pol leases
 	handoff := pendingHandoff(l)
 	switch fr.Value {
 	case leases.FreshExpired:
-		o := mk(OrphanActiveLeasePastExpiry, leaseAction(ActionReclaimExpired, l.LeaseID))
+		o := mk(OrphanActiveLeasePastExpiry, leaseAction(actionid.ReclaimExpired, l.LeaseID))
 		if handoff {
 			o.Evidence = append(o.Evidence, ev(SourceDB, "provenance_json.cross_role_handoff", "pending, never adopted"))
 		}
 		return append(res, o)
 	case leases.FreshStaleDeadProcess:
-		res = append(res, mk(OrphanStaleLeaseDeadOwner, leaseAction(ActionAbandonStale, l.LeaseID)))
+		res = append(res, mk(OrphanStaleLeaseDeadOwner, leaseAction(actionid.AbandonStale, l.LeaseID)))
 	case leases.FreshStaleMissingWorktree:
-		res = append(res, mk(OrphanStaleLeaseMissingWorktree, leaseAction(ActionAbandonStale, l.LeaseID),
+		res = append(res, mk(OrphanStaleLeaseMissingWorktree, leaseAction(actionid.AbandonStale, l.LeaseID),
 			ev(SourceDB, "leases.worktree_path", l.WorktreePath+": "+lo.WorkWhy)))
 	default:
 		if len(l.Problems) > 0 {
@@ -481,9 +482,9 @@ func leaseOrphans(u *unitIn, lo *LeaseObs, fr leases.FreshnessResult, pol leases
 			s, ok := u.sessions[l.SessionID]
 			switch {
 			case !ok:
-				res = append(res, mk(OrphanLease, leaseAction(ActionAbandonStale, l.LeaseID), ev(SourceDB, "sessions", "no session row "+strconv.Quote(l.SessionID))))
+				res = append(res, mk(OrphanLease, leaseAction(actionid.AbandonStale, l.LeaseID), ev(SourceDB, "sessions", "no session row "+strconv.Quote(l.SessionID))))
 			case !leases.SessionActive(s.Session.Status) || s.Session.EndedAt.OK():
-				res = append(res, mk(OrphanLease, leaseAction(ActionAbandonStale, l.LeaseID),
+				res = append(res, mk(OrphanLease, leaseAction(actionid.AbandonStale, l.LeaseID),
 					ev(SourceDB, "sessions.status", s.Session.Status), ev(SourceDB, "sessions.ended_at", s.Session.EndedAt.Raw)))
 			}
 		}

@@ -66,19 +66,6 @@ const (
 	BucketUnknown          Bucket = "unknown"
 )
 
-// Action ids of the governed core that orphans name. They are the exact
-// strings of package govern (a test there checks each exists in the core).
-const (
-	ActionReclaimExpired = "lease.reclaim-expired"
-	ActionAbandonStale   = "lease.abandon-stale"
-	ActionExpireSweep    = "lease.expire-sweep"
-	ActionRetireLock     = "lock.retire"
-	ActionRestoreLock    = "lock.restore"
-)
-
-// ActionIDs lists every action id the model names.
-var ActionIDs = []string{ActionReclaimExpired, ActionAbandonStale, ActionExpireSweep, ActionRetireLock, ActionRestoreLock}
-
 // Source names where a fact came from.
 type Source string
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"steward/govern/actionid"
 	"steward/leases"
 )
 
@@ -53,7 +54,7 @@ func TestCollisionResolution(t *testing.T) {
 			ResolveWorkers, []string{"both owners are alive", "steward will not pick a winner"}, nil, []string{"s1", "s2"}},
 		{"two live locks, one owner dead", ContentionDuplicateLiveLock,
 			all(withLock(lock("a.json", 7, "s1", "", hour, LivenessAlive)), withLock(lock("b.json", 7, "s2", "", hour, LivenessDead))),
-			ResolveOperator, []string{"s2", "s1 keeps the item", ActionRetireLock}, []string{ActionRetireLock + " b.json"}, []string{"s1", "s2"}},
+			ResolveOperator, []string{"s2", "s1 keeps the item", actionid.RetireLock}, []string{actionid.RetireLock + " b.json"}, []string{"s1", "s2"}},
 		{"a legacy lock's owner counts", ContentionDuplicateLiveLock,
 			all(withLock(lock("a.json", 7, "s1", "", hour, LivenessAlive)), withLock(lock("b.json", 7, "", "", hour, LivenessAlive))),
 			ResolveWorkers, []string{"steward will not pick a winner"}, nil, []string{"s1", "pid 42 (b.json: no owner_session)"}},
@@ -62,7 +63,7 @@ func TestCollisionResolution(t *testing.T) {
 			ResolveWorkers, []string{"s2: not proven dead", "will not pick a winner"}, nil, []string{"s1", "s2"}},
 		{"two active leases, one past its expiry", ContentionConcurrentActiveLease,
 			all(withSess("s1", "s2"), withLease(lease("L1", 7, "s1", leases.StatusActive, 5*time.Minute, LivenessAlive)), withLease(lease("L2", 7, "s2", leases.StatusActive, -time.Minute, LivenessAlive))),
-			ResolveOperator, []string{"s1 keeps the item", ActionReclaimExpired}, []string{ActionReclaimExpired + " L2"}, []string{"s1", "s2"}},
+			ResolveOperator, []string{"s1 keeps the item", actionid.ReclaimExpired}, []string{actionid.ReclaimExpired + " L2"}, []string{"s1", "s2"}},
 		{"two active leases, both alive", ContentionConcurrentActiveLease,
 			all(withSess("s1", "s2"), withLease(lease("L1", 7, "s1", leases.StatusActive, 5*time.Minute, LivenessAlive)), withLease(lease("L2", 7, "s2", leases.StatusActive, time.Minute, LivenessAlive))),
 			ResolveWorkers, []string{"both owners are alive"}, nil, []string{"s1", "s2"}},

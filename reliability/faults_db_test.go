@@ -14,6 +14,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/leases"
 	"steward/leases/leasestest"
 	"steward/model"
@@ -210,7 +211,7 @@ func TestInotifyLimitFallsBackToPolling(t *testing.T) {
 	defer log.Close()
 	core := govern.New(w.ws, log, govern.Options{Actor: govern.LocalActor(govern.RoleOperator, "")})
 	defer core.Close()
-	_, out, err := core.Run(context.Background(), govern.Request{Action: govern.ActionClaim,
+	_, out, err := core.Run(context.Background(), govern.Request{Action: actionid.Claim,
 		Target: govern.Target{Session: "s-poll", Item: &govern.Item{Org: "acme", Repo: "widgets", Number: 42}}}, "")
 	must(t, err)
 	if out.Result != govern.ResultSucceeded {

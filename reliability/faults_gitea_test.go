@@ -14,6 +14,7 @@ import (
 	"steward/gitea/fakegitea"
 	"steward/gitea/giteatest"
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/model"
 	"steward/model/live"
 )
@@ -185,7 +186,7 @@ func TestGiteaFaultsInActions(t *testing.T) {
 			}})
 			defer core.Close()
 			ctx := context.Background()
-			req := govern.Request{Action: govern.ActionAnswer, Target: govern.Target{Item: &govern.Item{Org: "acme", Repo: "widgets", Kind: "issue", Number: rig.issue}},
+			req := govern.Request{Action: actionid.Answer, Target: govern.Target{Item: &govern.Item{Org: "acme", Repo: "widgets", Kind: "issue", Number: rig.issue}},
 				Params: map[string]string{"body": "Skip reviewer leases."}}
 			pv, err := core.Preview(ctx, req)
 			must(t, err)

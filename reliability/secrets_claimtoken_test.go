@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/leases"
 	"steward/mcp"
 )
@@ -88,7 +89,7 @@ func TestClaimTokenNeverReachesAnOutput(t *testing.T) {
 		ob, _ := json.Marshal(o)
 		seen.Write(ob)
 	}
-	pv, err := core.Preview(ctx, govern.Request{Action: govern.ActionRelease, Target: govern.Target{LeaseID: hb.Fence.LeaseID, Session: "tok-w1"},
+	pv, err := core.Preview(ctx, govern.Request{Action: actionid.Release, Target: govern.Target{LeaseID: hb.Fence.LeaseID, Session: "tok-w1"},
 		Params: map[string]string{govern.ParamClaimToken: tok}})
 	must(t, err)
 	pb, _ := json.Marshal(pv)

@@ -20,6 +20,7 @@ import (
 	"steward/gitea"
 	"steward/gitea/fakegitea"
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/model"
 	"steward/model/live"
 	"steward/tui"
@@ -118,7 +119,7 @@ func TestTokenNeverReachesAnOutput(t *testing.T) {
 	// The governed answer: preview while the server behaves, apply while it echoes.
 	echo(false)
 	ctx := context.Background()
-	req := govern.Request{Action: govern.ActionAnswer, Target: govern.Target{Item: &govern.Item{Org: "acme", Repo: "widgets", Kind: "issue", Number: issue}},
+	req := govern.Request{Action: actionid.Answer, Target: govern.Target{Item: &govern.Item{Org: "acme", Repo: "widgets", Kind: "issue", Number: issue}},
 		Params: map[string]string{"body": "Skip reviewer leases."}}
 	pv, err := core.Preview(ctx, req)
 	must(t, err)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/leases"
 	"steward/model"
 	"steward/model/live"
@@ -193,18 +194,18 @@ func supervise(wsJSON, auditPath, dur string) error {
 			}
 		}
 		if rep.Rounds%5 == 0 {
-			apply(govern.Request{Action: govern.ActionExpireSweep})
+			apply(govern.Request{Action: actionid.ExpireSweep})
 		}
 		// Act as a worker on one item: claim, then release what was claimed.
 		n := int64(1 + rng.IntN(cw.Items))
 		session := "second-steward-" + strconv.Itoa(rep.Rounds%8) // a few sessions, reused, as a real one would
-		_, out, err := core.Run(ctx, govern.Request{Action: govern.ActionClaim,
+		_, out, err := core.Run(ctx, govern.Request{Action: actionid.Claim,
 			Target: govern.Target{Session: session, Item: &govern.Item{Org: cw.Org, Repo: cw.Repo, Kind: "issue", Number: n}},
 			Params: map[string]string{"pid": strconv.Itoa(os.Getpid()), "username": "second-steward"}}, "")
 		if err == nil {
-			rep.Applied[govern.ActionClaim+" "+string(out.Result)]++
+			rep.Applied[actionid.Claim+" "+string(out.Result)]++
 			if out.Result == govern.ResultSucceeded {
-				apply(govern.Request{Action: govern.ActionRelease, Target: govern.Target{LeaseID: out.Detail["lease_id"], Session: session}})
+				apply(govern.Request{Action: actionid.Release, Target: govern.Target{LeaseID: out.Detail["lease_id"], Session: session}})
 			}
 		}
 		time.Sleep(100 * time.Millisecond) // the supervisor's pace, not synchronisation

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/model"
 )
 
@@ -172,7 +173,7 @@ func (c *census) sample() {
 	}
 	if oldest != nil {
 		it := oldest.Item
-		pv, err := c.preview.Preview(c.f.ctx(), govern.Request{Action: govern.ActionAnswer,
+		pv, err := c.preview.Preview(c.f.ctx(), govern.Request{Action: actionid.Answer,
 			Target: govern.Target{
 				Item: &govern.Item{Remote: it.Remote, Org: it.Org, Repo: it.Repo, Kind: it.Kind, Number: it.Number},
 			},

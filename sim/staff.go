@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/leases"
 	"steward/model"
 )
@@ -204,7 +205,7 @@ func (s *staff) answer(snap *model.Snapshot) {
 		}
 		body := answers[int(c.Item.Number)%len(answers)]
 		req := govern.Request{
-			Action: govern.ActionAnswer,
+			Action: actionid.Answer,
 			Target: govern.Target{
 				Item: &govern.Item{
 					Remote: c.Item.Remote,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/leases"
 )
 
@@ -163,7 +164,7 @@ func (w *worker) cycle() {
 func (w *worker) tryClaim(c Candidate) bool {
 	wt := w.f.worktreeOf(c.Number)
 	req := govern.Request{
-		Action: govern.ActionClaim,
+		Action: actionid.Claim,
 		Target: govern.Target{
 			Session: w.session,
 			Item: &govern.Item{
@@ -262,7 +263,7 @@ func (w *worker) heartbeat(c *claim) {
 	if !w.current(c) || c.stalled {
 		return
 	}
-	out, err := w.act(w.own(govern.ActionHeartbeat, c))
+	out, err := w.act(w.own(actionid.Heartbeat, c))
 	if err != nil || out.Result != govern.ResultSucceeded {
 		w.emit(EventError, c.item.Number, "heartbeat refused: "+msg(out, err)+"; giving the claim up")
 		w.claim = nil
@@ -290,7 +291,7 @@ func (w *worker) release(c *claim) {
 		return
 	}
 	w.claim = nil
-	out, err := w.act(w.own(govern.ActionRelease, c))
+	out, err := w.act(w.own(actionid.Release, c))
 	if err != nil || out.Result != govern.ResultSucceeded {
 		w.emit(EventError, c.item.Number, "release: "+msg(out, err))
 	} else {
@@ -369,13 +370,13 @@ func (w *worker) ask(c *claim) {
 		return
 	}
 	q := fmt.Sprintf(questions[w.rng.IntN(len(questions))], c.item.Title)
-	if _, ok := w.core.Spec(govern.ActionAsk); !ok && w.f.cfg.Hands == nil {
+	if _, ok := w.core.Spec(actionid.Ask); !ok && w.f.cfg.Hands == nil {
 		w.emit(EventError, c.item.Number, "clarification.ask is not available in this core; releasing instead")
 		w.release(c)
 		return
 	}
 	w.claim = nil
-	req := w.own(govern.ActionAsk, c)
+	req := w.own(actionid.Ask, c)
 	req.Target.Item = &govern.Item{
 		Remote: w.f.cfg.Remote,
 		Org:    w.f.cfg.Owner,

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/leases"
 	"steward/model"
 	"steward/termsafe"
@@ -408,10 +409,10 @@ func clarRow(c *model.Clarification, cfg digestCfg) row {
 	if r.URL == "" && cfg.itemURL != nil {
 		r.URL = cut(cfg.itemURL(c.Item))
 	}
-	if cfg.knows == nil || cfg.knows(actionAnswer) {
-		r.Actions = []actionRef{{Req: govern.Request{Action: actionAnswer, Target: govern.Target{Item: govItem(&c.Item)}}, Label: "answer the question"}}
+	if cfg.knows == nil || cfg.knows(actionid.Answer) {
+		r.Actions = []actionRef{{Req: govern.Request{Action: actionid.Answer, Target: govern.Target{Item: govItem(&c.Item)}}, Label: "answer the question"}}
 	} else {
-		r.Inspect = "this core has no " + actionAnswer + " action yet"
+		r.Inspect = "this core has no " + actionid.Answer + " action yet"
 	}
 	if cfg.sla > 0 && !c.AskedAt.IsZero() && cfg.at.Sub(c.AskedAt) > cfg.sla {
 		r.Rank = 0 // past its SLA
@@ -419,9 +420,6 @@ func clarRow(c *model.Clarification, cfg digestCfg) row {
 	r.finish()
 	return r
 }
-
-// actionAnswer is the governed core's clarification answer.
-const actionAnswer = "clarification.answer"
 
 func sessionRow(x *model.Session) row {
 	leaseIDs := make([]string, len(x.Leases))

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"steward/govern"
+	"steward/govern/actionid"
 )
 
 type (
@@ -34,7 +35,7 @@ func (a *attn) ack(k string, now time.Time) intent {
 			level = x.Level
 		}
 	}
-	return planIntent{asking: "asking the core to preview the acknowledgement…", req: govern.Request{Action: govern.ActionAttentionAck,
+	return planIntent{asking: "asking the core to preview the acknowledgement…", req: govern.Request{Action: actionid.AttentionAck,
 		Target: govern.Target{Entry: k}, Params: map[string]string{"evidence": e.Evidence, "level": strconv.Itoa(level)}}}
 }
 
@@ -46,7 +47,7 @@ func (a *attn) snooze(in snoozeIntent, o Options) intent {
 	case in.dur > 0 && !ok:
 		return noteIntent{"the entry left the latest snapshot meanwhile; nothing to snooze"}
 	case in.dur > 0:
-		return planIntent{asking: "asking the core to preview the snooze…", req: govern.Request{Action: govern.ActionAttentionSnooze,
+		return planIntent{asking: "asking the core to preview the snooze…", req: govern.Request{Action: actionid.AttentionSnooze,
 			Target: govern.Target{Entry: in.entry}, Params: map[string]string{"evidence": e.Evidence, "for": in.dur.String()}}}
 	case in.entry == "" || !ok:
 		return noteIntent{"this row's attention entry is not in the latest snapshot; nothing to snooze"}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"steward/govern/actionid"
 	"steward/model"
 )
 
@@ -20,7 +21,7 @@ func collisions() *model.Snapshot {
 			LockFiles: []string{"acme_widgets_106.json", "acme_widgets_106.json.2"}, Count: 2,
 			Next: &model.Resolution{Who: model.ResolveOperator, Runbook: model.RunbookOf(model.ContentionDuplicateLiveLock),
 				Say:     "end the losing lock of pid 42 (its owner is dead or its claim has run out) with lock.retire; sess-g7 keeps the item",
-				Actions: []model.ActionRef{{ID: model.ActionRetireLock, Target: model.ActionTarget{LockFile: "acme_widgets_106.json.2"}}}}},
+				Actions: []model.ActionRef{{ID: actionid.RetireLock, Target: model.ActionTarget{LockFile: "acme_widgets_106.json.2"}}}}},
 	}
 	return s
 }
@@ -60,7 +61,7 @@ func TestCollisionsHaveAWayOut(t *testing.T) {
 				opts = append(opts, o.action)
 			}
 			wantRetire := strings.Contains(row.Title, "#106")
-			if got := strings.Contains(strings.Join(opts, ","), model.ActionRetireLock); got != wantRetire {
+			if got := strings.Contains(strings.Join(opts, ","), actionid.RetireLock); got != wantRetire {
 				t.Errorf("%dx%d: %q offers %v", sz[0], sz[1], row.Title, opts)
 			}
 			send(r, keyMsg("esc"))

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"steward/govern"
+	"steward/govern/actionid"
 )
 
 // menuOption is one action offered for the selected or marked rows, with the core's previews.
@@ -97,7 +98,7 @@ func newActionMenu(keys KeyMap, in actIntent, core *govern.Core) *actionMenu {
 		}
 		actions := row.Actions
 		if row.Recover != nil {
-			actions = append(append([]actionRef{}, actions...), actionRef{Req: govern.Request{Action: govern.ActionRecover, Target: govern.Target{Item: row.Recover}}})
+			actions = append(append([]actionRef{}, actions...), actionRef{Req: govern.Request{Action: actionid.Recover, Target: govern.Target{Item: row.Recover}}})
 		}
 		for _, a := range actions {
 			if a.Req.Action == localVerify || a.Req.Action == localResolve {
@@ -114,7 +115,7 @@ func newActionMenu(keys KeyMap, in actIntent, core *govern.Core) *actionMenu {
 			o := byID[a.Req.Action]
 			if o == nil {
 				o = &menuOption{action: a.Req.Action, title: firstNonEmpty(spec.Title, a.Label), hidden: in.hidden}
-				if a.Req.Action == actionAnswer {
+				if a.Req.Action == actionid.Answer {
 					if len(in.rows) > 1 {
 						continue // one answer per question
 					}
@@ -165,7 +166,7 @@ func menuRank(id string) int {
 		return 0
 	case localResolve:
 		return 1
-	case govern.ActionRecover:
+	case actionid.Recover:
 		return 3
 	}
 	return 2

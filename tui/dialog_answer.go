@@ -6,6 +6,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"steward/govern"
+	"steward/govern/actionid"
 )
 
 // answerEditor is where a maintainer writes the answer to a clarification: a text area, a
@@ -106,7 +107,7 @@ func (e *answerEditor) keyLine() string {
 // answerRequest is the core's answer request: the body, and the question comment it answers
 // when known (the core refuses it when the worker asked something else meanwhile).
 func answerRequest(item *govern.Item, question, body string) govern.Request {
-	req := govern.Request{Action: actionAnswer, Target: govern.Target{Item: item}, Params: map[string]string{"body": body}}
+	req := govern.Request{Action: actionid.Answer, Target: govern.Target{Item: item}, Params: map[string]string{"body": body}}
 	if question != "" {
 		req.Params["question_comment"] = question
 	}

@@ -5,25 +5,26 @@ import (
 	"time"
 
 	"steward/govern"
+	"steward/govern/actionid"
 )
 
 func allowedPreview() govern.Preview {
 	return govern.Preview{
-		Request:  govern.Request{Action: govern.ActionReclaimExpired, Target: govern.Target{LeaseID: "L-103"}},
-		Spec:     govern.Spec{ID: govern.ActionReclaimExpired, Title: "Reclaim an expired lease", MinRole: govern.RoleOperator, Tier: govern.TierGatedWrite},
+		Request:  govern.Request{Action: actionid.ReclaimExpired, Target: govern.Target{LeaseID: "L-103"}},
+		Spec:     govern.Spec{ID: actionid.ReclaimExpired, Title: "Reclaim an expired lease", MinRole: govern.RoleOperator, Tier: govern.TierGatedWrite},
 		Allowed:  true,
 		Effects:  []string{"lease L-103: active → expired", "lock acme_widgets_103.json archived to retired/ with a recovery block"},
 		Fences:   []string{"lease L-103 status active, expires_at 2026-05-04T11:56:00Z, holder sess-c3", "lock_generation 7 + task_session_id ts-103"},
 		Evidence: []string{"expires_at passed 4m00s ago", "owner pid 312 dead on bench"},
-		Inverse:  &govern.Request{Action: govern.ActionRestoreLock},
+		Inverse:  &govern.Request{Action: actionid.RestoreLock},
 		At:       fixedNow,
 	}
 }
 
 func refusedPreview() govern.Preview {
 	p := allowedPreview()
-	p.Request = govern.Request{Action: govern.ActionRetireLock, Target: govern.Target{LockFile: "acme_widgets_106.json"}}
-	p.Spec = govern.Spec{ID: govern.ActionRetireLock, Title: "Retire a dead or expired lock", MinRole: govern.RoleController, Tier: govern.TierPrivileged}
+	p.Request = govern.Request{Action: actionid.RetireLock, Target: govern.Target{LockFile: "acme_widgets_106.json"}}
+	p.Spec = govern.Spec{ID: actionid.RetireLock, Title: "Retire a dead or expired lock", MinRole: govern.RoleController, Tier: govern.TierPrivileged}
 	p.Allowed = false
 	p.Refusal = &govern.Refusal{Code: govern.CodeRoleTooLow, Message: "lock.retire needs role controller; you are operator — ask a controller"}
 	p.Effects = nil
@@ -32,15 +33,15 @@ func refusedPreview() govern.Preview {
 
 func destructivePreview() govern.Preview {
 	p := allowedPreview()
-	p.Request = govern.Request{Action: govern.ActionAbandonStale, Target: govern.Target{LeaseID: "L-103"}}
-	p.Spec = govern.Spec{ID: govern.ActionAbandonStale, Title: "Abandon a stale lease with proof", MinRole: govern.RoleOperator, Tier: govern.TierDestructive}
+	p.Request = govern.Request{Action: actionid.AbandonStale, Target: govern.Target{LeaseID: "L-103"}}
+	p.Spec = govern.Spec{ID: actionid.AbandonStale, Title: "Abandon a stale lease with proof", MinRole: govern.RoleOperator, Tier: govern.TierDestructive}
 	p.ConfirmPhrase = "abandon L-103"
 	return p
 }
 
 // unknownAttempt is an interrupted reclaim as auditEvents describes it.
 func unknownAttempt() *attemptRef {
-	return &attemptRef{ID: "att-20260504T115800-0a1b2c3d4e5f", Action: govern.ActionReclaimExpired, Target: "lease L-103",
+	return &attemptRef{ID: "att-20260504T115800-0a1b2c3d4e5f", Action: actionid.ReclaimExpired, Target: "lease L-103",
 		Actor: "maint", Message: "no outcome recorded: interrupted, or still in flight", At: fixedNow.Add(-2 * time.Minute)}
 }
 
@@ -64,8 +65,8 @@ func TestGoldenDialogs(t *testing.T) {
 		}},
 		{"menu", func(r *Root) {
 			r.push(&actionMenu{keys: r.env.keys, names: []string{"Claim on acme/widgets#103", "live-lock-dead-owner acme/widgets#106"}, hidden: 1, opts: []menuOption{
-				{action: govern.ActionReclaimExpired, title: "Reclaim an expired lease", previews: []govern.Preview{allowedPreview()}},
-				{action: govern.ActionRetireLock, title: "Retire a dead or expired lock", previews: []govern.Preview{refusedPreview()}},
+				{action: actionid.ReclaimExpired, title: "Reclaim an expired lease", previews: []govern.Preview{allowedPreview()}},
+				{action: actionid.RetireLock, title: "Retire a dead or expired lock", previews: []govern.Preview{refusedPreview()}},
 			}})
 		}},
 		{"answer-editor", func(r *Root) {
@@ -108,14 +109,14 @@ func TestGoldenDialogs(t *testing.T) {
 			now := r.opts.Now()
 			r.toasts.push(toastPending, "lease.reclaim-expired on lease L-101 …", now)
 			id := r.toasts.push(toastPending, "", now)
-			r.toasts.settle(id, govern.Outcome{Attempt: "att-1", Action: govern.ActionReclaimExpired, Result: govern.ResultSucceeded, Effects: []string{"lease L-103 expired"}}, now)
+			r.toasts.settle(id, govern.Outcome{Attempt: "att-1", Action: actionid.ReclaimExpired, Result: govern.ResultSucceeded, Effects: []string{"lease L-103 expired"}}, now)
 			r.resize()
 		}},
 		{"toasts-refused-failed-unknown", func(r *Root) {
 			now := r.opts.Now()
 			for i, res := range []govern.Result{govern.ResultRefused, govern.ResultFailed, govern.ResultUnknown} {
 				id := r.toasts.push(toastPending, "", now)
-				r.toasts.settle(id, govern.Outcome{Attempt: "att-" + string(rune('1'+i)), Action: govern.ActionReclaimExpired, Result: res,
+				r.toasts.settle(id, govern.Outcome{Attempt: "att-" + string(rune('1'+i)), Action: actionid.ReclaimExpired, Result: res,
 					Code: "fence_moved", Message: "the lease moved since the preview; preview again", Effects: []string{"lease L-103 expired"}}, now)
 			}
 			r.resize()

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"steward/govern/actionid"
 	"steward/model"
 )
 
@@ -47,7 +48,7 @@ func TestRowCacheMatchesFreshDigest(t *testing.T) {
 	c.Phase = "reviewing"
 	s1.Claims[1] = &c
 	s1.Orphans = append([]*model.Orphan{{Kind: model.OrphanActiveLeasePastExpiry, Item: item(102), LeaseID: "L-102",
-		Action: &model.ActionRef{ID: model.ActionReclaimExpired, Target: model.ActionTarget{LeaseID: "L-102"}, Allowed: ptr(true)}}}, s0.Orphans[1:]...)
+		Action: &model.ActionRef{ID: actionid.ReclaimExpired, Target: model.ActionTarget{LeaseID: "L-102"}, Allowed: ptr(true)}}}, s0.Orphans[1:]...)
 	s1.Sessions = s0.Sessions[:2]
 	s2 := s1
 	s2.GeneratedAt = s1.GeneratedAt.Add(time.Minute)

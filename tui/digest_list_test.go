@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"steward/govern/actionid"
 	"steward/model"
 )
 
@@ -125,7 +126,7 @@ func TestMergedDigestMatchesFreshDigest(t *testing.T) {
 				if len(n.Claims) > 0 {
 					c := n.Claims[rng.IntN(len(n.Claims))]
 					n.Orphans = append(n.Orphans, &model.Orphan{Kind: model.OrphanActiveLeasePastExpiry, Item: c.Item, LeaseID: c.LeaseID, LockFile: c.LockFile,
-						Action: &model.ActionRef{ID: model.ActionReclaimExpired, Target: model.ActionTarget{LeaseID: c.LeaseID}, Allowed: ptr(true)}})
+						Action: &model.ActionRef{ID: actionid.ReclaimExpired, Target: model.ActionTarget{LeaseID: c.LeaseID}, Allowed: ptr(true)}})
 				}
 			case k == 7 && len(n.Orphans) > 0: // an orphan goes
 				j := rng.IntN(len(n.Orphans))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"steward/govern/actionid"
 	"steward/model"
 )
 
@@ -50,10 +51,10 @@ func populated() *model.Snapshot {
 	s.Orphans = []*model.Orphan{
 		{Kind: model.OrphanActiveLeasePastExpiry, Item: item(103), LeaseID: "L-103", LockFile: "acme_widgets_103.json", SessionID: "sess-c3",
 			Evidence: []model.Evidence{ev(model.SourceDB, "leases.expires_at", at(-4*time.Minute).Format(time.RFC3339))},
-			Action:   &model.ActionRef{ID: model.ActionReclaimExpired, Target: model.ActionTarget{LeaseID: "L-103"}, Allowed: ptr(true)}},
+			Action:   &model.ActionRef{ID: actionid.ReclaimExpired, Target: model.ActionTarget{LeaseID: "L-103"}, Allowed: ptr(true)}},
 		{Kind: model.OrphanLiveLockDeadOwner, Item: item(106), LockFile: "acme_widgets_106.json",
 			Evidence: []model.Evidence{ev(model.SourceLocks, "pid", "4242 (dead)")},
-			Action:   &model.ActionRef{ID: model.ActionRetireLock, Target: model.ActionTarget{LockFile: "acme_widgets_106.json"}, Allowed: ptr(false), Refusal: &model.Refusal{Code: "role_too_low", Message: "needs controller"}}},
+			Action:   &model.ActionRef{ID: actionid.RetireLock, Target: model.ActionTarget{LockFile: "acme_widgets_106.json"}, Allowed: ptr(false), Refusal: &model.Refusal{Code: "role_too_low", Message: "needs controller"}}},
 		{Kind: model.OrphanExpiredLockLiveOwner, Item: item(108), LockFile: "acme_widgets_108.json",
 			Evidence: []model.Evidence{ev(model.SourceLocks, "pid", "77 (alive)")}, InspectOnlyReason: "the owner process is alive; ask it to release"},
 	}

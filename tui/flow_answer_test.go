@@ -11,6 +11,7 @@ import (
 	"steward/gitea"
 	"steward/gitea/fakegitea"
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/model"
 )
 
@@ -32,7 +33,7 @@ func TestFlowAnswerClarification(t *testing.T) {
 	recs, _, _ := govern.ReadAudit(audit)
 	var answered bool
 	for _, a := range govern.Attempts(recs) {
-		answered = answered || (a.Intent != nil && a.Intent.Action == actionAnswer && a.Status() == govern.ResultSucceeded)
+		answered = answered || (a.Intent != nil && a.Intent.Action == actionid.Answer && a.Status() == govern.ResultSucceeded)
 	}
 	if !answered {
 		t.Fatal("no succeeded clarification.answer in the audit log")

@@ -14,6 +14,7 @@ import (
 	"steward/gitea"
 	"steward/gitea/fakegitea"
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/model"
 )
 
@@ -99,7 +100,7 @@ func TestFlowAttentionAck(t *testing.T) {
 	recs, _, _ := govern.ReadAudit(audit)
 	var acked bool
 	for _, a := range govern.Attempts(recs) {
-		acked = acked || (a.Intent != nil && a.Intent.Action == govern.ActionAttentionAck && a.Intent.Target.Entry == "clarification:acme/widgets#1" && a.Status() == govern.ResultSucceeded)
+		acked = acked || (a.Intent != nil && a.Intent.Action == actionid.AttentionAck && a.Intent.Target.Entry == "clarification:acme/widgets#1" && a.Status() == govern.ResultSucceeded)
 	}
 	if !acked {
 		t.Fatal("no succeeded attention.ack in the audit log")

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/model"
 )
 
@@ -63,7 +64,7 @@ func TestFlowVerifyUnknownAnswer(t *testing.T) {
 	tm, src, audit := answerUpToApply(t, cl)
 	pressAll(tm, "tab", "enter")
 	waitText(t, tm, "[UNKNOWN] clarification.answer outcome UNKNOWN")
-	att := attemptOf(t, audit, actionAnswer)
+	att := attemptOf(t, audit, actionid.Answer)
 	if !att.Unresolved() {
 		t.Fatalf("the answer is not unknown: %s", att.Status())
 	}
@@ -78,7 +79,7 @@ func TestFlowVerifyUnknownAnswer(t *testing.T) {
 	}
 	pressAll(tm, "enter", "v")
 	waitText(t, tm, "verify: attempt "+att.ID+" (clarification.answer) stays UNKNOWN")
-	if a := attemptOf(t, audit, actionAnswer); !a.Unresolved() {
+	if a := attemptOf(t, audit, actionid.Answer); !a.Unresolved() {
 		t.Fatalf("the verifier settled it without evidence: %s", a.Status())
 	}
 
@@ -90,7 +91,7 @@ func TestFlowVerifyUnknownAnswer(t *testing.T) {
 
 	tm.Send(tea.QuitMsg{})
 	r := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Root)
-	a := attemptOf(t, audit, actionAnswer)
+	a := attemptOf(t, audit, actionid.Answer)
 	if a.Status() != govern.ResultFailed || len(a.Resolutions) != 1 || a.Resolutions[0].ResolvedBy != govern.ResolvedByMachine {
 		t.Fatalf("audit log: status %s, resolutions %+v", a.Status(), a.Resolutions)
 	}
@@ -141,7 +142,7 @@ func TestFlowResolveByHand(t *testing.T) {
 	claimShort(t, c, 401, "sess-4")
 	src := &diskSource{ws: ws, now: clk.Now, ch: make(chan *model.Snapshot, 4)}
 	lease := src.build().Claims[0].LeaseID
-	id := interrupted(t, audit, govern.Request{Action: govern.ActionReclaimExpired, Target: govern.Target{LeaseID: lease}}, clk.Now())
+	id := interrupted(t, audit, govern.Request{Action: actionid.ReclaimExpired, Target: govern.Target{LeaseID: lease}}, clk.Now())
 	clk.Add(time.Minute)
 
 	tm := startFlow(t, Options{Core: c, Source: src, AuditPath: audit, Now: clk.Now}, src)
@@ -190,7 +191,7 @@ func TestFlowResolveByHand(t *testing.T) {
 
 	tm.Send(tea.QuitMsg{})
 	r := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Root)
-	a := attemptOf(t, audit, govern.ActionReclaimExpired)
+	a := attemptOf(t, audit, actionid.ReclaimExpired)
 	if a.Status() != govern.ResultFailed || len(a.Resolutions) != 1 {
 		t.Fatalf("audit log: status %s, resolutions %+v", a.Status(), a.Resolutions)
 	}
@@ -224,7 +225,7 @@ func auditRoot(t *testing.T, role govern.Role) (*Root, string, string) {
 	actor.Role = role
 	c := govern.New(ws, log, govern.Options{Actor: actor, Now: func() time.Time { return fixedNow }})
 	t.Cleanup(func() { c.Close(); log.Close() })
-	id := interrupted(t, audit, govern.Request{Action: govern.ActionReclaimExpired, Target: govern.Target{LeaseID: "L-9"}}, fixedNow.Add(-time.Minute))
+	id := interrupted(t, audit, govern.Request{Action: actionid.ReclaimExpired, Target: govern.Target{LeaseID: "L-9"}}, fixedNow.Add(-time.Minute))
 	r := New(Options{Core: c, AuditPath: audit, Now: func() time.Time { return fixedNow }})
 	send(r, tea.WindowSizeMsg{Width: 160, Height: 48}, SnapshotMsg{empty()})
 	r.agen++
@@ -281,7 +282,7 @@ func TestVerifyWaitsForOwnApplies(t *testing.T) {
 		}
 	}
 	send(r, keyMsg("enter")) // Verify: the verifier reads the DB (the lease is not there)
-	if a := attemptOf(t, audit, govern.ActionReclaimExpired); a.Outcome == nil || a.Outcome.Result != govern.ResultUnknown {
+	if a := attemptOf(t, audit, actionid.ReclaimExpired); a.Outcome == nil || a.Outcome.Result != govern.ResultUnknown {
 		t.Fatalf("the verifier did not record the missing outcome: %+v", a.Outcome)
 	}
 	if !contains(plain(r), "verify: attempt "+id+" (lease.reclaim-expired) stays UNKNOWN") {

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/locks"
 	"steward/locks/lockrec"
 	"steward/model"
@@ -59,7 +60,7 @@ func TestFlowRecoverDeadClaim(t *testing.T) {
 			recs, _, _ := govern.ReadAudit(audit)
 			var rec *govern.Attempt
 			for _, a := range govern.Attempts(recs) {
-				if a.Intent != nil && a.Intent.Action == govern.ActionRecover {
+				if a.Intent != nil && a.Intent.Action == actionid.Recover {
 					rec = &a
 				}
 			}
@@ -143,7 +144,7 @@ func TestFlowBulkPreviewReadInFull(t *testing.T) {
 		recs, _, _ := govern.ReadAudit(audit)
 		n := 0
 		for _, a := range govern.Attempts(recs) {
-			if a.Intent != nil && a.Intent.Action == govern.ActionReclaimExpired && a.Status() == govern.ResultSucceeded {
+			if a.Intent != nil && a.Intent.Action == actionid.ReclaimExpired && a.Status() == govern.ResultSucceeded {
 				n++
 			}
 		}

@@ -17,6 +17,7 @@ import (
 	"steward/gitea"
 	"steward/gitea/fakegitea"
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/model"
 )
 
@@ -101,7 +102,7 @@ func TestFlowAttentionSnooze(t *testing.T) {
 	recs, _, _ := govern.ReadAudit(f.audit)
 	var snoozed bool
 	for _, a := range govern.Attempts(recs) {
-		snoozed = snoozed || (a.Intent != nil && a.Intent.Action == govern.ActionAttentionSnooze && a.Status() == govern.ResultSucceeded)
+		snoozed = snoozed || (a.Intent != nil && a.Intent.Action == actionid.AttentionSnooze && a.Status() == govern.ResultSucceeded)
 	}
 	if !snoozed {
 		t.Fatal("no succeeded attention.snooze in the audit log")

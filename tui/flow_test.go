@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/model"
 	"steward/model/live"
 )
@@ -158,7 +159,7 @@ func pressAll(tm *teatest.TestModel, ks ...string) {
 // claimShort makes a real claim through the governed core with a one-minute lease.
 func claimShort(t *testing.T, c *govern.Core, n int64, session string) {
 	t.Helper()
-	req := govern.Request{Action: govern.ActionClaim, Target: govern.Target{Session: session,
+	req := govern.Request{Action: actionid.Claim, Target: govern.Target{Session: session,
 		Item: &govern.Item{Org: "acme", Repo: "widgets", Kind: "issue", Number: n}},
 		Params: map[string]string{"role": "author", "ttl": "1m", "username": "bot-" + session, "profile": "author", "pid": "999999"}}
 	_, out, err := c.Run(context.Background(), req, "")

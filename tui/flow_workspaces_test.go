@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/model"
 )
 
@@ -130,7 +131,7 @@ func TestFlowWorkspacesAllViewAndSwitch(t *testing.T) {
 		t.Fatalf("prod's audit log changed: %d → %d attempts (the all view or staging's reclaim reached prod's core)", prodBefore, len(got))
 	}
 	got := attempts(t, staging.audit)
-	if len(got) != stagingBefore+1 || got[len(got)-1].Intent == nil || got[len(got)-1].Intent.Action != govern.ActionReclaimExpired || got[len(got)-1].Status() != govern.ResultSucceeded {
+	if len(got) != stagingBefore+1 || got[len(got)-1].Intent == nil || got[len(got)-1].Intent.Action != actionid.ReclaimExpired || got[len(got)-1].Status() != govern.ResultSucceeded {
 		t.Fatalf("staging's audit log: want its claim and one succeeded reclaim, got %d attempts", len(got))
 	}
 	if s := prod.src.build(); len(s.Orphans) != 1 {

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/history"
 	"steward/history/gather"
 	"steward/leases"
@@ -22,7 +23,7 @@ import (
 func TestFlowHistoryCursor(t *testing.T) {
 	clk := &clock{t: fixedNow}
 	c, ws, audit := testCore(t, false, clk.Now)
-	req := govern.Request{Action: govern.ActionClaim, Target: govern.Target{Session: "sess-1",
+	req := govern.Request{Action: actionid.Claim, Target: govern.Target{Session: "sess-1",
 		Item: &govern.Item{Org: "acme", Repo: "widgets", Kind: "issue", Number: 301}},
 		Params: map[string]string{"role": "author", "username": "bot-sess-1", "pid": strconv.Itoa(999999)}}
 	_, out, err := c.Run(context.Background(), req, "")
@@ -30,7 +31,7 @@ func TestFlowHistoryCursor(t *testing.T) {
 		t.Fatalf("claim: %v %+v", err, out)
 	}
 	clk.Add(6 * time.Minute)
-	_, out, err = c.Run(context.Background(), govern.Request{Action: govern.ActionRelease,
+	_, out, err = c.Run(context.Background(), govern.Request{Action: actionid.Release,
 		Target: govern.Target{LeaseID: out.Detail["lease_id"], Session: "sess-1"}}, "")
 	if err != nil || out.Result != govern.ResultSucceeded {
 		t.Fatalf("release: %v %+v", err, out)

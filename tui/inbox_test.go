@@ -10,6 +10,7 @@ import (
 
 	"steward/attention"
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/model"
 )
 
@@ -164,10 +165,10 @@ func TestActivityTargetsAndWindow(t *testing.T) {
 		atts = append(atts, govern.Attempt{ID: rec.Attempt, Outcome: &rec})
 		at = at.Add(time.Second)
 	}
-	add(govern.ActionReclaimExpired, govern.Target{LeaseID: "L-103"}, govern.ResultSucceeded)
-	add(govern.ActionRetireLock, govern.Target{LockFile: "acme_widgets_106.json"}, govern.ResultRefused)
+	add(actionid.ReclaimExpired, govern.Target{LeaseID: "L-103"}, govern.ResultSucceeded)
+	add(actionid.RetireLock, govern.Target{LockFile: "acme_widgets_106.json"}, govern.ResultRefused)
 	for range 3 {
-		add(govern.ActionHeartbeat, govern.Target{LeaseID: "L-101", Session: "sess-a1"}, govern.ResultSucceeded)
+		add(actionid.Heartbeat, govern.Target{LeaseID: "L-101", Session: "sess-a1"}, govern.ResultSucceeded)
 	}
 	send(r, auditMsg{gen: r.agen, events: auditEvents(atts), total: 1400}, keyMsg("6"))
 	f := plain(r)
@@ -178,7 +179,7 @@ func TestActivityTargetsAndWindow(t *testing.T) {
 		}
 	}
 	send(r, keyMsg("b"))
-	if n := strings.Count(plain(r), govern.ActionHeartbeat); n != 3 {
+	if n := strings.Count(plain(r), actionid.Heartbeat); n != 3 {
 		t.Errorf("b lists %d heartbeats, want 3", n)
 	}
 }

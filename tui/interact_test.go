@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"steward/govern"
+	"steward/govern/actionid"
 )
 
 // TestOpenCopyClickWheel: o opens the item's address through the injected opener, y copies
@@ -72,8 +73,8 @@ func TestUnknownOutcomeStays(t *testing.T) {
 	send(r, SnapshotMsg{populated()})
 	u := r.toasts.push(toastPending, "x", fixedNow)
 	ok := r.toasts.push(toastPending, "y", fixedNow)
-	send(r, applyMsg{toast: u, out: govern.Outcome{Attempt: "att-42", Action: govern.ActionReclaimExpired, Result: govern.ResultUnknown}})
-	send(r, applyMsg{toast: ok, out: govern.Outcome{Attempt: "att-43", Action: govern.ActionReclaimExpired, Result: govern.ResultSucceeded}})
+	send(r, applyMsg{toast: u, out: govern.Outcome{Attempt: "att-42", Action: actionid.ReclaimExpired, Result: govern.ResultUnknown}})
+	send(r, applyMsg{toast: ok, out: govern.Outcome{Attempt: "att-43", Action: actionid.ReclaimExpired, Result: govern.ResultSucceeded}})
 	r.opts.Now = func() time.Time { return fixedNow.Add(time.Hour) }
 	r.Update(tickMsg{}) // the tick's next command is not run: it would wait a second
 	if len(r.toasts.list) != 1 || !contains(plain(r), "att-42") {

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"steward/govern"
+	"steward/govern/actionid"
 )
 
 // shared is what the root lends every view: the clock reading of this frame, the digested
@@ -188,7 +189,7 @@ func (p *listView) acting() bindings {
 		bind(a.Recover, "Acting", true, ro(onlyIf(func() bool { r := sel(); return r != nil && r.Recover != nil },
 			"nothing of this row's item needs recovery (no expired or stale lease, no dead lock)")), func() intent {
 			it := sel().Recover
-			return planIntent{req: govern.Request{Action: govern.ActionRecover, Target: govern.Target{Item: it}},
+			return planIntent{req: govern.Request{Action: actionid.Recover, Target: govern.Target{Item: it}},
 				asking: "asking the core for the recover plan of " + it.String() + "…"}
 		}),
 		bind(a.Verify, "Acting", true, unsettled, func() intent { return auditIntent{kind: localVerify, att: sel().Unsettled} }),

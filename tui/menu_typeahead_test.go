@@ -4,13 +4,14 @@ import (
 	"testing"
 
 	"steward/govern"
+	"steward/govern/actionid"
 )
 
 // An enter pressed while the core's previews are still coming is kept and acted on when
 // they arrive — if the option is usable; a refused one keeps the menu open with its reason.
 func TestMenuChoiceTypedAhead(t *testing.T) {
-	reclaim := menuOption{action: govern.ActionReclaimExpired, title: "Reclaim", previews: []govern.Preview{allowedPreview()}}
-	refused := menuOption{action: govern.ActionReclaimExpired, title: "Reclaim", previews: []govern.Preview{refusedPreview()}}
+	reclaim := menuOption{action: actionid.ReclaimExpired, title: "Reclaim", previews: []govern.Preview{allowedPreview()}}
+	refused := menuOption{action: actionid.ReclaimExpired, title: "Reclaim", previews: []govern.Preview{refusedPreview()}}
 	for _, tc := range []struct {
 		name   string
 		keys   []string

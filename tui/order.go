@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/model"
 )
 
@@ -92,12 +93,12 @@ func copyOf(lease, lock, item string) (string, string) {
 // recoverable returns the item when actions hold a sanctioned lease or lock recovery and
 // the core knows the recover plan; nil otherwise.
 func recoverable(it *govern.Item, actions []actionRef, cfg digestCfg) *govern.Item {
-	if it == nil || cfg.knows != nil && !cfg.knows(govern.ActionRecover) {
+	if it == nil || cfg.knows != nil && !cfg.knows(actionid.Recover) {
 		return nil
 	}
 	for _, a := range actions {
 		switch a.Req.Action {
-		case govern.ActionReclaimExpired, govern.ActionAbandonStale, govern.ActionRetireLock:
+		case actionid.ReclaimExpired, actionid.AbandonStale, actionid.RetireLock:
 			return it
 		}
 	}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/reponame"
 )
 
@@ -21,7 +22,7 @@ func spellingCheck(req govern.Request) (note string, refuse bool) {
 	if _, _, err := reponame.Canonical(it.Org, it.Repo); err != nil {
 		why = err.Error()
 	}
-	if req.Action == govern.ActionRecover {
+	if req.Action == actionid.Recover {
 		return "the item is recorded as " + it.String() + " (" + why + "): the plan acts on that record as it is", false
 	}
 	return "not asked: the item is recorded as " + it.String() + " (" + why + "); steward acts on Gitea only under a spelling Gitea accepts. Recover the record instead", true

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"steward/govern"
+	"steward/govern/actionid"
 )
 
 // TestSpellingCheck: the workbench asks the core about a recorded item in a spelling
@@ -20,15 +21,15 @@ func TestSpellingCheck(t *testing.T) {
 		refuse bool
 		note   string
 	}{
-		{govern.ActionAnswer, item("acme", "widgets"), false, ""},
-		{govern.ActionAnswer, item("ACME", "Widgets"), false, ""},
-		{govern.ActionRecover, item("acme", "widgets"), false, ""},
-		{govern.ActionAnswer, nil, false, ""},
-		{govern.ActionAnswer, item("acme", "./widgets"), true, `not asked: the item is recorded as acme/./widgets#7 (repository name "./widgets" is not one Gitea accepts: it is a path`},
-		{govern.ActionAnswer, item("acme", "widgets.git"), true, "the clone-path spelling of a repository"},
-		{govern.ActionAnswer, item("acme", "ｗｉｄｇｅｔｓ"), true, "full-width characters"},
-		{govern.ActionRecover, item("acme", "./widgets"), false, "the plan acts on that record as it is"},
-		{govern.ActionRecover, item("acme", "widgets.git"), false, "recorded as acme/widgets.git#7 (the clone-path spelling of a repository)"},
+		{actionid.Answer, item("acme", "widgets"), false, ""},
+		{actionid.Answer, item("ACME", "Widgets"), false, ""},
+		{actionid.Recover, item("acme", "widgets"), false, ""},
+		{actionid.Answer, nil, false, ""},
+		{actionid.Answer, item("acme", "./widgets"), true, `not asked: the item is recorded as acme/./widgets#7 (repository name "./widgets" is not one Gitea accepts: it is a path`},
+		{actionid.Answer, item("acme", "widgets.git"), true, "the clone-path spelling of a repository"},
+		{actionid.Answer, item("acme", "ｗｉｄｇｅｔｓ"), true, "full-width characters"},
+		{actionid.Recover, item("acme", "./widgets"), false, "the plan acts on that record as it is"},
+		{actionid.Recover, item("acme", "widgets.git"), false, "recorded as acme/widgets.git#7 (the clone-path spelling of a repository)"},
 	} {
 		note, refuse := spellingCheck(govern.Request{Action: tc.action, Target: govern.Target{Item: tc.it}})
 		if refuse != tc.refuse || tc.note == "" && note != "" || !strings.Contains(note, tc.note) {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"steward/govern"
+	"steward/govern/actionid"
 )
 
 // activityView is the Activity view: one timeline of control-plane events and steward's
@@ -126,8 +127,8 @@ func activityRows(d *data, knows func(string) bool, heartbeats bool) (rows []row
 			r.Key = "heartbeats:" + e.Source + "\x00" + e.Target
 			r.Cells[7] = "heartbeats ×1"
 		}
-		if e.Inverse != nil && e.Result == string(govern.ResultSucceeded) && (knows == nil || knows(govern.ActionUndo)) {
-			r.Actions = []actionRef{{Req: govern.Request{Action: govern.ActionUndo, Target: govern.Target{Attempt: e.Attempt}}, Label: "undo " + e.Kind}}
+		if e.Inverse != nil && e.Result == string(govern.ResultSucceeded) && (knows == nil || knows(actionid.Undo)) {
+			r.Actions = []actionRef{{Req: govern.Request{Action: actionid.Undo, Target: govern.Target{Attempt: e.Attempt}}, Label: "undo " + e.Kind}}
 		}
 		if e.Unsettled != nil {
 			r.setUnsettled(e.Unsettled)
@@ -144,7 +145,7 @@ func activityRows(d *data, knows func(string) bool, heartbeats bool) (rows []row
 // isHeartbeat reports the event kinds that are heartbeats: the DB's lease.renew, the
 // core's worker.heartbeat, and the seed's own heartbeat events.
 func isHeartbeat(kind string) bool {
-	return kind == "lease.renew" || kind == govern.ActionHeartbeat || strings.HasSuffix(kind, "heartbeat")
+	return kind == "lease.renew" || kind == actionid.Heartbeat || strings.HasSuffix(kind, "heartbeat")
 }
 
 // Pseudo-actions of the action menu for an attempt whose outcome is unknown: they are not

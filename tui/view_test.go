@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"steward/govern/actionid"
 	"steward/history"
 	"steward/model"
 )
@@ -18,7 +19,7 @@ func manyOrphans(n int) *model.Snapshot {
 	for i := 0; i < n; i++ {
 		it := item(int64(300 + i))
 		s.Orphans = append(s.Orphans, &model.Orphan{Kind: model.OrphanActiveLeasePastExpiry, Item: it, LeaseID: fmt.Sprintf("L-%d", 300+i),
-			Action: &model.ActionRef{ID: model.ActionReclaimExpired, Target: model.ActionTarget{LeaseID: fmt.Sprintf("L-%d", 300+i)}, Allowed: ptr(true)}})
+			Action: &model.ActionRef{ID: actionid.ReclaimExpired, Target: model.ActionTarget{LeaseID: fmt.Sprintf("L-%d", 300+i)}, Allowed: ptr(true)}})
 	}
 	return s
 }

@@ -18,6 +18,7 @@ import (
 	"steward/gitea/contract"
 	"steward/gitea/giteatest"
 	"steward/govern"
+	"steward/govern/actionid"
 )
 
 func TestMain(m *testing.M) { os.Exit(giteatest.Main(m)) }
@@ -85,7 +86,7 @@ func TestAnswerWithLostResponseIsUnknownThenVerifiedWithoutDuplicate(t *testing.
 	}
 	defer log.Close()
 	core := govern.New(ws, log, govern.Options{Actor: govern.LocalActor(govern.RoleOperator, b.Maintainer)})
-	req := govern.Request{Action: govern.ActionAnswer, Target: govern.Target{Item: &govern.Item{Org: b.Owner, Repo: b.Repo, Kind: "issue", Number: n}},
+	req := govern.Request{Action: actionid.Answer, Target: govern.Target{Item: &govern.Item{Org: b.Owner, Repo: b.Repo, Kind: "issue", Number: n}},
 		Params: map[string]string{"body": "Use **SQLite**; the control plane is single-writer."}}
 	ctx := context.Background()
 

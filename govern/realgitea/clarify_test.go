@@ -15,6 +15,7 @@ import (
 	"steward/gitea/contract"
 	"steward/gitea/giteatest"
 	"steward/govern"
+	"steward/govern/actionid"
 )
 
 const marker = "status:blocked-pending-clarification"
@@ -85,7 +86,7 @@ func (e *clarifyEnv) ask(t *testing.T, n int64, question string) {
 }
 
 func (e *clarifyEnv) answerReq(n int64, body string) govern.Request {
-	return govern.Request{Action: govern.ActionAnswer, Target: govern.Target{Item: &govern.Item{Org: e.b.Owner, Repo: e.b.Repo, Kind: "issue", Number: n}},
+	return govern.Request{Action: actionid.Answer, Target: govern.Target{Item: &govern.Item{Org: e.b.Owner, Repo: e.b.Repo, Kind: "issue", Number: n}},
 		Params: map[string]string{"body": body}}
 }
 

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"steward/govern"
+	"steward/govern/actionid"
 )
 
 // T0 is the fixed clock the workspace is written at.
@@ -76,7 +77,7 @@ func run(out string) error {
 		if worktree != "" {
 			p["worktree"] = worktree
 		}
-		_, o, err := core.Run(ctx, govern.Request{Action: govern.ActionClaim, Target: govern.Target{
+		_, o, err := core.Run(ctx, govern.Request{Action: actionid.Claim, Target: govern.Target{
 			Item: &govern.Item{
 				Remote: "origin",
 				Org:    "acme",

@@ -23,6 +23,7 @@ import (
 	"steward/gitea/contract"
 	"steward/gitea/giteatest"
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/leases"
 	"steward/mcp"
 )
@@ -423,7 +424,7 @@ func WithGitea(e Env, b contract.Backend, cl *gitea.Client, ws govern.Workspace)
 			defer log.Close()
 			core := govern.New(ws, log, govern.Options{Actor: govern.LocalActor(govern.RoleOperator, b.Maintainer)})
 			defer core.Close()
-			_, out, err := core.Run(context.Background(), govern.Request{Action: govern.ActionAnswer,
+			_, out, err := core.Run(context.Background(), govern.Request{Action: actionid.Answer,
 				Target: govern.Target{Item: &govern.Item{Org: b.Owner, Repo: b.Repo, Number: item}}, Params: map[string]string{"body": body}}, "")
 			if err != nil || out.Result != govern.ResultSucceeded {
 				t.Fatalf("the maintainer's answer: %+v %v", out, err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/model"
 	"steward/model/live"
 )
@@ -109,7 +110,7 @@ func TestEndToEnd(t *testing.T) {
 		k := kindsOf(s)
 		return k[model.OrphanLiveLockDeadOwner] != nil && k[model.OrphanStaleLeaseDeadOwner] != nil
 	})
-	if o := kindsOf(s)[model.OrphanLiveLockDeadOwner]; o.Action == nil || o.Action.ID != model.ActionRetireLock || o.Action.Target.LockFile != lockFile {
+	if o := kindsOf(s)[model.OrphanLiveLockDeadOwner]; o.Action == nil || o.Action.ID != actionid.RetireLock || o.Action.Target.LockFile != lockFile {
 		t.Fatalf("live-lock-dead-owner action = %+v", o.Action)
 	}
 
@@ -121,18 +122,18 @@ func TestEndToEnd(t *testing.T) {
 		k := kindsOf(s)
 		return k[model.OrphanActiveLeasePastExpiry] != nil && k[model.OrphanStaleLockDeadOwner] != nil && k[model.OrphanLiveLockDeadOwner] == nil
 	})
-	if o := kindsOf(s)[model.OrphanActiveLeasePastExpiry]; o.Action.ID != model.ActionReclaimExpired || o.Action.Target.LeaseID != leaseID {
+	if o := kindsOf(s)[model.OrphanActiveLeasePastExpiry]; o.Action.ID != actionid.ReclaimExpired || o.Action.Target.LeaseID != leaseID {
 		t.Fatalf("past-expiry action = %+v", o.Action)
 	}
 
 	// 4. reclaim the lease and retire the lock through the core → gone.
-	if _, out, err := core.Run(ctx, govern.Request{Action: model.ActionReclaimExpired, Target: govern.Target{LeaseID: leaseID}}, ""); err != nil || out.Result != govern.ResultSucceeded {
+	if _, out, err := core.Run(ctx, govern.Request{Action: actionid.ReclaimExpired, Target: govern.Target{LeaseID: leaseID}}, ""); err != nil || out.Result != govern.ResultSucceeded {
 		t.Fatalf("reclaim: %v %+v", err, out)
 	}
 	s = waitFor(t, live, "lease orphan gone", func(s *model.Snapshot) bool {
 		return kindsOf(s)[model.OrphanActiveLeasePastExpiry] == nil && kindsOf(s)[model.OrphanStaleLockDeadOwner] != nil
 	})
-	pv, err := core.Preview(ctx, govern.Request{Action: model.ActionRetireLock, Target: govern.Target{LockFile: lockFile}})
+	pv, err := core.Preview(ctx, govern.Request{Action: actionid.RetireLock, Target: govern.Target{LockFile: lockFile}})
 	if err != nil || !pv.Allowed {
 		t.Fatalf("retire preview: %v %+v", err, pv.Refusal)
 	}

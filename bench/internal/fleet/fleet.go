@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/leases"
 	"steward/locks"
 	"steward/locks/lockrec"
@@ -158,7 +159,7 @@ func (m *Meta) templateClaim() (lockrec.Record, leases.Lease, error) {
 	if err := os.MkdirAll(wt, 0o700); err != nil {
 		return lockrec.Record{}, leases.Lease{}, err
 	}
-	_, out, err := core.Run(context.Background(), govern.Request{Action: govern.ActionClaim,
+	_, out, err := core.Run(context.Background(), govern.Request{Action: actionid.Claim,
 		Target: govern.Target{
 			Session: SessionID(1),
 			Item:    &govern.Item{Remote: Remote, Org: Org, Repo: Repo, Kind: "issue", Number: 1},

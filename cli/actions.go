@@ -28,7 +28,8 @@ type flagSpec struct {
 	target   string
 	def      string
 	required bool
-	// param, when set, is the parameter's name (default: the flag's name).
+	// param, when set, is the parameter's name (default: the flag's name): one of the
+	// names govern.ParamNames lists for the command's action (TestEveryFlagIsAParameter).
 	param string
 	// check, when set, validates a non-empty value: a value it refuses is an error naming
 	// the flag, the value and what is accepted — never "no pid" or a parser's internals.
@@ -106,10 +107,10 @@ var workerFlags = []flagSpec{
 // fenceFlags fence a worker's heartbeat, release or ask on the values it holds from its
 // claim or last heartbeat: a value that moved is refused fence_moved.
 var fenceFlags = []flagSpec{
-	{name: "expect-expires-at", param: govern.ParamExpectExpiresAt, usage: "refuse unless the lease's expires_at is still this (from the claim or the last heartbeat)"},
-	{name: "expect-lock-generation", param: govern.ParamExpectLockGeneration, usage: "refuse unless the lock's lock_generation is still this"},
-	{name: "expect-task-session", param: govern.ParamExpectTaskSession, usage: "refuse unless the lock's task_session_id is still this"},
-	{name: "expect-lease-generation", param: govern.ParamExpectLeaseGeneration, usage: "refuse unless the lease's lease_generation_id is still this (DBs that record one)"},
+	{name: "expect-expires-at", param: "expect_expires_at", usage: "refuse unless the lease's expires_at is still this (from the claim or the last heartbeat)"},
+	{name: "expect-lock-generation", param: "expect_lock_generation", usage: "refuse unless the lock's lock_generation is still this"},
+	{name: "expect-task-session", param: "expect_task_session_id", usage: "refuse unless the lock's task_session_id is still this"},
+	{name: "expect-lease-generation", param: "expect_lease_generation", usage: "refuse unless the lease's lease_generation_id is still this (DBs that record one)"},
 }
 
 // attentionFlags name an attention entry as `steward watch --json` prints it.
@@ -260,7 +261,8 @@ func (f flagSpec) paramName() string {
 }
 
 func buildRequest(ac actionCmd, vals []string) (govern.Request, error) {
-	req := govern.Request{Action: ac.action, Params: map[string]string{}}
+	req := govern.Request{Action: ac.action}
+	params := map[string]string{}
 	var item govern.Item
 	hasItem := false
 	for i, f := range ac.flags {
@@ -300,13 +302,21 @@ func buildRequest(ac actionCmd, vals []string) (govern.Request, error) {
 			item.Number, hasItem = n, true
 		case "":
 			if v != "" {
-				req.Params[f.paramName()] = v
+				params[f.paramName()] = v
 			}
 		}
 	}
-	if ac.worker && req.Params["pid"] == "" {
-		req.Params["pid"] = strconv.Itoa(os.Getppid())
+	// The flags decode once, here, into the struct the action takes.
+	p, err := govern.DecodeParams(ac.action, params)
+	if err != nil {
+		return req, err
 	}
+	if cp, ok := p.(govern.ClaimParams); ok && cp.PID == "" {
+		// A worker's claim names its process: by default the one that ran steward.
+		cp.PID = strconv.Itoa(os.Getppid())
+		p = cp
+	}
+	req.Params = p
 	if hasItem {
 		// One item per repository: the spellings Gitea serves as one are written as one, and a
 		// spelling it would not accept is refused here, before anything is asked (reponame).

@@ -47,7 +47,7 @@ func historyWorkspace(t *testing.T) (dir string, args []string) {
 	}
 	claim := func(s string) govern.Request {
 		return govern.Request{Action: actionid.Claim, Target: govern.Target{Item: it, Session: s},
-			Params: map[string]string{"pid": strconv.Itoa(os.Getpid()), "role": "author", "username": "bot-" + s}}
+			Params: govern.ClaimParams{PID: strconv.Itoa(os.Getpid()), Role: "author", Username: "bot-" + s}}
 	}
 	out := do(0, claim("s1"), govern.ResultSucceeded)
 	do(time.Minute, claim("s2"), govern.ResultRefused)

@@ -32,7 +32,7 @@ func TestAuditNamesTheWorker(t *testing.T) {
 	simCore := govern.New(gws, log, govern.Options{Actor: govern.LocalActor(govern.RoleOperator, "sim-worker-8")})
 	defer simCore.Close()
 	claim := govern.Request{Action: actionid.Claim, Target: govern.Target{Session: "sim-worker-8-s1",
-		Item: &govern.Item{Remote: "origin", Org: "acme", Repo: "widgets", Kind: "issue", Number: 11}}, Params: map[string]string{"role": "author"}}
+		Item: &govern.Item{Remote: "origin", Org: "acme", Repo: "widgets", Kind: "issue", Number: 11}}, Params: govern.ClaimParams{Role: "author"}}
 	if _, out, err := simCore.Run(context.Background(), claim, ""); err != nil || out.Result != govern.ResultSucceeded {
 		t.Fatalf("sim worker's claim: %v %+v", err, out)
 	}

@@ -151,10 +151,11 @@ func (a attentionAction) params(req Request) (level int, d time.Duration, r *Ref
 	if req.Target.Entry == "" {
 		return 0, 0, refuse(CodeInvalidRequest, "name the attention entry by its key, as the inbox and `steward watch --json` show it")
 	}
-	if req.Params["evidence"] == "" {
+	p := paramsFor[AttentionParams](req)
+	if p.Evidence == "" {
 		return 0, 0, refuse(CodeInvalidRequest, "give the entry's evidence fingerprint (the `evidence` field of `steward watch --json`): an acknowledgement holds for what was seen")
 	}
-	if s := req.Params["level"]; s != "" {
+	if s := p.Level; s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 0 || n > 1000 {
 			return 0, 0, refuse(CodeInvalidRequest, fmt.Sprintf("level %q is not a level (0 within the SLA, 1 past it, 2 and up for each re-escalation)", clipParam(s)))
@@ -162,9 +163,9 @@ func (a attentionAction) params(req Request) (level int, d time.Duration, r *Ref
 		level = n
 	}
 	if a.snooze {
-		v, err := time.ParseDuration(req.Params["for"])
+		v, err := time.ParseDuration(p.For)
 		if err != nil || v <= 0 || v > MaxSnooze {
-			return 0, 0, refuse(CodeInvalidRequest, fmt.Sprintf("snooze for %q: give a duration from 1m to %s, such as 30m or 4h", clipParam(req.Params["for"]), MaxSnooze))
+			return 0, 0, refuse(CodeInvalidRequest, fmt.Sprintf("snooze for %q: give a duration from 1m to %s, such as 30m or 4h", clipParam(p.For), MaxSnooze))
 		}
 		d = v
 	}
@@ -204,7 +205,7 @@ func (a attentionAction) plan(ctx context.Context, c *Core, req Request) (*plan,
 	if err != nil {
 		return &plan{refusal: refuse(CodeAuditUnavailable, "the attention file beside the audit log is unreadable ("+err.Error()+"); fix its permissions, then retry")}, nil
 	}
-	key, ev := req.Target.Entry, req.Params["evidence"]
+	key, ev := req.Target.Entry, paramsFor[AttentionParams](req).Evidence
 	if r, err := c.checkEntry(ctx, key, ev); r != nil || err != nil {
 		return &plan{refusal: r}, err
 	}
@@ -238,7 +239,7 @@ func (a attentionAction) plan(ctx context.Context, c *Core, req Request) (*plan,
 func (a attentionAction) apply(ctx context.Context, c *Core, req Request, p *plan, attempt string) effect {
 	level, d, _ := a.params(req)
 	now := c.now()
-	m := AttentionMark{V: 1, Attempt: attempt, At: now.UTC(), Kind: "ack", Entry: req.Target.Entry, Evidence: req.Params["evidence"],
+	m := AttentionMark{V: 1, Attempt: attempt, At: now.UTC(), Kind: "ack", Entry: req.Target.Entry, Evidence: paramsFor[AttentionParams](req).Evidence,
 		Level: level, By: c.who(), Actor: c.actor}
 	if a.snooze {
 		m.Kind, m.Until = "snooze", now.Add(d).UTC()

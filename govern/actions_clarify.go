@@ -167,7 +167,7 @@ func (answer) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
 	if r != nil {
 		return &plan{refusal: r}, nil
 	}
-	body := strings.TrimSpace(req.Params["body"])
+	body := strings.TrimSpace(paramsFor[AnswerParams](req).Body)
 	switch {
 	case body == "":
 		return &plan{refusal: refuse(CodeInvalidRequest, "the answer is empty; write the answer first")}, nil
@@ -186,7 +186,7 @@ func (answer) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
 	if len(st.Markers) == 0 {
 		p.refusal = refuse("not_marked", fmt.Sprintf("%s carries no clarification marker (%s); it may have been answered already. Refresh.", it, strings.Join(g.MarkerLabels(), ", ")))
 	}
-	if seen := req.Params["question_comment"]; seen != "" && seen != st.Question && p.refusal == nil {
+	if seen := paramsFor[AnswerParams](req).QuestionComment; seen != "" && seen != st.Question && p.refusal == nil {
 		p.refusal = refuse("question_changed", fmt.Sprintf("%s asks something else now (question %s, not the %s you answered); read the question again, then answer it", it, st.Question, seen))
 	}
 	id := answerID(it, st.Question, body)
@@ -202,7 +202,7 @@ func (answer) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
 	p.evidence = []string{"item " + it.String() + ": " + th.Issue.Title, markerEvidence + id, questionEvidence + st.Question, roundEvidence + st.Round,
 		"a retry first looks for this marker on a comment steward's own login wrote, so the answer is never posted twice; the same words answering a later question are a new answer"}
 	if len(st.Markers) > 0 {
-		p.inverse = &Request{Action: actionid.Relabel, Target: Target{Item: &it}, Params: map[string]string{"label": st.Markers[0]}}
+		p.inverse = &Request{Action: actionid.Relabel, Target: Target{Item: &it}, Params: RelabelParams{Label: st.Markers[0]}}
 	}
 	return p, nil
 }
@@ -211,7 +211,7 @@ func (answer) apply(ctx context.Context, c *Core, req Request, p *plan, attempt 
 	g := c.ws.Gitea
 	it := *req.Target.Item
 	st := p.state.(clarifyState)
-	body := strings.TrimSpace(req.Params["body"])
+	body := strings.TrimSpace(paramsFor[AnswerParams](req).Body)
 	id := answerID(it, st.Question, body)
 	self, err := g.Self(ctx)
 	if err != nil {
@@ -367,7 +367,7 @@ func (ask) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
 		wp.refusal = r
 		return wp, nil
 	}
-	q := strings.TrimSpace(req.Params["question"])
+	q := strings.TrimSpace(paramsFor[AskParams](req).Question)
 	if q == "" || len(q) > maxBody {
 		wp.refusal = refuse(CodeInvalidRequest, "the question must be 1 to 65536 bytes of Markdown")
 		return wp, nil
@@ -398,7 +398,7 @@ func (ask) apply(ctx context.Context, c *Core, req Request, p *plan, attempt str
 		return effect{err: fmt.Errorf("re-reading the lease: %v", err)}
 	}
 	it := itemOf(l.Work)
-	q := strings.TrimSpace(req.Params["question"])
+	q := strings.TrimSpace(paramsFor[AskParams](req).Question)
 	id := askID(*it, l.LeaseID, q)
 	self, err := g.Self(ctx)
 	if err != nil {
@@ -454,7 +454,7 @@ func (relabel) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
 	if r != nil {
 		return &plan{refusal: r}, nil
 	}
-	label := req.Params["label"]
+	label := paramsFor[RelabelParams](req).Label
 	if !slices.Contains(g.MarkerLabels(), label) {
 		return &plan{refusal: refuse(CodeInvalidRequest, fmt.Sprintf("%q is not a configured clarification marker; only markers are re-added", label))}, nil
 	}
@@ -477,11 +477,12 @@ func (relabel) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
 }
 
 func (relabel) apply(ctx context.Context, c *Core, req Request, p *plan, attempt string) effect {
-	if err := c.ws.Gitea.AddLabels(ctx, req.Target.Item.Number, req.Params["label"]); err != nil {
-		return giteaErr("adding label "+req.Params["label"], err, false)
+	label := paramsFor[RelabelParams](req).Label
+	if err := c.ws.Gitea.AddLabels(ctx, req.Target.Item.Number, label); err != nil {
+		return giteaErr("adding label "+label, err, false)
 	}
 	c.doStep("gitea-label-added")
-	return effect{effects: []string{"label " + req.Params["label"] + " added"}}
+	return effect{effects: []string{"label " + label + " added"}}
 }
 
 // verify settles a relabel from the item's label events: an addition of the label by

@@ -18,7 +18,7 @@ import (
 func (f *fixture) deadClaim(n int64) Outcome {
 	f.t.Helper()
 	_, out, err := f.newCore(RoleOperator, false).Run(context.Background(), Request{Action: actionid.Claim, Target: Target{Item: item(n), Session: "s-dead"},
-		Params: map[string]string{"pid": strconv.FormatInt(deadPID(f.t), 10), "role": "author", "username": "bot-dead", "ttl": "1m"}}, "")
+		Params: ClaimParams{PID: strconv.FormatInt(deadPID(f.t), 10), Role: "author", Username: "bot-dead", TTL: "1m"}}, "")
 	if err != nil || out.Result != ResultSucceeded {
 		f.t.Fatalf("claim #%d: %+v %v", n, out, err)
 	}

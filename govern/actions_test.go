@@ -61,7 +61,7 @@ func (f *fixture) lockFile(n int64, exp time.Duration, pid int64) string {
 func (f *fixture) claim(session string, n int64) Outcome {
 	f.t.Helper()
 	_, out, err := f.core.Run(context.Background(), Request{Action: actionid.Claim, Target: Target{Item: item(n), Session: session},
-		Params: map[string]string{"pid": strconv.Itoa(os.Getpid()), "role": "author", "username": "bot-" + session}}, "")
+		Params: ClaimParams{PID: strconv.Itoa(os.Getpid()), Role: "author", Username: "bot-" + session}}, "")
 	if err != nil || out.Result != ResultSucceeded {
 		f.t.Fatalf("claim %s #%d: %+v %v", session, n, out, err)
 	}
@@ -197,7 +197,7 @@ func actionCases() []actionCase {
 			return Request{Action: actionid.RetireLock, Target: Target{LockFile: "../../etc/passwd"}}
 		}, refuse: CodePathOutside},
 		{name: "claim free item", setup: func(f *fixture) Request {
-			return Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s1"}, Params: map[string]string{"pid": strconv.Itoa(os.Getpid())}}
+			return Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s1"}, Params: ClaimParams{PID: strconv.Itoa(os.Getpid())}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {
 			l := f.lease(out.Detail["lease_id"])
 			e := locks.ReadFile(f.ws.LocksDir, out.Detail["lock_file"])
@@ -210,7 +210,7 @@ func actionCases() []actionCase {
 		}, move: func(f *fixture) { f.claim("s2", 7) }, moved: CodeClaimedByOther},
 		{name: "claim held item is refused and recorded", setup: func(f *fixture) Request {
 			f.liveLease("L9", 7, int64(os.Getpid()), f.host())
-			return Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s1"}, Params: map[string]string{"pid": "1"}}
+			return Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s1"}, Params: ClaimParams{PID: "1"}}
 		}, refuse: CodeClaimedByOther},
 		{name: "heartbeat own lease", setup: func(f *fixture) Request {
 			out := f.claim("s1", 7)
@@ -237,7 +237,7 @@ func actionCases() []actionCase {
 			}
 		}, move: func(f *fixture) { f.exec("UPDATE leases SET status = 'released' WHERE status = 'active'") }, moved: CodeAlreadyReleased},
 		{name: "answer a clarification", gitea: true, setup: func(f *fixture) Request {
-			return Request{Action: actionid.Answer, Target: Target{Item: item(f.markedIssue())}, Params: map[string]string{"body": "Use **v2**."}}
+			return Request{Action: actionid.Answer, Target: Target{Item: item(f.markedIssue())}, Params: AnswerParams{Body: "Use **v2**."}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {
 			is, err := f.ws.Gitea.GetIssue(context.Background(), 1)
 			if err != nil || is.HasLabel("status:blocked-pending-clarification") {
@@ -250,12 +250,12 @@ func actionCases() []actionCase {
 		}, move: func(f *fixture) { f.repo.RemoveLabel("maint", 1, "status:blocked-pending-clarification") }, moved: "not_marked"},
 		{name: "answer an unmarked item", gitea: true, setup: func(f *fixture) Request {
 			n := f.repo.CreateIssue("maint", "plain", "body")
-			return Request{Action: actionid.Answer, Target: Target{Item: item(n)}, Params: map[string]string{"body": "x"}}
+			return Request{Action: actionid.Answer, Target: Target{Item: item(n)}, Params: AnswerParams{Body: "x"}}
 		}, refuse: "not_marked"},
 		{name: "ask for clarification", gitea: true, setup: func(f *fixture) Request {
 			n := f.repo.CreateIssue("maint", "unclear", "body")
 			out := f.claim("s1", n)
-			return Request{Action: actionid.Ask, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"}, Params: map[string]string{"question": "Which API?"}}
+			return Request{Action: actionid.Ask, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"}, Params: AskParams{Question: "Which API?"}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {
 			is, _ := f.ws.Gitea.GetIssue(context.Background(), 1)
 			if !is.HasLabel("status:blocked-pending-clarification") {
@@ -272,10 +272,10 @@ func actionCases() []actionCase {
 				t.Errorf("marks %+v", ms)
 			}
 		}, move: func(f *fixture) {
-			f.runOK(f.t, Request{Action: actionid.AttentionSnooze, Target: Target{Entry: "clarification:acme/widgets#1"}, Params: map[string]string{"evidence": "ev", "for": "1h"}})
+			f.runOK(f.t, Request{Action: actionid.AttentionSnooze, Target: Target{Entry: "clarification:acme/widgets#1"}, Params: AttentionParams{Evidence: "ev", For: "1h"}})
 		}, moved: CodeFenceMoved},
 		{name: "snooze an attention entry", setup: func(f *fixture) Request {
-			return Request{Action: actionid.AttentionSnooze, Target: Target{Entry: "source:db"}, Params: map[string]string{"evidence": "unavailable", "for": "30m"}}
+			return Request{Action: actionid.AttentionSnooze, Target: Target{Entry: "source:db"}, Params: AttentionParams{Evidence: "unavailable", For: "30m"}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {
 			if ms, _, _ := ReadAttention(f.audit.Path()); len(ms) != 1 || ms[0].Kind != "snooze" {
 				t.Errorf("marks %+v", ms)
@@ -413,6 +413,17 @@ func TestRefusedClaimIsRecordedAsContention(t *testing.T) {
 	}
 }
 
+// readOnlyParams are parameters an action would act on (a claim's pid, an answer's body).
+func readOnlyParams(action string) Params {
+	switch action {
+	case actionid.Claim:
+		return ClaimParams{PID: "1"}
+	case actionid.Answer:
+		return AnswerParams{Body: "yes"}
+	}
+	return nil
+}
+
 // A read-only core refuses every action and writes nothing at all — no row, no lock, and
 // no audit record either (before, it appended a refused record to the log
 // before; this test compared nothing then).
@@ -423,7 +434,7 @@ func TestReadOnlyRefusesEveryApply(t *testing.T) {
 	before := f.state()
 	for _, s := range ro.Actions() {
 		req := Request{Action: s.ID, Target: Target{LeaseID: "L1", Item: item(1), Session: "s-L1", LockFile: "x.json", Attempt: "att-x"},
-			Params: map[string]string{"body": "yes", "pid": "1"}}
+			Params: readOnlyParams(s.ID)}
 		pv, _ := ro.Preview(context.Background(), req)
 		out := ro.Apply(context.Background(), pv, pv.ConfirmPhrase)
 		if pv.Allowed || pv.Refusal == nil || pv.Refusal.Code != CodeReadOnly || out.Code != CodeReadOnly || out.Result != ResultRefused {
@@ -500,7 +511,7 @@ func TestUndoOfAnswerReAddsTheMarker(t *testing.T) {
 	n := f.repo.CreateIssue("maint", "Which API?", "body")
 	f.repo.AddComment("worker", n, "Should this use the v2 API?")
 	f.repo.AddLabel("worker", n, "status:blocked-pending-clarification")
-	_, out, err := f.core.Run(context.Background(), Request{Action: actionid.Answer, Target: Target{Item: item(n)}, Params: map[string]string{"body": "yes"}}, "")
+	_, out, err := f.core.Run(context.Background(), Request{Action: actionid.Answer, Target: Target{Item: item(n)}, Params: AnswerParams{Body: "yes"}}, "")
 	if err != nil || out.Result != ResultSucceeded {
 		t.Fatalf("answer: %+v %v", out, err)
 	}
@@ -512,7 +523,7 @@ func TestUndoOfAnswerReAddsTheMarker(t *testing.T) {
 		t.Fatalf("marker not re-added: %v", is.Labels)
 	}
 	// Answering again with the same text finds the first comment and does not post twice.
-	_, again, _ := f.core.Run(context.Background(), Request{Action: actionid.Answer, Target: Target{Item: item(n)}, Params: map[string]string{"body": "yes"}}, "")
+	_, again, _ := f.core.Run(context.Background(), Request{Action: actionid.Answer, Target: Target{Item: item(n)}, Params: AnswerParams{Body: "yes"}}, "")
 	if again.Result != ResultSucceeded || !strings.Contains(strings.Join(again.Effects, " "), "not posted again") {
 		t.Fatalf("second answer: %+v", again)
 	}
@@ -532,7 +543,7 @@ func TestAuditNeverHoldsTheToken(t *testing.T) {
 	f := newFixture(t, RoleOperator)
 	f.withGitea()
 	n := f.markedIssue()
-	f.core.Run(context.Background(), Request{Action: actionid.Answer, Target: Target{Item: item(n)}, Params: map[string]string{"body": "see https://u:" + testToken + "@host/x token=" + testToken}}, "")
+	f.core.Run(context.Background(), Request{Action: actionid.Answer, Target: Target{Item: item(n)}, Params: AnswerParams{Body: "see https://u:" + testToken + "@host/x token=" + testToken}}, "")
 	data, _ := os.ReadFile(f.audit.Path())
 	if strings.Contains(string(data), testToken) || len(data) == 0 {
 		t.Fatalf("token in audit log (%d bytes)", len(data))

@@ -51,13 +51,13 @@ func taskClass(role string) (leases.TaskClass, string, bool) {
 
 // checkClaimNumbers refuses a pid or TTL that does not parse, in the preview already: an
 // unparsable pid was read as "no pid" and an unparsable TTL refused only on apply.
-func checkClaimNumbers(p map[string]string) *Refusal {
-	if v := p["pid"]; v != "" {
+func checkClaimNumbers(p ClaimParams) *Refusal {
+	if v := p.PID; v != "" {
 		if n, err := strconv.ParseInt(v, 10, 64); err != nil || n <= 0 || n > math.MaxInt32 {
 			return refuse(CodeInvalidRequest, fmt.Sprintf("pid %q is not a process id: give a whole number from 1 to %d, or none", Cap(v), math.MaxInt32))
 		}
 	}
-	if v := p["ttl"]; v != "" {
+	if v := p.TTL; v != "" {
 		if d, err := time.ParseDuration(v); err != nil || d <= 0 {
 			return refuse(CodeInvalidRequest, fmt.Sprintf("ttl %q is not a positive duration: give a number with a unit, such as 90s, 10m or 1h30m", Cap(v)))
 		}
@@ -118,16 +118,17 @@ func (claimAction) plan(ctx context.Context, c *Core, req Request) (*plan, error
 	if bad != nil {
 		return &plan{refusal: bad}, nil
 	}
-	if _, _, ok := taskClass(req.Params["role"]); !ok {
-		return &plan{refusal: refuse(CodeInvalidRequest, "unknown task role "+strconv.Quote(req.Params["role"])+"; use author, reviewer, merger or conflict-fix")}, nil
+	cp := paramsFor[ClaimParams](req)
+	if _, _, ok := taskClass(cp.Role); !ok {
+		return &plan{refusal: refuse(CodeInvalidRequest, "unknown task role "+strconv.Quote(cp.Role)+"; use author, reviewer, merger or conflict-fix")}, nil
 	}
-	if r := checkClaimNumbers(req.Params); r != nil {
+	if r := checkClaimNumbers(cp); r != nil {
 		return &plan{refusal: r}, nil
 	}
-	if r := c.checkClaimPaths(req.Params); r != nil {
+	if r := c.checkClaimPaths(cp); r != nil {
 		return &plan{refusal: r}, nil
 	}
-	if tok := req.Params[ParamClaimToken]; tok != "" && !ValidClaimToken(tok) {
+	if tok := cp.ClaimToken; tok != "" && !ValidClaimToken(tok) {
 		return &plan{refusal: refuse(CodeInvalidRequest, "claim_token is not a claim token ("+claimTokenPrefix+" and 43 characters of base64url, from govern.NewClaimToken); nothing was changed")}, nil
 	}
 	ref := workRef(it)
@@ -142,7 +143,7 @@ func (claimAction) plan(ctx context.Context, c *Core, req Request) (*plan, error
 	if sr, err := c.schemaRefusal(ctx, leases.OpClaim); err != nil || sr != nil {
 		return &plan{refusal: sr}, err
 	}
-	if req.Params[ParamClaimToken] != "" {
+	if cp.ClaimToken != "" {
 		// The token's hash is kept with the lease row; a DB whose leases record no
 		// provenance cannot bind the claim to it, and a claim nobody could prove later is
 		// not made.
@@ -205,21 +206,22 @@ func (claimAction) apply(ctx context.Context, c *Core, req Request, p *plan, att
 		return effect{refusal: bad}
 	}
 	ref := workRef(it)
-	class, role, _ := taskClass(req.Params["role"])
-	pid, _ := strconv.ParseInt(req.Params["pid"], 10, 64)
+	cp := paramsFor[ClaimParams](req)
+	class, role, _ := taskClass(cp.Role)
+	pid, _ := strconv.ParseInt(cp.PID, 10, 64)
 	var ttl time.Duration
-	if s := req.Params["ttl"]; s != "" {
+	if s := cp.TTL; s != "" {
 		d, err := time.ParseDuration(s)
 		if err != nil {
 			return effect{refusal: refuse(CodeInvalidRequest, "--ttl must be a Go duration such as 10m: "+err.Error())}
 		}
 		ttl = d
 	}
-	branch := req.Params["branch"]
+	branch := cp.Branch
 	if branch == "" {
 		branch = fmt.Sprintf("feat/issue-%d", it.Number)
 	}
-	worktree := req.Params["worktree"]
+	worktree := cp.Worktree
 	if worktree == "" {
 		worktree = filepath.Join(c.branchesRoot(), filepath.Base(branch))
 	}
@@ -231,16 +233,16 @@ func (claimAction) apply(ctx context.Context, c *Core, req Request, p *plan, att
 		return effect{err: err}
 	}
 	o, err := s.Claim(ctx, leases.ClaimRequest{
-		Session:      leases.SessionInfo{SessionID: req.Target.Session, Role: role, Profile: req.Params["profile"], PID: pid, Host: host},
+		Session:      leases.SessionInfo{SessionID: req.Target.Session, Role: role, Profile: cp.Profile, PID: pid, Host: host},
 		Work:         ref,
-		Title:        req.Params["title"],
+		Title:        cp.Title,
 		Role:         role,
 		TaskClass:    class,
 		TTL:          ttl,
 		WorktreePath: worktree,
 		OwnerPID:     pid,
 		OwnerHost:    host,
-		Provenance:   claimProvenance(attempt, tsid, name, req.Params[ParamClaimToken]),
+		Provenance:   claimProvenance(attempt, tsid, name, cp.ClaimToken),
 	}, c.now())
 	if err != nil {
 		return dbFailed(err)
@@ -249,7 +251,7 @@ func (claimAction) apply(ctx context.Context, c *Core, req Request, p *plan, att
 		return effect{refusal: r}
 	}
 	l := o.Lease
-	rec := canonicalLock(it, branch, worktree, req.Params["username"], req.Params["profile"], req.Target.Session, tsid, pid, host, l)
+	rec := canonicalLock(it, branch, worktree, cp.Username, cp.Profile, req.Target.Session, tsid, pid, host, l)
 	c.doStep("lease-committed")
 	others := func() error {
 		es, err := c.lockIndex().Lookup(lockKey(ref))
@@ -570,33 +572,25 @@ func (c *Core) ownLock(l *leases.Lease) (name string, e lockrec.Entry, ok bool) 
 	return name, e, false
 }
 
-// The parameters a worker passes to fence its heartbeat, release or ask on the values it
-// holds from its claim or its last heartbeat. Each one given must equal what is read now, or
-// the action is refused fence_moved; the lease and lock writes then compare the same values
-// atomically (the lease's expires_at inside the transaction, the lock's generation and
-// task_session_id under flock).
-const (
-	ParamExpectExpiresAt      = "expect_expires_at"
-	ParamExpectLockGeneration = "expect_lock_generation"
-	ParamExpectTaskSession    = "expect_task_session_id"
-	// ParamExpectLeaseGeneration is the seed's lease_generation_id (0 where the DB records
-	// none).
-	ParamExpectLeaseGeneration = "expect_lease_generation"
-	// ParamCallerPID names the process a worker's call comes from, as its transport proves
-	// it (steward mcp over stdio sets it to the process that started it; never a pid a
-	// client merely declares). A lease recorded on this host for another live or dead
-	// process is refused not_owner: the claim is bound to the process that made it; the
-	// lease's own process proves ownership where a claim token is asked for (proveOwner).
-	ParamCallerPID = "caller_pid"
-)
+// heldBy returns the fence and the proof of ownership a worker's request on its own lease
+// carries (heartbeat, release, ask); none for any other.
+func heldBy(req Request) (HeldFence, OwnerProof) {
+	switch p := req.Params.(type) {
+	case OwnLeaseParams:
+		return p.HeldFence, p.OwnerProof
+	case AskParams:
+		return p.HeldFence, p.OwnerProof
+	}
+	return HeldFence{}, OwnerProof{}
+}
 
 // staleFence compares the fence values a worker holds with what was read.
-func staleFence(params map[string]string, st workerState) *Refusal {
+func staleFence(held HeldFence, st workerState) *Refusal {
 	var diffs []string
-	if v := params[ParamExpectExpiresAt]; v != "" && v != st.Fence.ExpiresAt {
+	if v := held.ExpiresAt; v != "" && v != st.Fence.ExpiresAt {
 		diffs = append(diffs, fmt.Sprintf("lease expires_at is %q, you hold %q", st.Fence.ExpiresAt, v))
 	}
-	if v := params[ParamExpectLeaseGeneration]; v != "" {
+	if v := held.LeaseGeneration; v != "" {
 		g, err := strconv.ParseInt(v, 10, 64)
 		switch {
 		case err != nil:
@@ -605,7 +599,7 @@ func staleFence(params map[string]string, st workerState) *Refusal {
 			diffs = append(diffs, fmt.Sprintf("lease_generation_id is %d, you hold %d", st.Fence.Generation, g))
 		}
 	}
-	if v := params[ParamExpectLockGeneration]; v != "" {
+	if v := held.LockGeneration; v != "" {
 		g, err := strconv.ParseInt(v, 10, 64)
 		switch {
 		case err != nil:
@@ -617,7 +611,7 @@ func staleFence(params map[string]string, st workerState) *Refusal {
 			diffs = append(diffs, fmt.Sprintf("lock_generation is %d, you hold %d", st.LockGen, g))
 		}
 	}
-	if v := params[ParamExpectTaskSession]; v != "" && v != st.LockTSK {
+	if v := held.TaskSession; v != "" && v != st.LockTSK {
 		diffs = append(diffs, fmt.Sprintf("task_session_id is %q, you hold %q", st.LockTSK, v))
 	}
 	if len(diffs) == 0 {
@@ -654,7 +648,8 @@ func (c *Core) workerPlan(ctx context.Context, req Request, op leases.Op, check 
 		p.refusal = verdict(check(l, f))
 	}
 	if p.refusal == nil {
-		p.refusal = staleFence(req.Params, st)
+		fence, _ := heldBy(req)
+		p.refusal = staleFence(fence, st)
 	}
 	if !ok {
 		p.evidence = append(p.evidence, "no lock file naming this lease ("+name+")")

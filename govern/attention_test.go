@@ -10,7 +10,7 @@ import (
 )
 
 func ackReq(entry, evidence, level string) Request {
-	return Request{Action: actionid.AttentionAck, Target: Target{Entry: entry}, Params: map[string]string{"evidence": evidence, "level": level}}
+	return Request{Action: actionid.AttentionAck, Target: Target{Entry: entry}, Params: AttentionParams{Evidence: evidence, Level: level}}
 }
 
 // TestAttentionAckAndSnooze: a preview writes nothing; an apply appends one mark beside the
@@ -64,7 +64,7 @@ func TestAttentionAckAndSnooze(t *testing.T) {
 		t.Fatalf("ack of new evidence: %+v", out)
 	}
 
-	snz := Request{Action: actionid.AttentionSnooze, Target: Target{Entry: "orphan:x"}, Params: map[string]string{"evidence": "e", "for": "90m"}}
+	snz := Request{Action: actionid.AttentionSnooze, Target: Target{Entry: "orphan:x"}, Params: AttentionParams{Evidence: "e", For: "90m"}}
 	if _, out, _ := f.core.Run(ctx, snz, ""); out.Result != ResultSucceeded || out.Detail["until"] != f.clock.Now().Add(90*time.Minute).UTC().Format(time.RFC3339) {
 		t.Fatalf("snooze: %+v", out)
 	}
@@ -87,8 +87,8 @@ func TestAttentionRefusalsWriteNothing(t *testing.T) {
 		{name: "no entry", role: RoleOperator, req: ackReq("", "e", "0"), code: CodeInvalidRequest},
 		{name: "no evidence", role: RoleOperator, req: ackReq("k", "", "0"), code: CodeInvalidRequest},
 		{name: "bad level", role: RoleOperator, req: ackReq("k", "e", "-1"), code: CodeInvalidRequest},
-		{name: "snooze without a length", role: RoleOperator, req: Request{Action: actionid.AttentionSnooze, Target: Target{Entry: "k"}, Params: map[string]string{"evidence": "e"}}, code: CodeInvalidRequest},
-		{name: "snooze too long", role: RoleOperator, req: Request{Action: actionid.AttentionSnooze, Target: Target{Entry: "k"}, Params: map[string]string{"evidence": "e", "for": "900h"}}, code: CodeInvalidRequest},
+		{name: "snooze without a length", role: RoleOperator, req: Request{Action: actionid.AttentionSnooze, Target: Target{Entry: "k"}, Params: AttentionParams{Evidence: "e"}}, code: CodeInvalidRequest},
+		{name: "snooze too long", role: RoleOperator, req: Request{Action: actionid.AttentionSnooze, Target: Target{Entry: "k"}, Params: AttentionParams{Evidence: "e", For: "900h"}}, code: CodeInvalidRequest},
 		{name: "viewer", role: RoleViewer, req: ackReq("k", "e", "0"), code: CodeRoleTooLow},
 		{name: "read-only", role: RoleOperator, readOnly: true, req: ackReq("k", "e", "0"), code: CodeReadOnly},
 	} {
@@ -123,7 +123,7 @@ func TestAttentionFenceMoved(t *testing.T) {
 	req := ackReq("collision:duplicate-live-lock:acme/widgets#3", "e", "0")
 	pv, _ := f.core.Preview(ctx, req)
 	other := f.newCore(RoleOperator, false)
-	if _, out, _ := other.Run(ctx, Request{Action: actionid.AttentionSnooze, Target: req.Target, Params: map[string]string{"evidence": "e", "for": "1h"}}, ""); out.Result != ResultSucceeded {
+	if _, out, _ := other.Run(ctx, Request{Action: actionid.AttentionSnooze, Target: req.Target, Params: AttentionParams{Evidence: "e", For: "1h"}}, ""); out.Result != ResultSucceeded {
 		t.Fatalf("other: %+v", out)
 	}
 	out := f.core.Apply(ctx, pv, "")

@@ -29,11 +29,11 @@ func TestAuditRedactsEveryFieldThatCarriesText(t *testing.T) {
 			func(r *Record) { r.Target.Entry = "orphan:" + s },
 			func(r *Record) { r.Inverse = &Request{Action: actionid.RestoreLock, Target: Target{LockFile: s}} },
 			func(r *Record) {
-				r.Inverse = &Request{Action: actionid.RestoreLock, Target: Target{LockFile: "x.json"}, Params: map[string]string{"note": s}}
+				r.Inverse = &Request{Action: actionid.Relabel, Target: Target{Item: item(1)}, Params: RelabelParams{Label: s}}
 			},
 			func(r *Record) { r.Steps = []Request{{Action: actionid.RetireLock, Target: Target{LockFile: s}}} },
 			func(r *Record) {
-				r.Steps = []Request{{Action: actionid.ReclaimExpired, Target: Target{LeaseID: "L1"}, Params: map[string]string{"reason": s}}}
+				r.Steps = []Request{{Action: actionid.ReclaimExpired, Target: Target{LeaseID: "L1"}, Params: UnknownParams{"reason": s}}}
 			},
 		}
 	}

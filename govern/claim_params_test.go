@@ -23,13 +23,7 @@ func TestClaimRefusesUnparsableNumbers(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, RoleOperator)
-			params := map[string]string{"role": "author", "username": "bot"}
-			if tc.pid != "" {
-				params["pid"] = tc.pid
-			}
-			if tc.ttl != "" {
-				params["ttl"] = tc.ttl
-			}
+			params := ClaimParams{Role: "author", Username: "bot", PID: tc.pid, TTL: tc.ttl}
 			pv, out, err := f.core.Run(context.Background(), Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s1"}, Params: params}, "")
 			if err != nil {
 				t.Fatal(err)

@@ -26,7 +26,7 @@ func TestClaimChecksOtherLocksAgainUnderItsFlock(t *testing.T) {
 	}})
 	t.Cleanup(func() { c.Close() })
 	_, out, err := c.Run(context.Background(), Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s-mine"},
-		Params: map[string]string{"pid": strconv.Itoa(os.Getpid()), "role": "author"}}, "")
+		Params: ClaimParams{PID: strconv.Itoa(os.Getpid()), Role: "author"}}, "")
 	if theirs == "" {
 		t.Fatal("the claim never reached the step after its lease: the test proves nothing")
 	}

@@ -58,13 +58,13 @@ func quoteRune(r rune) string {
 // checkClaimPaths refuses a claim's branch that is not a branch name (invalid_request) and
 // a worktree that is not a clean absolute path strictly inside <repo-root>/branches
 // (path_outside). It reads only the request and the repository root's name.
-func (c *Core) checkClaimPaths(p map[string]string) *Refusal {
-	if b := p["branch"]; b != "" {
+func (c *Core) checkClaimPaths(p ClaimParams) *Refusal {
+	if b := p.Branch; b != "" {
 		if why := checkBranch(b); why != "" {
 			return refuse(CodeInvalidRequest, "branch "+quoteArg(b)+" is not a branch name: "+why+". Nothing was claimed: give a branch name such as feat/issue-7, or none for the default")
 		}
 	}
-	wt := p["worktree"]
+	wt := p.Worktree
 	if wt == "" {
 		return nil
 	}

@@ -55,12 +55,9 @@ func TestClaimRefusesHostileBranchAndWorktree(t *testing.T) {
 		{worktree: branches + "//x", code: CodePathOutside, why: "not a clean absolute path"},
 	} {
 		req := claimReq("acme", "widgets", "s1", 7)
-		if tc.branch != "" {
-			req.Params["branch"] = tc.branch
-		}
-		if tc.worktree != "" {
-			req.Params["worktree"] = tc.worktree
-		}
+		cp := paramsFor[ClaimParams](req)
+		cp.Branch, cp.Worktree = tc.branch, tc.worktree
+		req.Params = cp
 		before := f.state()
 		pv, err := f.core.Preview(ctx, req)
 		if err != nil || pv.Allowed || pv.Refusal.Code != tc.code || !strings.Contains(pv.Refusal.Message, tc.why) {
@@ -86,12 +83,9 @@ func TestClaimRefusesHostileBranchAndWorktree(t *testing.T) {
 	} {
 		n := int64(20 + i)
 		req := claimReq("acme", "widgets", "s"+strconv.Itoa(i+2), n)
-		if tc.branch != "" {
-			req.Params["branch"] = tc.branch
-		}
-		if tc.worktree != "" {
-			req.Params["worktree"] = tc.worktree
-		}
+		cp := paramsFor[ClaimParams](req)
+		cp.Branch, cp.Worktree = tc.branch, tc.worktree
+		req.Params = cp
 		_, out, err := f.core.Run(ctx, req, "")
 		if err != nil || out.Result != ResultSucceeded {
 			t.Fatalf("branch %q worktree %q: %+v %v", tc.branch, tc.worktree, out, err)

@@ -14,7 +14,7 @@ import (
 )
 
 // A claim token is the secret that proves a worker holds a claim: the one identity a worker
-// cannot borrow. A claim made with one (ParamClaimToken; `steward mcp` mints one for every
+// cannot borrow. A claim made with one (ClaimParams.ClaimToken; `steward mcp` mints one for every
 // claim and returns it to the worker alone) records only its SHA-256 in its lease's
 // provenance (provenance_json, a column of the supervised system's own schema — its
 // parse_lease_provenance reads that JSON as an open dict, seed 002 L21689–21738 — where
@@ -24,17 +24,17 @@ import (
 // stored, printed, logged or audited.
 //
 // A heartbeat, release or ask on a lease whose claim recorded a token hash must prove
-// ownership: present the token (ParamClaimToken), or come from the process the lease
-// records on this host as the transport proves it (ParamCallerPID: over stdio the process
+// ownership: present the token (OwnerProof.ClaimToken), or come from the process the lease
+// records on this host as the transport proves it (OwnerProof.CallerPID: over stdio the process
 // that started steward mcp, never a pid a client declares). A core made with
 // WithOwnerProof demands that proof for every lease, token or not — steward mcp's, whose
 // HTTP connections have no process until they claim. A wrong token is refused whatever
 // else the request proves, and so is a proven caller process other than the lease's.
 const (
-	// ParamClaimToken is the claim token: on a claim, the secret its lease is bound to; on
-	// a heartbeat, release or ask, the proof of ownership. Secret: never printed, logged,
-	// audited or passed in argv (Request's JSON form redacts it).
-	ParamClaimToken = "claim_token"
+	// DetailClaimToken is the key under which a claim's or heartbeat's outcome carries its
+	// claim token back to the worker that holds it (Outcome.Detail, as the MCP client
+	// reports it). Secret: never printed, logged, audited or passed in argv.
+	DetailClaimToken = "claim_token"
 	// claimTokenKey is the provenance key of the token's SHA-256 (hex).
 	claimTokenKey = "claim_token_sha256"
 	// claimTokenPrefix starts every token, so secret scanners and the audit redaction
@@ -93,15 +93,15 @@ func (c *Core) WithOwnerProof() *Core {
 
 // proveOwner checks that req proves it comes from lease l's claimant (l is the acting
 // session's: ownLease checked that). A caller process the transport proves
-// (ParamCallerPID) that is not the one the lease records on this host is refused, token or
+// (OwnerProof.CallerPID) that is not the one the lease records on this host is refused, token or
 // not: a claim is bound to the process that made it. A token, when given, must be the
 // lease's. Otherwise the lease's own process on this host proves it. Without either, a
 // lease whose claim recorded no token passes on a core that does not demand proof (the
 // command line's, as before); anything else is refused not_owner.
 func (c *Core) proveOwner(l *leases.Lease, req Request) *Refusal {
 	hash := LeaseTokenHash(*l)
-	tok := req.Params[ParamClaimToken]
-	pid := req.Params[ParamCallerPID]
+	_, proof := heldBy(req)
+	tok, pid := proof.ClaimToken, proof.CallerPID
 	ownPID := l.OwnerPID > 0 && l.OwnerHost == c.ws.host()
 	switch {
 	case pid != "" && ownPID && pid != strconv.FormatInt(l.OwnerPID, 10):

@@ -45,7 +45,7 @@ func TestClaimTokenProvesOwnership(t *testing.T) {
 				t.Fatalf("token %q", tok)
 			}
 			pid := strconv.Itoa(os.Getpid())
-			claim := func(n int64, session string, params map[string]string) Outcome {
+			claim := func(n int64, session string, params ClaimParams) Outcome {
 				t.Helper()
 				_, out, err := f.core.ForSession(session).Run(ctx, Request{Action: actionid.Claim, Target: Target{Item: item(n), Session: session}, Params: params}, "")
 				if err != nil || out.Result != ResultSucceeded {
@@ -53,12 +53,9 @@ func TestClaimTokenProvesOwnership(t *testing.T) {
 				}
 				return out
 			}
-			own := func(c *Core, action string, out Outcome, session string, params map[string]string) Outcome {
+			own := func(c *Core, action string, out Outcome, session string, proof OwnerProof) Outcome {
 				t.Helper()
-				p := map[string]string{ParamExpectExpiresAt: out.Detail["expires_at"]}
-				for k, v := range params {
-					p[k] = v
-				}
+				p := OwnLeaseParams{HeldFence: HeldFence{ExpiresAt: out.Detail["expires_at"]}, OwnerProof: proof}
 				_, o, err := c.ForSession(session).Run(ctx, Request{Action: action, Target: Target{LeaseID: out.Detail["lease_id"], Session: session}, Params: p}, "")
 				if err != nil {
 					t.Fatal(err)
@@ -72,7 +69,7 @@ func TestClaimTokenProvesOwnership(t *testing.T) {
 				}
 			}
 
-			withTok := claim(1, "s1", map[string]string{ParamClaimToken: tok, "pid": pid})
+			withTok := claim(1, "s1", ClaimParams{ClaimToken: tok, PID: pid})
 			l := f.lease(withTok.Detail["lease_id"])
 			if got := LeaseTokenHash(l); got != ClaimTokenHash(tok) || got == tok {
 				t.Fatalf("the lease records %q, want the token's SHA-256", got)
@@ -81,19 +78,19 @@ func TestClaimTokenProvesOwnership(t *testing.T) {
 				t.Fatal("the token is stored somewhere (DB, lock or audit log), not only its hash")
 			}
 			before := f.sourcesState()
-			refusedNotOwner("heartbeat without proof", own(f.core, actionid.Heartbeat, withTok, "s1", nil))
-			refusedNotOwner("heartbeat with a wrong token", own(f.core, actionid.Heartbeat, withTok, "s1", map[string]string{ParamClaimToken: NewClaimToken()}))
-			refusedNotOwner("release with a malformed token", own(f.core, actionid.Release, withTok, "s1", map[string]string{ParamClaimToken: "guess"}))
-			refusedNotOwner("heartbeat from another process, with the token", own(f.core, actionid.Heartbeat, withTok, "s1", map[string]string{ParamClaimToken: tok, ParamCallerPID: "4242"}))
-			refusedNotOwner("another session with the token", own(f.core, actionid.Release, withTok, "s2", map[string]string{ParamClaimToken: tok}))
+			refusedNotOwner("heartbeat without proof", own(f.core, actionid.Heartbeat, withTok, "s1", OwnerProof{}))
+			refusedNotOwner("heartbeat with a wrong token", own(f.core, actionid.Heartbeat, withTok, "s1", OwnerProof{ClaimToken: NewClaimToken()}))
+			refusedNotOwner("release with a malformed token", own(f.core, actionid.Release, withTok, "s1", OwnerProof{ClaimToken: "guess"}))
+			refusedNotOwner("heartbeat from another process, with the token", own(f.core, actionid.Heartbeat, withTok, "s1", OwnerProof{ClaimToken: tok, CallerPID: "4242"}))
+			refusedNotOwner("another session with the token", own(f.core, actionid.Release, withTok, "s2", OwnerProof{ClaimToken: tok}))
 			if after := f.sourcesState(); after != before {
 				t.Fatalf("a refusal wrote:\n%s\n%s", before, after)
 			}
-			hb := own(f.core, actionid.Heartbeat, withTok, "s1", map[string]string{ParamClaimToken: tok})
+			hb := own(f.core, actionid.Heartbeat, withTok, "s1", OwnerProof{ClaimToken: tok})
 			if hb.Result != ResultSucceeded {
 				t.Fatalf("heartbeat with the token: %+v", hb)
 			}
-			if hb2 := own(f.core, actionid.Heartbeat, hb, "s1", map[string]string{ParamCallerPID: pid}); hb2.Result != ResultSucceeded {
+			if hb2 := own(f.core, actionid.Heartbeat, hb, "s1", OwnerProof{CallerPID: pid}); hb2.Result != ResultSucceeded {
 				t.Fatalf("heartbeat from the lease's own process, without the token: %+v", hb2)
 			} else {
 				hb = hb2
@@ -101,19 +98,19 @@ func TestClaimTokenProvesOwnership(t *testing.T) {
 
 			// A lease claimed without a token (the command line's) acts as before on a plain
 			// core, and needs proof on a core that asks for it.
-			plain := claim(2, "s1", map[string]string{"pid": pid})
+			plain := claim(2, "s1", ClaimParams{PID: pid})
 			proof := f.core.WithOwnerProof()
-			refusedNotOwner("no proof on a proving core", own(proof, actionid.Heartbeat, plain, "s1", nil))
-			refusedNotOwner("a token for a lease claimed without one", own(proof, actionid.Heartbeat, plain, "s1", map[string]string{ParamClaimToken: tok}))
-			if o := own(proof, actionid.Heartbeat, plain, "s1", map[string]string{ParamCallerPID: pid}); o.Result != ResultSucceeded {
+			refusedNotOwner("no proof on a proving core", own(proof, actionid.Heartbeat, plain, "s1", OwnerProof{}))
+			refusedNotOwner("a token for a lease claimed without one", own(proof, actionid.Heartbeat, plain, "s1", OwnerProof{ClaimToken: tok}))
+			if o := own(proof, actionid.Heartbeat, plain, "s1", OwnerProof{CallerPID: pid}); o.Result != ResultSucceeded {
 				t.Fatalf("the lease's own process on a proving core: %+v", o)
 			} else {
 				plain = o
 			}
-			if o := own(f.core, actionid.Heartbeat, plain, "s1", nil); o.Result != ResultSucceeded {
+			if o := own(f.core, actionid.Heartbeat, plain, "s1", OwnerProof{}); o.Result != ResultSucceeded {
 				t.Fatalf("a lease without a token on the command line's core: %+v", o)
 			}
-			if o := own(f.core, actionid.Release, hb, "s1", map[string]string{ParamClaimToken: tok}); o.Result != ResultSucceeded {
+			if o := own(f.core, actionid.Release, hb, "s1", OwnerProof{ClaimToken: tok}); o.Result != ResultSucceeded {
 				t.Fatalf("release with the token: %+v", o)
 			}
 			if strings.Contains(f.everyByte(), tok) {
@@ -130,7 +127,7 @@ func TestClaimTokenRefusals(t *testing.T) {
 	f := newFixture(t, RoleOperator)
 	ctx := context.Background()
 	before := f.state()
-	pv, err := f.core.Preview(ctx, Request{Action: actionid.Claim, Target: Target{Item: item(1), Session: "s1"}, Params: map[string]string{ParamClaimToken: "stw_ct_short"}})
+	pv, err := f.core.Preview(ctx, Request{Action: actionid.Claim, Target: Target{Item: item(1), Session: "s1"}, Params: ClaimParams{ClaimToken: "stw_ct_short"}})
 	if err != nil || pv.Allowed || pv.Refusal.Code != CodeInvalidRequest || strings.Contains(pv.Refusal.Message, "stw_ct_short") {
 		t.Fatalf("%+v %v", pv.Refusal, err)
 	}
@@ -139,7 +136,7 @@ func TestClaimTokenRefusals(t *testing.T) {
 	}
 	f.exec(`ALTER TABLE leases DROP COLUMN provenance_json`)
 	before = f.sourcesState()
-	_, out, err := f.core.Run(ctx, Request{Action: actionid.Claim, Target: Target{Item: item(1), Session: "s1"}, Params: map[string]string{ParamClaimToken: NewClaimToken()}}, "")
+	_, out, err := f.core.Run(ctx, Request{Action: actionid.Claim, Target: Target{Item: item(1), Session: "s1"}, Params: ClaimParams{ClaimToken: NewClaimToken()}}, "")
 	if err != nil || out.Result != ResultRefused || out.Code != "schema_unsupported" || !strings.Contains(out.Message, "provenance_json") {
 		t.Fatalf("%+v %v", out, err)
 	}
@@ -152,12 +149,12 @@ func TestClaimTokenRefusals(t *testing.T) {
 // recorded steps) and every audited string show a claim token as [redacted].
 func TestClaimTokenIsRedacted(t *testing.T) {
 	tok := NewClaimToken()
-	req := Request{Action: actionid.Heartbeat, Target: Target{LeaseID: "l"}, Params: map[string]string{ParamClaimToken: tok, ParamExpectExpiresAt: "x"}}
+	req := Request{Action: actionid.Heartbeat, Target: Target{LeaseID: "l"}, Params: OwnLeaseParams{HeldFence: HeldFence{ExpiresAt: "x"}, OwnerProof: OwnerProof{ClaimToken: tok}}}
 	b, err := json.Marshal(Preview{Request: req})
 	if err != nil || strings.Contains(string(b), tok) || !strings.Contains(string(b), `"claim_token":"[redacted]"`) || !strings.Contains(string(b), `"expect_expires_at":"x"`) {
 		t.Fatalf("%s %v", b, err)
 	}
-	if req.Params[ParamClaimToken] != tok {
+	if paramsFor[OwnLeaseParams](req).ClaimToken != tok {
 		t.Fatal("marshalling changed the request")
 	}
 	r := NewRedactor()

@@ -3,7 +3,6 @@ package govern
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"unicode/utf8"
 )
@@ -57,12 +56,12 @@ var argLimits = []ArgLimit{
 	{"evidence", 256, "an attention entry's evidence fingerprint"},
 	{"level", 8, "an attention level"},
 	{"for", 64, "a snooze's length (Go duration)"},
-	{ParamExpectExpiresAt, 64, "the lease expiry the worker holds"},
-	{ParamExpectLockGeneration, 20, "the lock generation the worker holds"},
-	{ParamExpectTaskSession, 256, "the task_session_id the worker holds"},
-	{ParamExpectLeaseGeneration, 20, "the lease generation the worker holds"},
-	{ParamCallerPID, 20, "the process a worker's call comes from"},
-	{ParamClaimToken, 128, "a claim token (secret)"},
+	{"expect_expires_at", 64, "the lease expiry the worker holds"},
+	{"expect_lock_generation", 20, "the lock generation the worker holds"},
+	{"expect_task_session_id", 256, "the task_session_id the worker holds"},
+	{"expect_lease_generation", 20, "the lease generation the worker holds"},
+	{"caller_pid", 20, "the process a worker's call comes from"},
+	{"claim_token", 128, "a claim token (secret)"},
 }
 
 // ArgLimits returns the table of argument size limits, in its order (targets first).
@@ -96,16 +95,11 @@ func checkArgs(req Request) *Refusal {
 			return r
 		}
 	}
-	keys := make([]string, 0, len(req.Params))
-	for k := range req.Params {
-		keys = append(keys, k)
+	if r := checkParams(req); r != nil {
+		return r
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if _, ok := LimitOf(k); !ok {
-			return refuse(CodeInvalidRequest, fmt.Sprintf("no action takes a parameter %q; nothing was changed. Check its name (docs/reliability.md lists every parameter)", clipParam(k)))
-		}
-		if r := overLimit(k, req.Params[k]); r != nil {
+	for _, p := range pairs(req.Params) {
+		if r := overLimit(p.name, p.value); r != nil {
 			return r
 		}
 	}

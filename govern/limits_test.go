@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -34,14 +35,32 @@ func (f *fixture) sourcesState() string {
 	return b.String()
 }
 
+// withParams returns r with the parameters named (name, value, name, value, …) set, decoded
+// into the struct r's action takes as the command line decodes its flags.
+func withParams(r Request, kv ...string) Request {
+	m := mapParams(r.Params)
+	if m == nil {
+		m = map[string]string{}
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	p, err := DecodeParams(r.Action, m)
+	if err != nil {
+		panic(err)
+	}
+	r.Params = p
+	return r
+}
+
 // limitCase is a request of an action that takes the argument a table row names, with the
 // argument set to v.
 func limitCase(name, v string) Request {
 	claim := func() Request {
-		return Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s1"}, Params: map[string]string{}}
+		return Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s1"}, Params: ClaimParams{}}
 	}
 	own := func(action string) Request {
-		return Request{Action: action, Target: Target{LeaseID: "lease-x", Session: "s1"}, Params: map[string]string{}}
+		return Request{Action: action, Target: Target{LeaseID: "lease-x", Session: "s1"}}
 	}
 	var r Request
 	switch name {
@@ -70,24 +89,21 @@ func limitCase(name, v string) Request {
 	case "target.attempt":
 		r = Request{Action: actionid.Undo, Target: Target{Attempt: v}}
 	case "target.entry":
-		r = Request{Action: actionid.AttentionAck, Target: Target{Entry: v}, Params: map[string]string{"evidence": "e"}}
+		r = Request{Action: actionid.AttentionAck, Target: Target{Entry: v}, Params: AttentionParams{Evidence: "e"}}
 	case "role", "profile", "username", "pid", "ttl", "branch", "worktree", "title":
-		r = claim()
-		r.Params[name] = v
+		r = withParams(claim(), name, v)
 	case "question":
-		r = own(actionid.Ask)
-		r.Params[name] = v
+		r = withParams(own(actionid.Ask), name, v)
 	case "body", "question_comment":
-		r = Request{Action: actionid.Answer, Target: Target{Item: item(7)}, Params: map[string]string{"body": "answer", name: v}}
+		r = withParams(Request{Action: actionid.Answer, Target: Target{Item: item(7)}}, "body", "answer", name, v)
 	case "label":
-		r = Request{Action: actionid.Relabel, Target: Target{Item: item(7)}, Params: map[string]string{name: v}}
+		r = withParams(Request{Action: actionid.Relabel, Target: Target{Item: item(7)}}, name, v)
 	case "evidence", "level":
-		r = Request{Action: actionid.AttentionAck, Target: Target{Entry: "entry"}, Params: map[string]string{"evidence": "e", name: v}}
+		r = withParams(Request{Action: actionid.AttentionAck, Target: Target{Entry: "entry"}}, "evidence", "e", name, v)
 	case "for":
-		r = Request{Action: actionid.AttentionSnooze, Target: Target{Entry: "entry"}, Params: map[string]string{"evidence": "e", name: v}}
-	case ParamExpectExpiresAt, ParamExpectLockGeneration, ParamExpectTaskSession, ParamExpectLeaseGeneration, ParamCallerPID, ParamClaimToken:
-		r = own(actionid.Heartbeat)
-		r.Params[name] = v
+		r = withParams(Request{Action: actionid.AttentionSnooze, Target: Target{Entry: "entry"}}, "evidence", "e", name, v)
+	case "expect_expires_at", "expect_lock_generation", "expect_task_session_id", "expect_lease_generation", "caller_pid", "claim_token":
+		r = withParams(own(actionid.Heartbeat), name, v)
 	default:
 		return Request{}
 	}
@@ -147,13 +163,32 @@ func TestEveryArgumentOverItsLimitIsRefusedBeforeAnyWrite(t *testing.T) {
 }
 
 // TestUnknownParameterIsRefused: a parameter no action takes is a mistake, never carried.
+// The command line's decoder names it; a request read back from JSON keeps it
+// (UnknownParams) and the core refuses it invalid_request, naming it, writing nothing — and
+// so is a request carrying another action's parameters.
 func TestUnknownParameterIsRefused(t *testing.T) {
+	if _, err := DecodeParams(actionid.Claim, map[string]string{"profle": "typo"}); err == nil || !strings.Contains(err.Error(), `"profle"`) {
+		t.Fatalf("decode: %v", err)
+	}
+	var fromJSON Request
+	if err := json.Unmarshal([]byte(`{"action":"worker.claim","target":{"session":"s1","item":{"org":"acme","repo":"widgets","number":7}},"params":{"profle":"typo"}}`), &fromJSON); err != nil {
+		t.Fatal(err)
+	}
 	f := newFixture(t, RoleAdmin)
 	before := f.state()
-	pv, err := f.core.Preview(context.Background(), Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s1"},
-		Params: map[string]string{"profle": "typo"}})
-	if err != nil || pv.Allowed || pv.Refusal.Code != CodeInvalidRequest || !strings.Contains(pv.Refusal.Message, `"profle"`) {
-		t.Fatalf("%+v %v", pv.Refusal, err)
+	for _, tc := range []struct {
+		req  Request
+		want string
+	}{
+		{fromJSON, `"profle"`},
+		{Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s1"}, Params: UnknownParams{"profle": "typo"}}, `"profle"`},
+		{Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s1"}, Params: AnswerParams{Body: "x"}}, "clarification.answer"},
+		{Request{Action: actionid.ReclaimExpired, Target: Target{LeaseID: "L1"}, Params: RelabelParams{Label: "x"}}, "takes no parameters"},
+	} {
+		pv, err := f.core.Preview(context.Background(), tc.req)
+		if err != nil || pv.Allowed || pv.Refusal.Code != CodeInvalidRequest || !strings.Contains(pv.Refusal.Message, tc.want) {
+			t.Fatalf("%+v: %+v %v", tc.req, pv.Refusal, err)
+		}
 	}
 	if f.state() != before {
 		t.Fatal("the preview wrote")
@@ -172,7 +207,7 @@ func TestOversizedProfileWritesNoLock(t *testing.T) {
 			f := newFixtureOn(t, RoleOperator, backend)
 			ctx := context.Background()
 			before := f.sourcesState()
-			req := Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s1"}, Params: map[string]string{"profile": strings.Repeat("p", 600<<10)}}
+			req := Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s1"}, Params: ClaimParams{Profile: strings.Repeat("p", 600<<10)}}
 			_, out, err := f.core.Run(ctx, req, "")
 			if err != nil || out.Result != ResultRefused || out.Code != CodeTooLarge {
 				t.Fatalf("%+v %v", out, err)
@@ -183,7 +218,7 @@ func TestOversizedProfileWritesNoLock(t *testing.T) {
 			if len(f.activeLeases(7)) != 0 {
 				t.Fatal("a lease was created")
 			}
-			req.Params["profile"] = "worker"
+			req.Params = ClaimParams{Profile: "worker"}
 			if _, out, err := f.core.Run(ctx, req, ""); err != nil || out.Result != ResultSucceeded {
 				t.Fatalf("the item is not claimable after the refusal: %+v %v", out, err)
 			}
@@ -215,16 +250,16 @@ func TestClaimAtEveryLimitWritesAReadableLock(t *testing.T) {
 	f := newFixture(t, RoleOperator)
 	ctrl := func(n int) string { return strings.Repeat("\x01", n) }
 	wt := filepath.Join(f.ws.RepoRoot, "branches") + "/"
-	params := map[string]string{"role": "author", "profile": ctrl(max("profile")), "username": ctrl(max("username")),
-		"branch": strings.Repeat("b", max("branch")), "worktree": wt + strings.Repeat("w", max("worktree")-len(wt)),
-		"title": strings.Repeat("t", max("title")), "ttl": "10m"}
+	params := ClaimParams{Role: "author", Profile: ctrl(max("profile")), Username: ctrl(max("username")),
+		Branch: strings.Repeat("b", max("branch")), Worktree: wt + strings.Repeat("w", max("worktree")-len(wt)),
+		Title: strings.Repeat("t", max("title")), TTL: "10m"}
 	session := strings.Repeat("s", max("target.session"))
 	_, out, err := f.core.Run(context.Background(), Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: session}, Params: params}, "")
 	if err != nil || out.Result != ResultSucceeded {
 		t.Fatalf("%+v %v", out, err)
 	}
 	e := locks.ReadFile(f.ws.LocksDir, out.Detail["lock_file"])
-	if e.Missing || e.Unreadable != nil || e.Record.WorkLease == nil || e.Record.WorkLease.Claimant.Profile != params["profile"] || e.Record.WorktreePath != params["worktree"] {
+	if e.Missing || e.Unreadable != nil || e.Record.WorkLease == nil || e.Record.WorkLease.Claimant.Profile != params.Profile || e.Record.WorktreePath != params.Worktree {
 		t.Fatalf("the lock written at the limits does not read back: missing %v, unreadable %+v", e.Missing, e.Unreadable)
 	}
 	t.Logf("the lock at the limits: %d bytes", len(e.Record.Raw))

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -168,9 +169,10 @@ func TestChildProcess(t *testing.T) {
 // pid is the claiming process.
 func childRequest(getenv func(string) string, pid int) Request {
 	req := Request{Action: getenv("CHILD_ACTION"), Target: Target{LeaseID: getenv("CHILD_LEASE"), LockFile: getenv("CHILD_LOCK")}}
+	m := map[string]string{}
 	if n, err := strconv.ParseInt(getenv("CHILD_ITEM"), 10, 64); err == nil {
 		req.Target.Item, req.Target.Session = item(n), "s-child"
-		req.Params = map[string]string{"pid": strconv.Itoa(pid)}
+		m["pid"] = strconv.Itoa(pid)
 	}
 	if s := getenv("CHILD_SESSION"); s != "" {
 		req.Target.Session = s
@@ -178,17 +180,22 @@ func childRequest(getenv func(string) string, pid int) Request {
 	req.Target.Attempt = getenv("CHILD_ATTEMPT")
 	if e := getenv("CHILD_ENTRY"); e != "" {
 		req.Target.Entry = e
-		req.Params = map[string]string{"evidence": getenv("CHILD_EVIDENCE"), "level": "0"}
-		if d := getenv("CHILD_FOR"); d != "" {
-			req.Params["for"] = d
-		}
+		m["evidence"], m["level"], m["for"] = getenv("CHILD_EVIDENCE"), "0", getenv("CHILD_FOR")
 	}
 	if b := getenv("CHILD_BODY"); b != "" {
-		if req.Params == nil {
-			req.Params = map[string]string{}
-		}
-		req.Params["body"] = b
+		m["body"] = b
 	}
+	// Each action gets the parameters it takes (a claim its pid, an answer its body).
+	for k := range m {
+		if !slices.Contains(ParamNames(req.Action), k) {
+			delete(m, k)
+		}
+	}
+	p, err := DecodeParams(req.Action, m)
+	if err != nil {
+		panic(err)
+	}
+	req.Params = p
 	return req
 }
 

@@ -83,17 +83,6 @@ func (r *Redactor) redactRecord(rec Record) Record {
 // request is req with its target and parameters redacted (a record's inverse and steps).
 func (r *Redactor) request(req Request) Request {
 	req.Target = req.Target.redact(r)
-	req.Params = r.params(req.Params)
+	req.Params = withValues(req.Params, func(_, v string) string { return r.String(v) })
 	return req
-}
-
-func (r *Redactor) params(p map[string]string) map[string]string {
-	if p == nil {
-		return nil
-	}
-	out := make(map[string]string, len(p))
-	for k, v := range p {
-		out[k] = r.String(v)
-	}
-	return out
 }

@@ -160,7 +160,7 @@ func crashActions() []crashAction {
 			},
 			state: answerState,
 			partial: map[string]func(t *testing.T, f *fixture){"answer-posted-label-on": func(t *testing.T, f *fixture) {
-				f.runOK(t, Request{Action: actionid.Answer, Target: Target{Item: item(1)}, Params: map[string]string{"body": "Use v2."}})
+				f.runOK(t, Request{Action: actionid.Answer, Target: Target{Item: item(1)}, Params: AnswerParams{Body: "Use v2."}})
 			}}},
 		{name: actionid.AttentionAck,
 			setup: func(f *fixture) []string {

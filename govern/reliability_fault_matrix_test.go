@@ -73,7 +73,7 @@ func faultRows() []faultRow {
 				// Asking again finds its own question (never posts twice) and releases.
 				"asked-lease-held": func(t *testing.T, f *fixture) {
 					f.runOK(t, Request{Action: actionid.Ask, Target: Target{LeaseID: f.activeLeases(1)[0].LeaseID, Session: "s-child"},
-						Params: map[string]string{"question": "Which API?"}})
+						Params: AskParams{Question: "Which API?"}})
 				},
 				"asked-lease-released-lock-live": nil}}},
 	)
@@ -152,7 +152,7 @@ func faultFixture(t *testing.T, a faultRow) (*fixture, *pgproxy.Proxy, *Core, Re
 	}
 	req := childRequest(func(k string) string { return env[k] }, os.Getpid())
 	if q := env["CHILD_QUESTION"]; q != "" {
-		req.Params = map[string]string{"question": q}
+		req.Params = AskParams{Question: q}
 	}
 	px := pgproxy.Start(t, f.ws.DBPath)
 	ws := f.ws

@@ -55,7 +55,7 @@ func TestLostCommitReplyIsUnknown(t *testing.T) {
 
 	// The claim: COMMIT forwarded, answer lost.
 	fault := px.Arm(pgproxy.Cut{Match: commitOfWrites, N: 1, When: pgproxy.ReplyLost})
-	claim := applyThrough(t, c, Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s1"}, Params: map[string]string{"role": "author"}})
+	claim := applyThrough(t, c, Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s1"}, Params: ClaimParams{Role: "author"}})
 	<-fault.Done()
 	if claim.Result != ResultUnknown || claim.Disposition != DispositionOutcomeUnknown || !strings.Contains(claim.Message, "verify before retrying") {
 		t.Fatalf("claim with its COMMIT's answer lost: %+v", claim)
@@ -103,7 +103,7 @@ func TestLostCommitReplyIsUnknown(t *testing.T) {
 	// A claim cut before its COMMIT was sent: unknown, and verify settles it failed.
 	f.expiredLease("L1", 1)
 	fault = px.Arm(pgproxy.Cut{Match: commitOfWrites, N: 1, When: pgproxy.Before})
-	claim2 := applyThrough(t, c, Request{Action: actionid.Claim, Target: Target{Item: item(9), Session: "s2"}, Params: map[string]string{"role": "author"}})
+	claim2 := applyThrough(t, c, Request{Action: actionid.Claim, Target: Target{Item: item(9), Session: "s2"}, Params: ClaimParams{Role: "author"}})
 	<-fault.Done()
 	if claim2.Result != ResultUnknown || len(f.activeLeases(9)) != 0 {
 		t.Fatalf("claim cut before its COMMIT: %+v, %d active leases", claim2, len(f.activeLeases(9)))

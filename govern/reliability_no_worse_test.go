@@ -84,7 +84,7 @@ func TestClaimCompensatesAFailedLockWrite(t *testing.T) {
 	if err := os.Mkdir(block, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	req := Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s1"}, Params: map[string]string{"pid": strconv.Itoa(os.Getpid())}}
+	req := Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s1"}, Params: ClaimParams{PID: strconv.Itoa(os.Getpid())}}
 	_, out, err := f.core.Run(context.Background(), req, "")
 	if err != nil || out.Result != ResultFailed || out.Disposition != DispositionCompensated {
 		t.Fatalf("claim with an unwritable lock: %+v %v; want failed/compensated", out, err)
@@ -350,7 +350,7 @@ func selfPID(*testing.T) int64 { return int64(os.Getpid()) }
 func TestClaimSeesEveryLiveLockOfTheItem(t *testing.T) {
 	claimOf := func(org, repo, session string) Request {
 		return Request{Action: actionid.Claim, Target: Target{Item: &Item{Remote: "origin", Org: org, Repo: repo, Kind: "issue", Number: 7}, Session: session},
-			Params: map[string]string{"pid": strconv.Itoa(os.Getpid())}}
+			Params: ClaimParams{PID: strconv.Itoa(os.Getpid())}}
 	}
 	cases := []struct {
 		name  string

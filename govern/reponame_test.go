@@ -32,7 +32,7 @@ func (f *fixture) sourcesAndRows() string {
 
 func claimReq(org, repo, session string, n int64) Request {
 	return Request{Action: actionid.Claim, Target: Target{Item: &Item{Remote: "origin", Org: org, Repo: repo, Kind: "issue", Number: n}, Session: session},
-		Params: map[string]string{"pid": strconv.Itoa(os.Getpid()), "role": "author"}}
+		Params: ClaimParams{PID: strconv.Itoa(os.Getpid()), Role: "author"}}
 }
 
 // TestClaimSpellingsAreOneItem: acme/widgets#7 and acme/Widgets.git#7 are one item (Gitea

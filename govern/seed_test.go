@@ -40,7 +40,7 @@ func TestActiveInAnyCaseBlocksAGovernedClaim(t *testing.T) {
 				}
 			}
 			db.Close()
-			req := Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s2"}, Params: map[string]string{"pid": "1"}}
+			req := Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s2"}, Params: ClaimParams{PID: "1"}}
 			pv, err := f.core.Preview(context.Background(), req)
 			if err != nil || pv.Allowed || pv.Refusal == nil || pv.Refusal.Code != CodeClaimedByOther {
 				t.Fatalf("preview: %+v %v", pv.Refusal, err)
@@ -120,7 +120,7 @@ func seedActionCases() []seedActionCase {
 	me := int64(os.Getpid())
 	claimReq := func(n int64, session string) Request {
 		return Request{Action: actionid.Claim, Target: Target{Item: item(n), Session: session},
-			Params: map[string]string{"pid": strconv.Itoa(os.Getpid()), "role": "author", "username": "bot-" + session}}
+			Params: ClaimParams{PID: strconv.Itoa(os.Getpid()), Role: "author", Username: "bot-" + session}}
 	}
 	wt := func(f *fixture, name string) string {
 		p := filepath.Join(f.core.branchesRoot(), name)
@@ -264,7 +264,7 @@ func seedActionCases() []seedActionCase {
 		}, refuse: CodeClaimedSince},
 		{name: "relabel (Gitea only, no DB write)", gitea: true, setup: func(f *fixture, d *seedtest.DB) Request {
 			n := f.repo.CreateIssue("maint", "answered", "body")
-			return Request{Action: actionid.Relabel, Target: Target{Item: item(n)}, Params: map[string]string{"label": "status:blocked-pending-clarification"}}
+			return Request{Action: actionid.Relabel, Target: Target{Item: item(n)}, Params: RelabelParams{Label: "status:blocked-pending-clarification"}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {}},
 		{name: "claim with the seed's lease_generation_id", opt: seedtest.Options{Add: []string{"leases.lease_generation_id INTEGER"}},
 			setup: func(f *fixture, d *seedtest.DB) Request {
@@ -295,7 +295,7 @@ func seedActionCases() []seedActionCase {
 		{name: "ask (releases the claim)", gitea: true, setup: func(f *fixture, d *seedtest.DB) Request {
 			n := f.repo.CreateIssue("maint", "unclear", "body")
 			out := f.claim("s1", n)
-			return Request{Action: actionid.Ask, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"}, Params: map[string]string{"question": "Which API?"}}
+			return Request{Action: actionid.Ask, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"}, Params: AskParams{Question: "Which API?"}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {}},
 		{name: "recover: the lease expired and its lock's owner is dead", setup: func(f *fixture, d *seedtest.DB) Request {
 			l := seedLease("L1", "s-lock", "Active", 4, 0, deadPID(f.t), "")
@@ -310,13 +310,13 @@ func seedActionCases() []seedActionCase {
 			}
 		}},
 		{name: "answer (no DB write)", gitea: true, setup: func(f *fixture, d *seedtest.DB) Request {
-			return Request{Action: actionid.Answer, Target: Target{Item: item(f.markedIssue())}, Params: map[string]string{"body": "Use v2."}}
+			return Request{Action: actionid.Answer, Target: Target{Item: item(f.markedIssue())}, Params: AnswerParams{Body: "Use v2."}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {}},
 		{name: "attention ack (beside the audit log, no DB write)", setup: func(f *fixture, d *seedtest.DB) Request {
-			return Request{Action: actionid.AttentionAck, Target: Target{Entry: "orphan:active-lease-past-expiry:L1"}, Params: map[string]string{"evidence": "e"}}
+			return Request{Action: actionid.AttentionAck, Target: Target{Entry: "orphan:active-lease-past-expiry:L1"}, Params: AttentionParams{Evidence: "e"}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {}},
 		{name: "attention snooze (beside the audit log, no DB write)", setup: func(f *fixture, d *seedtest.DB) Request {
-			return Request{Action: actionid.AttentionSnooze, Target: Target{Entry: "orphan:active-lease-past-expiry:L1"}, Params: map[string]string{"evidence": "e", "for": "1h"}}
+			return Request{Action: actionid.AttentionSnooze, Target: Target{Entry: "orphan:active-lease-past-expiry:L1"}, Params: AttentionParams{Evidence: "e", For: "1h"}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {}},
 	}
 }

@@ -125,8 +125,17 @@ func (t Target) redact(r *Redactor) Target {
 }
 
 // Request asks for one action on one target. It is a plain value: the workbench, the CLI
-// and the simulator build the same requests.
+// and the simulator build the same requests. Params is the struct the action takes
+// (params.go), or nil.
 type Request struct {
+	Action string `json:"action"`
+	Target Target `json:"target"`
+	Params Params `json:"params,omitempty"`
+}
+
+// requestJSON is a request's JSON form: the parameters as an object of strings by name, as
+// audit records have always kept them.
+type requestJSON struct {
 	Action string            `json:"action"`
 	Target Target            `json:"target"`
 	Params map[string]string `json:"params,omitempty"`
@@ -136,16 +145,32 @@ type Request struct {
 // printed (a preview's --json), recorded (an inverse, a plan's steps) and logged, and the
 // token must reach none of them.
 func (r Request) MarshalJSON() ([]byte, error) {
-	type plain Request
-	if _, ok := r.Params[ParamClaimToken]; ok {
-		p := make(map[string]string, len(r.Params))
-		for k, v := range r.Params {
-			p[k] = v
+	p := mapParams(withValues(r.Params, func(name, v string) string {
+		if name == "claim_token" {
+			return redacted
 		}
-		p[ParamClaimToken] = redacted
-		r.Params = p
+		return v
+	}))
+	return json.Marshal(requestJSON{Action: r.Action, Target: r.Target, Params: p})
+}
+
+// UnmarshalJSON reads a request back (an audit record's inverse and steps): its parameters
+// decode into the struct its action takes, or stay UnknownParams for the core to refuse.
+func (r *Request) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Action string          `json:"action"`
+		Target Target          `json:"target"`
+		Params json.RawMessage `json:"params"`
 	}
-	return json.Marshal(plain(r))
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	p, err := decodeParamsJSON(w.Action, w.Params)
+	if err != nil {
+		return err
+	}
+	*r = Request{Action: w.Action, Target: w.Target, Params: p}
+	return nil
 }
 
 // Refusal is a stable code and a message that ends with what to do instead.

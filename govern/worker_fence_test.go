@@ -20,7 +20,7 @@ func TestWorkerFenceValues(t *testing.T) {
 	if d["lease_id"] == "" || d["expires_at"] == "" || d["lock_generation"] != "1" || d["task_session_id"] == "" || d["heartbeat_count"] != "0" {
 		t.Fatalf("claim detail lacks the fence: %v", d)
 	}
-	hb := func(params map[string]string) Outcome {
+	hb := func(params Params) Outcome {
 		t.Helper()
 		_, o, err := f.core.Run(context.Background(), Request{Action: actionid.Heartbeat, Target: Target{LeaseID: d["lease_id"], Session: "s1"}, Params: params}, "")
 		if err != nil {
@@ -28,8 +28,8 @@ func TestWorkerFenceValues(t *testing.T) {
 		}
 		return o
 	}
-	fence := func(d map[string]string) map[string]string {
-		return map[string]string{ParamExpectExpiresAt: d["expires_at"], ParamExpectLockGeneration: d["lock_generation"], ParamExpectTaskSession: d["task_session_id"]}
+	fence := func(d map[string]string) OwnLeaseParams {
+		return OwnLeaseParams{HeldFence: HeldFence{ExpiresAt: d["expires_at"], LockGeneration: d["lock_generation"], TaskSession: d["task_session_id"]}}
 	}
 	f.clock.Add(time.Minute)
 	o1 := hb(fence(d))
@@ -39,19 +39,19 @@ func TestWorkerFenceValues(t *testing.T) {
 	}
 	cases := []struct {
 		name   string
-		params map[string]string
+		params HeldFence
 		code   string
 	}{
-		{"old expiry", map[string]string{ParamExpectExpiresAt: d["expires_at"]}, CodeFenceMoved},
-		{"old lock generation", map[string]string{ParamExpectLockGeneration: d["lock_generation"]}, CodeFenceMoved},
-		{"other task session", map[string]string{ParamExpectTaskSession: "tsk-someone-else"}, CodeFenceMoved},
-		{"bad generation", map[string]string{ParamExpectLockGeneration: "two"}, CodeInvalidRequest},
+		{"old expiry", HeldFence{ExpiresAt: d["expires_at"]}, CodeFenceMoved},
+		{"old lock generation", HeldFence{LockGeneration: d["lock_generation"]}, CodeFenceMoved},
+		{"other task session", HeldFence{TaskSession: "tsk-someone-else"}, CodeFenceMoved},
+		{"bad generation", HeldFence{LockGeneration: "two"}, CodeInvalidRequest},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, action := range []string{actionid.Heartbeat, actionid.Release} {
 				before := f.state()
-				pv, err := f.core.Preview(context.Background(), Request{Action: action, Target: Target{LeaseID: d["lease_id"], Session: "s1"}, Params: tc.params})
+				pv, err := f.core.Preview(context.Background(), Request{Action: action, Target: Target{LeaseID: d["lease_id"], Session: "s1"}, Params: OwnLeaseParams{HeldFence: tc.params}})
 				if err != nil || pv.Allowed || pv.Refusal.Code != tc.code {
 					t.Fatalf("%s preview: %v %+v, want %s", action, err, pv.Refusal, tc.code)
 				}
@@ -103,13 +103,13 @@ func TestForSession(t *testing.T) {
 // claimed is refused not_owner (and audited); the claiming process's own call succeeds.
 func TestCallerPIDBindsTheLease(t *testing.T) {
 	f := newFixture(t, RoleOperator)
-	_, out, err := f.core.Run(context.Background(), Request{Action: actionid.Claim, Target: Target{Item: item(5), Session: "s1"}, Params: map[string]string{"pid": "4242"}}, "")
+	_, out, err := f.core.Run(context.Background(), Request{Action: actionid.Claim, Target: Target{Item: item(5), Session: "s1"}, Params: ClaimParams{PID: "4242"}}, "")
 	if err != nil || out.Result != ResultSucceeded {
 		t.Fatalf("claim: %+v %v", out, err)
 	}
 	hb := func(pid string) Outcome {
 		_, o, err := f.core.Run(context.Background(), Request{Action: actionid.Heartbeat, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"},
-			Params: map[string]string{ParamCallerPID: pid}}, "")
+			Params: OwnLeaseParams{OwnerProof: OwnerProof{CallerPID: pid}}}, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +141,7 @@ func TestLeaseGenerationFence(t *testing.T) {
 		want Result
 	}{{"2", ResultRefused}, {"1", ResultSucceeded}} {
 		_, o, err := f.core.Run(context.Background(), Request{Action: actionid.Heartbeat, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"},
-			Params: map[string]string{ParamExpectLeaseGeneration: tc.gen}}, "")
+			Params: OwnLeaseParams{HeldFence: HeldFence{LeaseGeneration: tc.gen}}}, "")
 		if err != nil || o.Result != tc.want || tc.want == ResultRefused && o.Code != CodeFenceMoved {
 			t.Fatalf("heartbeat fenced on generation %s: %+v %v", tc.gen, o, err)
 		}

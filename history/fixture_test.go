@@ -110,7 +110,7 @@ func (f *fleet) claim(d time.Duration, name, session string, n int64) govern.Out
 func (f *fleet) claimPID(d time.Duration, name, session string, n int64, pid int) govern.Outcome {
 	f.t.Helper()
 	out := f.run(d, govern.Request{Action: actionid.Claim, Target: govern.Target{Item: item(n), Session: session},
-		Params: map[string]string{"pid": strconv.Itoa(pid), "role": "author", "username": "bot-" + session}})
+		Params: govern.ClaimParams{PID: strconv.Itoa(pid), Role: "author", Username: "bot-" + session}})
 	if out.Result == govern.ResultSucceeded {
 		f.lease[name] = out.Detail["lease_id"]
 	}

@@ -137,25 +137,26 @@ func (c *Client) ItemStatus(ctx context.Context, it ItemRef) (ItemStatus, error)
 
 // Act performs a worker request through the MCP tools and reports it as the core's
 // outcome: the simulator's workers act through it unchanged. Heartbeat, release and ask
-// take the fence from the request's expect_* parameters and the claim token from its
-// claim_token parameter; a claim's or heartbeat's outcome carries the token in its detail
-// under the same name (govern.ParamClaimToken). A transport error after the call
-// was sent is an unknown outcome, returned with the error.
+// take the fence and the claim token from the request's parameters (govern.HeldFence,
+// govern.OwnerProof); a claim's or heartbeat's outcome carries the token in its detail
+// (govern.DetailClaimToken). A transport error after the call was sent is an unknown
+// outcome, returned with the error.
 func (c *Client) Act(ctx context.Context, req govern.Request) (govern.Outcome, error) {
 	var o Outcome
 	var err error
-	p := req.Params
-	fence := func() Fence {
-		g, _ := strconv.ParseInt(p[govern.ParamExpectLockGeneration], 10, 64)
-		lg, _ := strconv.ParseInt(p[govern.ParamExpectLeaseGeneration], 10, 64)
-		return Fence{LeaseID: req.Target.LeaseID, ExpiresAt: p[govern.ParamExpectExpiresAt], LockGeneration: g, TaskSessionID: p[govern.ParamExpectTaskSession],
-			LeaseGeneration: lg, ClaimToken: p[govern.ParamClaimToken]}
+	fence := func(h govern.HeldFence, proof govern.OwnerProof) Fence {
+		g, _ := strconv.ParseInt(h.LockGeneration, 10, 64)
+		lg, _ := strconv.ParseInt(h.LeaseGeneration, 10, 64)
+		return Fence{LeaseID: req.Target.LeaseID, ExpiresAt: h.ExpiresAt, LockGeneration: g, TaskSessionID: h.TaskSession,
+			LeaseGeneration: lg, ClaimToken: proof.ClaimToken}
 	}
+	own, _ := req.Params.(govern.OwnLeaseParams)
 	switch req.Action {
 	case actionid.Claim:
-		a := ClaimArgs{SessionID: req.Target.Session, Role: p["role"], Profile: p["profile"], Username: p["username"],
-			Branch: p["branch"], Worktree: p["worktree"], TTL: p["ttl"]}
-		a.PID, _ = strconv.ParseInt(p["pid"], 10, 64)
+		p, _ := req.Params.(govern.ClaimParams)
+		a := ClaimArgs{SessionID: req.Target.Session, Role: p.Role, Profile: p.Profile, Username: p.Username,
+			Branch: p.Branch, Worktree: p.Worktree, TTL: p.TTL}
+		a.PID, _ = strconv.ParseInt(p.PID, 10, 64)
 		if it := req.Target.Item; it != nil {
 			a.Item = &ItemRef{Org: it.Org, Repo: it.Repo, Number: it.Number, Remote: it.Remote}
 		} else {
@@ -163,14 +164,15 @@ func (c *Client) Act(ctx context.Context, req govern.Request) (govern.Outcome, e
 		}
 		o, err = c.outcome(ctx, ToolClaim, a)
 	case actionid.Heartbeat:
-		f := fence()
+		f := fence(own.HeldFence, own.OwnerProof)
 		o, err = c.outcome(ctx, ToolHeartbeat, FencedArgs{SessionID: req.Target.Session, Fence: &f})
 	case actionid.Release:
-		f := fence()
+		f := fence(own.HeldFence, own.OwnerProof)
 		o, err = c.outcome(ctx, ToolRelease, FencedArgs{SessionID: req.Target.Session, Fence: &f})
 	case actionid.Ask:
-		f := fence()
-		o, err = c.outcome(ctx, ToolAsk, AskArgs{SessionID: req.Target.Session, Fence: &f, Question: p["question"]})
+		p, _ := req.Params.(govern.AskParams)
+		f := fence(p.HeldFence, p.OwnerProof)
+		o, err = c.outcome(ctx, ToolAsk, AskArgs{SessionID: req.Target.Session, Fence: &f, Question: p.Question})
 	default:
 		return govern.Outcome{Action: req.Action, Result: govern.ResultRefused, Code: govern.CodeUnknownAction}, errors.New("not a worker action: " + req.Action)
 	}
@@ -186,7 +188,7 @@ func (c *Client) Act(ctx context.Context, req govern.Request) (govern.Outcome, e
 		if f.ClaimToken != "" {
 			// The claim token, for the caller to pass back as the request's claim_token
 			// parameter (sim keeps it with the fence). A secret: never printed.
-			out.Detail[govern.ParamClaimToken] = f.ClaimToken
+			out.Detail[govern.DetailClaimToken] = f.ClaimToken
 		}
 	}
 	if o.ClarificationID != "" {

@@ -44,7 +44,7 @@ func TestAskAndGetAnswer(t *testing.T) {
 	maint := govern.New(f.ws, f.audit, govern.Options{Actor: govern.LocalActor(govern.RoleOperator, f.real.Maintainer)})
 	defer maint.Close()
 	_, out, err := maint.Run(ctx, govern.Request{Action: actionid.Answer, Target: govern.Target{Item: &govern.Item{Org: f.real.Owner, Repo: f.real.Repo, Number: n}},
-		Params: map[string]string{"body": "Use SQLite: the control plane is single-writer."}}, "")
+		Params: govern.AnswerParams{Body: "Use SQLite: the control plane is single-writer."}}, "")
 	if err != nil || out.Result != govern.ResultSucceeded {
 		t.Fatalf("maintainer's answer: %+v %v", out, err)
 	}
@@ -146,7 +146,7 @@ func TestGetAnswerCountsOnlyStewardsOwnComments(t *testing.T) {
 	maint := govern.New(f.ws, f.audit, govern.Options{Actor: govern.LocalActor(govern.RoleOperator, f.real.Maintainer)})
 	defer maint.Close()
 	_, out, err := maint.Run(ctx, govern.Request{Action: actionid.Answer, Target: govern.Target{Item: &govern.Item{Org: f.real.Owner, Repo: f.real.Repo, Number: n}},
-		Params: map[string]string{"body": "NATS: we need no log retention."}}, "")
+		Params: govern.AnswerParams{Body: "NATS: we need no log retention."}}, "")
 	if err != nil || out.Result != govern.ResultSucceeded {
 		t.Fatalf("maintainer's answer: %+v %v", out, err)
 	}

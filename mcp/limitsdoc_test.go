@@ -65,7 +65,7 @@ func TestSizeLimitsDocumented(t *testing.T) {
 	}
 	// The core arguments the mutating tools fill (tools.go, seed.go).
 	for _, name := range []string{"target.session", "target.item.org", "target.item.repo", "target.item.remote", "role", "profile",
-		"username", "branch", "worktree", "ttl", "target.lease_id", govern.ParamExpectExpiresAt, govern.ParamExpectTaskSession, "question"} {
+		"username", "branch", "worktree", "ttl", "target.lease_id", "expect_expires_at", "expect_task_session_id", "question"} {
 		if !covered[name] {
 			t.Errorf("docs/mcp.md's size limits table has no row for %s", name)
 		}

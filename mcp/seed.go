@@ -175,15 +175,10 @@ func (s *Server) heartbeatLock(ctx context.Context, req *sdk.CallToolRequest, a 
 	if bad != nil {
 		return *bad
 	}
-	params := map[string]string{govern.ParamExpectTaskSession: a.TaskSessionID}
-	if a.ClaimToken != "" {
-		params[govern.ParamClaimToken] = a.ClaimToken
-	}
+	params := govern.OwnLeaseParams{HeldFence: govern.HeldFence{TaskSession: a.TaskSessionID, ExpiresAt: a.ExpiresAt},
+		OwnerProof: govern.OwnerProof{ClaimToken: a.ClaimToken}}
 	if a.LockGeneration > 0 {
-		params[govern.ParamExpectLockGeneration] = strconv.FormatInt(a.LockGeneration, 10)
-	}
-	if a.ExpiresAt != "" {
-		params[govern.ParamExpectExpiresAt] = a.ExpiresAt
+		params.LockGeneration = strconv.FormatInt(a.LockGeneration, 10)
 	}
 	return s.fencedParams(ctx, req, session, lease, params, actionid.Heartbeat)
 }
@@ -196,18 +191,10 @@ func (s *Server) releaseLease(ctx context.Context, req *sdk.CallToolRequest, a R
 	if a.LeaseID == "" {
 		return refused(govern.CodeInvalidRequest, "lease_id is required")
 	}
-	params := map[string]string{}
-	if a.ExpiresAt != "" {
-		params[govern.ParamExpectExpiresAt] = a.ExpiresAt
-	}
+	params := govern.OwnLeaseParams{HeldFence: govern.HeldFence{ExpiresAt: a.ExpiresAt, TaskSession: a.TaskSessionID},
+		OwnerProof: govern.OwnerProof{ClaimToken: a.ClaimToken}}
 	if a.LockGeneration > 0 {
-		params[govern.ParamExpectLockGeneration] = strconv.FormatInt(a.LockGeneration, 10)
-	}
-	if a.TaskSessionID != "" {
-		params[govern.ParamExpectTaskSession] = a.TaskSessionID
-	}
-	if a.ClaimToken != "" {
-		params[govern.ParamClaimToken] = a.ClaimToken
+		params.LockGeneration = strconv.FormatInt(a.LockGeneration, 10)
 	}
 	return s.fencedParams(ctx, req, session, a.LeaseID, params, actionid.Release)
 }

@@ -492,9 +492,9 @@ func (s *Server) enter(ctx context.Context, req *sdk.CallToolRequest, session st
 // process that started steward mcp (the operating system says so, not the client); the
 // claim token travels in the fence. A pid an HTTP connection declared is the client's word
 // and proves nothing, so it is never passed as the caller's.
-func (s *Server) proof(params map[string]string) {
+func (s *Server) proof(p *govern.OwnerProof) {
 	if s.cfg.ClientPID > 0 {
-		params[govern.ParamCallerPID] = strconv.FormatInt(s.cfg.ClientPID, 10)
+		p.CallerPID = strconv.FormatInt(s.cfg.ClientPID, 10)
 	}
 }
 

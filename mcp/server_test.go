@@ -81,7 +81,7 @@ func TestSessionBinding(t *testing.T) {
 	}
 	// Once the lease is gone the session may be taken up again.
 	_, out, err := f.core.ForSession("w1").Run(ctx, govern.Request{Action: actionid.Release, Target: govern.Target{LeaseID: cl.Fence.LeaseID, Session: "w1"},
-		Params: map[string]string{govern.ParamClaimToken: cl.Fence.ClaimToken}}, "")
+		Params: govern.OwnLeaseParams{OwnerProof: govern.OwnerProof{ClaimToken: cl.Fence.ClaimToken}}}, "")
 	if err != nil || out.Result != govern.ResultSucceeded {
 		t.Fatalf("release through the core: %+v %v", out, err)
 	}

@@ -55,19 +55,14 @@ func (s *Server) claim(ctx context.Context, req *sdk.CallToolRequest, a ClaimArg
 			return o
 		}
 	}
-	params := map[string]string{"role": a.Role, "profile": a.Profile, "username": a.Username, "branch": a.Branch, "worktree": a.Worktree, "ttl": a.TTL, "title": title}
+	params := govern.ClaimParams{Role: a.Role, Profile: a.Profile, Username: a.Username, Branch: a.Branch, Worktree: a.Worktree, TTL: a.TTL, Title: title}
 	if pid > 0 {
-		params["pid"] = strconv.FormatInt(pid, 10)
-	}
-	for k, v := range params {
-		if v == "" {
-			delete(params, k)
-		}
+		params.PID = strconv.FormatInt(pid, 10)
 	}
 	// Every claim is bound to a fresh claim token, returned to this worker alone: the proof
 	// every later call on the claim must carry (docs/mcp.md, "Identity").
 	token := govern.NewClaimToken()
-	params[govern.ParamClaimToken] = token
+	params.ClaimToken = token
 	out, failed := s.run(ctx, session, govern.Request{Action: actionid.Claim,
 		Target: govern.Target{Session: session, Item: &govern.Item{Remote: it.Remote, Org: it.Org, Repo: it.Repo, Kind: "issue", Number: it.Number}},
 		Params: params})
@@ -101,31 +96,25 @@ func (s *Server) claim(ctx context.Context, req *sdk.CallToolRequest, a ClaimArg
 	return o
 }
 
-// fenceParams checks a fence argument and turns it into the core's expect_* parameters.
-func (s *Server) fenceParams(req *sdk.CallToolRequest, f *Fence) (map[string]string, *Outcome) {
+// fenceParams checks a fence argument and turns it into the core's parameters: the fence
+// held and the claim token.
+func (s *Server) fenceParams(req *sdk.CallToolRequest, f *Fence) (govern.OwnLeaseParams, *Outcome) {
 	switch {
 	case f == nil || f.LeaseID == "":
 		o := refused(govern.CodeInvalidRequest, "pass the fence your claim or last heartbeat returned (fence.lease_id and fence.expires_at at least)")
-		return nil, &o
+		return govern.OwnLeaseParams{}, &o
 	case f.ExpiresAt == "":
 		o := refused(govern.CodeInvalidRequest, "fence.expires_at is required: the lease's expiry as your claim or last heartbeat returned it")
-		return nil, &o
+		return govern.OwnLeaseParams{}, &o
 	case f.LockGeneration < 0 || f.LeaseGeneration < 0 || f.LockGeneration > 0 && f.TaskSessionID == "":
 		o := refused(govern.CodeInvalidRequest, "fence.task_session_id is required with fence.lock_generation (both as your claim or last heartbeat returned them)")
-		return nil, &o
+		return govern.OwnLeaseParams{}, &o
 	}
-	p := map[string]string{
-		govern.ParamExpectExpiresAt:       f.ExpiresAt,
-		govern.ParamExpectLockGeneration:  strconv.FormatInt(f.LockGeneration, 10),
-		govern.ParamExpectLeaseGeneration: strconv.FormatInt(f.LeaseGeneration, 10),
-	}
-	if f.TaskSessionID != "" {
-		p[govern.ParamExpectTaskSession] = f.TaskSessionID
-	}
-	if f.ClaimToken != "" {
-		p[govern.ParamClaimToken] = f.ClaimToken
-	}
-	return p, nil
+	return govern.OwnLeaseParams{
+		HeldFence: govern.HeldFence{ExpiresAt: f.ExpiresAt, LockGeneration: strconv.FormatInt(f.LockGeneration, 10),
+			LeaseGeneration: strconv.FormatInt(f.LeaseGeneration, 10), TaskSession: f.TaskSessionID},
+		OwnerProof: govern.OwnerProof{ClaimToken: f.ClaimToken},
+	}, nil
 }
 
 func (s *Server) heartbeat(ctx context.Context, req *sdk.CallToolRequest, a FencedArgs) Outcome {
@@ -148,17 +137,17 @@ func (s *Server) fenced(ctx context.Context, req *sdk.CallToolRequest, a FencedA
 	return s.fencedParams(ctx, req, session, a.Fence.LeaseID, params, action)
 }
 
-// fencedParams runs a heartbeat or release of lease with the given expect_* parameters, from
-// the connection's worker process.
-func (s *Server) fencedParams(ctx context.Context, req *sdk.CallToolRequest, session, lease string, params map[string]string, action string) Outcome {
-	s.proof(params)
+// fencedParams runs a heartbeat or release of lease with the given fence and claim token,
+// from the connection's worker process.
+func (s *Server) fencedParams(ctx context.Context, req *sdk.CallToolRequest, session, lease string, params govern.OwnLeaseParams, action string) Outcome {
+	s.proof(&params.OwnerProof)
 	out, failed := s.run(ctx, session, govern.Request{Action: action, Target: govern.Target{LeaseID: lease, Session: session}, Params: params})
 	if failed != nil {
 		return *failed
 	}
 	o := outcomeOf(out)
 	o.Fence = fenceOf(out.Detail)
-	s.settleToken(req, o, lease, params[govern.ParamClaimToken], action)
+	s.settleToken(req, o, lease, params.ClaimToken, action)
 	if l, ok, err := s.reads.lease(ctx, lease); err == nil && ok {
 		o.Item = itemRefOf(l.Work)
 		if o.Success && action == actionid.Heartbeat {
@@ -228,15 +217,15 @@ func (s *Server) ask(ctx context.Context, req *sdk.CallToolRequest, a AskArgs) O
 	if bad != nil {
 		return *bad
 	}
-	params["question"] = a.Question
-	s.proof(params)
-	out, failed := s.run(ctx, session, govern.Request{Action: actionid.Ask, Target: govern.Target{LeaseID: a.Fence.LeaseID, Session: session}, Params: params})
+	ask := govern.AskParams{Question: a.Question, HeldFence: params.HeldFence, OwnerProof: params.OwnerProof}
+	s.proof(&ask.OwnerProof)
+	out, failed := s.run(ctx, session, govern.Request{Action: actionid.Ask, Target: govern.Target{LeaseID: a.Fence.LeaseID, Session: session}, Params: ask})
 	if failed != nil {
 		return *failed
 	}
 	o := outcomeOf(out)
 	o.Fence = fenceOf(out.Detail)
-	s.settleToken(req, o, a.Fence.LeaseID, params[govern.ParamClaimToken], actionid.Ask)
+	s.settleToken(req, o, a.Fence.LeaseID, params.ClaimToken, actionid.Ask)
 	if l, ok, err := s.reads.lease(ctx, a.Fence.LeaseID); err == nil && ok {
 		o.Item = itemRefOf(l.Work)
 	}

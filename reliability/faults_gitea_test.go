@@ -187,7 +187,7 @@ func TestGiteaFaultsInActions(t *testing.T) {
 			defer core.Close()
 			ctx := context.Background()
 			req := govern.Request{Action: actionid.Answer, Target: govern.Target{Item: &govern.Item{Org: "acme", Repo: "widgets", Kind: "issue", Number: rig.issue}},
-				Params: map[string]string{"body": "Skip reviewer leases."}}
+				Params: govern.AnswerParams{Body: "Skip reviewer leases."}}
 			pv, err := core.Preview(ctx, req)
 			must(t, err)
 			if !pv.Allowed {

@@ -90,7 +90,7 @@ func TestClaimTokenNeverReachesAnOutput(t *testing.T) {
 		seen.Write(ob)
 	}
 	pv, err := core.Preview(ctx, govern.Request{Action: actionid.Release, Target: govern.Target{LeaseID: hb.Fence.LeaseID, Session: "tok-w1"},
-		Params: map[string]string{govern.ParamClaimToken: tok}})
+		Params: govern.OwnLeaseParams{OwnerProof: govern.OwnerProof{ClaimToken: tok}}})
 	must(t, err)
 	pb, _ := json.Marshal(pv)
 	seen.Write(pb)

@@ -120,7 +120,7 @@ func TestTokenNeverReachesAnOutput(t *testing.T) {
 	echo(false)
 	ctx := context.Background()
 	req := govern.Request{Action: actionid.Answer, Target: govern.Target{Item: &govern.Item{Org: "acme", Repo: "widgets", Kind: "issue", Number: issue}},
-		Params: map[string]string{"body": "Skip reviewer leases."}}
+		Params: govern.AnswerParams{Body: "Skip reviewer leases."}}
 	pv, err := core.Preview(ctx, req)
 	must(t, err)
 	echo(true)

@@ -201,7 +201,7 @@ func supervise(wsJSON, auditPath, dur string) error {
 		session := "second-steward-" + strconv.Itoa(rep.Rounds%8) // a few sessions, reused, as a real one would
 		_, out, err := core.Run(ctx, govern.Request{Action: actionid.Claim,
 			Target: govern.Target{Session: session, Item: &govern.Item{Org: cw.Org, Repo: cw.Repo, Kind: "issue", Number: n}},
-			Params: map[string]string{"pid": strconv.Itoa(os.Getpid()), "username": "second-steward"}}, "")
+			Params: govern.ClaimParams{PID: strconv.Itoa(os.Getpid()), Username: "second-steward"}}, "")
 		if err == nil {
 			rep.Applied[actionid.Claim+" "+string(out.Result)]++
 			if out.Result == govern.ResultSucceeded {

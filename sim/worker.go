@@ -49,24 +49,19 @@ type claim struct {
 	stalled  bool
 	// pr is the pull request the worker opened for the claim (0: none).
 	pr int64
-	// fence is what the worker holds: the claim's, then each heartbeat's (the core's
-	// expect_* parameters).
-	fence map[string]string
+	// fence is what the worker holds: the claim's, then each heartbeat's, with the claim
+	// token when there is one.
+	fence govern.OwnLeaseParams
 }
 
 // fenceOf takes the fence values of a claim or heartbeat outcome, with the claim token
 // when the claim went through steward mcp (which binds every claim to one).
-func fenceOf(d map[string]string) map[string]string {
-	f := map[string]string{
-		govern.ParamExpectExpiresAt:       d["expires_at"],
-		govern.ParamExpectLockGeneration:  d["lock_generation"],
-		govern.ParamExpectTaskSession:     d["task_session_id"],
-		govern.ParamExpectLeaseGeneration: d["lease_generation"],
+func fenceOf(d map[string]string) govern.OwnLeaseParams {
+	return govern.OwnLeaseParams{
+		HeldFence: govern.HeldFence{ExpiresAt: d["expires_at"], LockGeneration: d["lock_generation"],
+			TaskSession: d["task_session_id"], LeaseGeneration: d["lease_generation"]},
+		OwnerProof: govern.OwnerProof{ClaimToken: d[govern.DetailClaimToken]},
 	}
-	if tok := d[govern.ParamClaimToken]; tok != "" {
-		f[govern.ParamClaimToken] = tok
-	}
-	return f
 }
 
 func (f *Fleet) newWorker(i int) *worker {
@@ -165,18 +160,8 @@ func (w *worker) tryClaim(c Candidate) bool {
 	wt := w.f.worktreeOf(c.Number)
 	req := govern.Request{
 		Action: actionid.Claim,
-		Target: govern.Target{
-			Session: w.session,
-			Item: &govern.Item{
-				Remote: w.f.cfg.Remote,
-				Org:    w.f.cfg.Owner,
-				Repo:   w.f.cfg.Repo,
-				Kind:   "issue",
-				Number: c.Number,
-			},
-		},
-		Params: map[string]string{"role": "author", "profile": "sim", "pid": strconv.Itoa(w.proc.PID()),
-			"username": w.name, "title": c.Title, "branch": fmt.Sprintf("feat/issue-%d", c.Number), "worktree": wt},
+		Target: govern.Target{Session: w.session, Item: &govern.Item{Remote: w.f.cfg.Remote, Org: w.f.cfg.Owner, Repo: w.f.cfg.Repo, Kind: "issue", Number: c.Number}},
+		Params: govern.ClaimParams{Role: "author", Profile: "sim", PID: strconv.Itoa(w.proc.PID()), Username: w.name, Title: c.Title, Branch: fmt.Sprintf("feat/issue-%d", c.Number), Worktree: wt},
 	}
 	out, err := w.act(req)
 	switch {
@@ -275,15 +260,10 @@ func (w *worker) heartbeat(c *claim) {
 	w.f.sched.after(w.cadence(), func() { w.heartbeat(c) })
 }
 
-// own is a request on the worker's own claim, fenced on the values it holds.
+// own is a request on the worker's own claim (a heartbeat or a release), fenced on the values
+// it holds.
 func (w *worker) own(action string, c *claim) govern.Request {
-	params := map[string]string{}
-	for k, v := range c.fence {
-		if v != "" {
-			params[k] = v
-		}
-	}
-	return govern.Request{Action: action, Target: govern.Target{LeaseID: c.lease, Session: w.session}, Params: params}
+	return govern.Request{Action: action, Target: govern.Target{LeaseID: c.lease, Session: w.session}, Params: c.fence}
 }
 
 func (w *worker) release(c *claim) {
@@ -376,15 +356,9 @@ func (w *worker) ask(c *claim) {
 		return
 	}
 	w.claim = nil
-	req := w.own(actionid.Ask, c)
-	req.Target.Item = &govern.Item{
-		Remote: w.f.cfg.Remote,
-		Org:    w.f.cfg.Owner,
-		Repo:   w.f.cfg.Repo,
-		Kind:   "issue",
-		Number: c.item.Number,
-	}
-	req.Params["question"] = q
+	req := govern.Request{Action: actionid.Ask, Target: govern.Target{LeaseID: c.lease, Session: w.session,
+		Item: &govern.Item{Remote: w.f.cfg.Remote, Org: w.f.cfg.Owner, Repo: w.f.cfg.Repo, Kind: "issue", Number: c.item.Number}},
+		Params: govern.AskParams{Question: q, HeldFence: c.fence.HeldFence, OwnerProof: c.fence.OwnerProof}}
 	out, err := w.act(req)
 	if err != nil || out.Result != govern.ResultSucceeded {
 		w.emit(EventError, c.item.Number, "ask: "+msg(out, err))

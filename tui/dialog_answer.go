@@ -107,9 +107,5 @@ func (e *answerEditor) keyLine() string {
 // answerRequest is the core's answer request: the body, and the question comment it answers
 // when known (the core refuses it when the worker asked something else meanwhile).
 func answerRequest(item *govern.Item, question, body string) govern.Request {
-	req := govern.Request{Action: actionid.Answer, Target: govern.Target{Item: item}, Params: map[string]string{"body": body}}
-	if question != "" {
-		req.Params["question_comment"] = question
-	}
-	return req
+	return govern.Request{Action: actionid.Answer, Target: govern.Target{Item: item}, Params: govern.AnswerParams{Body: body, QuestionComment: question}}
 }

@@ -161,7 +161,7 @@ func claimShort(t *testing.T, c *govern.Core, n int64, session string) {
 	t.Helper()
 	req := govern.Request{Action: actionid.Claim, Target: govern.Target{Session: session,
 		Item: &govern.Item{Org: "acme", Repo: "widgets", Kind: "issue", Number: n}},
-		Params: map[string]string{"role": "author", "ttl": "1m", "username": "bot-" + session, "profile": "author", "pid": "999999"}}
+		Params: govern.ClaimParams{Role: "author", TTL: "1m", Username: "bot-" + session, Profile: "author", PID: "999999"}}
 	_, out, err := c.Run(context.Background(), req, "")
 	if err != nil || out.Result != govern.ResultSucceeded {
 		t.Fatalf("claim: %v %+v", err, out)

@@ -25,7 +25,7 @@ func TestFlowHistoryCursor(t *testing.T) {
 	c, ws, audit := testCore(t, false, clk.Now)
 	req := govern.Request{Action: actionid.Claim, Target: govern.Target{Session: "sess-1",
 		Item: &govern.Item{Org: "acme", Repo: "widgets", Kind: "issue", Number: 301}},
-		Params: map[string]string{"role": "author", "username": "bot-sess-1", "pid": strconv.Itoa(999999)}}
+		Params: govern.ClaimParams{Role: "author", Username: "bot-sess-1", PID: strconv.Itoa(999999)}}
 	_, out, err := c.Run(context.Background(), req, "")
 	if err != nil || out.Result != govern.ResultSucceeded {
 		t.Fatalf("claim: %v %+v", err, out)

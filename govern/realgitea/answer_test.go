@@ -87,7 +87,7 @@ func TestAnswerWithLostResponseIsUnknownThenVerifiedWithoutDuplicate(t *testing.
 	defer log.Close()
 	core := govern.New(ws, log, govern.Options{Actor: govern.LocalActor(govern.RoleOperator, b.Maintainer)})
 	req := govern.Request{Action: actionid.Answer, Target: govern.Target{Item: &govern.Item{Org: b.Owner, Repo: b.Repo, Kind: "issue", Number: n}},
-		Params: map[string]string{"body": "Use **SQLite**; the control plane is single-writer."}}
+		Params: govern.AnswerParams{Body: "Use **SQLite**; the control plane is single-writer."}}
 	ctx := context.Background()
 
 	pv, err := core.Preview(ctx, req)

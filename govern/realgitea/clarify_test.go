@@ -87,7 +87,7 @@ func (e *clarifyEnv) ask(t *testing.T, n int64, question string) {
 
 func (e *clarifyEnv) answerReq(n int64, body string) govern.Request {
 	return govern.Request{Action: actionid.Answer, Target: govern.Target{Item: &govern.Item{Org: e.b.Owner, Repo: e.b.Repo, Kind: "issue", Number: n}},
-		Params: map[string]string{"body": body}}
+		Params: govern.AnswerParams{Body: body}}
 }
 
 // answers counts the comments the maintainer (steward's login) posted with an answer marker.

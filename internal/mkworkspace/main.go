@@ -70,13 +70,7 @@ func run(out string) error {
 	}
 	deadPID := strconv.Itoa(dead.Process.Pid)
 	claim := func(n int64, session, pid, ttl, worktree string) error {
-		p := map[string]string{"role": "author", "pid": pid, "username": "bot-" + session, "profile": "author"}
-		if ttl != "" {
-			p["ttl"] = ttl
-		}
-		if worktree != "" {
-			p["worktree"] = worktree
-		}
+		p := govern.ClaimParams{Role: "author", PID: pid, Username: "bot-" + session, Profile: "author", TTL: ttl, Worktree: worktree}
 		_, o, err := core.Run(ctx, govern.Request{Action: actionid.Claim, Target: govern.Target{
 			Item: &govern.Item{
 				Remote: "origin",

@@ -425,7 +425,7 @@ func WithGitea(e Env, b contract.Backend, cl *gitea.Client, ws govern.Workspace)
 			core := govern.New(ws, log, govern.Options{Actor: govern.LocalActor(govern.RoleOperator, b.Maintainer)})
 			defer core.Close()
 			_, out, err := core.Run(context.Background(), govern.Request{Action: actionid.Answer,
-				Target: govern.Target{Item: &govern.Item{Org: b.Owner, Repo: b.Repo, Number: item}}, Params: map[string]string{"body": body}}, "")
+				Target: govern.Target{Item: &govern.Item{Org: b.Owner, Repo: b.Repo, Number: item}}, Params: govern.AnswerParams{Body: body}}, "")
 			if err != nil || out.Result != govern.ResultSucceeded {
 				t.Fatalf("the maintainer's answer: %+v %v", out, err)
 			}

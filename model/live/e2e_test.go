@@ -88,9 +88,9 @@ func TestEndToEnd(t *testing.T) {
 	defer live.Close()
 
 	// 1. claim → one live claim, no orphans.
-	_, out, err := core.Run(ctx, govern.Request{Action: "worker.claim", Target: govern.Target{
+	_, out, err := core.Run(ctx, govern.Request{Action: actionid.Claim, Target: govern.Target{
 		Item: &govern.Item{Remote: "origin", Org: "acme", Repo: "widgets", Kind: "issue", Number: 7}, Session: "s1"},
-		Params: map[string]string{"pid": strconv.Itoa(child.Process.Pid), "role": "author", "worktree": wt}}, "")
+		Params: govern.ClaimParams{PID: strconv.Itoa(child.Process.Pid), Role: "author", Worktree: wt}}, "")
 	if err != nil || out.Result != govern.ResultSucceeded {
 		t.Fatalf("claim: %v %+v", err, out)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"steward/govern"
+	"steward/govern/actionid"
 	"steward/model"
 	"steward/model/live"
 )
@@ -58,9 +59,9 @@ func TestWorktreeRemovedSeenAtOnce(t *testing.T) {
 	if err := os.MkdirAll(wt, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if _, out, err := core.Run(ctx, govern.Request{Action: "worker.claim", Target: govern.Target{
+	if _, out, err := core.Run(ctx, govern.Request{Action: actionid.Claim, Target: govern.Target{
 		Item: &govern.Item{Remote: "origin", Org: "acme", Repo: "widgets", Kind: "issue", Number: 7}, Session: "s1"},
-		Params: map[string]string{"pid": strconv.Itoa(child.Process.Pid), "role": "author", "worktree": wt}}, ""); err != nil || out.Result != govern.ResultSucceeded {
+		Params: govern.ClaimParams{PID: strconv.Itoa(child.Process.Pid), Role: "author", Worktree: wt}}, ""); err != nil || out.Result != govern.ResultSucceeded {
 		t.Fatalf("claim: %v %+v", err, out)
 	}
 	l := live.New(live.Workspace{LocksDir: ws.LocksDir, DBPath: ws.DBPath, RepoRoot: ws.RepoRoot},

@@ -160,12 +160,8 @@ func (m *Meta) templateClaim() (lockrec.Record, leases.Lease, error) {
 		return lockrec.Record{}, leases.Lease{}, err
 	}
 	_, out, err := core.Run(context.Background(), govern.Request{Action: actionid.Claim,
-		Target: govern.Target{
-			Session: SessionID(1),
-			Item:    &govern.Item{Remote: Remote, Org: Org, Repo: Repo, Kind: "issue", Number: 1},
-		},
-		Params: map[string]string{"role": "author", "profile": "author", "pid": fmt.Sprint(m.PID), "username": "bot-1",
-			"title": title(1), "branch": "feat/issue-1", "worktree": wt}}, "")
+		Target: govern.Target{Session: SessionID(1), Item: &govern.Item{Remote: Remote, Org: Org, Repo: Repo, Kind: "issue", Number: 1}},
+		Params: govern.ClaimParams{Role: "author", Profile: "author", PID: fmt.Sprint(m.PID), Username: "bot-1", Title: title(1), Branch: "feat/issue-1", Worktree: wt}}, "")
 	if err != nil {
 		return lockrec.Record{}, leases.Lease{}, err
 	}

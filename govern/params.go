@@ -96,13 +96,15 @@ type AttentionParams struct {
 	For      string `param:"for"`      // a snooze's length (Go duration); snooze only
 }
 
-func (ClaimParams) paramsOf() string     { return "worker.claim" }
-func (OwnLeaseParams) paramsOf() string  { return "worker.heartbeat and worker.release" }
-func (AskParams) paramsOf() string       { return "clarification.ask" }
-func (AnswerParams) paramsOf() string    { return "clarification.answer" }
-func (RelabelParams) paramsOf() string   { return "clarification.relabel" }
-func (AttentionParams) paramsOf() string { return "attention.ack and attention.snooze" }
-func (UnknownParams) paramsOf() string   { return "no action" }
+func (ClaimParams) paramsOf() string    { return actionid.Claim }
+func (OwnLeaseParams) paramsOf() string { return actionid.Heartbeat + " and " + actionid.Release }
+func (AskParams) paramsOf() string      { return actionid.Ask }
+func (AnswerParams) paramsOf() string   { return actionid.Answer }
+func (RelabelParams) paramsOf() string  { return actionid.Relabel }
+func (AttentionParams) paramsOf() string {
+	return actionid.AttentionAck + " and " + actionid.AttentionSnooze
+}
+func (UnknownParams) paramsOf() string { return "no action" }
 
 // paramsTable is the parameter struct of every action that takes parameters; the others
 // take none.

@@ -174,7 +174,9 @@ func (c *census) sample() {
 	if oldest != nil {
 		it := oldest.Item
 		pv, err := c.preview.Preview(c.f.ctx(), govern.Request{Action: actionid.Answer,
-			Target: govern.Target{Item: &govern.Item{Remote: it.Remote, Org: it.Org, Repo: it.Repo, Kind: it.Kind, Number: it.Number}},
+			Target: govern.Target{
+				Item: &govern.Item{Remote: it.Remote, Org: it.Org, Repo: it.Repo, Kind: it.Kind, Number: it.Number},
+			},
 			Params: govern.AnswerParams{Body: "(census: would this answer be allowed?)"}})
 		m.Answerable = err == nil && pv.Allowed
 	}

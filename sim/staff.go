@@ -204,8 +204,19 @@ func (s *staff) answer(snap *model.Snapshot) {
 			continue
 		}
 		body := answers[int(c.Item.Number)%len(answers)]
-		req := govern.Request{Action: actionid.Answer, Target: govern.Target{Item: &govern.Item{Remote: c.Item.Remote, Org: c.Item.Org, Repo: c.Item.Repo, Kind: c.Item.Kind, Number: c.Item.Number}},
-			Params: govern.AnswerParams{Body: body}}
+		req := govern.Request{
+			Action: actionid.Answer,
+			Target: govern.Target{
+				Item: &govern.Item{
+					Remote: c.Item.Remote,
+					Org:    c.Item.Org,
+					Repo:   c.Item.Repo,
+					Kind:   c.Item.Kind,
+					Number: c.Item.Number,
+				},
+			},
+			Params: govern.AnswerParams{Body: body},
+		}
 		_, out, err := s.maintainer.Run(s.f.ctx(), req, "")
 		if err != nil {
 			s.emit(maintainerName, EventError, c.Item.Number, "answer: "+err.Error())

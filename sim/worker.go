@@ -160,8 +160,18 @@ func (w *worker) tryClaim(c Candidate) bool {
 	wt := w.f.worktreeOf(c.Number)
 	req := govern.Request{
 		Action: actionid.Claim,
-		Target: govern.Target{Session: w.session, Item: &govern.Item{Remote: w.f.cfg.Remote, Org: w.f.cfg.Owner, Repo: w.f.cfg.Repo, Kind: "issue", Number: c.Number}},
-		Params: govern.ClaimParams{Role: "author", Profile: "sim", PID: strconv.Itoa(w.proc.PID()), Username: w.name, Title: c.Title, Branch: fmt.Sprintf("feat/issue-%d", c.Number), Worktree: wt},
+		Target: govern.Target{
+			Session: w.session,
+			Item: &govern.Item{
+				Remote: w.f.cfg.Remote,
+				Org:    w.f.cfg.Owner,
+				Repo:   w.f.cfg.Repo,
+				Kind:   "issue",
+				Number: c.Number,
+			},
+		},
+		Params: govern.ClaimParams{Role: "author", Profile: "sim", PID: strconv.Itoa(w.proc.PID()),
+			Username: w.name, Title: c.Title, Branch: fmt.Sprintf("feat/issue-%d", c.Number), Worktree: wt},
 	}
 	out, err := w.act(req)
 	switch {
@@ -357,7 +367,13 @@ func (w *worker) ask(c *claim) {
 	}
 	w.claim = nil
 	req := govern.Request{Action: actionid.Ask, Target: govern.Target{LeaseID: c.lease, Session: w.session,
-		Item: &govern.Item{Remote: w.f.cfg.Remote, Org: w.f.cfg.Owner, Repo: w.f.cfg.Repo, Kind: "issue", Number: c.item.Number}},
+		Item: &govern.Item{
+			Remote: w.f.cfg.Remote,
+			Org:    w.f.cfg.Owner,
+			Repo:   w.f.cfg.Repo,
+			Kind:   "issue",
+			Number: c.item.Number,
+		}},
 		Params: govern.AskParams{Question: q, HeldFence: c.fence.HeldFence, OwnerProof: c.fence.OwnerProof}}
 	out, err := w.act(req)
 	if err != nil || out.Result != govern.ResultSucceeded {

@@ -70,7 +70,8 @@ func run(out string) error {
 	}
 	deadPID := strconv.Itoa(dead.Process.Pid)
 	claim := func(n int64, session, pid, ttl, worktree string) error {
-		p := govern.ClaimParams{Role: "author", PID: pid, Username: "bot-" + session, Profile: "author", TTL: ttl, Worktree: worktree}
+		p := govern.ClaimParams{Role: "author", PID: pid, Username: "bot-" + session, Profile: "author",
+			TTL: ttl, Worktree: worktree}
 		_, o, err := core.Run(ctx, govern.Request{Action: actionid.Claim, Target: govern.Target{
 			Item: &govern.Item{
 				Remote: "origin",

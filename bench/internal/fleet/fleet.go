@@ -160,8 +160,12 @@ func (m *Meta) templateClaim() (lockrec.Record, leases.Lease, error) {
 		return lockrec.Record{}, leases.Lease{}, err
 	}
 	_, out, err := core.Run(context.Background(), govern.Request{Action: actionid.Claim,
-		Target: govern.Target{Session: SessionID(1), Item: &govern.Item{Remote: Remote, Org: Org, Repo: Repo, Kind: "issue", Number: 1}},
-		Params: govern.ClaimParams{Role: "author", Profile: "author", PID: fmt.Sprint(m.PID), Username: "bot-1", Title: title(1), Branch: "feat/issue-1", Worktree: wt}}, "")
+		Target: govern.Target{
+			Session: SessionID(1),
+			Item:    &govern.Item{Remote: Remote, Org: Org, Repo: Repo, Kind: "issue", Number: 1},
+		},
+		Params: govern.ClaimParams{Role: "author", Profile: "author", PID: fmt.Sprint(m.PID), Username: "bot-1",
+			Title: title(1), Branch: "feat/issue-1", Worktree: wt}}, "")
 	if err != nil {
 		return lockrec.Record{}, leases.Lease{}, err
 	}

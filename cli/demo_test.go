@@ -14,6 +14,7 @@ import (
 
 	"steward/govern"
 	"steward/leases"
+	"steward/leases/leaserec"
 )
 
 // childrenOf lists the live processes whose parent is pid (from /proc).
@@ -115,7 +116,7 @@ func TestDemoKeep(t *testing.T) {
 	}
 	active := 0
 	for _, l := range snap.Leases {
-		if l.Status == leases.StatusActive {
+		if l.Status == leaserec.StatusActive {
 			active++
 		}
 	}

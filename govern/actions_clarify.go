@@ -12,6 +12,7 @@ import (
 
 	"steward/gitea"
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/locks/lockrec"
 )
 
@@ -363,7 +364,7 @@ type askState struct {
 }
 
 func (ask) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
-	wp, l, err := c.workerPlan(ctx, req, leases.OpRelease, func(l *leases.Lease, f leases.Fence) leases.Verdict { return leases.CheckRelease(l, f) })
+	wp, l, err := c.workerPlan(ctx, req, leases.OpRelease, func(l *leaserec.Lease, f leases.Fence) leases.Verdict { return leases.CheckRelease(l, f) })
 	if err != nil || l == nil || wp.refusal != nil {
 		return wp, err
 	}

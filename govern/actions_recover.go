@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/locks"
 	"steward/locks/lockrec"
 )
@@ -53,7 +54,7 @@ type retireFence struct {
 	TaskSessionID string
 	Inode         uint64
 	Size          int64
-	Owner         leases.ProcessState
+	Owner         leaserec.ProcessState
 	Expiration    lockrec.ExpirationState
 	Expired       bool
 }

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"steward/gitea"
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/locks"
 )
 
@@ -118,14 +118,14 @@ func crashActions() []crashAction {
 				f.expiredLease("L1", 1)
 				return []string{"CHILD_ACTION=" + ActionReclaimExpired, "CHILD_LEASE=L1"}
 			},
-			state: func(t *testing.T, f *fixture) string { return leaseEndState(t, f, leases.StatusExpired, "reclaimed") }},
+			state: func(t *testing.T, f *fixture) string { return leaseEndState(t, f, leaserec.StatusExpired, "reclaimed") }},
 		{name: ActionAbandonStale,
 			setup: func(f *fixture) []string {
 				f.liveLease("L1", 1, deadPID(f.t), f.host())
 				return []string{"CHILD_ACTION=" + ActionAbandonStale, "CHILD_LEASE=L1"}
 			},
 			state: func(t *testing.T, f *fixture) string {
-				return leaseEndState(t, f, leases.StatusAbandoned, "stale_dead_process")
+				return leaseEndState(t, f, leaserec.StatusAbandoned, "stale_dead_process")
 			}},
 		{name: ActionRecover + " (reclaim, then retire)",
 			setup: func(f *fixture) []string {
@@ -308,10 +308,10 @@ func recoverMatrixState(t *testing.T, f *fixture) string {
 	return ""
 }
 
-func leaseEndState(t *testing.T, f *fixture, st leases.Status, reason string) string {
+func leaseEndState(t *testing.T, f *fixture, st leaserec.Status, reason string) string {
 	l := f.lease("L1")
 	switch {
-	case l.Status == leases.StatusActive:
+	case l.Status == leaserec.StatusActive:
 		return "old"
 	case l.Status == st && l.EndReason == reason:
 		return "new"

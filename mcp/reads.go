@@ -17,6 +17,7 @@ import (
 	"steward/gitea"
 	"steward/govern"
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/locks"
 	"steward/locks/lockrec"
 	"steward/reponame"
@@ -61,7 +62,7 @@ func (rd *readers) close() error {
 
 // activeLeases reads every non-terminal lease; an unreadable leases table is an error, never
 // an empty list.
-func (rd *readers) activeLeases(ctx context.Context) ([]leases.Lease, error) {
+func (rd *readers) activeLeases(ctx context.Context) ([]leaserec.Lease, error) {
 	r, err := rd.reader()
 	if err != nil {
 		return nil, err
@@ -71,24 +72,24 @@ func (rd *readers) activeLeases(ctx context.Context) ([]leases.Lease, error) {
 		rd.drop()
 		return nil, err
 	}
-	if snap.LeasesHealth.Status == leases.HealthUnavailable {
+	if snap.LeasesHealth.Status == leaserec.HealthUnavailable {
 		return nil, errors.New("the leases table is unreadable: " + strings.Join(snap.LeasesHealth.Reasons, "; "))
 	}
-	var out []leases.Lease
+	var out []leaserec.Lease
 	for _, l := range snap.Leases {
-		if l.Status == leases.StatusActive {
+		if l.Status == leaserec.StatusActive {
 			out = append(out, l)
 		}
 	}
 	return out, nil
 }
 
-func (rd *readers) sessionLeases(ctx context.Context, session string) ([]leases.Lease, error) {
+func (rd *readers) sessionLeases(ctx context.Context, session string) ([]leaserec.Lease, error) {
 	all, err := rd.activeLeases(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var out []leases.Lease
+	var out []leaserec.Lease
 	for _, l := range all {
 		if l.SessionID == session {
 			out = append(out, l)
@@ -97,10 +98,10 @@ func (rd *readers) sessionLeases(ctx context.Context, session string) ([]leases.
 	return out, nil
 }
 
-func (rd *readers) lease(ctx context.Context, id string) (leases.Lease, bool, error) {
+func (rd *readers) lease(ctx context.Context, id string) (leaserec.Lease, bool, error) {
 	r, err := rd.reader()
 	if err != nil {
-		return leases.Lease{}, false, err
+		return leaserec.Lease{}, false, err
 	}
 	l, ok, err := r.LeaseByID(ctx, id)
 	if err != nil {
@@ -109,12 +110,12 @@ func (rd *readers) lease(ctx context.Context, id string) (leases.Lease, bool, er
 	return l, ok, err
 }
 
-func itemRefOf(w leases.WorkRef) *ItemRef {
+func itemRefOf(w leaserec.WorkRef) *ItemRef {
 	return &ItemRef{Org: w.Org, Repo: w.Repo, Number: w.Number, Remote: w.Remote}
 }
 
-func workRefOf(it ItemRef) leases.WorkRef {
-	return leases.WorkRef{Remote: it.Remote, Org: it.Org, Repo: it.Repo, Kind: leases.KindIssue, Number: it.Number}
+func workRefOf(it ItemRef) leaserec.WorkRef {
+	return leaserec.WorkRef{Remote: it.Remote, Org: it.Org, Repo: it.Repo, Kind: leaserec.KindIssue, Number: it.Number}
 }
 
 // lockOf reads the lock file of an item.
@@ -135,7 +136,7 @@ func (rd *readers) lockOf(it ItemRef) (string, lockrec.Entry) {
 // A token the caller presents (my_leases' claim_token) proves the lease it matches, and the
 // connection holds it from then on: a worker that reconnected, or lost its fence, reads it
 // back with the token it kept.
-func (s *Server) proven(req *sdk.CallToolRequest, l leases.Lease, presented string) (string, bool) {
+func (s *Server) proven(req *sdk.CallToolRequest, l leaserec.Lease, presented string) (string, bool) {
 	ownPID := l.OwnerPID > 0 && l.OwnerHost == s.host
 	if s.cfg.ClientPID > 0 && ownPID && l.OwnerPID != s.cfg.ClientPID {
 		return "", false // another process's claim, as the core refuses it
@@ -156,7 +157,7 @@ func (s *Server) proven(req *sdk.CallToolRequest, l leases.Lease, presented stri
 	return "", s.cfg.ClientPID > 0 && ownPID
 }
 
-func (s *Server) leaseView(req *sdk.CallToolRequest, l leases.Lease, session, presented string) LeaseView {
+func (s *Server) leaseView(req *sdk.CallToolRequest, l leaserec.Lease, session, presented string) LeaseView {
 	v := LeaseView{LeaseID: l.LeaseID, Item: itemRefOf(l.Work), Status: string(l.Status), SessionID: termsafe.Line(l.SessionID),
 		Role: l.Role, Phase: l.Phase, ExpiresAt: l.ExpiresAt.Raw, HeartbeatCount: l.HeartbeatCount, Yours: l.SessionID == session}
 	if l.ExpiresAt.OK() {
@@ -205,8 +206,8 @@ func (s *Server) myLeases(ctx context.Context, req *sdk.CallToolRequest, a Sessi
 	if !ok {
 		return MyLeases{Code: govern.CodeInvalidRequest, Message: "cursor must be a next_cursor a previous page of my_leases returned", Next: nextFor(govern.CodeInvalidRequest)}
 	}
-	slices.SortFunc(ls, func(x, y leases.Lease) int { return strings.Compare(x.LeaseID, y.LeaseID) })
-	start, _ := slices.BinarySearchFunc(ls, after, func(l leases.Lease, id string) int {
+	slices.SortFunc(ls, func(x, y leaserec.Lease) int { return strings.Compare(x.LeaseID, y.LeaseID) })
+	start, _ := slices.BinarySearchFunc(ls, after, func(l leaserec.Lease, id string) int {
 		if l.LeaseID <= id {
 			return -1
 		}
@@ -313,7 +314,7 @@ func (s *Server) itemStatus(ctx context.Context, req *sdk.CallToolRequest, a Ite
 	}
 	out := ItemStatus{Item: &it, Gitea: "not_configured"}
 	r, err := s.reads.reader()
-	var active []leases.Lease
+	var active []leaserec.Lease
 	if err == nil {
 		active, err = r.LeasesForWorkItem(ctx, workRefOf(it))
 		if err != nil {

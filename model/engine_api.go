@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"steward/gitea"
-	"steward/leases"
+	"steward/leases/leaserec"
 )
 
 // This file is what the live model (model/live) needs of an Engine besides the setters
@@ -35,7 +35,7 @@ func (e *Engine) Sessions() iter.Seq2[string, *SessionObs] { return maps.All(e.s
 func (e *Engine) ItemLeases(id int64) iter.Seq[string] { return e.itemLeases[id].all() }
 
 // PutWorkItem records a work item row: the item its leases and events name.
-func (e *Engine) PutWorkItem(w leases.WorkItem) {
+func (e *Engine) PutWorkItem(w leaserec.WorkItem) {
 	if it := itemOfRef(w.WorkRef); it != nil {
 		e.putWorkItem(w.WorkItemID, *it)
 	}

@@ -25,7 +25,7 @@ import (
 	"steward/gitea"
 	"steward/gitea/fakegitea"
 	"steward/govern"
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/locks"
 	"steward/locks/lockrec"
 	"steward/model"
@@ -161,7 +161,7 @@ func TestLoad(t *testing.T) {
 
 	// The live model, as the workbench runs it, with the compressed policy.
 	live := live.New(live.Workspace{LocksDir: ws.LocksDir, DBPath: ws.DBPath, RepoRoot: ws.RepoRoot},
-		live.Options{Config: model.Config{Policies: leases.LoadPolicies(ws.Env), Org: "load", Repo: "fleet"}, Resync: 5 * time.Second})
+		live.Options{Config: model.Config{Policies: leaserec.LoadPolicies(ws.Env), Org: "load", Repo: "fleet"}, Resync: 5 * time.Second})
 	must(t, live.Start(ctx))
 	var collisions []string
 	var snapMu sync.Mutex

@@ -7,14 +7,14 @@ import (
 	"time"
 
 	"steward/govern"
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/model"
 	"steward/termsafe"
 )
 
 // digestCfg is what the digest needs besides the snapshot.
 type digestCfg struct {
-	policies leases.PolicySet
+	policies leaserec.PolicySet
 	sla      time.Duration
 	itemURL  func(model.Item) string
 	knows    func(action string) bool
@@ -227,7 +227,7 @@ func claimRow(c *model.Claim, cfg digestCfg) row {
 		ID:        "claim:" + firstNonEmpty(c.LockFile, c.LeaseID, item),
 		Cells:     []string{item, role, who, cut(c.SessionID), firstNonEmpty(cut(c.Phase), "—"), "", "", cut(c.Contract), fresh, owner},
 		Heartbeat: c.LastHeartbeat, Deadline: c.ExpiresAt, Item: item, ItemRef: govItem(c.Item),
-		Warn:  cfg.policies.For(leases.TaskClass(c.TaskClass)).StaleWarning(),
+		Warn:  cfg.policies.For(leaserec.TaskClass(c.TaskClass)).StaleWarning(),
 		Title: "Claim on " + item, LockFile: c.LockFile, detail: func(at time.Time) []section { return claimSections(c, cut(c.OwnerText()), at) },
 		Rank: claimRank(c), Urgent: c.ExpiresAt,
 	}

@@ -24,6 +24,7 @@ import (
 	"steward/gitea/giteatest"
 	"steward/govern"
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/mcp"
 )
 
@@ -94,7 +95,7 @@ func (e Env) ActiveLeases(t *testing.T, n int64) int {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	ls, err := r.LeasesForWorkItem(context.Background(), leases.WorkRef{Remote: "origin", Org: e.Org, Repo: e.Repo, Kind: leases.KindIssue, Number: n})
+	ls, err := r.LeasesForWorkItem(context.Background(), leaserec.WorkRef{Remote: "origin", Org: e.Org, Repo: e.Repo, Kind: leaserec.KindIssue, Number: n})
 	if err != nil {
 		t.Fatal(err)
 	}

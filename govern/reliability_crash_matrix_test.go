@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"steward/gitea"
+	"steward/gitea/gitearec"
 	"steward/leases/leaserec"
 	"steward/locks"
 )
@@ -340,7 +340,7 @@ func answerState(t *testing.T, f *fixture) string {
 	}
 	answers := 0
 	for _, c := range th.Comments {
-		if m, ok := gitea.TrailingMark(c.Body); ok && m.Kind == "answer" && c.Author == "maint" {
+		if m, ok := gitearec.TrailingMark(c.Body); ok && m.Kind == "answer" && c.Author == "maint" {
 			answers++
 		}
 	}

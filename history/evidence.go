@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"steward/gitea"
+	"steward/gitea/gitearec"
 	"steward/leases/leaserec"
 	"steward/locks/lockrec"
 	"steward/termsafe"
@@ -636,13 +636,13 @@ func (e *Evidence) AddLocks(s *lockrec.Snapshot, err error) {
 }
 
 // AddThread adds one item's Gitea comments and label events.
-func (e *Evidence) AddThread(it Item, th gitea.Thread) {
+func (e *Evidence) AddThread(it Item, th gitearec.Thread) {
 	st := e.State(SourceGitea)
 	st.Read = true
 	st.Reason = ""
 	for _, c := range th.Comments {
 		first, _, _ := strings.Cut(strings.TrimSpace(c.Body), "\n")
-		if m, ok := gitea.TrailingMark(c.Body); ok {
+		if m, ok := gitearec.TrailingMark(c.Body); ok {
 			first += " [steward " + m.Kind + "]"
 		}
 		e.add(

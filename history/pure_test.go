@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"steward/gitea"
+	"steward/gitea/gitearec"
 	"steward/leases/leaserec"
 )
 
@@ -111,9 +111,9 @@ func TestEndUnknown(t *testing.T) {
 // their Gitea ids, with terminal control sequences stripped.
 func TestThreadEntries(t *testing.T) {
 	ev := &Evidence{Read: t0.Add(time.Hour)}
-	ev.AddThread(it(1), gitea.Thread{
-		Comments: []gitea.Comment{{ID: 5, Author: "worker", Body: "Which API?\x1b]0;pwn\x07\nmore", CreatedAt: t0.Add(2 * time.Minute)}},
-		Labels:   []gitea.LabelEvent{{ID: 4, Label: "status:blocked-pending-clarification", Added: true, By: "worker", At: t0.Add(time.Minute)}},
+	ev.AddThread(it(1), gitearec.Thread{
+		Comments: []gitearec.Comment{{ID: 5, Author: "worker", Body: "Which API?\x1b]0;pwn\x07\nmore", CreatedAt: t0.Add(2 * time.Minute)}},
+		Labels:   []gitearec.LabelEvent{{ID: 4, Label: "status:blocked-pending-clarification", Added: true, By: "worker", At: t0.Add(time.Minute)}},
 	})
 	tl := ev.Timeline(Filter{Item: it(1)})
 	if len(tl.Entries) != 2 || tl.Entries[0].Ref != "gitea:label/4" || tl.Entries[1].Ref != "gitea:comment/5" {

@@ -15,6 +15,7 @@ import (
 
 	"steward/alloc"
 	"steward/gitea"
+	"steward/gitea/gitearec"
 	"steward/govern"
 	"steward/leases"
 	"steward/leases/leaserec"
@@ -382,7 +383,7 @@ type gate struct {
 	// gitea is ok, unavailable or not_configured (also for an item of another repository,
 	// which this server's Gitea does not hold).
 	gitea   string
-	issue   *gitea.Issue
+	issue   *gitearec.Issue
 	code    string // "" when Gitea lets a worker take the item
 	why     string
 	readErr string
@@ -404,7 +405,7 @@ func (s *Server) giteaGate(ctx context.Context, it ItemRef) gate {
 	case err != nil:
 		return gate{gitea: "unavailable", code: govern.CodeSourceUnavailable, why: "Gitea is unavailable, so eligibility is unknown",
 			readErr: termsafe.Text("Gitea could not be read: " + err.Error())}
-	case is.Kind == gitea.KindPR:
+	case is.Kind == gitearec.KindPR:
 		return gate{gitea: "ok", issue: &is, code: govern.CodeInvalidRequest, why: "it is a pull request; workers claim issues"}
 	}
 	code, why := alloc.Gate(alloc.Candidate{Number: it.Number, Title: is.Title, Body: is.Body, Labels: is.Labels, Open: is.State == "open"},
@@ -414,7 +415,7 @@ func (s *Server) giteaGate(ctx context.Context, it ItemRef) gate {
 
 // rules are the allocation's label rules for the configured Gitea.
 func (s *Server) rules() alloc.Rules {
-	r := alloc.Rules{Markers: gitea.DefaultMarkerLabels, Blocked: gitea.DefaultBlockedLabel}
+	r := alloc.Rules{Markers: gitearec.DefaultMarkerLabels, Blocked: gitearec.DefaultBlockedLabel}
 	if g := s.reads.ws.Gitea; g != nil {
 		r.Markers = g.MarkerLabels()
 	}

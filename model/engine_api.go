@@ -5,7 +5,7 @@ import (
 	"maps"
 	"strings"
 
-	"steward/gitea"
+	"steward/gitea/gitearec"
 	"steward/leases/leaserec"
 )
 
@@ -84,7 +84,7 @@ func (e *Engine) SetRef(id string, lo *LeaseObs) {
 
 // SetGitea replaces every Gitea fact and the clarification items (a poll) and the Gitea
 // source's health: every unit they touch is re-derived.
-func (e *Engine) SetGitea(facts []GiteaFact, clars []gitea.Clarification, h SourceHealth) {
+func (e *Engine) SetGitea(facts []GiteaFact, clars []gitearec.Clarification, h SourceHealth) {
 	e.setGitea(facts, e.clarifications(clars), h)
 }
 

@@ -3,7 +3,7 @@ package model
 import (
 	"time"
 
-	"steward/gitea"
+	"steward/gitea/gitearec"
 	"steward/leases/leaserec"
 	"steward/locks/lockrec"
 )
@@ -40,7 +40,7 @@ func (c Config) WithDefaults() Config {
 		c.StalePRQuiet = 72 * time.Hour
 	}
 	if c.BlockedLabel == "" {
-		c.BlockedLabel = gitea.DefaultBlockedLabel
+		c.BlockedLabel = gitearec.DefaultBlockedLabel
 	}
 	if c.ActivityLimit <= 0 {
 		c.ActivityLimit = 200
@@ -130,7 +130,7 @@ type Input struct {
 	DB        DBSections
 
 	Gitea          []GiteaFact
-	Clarifications []gitea.Clarification
+	Clarifications []gitearec.Clarification
 	GiteaHealth    SourceHealth
 
 	Findings []string

@@ -24,6 +24,7 @@ import (
 
 	"steward/gitea"
 	"steward/gitea/fakegitea"
+	"steward/gitea/gitearec"
 	"steward/govern"
 	"steward/leases/leaserec"
 	"steward/locks"
@@ -59,10 +60,10 @@ type cachedTracker struct {
 	ttl time.Duration
 	mu  sync.Mutex
 	at  time.Time
-	is  []gitea.Issue
+	is  []gitearec.Issue
 }
 
-func (t *cachedTracker) OpenIssues(ctx context.Context) ([]gitea.Issue, gitea.Health) {
+func (t *cachedTracker) OpenIssues(ctx context.Context) ([]gitearec.Issue, gitea.Health) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.is != nil && time.Since(t.at) < t.ttl {

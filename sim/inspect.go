@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"steward/gitea"
+	"steward/gitea/gitearec"
 	"steward/leases"
 	"steward/leases/leaserec"
 	"steward/locks"
@@ -53,7 +53,7 @@ func (f *Fleet) inspect(ctx context.Context) ([]Candidate, error) {
 		// A backlog listing cut short never makes an item look closed.
 		return nil, fmt.Errorf("gitea: %s", h.Reason)
 	}
-	byNumber := make(map[int64]gitea.Issue, len(open))
+	byNumber := make(map[int64]gitearec.Issue, len(open))
 	for _, is := range open {
 		byNumber[is.Number] = is
 	}

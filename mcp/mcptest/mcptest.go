@@ -21,6 +21,7 @@ import (
 
 	"steward/gitea"
 	"steward/gitea/contract"
+	"steward/gitea/gitearec"
 	"steward/gitea/giteatest"
 	"steward/govern"
 	"steward/leases"
@@ -398,7 +399,8 @@ func Clarify(t *testing.T, e GiteaEnv) {
 func RealRepo(t *testing.T) (contract.Backend, *gitea.Client) {
 	t.Helper()
 	b := contract.NewRealBackend(t, giteatest.Shared(t))
-	for _, l := range []string{gitea.DefaultMarkerLabels[0], gitea.DefaultBlockedLabel, "priority:high", "priority:low"} {
+	labels := []string{gitearec.DefaultMarkerLabels[0], gitearec.DefaultBlockedLabel, "priority:high", "priority:low"}
+	for _, l := range labels {
 		b.Seed.Label(t, l)
 	}
 	cl, err := gitea.New(gitea.Config{Login: gitea.Login{URL: b.URL, Token: gitea.NewToken(b.MaintainerToken)}, Owner: b.Owner, Repo: b.Repo, RequestTimeout: 20 * time.Second})

@@ -104,6 +104,7 @@ func digest(s *model.Snapshot, cfg digestCfg) *data {
 		model.BucketNeedsController, model.BucketTerminalComplete, model.BucketUnknown} {
 		d.Buckets = append(d.Buckets, count{Label: string(b), N: c.Buckets[b]})
 	}
+	d.incidents = incidentsOf(s)
 	d.Inbox = inbox(d)
 	d.merge()
 	return d
@@ -312,7 +313,7 @@ func orphanRow(o *model.Orphan, cfg digestCfg) row {
 	item := itemStr(o.Item)
 	summary := strings.Join(evidenceLines(o.Evidence, time.Time{}), "; ")
 	r := row{
-		Key:  "orphan:" + string(o.Kind) + "\x00" + o.LockFile + "\x00" + o.LeaseID + "\x00" + item,
+		Key:  orphanKey(o),
 		ID:   "orphan:" + o.LockFile + "\x00" + o.LeaseID + "\x00" + item,
 		Item: item, ItemRef: govItem(o.Item), Title: cut(string(o.Kind)) + " " + item,
 		Inspect: cut(o.InspectOnlyReason), Rank: orphanRank(o), Urgent: firstSeen(o.Evidence),

@@ -187,6 +187,9 @@ type data struct {
 	// hints are, for the lists digested incrementally, what the table may reuse: each
 	// cell's widest value, and which rows were carried over from the previous list.
 	hints map[pageID]rowsHint
+	// incidents are the dead workers' incidents: the inbox shows each as one row in place of
+	// its parts' orphan rows.
+	incidents []incident
 }
 
 // inboxRows is the overview's rows: the inbox, and the routine rows when routine is set.

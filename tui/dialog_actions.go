@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -96,7 +97,7 @@ func newActionMenu(keys KeyMap, in actIntent, core *govern.Core) *actionMenu {
 			m.inspect = append(m.inspect, row.Inspect)
 		}
 		actions := row.Actions
-		if row.Recover != nil {
+		if row.Recover != nil && !slices.ContainsFunc(actions, func(a actionRef) bool { return a.Req.Action == govern.ActionRecover }) {
 			actions = append(append([]actionRef{}, actions...), actionRef{Req: govern.Request{Action: govern.ActionRecover, Target: govern.Target{Item: row.Recover}}})
 		}
 		for _, a := range actions {

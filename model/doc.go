@@ -12,6 +12,8 @@
 //     IO already made: LockObs, LeaseObs, SessionObs, GiteaFact);
 //   - Build and the per-item derivation: every derived fact keeps its
 //     Evidence (source, field, value, age);
+//   - Incidents: the snapshot's orphans grouped by root cause (a dead worker's lease and
+//     lock files are one incident), the one grouping every surface shows;
 //   - Engine, the same derivation kept current: a change re-derives only the
 //     items it touches, and a heap of deadlines says when passing time
 //     changes an item's verdict (the live model feeds it and publishes its

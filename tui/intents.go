@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -179,6 +180,8 @@ func (r *Root) choose(o menuOption) tea.Cmd {
 	case o.editor:
 		it := o.reqs[0].Target.Item
 		r.push(newAnswerEditor(r.env.keys, it, o.question, o.questionID, r.drafts[it.String()]).styled(r.env.light))
+	case r.from != nil && r.from.left:
+		return r.replan(o.reqs, o.hidden, o.names, r.from)
 	default:
 		r.push(newConfirm(r.env.keys, o.previews, o.hidden, actorOf(r.opts.Core), o.names))
 	}
@@ -188,6 +191,10 @@ func (r *Root) choose(o menuOption) tea.Cmd {
 // apply closes the confirm dialog (and the answer editor under it) and applies every
 // allowed preview; each apply's toast owns its answer.
 func (r *Root) apply(in confirmIntent) tea.Cmd {
+	if e := r.stack.topEntry(); e.stale() && in.draft == "" { // its row left since this plan was read
+		r.stack.pop()
+		return r.replan(requests(in.previews), 0, nil, e.from)
+	}
 	r.stack.pop()
 	if _, ok := r.stack.top().(*answerEditor); ok {
 		r.stack.pop()
@@ -263,7 +270,7 @@ func (r *Root) plan(in planIntent) tea.Cmd {
 	if in.owned {
 		owner = r.stack.topID()
 	}
-	return previewCmd(r.opts.Core, owner, toast, in.req)
+	return withSubject(previewCmd(r.opts.Core, owner, toast, in.req), r.from.again()) // asked after its row left: a plan of the current state
 }
 
 // previewed shows the core's preview of an answer or a recover plan in the confirm dialog;
@@ -279,15 +286,9 @@ func (r *Root) previewed(m previewMsg) {
 		r.toasts.set(m.toast, toastNote, "preview failed: "+line(m.err.Error()), now)
 		return
 	}
-	verdict := "allowed"
-	if !m.pv.Allowed {
-		verdict = "refused"
-		if m.pv.Refusal != nil {
-			verdict += ": " + line(m.pv.Refusal.Code)
-		}
-	}
-	r.toasts.set(m.toast, toastNote, "previewed "+line(m.pv.Spec.ID)+" on "+targetString(m.pv.Request.Target)+" ("+verdict+")", now)
-	r.push(newConfirm(r.env.keys, []govern.Preview{m.pv}, 0, actorOf(r.opts.Core), nil))
+	r.toasts.set(m.toast, toastNote, previewedText(m.previews()), now)
+	r.from = m.from
+	r.push(newConfirm(r.env.keys, m.previews(), m.hidden, actorOf(r.opts.Core), m.names))
 }
 
 // noCore is why nothing acts in a workbench without a governed core.
@@ -295,6 +296,24 @@ const noCore = "no governed core: this workbench only shows"
 
 // push opens d on top, in the room of the view, and returns its id.
 func (r *Root) push(d dialog) int {
-	d.SetSize(r.width, r.bodyHeight())
-	return r.stack.push(d)
+	id := r.stack.push(d, subjectOf(d, r.from))
+	r.stack.setSize(r.width, r.bodyHeight())
+	return id
+}
+
+// previewedText says what came of a preview asked for: "previewed lease.reclaim-expired on
+// lease L1 (allowed)", or "(refused: not_active)".
+func previewedText(pvs []govern.Preview) string {
+	var out []string
+	for _, pv := range pvs {
+		verdict := "allowed"
+		if !pv.Allowed {
+			verdict = "refused"
+			if pv.Refusal != nil {
+				verdict += ": " + line(pv.Refusal.Code)
+			}
+		}
+		out = append(out, "previewed "+line(pv.Spec.ID)+" on "+targetString(pv.Request.Target)+" ("+verdict+")")
+	}
+	return strings.Join(out, "; ")
 }

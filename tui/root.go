@@ -16,7 +16,10 @@ type Root struct {
 	env  *shared
 	// screens are the views and which is shown.
 	screens
-	stack    stack
+	stack stack
+	// from is the row the key (or the answer) being handled acts on: a dialog it opens
+	// keeps it (subject.go).
+	from     *subject
 	agen     int      // audit read generation
 	raw      rawLocks // the selected claim's lock file as read, for its detail
 	toasts   toasts
@@ -99,6 +102,7 @@ func (r *Root) update(msg tea.Msg) tea.Cmd {
 		return r.hear(msg)
 	case previewsMsg:
 		if m, ok := r.stack.byID(msg.owner).(*actionMenu); ok {
+			r.from = acting(&r.stack, &r.screens)
 			return r.intent(m.loaded(msg.opts))
 		}
 	case previewMsg:
@@ -153,6 +157,7 @@ func (r *Root) key(k tea.KeyPressMsg) tea.Cmd {
 	if d := r.stack.top(); d != nil {
 		bs = d.bindings()
 	}
+	r.from = acting(&r.stack, &r.screens) // the row what the key opens acts on
 	if in, ok := bs.press(k); ok {
 		return r.intent(in)
 	}
@@ -242,7 +247,10 @@ func (r *Root) setAudit(m auditMsg) {
 }
 
 // setRows gives every tab its rows of the snapshot (its data update).
-func (r *Root) setRows() { r.fill(r.env.data) }
+func (r *Root) setRows() {
+	r.fill(r.env.data)
+	r.stack.checkLeft(&r.tabs, r.width, r.bodyHeight())
+}
 
 // coreKnows reports whether core has an action (nil has none).
 func coreKnows(core *govern.Core) func(string) bool {

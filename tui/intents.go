@@ -181,7 +181,7 @@ func (r *Root) choose(o menuOption) tea.Cmd {
 		it := o.reqs[0].Target.Item
 		r.push(newAnswerEditor(r.env.keys, it, o.question, o.questionID, r.drafts[it.String()]).styled(r.env.light))
 	case r.from != nil && r.from.left:
-		return r.replan(o.reqs, o.hidden, o.names, r.from)
+		return replanCmd(r.opts.Core, o.reqs, o.hidden, o.names, r.from)
 	default:
 		r.push(newConfirm(r.env.keys, o.previews, o.hidden, actorOf(r.opts.Core), o.names))
 	}
@@ -193,7 +193,7 @@ func (r *Root) choose(o menuOption) tea.Cmd {
 func (r *Root) apply(in confirmIntent) tea.Cmd {
 	if e := r.stack.topEntry(); e.stale() && in.draft == "" { // its row left since this plan was read
 		r.stack.pop()
-		return r.replan(requests(in.previews), 0, nil, e.from)
+		return replanCmd(r.opts.Core, requests(in.previews), 0, nil, e.from)
 	}
 	r.stack.pop()
 	if _, ok := r.stack.top().(*answerEditor); ok {

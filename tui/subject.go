@@ -166,9 +166,3 @@ func requests(pvs []govern.Preview) []govern.Request {
 	}
 	return out
 }
-
-// replan asks the core for the previews of reqs again (replanCmd).
-func (r *Root) replan(reqs []govern.Request, hidden int, names []string, from *subject) tea.Cmd {
-	r.note("asking the core to preview again against the current state…")
-	return replanCmd(r.opts.Core, reqs, hidden, names, from)
-}

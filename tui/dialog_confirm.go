@@ -26,6 +26,9 @@ type confirmDialog struct {
 	scroll   pager
 	starts   []int // the line each target starts on (last drawn)
 	draft    string
+	// stale: the row it acts on left its view since its plan was read (subject.go): Apply
+	// asks the core for the plan again instead of applying this one.
+	stale bool
 }
 
 func newConfirm(keys KeyMap, pvs []govern.Preview, hidden int, actor govern.Actor, names []string) *confirmDialog {
@@ -58,6 +61,9 @@ func (d *confirmDialog) ready() bool {
 // go applies the allowed previews.
 func (d *confirmDialog) apply() intent {
 	pvs := d.allowedPreviews()
+	if d.stale && d.draft == "" {
+		return closeThen{replanIntent{requests(pvs)}}
+	}
 	phrases := make([]string, len(pvs))
 	for i, p := range pvs {
 		phrases[i] = p.ConfirmPhrase

@@ -132,6 +132,8 @@ func (r *Root) intent(in intent) tea.Cmd {
 		return r.choose(in.opt)
 	case confirmIntent:
 		return r.apply(in)
+	case replanIntent:
+		return replanCmd(r.opts.Core, in.reqs, 0, nil, r.from)
 	case auditIntent:
 		return r.audit(in)
 	case resolveIntent:
@@ -191,10 +193,6 @@ func (r *Root) choose(o menuOption) tea.Cmd {
 // apply closes the confirm dialog (and the answer editor under it) and applies every
 // allowed preview; each apply's toast owns its answer.
 func (r *Root) apply(in confirmIntent) tea.Cmd {
-	if e := r.stack.topEntry(); e.stale() && in.draft == "" { // its row left since this plan was read
-		r.stack.pop()
-		return replanCmd(r.opts.Core, requests(in.previews), 0, nil, e.from)
-	}
 	r.stack.pop()
 	if _, ok := r.stack.top().(*answerEditor); ok {
 		r.stack.pop()

@@ -247,10 +247,7 @@ func (r *Root) setAudit(m auditMsg) {
 }
 
 // setRows gives every tab its rows of the snapshot (its data update).
-func (r *Root) setRows() {
-	r.fill(r.env.data)
-	r.stack.checkLeft(&r.tabs, r.width, r.bodyHeight())
-}
+func (r *Root) setRows() { r.stack.refill(&r.screens, r.env.data, r.width, r.bodyHeight()) }
 
 // coreKnows reports whether core has an action (nil has none).
 func coreKnows(core *govern.Core) func(string) bool {

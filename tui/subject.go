@@ -72,14 +72,17 @@ func subjectOf(d dialog, from *subject) *subject {
 	return nil
 }
 
-// stale reports whether e's plan was read before its row left its view.
-func (e *stackEntry) stale() bool {
-	return e != nil && e.from != nil && e.from.left && !e.from.replanned
-}
+// replanIntent asks the core for the previews of reqs again, against the current state: a
+// confirm dialog's Apply after its row left its view since its plan was read.
+type replanIntent struct{ reqs []govern.Request }
 
-// checkLeft marks the subjects of the open dialogs that are no longer in their view, after
-// the rows of tabs changed, and gives them the room of w × h less the notice.
-func (s *stack) checkLeft(tabs *[numTabs]tab, w, h int) {
+func (replanIntent) isIntent() {}
+
+// refill gives every tab its rows of d, then marks the subjects of the open dialogs that are
+// no longer in their view and gives those dialogs the room of w × h less the notice.
+func (s *stack) refill(sc *screens, d *data, w, h int) {
+	sc.fill(d)
+	tabs := &sc.tabs
 	changed := false
 	for i := range s.entries {
 		f := s.entries[i].from
@@ -95,6 +98,11 @@ func (s *stack) checkLeft(tabs *[numTabs]tab, w, h int) {
 		}
 		if !found {
 			f.left, changed = true, true
+		}
+	}
+	for _, e := range s.entries { // a plan read before its row left is read again on Apply
+		if c, ok := e.d.(*confirmDialog); ok && e.from != nil && e.from.left && !e.from.replanned {
+			c.stale = true
 		}
 	}
 	if changed {

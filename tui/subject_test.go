@@ -122,6 +122,32 @@ func TestDialogSaysItsRowLeft(t *testing.T) {
 		t.Errorf("the dialog wrote to the audit log:\n%s", after[len(before):])
 	}
 
+	// a confirm dialog whose row leaves says so, and its Apply asks the core again
+	exp8 := leases.FormatTime(time.Now().Add(-time.Hour))
+	leasestest.Insert(t, ws.DBPath, []leasestest.Session{{SessionID: "s-L8", Role: "author"}},
+		[]leasestest.Lease{{LeaseID: "L8", SessionID: "s-L8", Role: "author", TaskClass: "author_issue_work",
+			Work: leasestest.Work(leases.KindIssue, 8), CreatedAt: exp8, ExpiresAt: exp8}})
+	send(r, keyMsg("esc"), SnapshotMsg{orphansSnap(expiredOrphan("L8", 8, time.Hour))}, keyMsg("a"), keyMsg("enter"))
+	if d, ok := r.stack.top().(*confirmDialog); !ok || len(d.allowedPreviews()) != 1 {
+		t.Fatalf("no confirm dialog with the allowed reclaim of L8:\n%s", plain(r))
+	}
+	req8 := govern.Request{Action: model.ActionReclaimExpired, Target: govern.Target{LeaseID: "L8"}}
+	if pv, err := c.Preview(context.Background(), req8); err != nil || c.Apply(context.Background(), pv, pv.ConfirmPhrase).Result != govern.ResultSucceeded {
+		t.Fatalf("the other steward's reclaim of L8: %v", err)
+	}
+	before, _ = os.ReadFile(audit)
+	send(r, SnapshotMsg{orphansSnap()})
+	if f := plain(r); !strings.Contains(f, "acme/widgets#8 left this view: the action will be previewed against the current state") {
+		t.Errorf("the confirm dialog does not say its row left:\n%s", f)
+	}
+	send(r, keyMsg("tab"), keyMsg("enter")) // Apply
+	if d, ok := r.stack.top().(*confirmDialog); !ok || len(d.allowedPreviews()) != 0 || !strings.Contains(plain(r), "this plan was previewed against the current state") {
+		t.Errorf("Apply did not show the plan read again (refused now):\n%s", plain(r))
+	}
+	if after, _ := os.ReadFile(audit); string(after) != string(before) {
+		t.Errorf("Apply of a plan whose row left applied it:\n%s", after[len(before):])
+	}
+
 	// a confirm dialog open when its row leaves says so too
 	send(r, keyMsg("esc"), SnapshotMsg{orphansSnap(expiredOrphan("L9", 9, time.Hour))}, keyMsg("c"))
 	if _, ok := r.stack.top().(*confirmDialog); !ok {

@@ -133,7 +133,7 @@ func (r *Root) intent(in intent) tea.Cmd {
 	case confirmIntent:
 		return r.apply(in)
 	case replanIntent:
-		return replanCmd(r.opts.Core, in.reqs, 0, nil, r.from)
+		return replanCmd(r.opts.Core, in.reqs, in.hidden, in.names, in.from)
 	case auditIntent:
 		return r.audit(in)
 	case resolveIntent:
@@ -182,8 +182,6 @@ func (r *Root) choose(o menuOption) tea.Cmd {
 	case o.editor:
 		it := o.reqs[0].Target.Item
 		r.push(newAnswerEditor(r.env.keys, it, o.question, o.questionID, r.drafts[it.String()]).styled(r.env.light))
-	case r.from != nil && r.from.left:
-		return replanCmd(r.opts.Core, o.reqs, o.hidden, o.names, r.from)
 	default:
 		r.push(newConfirm(r.env.keys, o.previews, o.hidden, actorOf(r.opts.Core), o.names))
 	}
@@ -255,13 +253,10 @@ func (r *Root) plan(in planIntent) tea.Cmd {
 		r.note(noCore)
 		return nil
 	}
-	note, refused := spellingCheck(in.req)
-	if refused {
-		r.note(line(note))
+	in, refusal := spelled(in)
+	if refusal != "" {
+		r.note(refusal)
 		return nil
-	}
-	if note != "" {
-		in.asking += " — " + line(note)
 	}
 	toast := r.toasts.push(toastPending, in.asking, r.opts.Now())
 	owner := 0

@@ -102,7 +102,6 @@ func (r *Root) update(msg tea.Msg) tea.Cmd {
 		return r.hear(msg)
 	case previewsMsg:
 		if m, ok := r.stack.byID(msg.owner).(*actionMenu); ok {
-			r.from = acting(&r.stack, &r.screens)
 			return r.intent(m.loaded(msg.opts))
 		}
 	case previewMsg:

@@ -72,9 +72,15 @@ func subjectOf(d dialog, from *subject) *subject {
 	return nil
 }
 
-// replanIntent asks the core for the previews of reqs again, against the current state: a
-// confirm dialog's Apply after its row left its view since its plan was read.
-type replanIntent struct{ reqs []govern.Request }
+// replanIntent asks the core for the previews of reqs again, against the current state: the
+// action menu's choice, or a confirm dialog's Apply, after the row from left its view since
+// their previews were read.
+type replanIntent struct {
+	reqs   []govern.Request
+	hidden int
+	names  []string
+	from   *subject
+}
 
 func (replanIntent) isIntent() {}
 
@@ -100,9 +106,15 @@ func (s *stack) refill(sc *screens, d *data, w, h int) {
 			f.left, changed = true, true
 		}
 	}
-	for _, e := range s.entries { // a plan read before its row left is read again on Apply
-		if c, ok := e.d.(*confirmDialog); ok && e.from != nil && e.from.left && !e.from.replanned {
-			c.stale = true
+	for _, e := range s.entries { // previews read before their row left are read again when chosen
+		if e.from == nil || !e.from.left || e.from.replanned {
+			continue
+		}
+		switch d := e.d.(type) {
+		case *confirmDialog:
+			d.stale = e.from
+		case *actionMenu:
+			d.stale = e.from
 		}
 	}
 	if changed {

@@ -10,7 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"steward/govern"
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/leasestest"
 	"steward/model"
 )
@@ -74,14 +74,14 @@ func TestSelectionFollowsTheRow(t *testing.T) {
 // dialog.
 func TestDialogSaysItsRowLeft(t *testing.T) {
 	c, ws, audit := testCore(t, false, time.Now)
-	exp := leases.FormatTime(time.Now().Add(-time.Hour))
+	exp := leaserec.FormatTime(time.Now().Add(-time.Hour))
 	leasestest.Insert(t, ws.DBPath, []leasestest.Session{{SessionID: "s-L7", Role: "author"}},
 		[]leasestest.Lease{{LeaseID: "L7", SessionID: "s-L7", Role: "author", TaskClass: "author_issue_work",
-			Work: leasestest.Work(leases.KindIssue, 7), CreatedAt: exp, ExpiresAt: exp}})
+			Work: leasestest.Work(leaserec.KindIssue, 7), CreatedAt: exp, ExpiresAt: exp}})
 	r := New(Options{Core: c, Now: func() time.Time { return fixedNow }})
 	r.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
 	orphan := expiredOrphan("L7", 7, time.Hour)
-	orphan.Item = &model.Item{Kind: "issue", Number: 7, Org: leasestest.Work(leases.KindIssue, 7).Org, Repo: leasestest.Work(leases.KindIssue, 7).Repo}
+	orphan.Item = &model.Item{Kind: "issue", Number: 7, Org: leasestest.Work(leaserec.KindIssue, 7).Org, Repo: leasestest.Work(leaserec.KindIssue, 7).Repo}
 	send(r, SnapshotMsg{orphansSnap(orphan)}, keyMsg("5"), keyMsg("a"))
 	name := itemStr(orphan.Item)
 	if f := plain(r); !strings.Contains(f, "Reclaim an expired lease (end it; the item returns to the pool)  (1 of 1 allowed)") || strings.Contains(f, "left this view") {
@@ -123,10 +123,10 @@ func TestDialogSaysItsRowLeft(t *testing.T) {
 	}
 
 	// a confirm dialog whose row leaves says so, and its Apply asks the core again
-	exp8 := leases.FormatTime(time.Now().Add(-time.Hour))
+	exp8 := leaserec.FormatTime(time.Now().Add(-time.Hour))
 	leasestest.Insert(t, ws.DBPath, []leasestest.Session{{SessionID: "s-L8", Role: "author"}},
 		[]leasestest.Lease{{LeaseID: "L8", SessionID: "s-L8", Role: "author", TaskClass: "author_issue_work",
-			Work: leasestest.Work(leases.KindIssue, 8), CreatedAt: exp8, ExpiresAt: exp8}})
+			Work: leasestest.Work(leaserec.KindIssue, 8), CreatedAt: exp8, ExpiresAt: exp8}})
 	send(r, keyMsg("esc"), SnapshotMsg{orphansSnap(expiredOrphan("L8", 8, time.Hour))}, keyMsg("a"), keyMsg("enter"))
 	if d, ok := r.stack.top().(*confirmDialog); !ok || len(d.allowedPreviews()) != 1 {
 		t.Fatalf("no confirm dialog with the allowed reclaim of L8:\n%s", plain(r))

@@ -299,6 +299,16 @@ func (answer) verify(ctx context.Context, c *Core, intent Record) (Result, []str
 // attempt of one question (a worker polling for its answer finds it by this exact text).
 func AskMarker(id string) string { return gitearec.Mark{Kind: "ask", ID: id}.String() }
 
+// AskMarkOf is the question marker a clarification.ask attempt's intent posts with its
+// question ("" for any other record): the join between a question on the item and the
+// attempt — whose actor is the worker session that asked — in steward's own audit log.
+func AskMarkOf(intent Record) string {
+	if intent.Action != ActionAsk {
+		return ""
+	}
+	return evidenceOf(intent, markerEvidence)
+}
+
 // evidenceOf returns the value of the intent's evidence line starting with prefix.
 func evidenceOf(intent Record, prefix string) string {
 	v := ""

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"steward/gitea"
 	"steward/govern"
 	"steward/leases/leaserec"
 	"steward/model"
@@ -400,12 +401,17 @@ func clarRow(c *model.Clarification, cfg digestCfg) row {
 	item := cut(c.Item.String())
 	r := row{
 		Key:   "clar:" + item,
-		Cells: []string{item, cut(c.Title), cut(c.AskedBy), ""},
+		Cells: []string{item, cut(c.Title), "", ""},
 		Since: c.AskedAt, SLA: cfg.sla, Item: item, ItemRef: govItem(&c.Item), URL: cut(c.URL),
 		Title: item + " " + cut(c.Title), CopyID: item, CopyWhat: "item", Markdown: termsafe.Text(c.Question),
 		QuestionID: cut(c.QuestionComment), Urgent: c.AskedAt, Rank: 1,
-		Sections: []section{{Title: "Marker", Lines: []string{"label " + cut(c.Marker), "rule " + cut(c.Rule), "asked by " + cut(c.AskedBy) + " at " + stamp(c.AskedAt)}}},
+		Sections: []section{{Title: "Marker", Lines: []string{"label " + cut(c.Marker), "rule " + cut(c.Rule), ""}}},
+		Asker:    asker{Account: cut(c.AskedBy), At: c.AskedAt},
 	}
+	if m, ok := gitea.TrailingMark(c.Question); ok && m.Kind == "ask" {
+		r.Asker.Mark = cut(m.ID)
+	}
+	r.Cells[2], r.Sections[0].Lines[2] = r.Asker.cell(), r.Asker.line()
 	if r.URL == "" && cfg.itemURL != nil {
 		r.URL = cut(cfg.itemURL(c.Item))
 	}

@@ -96,6 +96,9 @@ type row struct {
 	Urgent time.Time
 	// QuestionID is the Gitea comment a clarification's question is (the answer names it).
 	QuestionID string
+	// Asker is who asked a clarification: the Gitea account that posted it and, once the
+	// audit log names it (data.attributeAsks), the worker session that asked.
+	Asker asker
 	// Workspace is, in the all view of a workbench over several workspaces, 1 + the index
 	// of the workspace the row comes from; 0 elsewhere.
 	Workspace int
@@ -155,8 +158,11 @@ type event struct {
 	// lock file, the session); TargetFull names every part.
 	Target, TargetFull string
 	Attempt            string
-	Inverse            *govern.Request
-	Unsettled          *attemptRef // an audit attempt whose outcome is still unknown
+	// Ask is, for a clarification.ask attempt, who asked: the question's marker, the
+	// worker session and its lease (steward's own record of the ask).
+	Ask       asker
+	Inverse   *govern.Request
+	Unsettled *attemptRef // an audit attempt whose outcome is still unknown
 	// Workspace names the event's workspace in the all view ("" elsewhere); wsIndex is 1 +
 	// its index.
 	Workspace string

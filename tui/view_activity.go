@@ -192,6 +192,11 @@ func auditEvents(atts []govern.Attempt) []event {
 		if a.Outcome != nil {
 			e.Inverse = a.Outcome.Inverse
 		}
+		if a.Intent != nil {
+			if id := govern.AskMarkOf(*a.Intent); id != "" {
+				e.Ask = asker{Mark: cut(id), Session: cut(a.Intent.Actor.Session), Lease: cut(a.Intent.Target.LeaseID), Attempt: e.Attempt}
+			}
+		}
 		switch {
 		case len(a.Resolutions) > 0:
 			res := a.Resolutions[len(a.Resolutions)-1]

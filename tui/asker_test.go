@@ -1,0 +1,80 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"steward/gitea"
+	"steward/govern"
+	"steward/model"
+)
+
+// askedSnapshot is the fixture with its question posted by steward's ask: the shared Gitea
+// account bot-a, the ask's marker at the end of the comment.
+func askedSnapshot(mark string) *model.Snapshot {
+	s := populated()
+	c := &s.Clarifications[0]
+	c.Question = gitea.WithMarker(c.Question, gitea.Mark{Kind: "ask", ID: mark}.String())
+	return s
+}
+
+// askAttempt is steward's audit record of a worker session's ask, as the core writes its
+// intent: the worker's session as actor, its lease as target, and the question's marker
+// among the evidence.
+func askAttempt(mark, session, lease string) govern.Attempt {
+	return govern.Attempt{ID: "att-ask-1", Intent: &govern.Record{Action: govern.ActionAsk, Attempt: "att-ask-1",
+		At: fixedNow.Format("2006-01-02T15:04:05Z07:00"), Actor: govern.Actor{GiteaLogin: "bot-a", Session: session, Role: govern.RoleOperator},
+		Target: govern.Target{LeaseID: lease}, Evidence: []string{"idempotency marker: " + mark}}}
+}
+
+// "Asked by" showed the Gitea account every worker shares (bot-a) as if it had asked. Now it
+// names the worker session that asked, from steward's record of the ask (the attempt whose
+// marker the question carries), in the view and the detail; where steward has no record it
+// says "session unknown" and names the account as the account.
+func TestAskedByNamesTheSession(t *testing.T) {
+	for _, sz := range decideSizes {
+		t.Run(sz.name, func(t *testing.T) {
+			r := newTestRoot(t, sz.w, sz.h, false)
+			send(r, SnapshotMsg{askedSnapshot("ans-0123456789abcdef")}, keyMsg("4"))
+			if got := r.list().tbl.rows[0].cell(2); got != "session unknown (bot-a)" {
+				t.Fatalf("before the audit log is read, Asked by = %q", got)
+			}
+			send(r, auditMsg{gen: r.agen, events: auditEvents([]govern.Attempt{askAttempt("ans-0123456789abcdef", "sess-c3", "L-107")})})
+			f := plain(r)
+			if got := r.list().tbl.rows[0].cell(2); got != "sess-c3" || !strings.Contains(f, "sess-c3") {
+				t.Fatalf("Asked by = %q, want the session sess-c3:\n%s", got, f)
+			}
+			if d := detailText(r); !strings.Contains(d, "asked by session sess-c3 (lease L-107") || !strings.Contains(d, "posted as Gitea account bot-a") {
+				t.Fatalf("the detail does not name the session and the account apart:\n%s", d)
+			}
+		})
+	}
+}
+
+// An ask of another question (another marker) names nobody: the row says the session is
+// unknown, and a question with no marker says it was not asked through steward.
+func TestAskedByUnknownSaysSo(t *testing.T) {
+	r := newTestRoot(t, 200, 50, false)
+	send(r, SnapshotMsg{askedSnapshot("ans-0123456789abcdef")}, keyMsg("4"))
+	send(r, auditMsg{gen: r.agen, events: auditEvents([]govern.Attempt{askAttempt("ans-ffffffffffffffff", "sess-x9", "L-1")})})
+	if got := r.list().tbl.rows[0].cell(2); got != "session unknown (bot-a)" {
+		t.Fatalf("another question's ask named %q", got)
+	}
+	if d := detailText(r); !strings.Contains(d, "steward's audit log has no ask of this question") {
+		t.Fatalf("the detail does not say why the session is unknown:\n%s", d)
+	}
+	r = newTestRoot(t, 200, 50, false)
+	send(r, SnapshotMsg{populated()}, keyMsg("4"))
+	if d, c := detailText(r), r.list().tbl.rows[0].cell(2); !strings.Contains(d, "not asked through steward") || c != "session unknown (bot-a)" {
+		t.Fatalf("a question without a marker: cell %q, detail:\n%s", c, d)
+	}
+}
+
+// detailText is the selected row's detail sections, as the detail pane draws them.
+func detailText(r *Root) string {
+	var b strings.Builder
+	for _, s := range r.list().tbl.selected().sections(fixedNow) {
+		b.WriteString(s.Title + "\n" + strings.Join(s.Lines, "\n") + "\n")
+	}
+	return b.String()
+}

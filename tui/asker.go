@@ -1,8 +1,11 @@
 package tui
 
 import (
+	"slices"
+	"strings"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -84,4 +87,29 @@ func (d *data) attributeAsks() {
 		out[i] = r
 	}
 	d.Rows[pageClarifications] = out
+}
+
+// askReread reads the audit log again when a question carries an ask marker no ask read so
+// far names (the worker asked after the last read): once per such set of questions, so a
+// question whose ask is not in the log does not re-read it every snapshot. last is the set
+// it last read for.
+type askReread struct{ last string }
+
+// need is the audit read d's questions need, nil when none; gen is the root's audit read
+// generation, counted up for it.
+func (a *askReread) need(d *data, path string, gen *int) tea.Cmd {
+	var marks []string
+	for _, row := range d.Rows[pageClarifications] {
+		if row.Asker.Mark != "" && row.Asker.Session == "" {
+			marks = append(marks, row.Asker.Mark)
+		}
+	}
+	slices.Sort(marks)
+	key := strings.Join(marks, " ")
+	if key == "" || key == a.last || path == "" {
+		return nil
+	}
+	a.last = key
+	*gen++
+	return auditCmd(path, *gen)
 }

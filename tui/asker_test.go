@@ -3,6 +3,10 @@ package tui
 import (
 	"strings"
 	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"steward/gitea"
 	"steward/govern"
@@ -19,12 +23,26 @@ func askedSnapshot(mark string) *model.Snapshot {
 }
 
 // askAttempt is steward's audit record of a worker session's ask, as the core writes its
-// intent: the worker's session as actor, its lease as target, and the question's marker
-// among the evidence.
+// intent: the worker's session as actor (over MCP) or as the request's target session (a
+// worker's own core, as the demo's), its lease as target, and the question's marker among
+// the evidence.
 func askAttempt(mark, session, lease string) govern.Attempt {
-	return govern.Attempt{ID: "att-ask-1", Intent: &govern.Record{Action: govern.ActionAsk, Attempt: "att-ask-1",
+	return govern.Attempt{ID: "att-ask-1", Intent: &govern.Record{V: 1, Kind: govern.KindIntent, Action: govern.ActionAsk, Attempt: "att-ask-1",
 		At: fixedNow.Format("2006-01-02T15:04:05Z07:00"), Actor: govern.Actor{GiteaLogin: "bot-a", Session: session, Role: govern.RoleOperator},
 		Target: govern.Target{LeaseID: lease}, Evidence: []string{"idempotency marker: " + mark}}}
+}
+
+// The demo's workers ask through their own core: the session is the request's, the actor
+// has none.
+func TestAskedByFromTheRequestSession(t *testing.T) {
+	a := askAttempt("ans-0123456789abcdef", "", "L-107")
+	a.Intent.Target.Session = "sim-worker-2-s1"
+	r := newTestRoot(t, 200, 50, false)
+	send(r, SnapshotMsg{askedSnapshot("ans-0123456789abcdef")}, keyMsg("4"))
+	send(r, auditMsg{gen: r.agen, events: auditEvents([]govern.Attempt{a})})
+	if got := r.list().tbl.rows[0].cell(2); got != "sim-worker-2-s1" {
+		t.Fatalf("Asked by = %q, want the request's session", got)
+	}
 }
 
 // "Asked by" showed the Gitea account every worker shares (bot-a) as if it had asked. Now it
@@ -77,4 +95,28 @@ func detailText(r *Root) string {
 		b.WriteString(s.Title + "\n" + strings.Join(s.Lines, "\n") + "\n")
 	}
 	return b.String()
+}
+
+// A worker asks after the workbench read the audit log: the question arrives with a marker
+// no ask read so far names, and the workbench reads the log again for it (once), so the
+// row names the asking session without a key pressed.
+func TestFlowAskedByRereadsTheAuditLog(t *testing.T) {
+	c, _, audit := testCore(t, false, func() time.Time { return fixedNow })
+	src := &diskSource{now: func() time.Time { return fixedNow }, ch: make(chan *model.Snapshot, 1)}
+	tm := startFlowAt(t, Options{Core: c, AuditPath: audit, Now: func() time.Time { return fixedNow }}, src, 200, 50)
+	tm.Send(SnapshotMsg{Snapshot: populated()})
+	pressAll(tm, "4")
+	waitText(t, tm, "session unknown (bot-a)")
+	log, err := govern.OpenAudit(audit, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := log.Append(*askAttempt("ans-0123456789abcdef", "sess-late", "L-107").Intent); err != nil {
+		t.Fatal(err)
+	}
+	log.Close()
+	tm.Send(SnapshotMsg{Snapshot: askedSnapshot("ans-0123456789abcdef")})
+	waitText(t, tm, "sess-late")
+	tm.Send(tea.QuitMsg{})
+	tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second))
 }

@@ -20,7 +20,8 @@ type Root struct {
 	// from is the row the key (or the answer) being handled acts on: a dialog it opens
 	// keeps it (subject.go).
 	from     *subject
-	agen     int      // audit read generation
+	agen     int // audit read generation
+	asks     askReread
 	raw      rawLocks // the selected claim's lock file as read, for its detail
 	toasts   toasts
 	dcfg     digestCfg // for snapshots digested in Update, with the root's own row cache
@@ -93,7 +94,7 @@ func (r *Root) update(msg tea.Msg) tea.Cmd {
 	case digestedMsg:
 		cmd := r.hear(msg.snap) // first: its inbox is derived with its own entries
 		r.setData(msg.data)
-		return tea.Batch(r.readRaw(), cmd)
+		return tea.Batch(r.readRaw(), cmd, r.asks.need(r.env.data, r.opts.AuditPath, &r.agen))
 	case tickMsg:
 		r.env.now = r.env.data.Clock.At(r.opts.Now())
 		r.toasts.expire(r.env.now)

@@ -194,7 +194,10 @@ func auditEvents(atts []govern.Attempt) []event {
 		}
 		if a.Intent != nil {
 			if id := govern.AskMarkOf(*a.Intent); id != "" {
-				e.Ask = asker{Mark: cut(id), Session: cut(a.Intent.Actor.Session), Lease: cut(a.Intent.Target.LeaseID), Attempt: e.Attempt}
+				// The worker's session: the actor's when the core acted for a worker's
+				// connection, else the session the request named (a worker's own core).
+				s := firstNonEmpty(a.Intent.Actor.Session, a.Intent.Target.Session)
+				e.Ask = asker{Mark: cut(id), Session: cut(s), Lease: cut(a.Intent.Target.LeaseID), Attempt: e.Attempt}
 			}
 		}
 		switch {

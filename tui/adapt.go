@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"steward/gitea"
+	"steward/gitea/gitearec"
 	"steward/govern"
 	"steward/leases/leaserec"
 	"steward/model"
@@ -408,7 +408,7 @@ func clarRow(c *model.Clarification, cfg digestCfg) row {
 		Sections: []section{{Title: "Marker", Lines: []string{"label " + cut(c.Marker), "rule " + cut(c.Rule), ""}}},
 		Asker:    asker{Account: cut(c.AskedBy), At: c.AskedAt},
 	}
-	if m, ok := gitea.TrailingMark(c.Question); ok && m.Kind == "ask" {
+	if m, ok := gitearec.TrailingMark(c.Question); ok && m.Kind == "ask" {
 		r.Asker.Mark = cut(m.ID)
 	}
 	r.Cells[2], r.Sections[0].Lines[2] = r.Asker.cell(), r.Asker.line()

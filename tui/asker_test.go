@@ -8,7 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
-	"steward/gitea"
+	"steward/gitea/gitearec"
 	"steward/govern"
 	"steward/model"
 )
@@ -18,7 +18,7 @@ import (
 func askedSnapshot(mark string) *model.Snapshot {
 	s := populated()
 	c := &s.Clarifications[0]
-	c.Question = gitea.WithMarker(c.Question, gitea.Mark{Kind: "ask", ID: mark}.String())
+	c.Question = gitearec.WithMarker(c.Question, gitearec.Mark{Kind: "ask", ID: mark}.String())
 	return s
 }
 

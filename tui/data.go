@@ -209,8 +209,10 @@ func (d *data) inboxRows(routine bool) []row {
 // timeline returns the snapshot's events and the audit log in one list, newest first.
 func (d *data) timeline() []event { return d.merged }
 
-// merge rebuilds the merged timeline after the events or the audit log changed.
+// merge rebuilds the merged timeline after the events or the audit log changed, and names
+// the sessions that asked the questions (attributeAsks).
 func (d *data) merge() {
+	defer d.attributeAsks()
 	d.merged = append(append(make([]event, 0, len(d.Events)+len(d.Audit)), d.Events...), d.Audit...)
 	slices.SortStableFunc(d.merged, func(a, b event) int {
 		if a.At.IsZero() || b.At.IsZero() {

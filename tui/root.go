@@ -217,7 +217,6 @@ func (r *Root) setData(d *data) {
 	r.env.now = d.Clock.At(r.opts.Now())
 	d.Audit, d.AuditTotal = r.env.data.Audit, r.env.data.AuditTotal
 	d.merge()
-	d.attributeAsks()
 	d.Inbox = r.attn.inbox(d)
 	r.env.data = d
 	r.raw.reset()
@@ -241,7 +240,6 @@ func (r *Root) setAudit(m auditMsg) {
 	d := r.env.data
 	d.Audit, d.AuditTotal = m.events, m.total
 	d.merge()
-	d.attributeAsks()
 	if d.Loaded {
 		d.Inbox = r.attn.inbox(d)
 	}

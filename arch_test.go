@@ -14,7 +14,7 @@ import (
 )
 
 // layer of each package: a package may import only packages of a lower layer (or its own
-// subpackages). main is on top; model is pure.
+// subpackages). main is on top; model and the pure leaves are pure by structure.
 var layers = map[string]int{
 	"steward":                 7,
 	"steward/bench":           7, // the performance harness: a program beside main (docs/performance.md)
@@ -29,7 +29,7 @@ var layers = map[string]int{
 	"steward/govern/actionid": 0, // the one table of action ids: a pure leaf every layer may name
 	"steward/attention":       3, // pure (model in, events out); attention/notify runs the notify command
 	"steward/history":         2, // pure: evidence in, answers out
-	"steward/model":           2, // pure: TestPureModel
+	"steward/model":           2, // pure by structure: TestPureByStructure
 	"steward/model/live":      2, // the live part of the model: loading, watching, re-probing
 	"steward/alloc":           2,
 	"steward/locks":           1,
@@ -220,8 +220,8 @@ func TestOnlyGovernWrites(t *testing.T) {
 	t.Logf("checked %d files that import a source package", checked)
 }
 
-// pureStd are the standard packages the pure packages (model and the leaves in pureLeaves,
-// docs/architecture.md) may import directly: none reads a file, a process, the network or the
+// pureStd are the standard packages the pure packages (purePackages, docs/architecture.md)
+// may import directly: none reads a file, a process, the network or the
 // environment.
 var pureStd = map[string]bool{
 	"bytes": true, "cmp": true, "container/heap": true, "encoding/json": true, "errors": true, "fmt": true,
@@ -236,8 +236,14 @@ var pureStd = map[string]bool{
 var pureLeaves = map[string]bool{
 	"steward/locks/lockrec":   true,
 	"steward/govern/actionid": true,
+	"steward/leases/leaserec": true,
+	"steward/gitea/gitearec":  true,
 	"steward/reponame":        true,
 }
+
+// purePackages are held to TestPureByStructure: the pure leaves, and the model, which
+// imports them and no source package. (model is not a leaf: nothing pure may import it.)
+var purePackages = []string{"steward/model"}
 
 // ioStd are the standard packages that reach a socket, a process, a database driver or a
 // user database: none may be among the dependencies of a pure package. (fmt, time and
@@ -257,11 +263,15 @@ func ioStd(p string) bool {
 var clock = map[string]bool{"Now": true, "Since": true, "Until": true, "Sleep": true, "After": true,
 	"AfterFunc": true, "NewTimer": true, "NewTicker": true, "Tick": true}
 
-// TestPureByStructure: everything a pure leaf depends on, transitively, is the standard
-// library without its network, process and database packages, or another pure leaf —
-// never a source's reader, a database driver, the Gitea SDK or fsnotify.
+// TestPureByStructure: everything a pure leaf or the model depends on, transitively, is the
+// standard library without its network, process and database packages, or a pure leaf —
+// never a source's reader, a database driver, the Gitea SDK or fsnotify; their own code
+// imports only pureStd and the pure leaves, and reads no clock.
 func TestPureByStructure(t *testing.T) {
 	for p := range pureLeaves {
+		checkPureDeps(t, p)
+	}
+	for _, p := range purePackages {
 		checkPureDeps(t, p)
 	}
 }
@@ -289,14 +299,12 @@ func checkPureDeps(t *testing.T, pkg string) {
 	if n < 2 {
 		t.Fatalf("go list -deps %s named %d packages", pkg, n)
 	}
-	dir := strings.TrimPrefix(pkg, "steward/")
-	checkPureFiles(t, dir, nil)
+	checkPureFiles(t, strings.TrimPrefix(pkg, "steward/"))
 }
 
-// checkPureFiles holds the production files of dir to direct imports from pureStd, the pure
-// leaves and allowed's packages (of those, only the names allowed lists), and to no reading
-// of the clock.
-func checkPureFiles(t *testing.T, dir string, allowed map[string]map[string]bool) {
+// checkPureFiles holds the production files of dir to direct imports from pureStd and the
+// pure leaves, and to no reading of the clock.
+func checkPureFiles(t *testing.T, dir string) {
 	t.Helper()
 	fset := token.NewFileSet()
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
@@ -316,7 +324,7 @@ func checkPureFiles(t *testing.T, dir string, allowed map[string]map[string]bool
 		names := map[string]string{}
 		for _, im := range f.Imports {
 			p, _ := strconv.Unquote(im.Path.Value)
-			if !pureStd[p] && !pureLeaves[p] && allowed[p] == nil {
+			if !pureStd[p] && !pureLeaves[p] {
 				t.Errorf("%s imports %s: a pure package imports only standard packages without IO and steward's pure leaves", path, p)
 			}
 			name := filepath.Base(p)
@@ -334,11 +342,8 @@ func checkPureFiles(t *testing.T, dir string, allowed map[string]map[string]bool
 			if !ok {
 				return true
 			}
-			switch p := names[x.Name]; {
-			case p == "time" && clock[sel.Sel.Name]:
+			if names[x.Name] == "time" && clock[sel.Sel.Name] {
 				t.Errorf("%s: time.%s reads the clock: a pure package takes now as a parameter", fset.Position(sel.Pos()), sel.Sel.Name)
-			case allowed[p] != nil && !allowed[p][sel.Sel.Name]:
-				t.Errorf("%s: %s.%s is not in the pure part of %s the model may use (pureSource in arch_test.go)", fset.Position(sel.Pos()), x.Name, sel.Sel.Name, p)
 			}
 			return true
 		})
@@ -346,37 +351,6 @@ func checkPureFiles(t *testing.T, dir string, allowed map[string]map[string]bool
 	if checked == 0 {
 		t.Fatalf("checked no file of %s/", dir)
 	}
-}
-
-// pureSource are the only names the pure model may still use of the source packages leases
-// and gitea, which do IO (SQLite, the Gitea SDK): types without IO methods, constants, and
-// functions that read nothing. Their pure part is moving to leaves like locks/lockrec.
-var pureSource = map[string][]string{
-	"steward/leases": {
-		// types
-		"Event", "Evidence", "FreshnessResult", "Health", "HealthStatus", "Lease", "Policy", "PolicySet",
-		"ProcessState", "Session", "WorkItem", "WorkRef", "WorktreeState",
-		// constants
-		"FreshExpired", "FreshStaleDeadProcess", "FreshStaleMissingWorktree", "HealthDegraded", "HealthOK",
-		"HealthUnavailable", "SessionHeartbeatStale", "StatusActive",
-		// pure functions
-		"Classify", "SessionActive", "SessionLive",
-	},
-	"steward/gitea": {"Clarification", "DefaultBlockedLabel", "RuleIssueBody"},
-}
-
-// TestPureModel: package model imports only pureStd, the pure leaves and the source packages
-// leases and gitea, uses of those only the names in pureSource, and never reads the clock. Its
-// tests may do what they like; model/live holds everything that reads.
-func TestPureModel(t *testing.T) {
-	allowed := map[string]map[string]bool{}
-	for p, names := range pureSource {
-		allowed[p] = map[string]bool{}
-		for _, n := range names {
-			allowed[p][n] = true
-		}
-	}
-	checkPureFiles(t, "model", allowed)
 }
 
 // sdkPrefix is the Gitea SDK's module: only gitea/ and its sub-packages may import it.

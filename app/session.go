@@ -16,6 +16,7 @@ import (
 	"steward/govern"
 	"steward/history/gather"
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/locks"
 	"steward/locks/lockrec"
 	"steward/model"
@@ -39,7 +40,7 @@ type Session struct {
 	GiteaHealth model.SourceHealth
 	// Config is what the model judges by; Policies the lease policy with the overrides.
 	Config   model.Config
-	Policies leases.PolicySet
+	Policies leaserec.PolicySet
 	// Secrets is the redactor of everything shown.
 	Secrets *govern.Redactor
 
@@ -74,7 +75,7 @@ func Open(ctx context.Context, s Settings) (*Session, error) {
 			LegacyLock:     s.LegacyLock,
 			Host:           s.Host,
 		}}
-	sess.Policies = leases.LoadPolicies(s.Env)
+	sess.Policies = leaserec.LoadPolicies(s.Env)
 	sess.Config = model.Config{
 		Policies:      sess.Policies,
 		RefusedWindow: s.ContentionWindow,

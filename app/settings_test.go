@@ -20,7 +20,7 @@ import (
 	"steward/gitea/fakegitea"
 	"steward/govern"
 	"steward/govern/actionid"
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/model"
 	"steward/tui"
 )
@@ -471,8 +471,8 @@ func TestEverySettingHasAnEffect(t *testing.T) {
 			a := fresh(base)
 			// A minute's cadence and grace for every class the sample's claims hold.
 			for _, c := range base.Claims {
-				for _, f := range []string{leases.FieldHeartbeatCadenceMinutes, leases.FieldMissedHeartbeatGraceMinutes, leases.FieldStaleWarningMinutes} {
-					w.env[leases.EnvVarName(leases.TaskClass(c.TaskClass), f)] = "1"
+				for _, f := range []string{leaserec.FieldHeartbeatCadenceMinutes, leaserec.FieldMissedHeartbeatGraceMinutes, leaserec.FieldStaleWarningMinutes} {
+					w.env[leaserec.EnvVarName(leaserec.TaskClass(c.TaskClass), f)] = "1"
 				}
 			}
 			b := fresh(w.snap(t, ""))

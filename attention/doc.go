@@ -7,7 +7,8 @@
 // What it owns:
 //
 //   - Entry: one attention entry derived from a model.Snapshot (FromSnapshot): a stable key,
-//     its need (model.Need), its age from the snapshot's evidence and its SLA;
+//     its need (model.Need), its age from the snapshot's evidence and its SLA — one entry
+//     per root cause (a dead worker's orphans are one incident, its parts kept);
 //   - Tracker: a state machine over successive snapshots and a clock (the time is always a
 //     parameter) that turns them into Events (entered, escalated, returned, acknowledged,
 //     snoozed, cleared, unavailable, recovered), deduplicated, and says which of them notify;

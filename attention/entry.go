@@ -3,6 +3,7 @@ package attention
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -19,6 +20,9 @@ const (
 	KindCollision     Kind = "collision"
 	KindOrphan        Kind = "orphan"
 	KindSource        Kind = "source"
+	// KindIncident: one root cause behind several orphans (model.Incident) — a worker that
+	// died holding claims is one entry, its lease and lock files its parts.
+	KindIncident Kind = "incident"
 )
 
 // SinceFrom says where an entry's age comes from.
@@ -56,6 +60,20 @@ type Entry struct {
 	// Sources are the sources the entry is derived from: its absence from a snapshot where
 	// one of them was not read completely proves nothing, so it is not cleared.
 	Sources []model.Source `json:"-"`
+	// Items and Parts are an incident's: every item it holds, and the orphans it stands for
+	// (each with its kind, as the orphan's own entry would have had it).
+	Items []string `json:"items,omitempty"`
+	Parts []Part   `json:"parts,omitempty"`
+}
+
+// Part is one orphan an incident stands for: the key its own entry would have, its orphan
+// kind, its item, lease and lock file.
+type Part struct {
+	Key      string `json:"key"`
+	Sub      string `json:"sub"`
+	Item     string `json:"item,omitempty"`
+	LeaseID  string `json:"lease_id,omitempty"`
+	LockFile string `json:"lock_file,omitempty"`
 }
 
 // SLAs are how long each kind of entry may wait before it is overdue.
@@ -75,7 +93,7 @@ func (s SLAs) of(k Kind) time.Duration {
 	switch k {
 	case KindClarification:
 		d = s.Clarification
-	case KindOrphan:
+	case KindOrphan, KindIncident:
 		d = s.Orphan
 	case KindCollision:
 		d = s.Collision
@@ -139,9 +157,16 @@ func FromSnapshot(s *model.Snapshot, slas SLAs) ([]Entry, Unread) {
 			SLA: slas.of(KindCollision), Sources: []model.Source{model.SourceLocks, model.SourceDB},
 			Evidence: fingerprint(strings.Join(ss, ","), strings.Join(ls, ","))})
 	}
+	incidents := model.Incidents(s.Orphans, s.Sessions)
+	part := map[*model.Orphan]bool{}
+	for _, in := range incidents {
+		for _, o := range in.Orphans {
+			part[o] = true
+		}
+	}
 	for _, o := range s.Orphans {
 		need := orphanNeed(o)
-		if need == model.NeedRoutine {
+		if need == model.NeedRoutine || part[o] {
 			continue
 		}
 		it := itemString(o.Item)
@@ -164,7 +189,52 @@ func FromSnapshot(s *model.Snapshot, slas SLAs) ([]Entry, Unread) {
 		}
 		out = append(out, e)
 	}
+	for _, in := range incidents {
+		out = append(out, incidentEntry(in, s.GeneratedAt, slas))
+	}
 	return out, unread
+}
+
+// IncidentKey is the attention key of an incident: "incident:<kind>:<session>".
+func IncidentKey(in *model.Incident) string { return "incident:" + in.Key() }
+
+// incidentEntry is the one entry of an incident: its parts' facts are its evidence (a new
+// part, a new lease generation, a new lock is a new entry), its age the earliest passed
+// expiry among them, its title in plain words.
+func incidentEntry(in *model.Incident, now time.Time, slas SLAs) Entry {
+	e := Entry{Key: IncidentKey(in), Kind: KindIncident, Sub: string(in.Kind), Need: model.NeedOperator,
+		SLA: slas.of(KindIncident), Sources: []model.Source{model.SourceLocks, model.SourceDB}}
+	for _, it := range in.Items {
+		e.Items = append(e.Items, it.String())
+	}
+	e.Item = e.Items[0]
+	e.Title = IncidentTitle(in.SessionID, e.Items)
+	prints := make([]string, 0, len(in.Orphans))
+	for _, o := range in.Orphans {
+		exp := expiry(o.Evidence)
+		e.Parts = append(e.Parts, Part{Key: OrphanKey(string(o.Kind), o.LeaseID, o.LockFile), Sub: string(o.Kind),
+			Item: itemString(o.Item), LeaseID: o.LeaseID, LockFile: o.LockFile})
+		prints = append(prints, fingerprint(string(o.Kind), o.LeaseID, o.LockFile, o.SessionID, exp.Format(time.RFC3339Nano)))
+		if !exp.IsZero() && !exp.After(now) && (e.Since.IsZero() || exp.Before(e.Since)) {
+			e.Since, e.SinceFrom = exp, SinceEvidence
+		}
+	}
+	sort.Strings(prints)
+	e.Evidence = fingerprint(append([]string{in.SessionID}, prints...)...)
+	return e
+}
+
+// IncidentTitle says a dead worker's incident in plain words: "worker S died holding
+// acme/widgets#7", "worker S died holding 3 items: acme/widgets#7, acme/widgets#8, …".
+func IncidentTitle(session string, items []string) string {
+	if len(items) == 1 {
+		return "worker " + session + " died holding " + items[0]
+	}
+	shown := items
+	if len(shown) > 3 {
+		shown = append(append([]string(nil), shown[:3]...), "…")
+	}
+	return fmt.Sprintf("worker %s died holding %d items: %s", session, len(items), strings.Join(shown, ", "))
 }
 
 // OrphanKey is the attention key of an orphan: "orphan:<kind>:<lease id>:<lock file>", the

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"steward/govern"
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/leasestest"
 )
 
@@ -22,10 +22,10 @@ func cliWorkspace(t *testing.T) []string {
 	if err := govern.InitWorkspace(ws); err != nil {
 		t.Fatal(err)
 	}
-	exp := leases.FormatTime(time.Now().Add(-time.Hour))
+	exp := leaserec.FormatTime(time.Now().Add(-time.Hour))
 	leasestest.Insert(t, ws.DBPath, []leasestest.Session{{SessionID: "s1", Role: "author"}},
 		[]leasestest.Lease{{LeaseID: "L1", SessionID: "s1", Role: "author", TaskClass: "author_issue_work",
-			Work: leasestest.Work(leases.KindIssue, 5), CreatedAt: exp, ExpiresAt: exp}})
+			Work: leasestest.Work(leaserec.KindIssue, 5), CreatedAt: exp, ExpiresAt: exp}})
 	return []string{"--locks", ws.LocksDir, "--db", ws.DBPath, "--repo-root", ws.RepoRoot, "--audit", filepath.Join(dir, "audit.jsonl")}
 }
 

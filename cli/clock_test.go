@@ -17,6 +17,7 @@ import (
 	"steward/govern"
 	"steward/govern/actionid"
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/leasestest"
 	"steward/leases/pgtest"
 	"steward/model"
@@ -49,9 +50,9 @@ func TestAFastHostJudgesByTheDBClock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	at := func(d time.Duration) string { return leases.FormatTime(dbNow.Add(d)) }
+	at := func(d time.Duration) string { return leaserec.FormatTime(dbNow.Add(d)) }
 	leasestest.Insert(t, url, []leasestest.Session{{SessionID: "s1", Role: "author", Host: "worker-host", StartedAt: at(-time.Hour), LastHeartbeatAt: at(-time.Minute)}},
-		[]leasestest.Lease{{LeaseID: "L1", SessionID: "s1", Role: "author", TaskClass: "author_issue_work", Work: leasestest.Work(leases.KindIssue, 5),
+		[]leasestest.Lease{{LeaseID: "L1", SessionID: "s1", Role: "author", TaskClass: "author_issue_work", Work: leasestest.Work(leaserec.KindIssue, 5),
 			CreatedAt: at(-5 * time.Minute), ExpiresAt: at(3 * time.Minute), LastHeartbeatAt: at(-time.Minute), OwnerPID: 4242, OwnerHost: "worker-host"}})
 	dir := t.TempDir()
 	locksDir, repo := filepath.Join(dir, "locks"), filepath.Join(dir, "repo")

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"steward/config"
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/model"
 	"steward/model/live"
 	"steward/sim"
@@ -125,7 +125,7 @@ func TestDemoKeepPrintsOneCommand(t *testing.T) {
 	lws := live.Workspace{LocksDir: ws.LocksDir, DBPath: ws.DBPath, RepoRoot: ws.RepoRoot}
 	in := live.Load(t.Context(), lws, live.NewProbe(lws.RepoRoot), now)
 	scale := func(d time.Duration) time.Duration { return time.Duration(float64(d) / speed) }
-	demoCfg := model.Config{Policies: leases.LoadPolicies(sim.Lookup(sim.PolicyEnv(speed), nil)),
+	demoCfg := model.Config{Policies: leaserec.LoadPolicies(sim.Lookup(sim.PolicyEnv(speed), nil)),
 		StalePRQuiet: scale(10 * time.Minute), RefusedWindow: scale(time.Hour)}
 	want := verdicts(model.Build(in, demoCfg, now))
 	if len(want) == 0 || len(model.Build(in, demoCfg, now).Claims) == 0 {

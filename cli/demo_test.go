@@ -15,6 +15,7 @@ import (
 	"steward/govern"
 	"steward/govern/actionid"
 	"steward/leases"
+	"steward/leases/leaserec"
 )
 
 // childrenOf lists the live processes whose parent is pid (from /proc).
@@ -116,7 +117,7 @@ func TestDemoKeep(t *testing.T) {
 	}
 	active := 0
 	for _, l := range snap.Leases {
-		if l.Status == leases.StatusActive {
+		if l.Status == leaserec.StatusActive {
 			active++
 		}
 	}

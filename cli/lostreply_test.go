@@ -11,6 +11,7 @@ import (
 
 	"steward/govern"
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/pgtest"
 	"steward/leases/pgtest/pgproxy"
 )
@@ -79,7 +80,7 @@ func TestLostCommitReplyFromTheCommandLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	item := leases.WorkRef{Remote: "origin", Org: "acme", Repo: "widgets", Kind: leases.KindIssue, Number: 7}
+	item := leaserec.WorkRef{Remote: "origin", Org: "acme", Repo: "widgets", Kind: leaserec.KindIssue, Number: 7}
 
 	// The proxy forwarded the COMMIT and closed: the server may still be reading it when the
 	// command has already printed unknown. Its backend, named by the attempt, ends only after
@@ -127,7 +128,7 @@ func TestLostCommitReplyFromTheCommandLine(t *testing.T) {
 
 	rel := lost(append([]string{"release", "--lease", m[1], "--session", "s1"}, flags...), "worker.release")
 	settled(rel)
-	if l, ok, err := r.LeaseByID(context.Background(), m[1]); err != nil || !ok || l.Status != leases.StatusReleased {
+	if l, ok, err := r.LeaseByID(context.Background(), m[1]); err != nil || !ok || l.Status != leaserec.StatusReleased {
 		t.Fatalf("the server committed the release: the lease must be released: %+v %v", l, err)
 	}
 	verify(rel, "released by this attempt but its lock")

@@ -18,6 +18,7 @@ import (
 
 	"steward/govern"
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/locks"
 	"steward/mcp"
 	"steward/mcp/mcptest"
@@ -337,8 +338,8 @@ func TestMCPClientKilledServerFinishes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	ls, err := r.LeasesForWorkItem(context.Background(), leases.WorkRef{Remote: "origin", Org: "acme", Repo: "widgets", Kind: leases.KindIssue, Number: 22})
-	if err != nil || len(ls) != 1 || ls[0].OwnerPID != int64(clientPID) || leases.Liveness(clientPID, ls[0].OwnerHost) != leases.ProcessDead {
+	ls, err := r.LeasesForWorkItem(context.Background(), leaserec.WorkRef{Remote: "origin", Org: "acme", Repo: "widgets", Kind: leaserec.KindIssue, Number: 22})
+	if err != nil || len(ls) != 1 || ls[0].OwnerPID != int64(clientPID) || leases.Liveness(clientPID, ls[0].OwnerHost) != leaserec.ProcessDead {
 		t.Fatalf("lease %+v %v: want one naming the dead worker %d", ls, err, clientPID)
 	}
 }

@@ -10,7 +10,7 @@ import (
 
 	"steward/attention/store"
 	"steward/govern"
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/leasestest"
 	"steward/locks/lockrec"
 )
@@ -55,10 +55,10 @@ func TestWatchRestartNotifiesNothingAgain(t *testing.T) {
 		w = startWatch(t, false, args, env)
 		w.await("watching", func(e watchEvent) bool { return e.Event == "watching" })
 		lease := fmt.Sprintf("L%d", i)
-		exp := leases.FormatTime(time.Now().Add(-time.Hour))
+		exp := leaserec.FormatTime(time.Now().Add(-time.Hour))
 		leasestest.Insert(t, ws.DBPath, []leasestest.Session{{SessionID: "s-" + lease, Role: "author"}},
 			[]leasestest.Lease{{LeaseID: lease, SessionID: "s-" + lease, Role: "author", TaskClass: "author_issue_work",
-				Work: leasestest.Work(leases.KindIssue, int64(100+i)), CreatedAt: exp, ExpiresAt: exp}})
+				Work: leasestest.Work(leaserec.KindIssue, int64(100+i)), CreatedAt: exp, ExpiresAt: exp}})
 		ins := time.Now()
 		o := w.await("the new orphan "+lease, func(e watchEvent) bool {
 			return e.Event == "entered" && strings.Contains(e.Entry.Key, lease)

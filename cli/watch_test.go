@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"steward/govern"
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/leasestest"
 )
 
@@ -177,10 +177,10 @@ func watchWorkspace(t testing.TB) govern.Workspace {
 // expiredLease commits a lease on item n that expired an hour ago: an orphan.
 func expiredLease(t testing.TB, ws govern.Workspace, id string, n int64) {
 	t.Helper()
-	exp := leases.FormatTime(time.Now().Add(-time.Hour))
+	exp := leaserec.FormatTime(time.Now().Add(-time.Hour))
 	leasestest.Insert(t, ws.DBPath, []leasestest.Session{{SessionID: "s-" + id, Role: "author"}},
 		[]leasestest.Lease{{LeaseID: id, SessionID: "s-" + id, Role: "author", TaskClass: "author_issue_work",
-			Work: leasestest.Work(leases.KindIssue, n), CreatedAt: exp, ExpiresAt: exp}})
+			Work: leasestest.Work(leaserec.KindIssue, n), CreatedAt: exp, ExpiresAt: exp}})
 }
 
 // removeDB removes the control-plane DB and its WAL files.

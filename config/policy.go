@@ -11,7 +11,7 @@ import (
 )
 
 // policyPrefix is the prefix of the supervised system's lease-policy variables,
-// GITEA_LEASE_POLICY_<CLASS>_<FIELD> (seed #909; leases.EnvVarName).
+// GITEA_LEASE_POLICY_<CLASS>_<FIELD> (seed #909; leaserec.EnvVarName).
 const policyPrefix = "GITEA_LEASE_POLICY"
 
 // policyVar is the variable a workspace's lease_policy.<class>.<field> stands for.
@@ -82,7 +82,7 @@ func (r *Resolved) resolvePolicy(ws Workspace, getenv func(string) (string, bool
 
 // PolicyLookup looks a lease-policy variable up as the workers' tools see it: the
 // environment first (getenv; os.LookupEnv when nil), then the workspace's lease_policy.
-// Pass it to leases.LoadPolicies and as govern.Workspace.Env.
+// Pass it to leaserec.LoadPolicies and as govern.Workspace.Env.
 func (r *Resolved) PolicyLookup(getenv func(string) (string, bool)) func(string) (string, bool) {
 	if getenv == nil {
 		getenv = os.LookupEnv

@@ -16,13 +16,8 @@ import (
 	"time"
 
 	sdk "code.gitea.io/sdk/gitea"
+	"steward/gitea/gitearec"
 )
-
-// DefaultMarkerLabels are the labels that mark an item blocked pending clarification.
-var DefaultMarkerLabels = []string{"status:blocked-pending-clarification"}
-
-// DefaultBlockedLabel routes an item to needs_controller.
-const DefaultBlockedLabel = "status:blocked"
 
 // Defaults used by New for zero Config fields.
 const (
@@ -69,10 +64,10 @@ func New(cfg Config) (*Client, error) {
 		cfg.PageSize = DefaultPageSize
 	}
 	if len(cfg.MarkerLabels) == 0 {
-		cfg.MarkerLabels = DefaultMarkerLabels
+		cfg.MarkerLabels = gitearec.DefaultMarkerLabels
 	}
 	if cfg.BlockedLabel == "" {
-		cfg.BlockedLabel = DefaultBlockedLabel
+		cfg.BlockedLabel = gitearec.DefaultBlockedLabel
 	}
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = DefaultRequestTimeout

@@ -16,6 +16,9 @@
 // scrubbed of it and of URL userinfo); decide anything (no routing, no retries of writes);
 // import tui, govern, locks or leases.
 //
-// The in-process API subset for demos lives in gitea/fakegitea; a real Gitea for tests is
-// started by gitea/giteatest; gitea/contract holds the suite that runs against both.
+// The records it reads and the comment marker it writes (Issue, Comment, Thread,
+// Clarification, Mark) are the pure leaf gitea/gitearec, which the model and history import
+// instead of this package. The in-process API subset for demos lives in gitea/fakegitea;
+// a real Gitea for tests is started by gitea/giteatest; gitea/contract holds the suite that
+// runs against both.
 package gitea

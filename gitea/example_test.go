@@ -4,11 +4,12 @@ import (
 	"fmt"
 
 	"steward/gitea"
+	"steward/gitea/gitearec"
 )
 
 func ExampleAnswerMarker() {
-	marker := gitea.AnswerMarker("att-7")
-	fmt.Println(gitea.WithMarker("Target API v2.", marker))
+	marker := gitearec.AnswerMarker("att-7")
+	fmt.Println(gitearec.WithMarker("Target API v2.", marker))
 	// Output:
 	// Target API v2.
 	//

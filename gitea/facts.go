@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	sdk "code.gitea.io/sdk/gitea"
+	"steward/gitea/gitearec"
 )
 
 // Version reads the server version; use it as a cheap probe of reachability and auth.
@@ -41,7 +42,7 @@ func (c *Client) repoLabels(ctx context.Context) (map[string]int64, error) {
 // openWithLabels lists open issues and pull requests carrying any of labels. Gitea silently
 // drops unknown label names from its filter (and would then list everything), so labels the
 // repository lacks are skipped and every returned item is checked client-side.
-func (c *Client) openWithLabels(ctx context.Context, what string, labels []string) ([]Issue, Health) {
+func (c *Client) openWithLabels(ctx context.Context, what string, labels []string) ([]gitearec.Issue, Health) {
 	known, err := c.repoLabels(ctx)
 	if err != nil {
 		return nil, c.healthFail(HealthUnavailable, what+": list labels", err)
@@ -50,7 +51,7 @@ func (c *Client) openWithLabels(ctx context.Context, what string, labels []strin
 	var reasons string
 	pagesRead := 0
 	seen := map[int64]bool{}
-	var out []Issue
+	var out []gitearec.Issue
 	for _, name := range labels {
 		if _, ok := known[name]; !ok {
 			continue
@@ -90,14 +91,14 @@ func (c *Client) openWithLabels(ctx context.Context, what string, labels []strin
 
 // Blocked lists open issues and pull requests carrying the blocked label (status:blocked by
 // default), which route to needs_controller.
-func (c *Client) Blocked(ctx context.Context) ([]Issue, Health) {
+func (c *Client) Blocked(ctx context.Context) ([]gitearec.Issue, Health) {
 	return c.openWithLabels(ctx, "blocked items", []string{c.cfg.BlockedLabel})
 }
 
 // IssueFact is the state of one issue or pull request; Found is false when the server said 404.
 type IssueFact struct {
 	Found bool
-	Issue
+	gitearec.Issue
 }
 
 // IssueState reads one issue's (or pull request's) state, closed_at and labels.
@@ -115,7 +116,7 @@ func (c *Client) IssueState(ctx context.Context, number int64) (IssueFact, Healt
 // PullRequestFact is the state of one pull request; Found is false when the server said 404.
 type PullRequestFact struct {
 	Found bool
-	PullRequest
+	gitearec.PullRequest
 }
 
 // PullRequest reads one pull request's facts: state, merged flag and time, head SHA and branch,
@@ -138,12 +139,12 @@ func (c *Client) PullRequest(ctx context.Context, number int64) (PullRequestFact
 }
 
 // OpenPullRequests lists every open pull request with its updated_at (for stale-PR detection).
-func (c *Client) OpenPullRequests(ctx context.Context) ([]PullRequest, Health) {
+func (c *Client) OpenPullRequests(ctx context.Context) ([]gitearec.PullRequest, Health) {
 	ps, pages, err := listAll(ctx, c, "list open pull requests",
 		func(s *sdk.Client, lo sdk.ListOptions) ([]*sdk.PullRequest, *sdk.Response, error) {
 			return s.ListRepoPullRequests(c.cfg.Owner, c.cfg.Repo, sdk.ListPullRequestsOptions{ListOptions: lo, State: sdk.StateOpen})
 		})
-	out := make([]PullRequest, 0, len(ps))
+	out := make([]gitearec.PullRequest, 0, len(ps))
 	seen := map[int64]bool{}
 	for _, p := range ps {
 		if pr := fromSDKPull(p); pr.State == "open" && !seen[pr.Number] {
@@ -156,15 +157,15 @@ func (c *Client) OpenPullRequests(ctx context.Context) ([]PullRequest, Health) {
 
 // OpenIssues lists every open issue (not pull request) with its title, body and labels: the
 // backlog a worker chooses from. A listing cut short is partial, never a shorter backlog.
-func (c *Client) OpenIssues(ctx context.Context) ([]Issue, Health) {
+func (c *Client) OpenIssues(ctx context.Context) ([]gitearec.Issue, Health) {
 	items, pages, err := listAll(ctx, c, "list open issues",
 		func(s *sdk.Client, lo sdk.ListOptions) ([]*sdk.Issue, *sdk.Response, error) {
 			return s.ListRepoIssues(c.cfg.Owner, c.cfg.Repo, sdk.ListIssueOption{ListOptions: lo, State: sdk.StateOpen, Type: sdk.IssueTypeIssue})
 		})
-	out := make([]Issue, 0, len(items))
+	out := make([]gitearec.Issue, 0, len(items))
 	seen := map[int64]bool{}
 	for _, si := range items {
-		if it := fromSDKIssue(si); it.State == "open" && it.Kind != KindPR && !seen[it.Number] {
+		if it := fromSDKIssue(si); it.State == "open" && it.Kind != gitearec.KindPR && !seen[it.Number] {
 			seen[it.Number] = true
 			out = append(out, it)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"steward/gitea"
 	"steward/gitea/contract"
+	"steward/gitea/gitearec"
 	"steward/gitea/giteatest"
 )
 
@@ -62,16 +63,16 @@ func postOnce(ctx context.Context, c *gitea.Client, n int64, body, marker string
 	if err != nil || found {
 		return err
 	}
-	_, err = c.CreateComment(ctx, n, gitea.WithMarker(body, marker))
+	_, err = c.CreateComment(ctx, n, gitearec.WithMarker(body, marker))
 	return err
 }
 
 func TestFaultResponseLostIsUnknownAndNotDuplicated(t *testing.T) {
 	t.Parallel()
 	_, n, p, via, direct := faultSetup(t, 10*time.Second)
-	marker := gitea.AnswerMarker("drop-1")
+	marker := gitearec.AnswerMarker("drop-1")
 	p.SetMode(giteatest.DropResponse, 0)
-	_, err := via.CreateComment(context.Background(), n, gitea.WithMarker("answer", marker))
+	_, err := via.CreateComment(context.Background(), n, gitearec.WithMarker("answer", marker))
 	if !errors.Is(err, gitea.ErrOutcomeUnknown) || gitea.Classify(err) != gitea.OutcomeUnknown {
 		t.Fatalf("CreateComment with the response dropped: %v (outcome %q)", err, gitea.Classify(err))
 	}
@@ -95,9 +96,9 @@ func TestFaultResponseLostIsUnknownAndNotDuplicated(t *testing.T) {
 func TestFaultTimeoutIsUnknownAndMayTakeEffect(t *testing.T) {
 	t.Parallel()
 	_, n, p, via, direct := faultSetup(t, time.Second)
-	marker := gitea.AnswerMarker("delay-1")
+	marker := gitearec.AnswerMarker("delay-1")
 	p.SetMode(giteatest.Hold, 0)
-	_, err := via.CreateComment(context.Background(), n, gitea.WithMarker("answer", marker))
+	_, err := via.CreateComment(context.Background(), n, gitearec.WithMarker("answer", marker))
 	if !errors.Is(err, gitea.ErrOutcomeUnknown) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("CreateComment past its deadline: %v (outcome %q)", err, gitea.Classify(err))
 	}

@@ -13,6 +13,7 @@ import (
 
 	"steward/gitea"
 	"steward/gitea/fakegitea"
+	"steward/gitea/gitearec"
 )
 
 const fakeToken = "fake-token-0123456789abcdef"
@@ -33,7 +34,7 @@ func newFake(t *testing.T, n int, wrap func(http.Handler) http.Handler) (*fakegi
 	for i := range n {
 		num := r.CreateIssue("worker", fmt.Sprintf("q %d", i), "")
 		r.AddComment("worker", num, "question")
-		r.AddLabel("worker", num, gitea.DefaultMarkerLabels[0])
+		r.AddLabel("worker", num, gitearec.DefaultMarkerLabels[0])
 	}
 	return f, r, srv.URL
 }
@@ -168,7 +169,7 @@ func TestOpenIssues(t *testing.T) {
 		t.Fatalf("open issues: %d, health %s %q", len(is), h.State, h.Reason)
 	}
 	for i, it := range is {
-		if it.Number == 3 || it.Number == pr || it.Kind == gitea.KindPR || (i > 0 && is[i-1].Number >= it.Number) {
+		if it.Number == 3 || it.Number == pr || it.Kind == gitearec.KindPR || (i > 0 && is[i-1].Number >= it.Number) {
 			t.Fatalf("listing holds #%d (%s) at %d", it.Number, it.Kind, i)
 		}
 	}

@@ -7,30 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-)
 
-// Question rules, in Clarification.Rule: which rule chose the question.
-const (
-	RuleClaimant    = "claimant"     // latest comment by the given claimant login
-	RuleBeforeLabel = "before-label" // last comment made before the marker label was last added
-	RuleLastComment = "last-comment" // no label event found: the last comment on the item
-	RuleIssueBody   = "issue-body"   // no comment before the label (e.g. filed already marked): the body
-	RuleNone        = "none"         // the item has no comment to show
+	"steward/gitea/gitearec"
 )
-
-// Clarification is an open item carrying a clarification marker label, with its question.
-type Clarification struct {
-	Issue
-	Marker            string     // the marker label found
-	Question          string     // comment body, Markdown
-	QuestionCommentID int64      // 0 when no question was found
-	Rule              string     // which rule chose the question (Rule* constants)
-	AskedBy           string     // author of the question comment
-	AskedAt           time.Time  // label time when known, else the comment time
-	LabeledAt         *time.Time // when the marker was last added, when the timeline says
-	LabeledBy         string     // who last added the marker, when the timeline says
-	LabelEventID      int64      // the timeline event that last added the marker (0 when unknown)
-}
 
 // ClarificationOptions tunes Clarifications.
 type ClarificationOptions struct {
@@ -67,14 +46,14 @@ func (e timelineEvent) login() string {
 // marker label was last added (from the issue timeline), else (no label event) the last comment,
 // else the issue body (an item filed already marked asks in its body). A failure to
 // read one item's timeline keeps the item (with no question) and makes the health partial.
-func (c *Client) Clarifications(ctx context.Context, o ClarificationOptions) ([]Clarification, Health) {
+func (c *Client) Clarifications(ctx context.Context, o ClarificationOptions) ([]gitearec.Clarification, Health) {
 	items, h := c.openWithLabels(ctx, "clarifications", c.cfg.MarkerLabels)
 	if h.State == HealthUnavailable {
 		return nil, h
 	}
-	out := make([]Clarification, 0, len(items))
+	out := make([]gitearec.Clarification, 0, len(items))
 	for _, it := range items {
-		cl := Clarification{Issue: it, Rule: RuleNone}
+		cl := gitearec.Clarification{Issue: it, Rule: gitearec.RuleNone}
 		for _, m := range c.cfg.MarkerLabels {
 			if it.HasLabel(m) {
 				cl.Marker = m
@@ -114,7 +93,7 @@ func (c *Client) timeline(ctx context.Context, number int64) ([]timelineEvent, e
 }
 
 // chooseQuestion applies the rules to a timeline (ordered oldest first; ids grow with time).
-func chooseQuestion(cl *Clarification, evs []timelineEvent, markers []string, claimant string) {
+func chooseQuestion(cl *gitearec.Clarification, evs []timelineEvent, markers []string, claimant string) {
 	var label *timelineEvent
 	for i := range evs {
 		e := &evs[i]
@@ -143,21 +122,21 @@ func chooseQuestion(cl *Clarification, evs []timelineEvent, markers []string, cl
 	var q *timelineEvent
 	if claimant != "" {
 		if q = pick(func(e timelineEvent) bool { return strings.EqualFold(e.login(), claimant) }); q != nil {
-			cl.Rule = RuleClaimant
+			cl.Rule = gitearec.RuleClaimant
 		}
 	}
 	if q == nil && label != nil {
 		if q = pick(func(e timelineEvent) bool { return e.ID < label.ID }); q != nil {
-			cl.Rule = RuleBeforeLabel
+			cl.Rule = gitearec.RuleBeforeLabel
 		}
 	}
 	if q == nil && label == nil {
 		if q = pick(func(timelineEvent) bool { return true }); q != nil {
-			cl.Rule = RuleLastComment
+			cl.Rule = gitearec.RuleLastComment
 		}
 	}
 	if q == nil && cl.Body != "" {
-		cl.Question, cl.AskedBy, cl.AskedAt, cl.Rule = cl.Body, cl.Author, cl.CreatedAt, RuleIssueBody
+		cl.Question, cl.AskedBy, cl.AskedAt, cl.Rule = cl.Body, cl.Author, cl.CreatedAt, gitearec.RuleIssueBody
 		if label != nil {
 			cl.AskedAt = label.Created
 		}
@@ -176,7 +155,7 @@ func chooseQuestion(cl *Clarification, evs []timelineEvent, markers []string, cl
 }
 
 func isAnswer(body string) bool {
-	m, ok := TrailingMark(body)
+	m, ok := gitearec.TrailingMark(body)
 	return ok && m.Kind == "answer"
 }
 

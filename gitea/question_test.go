@@ -3,6 +3,8 @@ package gitea
 import (
 	"testing"
 	"time"
+
+	"steward/gitea/gitearec"
 )
 
 func ev(id int64, typ, who, body, label string) timelineEvent {
@@ -36,17 +38,17 @@ func TestChooseQuestion(t *testing.T) {
 		wantRule  string
 		wantAtSec int64
 	}{
-		{"before label", base, "", "", 2, RuleBeforeLabel, 180},
-		{"claimant wins", append(append([]timelineEvent{}, base...), ev(5, "comment", "w", "follow-up", "")), "W", "", 5, RuleClaimant, 180},
-		{"claimant silent falls back", base, "other", "", 2, RuleBeforeLabel, 180},
-		{"latest label add counts", append(append([]timelineEvent{}, base...), ev(5, "label", "m", "", m), ev(6, "comment", "w", "q2", ""), ev(7, "label", "w", "1", m)), "", "", 6, RuleBeforeLabel, 420},
-		{"other labels ignored", []timelineEvent{ev(1, "label", "w", "1", "other"), ev(2, "comment", "w", "q", "")}, "", "", 2, RuleLastComment, 120},
-		{"issue body", []timelineEvent{ev(1, "label", "w", "1", m), ev(2, "comment", "x", "later", "")}, "", "asked in body", 0, RuleIssueBody, 60},
-		{"nothing", nil, "", "", 0, RuleNone, 0},
+		{"before label", base, "", "", 2, gitearec.RuleBeforeLabel, 180},
+		{"claimant wins", append(append([]timelineEvent{}, base...), ev(5, "comment", "w", "follow-up", "")), "W", "", 5, gitearec.RuleClaimant, 180},
+		{"claimant silent falls back", base, "other", "", 2, gitearec.RuleBeforeLabel, 180},
+		{"latest label add counts", append(append([]timelineEvent{}, base...), ev(5, "label", "m", "", m), ev(6, "comment", "w", "q2", ""), ev(7, "label", "w", "1", m)), "", "", 6, gitearec.RuleBeforeLabel, 420},
+		{"other labels ignored", []timelineEvent{ev(1, "label", "w", "1", "other"), ev(2, "comment", "w", "q", "")}, "", "", 2, gitearec.RuleLastComment, 120},
+		{"issue body", []timelineEvent{ev(1, "label", "w", "1", m), ev(2, "comment", "x", "later", "")}, "", "asked in body", 0, gitearec.RuleIssueBody, 60},
+		{"nothing", nil, "", "", 0, gitearec.RuleNone, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			cl := Clarification{Issue: Issue{Body: tc.body, Author: "w"}, Rule: RuleNone}
+			cl := gitearec.Clarification{Issue: gitearec.Issue{Body: tc.body, Author: "w"}, Rule: gitearec.RuleNone}
 			chooseQuestion(&cl, tc.evs, []string{m}, tc.claimant)
 			at := int64(0)
 			if !cl.AskedAt.IsZero() {

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+
+	"steward/gitea/gitearec"
 )
 
 func TestTokenNeverPrints(t *testing.T) {
@@ -55,14 +57,14 @@ func TestAnswerMarker(t *testing.T) {
 		"att-1":        "<!-- steward:answer id=att-1 -->",
 		"a b-->x<!--y": "<!-- steward:answer id=a_b-__x__-_y -->",
 	} {
-		if got := AnswerMarker(id); got != want {
+		if got := gitearec.AnswerMarker(id); got != want {
 			t.Errorf("AnswerMarker(%q) = %q, want %q", id, got, want)
 		}
-		if got := AnswerMarker(id); strings.Count(got, "-->") != 1 {
+		if got := gitearec.AnswerMarker(id); strings.Count(got, "-->") != 1 {
 			t.Errorf("AnswerMarker(%q) = %q closes the comment early", id, got)
 		}
 	}
-	if got := WithMarker("answer\n", "<!-- m -->"); got != "answer\n\n<!-- m -->" {
+	if got := gitearec.WithMarker("answer\n", "<!-- m -->"); got != "answer\n\n<!-- m -->" {
 		t.Errorf("WithMarker = %q", got)
 	}
 }

@@ -7,19 +7,12 @@ import (
 	"strings"
 
 	sdk "code.gitea.io/sdk/gitea"
+	"steward/gitea/gitearec"
 )
-
-// AnswerMarker returns the hidden idempotency marker "<!-- steward:answer id=<id> -->"
-// (Mark with only an id). Characters outside [A-Za-z0-9._:-] in id become "_" so the
-// marker can never close the HTML comment early.
-func AnswerMarker(id string) string { return Mark{Kind: "answer", ID: id}.String() }
-
-// WithMarker appends marker to body on its own paragraph.
-func WithMarker(body, marker string) string { return strings.TrimRight(body, "\n") + "\n\n" + marker }
 
 // GetIssue reads one issue or pull request. A missing item is an *HTTPError with Status 404
 // (see IsNotFound).
-func (c *Client) GetIssue(ctx context.Context, number int64) (Issue, error) {
+func (c *Client) GetIssue(ctx context.Context, number int64) (gitearec.Issue, error) {
 	var it *sdk.Issue
 	err := c.call(ctx, fmt.Sprintf("get issue #%d", number), func(s *sdk.Client) (*sdk.Response, error) {
 		var resp *sdk.Response
@@ -28,7 +21,7 @@ func (c *Client) GetIssue(ctx context.Context, number int64) (Issue, error) {
 		return resp, err
 	})
 	if err != nil {
-		return Issue{}, err
+		return gitearec.Issue{}, err
 	}
 	return fromSDKIssue(it), nil
 }
@@ -36,7 +29,7 @@ func (c *Client) GetIssue(ctx context.Context, number int64) (Issue, error) {
 // ListComments reads every comment of an issue or pull request, oldest first. Gitea ignores
 // page and limit on this endpoint and returns all comments at once (with X-Total-Count), so
 // this is one request; fewer comments than X-Total-Count is an error, never a short list.
-func (c *Client) ListComments(ctx context.Context, number int64) ([]Comment, error) {
+func (c *Client) ListComments(ctx context.Context, number int64) ([]gitearec.Comment, error) {
 	var cs []*sdk.Comment
 	total := -1
 	op := fmt.Sprintf("list comments of #%d", number)
@@ -58,7 +51,7 @@ func (c *Client) ListComments(ctx context.Context, number int64) ([]Comment, err
 	if total > len(cs) {
 		return nil, fmt.Errorf("gitea: %s: got %d of %d comments", op, len(cs), total)
 	}
-	out := make([]Comment, 0, len(cs))
+	out := make([]gitearec.Comment, 0, len(cs))
 	for _, x := range cs {
 		out = append(out, fromSDKComment(x))
 	}
@@ -68,17 +61,18 @@ func (c *Client) ListComments(ctx context.Context, number int64) ([]Comment, err
 // FindCommentWithMarker looks for the first comment whose body contains marker (e.g. an
 // AnswerMarker), whoever wrote it. It is not evidence of what steward posted — anyone can
 // write a marker's text; the governed core uses Thread.FindOwnMark.
-func (c *Client) FindCommentWithMarker(ctx context.Context, number int64, marker string) (bool, Comment, error) {
+func (c *Client) FindCommentWithMarker(ctx context.Context, number int64, marker string) (
+	bool, gitearec.Comment, error) {
 	cs, err := c.ListComments(ctx, number)
 	if err != nil {
-		return false, Comment{}, err
+		return false, gitearec.Comment{}, err
 	}
 	for _, x := range cs {
 		if strings.Contains(x.Body, marker) {
 			return true, x, nil
 		}
 	}
-	return false, Comment{}, nil
+	return false, gitearec.Comment{}, nil
 }
 
 // CreateComment posts a comment and returns its id. On ErrOutcomeUnknown the comment may

@@ -11,8 +11,10 @@ import (
 	"strings"
 
 	"steward/gitea"
+	"steward/gitea/gitearec"
 	"steward/govern/actionid"
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/locks/lockrec"
 )
 
@@ -51,7 +53,7 @@ func giteaErr(what string, err error, sentBefore bool) effect {
 	return effect{sent: sentBefore, err: fmt.Errorf("%s: %w", what, err)}
 }
 
-func markersOn(is gitea.Issue, markers []string) []string {
+func markersOn(is gitearec.Issue, markers []string) []string {
 	var on []string
 	for _, m := range markers {
 		if is.HasLabel(m) {
@@ -98,7 +100,7 @@ const (
 )
 
 // readItem reads an item for a plan: its marker labels and, for a pull request, its head.
-func (c *Core) readItem(ctx context.Context, g GiteaSide, it *Item) (gitea.Issue, clarifyState, *Refusal) {
+func (c *Core) readItem(ctx context.Context, g GiteaSide, it *Item) (gitearec.Issue, clarifyState, *Refusal) {
 	is, err := g.GetIssue(ctx, it.Number)
 	if err != nil {
 		if gitea.IsNotFound(err) {
@@ -107,7 +109,7 @@ func (c *Core) readItem(ctx context.Context, g GiteaSide, it *Item) (gitea.Issue
 		return is, clarifyState{}, refuse(CodeSourceUnavailable, "Gitea could not be read ("+err.Error()+"); nothing was changed. Retry when it answers.")
 	}
 	st := clarifyState{Markers: markersOn(is, g.MarkerLabels())}
-	if is.Kind == gitea.KindPR {
+	if is.Kind == gitearec.KindPR {
 		pr, h := g.PullRequest(ctx, it.Number)
 		if !h.OK() {
 			return is, st, refuse(CodeSourceUnavailable, "the pull request's head could not be read ("+h.Reason+"); retry when Gitea answers")
@@ -127,7 +129,7 @@ func selfLogin(ctx context.Context, g GiteaSide) (string, *Refusal) {
 }
 
 // readThread reads an item back whole for a plan: labels, head SHA, question and round.
-func (c *Core) readThread(ctx context.Context, g GiteaSide, it *Item) (gitea.Thread, clarifyState, *Refusal) {
+func (c *Core) readThread(ctx context.Context, g GiteaSide, it *Item) (gitearec.Thread, clarifyState, *Refusal) {
 	th, err := g.Thread(ctx, it.Number)
 	if err != nil {
 		if gitea.IsNotFound(err) {
@@ -139,13 +141,13 @@ func (c *Core) readThread(ctx context.Context, g GiteaSide, it *Item) (gitea.Thr
 	switch cl := th.Clarification; {
 	case cl.QuestionCommentID > 0:
 		st.Question = strconv.FormatInt(cl.QuestionCommentID, 10)
-	case cl.Rule == gitea.RuleIssueBody:
+	case cl.Rule == gitearec.RuleIssueBody:
 		st.Question = "body"
 	}
 	if id := th.Clarification.LabelEventID; id > 0 {
 		st.Round = strconv.FormatInt(id, 10)
 	}
-	if th.Issue.Kind == gitea.KindPR {
+	if th.Issue.Kind == gitearec.KindPR {
 		pr, h := g.PullRequest(ctx, it.Number)
 		if !h.OK() {
 			return th, st, refuse(CodeSourceUnavailable, "the pull request's head could not be read ("+h.Reason+"); retry when Gitea answers")
@@ -190,7 +192,8 @@ func (answer) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
 		p.refusal = refuse("question_changed", fmt.Sprintf("%s asks something else now (question %s, not the %s you answered); read the question again, then answer it", it, st.Question, seen))
 	}
 	id := answerID(it, st.Question, body)
-	comment := gitea.WithMarker(body, gitea.Mark{Kind: "answer", ID: id, Question: st.Question, Round: st.Round}.String())
+	mark := gitearec.Mark{Kind: "answer", ID: id, Question: st.Question, Round: st.Round}
+	comment := gitearec.WithMarker(body, mark.String())
 	p.effects = []string{"comment on " + it.String() + " (the marker also names this attempt):\n" + comment}
 	for _, m := range st.Markers {
 		p.effects = append(p.effects, "remove label "+m+" (the item re-enters the pool)")
@@ -227,7 +230,7 @@ func (answer) apply(ctx context.Context, c *Core, req Request, p *plan, attempt 
 		eff = append(eff, fmt.Sprintf("the answer was posted already (comment %d, by attempt %s); not posted again", cm.ID, m.Attempt))
 	} else {
 		c.doStep("gitea-before-comment")
-		cid, err := g.CreateComment(ctx, it.Number, gitea.WithMarker(body, gitea.Mark{Kind: "answer", ID: id, Question: st.Question, Round: st.Round, Attempt: attempt}.String()))
+		cid, err := g.CreateComment(ctx, it.Number, gitearec.WithMarker(body, gitearec.Mark{Kind: "answer", ID: id, Question: st.Question, Round: st.Round, Attempt: attempt}.String()))
 		if err != nil {
 			return giteaErr("posting the answer", err, false)
 		}
@@ -288,7 +291,17 @@ func (answer) verify(ctx context.Context, c *Core, intent Record) (Result, []str
 // clarification_id a successful clarification.ask returns in its detail) is id:
 // "<!-- steward:ask id=<id> -->". It names no attempt, so the text stays the same for every
 // attempt of one question (a worker polling for its answer finds it by this exact text).
-func AskMarker(id string) string { return gitea.Mark{Kind: "ask", ID: id}.String() }
+func AskMarker(id string) string { return gitearec.Mark{Kind: "ask", ID: id}.String() }
+
+// AskMarkOf is the question marker a clarification.ask attempt's intent posts with its
+// question ("" for any other record): the join between a question on the item and the
+// attempt — whose actor is the worker session that asked — in steward's own audit log.
+func AskMarkOf(intent Record) string {
+	if intent.Action != actionid.Ask {
+		return ""
+	}
+	return evidenceOf(intent, markerEvidence)
+}
 
 // evidenceOf returns the value of the intent's evidence line starting with prefix.
 func evidenceOf(intent Record, prefix string) string {
@@ -357,7 +370,7 @@ type askState struct {
 }
 
 func (ask) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
-	wp, l, err := c.workerPlan(ctx, req, leases.OpRelease, func(l *leases.Lease, f leases.Fence) leases.Verdict { return leases.CheckRelease(l, f) })
+	wp, l, err := c.workerPlan(ctx, req, leases.OpRelease, func(l *leaserec.Lease, f leases.Fence) leases.Verdict { return leases.CheckRelease(l, f) })
 	if err != nil || l == nil || wp.refusal != nil {
 		return wp, err
 	}
@@ -385,7 +398,7 @@ func (ask) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
 	label := g.MarkerLabels()[0]
 	p := *wp
 	p.state = askState{Worker: wp.state.(workerState), Clarify: cs}
-	p.effects = []string{"comment on " + it.String() + ":\n" + gitea.WithMarker(q, AskMarker(id)), "add label " + label, "release lease " + l.LeaseID + " and archive its lock (the item waits for a maintainer)"}
+	p.effects = []string{"comment on " + it.String() + ":\n" + gitearec.WithMarker(q, AskMarker(id)), "add label " + label, "release lease " + l.LeaseID + " and archive its lock (the item waits for a maintainer)"}
 	p.evidence = append(p.evidence, markerEvidence+id)
 	return &p, nil
 }
@@ -412,7 +425,7 @@ func (ask) apply(ctx context.Context, c *Core, req Request, p *plan, attempt str
 	commentID := cm.ID
 	if !found {
 		c.doStep("gitea-before-comment")
-		if commentID, err = g.CreateComment(ctx, it.Number, gitea.WithMarker(q, AskMarker(id))); err != nil {
+		if commentID, err = g.CreateComment(ctx, it.Number, gitearec.WithMarker(q, AskMarker(id))); err != nil {
 			return giteaErr("posting the question", err, false)
 		}
 	}

@@ -10,11 +10,12 @@ import (
 
 	"steward/govern/actionid"
 	"steward/leases"
+	"steward/leases/leaserec"
 )
 
 // readLease reads one lease for a plan. A refusal is returned for a bad request or a
 // lease that does not exist; an error when the DB cannot be read.
-func (c *Core) readLease(ctx context.Context, id string) (*leases.Lease, *Refusal, error) {
+func (c *Core) readLease(ctx context.Context, id string) (*leaserec.Lease, *Refusal, error) {
 	if id == "" {
 		return nil, refuse(CodeInvalidRequest, "no lease id given; name the lease with --lease"), nil
 	}
@@ -43,7 +44,7 @@ func ago(now, t time.Time) string {
 }
 
 // leaseEvidence describes what the guards read about a lease.
-func leaseEvidence(l *leases.Lease, now time.Time) []string {
+func leaseEvidence(l *leaserec.Lease, now time.Time) []string {
 	ev := []string{fmt.Sprintf("lease %s: status %s, held by session %s, role %s", l.LeaseID, l.Status, l.SessionID, l.Role)}
 	switch {
 	case l.ExpiresAt.OK():
@@ -98,14 +99,14 @@ func (reclaimExpired) plan(ctx context.Context, c *Core, req Request) (*plan, er
 }
 
 // ownerText names the lease owner's process and whether it is alive, as the guards see it.
-func (c *Core) ownerText(l *leases.Lease) string {
+func (c *Core) ownerText(l *leaserec.Lease) string {
 	owner := c.liveness(l.OwnerPID, l.OwnerHost)
 	host, hostWhy := c.rowHost(l.OwnerHost)
 	s := fmt.Sprintf("owner pid %d on host %q: %s", l.OwnerPID, host, owner)
 	if hostWhy != "" {
 		s += " (" + hostWhy + ")"
 	}
-	if owner == leases.ProcessAlive {
+	if owner == leaserec.ProcessAlive {
 		s += " — the worker is still running; it finds its lease ended at its next heartbeat"
 	}
 	return s
@@ -113,7 +114,7 @@ func (c *Core) ownerText(l *leases.Lease) string {
 
 // remains says what is left after a lease ends: the item's lock files stay in the lock
 // directory (a lease action never touches them), and so does the worktree.
-func (c *Core) remains(ctx context.Context, l *leases.Lease) []string {
+func (c *Core) remains(ctx context.Context, l *leaserec.Lease) []string {
 	var out []string
 	if l.Work.Number > 0 {
 		if files, err := c.itemLocks(ctx, *itemOf(l.Work)); err != nil {
@@ -194,8 +195,8 @@ func (abandonStale) spec() Spec {
 // abandonState is the fence of an abandon: the lease and the evidence it was judged on.
 type abandonState struct {
 	Fence    leases.Fence
-	Owner    leases.ProcessState
-	Worktree leases.WorktreeState
+	Owner    leaserec.ProcessState
+	Worktree leaserec.WorktreeState
 }
 
 func (abandonStale) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
@@ -209,7 +210,7 @@ func (abandonStale) plan(ctx context.Context, c *Core, req Request) (*plan, erro
 	now := c.leaseNow(ctx)
 	owner := c.liveness(l.OwnerPID, l.OwnerHost)
 	wt, wtWhy := c.worktreeState(l.WorktreePath, l.OwnerHost)
-	ev := leases.Evidence{Owner: owner, Worktree: wt}
+	ev := leaserec.Evidence{Owner: owner, Worktree: wt}
 	f := leases.FenceOf(*l)
 	pol, polWhy := c.policies().ForLease(*l)
 	v, fr := leases.CheckAbandon(l, f, pol, ev, now)
@@ -225,11 +226,11 @@ func (abandonStale) plan(ctx context.Context, c *Core, req Request) (*plan, erro
 		p.evidence = append(p.evidence, "freshness: "+string(fr.Value))
 		p.evidence = append(p.evidence, fr.Reasons...)
 	}
-	if p.refusal == nil && (fr.Value == leases.FreshStaleMissedHeartbeat || fr.Value == leases.FreshStaleAbsoluteCap) {
+	if p.refusal == nil && (fr.Value == leaserec.FreshStaleMissedHeartbeat || fr.Value == leaserec.FreshStaleAbsoluteCap) {
 		// Stale by this host's clock: on SQLite only as far as that clock is trusted.
 		p.refusal = c.clockRefusal(actionid.AbandonStale, now, leaseStamps(l)...)
 	}
-	if p.refusal != nil && p.refusal.Code == string(leases.CodeNotStale) && (owner == leases.ProcessUnknown || wt == leases.WorktreeUnknown) && fr.Value == leases.FreshActive {
+	if p.refusal != nil && p.refusal.Code == string(leases.CodeNotStale) && (owner == leaserec.ProcessUnknown || wt == leaserec.WorktreeUnknown) && fr.Value == leaserec.FreshActive {
 		p.refusal = refuse(CodeLivenessUnproven, p.refusal.Message+". The owner's liveness or worktree is unknown here (another host, or a path steward will not follow), and unknown never counts as dead: check on the owner's host, or wait for expiry and reclaim.")
 	}
 	p.effects = []string{
@@ -250,7 +251,7 @@ func (abandonStale) apply(ctx context.Context, c *Core, req Request, p *plan, at
 	}
 	o, err := s.Abandon(ctx, leases.AbandonRequest{
 		Fence:    st.Fence,
-		Evidence: leases.Evidence{Owner: st.Owner, Worktree: st.Worktree},
+		Evidence: leaserec.Evidence{Owner: st.Owner, Worktree: st.Worktree},
 		Actor:    "steward:" + attempt,
 		Detail:   map[string]any{"operator": c.who(), "evidence": p.evidence},
 	}, c.now())
@@ -288,7 +289,7 @@ func (expireSweep) plan(ctx context.Context, c *Core, req Request) (*plan, error
 		c.dropHandles()
 		return &plan{}, err
 	}
-	if snap.LeasesHealth.Status != leases.HealthOK {
+	if snap.LeasesHealth.Status != leaserec.HealthOK {
 		return &plan{refusal: refuse(CodeSourceUnavailable, "the leases table is "+string(snap.LeasesHealth.Status)+": "+strings.Join(snap.LeasesHealth.Reasons, "; ")+". A sweep over a partial read could miss or misjudge leases; fix the DB first.")}, nil
 	}
 	now := c.leaseNow(ctx)
@@ -357,7 +358,7 @@ func (expireSweep) verify(ctx context.Context, c *Core, intent Record) (Result, 
 			return "", []string{"events unreadable: " + err.Error()}, false
 		}
 		for _, e := range evs {
-			if e.EventType == "lease.expire" && fmt.Sprint(e.Detail[leases.DetailAttempt]) == intent.Attempt {
+			if e.EventType == "lease.expire" && fmt.Sprint(e.Detail[leaserec.DetailAttempt]) == intent.Attempt {
 				ids = append(ids, fmt.Sprint(e.Detail["lease_id"]))
 			}
 		}

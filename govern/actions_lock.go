@@ -12,6 +12,7 @@ import (
 
 	"steward/govern/actionid"
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/locks"
 	"steward/locks/lockrec"
 	"steward/model"
@@ -49,7 +50,7 @@ type retireState struct {
 	TaskSessionID string
 	Inode         uint64
 	Size          int64
-	Owner         leases.ProcessState
+	Owner         leaserec.ProcessState
 	Expiration    lockrec.ExpirationState
 	Expired       bool
 	LeaseStatus   string
@@ -88,7 +89,7 @@ func (c *Core) retirePlan(ctx context.Context, req Request, ending map[string]bo
 	a := lockrec.Assess(rec, now)
 	pid := lockPID(rec)
 	host := lockHost(rec, c.ws.host())
-	owner := leases.ProcessUnknown
+	owner := leaserec.ProcessUnknown
 	if pid > 0 {
 		owner = c.liveness(pid, host)
 	}
@@ -114,15 +115,15 @@ func (c *Core) retirePlan(ctx context.Context, req Request, ending map[string]bo
 		return p, nil
 	}
 	switch {
-	case st.Expired && owner == leases.ProcessAlive:
+	case st.Expired && owner == leaserec.ProcessAlive:
 		p.refusal = refuse(CodeInspectOnly, "expired-lock-live-owner: the lock expired but its owner process "+fmt.Sprint(pid)+" is alive and may heartbeat again; inspect only. Ask the owner to release or re-lock, or wait until the process ends.")
 	case st.Expired:
 		p.evidence = append(p.evidence, "the lock is expired; owner "+string(owner)+" (unknown never counts as dead, but an expired lock may be retired)")
-		if owner != leases.ProcessDead {
+		if owner != leaserec.ProcessDead {
 			// Expired by this host's clock: on SQLite only as far as that clock is trusted.
 			p.refusal = c.clockRefusal(actionid.RetireLock, now, lockStamps(name, rec)...)
 		}
-	case owner == leases.ProcessDead:
+	case owner == leaserec.ProcessDead:
 		p.evidence = append(p.evidence, "the owner process is dead on this host")
 	case a.Expiration.State != lockrec.ExpirationRecorded:
 		p.refusal = refuse(CodeInspectOnly, "the lock records no usable expiry ("+string(a.Expiration.State)+") and its owner is "+string(owner)+", not proven dead; a missing expiry is never read as expired. Recover it through the supervised system's bootstrap recovery, or retire it once the owner is gone.")
@@ -179,9 +180,9 @@ func (c *Core) backingLeases(ctx context.Context, rec *lockrec.Record, st *retir
 		p.refusal = refuse(CodeSourceUnavailable, "the control-plane DB cannot be read ("+err.Error()+"), so steward cannot prove no live lease backs this lock; an unreadable DB never counts as a free item. Retry when the DB is readable.")
 		return nil
 	}
-	var cands []leases.Lease
+	var cands []leaserec.Lease
 	if k, ok := rec.Key(); ok {
-		ls, err := r.LeasesForWorkItem(ctx, leases.WorkRef{Remote: k.Remote, Org: k.Org, Repo: k.Repo, Kind: leases.KindIssue, Number: k.Issue})
+		ls, err := r.LeasesForWorkItem(ctx, leaserec.WorkRef{Remote: k.Remote, Org: k.Org, Repo: k.Repo, Kind: leaserec.KindIssue, Number: k.Issue})
 		if err != nil {
 			c.dropHandles()
 			return err
@@ -200,7 +201,7 @@ func (c *Core) backingLeases(ctx context.Context, rec *lockrec.Record, st *retir
 			p.evidence = append(p.evidence, "lease "+rec.LeaseID+" is not in the DB")
 		default:
 			st.LeaseStatus = string(l.Status)
-			if !slices.ContainsFunc(cands, func(x leases.Lease) bool { return x.LeaseID == l.LeaseID }) {
+			if !slices.ContainsFunc(cands, func(x leaserec.Lease) bool { return x.LeaseID == l.LeaseID }) {
 				cands = append(cands, l)
 			}
 		}
@@ -222,7 +223,7 @@ func (c *Core) backingLeases(ctx context.Context, rec *lockrec.Record, st *retir
 			continue
 		}
 		st.Backing = append(st.Backing, leases.FenceOf(*l))
-		owner := leases.ProcessUnknown
+		owner := leaserec.ProcessUnknown
 		if l.OwnerPID > 0 {
 			owner = c.liveness(l.OwnerPID, l.OwnerHost)
 		}
@@ -231,7 +232,7 @@ func (c *Core) backingLeases(ctx context.Context, rec *lockrec.Record, st *retir
 		case !past:
 			p.refusal = refuse(CodeFreshForeignLease, "the lock is backed by lease "+l.LeaseID+" ("+how+"), active until "+l.ExpiresAt.Raw+"; a live claim is never retired, whatever the lock file's own pid says. Wait for it to expire, or abandon the lease with proof first.")
 			return nil
-		case owner == leases.ProcessAlive:
+		case owner == leaserec.ProcessAlive:
 			p.refusal = refuse(CodeInspectOnly, fmt.Sprintf("the lock is backed by lease %s (%s), past its expiry, whose owner process %d is alive and may heartbeat again; inspect only. Reclaim the lease first (lease.reclaim-expired) if the claim is over.", l.LeaseID, how, l.OwnerPID))
 			return nil
 		}
@@ -317,7 +318,7 @@ func (restoreLock) plan(ctx context.Context, c *Core, req Request) (*plan, error
 			st.LiveExists = true
 		}
 	}
-	ref := leases.WorkRef{Remote: e.Key.Remote, Org: e.Key.Org, Repo: e.Key.Repo, Kind: leases.KindIssue, Number: e.Key.Issue}
+	ref := leaserec.WorkRef{Remote: e.Key.Remote, Org: e.Key.Org, Repo: e.Key.Repo, Kind: leaserec.KindIssue, Number: e.Key.Issue}
 	r, err := c.reader()
 	if err != nil {
 		p.refusal = refuse(CodeSourceUnavailable, "the control-plane DB cannot be read ("+err.Error()+"), so steward cannot prove nothing claimed the item since; retry when it is readable")
@@ -329,7 +330,7 @@ func (restoreLock) plan(ctx context.Context, c *Core, req Request) (*plan, error
 		return p, err
 	}
 	for _, l := range active {
-		if l.Status == leases.StatusActive && l.LeaseID != e.Record.LeaseID {
+		if l.Status == leaserec.StatusActive && l.LeaseID != e.Record.LeaseID {
 			st.ActiveLeases++
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"steward/govern/actionid"
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/locks"
 	"steward/locks/lockrec"
 )
@@ -47,7 +48,7 @@ type retireFence struct {
 	TaskSessionID string
 	Inode         uint64
 	Size          int64
-	Owner         leases.ProcessState
+	Owner         leaserec.ProcessState
 	Expiration    lockrec.ExpirationState
 	Expired       bool
 }

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"steward/govern/actionid"
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/locks"
 )
 
@@ -39,7 +39,7 @@ func (f *fixture) pointLock(name, id, session string) {
 
 // checkRecovered: the item's lease ended with status, its lock is archived, and the attempt
 // left one step record per step, each succeeded, between its intent and its outcome.
-func checkRecovered(t *testing.T, f *fixture, out Outcome, n int64, status leases.Status) {
+func checkRecovered(t *testing.T, f *fixture, out Outcome, n int64, status leaserec.Status) {
 	t.Helper()
 	name, _ := locks.Name(lockKey(work(n)))
 	if e := locks.ReadFile(f.ws.LocksDir, name); !e.Missing {

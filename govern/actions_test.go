@@ -14,7 +14,7 @@ import (
 
 	"steward/gitea"
 	"steward/govern/actionid"
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/leasestest"
 	"steward/locks"
 	"steward/locks/lockrec"
@@ -23,10 +23,10 @@ import (
 
 var now0 = leasestest.Now
 
-func ts(d time.Duration) string { return leases.FormatTime(now0.Add(d)) }
+func ts(d time.Duration) string { return leaserec.FormatTime(now0.Add(d)) }
 
-func work(n int64) leases.WorkRef {
-	return leases.WorkRef{Remote: "origin", Org: "acme", Repo: "widgets", Kind: leases.KindIssue, Number: n}
+func work(n int64) leaserec.WorkRef {
+	return leaserec.WorkRef{Remote: "origin", Org: "acme", Repo: "widgets", Kind: leaserec.KindIssue, Number: n}
 }
 
 func item(n int64) *Item {
@@ -51,7 +51,7 @@ func (f *fixture) liveLease(id string, n int64, pid int64, host string) {
 // lockFile writes a canonical lock for item n expiring at exp, owned by pid; returns its name.
 func (f *fixture) lockFile(n int64, exp time.Duration, pid int64) string {
 	it := *item(n)
-	l := &leases.Lease{LeaseID: "", CreatedAt: leases.ParseTimestamp(ts(-30 * time.Minute)), ExpiresAt: leases.ParseTimestamp(ts(exp))}
+	l := &leaserec.Lease{LeaseID: "", CreatedAt: leaserec.ParseTimestamp(ts(-30 * time.Minute)), ExpiresAt: leaserec.ParseTimestamp(ts(exp))}
 	rec := canonicalLock(it, "feat/issue-"+strconv.FormatInt(n, 10), filepath.Join(f.ws.RepoRoot, "branches", "x"), "bot", "author", "s-lock", "tsk-"+strconv.FormatInt(n, 10), pid, f.host(), l)
 	name, _ := locks.Name(lockKey(work(n)))
 	f.writeLock(name, rec)
@@ -92,7 +92,7 @@ func actionCases() []actionCase {
 			f.expiredLease("L1", 1)
 			return Request{Action: actionid.ReclaimExpired, Target: Target{LeaseID: "L1"}}
 		}, check: func(t *testing.T, f *fixture, _ Outcome) {
-			if l := f.lease("L1"); l.Status != leases.StatusExpired || l.EndReason != "reclaimed" {
+			if l := f.lease("L1"); l.Status != leaserec.StatusExpired || l.EndReason != "reclaimed" {
 				t.Errorf("lease after reclaim: %s %s", l.Status, l.EndReason)
 			}
 		}, move: func(f *fixture) { f.exec("UPDATE leases SET expires_at = ? WHERE lease_id = 'L1'", ts(-time.Minute)) }, moved: CodeFenceMoved},
@@ -111,7 +111,7 @@ func actionCases() []actionCase {
 			f.deadClaim(11)
 			return Request{Action: actionid.Recover, Target: Target{Item: item(11)}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {
-			checkRecovered(t, f, out, 11, leases.StatusExpired)
+			checkRecovered(t, f, out, 11, leaserec.StatusExpired)
 		}, move: func(f *fixture) {
 			f.exec("UPDATE leases SET expires_at = ? WHERE status = 'active'", ts(-2*time.Minute))
 		}, moved: CodeFenceMoved},
@@ -121,7 +121,7 @@ func actionCases() []actionCase {
 			f.pointLock(name, "L1", "s-L1")
 			return Request{Action: actionid.Recover, Target: Target{Item: item(12)}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {
-			checkRecovered(t, f, out, 12, leases.StatusAbandoned)
+			checkRecovered(t, f, out, 12, leaserec.StatusAbandoned)
 		}},
 		{name: "recover refused: the claim is live", setup: func(f *fixture) Request {
 			f.claim("s1", 13)
@@ -138,7 +138,7 @@ func actionCases() []actionCase {
 			f.liveLease("L1", 1, deadPID(f.t), f.host())
 			return Request{Action: actionid.AbandonStale, Target: Target{LeaseID: "L1"}}
 		}, check: func(t *testing.T, f *fixture, _ Outcome) {
-			if l := f.lease("L1"); l.Status != leases.StatusAbandoned || l.EndReason != "stale_dead_process" {
+			if l := f.lease("L1"); l.Status != leaserec.StatusAbandoned || l.EndReason != "stale_dead_process" {
 				t.Errorf("lease after abandon: %s %s", l.Status, l.EndReason)
 			}
 		}, move: func(f *fixture) { f.exec("UPDATE leases SET expires_at = ? WHERE lease_id = 'L1'", ts(9*time.Minute)) }, moved: CodeFenceMoved},
@@ -159,7 +159,7 @@ func actionCases() []actionCase {
 			f.liveLease("L3", 3, int64(os.Getpid()), f.host())
 			return Request{Action: actionid.ExpireSweep}
 		}, check: func(t *testing.T, f *fixture, _ Outcome) {
-			for id, want := range map[string]leases.Status{"L1": "expired", "L2": "expired", "L3": "active"} {
+			for id, want := range map[string]leaserec.Status{"L1": "expired", "L2": "expired", "L3": "active"} {
 				if got := f.lease(id).Status; got != want {
 					t.Errorf("%s: %s, want %s", id, got, want)
 				}
@@ -201,7 +201,7 @@ func actionCases() []actionCase {
 		}, check: func(t *testing.T, f *fixture, out Outcome) {
 			l := f.lease(out.Detail["lease_id"])
 			e := locks.ReadFile(f.ws.LocksDir, out.Detail["lock_file"])
-			if l.Status != leases.StatusActive || e.Missing || e.Record.LeaseID != l.LeaseID {
+			if l.Status != leaserec.StatusActive || e.Missing || e.Record.LeaseID != l.LeaseID {
 				t.Errorf("claim: lease %s, lock %+v", l.Status, e.Record.LeaseID)
 			}
 			if a := lockrec.Assess(&e.Record, f.clock.Now()); a.Contract != lockrec.ContractCanonical {
@@ -217,7 +217,7 @@ func actionCases() []actionCase {
 			f.clock.Add(time.Minute)
 			return Request{Action: actionid.Heartbeat, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {
-			if want := leases.FormatTime(f.clock.Now().Add(10 * time.Minute)); out.Detail["expires_at"] != want {
+			if want := leaserec.FormatTime(f.clock.Now().Add(10 * time.Minute)); out.Detail["expires_at"] != want {
 				t.Errorf("expires_at %s, want %s", out.Detail["expires_at"], want)
 			}
 		}, move: func(f *fixture) {
@@ -441,7 +441,7 @@ func TestReadOnlyRefusesEveryApply(t *testing.T) {
 			t.Fatalf("%s in read-only: preview %+v, apply %+v", s.ID, pv.Refusal, out)
 		}
 	}
-	if l := f.lease("L1"); l.Status != leases.StatusActive {
+	if l := f.lease("L1"); l.Status != leaserec.StatusActive {
 		t.Fatalf("read-only core changed the lease: %s", l.Status)
 	}
 	if after := f.state(); after != before {

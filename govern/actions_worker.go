@@ -16,6 +16,7 @@ import (
 
 	"steward/govern/actionid"
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/locks"
 	"steward/locks/lockrec"
 	"steward/model"
@@ -35,7 +36,7 @@ const (
 )
 
 // taskClass maps a worker's task role to the lease policy's task class.
-func taskClass(role string) (leases.TaskClass, string, bool) {
+func taskClass(role string) (leaserec.TaskClass, string, bool) {
 	switch role {
 	case "", "author":
 		return "author_issue_work", "author", true
@@ -288,7 +289,7 @@ func (claimAction) apply(ctx context.Context, c *Core, req Request, p *plan, att
 
 // gitSpelling is ref under the spelling a clone path gives its repository (widgets.git),
 // which reponame canonicalises to ref but which an older tool or a hand may have recorded.
-func gitSpelling(ref leases.WorkRef) leases.WorkRef {
+func gitSpelling(ref leaserec.WorkRef) leaserec.WorkRef {
 	ref.Repo += ".git"
 	return ref
 }
@@ -297,7 +298,7 @@ func gitSpelling(ref leases.WorkRef) leases.WorkRef {
 // item under its clone-path spelling (acme/widgets.git#7 for acme/widgets#7): such a lease
 // or lock is the same item, so the claim is refused and says so — never merged silently
 // (the record keeps its spelling, shown as it is) and never split into a second lease.
-func (c *Core) claimUnderGitSpelling(ctx context.Context, r leases.Reader, ref leases.WorkRef, st *claimState, p *plan) error {
+func (c *Core) claimUnderGitSpelling(ctx context.Context, r leases.Reader, ref leaserec.WorkRef, st *claimState, p *plan) error {
 	alt := gitSpelling(ref)
 	active, err := r.LeasesForWorkItem(ctx, alt)
 	if err != nil {
@@ -342,7 +343,7 @@ func claimProvenance(attempt, tsid, lockFile, token string) map[string]any {
 // lock lost a race) or failed with both effects — never unknown — once the lease is
 // released again. Only when the lock may exist after all (the write got as far as its
 // rename: it names this lease now) or the release fails is the outcome unknown.
-func (c *Core) compensateClaim(ctx context.Context, s leases.Store, l *leases.Lease, name string, werr error) effect {
+func (c *Core) compensateClaim(ctx context.Context, s leases.Store, l *leaserec.Lease, name string, werr error) effect {
 	if e := locks.ReadFile(c.ws.LocksDir, name); !e.Missing && e.Unreadable == nil && e.Record.LeaseID == l.LeaseID {
 		return effect{sent: true, err: fmt.Errorf("lease %s was created and lock %s names it, but the write reported: %w", l.LeaseID, name, werr)}
 	}
@@ -368,7 +369,7 @@ func (c *Core) compensateClaim(ctx context.Context, s leases.Store, l *leases.Le
 }
 
 // canonicalLock builds the #953 canonical lock record for a claim.
-func canonicalLock(it Item, branch, worktree, user, profile, session, tsid string, pid int64, host string, l *leases.Lease) lockrec.Record {
+func canonicalLock(it Item, branch, worktree, user, profile, session, tsid string, pid int64, host string, l *leaserec.Lease) lockrec.Record {
 	n := it.Number
 	one := int64(1)
 	if user == "" {
@@ -483,7 +484,7 @@ func eachArchive(dir, name string, fn func(e lockrec.Entry) bool) error {
 // names the attempt, see leases.WithAttempt). unmarked reports an event of that type on
 // the lease at or after since that names no attempt: written by a steward that did not
 // mark its events, or by the supervised system — then the evidence cannot tell.
-func (c *Core) markedEvent(ctx context.Context, typ, leaseID, attempt, since string) (found *leases.Event, unmarked bool, err error) {
+func (c *Core) markedEvent(ctx context.Context, typ, leaseID, attempt, since string) (found *leaserec.Event, unmarked bool, err error) {
 	r, err := c.reader()
 	if err != nil {
 		return nil, false, err
@@ -493,7 +494,7 @@ func (c *Core) markedEvent(ctx context.Context, typ, leaseID, attempt, since str
 	} else if !ok {
 		return nil, true, nil // the DB's events cannot name an attempt: absence proves nothing
 	}
-	from := leases.ParseTimestamp(since)
+	from := leaserec.ParseTimestamp(since)
 	for cursor := int64(0); ; {
 		evs, _, err := r.EventsSince(ctx, cursor, 5000)
 		if err != nil {
@@ -504,7 +505,7 @@ func (c *Core) markedEvent(ctx context.Context, typ, leaseID, attempt, since str
 			if e.EventType != typ || fmt.Sprint(e.Detail["lease_id"]) != leaseID {
 				continue
 			}
-			switch a, ok := e.Detail[leases.DetailAttempt]; {
+			switch a, ok := e.Detail[leaserec.DetailAttempt]; {
 			case ok && fmt.Sprint(a) == attempt:
 				return e, false, nil
 			case !ok && (!from.OK() || !e.CreatedAt.OK() || !e.CreatedAt.Time.Before(from.Time.Add(-time.Second))):
@@ -521,7 +522,7 @@ func (c *Core) markedEvent(ctx context.Context, typ, leaseID, attempt, since str
 // ownLease reads a worker's own lease: it must be held by the acting session, and the
 // request must prove it comes from the claimant where the lease or the core asks for proof
 // (proveOwner).
-func (c *Core) ownLease(ctx context.Context, req Request) (*leases.Lease, *Refusal, error) {
+func (c *Core) ownLease(ctx context.Context, req Request) (*leaserec.Lease, *Refusal, error) {
 	l, ref, err := c.readLease(ctx, req.Target.LeaseID)
 	if err != nil || ref != nil {
 		return nil, ref, err
@@ -539,7 +540,7 @@ func (c *Core) ownLease(ctx context.Context, req Request) (*leases.Lease, *Refus
 // the live model joins to it (model.JoinOf: naming the lease, else naming no lease and
 // owned by the lease's session), under any file name. name is the file found, or the one
 // the lease's claim wrote (its provenance), or steward's name for the item.
-func (c *Core) ownLock(l *leases.Lease) (name string, e lockrec.Entry, ok bool) {
+func (c *Core) ownLock(l *leaserec.Lease) (name string, e lockrec.Entry, ok bool) {
 	name, _ = locks.Name(lockKey(l.Work))
 	if v, ok := l.Provenance[lockFileKey].(string); ok && locks.ValidName(v) {
 		name = v
@@ -628,7 +629,7 @@ type workerState struct {
 	HasLock bool
 }
 
-func (c *Core) workerPlan(ctx context.Context, req Request, op leases.Op, check func(l *leases.Lease, f leases.Fence) leases.Verdict) (*plan, *leases.Lease, error) {
+func (c *Core) workerPlan(ctx context.Context, req Request, op leases.Op, check func(l *leaserec.Lease, f leases.Fence) leases.Verdict) (*plan, *leaserec.Lease, error) {
 	if r, err := c.schemaRefusal(ctx, op); err != nil || r != nil {
 		return &plan{refusal: r}, nil, err
 	}
@@ -670,7 +671,7 @@ func (heartbeatAction) spec() Spec {
 func (heartbeatAction) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
 	now := c.leaseNow(ctx)
 	pol := c.policies()
-	p, l, err := c.workerPlan(ctx, req, leases.OpHeartbeat, func(l *leases.Lease, f leases.Fence) leases.Verdict {
+	p, l, err := c.workerPlan(ctx, req, leases.OpHeartbeat, func(l *leaserec.Lease, f leases.Fence) leases.Verdict {
 		p, _ := pol.ForLease(*l)
 		return leases.CheckHeartbeat(l, f, p, now)
 	})
@@ -753,7 +754,7 @@ func (heartbeatAction) verify(ctx context.Context, c *Core, intent Record) (Resu
 		}
 		return ResultFailed, []string{"no lease.renew event of this attempt: lease " + id + " was not renewed by it"}, true
 	}
-	exp := leases.ParseTimestamp(fmt.Sprint(ev.Detail["expires_at"]))
+	exp := leaserec.ParseTimestamp(fmt.Sprint(ev.Detail["expires_at"]))
 	got := fmt.Sprintf("event %d: lease %s renewed until %s by this attempt", ev.EventID, id, exp.Raw)
 	if !exp.OK() {
 		return "", []string{got + ", an expiry that does not parse, so no lock can be compared with it; inspect the lock and resolve by hand (steward audit resolve)"}, false
@@ -801,7 +802,7 @@ func (releaseAction) spec() Spec {
 }
 
 func (releaseAction) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
-	p, l, err := c.workerPlan(ctx, req, leases.OpRelease, func(l *leases.Lease, f leases.Fence) leases.Verdict { return leases.CheckRelease(l, f) })
+	p, l, err := c.workerPlan(ctx, req, leases.OpRelease, func(l *leaserec.Lease, f leases.Fence) leases.Verdict { return leases.CheckRelease(l, f) })
 	if l != nil {
 		p.effects = []string{"lease " + l.LeaseID + ": active → released", "its lock moves to retired/ with a release block"}
 		if st, _ := p.state.(workerState); p.refusal != nil && p.refusal.Code == CodeAlreadyReleased && !st.HasLock {

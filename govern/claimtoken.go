@@ -10,7 +10,7 @@ import (
 	"regexp"
 	"strconv"
 
-	"steward/leases"
+	"steward/leases/leaserec"
 )
 
 // A claim token is the secret that proves a worker holds a claim: the one identity a worker
@@ -68,14 +68,14 @@ func ClaimTokenHash(tok string) string {
 }
 
 // LeaseTokenHash is the claim-token hash lease l's claim recorded ("" when none).
-func LeaseTokenHash(l leases.Lease) string {
+func LeaseTokenHash(l leaserec.Lease) string {
 	s, _ := l.Provenance[claimTokenKey].(string)
 	return s
 }
 
 // TokenMatches reports whether tok is the claim token lease l's claim recorded (in
 // constant time).
-func TokenMatches(l leases.Lease, tok string) bool {
+func TokenMatches(l leaserec.Lease, tok string) bool {
 	want := LeaseTokenHash(l)
 	return want != "" && tok != "" && subtle.ConstantTimeCompare([]byte(ClaimTokenHash(tok)), []byte(want)) == 1
 }
@@ -98,7 +98,7 @@ func (c *Core) WithOwnerProof() *Core {
 // lease's. Otherwise the lease's own process on this host proves it. Without either, a
 // lease whose claim recorded no token passes on a core that does not demand proof (the
 // command line's, as before); anything else is refused not_owner.
-func (c *Core) proveOwner(l *leases.Lease, req Request) *Refusal {
+func (c *Core) proveOwner(l *leaserec.Lease, req Request) *Refusal {
 	hash := LeaseTokenHash(*l)
 	_, proof := heldBy(req)
 	tok, pid := proof.ClaimToken, proof.CallerPID

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/model"
 )
 
@@ -70,7 +71,7 @@ func (c *Core) clockRefusal(action string, now time.Time, stamps ...stamped) *Re
 }
 
 // leaseStamps are the times a lease records that a clock wrote.
-func leaseStamps(l *leases.Lease) []stamped {
+func leaseStamps(l *leaserec.Lease) []stamped {
 	var out []stamped
 	if l.CreatedAt.OK() {
 		out = append(out, stamped{"lease " + l.LeaseID + "'s created_at", l.CreatedAt.Time})

@@ -11,6 +11,7 @@ import (
 
 	"steward/govern/actionid"
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/leasestest"
 	"steward/locks"
 )
@@ -55,7 +56,7 @@ func TestOneRecordOneClock(t *testing.T) {
 	}
 	e := locks.ReadFile(f.ws.LocksDir, rel.Detail["archived_as"])
 	b, ok := e.Record.Recovery()
-	at := leases.ParseTimestamp(b.ArchivedAt)
+	at := leaserec.ParseTimestamp(b.ArchivedAt)
 	if !ok || !at.OK() {
 		t.Fatalf("archive %s: recovery %+v ok=%v", rel.Detail["archived_as"], b, ok)
 	}
@@ -100,7 +101,7 @@ func TestAJumpedClockNeverEndsALiveLease(t *testing.T) {
 		f.insert(leasestest.Lease{LeaseID: "L1", SessionID: "s-L1", Role: "author", TaskClass: "author_issue_work", Work: work(1),
 			CreatedAt: ts(-time.Second), ExpiresAt: ts(4 * time.Minute), LastHeartbeatAt: ts(-time.Second), OwnerPID: int64(os.Getpid()), OwnerHost: f.host()})
 		it := *item(4)
-		l := &leases.Lease{CreatedAt: leases.ParseTimestamp(ts(-time.Second)), ExpiresAt: leases.ParseTimestamp(ts(4 * time.Minute))}
+		l := &leaserec.Lease{CreatedAt: leaserec.ParseTimestamp(ts(-time.Second)), ExpiresAt: leaserec.ParseTimestamp(ts(4 * time.Minute))}
 		rec := canonicalLock(it, "feat/issue-4", filepath.Join(f.ws.RepoRoot, "branches", "x"), "bot", "author", "s-lock", "tsk-4", 4242, "other-host.example", l)
 		name, _ := locks.Name(lockKey(work(4)))
 		f.writeLock(name, rec)

@@ -21,6 +21,7 @@ import (
 	"steward/gitea"
 	"steward/gitea/fakegitea"
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/leasestest"
 	"steward/leases/pgtest"
 	"steward/locks"
@@ -174,20 +175,20 @@ func (f *fixture) insert(ls ...leasestest.Lease) {
 	if f.pg {
 		for i := range ls {
 			for _, p := range []*string{&ls[i].CreatedAt, &ls[i].ExpiresAt, &ls[i].LastHeartbeatAt} {
-				if ts := leases.ParseTimestamp(*p); ts.OK() {
-					*p = leases.FormatTime(ts.Time.Add(f.shift))
+				if ts := leaserec.ParseTimestamp(*p); ts.OK() {
+					*p = leaserec.FormatTime(ts.Time.Add(f.shift))
 				}
 			}
 		}
 		for i := range ss {
-			ss[i].StartedAt = leases.FormatTime(leasestest.Now.Add(f.shift))
+			ss[i].StartedAt = leaserec.FormatTime(leasestest.Now.Add(f.shift))
 			ss[i].LastHeartbeatAt = ss[i].StartedAt
 		}
 	}
 	leasestest.Insert(f.t, f.ws.DBPath, ss, ls)
 }
 
-func (f *fixture) lease(id string) leases.Lease {
+func (f *fixture) lease(id string) leaserec.Lease {
 	f.t.Helper()
 	r, err := leases.OpenReader(f.ws.DBTarget())
 	if err != nil {

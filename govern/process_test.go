@@ -19,7 +19,7 @@ import (
 
 	"steward/gitea"
 	"steward/govern/actionid"
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/locks"
 )
 
@@ -281,7 +281,7 @@ func testReclaimRace(t *testing.T, backend string) {
 	if err := f.db().QueryRow(`SELECT count(*) FROM events WHERE event_type = 'lease.reclaim'`).Scan(&events); err != nil || events != 1 {
 		t.Errorf("lease.reclaim events: %d %v (want exactly one effect)", events, err)
 	}
-	if l := f.lease("L1"); l.Status != leases.StatusExpired {
+	if l := f.lease("L1"); l.Status != leaserec.StatusExpired {
 		t.Errorf("lease is %s", l.Status)
 	}
 }
@@ -303,9 +303,9 @@ func TestCrashAtEveryStep(t *testing.T) {
 		state: func(t *testing.T, f *fixture) string {
 			l := f.lease("L1")
 			switch {
-			case l.Status == leases.StatusActive:
+			case l.Status == leaserec.StatusActive:
 				return "old"
-			case l.Status == leases.StatusExpired && l.EndReason == "reclaimed":
+			case l.Status == leaserec.StatusExpired && l.EndReason == "reclaimed":
 				return "new"
 			}
 			t.Fatalf("partial lease state %s/%s", l.Status, l.EndReason)

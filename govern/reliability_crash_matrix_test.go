@@ -17,9 +17,9 @@ import (
 	"testing"
 	"time"
 
-	"steward/gitea"
+	"steward/gitea/gitearec"
 	"steward/govern/actionid"
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/locks"
 )
 
@@ -119,14 +119,14 @@ func crashActions() []crashAction {
 				f.expiredLease("L1", 1)
 				return []string{"CHILD_ACTION=" + actionid.ReclaimExpired, "CHILD_LEASE=L1"}
 			},
-			state: func(t *testing.T, f *fixture) string { return leaseEndState(t, f, leases.StatusExpired, "reclaimed") }},
+			state: func(t *testing.T, f *fixture) string { return leaseEndState(t, f, leaserec.StatusExpired, "reclaimed") }},
 		{name: actionid.AbandonStale,
 			setup: func(f *fixture) []string {
 				f.liveLease("L1", 1, deadPID(f.t), f.host())
 				return []string{"CHILD_ACTION=" + actionid.AbandonStale, "CHILD_LEASE=L1"}
 			},
 			state: func(t *testing.T, f *fixture) string {
-				return leaseEndState(t, f, leases.StatusAbandoned, "stale_dead_process")
+				return leaseEndState(t, f, leaserec.StatusAbandoned, "stale_dead_process")
 			}},
 		{name: actionid.Recover + " (reclaim, then retire)",
 			setup: func(f *fixture) []string {
@@ -309,10 +309,10 @@ func recoverMatrixState(t *testing.T, f *fixture) string {
 	return ""
 }
 
-func leaseEndState(t *testing.T, f *fixture, st leases.Status, reason string) string {
+func leaseEndState(t *testing.T, f *fixture, st leaserec.Status, reason string) string {
 	l := f.lease("L1")
 	switch {
-	case l.Status == leases.StatusActive:
+	case l.Status == leaserec.StatusActive:
 		return "old"
 	case l.Status == st && l.EndReason == reason:
 		return "new"
@@ -341,7 +341,7 @@ func answerState(t *testing.T, f *fixture) string {
 	}
 	answers := 0
 	for _, c := range th.Comments {
-		if m, ok := gitea.TrailingMark(c.Body); ok && m.Kind == "answer" && c.Author == "maint" {
+		if m, ok := gitearec.TrailingMark(c.Body); ok && m.Kind == "answer" && c.Author == "maint" {
 			answers++
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"steward/govern/actionid"
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/pgtest/pgproxy"
 	"steward/locks"
 )
@@ -84,9 +84,9 @@ func faultRows() []faultRow {
 func sweepState(t *testing.T, f *fixture) string {
 	a, b := f.lease("L1"), f.lease("L2")
 	switch {
-	case a.Status == leases.StatusActive && b.Status == leases.StatusActive:
+	case a.Status == leaserec.StatusActive && b.Status == leaserec.StatusActive:
 		return "old"
-	case a.Status == leases.StatusExpired && b.Status == leases.StatusExpired && a.EndReason == "expire_sweep" && b.EndReason == "expire_sweep":
+	case a.Status == leaserec.StatusExpired && b.Status == leaserec.StatusExpired && a.EndReason == "expire_sweep" && b.EndReason == "expire_sweep":
 		return "new"
 	}
 	t.Fatalf("sweep state: L1 %s/%s, L2 %s/%s (one transaction: both or neither)", a.Status, a.EndReason, b.Status, b.EndReason)

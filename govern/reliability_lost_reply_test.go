@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"steward/govern/actionid"
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/pgtest/pgproxy"
 )
 
@@ -83,7 +83,7 @@ func TestLostCommitReplyIsUnknown(t *testing.T) {
 	if rel.Result != ResultUnknown || rel.Disposition != DispositionOutcomeUnknown {
 		t.Fatalf("release with its COMMIT's answer lost: %+v", rel)
 	}
-	if l := f.lease(lease); l.Status != leases.StatusReleased {
+	if l := f.lease(lease); l.Status != leaserec.StatusReleased {
 		t.Fatalf("the COMMIT reached the server: the lease must be released, is %s", l.Status)
 	}
 	vs, err = c.Verify(ctx)
@@ -143,7 +143,7 @@ func TestVerifyWaitsForTheServersTransaction(t *testing.T) {
 	if out.Result != ResultUnknown {
 		t.Fatalf("reclaim whose connection broke at its COMMIT: %+v", out)
 	}
-	if l := f.lease("L1"); l.Status != leases.StatusActive {
+	if l := f.lease("L1"); l.Status != leaserec.StatusActive {
 		t.Fatalf("the COMMIT is held by the proxy: the lease must still be active, is %s", l.Status)
 	}
 	vs, err := c.Verify(ctx)
@@ -155,7 +155,7 @@ func TestVerifyWaitsForTheServersTransaction(t *testing.T) {
 	}
 	fault.Release()
 	<-fault.Done()
-	if l := f.lease("L1"); l.Status != leases.StatusExpired {
+	if l := f.lease("L1"); l.Status != leaserec.StatusExpired {
 		t.Fatalf("the COMMIT landed: the lease must be reclaimed, is %s", l.Status)
 	}
 	if vs, err = c.Verify(ctx); err != nil || len(vs) != 1 || vs[0].Result != ResultSucceeded {
@@ -193,7 +193,7 @@ func TestSQLiteCommitErrorIsUnknown(t *testing.T) {
 	}
 	lease := f.claim("s-child", 8).Detail["lease_id"]
 	rel := run("CHILD_ACTION="+actionid.Release, "CHILD_LEASE="+lease, "CHILD_SESSION=s-child")
-	if l := f.lease(lease); l.Status != leases.StatusActive {
+	if l := f.lease(lease); l.Status != leaserec.StatusActive {
 		t.Fatalf("the failed COMMIT released the lease: %s", l.Status)
 	}
 	if _, err := f.core.Verify(context.Background()); err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"steward/govern/actionid"
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/leasestest"
 	"steward/leases/seedtest"
 	"steward/locks"
@@ -58,7 +59,7 @@ func TestRetireKeepsAWorkerInPlaceRewrite(t *testing.T) {
 }
 
 // activeLeases returns the non-terminal leases on item n.
-func (f *fixture) activeLeases(n int64) []leases.Lease {
+func (f *fixture) activeLeases(n int64) []leaserec.Lease {
 	f.t.Helper()
 	r, err := leases.OpenReader(f.ws.DBTarget())
 	if err != nil {
@@ -280,7 +281,7 @@ func TestVerifyOnASeedShapedDBNeverReadsAbsenceAsProof(t *testing.T) {
 func (f *fixture) seedLock(name string, n int64, session string, pid int64, exp time.Duration) string {
 	f.t.Helper()
 	it := *item(n)
-	l := &leases.Lease{CreatedAt: leases.ParseTimestamp(ts(-30 * time.Minute)), ExpiresAt: leases.ParseTimestamp(ts(exp))}
+	l := &leaserec.Lease{CreatedAt: leaserec.ParseTimestamp(ts(-30 * time.Minute)), ExpiresAt: leaserec.ParseTimestamp(ts(exp))}
 	rec := canonicalLock(it, "feat/issue-"+strconv.FormatInt(n, 10), filepath.Join(f.ws.RepoRoot, "branches", "x"), "bot", "author", session, "tsk-"+strconv.FormatInt(n, 10), pid, f.host(), l)
 	if name == "" {
 		name, _ = locks.Name(lockKey(work(n)))

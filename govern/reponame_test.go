@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"steward/govern/actionid"
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/leasestest"
 	"steward/locks/lockrec"
 )
@@ -171,7 +171,7 @@ func TestClaimSeesTheGitSpellingRecorded(t *testing.T) {
 			if err != nil || out.Result != ResultRefused || out.Code != CodeClaimedByOther || !strings.Contains(out.Message, "legacy-10.json") {
 				t.Fatalf("claim with a lock recorded under Widgets.git: %+v %v", out, err)
 			}
-			var active []leases.Lease
+			var active []leaserec.Lease
 			for _, n := range []int64{9, 10} {
 				active = append(active, f.activeLeases(n)...)
 			}

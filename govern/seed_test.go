@@ -12,6 +12,7 @@ import (
 
 	"steward/govern/actionid"
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/seedtest"
 	"steward/locks"
 )
@@ -133,7 +134,7 @@ func seedActionCases() []seedActionCase {
 		{name: "claim", setup: func(f *fixture, d *seedtest.DB) Request { return claimReq(7, "s1") },
 			check: func(t *testing.T, f *fixture, out Outcome) {
 				l := f.lease(out.Detail["lease_id"])
-				if l.Status != leases.StatusActive || !strings.HasSuffix(l.ExpiresAt.Raw, "+00:00") || l.OwnerPID != int64(os.Getpid()) {
+				if l.Status != leaserec.StatusActive || !strings.HasSuffix(l.ExpiresAt.Raw, "+00:00") || l.OwnerPID != int64(os.Getpid()) {
 					t.Errorf("lease %+v", l)
 				}
 				if e := locks.ReadFile(f.ws.LocksDir, out.Detail["lock_file"]); e.Missing || e.Record.LeaseID != l.LeaseID {
@@ -159,7 +160,7 @@ func seedActionCases() []seedActionCase {
 			out := f.claim("s1", 7)
 			return Request{Action: actionid.Release, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {
-			if l := f.lease(f.records()[len(f.records())-1].Target.LeaseID); l.Status != leases.StatusReleased {
+			if l := f.lease(f.records()[len(f.records())-1].Target.LeaseID); l.Status != leaserec.StatusReleased {
 				t.Errorf("lease after release: %s", l.Status)
 			}
 		}},
@@ -169,7 +170,7 @@ func seedActionCases() []seedActionCase {
 			d.AddLease(l)
 			return Request{Action: actionid.ReclaimExpired, Target: Target{LeaseID: "L1"}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {
-			if l := f.lease("L1"); l.Status != leases.StatusExpired || l.ReleasedAt.Raw == "" {
+			if l := f.lease("L1"); l.Status != leaserec.StatusExpired || l.ReleasedAt.Raw == "" {
 				t.Errorf("lease after reclaim: %s %q", l.Status, l.ReleasedAt.Raw)
 			}
 		}},
@@ -182,7 +183,7 @@ func seedActionCases() []seedActionCase {
 			d.AddLease(seedLease("L1", "s1", "active", 1, 5*time.Minute, deadPID(f.t), wt(f, "feat-1")))
 			return Request{Action: actionid.AbandonStale, Target: Target{LeaseID: "L1"}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {
-			if l := f.lease("L1"); l.Status != leases.StatusAbandoned {
+			if l := f.lease("L1"); l.Status != leaserec.StatusAbandoned {
 				t.Errorf("lease after abandon: %s", l.Status)
 			}
 		}},
@@ -206,7 +207,7 @@ func seedActionCases() []seedActionCase {
 			d.AddLease(seedLease("L2", "s2", "active", 2, time.Hour, me, ""))
 			return Request{Action: actionid.ExpireSweep}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {
-			if f.lease("L1").Status != leases.StatusExpired || f.lease("L2").Status != leases.StatusActive {
+			if f.lease("L1").Status != leaserec.StatusExpired || f.lease("L2").Status != leaserec.StatusActive {
 				t.Errorf("sweep: L1 %s, L2 %s", f.lease("L1").Status, f.lease("L2").Status)
 			}
 		}},
@@ -305,7 +306,7 @@ func seedActionCases() []seedActionCase {
 			return Request{Action: actionid.Recover, Target: Target{Item: item(4)}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {
 			name, _ := locks.Name(lockKey(work(4)))
-			if e := locks.ReadFile(f.ws.LocksDir, name); !e.Missing || f.lease("L1").Status != leases.StatusExpired {
+			if e := locks.ReadFile(f.ws.LocksDir, name); !e.Missing || f.lease("L1").Status != leaserec.StatusExpired {
 				t.Errorf("after recover: lock missing %v, lease %s", e.Missing, f.lease("L1").Status)
 			}
 		}},

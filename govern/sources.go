@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/locks"
 	"steward/locks/lockrec"
 )
@@ -21,7 +22,7 @@ type sources struct {
 	locks  *locks.Index
 }
 
-func (c *Core) policies() leases.PolicySet { return leases.LoadPolicies(c.ws.env()) }
+func (c *Core) policies() leaserec.PolicySet { return leaserec.LoadPolicies(c.ws.env()) }
 
 // reader returns the read-only DB handle. A missing DB is an error (missing authority),
 // never an empty inventory.
@@ -168,7 +169,7 @@ func (c *Core) branchesRoot() string {
 // <repo-root>/branches is looked at, with lstat, and a link that leaves the repository
 // root is never followed; anything it cannot tell reads unknown, with the reason.
 // A DB row that records no host is judged on the DB's host (rowHost).
-func (c *Core) worktreeState(path, host string) (leases.WorktreeState, string) {
+func (c *Core) worktreeState(path, host string) (leaserec.WorktreeState, string) {
 	h, why := c.rowHost(host)
 	w := leases.ResolveWorktreeRoots(c.ws.RepoRoot).Probe(path, h)
 	if why != "" {
@@ -179,10 +180,10 @@ func (c *Core) worktreeState(path, host string) (leases.WorktreeState, string) {
 
 // liveness is kill(pid, 0) evidence, only for processes recorded on this host. A DB row
 // that records no host is judged on the DB's host (rowHost).
-func (c *Core) liveness(pid int64, host string) leases.ProcessState {
+func (c *Core) liveness(pid int64, host string) leaserec.ProcessState {
 	h, _ := c.rowHost(host)
 	if h != c.ws.host() {
-		return leases.ProcessUnknown
+		return leaserec.ProcessUnknown
 	}
 	return leases.Liveness(int(pid), h)
 }
@@ -197,19 +198,19 @@ func lockActor(a Actor) lockrec.Actor {
 	return lockrec.Actor{Login: a.GiteaLogin, OSUser: a.OSUser, Host: a.Host}
 }
 
-func itemOf(w leases.WorkRef) *Item {
+func itemOf(w leaserec.WorkRef) *Item {
 	return &Item{Remote: w.Remote, Org: w.Org, Repo: w.Repo, Kind: string(w.Kind), Number: w.Number}
 }
 
-func workRef(it Item) leases.WorkRef {
-	k := leases.KindIssue
+func workRef(it Item) leaserec.WorkRef {
+	k := leaserec.KindIssue
 	if it.Kind == "pr" {
-		k = leases.KindPR
+		k = leaserec.KindPR
 	}
-	return leases.WorkRef{Remote: it.Remote, Org: it.Org, Repo: it.Repo, Kind: k, Number: it.Number}
+	return leaserec.WorkRef{Remote: it.Remote, Org: it.Org, Repo: it.Repo, Kind: k, Number: it.Number}
 }
 
-func lockKey(w leases.WorkRef) lockrec.Key {
+func lockKey(w leaserec.WorkRef) lockrec.Key {
 	return lockrec.Key{Remote: w.Remote, Org: w.Org, Repo: w.Repo, Issue: w.Number}
 }
 

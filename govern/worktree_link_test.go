@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"steward/govern/actionid"
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/model/live"
 )
 
@@ -24,32 +24,32 @@ func TestWorktreeLinksOneVerdict(t *testing.T) {
 		// make builds branches/feat-L1 (repo is the repository root, out a directory
 		// outside it) and returns the worktree path to record, when not the default.
 		make    func(t *testing.T, repo, out string) string
-		want    leases.WorktreeState
+		want    leaserec.WorktreeState
 		escapes bool
 		refuse  string // the preview's and the apply's code; "" when the abandon succeeds
 	}{
 		{"plain directory", func(t *testing.T, repo, out string) string {
 			mkdir(t, filepath.Join(repo, "branches", "feat-L1"))
 			return ""
-		}, leases.WorktreePresent, false, "not_stale"},
+		}, leaserec.WorktreePresent, false, "not_stale"},
 		{"link out of the root to a directory", func(t *testing.T, repo, out string) string {
 			mkdir(t, filepath.Join(out, "wt"))
 			link(t, filepath.Join(out, "wt"), filepath.Join(repo, "branches", "feat-L1"))
 			return ""
-		}, leases.WorktreeUnknown, true, CodeLivenessUnproven},
+		}, leaserec.WorktreeUnknown, true, CodeLivenessUnproven},
 		{"dangling link out of the root", func(t *testing.T, repo, out string) string {
 			link(t, filepath.Join(out, "gone"), filepath.Join(repo, "branches", "feat-L1"))
 			return ""
-		}, leases.WorktreeUnknown, true, CodeLivenessUnproven},
+		}, leaserec.WorktreeUnknown, true, CodeLivenessUnproven},
 		{"dangling link inside the root", func(t *testing.T, repo, out string) string {
 			link(t, "../work/gone", filepath.Join(repo, "branches", "feat-L1"))
 			return ""
-		}, leases.WorktreeMissing, false, ""},
+		}, leaserec.WorktreeMissing, false, ""},
 		{"link inside the root to a directory", func(t *testing.T, repo, out string) string {
 			mkdir(t, filepath.Join(repo, "work", "x"))
 			link(t, "../work/x", filepath.Join(repo, "branches", "feat-L1"))
 			return ""
-		}, leases.WorktreePresent, false, "not_stale"},
+		}, leaserec.WorktreePresent, false, "not_stale"},
 		{"relative link climbing out", func(t *testing.T, repo, out string) string {
 			mkdir(t, filepath.Join(out, "wt"))
 			rel, err := filepath.Rel(filepath.Join(repo, "branches"), filepath.Join(out, "wt"))
@@ -58,24 +58,24 @@ func TestWorktreeLinksOneVerdict(t *testing.T) {
 			}
 			link(t, rel, filepath.Join(repo, "branches", "feat-L1"))
 			return ""
-		}, leases.WorktreeUnknown, true, CodeLivenessUnproven},
+		}, leaserec.WorktreeUnknown, true, CodeLivenessUnproven},
 		{"chain of links ending outside", func(t *testing.T, repo, out string) string {
 			mkdir(t, filepath.Join(out, "wt"))
 			link(t, filepath.Join(out, "wt"), filepath.Join(repo, "branches", "hop"))
 			link(t, "hop", filepath.Join(repo, "branches", "feat-L1"))
 			return ""
-		}, leases.WorktreeUnknown, true, CodeLivenessUnproven},
+		}, leaserec.WorktreeUnknown, true, CodeLivenessUnproven},
 		{"a link in the middle of the path", func(t *testing.T, repo, out string) string {
 			mkdir(t, filepath.Join(out, "mnt", "feat-L1"))
 			link(t, filepath.Join(out, "mnt"), filepath.Join(repo, "branches", "sub"))
 			return filepath.Join(repo, "branches", "sub", "feat-L1")
-		}, leases.WorktreeUnknown, true, CodeLivenessUnproven},
+		}, leaserec.WorktreeUnknown, true, CodeLivenessUnproven},
 		{"dot-dot after a link inside", func(t *testing.T, repo, out string) string {
 			mkdir(t, filepath.Join(repo, "work", "a", "feat-L1"))
 			mkdir(t, filepath.Join(repo, "work", "a", "b"))
 			link(t, "../work/a/b", filepath.Join(repo, "branches", "l"))
 			return filepath.Join(repo, "branches", "l") + "/../feat-L1" // the kernel reads work/a/feat-L1
-		}, leases.WorktreePresent, false, "not_stale"},
+		}, leaserec.WorktreePresent, false, "not_stale"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, RoleAdmin)
@@ -88,7 +88,7 @@ func TestWorktreeLinksOneVerdict(t *testing.T) {
 			l := f.lease("L1")
 
 			mo := live.NewProbe(f.ws.RepoRoot).ObserveLease(l)
-			if leases.WorktreeState(mo.Worktree) != tc.want {
+			if leaserec.WorktreeState(mo.Worktree) != tc.want {
 				t.Fatalf("model: %s (%s), want %s", mo.Worktree, mo.WorkWhy, tc.want)
 			}
 			if tc.escapes && !strings.Contains(mo.WorkWhy, "not followed") {
@@ -118,7 +118,7 @@ func TestWorktreeLinksOneVerdict(t *testing.T) {
 			case tc.refuse != "" && (o.Result != ResultRefused || o.Code != tc.refuse):
 				t.Fatalf("apply: %+v, want refused %s", o, tc.refuse)
 			case tc.refuse == "":
-				if got := f.lease("L1"); got.EndReason != string(leases.FreshStaleMissingWorktree) {
+				if got := f.lease("L1"); got.EndReason != string(leaserec.FreshStaleMissingWorktree) {
 					t.Fatalf("abandoned as %q", got.EndReason)
 				}
 			}

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"steward/leases"
+	"steward/leases/leaserec"
 )
 
 // cpu returns the process's user+system CPU time: on a machine shared with other work the
@@ -31,8 +31,8 @@ func synthetic(n, items, sessions int) *Evidence {
 		im[int64(i)] = it(int64(i))
 	}
 	step := 24 * time.Hour / time.Duration(n)
-	var evs []leases.Event
-	var ls []leases.Lease
+	var evs []leaserec.Event
+	var ls []leaserec.Lease
 	types := []string{"lease.claim", "lease.renew", "claim.refused", "lease.release"}
 	for i := 0; i < n; i++ {
 		at := t0.Add(time.Duration(i) * step)
@@ -44,17 +44,17 @@ func synthetic(n, items, sessions int) *Evidence {
 		if typ == "claim.refused" {
 			d = map[string]any{"requesting_session_id": "r" + s, "holding_session_id": s, "reason": "claimed_by_other_session"}
 		}
-		evs = append(evs, leases.Event{EventID: int64(i + 1), WorkItemID: w, EventType: typ, Message: typ, SessionID: s,
-			CreatedAt: leases.Timestamp{Time: at, State: leases.TimeRecorded}, Detail: d})
+		evs = append(evs, leaserec.Event{EventID: int64(i + 1), WorkItemID: w, EventType: typ, Message: typ, SessionID: s,
+			CreatedAt: leaserec.Timestamp{Time: at, State: leaserec.TimeRecorded}, Detail: d})
 		if typ == "lease.claim" {
-			ls = append(ls, leases.Lease{LeaseID: lease, SessionID: s, WorkItemID: w, Status: leases.StatusReleased,
-				CreatedAt:  leases.Timestamp{Time: at, State: leases.TimeRecorded},
-				ReleasedAt: leases.Timestamp{Time: at.Add(3 * step), State: leases.TimeRecorded},
-				ExpiresAt:  leases.Timestamp{Time: at.Add(10 * time.Minute), State: leases.TimeRecorded}})
+			ls = append(ls, leaserec.Lease{LeaseID: lease, SessionID: s, WorkItemID: w, Status: leaserec.StatusReleased,
+				CreatedAt:  leaserec.Timestamp{Time: at, State: leaserec.TimeRecorded},
+				ReleasedAt: leaserec.Timestamp{Time: at.Add(3 * step), State: leaserec.TimeRecorded},
+				ExpiresAt:  leaserec.Timestamp{Time: at.Add(10 * time.Minute), State: leaserec.TimeRecorded}})
 		}
 	}
-	ev.AddLeases(ls, im, leases.Health{Status: leases.HealthOK})
-	ev.AddEvents(evs, EventsRead{Health: leases.Health{Status: leases.HealthOK}, FirstID: 1, NamesSessions: true, Items: im})
+	ev.AddLeases(ls, im, leaserec.Health{Status: leaserec.HealthOK})
+	ev.AddEvents(evs, EventsRead{Health: leaserec.Health{Status: leaserec.HealthOK}, FirstID: 1, NamesSessions: true, Items: im})
 	return ev
 }
 

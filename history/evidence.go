@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"steward/gitea"
-	"steward/leases"
+	"steward/gitea/gitearec"
+	"steward/leases/leaserec"
 	"steward/locks/lockrec"
 	"steward/termsafe"
 )
@@ -131,7 +131,7 @@ func (e *Evidence) add(en ...Entry) {
 // EventsRead is how the events were read.
 type EventsRead struct {
 	// Health is the events section's health (a missing column degrades it).
-	Health leases.Health
+	Health leaserec.Health
 	// FirstID is the lowest event_id the table holds (0: empty): a first id above 1 means
 	// older events were deleted (event_id only grows).
 	FirstID int64
@@ -145,15 +145,15 @@ type EventsRead struct {
 }
 
 // AddEvents adds the control-plane events (every one the table holds, in id order).
-func (e *Evidence) AddEvents(evs []leases.Event, r EventsRead) {
-	st := SourceState{Source: SourceEvents, Read: r.Health.Status != leases.HealthUnavailable}
+func (e *Evidence) AddEvents(evs []leaserec.Event, r EventsRead) {
+	st := SourceState{Source: SourceEvents, Read: r.Health.Status != leaserec.HealthUnavailable}
 	if !st.Read {
 		st.Reason = strings.Join(r.Health.Reasons, "; ")
 		e.setState(st)
 		e.Gaps = append(e.Gaps, Gap{Kind: GapUnread, Source: SourceEvents, Reason: "unreadable: " + st.Reason})
 		return
 	}
-	if r.Health.Status == leases.HealthDegraded {
+	if r.Health.Status == leaserec.HealthDegraded {
 		st.Reason = "partly read: " + strings.Join(r.Health.Reasons, "; ")
 		e.Gaps = append(e.Gaps, Gap{Kind: GapDamaged, Source: SourceEvents, Reason: st.Reason})
 	}
@@ -208,7 +208,7 @@ func (e *Evidence) AddEvents(evs []leases.Event, r EventsRead) {
 
 // noteExpiry records a claim's or renewal's expiry on its lease span (from steward's
 // detail_json), creating a span from the events alone when the lease row is absent.
-func (e *Evidence) noteExpiry(ev leases.Event, en Entry) {
+func (e *Evidence) noteExpiry(ev leaserec.Event, en Entry) {
 	if en.Lease == "" || (en.Kind != KindClaim && en.Kind != KindHeartbeat) {
 		return
 	}
@@ -229,7 +229,7 @@ func detailTime(d map[string]any, k string) (time.Time, bool) {
 	if !ok {
 		return time.Time{}, false
 	}
-	ts := leases.ParseTimestamp(s)
+	ts := leaserec.ParseTimestamp(s)
 	return ts.Time.UTC(), ts.OK()
 }
 
@@ -245,7 +245,7 @@ var eventKinds = map[string]Kind{
 	"lease.expire": KindExpire,
 }
 
-func eventEntry(ev leases.Event, items map[int64]Item) Entry {
+func eventEntry(ev leaserec.Event, items map[int64]Item) Entry {
 	en := Entry{Source: SourceEvents, Ref: fmt.Sprintf("events#%d", ev.EventID), Kind: KindEvent,
 		Item: items[ev.WorkItemID], Session: ev.SessionID, Text: clean(ev.EventType + ": " + ev.Message)}
 	if ev.CreatedAt.OK() {
@@ -262,7 +262,7 @@ func eventEntry(ev leases.Event, items map[int64]Item) Entry {
 	}
 	d := ev.Detail
 	en.Lease = detailString(d, "lease_id")
-	en.Attempt = detailString(d, leases.DetailAttempt)
+	en.Attempt = detailString(d, leaserec.DetailAttempt)
 	switch en.Kind {
 	case KindRefused:
 		en.Code = detailString(d, "reason")
@@ -283,15 +283,15 @@ func eventEntry(ev leases.Event, items map[int64]Item) Entry {
 }
 
 // AddLeases adds the lease rows (every lease the DB holds, whatever its status).
-func (e *Evidence) AddLeases(ls []leases.Lease, items map[int64]Item, h leases.Health) {
-	st := SourceState{Source: SourceLeases, Read: h.Status != leases.HealthUnavailable}
+func (e *Evidence) AddLeases(ls []leaserec.Lease, items map[int64]Item, h leaserec.Health) {
+	st := SourceState{Source: SourceLeases, Read: h.Status != leaserec.HealthUnavailable}
 	if !st.Read {
 		st.Reason = strings.Join(h.Reasons, "; ")
 		e.setState(st)
 		e.Gaps = append(e.Gaps, Gap{Kind: GapUnread, Source: SourceLeases, Reason: "unreadable: " + st.Reason})
 		return
 	}
-	if h.Status == leases.HealthDegraded {
+	if h.Status == leaserec.HealthDegraded {
 		st.Reason = "partly read: " + strings.Join(h.Reasons, "; ")
 		e.Gaps = append(e.Gaps, Gap{Kind: GapDamaged, Source: SourceLeases, Reason: st.Reason})
 	}
@@ -636,13 +636,13 @@ func (e *Evidence) AddLocks(s *lockrec.Snapshot, err error) {
 }
 
 // AddThread adds one item's Gitea comments and label events.
-func (e *Evidence) AddThread(it Item, th gitea.Thread) {
+func (e *Evidence) AddThread(it Item, th gitearec.Thread) {
 	st := e.State(SourceGitea)
 	st.Read = true
 	st.Reason = ""
 	for _, c := range th.Comments {
 		first, _, _ := strings.Cut(strings.TrimSpace(c.Body), "\n")
-		if m, ok := gitea.TrailingMark(c.Body); ok {
+		if m, ok := gitearec.TrailingMark(c.Body); ok {
 			first += " [steward " + m.Kind + "]"
 		}
 		e.add(

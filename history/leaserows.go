@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"steward/leases"
+	"steward/leases/leaserec"
 )
 
 // The lease rows are the supervised system's own record of every claim: when it was taken
@@ -40,18 +40,18 @@ func stepOf(k Kind) leaseStep {
 }
 
 // endKind is the entry kind of a lease row's end, by its status.
-func endKind(s leases.Status) Kind {
-	switch leases.Status(leases.Fold(string(s))) {
-	case leases.StatusExpired:
+func endKind(s leaserec.Status) Kind {
+	switch leaserec.Status(leaserec.Fold(string(s))) {
+	case leaserec.StatusExpired:
 		return KindExpire
-	case leases.StatusAbandoned:
+	case leaserec.StatusAbandoned:
 		return KindAbandon
 	}
 	return KindRelease
 }
 
 // rowEntries are the timeline entries of one lease row (sp its span).
-func rowEntries(l *leases.Lease, sp LeaseSpan) []Entry {
+func rowEntries(l *leaserec.Lease, sp LeaseSpan) []Entry {
 	who := sp.Session
 	if who == "" {
 		who = "an unrecorded session"
@@ -115,7 +115,7 @@ var historyColumns = map[string]string{
 
 // columnGaps turns the read's notes and reasons about absent lease columns into gaps that
 // name the missing record.
-func columnGaps(h leases.Health) []Gap {
+func columnGaps(h leaserec.Health) []Gap {
 	var out []Gap
 	for _, s := range append(append([]string(nil), h.Notes...), h.Reasons...) {
 		for col, what := range historyColumns {

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"steward/leases"
+	"steward/leases/leaserec"
 )
 
 // TestLeaseRowsJoinTheEvents: a lease row gives its claim, last heartbeat and end as
@@ -14,29 +14,29 @@ import (
 // A step only the row records stays.
 func TestLeaseRowsJoinTheEvents(t *testing.T) {
 	m := time.Minute
-	row := leases.Lease{LeaseID: "L1", WorkItemID: 7, SessionID: "prgs-author-1", Role: "author", Status: leases.StatusReleased,
-		CreatedAt: leases.ParseTimestamp(leases.FormatTime(t0)), LastHeartbeatAt: leases.ParseTimestamp(leases.FormatTime(t0.Add(4 * m))),
-		HeartbeatCount: 3, ReleasedAt: leases.ParseTimestamp(leases.FormatTime(t0.Add(9 * m)))}
+	row := leaserec.Lease{LeaseID: "L1", WorkItemID: 7, SessionID: "prgs-author-1", Role: "author", Status: leaserec.StatusReleased,
+		CreatedAt: leaserec.ParseTimestamp(leaserec.FormatTime(t0)), LastHeartbeatAt: leaserec.ParseTimestamp(leaserec.FormatTime(t0.Add(4 * m))),
+		HeartbeatCount: 3, ReleasedAt: leaserec.ParseTimestamp(leaserec.FormatTime(t0.Add(9 * m)))}
 	items := map[int64]Item{7: it(7)}
-	ok := leases.Health{Status: leases.HealthOK}
+	ok := leaserec.Health{Status: leaserec.HealthOK}
 	for _, c := range []struct {
 		name   string
-		events []leases.Event
+		events []leaserec.Event
 		want   map[Source]int
 	}{
 		{"no events", nil, map[Source]int{SourceLeases: 3}},
-		{"steward's events name the lease", []leases.Event{
-			{EventID: 1, WorkItemID: 7, EventType: "lease.claim", CreatedAt: leases.ParseTimestamp(leases.FormatTime(t0)), Detail: map[string]any{"lease_id": "L1"}},
-			{EventID: 2, WorkItemID: 7, EventType: "lease.release", CreatedAt: leases.ParseTimestamp(leases.FormatTime(t0.Add(9 * m))), Detail: map[string]any{"lease_id": "L1"}},
+		{"steward's events name the lease", []leaserec.Event{
+			{EventID: 1, WorkItemID: 7, EventType: "lease.claim", CreatedAt: leaserec.ParseTimestamp(leaserec.FormatTime(t0)), Detail: map[string]any{"lease_id": "L1"}},
+			{EventID: 2, WorkItemID: 7, EventType: "lease.release", CreatedAt: leaserec.ParseTimestamp(leaserec.FormatTime(t0.Add(9 * m))), Detail: map[string]any{"lease_id": "L1"}},
 		}, map[Source]int{SourceEvents: 2, SourceLeases: 1}},
-		{"the seed's events name the item", []leases.Event{
-			{EventID: 1, WorkItemID: 7, EventType: "lease.renew", Message: "lease renewed", CreatedAt: leases.ParseTimestamp(leases.FormatTime(t0.Add(4*m + 500*time.Millisecond)))},
-			{EventID: 2, WorkItemID: 7, EventType: "lease.renew", Message: "lease renewed", CreatedAt: leases.ParseTimestamp(leases.FormatTime(t0.Add(2 * m)))},
+		{"the seed's events name the item", []leaserec.Event{
+			{EventID: 1, WorkItemID: 7, EventType: "lease.renew", Message: "lease renewed", CreatedAt: leaserec.ParseTimestamp(leaserec.FormatTime(t0.Add(4*m + 500*time.Millisecond)))},
+			{EventID: 2, WorkItemID: 7, EventType: "lease.renew", Message: "lease renewed", CreatedAt: leaserec.ParseTimestamp(leaserec.FormatTime(t0.Add(2 * m)))},
 		}, map[Source]int{SourceEvents: 2, SourceLeases: 2}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ev := &Evidence{Read: t0.Add(time.Hour)}
-			ev.AddLeases([]leases.Lease{row}, items, ok)
+			ev.AddLeases([]leaserec.Lease{row}, items, ok)
 			ev.AddEvents(c.events, EventsRead{Health: ok, FirstID: 1, Items: items})
 			tl := ev.Timeline(Filter{Item: it(7)})
 			got := map[Source]int{}

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"steward/gitea"
-	"steward/leases"
+	"steward/gitea/gitearec"
+	"steward/leases/leaserec"
 )
 
 var t0 = time.Date(2026, 7, 23, 10, 0, 0, 0, time.UTC)
@@ -98,9 +98,9 @@ func TestCollisionAt(t *testing.T) {
 // instant: it is said to be unknown, not left out silently.
 func TestEndUnknown(t *testing.T) {
 	ev := &Evidence{Read: t0.Add(time.Hour), States: []SourceState{{Source: SourceLeases, Read: true}}}
-	ev.AddLeases([]leases.Lease{{LeaseID: "L1", SessionID: "a", Status: leases.StatusReleased, StatusRaw: "released",
-		CreatedAt: leases.ParseTimestamp(t0.Format(time.RFC3339)), Work: leases.WorkRef{Org: "acme", Repo: "widgets", Number: 1}}},
-		nil, leases.Health{Status: leases.HealthOK})
+	ev.AddLeases([]leaserec.Lease{{LeaseID: "L1", SessionID: "a", Status: leaserec.StatusReleased, StatusRaw: "released",
+		CreatedAt: leaserec.ParseTimestamp(t0.Format(time.RFC3339)), Work: leaserec.WorkRef{Org: "acme", Repo: "widgets", Number: 1}}},
+		nil, leaserec.Health{Status: leaserec.HealthOK})
 	fl := ev.At(t0.Add(time.Minute), time.Minute)
 	if len(fl.Claims) != 0 || !slices.ContainsFunc(fl.Unknown, func(s string) bool { return strings.Contains(s, "ended at an unrecorded time") }) {
 		t.Fatalf("claims %+v unknown %q", fl.Claims, fl.Unknown)
@@ -111,9 +111,9 @@ func TestEndUnknown(t *testing.T) {
 // their Gitea ids, with terminal control sequences stripped.
 func TestThreadEntries(t *testing.T) {
 	ev := &Evidence{Read: t0.Add(time.Hour)}
-	ev.AddThread(it(1), gitea.Thread{
-		Comments: []gitea.Comment{{ID: 5, Author: "worker", Body: "Which API?\x1b]0;pwn\x07\nmore", CreatedAt: t0.Add(2 * time.Minute)}},
-		Labels:   []gitea.LabelEvent{{ID: 4, Label: "status:blocked-pending-clarification", Added: true, By: "worker", At: t0.Add(time.Minute)}},
+	ev.AddThread(it(1), gitearec.Thread{
+		Comments: []gitearec.Comment{{ID: 5, Author: "worker", Body: "Which API?\x1b]0;pwn\x07\nmore", CreatedAt: t0.Add(2 * time.Minute)}},
+		Labels:   []gitearec.LabelEvent{{ID: 4, Label: "status:blocked-pending-clarification", Added: true, By: "worker", At: t0.Add(time.Minute)}},
 	})
 	tl := ev.Timeline(Filter{Item: it(1)})
 	if len(tl.Entries) != 2 || tl.Entries[0].Ref != "gitea:label/4" || tl.Entries[1].Ref != "gitea:comment/5" {

@@ -3,6 +3,8 @@ package leases
 import (
 	"context"
 	"time"
+
+	"steward/leases/leaserec"
 )
 
 // Target names a control-plane DB: the backend is chosen by its location.
@@ -37,17 +39,18 @@ type Rows interface {
 	// ReadScope reads the rows a batch of changes named, by indexed lookups.
 	ReadScope(ctx context.Context, sc Scope) (*Scoped, error)
 	// LeaseByID reads one lease; found is false when no row has that id.
-	LeaseByID(ctx context.Context, id string) (l Lease, found bool, err error)
+	LeaseByID(ctx context.Context, id string) (l leaserec.Lease, found bool, err error)
 	// LeasesForWorkItem reads the non-terminal leases on one item.
-	LeasesForWorkItem(ctx context.Context, ref WorkRef) ([]Lease, error)
+	LeasesForWorkItem(ctx context.Context, ref leaserec.WorkRef) ([]leaserec.Lease, error)
 	// LeaseHistory reads every lease on one item, oldest first.
-	LeaseHistory(ctx context.Context, ref WorkRef) ([]Lease, error)
+	LeaseHistory(ctx context.Context, ref leaserec.WorkRef) ([]leaserec.Lease, error)
 }
 
 // Events are the reads of the control-plane events past a cursor.
 type Events interface {
-	EventsSince(ctx context.Context, cursor int64, limit int) ([]Event, Health, error)
-	EventsBacklog(ctx context.Context, cursor int64, last int) (evs []Event, h Health, next int64, err error)
+	EventsSince(ctx context.Context, cursor int64, limit int) ([]leaserec.Event, leaserec.Health, error)
+	EventsBacklog(ctx context.Context, cursor int64, last int) (
+		evs []leaserec.Event, h leaserec.Health, next int64, err error)
 }
 
 // Schema answers what the DB's schema allows, so a preview refuses as the apply would.
@@ -97,7 +100,7 @@ type Store interface {
 	Abandon(ctx context.Context, req AbandonRequest, now time.Time) (Outcome, error)
 	ExpireSweep(ctx context.Context, now time.Time) (Outcome, error)
 	// Policies is the lease policy set the Store applies.
-	Policies() PolicySet
+	Policies() leaserec.PolicySet
 	Close() error
 }
 

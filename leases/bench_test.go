@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"steward/leases"
+	"steward/leases/leaserec"
 )
 
 // benchDB builds a DB with n sessions and n active leases through one bulk
@@ -25,8 +26,8 @@ func benchDB(b *testing.B, n int) string {
 	}
 	defer db.Close()
 	tx, _ := db.Begin()
-	ts := leases.FormatTime(now)
-	exp := leases.FormatTime(now.Add(10 * time.Minute))
+	ts := leaserec.FormatTime(now)
+	exp := leaserec.FormatTime(now.Add(10 * time.Minute))
 	for i := 1; i <= n; i++ {
 		sid := fmt.Sprintf("prgs-author-%d-%08x", i, i)
 		must(b, tx, `INSERT INTO sessions(session_id, role, profile, pid, host, status, started_at, last_heartbeat_at)

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"strings"
 	"time"
+
+	"steward/leases/leaserec"
 )
 
 // SessionInfo identifies the session that claims (upserted into sessions).
@@ -20,11 +22,11 @@ type SessionInfo struct {
 // ClaimRequest is an assign-and-lease request.
 type ClaimRequest struct {
 	Session SessionInfo
-	Work    WorkRef
+	Work    leaserec.WorkRef
 	Title   string // work item title, kept when empty
 	// Role is the lease role (default Session.Role).
 	Role      string
-	TaskClass TaskClass
+	TaskClass leaserec.TaskClass
 	Phase     string // default PhaseAllocated
 	// TTL overrides the policy's initial TTL when non-zero; a negative TTL
 	// creates an already-expired lease (fixtures, as the seed's tests do).
@@ -48,7 +50,7 @@ func (r ClaimRequest) validate() string {
 	if r.Work.Remote == "" || r.Work.Org == "" || r.Work.Repo == "" {
 		miss = append(miss, "remote/org/repo")
 	}
-	if r.Work.Kind != KindIssue && r.Work.Kind != KindPR {
+	if r.Work.Kind != leaserec.KindIssue && r.Work.Kind != leaserec.KindPR {
 		miss = append(miss, "work kind issue|pr")
 	}
 	if r.Work.Number <= 0 {
@@ -93,7 +95,8 @@ func (w *writes) claimTx(ctx context.Context, tx wtx, req ClaimRequest, now time
 		// No index of steward's refuses a second owner or a second row of the item on a
 		// DB steward did not create: steward's claims of one item take turns instead.
 		wr := req.Work
-		key := strings.Join([]string{"steward-claim", wr.Remote, Fold(wr.Org), Fold(wr.Repo), Fold(string(wr.Kind)),
+		key := strings.Join([]string{"steward-claim", wr.Remote, leaserec.Fold(wr.Org), leaserec.Fold(wr.Repo),
+			leaserec.Fold(string(wr.Kind)),
 			itoa(wr.Number)}, "\x1f")
 		if err := w.lock(ctx, tx, `SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`, key); err != nil {
 			return Outcome{}, false, err
@@ -136,7 +139,7 @@ func (w *writes) claimTx(ctx context.Context, tx wtx, req ClaimRequest, now time
 		role = ss.Role
 	}
 	if phase == "" {
-		phase = PhaseAllocated
+		phase = leaserec.PhaseAllocated
 	}
 	var pid any
 	if req.OwnerPID > 0 {
@@ -149,7 +152,7 @@ func (w *writes) claimTx(ctx context.Context, tx wtx, req ClaimRequest, now time
 		}
 		return presentIn(w.info, "leases", []colVal{set("lease_id", id), set("work_item_id", itemID),
 			set("session_id", ss.SessionID), set("role", role), set("task_class", string(p.TaskClass)),
-			set("phase", phase), set("status", string(StatusActive)),
+			set("phase", phase), set("status", string(leaserec.StatusActive)),
 			set("created_at", w.timeVal("leases", "created_at", at)), set("expires_at", w.timeVal("leases", "expires_at", exp)),
 			set("last_heartbeat_at", w.timeVal("leases", "last_heartbeat_at", at)), set("heartbeat_count", 0),
 			set("expected_head_sha", req.ExpectedHeadSHA), set("allowed_actions", encodeList(req.AllowedActions)),
@@ -208,7 +211,7 @@ func (w *writes) claimTx(ctx context.Context, tx wtx, req ClaimRequest, now time
 	if w.has("assignments", "assignment_id") {
 		if _, err := w.insert(ctx, tx, "assignments", []colVal{set("assignment_id", newID("asg-")), set("lease_id", id),
 			set("session_id", ss.SessionID), set("work_item_id", itemID), set("role", role),
-			set("created_at", w.timeVal("assignments", "created_at", at)), set("status", string(StatusActive))},
+			set("created_at", w.timeVal("assignments", "created_at", at)), set("status", string(leaserec.StatusActive))},
 			"", "", nil); err != nil {
 			return Outcome{}, false, err
 		}
@@ -238,7 +241,7 @@ func (w *writes) claimTx(ctx context.Context, tx wtx, req ClaimRequest, now time
 // only one of two racing claims write it. The new lease_generation_id is the item's
 // highest plus one (the seed's monotonic fencing token), computed in the statement.
 // won reports whether the row was written.
-func (w *writes) insertLease(ctx context.Context, tx wtx, wr WorkRef, itemID int64,
+func (w *writes) insertLease(ctx context.Context, tx wtx, wr leaserec.WorkRef, itemID int64,
 	vals []colVal) (won bool, err error) {
 	cols := make([]string, 0, len(vals)+1)
 	exprs := make([]string, 0, len(vals)+1)
@@ -287,7 +290,7 @@ func (w *writes) upsertSession(ctx context.Context, tx wtx, ss SessionInfo, now 
 	}
 	ts := w.timeVal("sessions", "last_heartbeat_at", now)
 	vals := []colVal{set("role", ss.Role), set("profile", ss.Profile), set("pid", pid), set("host", ss.Host),
-		set("controller_instance_id", ss.ControllerInstanceID), set("status", string(StatusActive)),
+		set("controller_instance_id", ss.ControllerInstanceID), set("status", string(leaserec.StatusActive)),
 		set("last_heartbeat_at", ts)}
 	upd := append(vals[:len(vals):len(vals)], set("ended_at", nil))
 	for range 2 {
@@ -311,7 +314,7 @@ func (w *writes) upsertSession(ctx context.Context, tx wtx, ss SessionInfo, now 
 // one. Of two PostgreSQL claims inserting a new item at once, one writes it and the other
 // reads it: steward's unique index work_items_identity, or on another's DB the claim's
 // advisory lock.
-func (w *writes) workItem(ctx context.Context, tx wtx, wr WorkRef, title string) (int64, error) {
+func (w *writes) workItem(ctx context.Context, tx wtx, wr leaserec.WorkRef, title string) (int64, error) {
 	cond, args := itemIdentity(w.info.dialect, wr)
 	for range 2 {
 		var id sql.NullInt64

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/leasestest"
 )
 
@@ -51,7 +52,7 @@ func TestConcurrentClaims(t *testing.T) {
 		}
 		close(gate)
 		wg.Wait()
-		var winner *leases.Lease
+		var winner *leaserec.Lease
 		refused := 0
 		for w := 0; w < workers; w++ {
 			switch {
@@ -71,7 +72,7 @@ func TestConcurrentClaims(t *testing.T) {
 		if winner == nil || refused != workers-1 {
 			t.Fatalf("round %d: winner %v refused %d", round, winner != nil, refused)
 		}
-		live, err := r.LeasesForWorkItem(ctx, leasestest.Work(leases.KindIssue, 1))
+		live, err := r.LeasesForWorkItem(ctx, leasestest.Work(leaserec.KindIssue, 1))
 		if err != nil || len(live) != 1 || live[0].LeaseID != winner.LeaseID {
 			t.Fatalf("round %d: live leases %+v %v", round, live, err)
 		}

@@ -112,3 +112,5 @@ func (d dialect) jsonTextArray(param string) string {
 	}
 	return "SELECT value FROM json_each(" + param + ")"
 }
+
+func quote(s string) string { return "\"" + s + "\"" }

@@ -1,7 +1,5 @@
-// Package leases owns the control-plane DB side of steward: the central lease
-// policy (how long a lease lives, with GITEA_LEASE_POLICY_<CLASS>_<FIELD>
-// overrides), lease freshness (a pure classification; now is a parameter),
-// and the control-plane SQLite database itself: its schema as versioned
+// Package leases owns the control-plane database (SQLite or PostgreSQL) as steward reads
+// and writes it: its schema as versioned
 // embedded migrations, tolerant read-only readers for real databases, and the
 // fenced transitions (claim, heartbeat, release, expire sweep, abandon,
 // reclaim), each written once for both backends (writes.go: a write transaction and the
@@ -17,8 +15,13 @@
 // ErrWALIndexMissing), and reopens when that changes. A missing key
 // column degrades that section with a reason (Health); a missing enrichment
 // column is a note and the section stays ok; nothing ever reads as "nothing
-// there". Statuses, roles and work kinds are compared folded (Fold), as the
+// there". Statuses, roles and work kinds are compared folded (leaserec.Fold), as the
 // seed compares them, in readers and inside every transaction.
+//
+// What a row is and says — the row types, statuses, timestamps, the central lease
+// policy (how long a lease lives, with GITEA_LEASE_POLICY_<CLASS>_<FIELD> overrides),
+// freshness (Classify, SessionLive: pure, now is a parameter) and Health — is the pure
+// leaf leases/leaserec, which the model and history import instead of this package.
 //
 // The supervised system's own DB is never changed except by a transition's
 // effect: opening keeps the file's journal mode and schema, each transition

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/leasestest"
 )
 
@@ -28,7 +29,7 @@ func TestEventsBacklog(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	ids := func(evs []leases.Event) []int64 {
+	ids := func(evs []leaserec.Event) []int64 {
 		var out []int64
 		for _, e := range evs {
 			out = append(out, e.EventID)
@@ -48,7 +49,7 @@ func TestEventsBacklog(t *testing.T) {
 		{0, 0, []int64{3, 13, 23, 33, 43, 53}, 60},
 	} {
 		evs, h, next, err := r.EventsBacklog(context.Background(), tc.cursor, tc.last)
-		if err != nil || h.Status != leases.HealthOK {
+		if err != nil || h.Status != leaserec.HealthOK {
 			t.Fatalf("cursor %d: %v %+v", tc.cursor, err, h)
 		}
 		if got := ids(evs); fmt.Sprint(got) != fmt.Sprint(tc.want) || next != tc.next {

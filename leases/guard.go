@@ -1,6 +1,10 @@
 package leases
 
-import "time"
+import (
+	"time"
+
+	"steward/leases/leaserec"
+)
 
 // Code is a stable refusal code of a transition (CodeOK when applied).
 type Code string
@@ -32,14 +36,14 @@ const (
 // compared; Status (folded) and ExpiresAt (raw text, byte for byte) when set.
 type Fence struct {
 	LeaseID    string
-	Status     Status
+	Status     leaserec.Status
 	SessionID  string
 	ExpiresAt  string
 	Generation int64
 }
 
 // FenceOf returns the full fence of a lease as read.
-func FenceOf(l Lease) Fence {
+func FenceOf(l leaserec.Lease) Fence {
 	return Fence{LeaseID: l.LeaseID, Status: l.Status, SessionID: l.SessionID, ExpiresAt: l.ExpiresAt.Raw,
 		Generation: l.Generation}
 }
@@ -57,15 +61,15 @@ func refuse(c Code, msg string) Verdict { return Verdict{Code: c, Message: msg} 
 
 // checkFence runs the checks every fenced transition shares. l is nil when
 // the lease was not found.
-func checkFence(l *Lease, f Fence) Verdict {
+func checkFence(l *leaserec.Lease, f Fence) Verdict {
 	switch {
 	case l == nil:
 		return refuse(CodeNotFound, "lease "+quote(f.LeaseID)+" does not exist; re-read the item before acting")
-	case Fold(string(l.Status)) == string(StatusReleased):
+	case leaserec.Fold(string(l.Status)) == string(leaserec.StatusReleased):
 		return refuse(CodeAlreadyReleased, "lease "+quote(l.LeaseID)+" is already released; nothing to do")
 	case !l.Status.Active():
 		return refuse(CodeNotActive, "lease "+quote(l.LeaseID)+" is "+string(l.Status)+", not active; re-read and claim afresh if the item is free")
-	case f.Status != "" && Fold(string(f.Status)) != Fold(string(l.Status)),
+	case f.Status != "" && leaserec.Fold(string(f.Status)) != leaserec.Fold(string(l.Status)),
 		f.SessionID != l.SessionID,
 		f.ExpiresAt != "" && f.ExpiresAt != l.ExpiresAt.Raw,
 		f.Generation != l.Generation:
@@ -82,7 +86,7 @@ func checkFence(l *Lease, f Fence) Verdict {
 // CheckHeartbeat is the guard of Heartbeat: the lease is active, held by the
 // fenced session, unchanged, not past its expiry (an unrecorded expiry is
 // held, so a heartbeat may repair it) and not at its absolute cap.
-func CheckHeartbeat(l *Lease, f Fence, p Policy, now time.Time) Verdict {
+func CheckHeartbeat(l *leaserec.Lease, f Fence, p leaserec.Policy, now time.Time) Verdict {
 	if v := checkFence(l, f); !v.OK {
 		return v
 	}
@@ -98,7 +102,7 @@ func CheckHeartbeat(l *Lease, f Fence, p Policy, now time.Time) Verdict {
 }
 
 // renewedExpiry is now + the policy TTL, capped by created_at + absolute cap.
-func renewedExpiry(l *Lease, p Policy, now time.Time) time.Time {
+func renewedExpiry(l *leaserec.Lease, p leaserec.Policy, now time.Time) time.Time {
 	exp := now.Add(p.InitialTTL())
 	if c, ok := p.AbsoluteCap(); ok && l.CreatedAt.OK() {
 		if limit := l.CreatedAt.Time.Add(c); exp.After(limit) {
@@ -110,13 +114,13 @@ func renewedExpiry(l *Lease, p Policy, now time.Time) time.Time {
 
 // CheckRelease is the guard of Release: the lease is active, held by the
 // fenced session and otherwise unchanged.
-func CheckRelease(l *Lease, f Fence) Verdict { return checkFence(l, f) }
+func CheckRelease(l *leaserec.Lease, f Fence) Verdict { return checkFence(l, f) }
 
 // CheckReclaimExpired is the guard of ReclaimExpired: the fence names the
 // expiry it saw, the lease is still active with that holder and expiry, and
 // the expiry is recorded and not after now. A missing or unparseable expiry
 // keeps the claim held (not_expired).
-func CheckReclaimExpired(l *Lease, f Fence, now time.Time) Verdict {
+func CheckReclaimExpired(l *leaserec.Lease, f Fence, now time.Time) Verdict {
 	if f.ExpiresAt == "" {
 		return refuse(CodeFenceIncomplete, "a reclaim must be fenced on the expires_at it read; re-read the lease and preview again")
 	}
@@ -137,14 +141,15 @@ func CheckReclaimExpired(l *Lease, f Fence, now time.Time) Verdict {
 // CheckAbandon is the guard of Abandon: the fence holds and the lease's
 // freshness, classified with the caller's evidence at now, is a stale_*
 // value. It returns the classification so the apply can record it.
-func CheckAbandon(l *Lease, f Fence, p Policy, ev Evidence, now time.Time) (Verdict, FreshnessResult) {
+func CheckAbandon(l *leaserec.Lease, f Fence, p leaserec.Policy, ev leaserec.Evidence,
+	now time.Time) (Verdict, leaserec.FreshnessResult) {
 	if v := checkFence(l, f); !v.OK {
-		return v, FreshnessResult{}
+		return v, leaserec.FreshnessResult{}
 	}
-	fr := Classify(*l, p, ev, now)
+	fr := leaserec.Classify(*l, p, ev, now)
 	if !fr.Value.Stale() {
 		msg := "lease " + quote(l.LeaseID) + " is " + string(fr.Value) + ", not stale; "
-		if fr.Value == FreshExpired {
+		if fr.Value == leaserec.FreshExpired {
 			msg += "reclaim it instead"
 		} else {
 			msg += "an active foreign lease is never stolen — wait or ask its owner"
@@ -159,7 +164,8 @@ func CheckAbandon(l *Lease, f Fence, p Policy, ev Evidence, now time.Time) (Verd
 // whether it is past expiry, so the caller can reclaim first) or
 // already_held when the requesting session holds it. holder is the blocking
 // lease, nil when the claim may proceed.
-func CheckClaim(active []Lease, session string, now time.Time) (v Verdict, holder *Lease, pastExpiry bool) {
+func CheckClaim(active []leaserec.Lease, session string, now time.Time) (
+	v Verdict, holder *leaserec.Lease, pastExpiry bool) {
 	for i := range active {
 		l := &active[i]
 		if !l.Status.Active() {
@@ -183,7 +189,7 @@ func CheckClaim(active []Lease, session string, now time.Time) (v Verdict, holde
 
 // SweepCandidates returns the ids of active leases whose recorded expiry is
 // not after now (missing or unparseable expiries are kept held).
-func SweepCandidates(ls []Lease, now time.Time) []string {
+func SweepCandidates(ls []leaserec.Lease, now time.Time) []string {
 	var out []string
 	for _, l := range ls {
 		if l.Status.Active() && l.ExpiresAt.OK() && !l.ExpiresAt.Time.After(now) {

@@ -4,49 +4,32 @@ import (
 	"database/sql"
 	"errors"
 	"strings"
+
+	"steward/leases/leaserec"
 )
 
-// HealthStatus is the readability of one section of the DB.
-type HealthStatus string
+func okHealth() leaserec.Health { return leaserec.Health{Status: leaserec.HealthOK} }
 
-// Health statuses.
-const (
-	HealthOK          HealthStatus = "ok"
-	HealthDegraded    HealthStatus = "degraded"
-	HealthUnavailable HealthStatus = "unavailable"
-)
-
-// Health says whether a section was read fully, partly (degraded: a key column
-// the seed has is missing, so the set of rows read may not be all there is) or
-// not at all (unavailable), and why. Notes say what the read lacks without
-// making it incomplete: an absent enrichment column (steward's own, or one
-// inferred from the seed), rows with undecodable values (each row names its
-// problems; only that row's verdicts are unproven). Notes never change Status.
-type Health struct {
-	Status  HealthStatus
-	Reasons []string
-	Notes   []string
-}
-
-func okHealth() Health { return Health{Status: HealthOK} }
-
-func (h *Health) degrade(reason string) {
-	if h.Status == HealthOK || h.Status == "" {
-		h.Status = HealthDegraded
+// degrade marks h degraded (unless it is unavailable already) with a reason.
+func degrade(h *leaserec.Health, reason string) {
+	if h.Status == leaserec.HealthOK || h.Status == "" {
+		h.Status = leaserec.HealthDegraded
 	}
 	h.Reasons = append(h.Reasons, reason)
 }
 
-func (h *Health) note(n string) { h.Notes = append(h.Notes, n) }
+// note adds a note to h; it never changes the status.
+func note(h *leaserec.Health, n string) { h.Notes = append(h.Notes, n) }
 
-func (h *Health) unavailable(reason string) {
-	h.Status = HealthUnavailable
+// unavailable marks h unavailable with a reason.
+func unavailable(h *leaserec.Health, reason string) {
+	h.Status = leaserec.HealthUnavailable
 	h.Reasons = append(h.Reasons, reason)
 }
 
 // HealthFromError turns an open or read error into an unavailable Health
 // whose reason names the cause (missing file, not SQLite, corrupt, busy).
-func HealthFromError(err error) Health {
+func HealthFromError(err error) leaserec.Health {
 	if err == nil {
 		return okHealth()
 	}
@@ -65,7 +48,7 @@ func HealthFromError(err error) Health {
 	case errors.Is(err, ErrNotInitialised):
 		reason = "control-plane DB not initialised (missing authority, not an empty inventory): " + reason
 	}
-	return Health{Status: HealthUnavailable, Reasons: []string{reason}}
+	return leaserec.Health{Status: leaserec.HealthUnavailable, Reasons: []string{reason}}
 }
 
 // tier says what the absence of a column does to a section.
@@ -141,10 +124,11 @@ var absentNotes = map[string]string{
 // selectList plans a SELECT over the columns present in table. It returns
 // the SQL column list and the names selected, and records missing columns
 // in h (unavailable when a required one is absent: ok=false).
-func selectList(info schemaInfo, table string, want []column, h *Health) (sqlCols string, names []string, ok bool) {
+func selectList(info schemaInfo, table string, want []column, h *leaserec.Health) (
+	sqlCols string, names []string, ok bool) {
 	have, found := info.cols[table]
 	if !found {
-		h.unavailable("table " + table + " is absent")
+		unavailable(h, "table "+table+" is absent")
 		return "", nil, false
 	}
 	exprs := make([]string, 0, len(want))
@@ -156,23 +140,23 @@ func selectList(info schemaInfo, table string, want []column, h *Health) (sqlCol
 		}
 		switch q := table + "." + c.name; c.tier {
 		case tierRequired:
-			h.unavailable("column " + q + " is absent")
+			unavailable(h, "column "+q+" is absent")
 			return "", nil, false
 		case tierKey:
-			h.degrade("column " + q + " is absent")
+			degrade(h, "column "+q+" is absent")
 		case tierEnrichment:
 			n := "column " + q + " is absent"
 			if why := absentNotes[q]; why != "" {
 				n += ": " + why
 			}
-			h.note(n)
+			note(h, n)
 		}
 	}
 	return strings.Join(exprs, ", "), names, true
 }
 
 // scanRows decodes every row with dec, flagging rows with problems in h.
-func scanRows[T any](rows *sql.Rows, names []string, table string, h *Health,
+func scanRows[T any](rows *sql.Rows, names []string, table string, h *leaserec.Health,
 	dec func(getter) T, problems func(T) []string) ([]T, error) {
 	defer rows.Close()
 	idx := make(map[string]int, len(names))
@@ -214,7 +198,7 @@ func scanRows[T any](rows *sql.Rows, names []string, table string, h *Health,
 		n++
 	}
 	if bad > 0 {
-		h.note(plural(bad, table+" row") + rowProblems)
+		note(h, plural(bad, table+" row")+rowProblems)
 	}
 	var out []T
 	if len(chunks) == 0 {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"steward/leases"
+	"steward/leases/leaserec"
 )
 
 // TestItemIdentityIsCaseInsensitive: Gitea owner and repository
@@ -26,7 +27,7 @@ func TestItemIdentityIsCaseInsensitive(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	for _, w := range []leases.WorkRef{first.Work, second.Work} {
+	for _, w := range []leaserec.WorkRef{first.Work, second.Work} {
 		ls, err := r.LeasesForWorkItem(context.Background(), w)
 		if err != nil || len(ls) != 1 || ls[0].LeaseID != l.LeaseID {
 			t.Errorf("leases of %s/%s#%d: %+v %v", w.Org, w.Repo, w.Number, ls, err)
@@ -37,7 +38,7 @@ func TestItemIdentityIsCaseInsensitive(t *testing.T) {
 	}
 }
 
-func mustClaimReq(t *testing.T, s leases.Store, req leases.ClaimRequest) *leases.Lease {
+func mustClaimReq(t *testing.T, s leases.Store, req leases.ClaimRequest) *leaserec.Lease {
 	t.Helper()
 	out, err := s.Claim(context.Background(), req, now)
 	if err != nil || !out.OK() {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"steward/leases/leaserec"
 )
 
 // hostname is this machine's name (HostName), resolved once per process: the re-probe asks
@@ -34,22 +36,22 @@ func HostName() (string, error) {
 // someone else) is alive. A pid above the kernel's 32-bit pid_t range is
 // unknown too: kill(2) would see it truncated (2^40 becomes 0, this process
 // group; 2^32-1 becomes -1, every process) and answer for another process.
-func Liveness(pid int, host string) ProcessState {
+func Liveness(pid int, host string) leaserec.ProcessState {
 	if pid <= 0 || pid > math.MaxInt32 {
-		return ProcessUnknown
+		return leaserec.ProcessUnknown
 	}
 	me, err := hostname()
 	if err != nil || host == "" || host != me {
-		return ProcessUnknown
+		return leaserec.ProcessUnknown
 	}
 	err = syscall.Kill(pid, 0)
 	switch {
 	case err == nil, errors.Is(err, syscall.EPERM):
-		return ProcessAlive
+		return leaserec.ProcessAlive
 	case errors.Is(err, syscall.ESRCH):
-		return ProcessDead
+		return leaserec.ProcessDead
 	}
-	return ProcessUnknown
+	return leaserec.ProcessUnknown
 }
 
 // RowHost is the host whose process table and file system decide a DB row's owner pid and

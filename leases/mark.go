@@ -1,10 +1,10 @@
 package leases
 
-import "context"
+import (
+	"context"
 
-// DetailAttempt is the events.detail_json key naming the governed attempt that wrote the
-// event (see WithAttempt).
-const DetailAttempt = "steward_attempt"
+	"steward/leases/leaserec"
+)
 
 type attemptCtxKey struct{}
 
@@ -35,10 +35,10 @@ func markDetail(ctx context.Context, detail any) any {
 		if d == nil {
 			d = map[string]any{}
 		}
-		d[DetailAttempt] = a
+		d[leaserec.DetailAttempt] = a
 		return d
 	case nil:
-		return map[string]any{DetailAttempt: a}
+		return map[string]any{leaserec.DetailAttempt: a}
 	}
 	return detail
 }

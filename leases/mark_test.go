@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"steward/leases"
+	"steward/leases/leaserec"
 )
 
 // TestEventsNameTheirAttempt: every event a transition writes under a context carrying a
@@ -30,7 +31,7 @@ func TestEventsNameTheirAttempt(t *testing.T) {
 			t.Fatalf("%s: %d events, want %d", typ, len(evs), len(want))
 		}
 		for i, e := range evs {
-			got, _ := e.Detail[leases.DetailAttempt].(string)
+			got, _ := e.Detail[leaserec.DetailAttempt].(string)
 			if got != want[i] {
 				t.Errorf("%s #%d names attempt %q, want %q (detail %s)", typ, i, got, want[i], e.DetailRaw)
 			}

@@ -3,6 +3,8 @@ package leases
 import (
 	"encoding/json"
 	"slices"
+
+	"steward/leases/leaserec"
 )
 
 // NotifyChannel is the PostgreSQL channel every transition notifies, in its own
@@ -55,7 +57,7 @@ func (c Change) encode() string {
 }
 
 // add records a lease's item, id and holder.
-func (c *Change) add(l *Lease) {
+func (c *Change) add(l *leaserec.Lease) {
 	if l == nil {
 		return
 	}

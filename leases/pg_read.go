@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"time"
+
+	"steward/leases/leaserec"
 )
 
 // PGReader reads a control-plane DB on PostgreSQL: the same reads as on SQLite (by
@@ -83,7 +85,7 @@ func dbClock(ctx context.Context, q interface {
 	if err := q.QueryRowContext(ctx, `SELECT to_char(clock_timestamp() AT TIME ZONE 'UTC', `+pgTimeFormat+`)`).Scan(&s); err != nil {
 		return time.Time{}, mapErr("clock", path, err)
 	}
-	t, err := time.Parse(TimeLayout, s)
+	t, err := time.Parse(leaserec.TimeLayout, s)
 	if err != nil {
 		return time.Time{}, &DBError{Op: "clock", Path: path, Err: ErrPostgres, Detail: "clock_timestamp() read as " + s}
 	}

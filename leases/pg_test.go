@@ -15,6 +15,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/pgtest"
 )
 
@@ -180,10 +181,10 @@ func TestPGTransitionsUseTheDatabaseClock(t *testing.T) {
 	}
 	// By the caller's clock the lease is past its expiry, which is never stale ("reclaim it
 	// instead"); by the server's it is live and its owner dead: stale, so it is abandoned.
-	dead := leases.Evidence{Owner: leases.ProcessDead, Worktree: leases.WorktreePresent}
+	dead := leaserec.Evidence{Owner: leaserec.ProcessDead, Worktree: leaserec.WorktreePresent}
 	ab, err := s.Abandon(ctx, leases.AbandonRequest{Fence: leases.FenceOf(*got.Lease), Evidence: dead, Actor: "op"},
 		dbNow.Add(10*365*24*time.Hour))
-	if err != nil || ab.Code != leases.CodeOK || ab.Freshness == nil || ab.Freshness.Value != leases.FreshStaleDeadProcess {
+	if err != nil || ab.Code != leases.CodeOK || ab.Freshness == nil || ab.Freshness.Value != leaserec.FreshStaleDeadProcess {
 		t.Fatalf("abandon judged by the caller's clock: %+v %v", ab, err)
 	}
 }
@@ -257,7 +258,7 @@ func TestPGURLPasswordsStayOutOfArgvAndOutput(t *testing.T) {
 		t.Fatalf("unreachable server: %v", err)
 	}
 	h := leases.HealthFromError(err)
-	if h.Status != leases.HealthUnavailable || !strings.Contains(h.Reasons[0], "unreachable") || strings.Contains(h.Reasons[0], secret) {
+	if h.Status != leaserec.HealthUnavailable || !strings.Contains(h.Reasons[0], "unreachable") || strings.Contains(h.Reasons[0], secret) {
 		t.Fatalf("health %+v", h)
 	}
 }

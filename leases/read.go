@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+
+	"steward/leases/leaserec"
 )
 
 // SQLiteReader reads a control-plane DB read-only. It never creates, migrates or
@@ -106,18 +108,18 @@ const DefaultRecentEnded = 100
 type Snapshot struct {
 	SchemaVersion  string
 	Meta           map[string]string
-	MetaHealth     Health
-	Sessions       []Session
-	SessionsHealth Health
+	MetaHealth     leaserec.Health
+	Sessions       []leaserec.Session
+	SessionsHealth leaserec.Health
 	// SessionsOmitted counts the ended sessions the read left out (not among
 	// the ReadOptions.RecentEnded most recent, named by no non-terminal lease).
 	SessionsOmitted   int
-	WorkItems         []WorkItem
-	WorkItemsHealth   Health
-	Leases            []Lease
-	LeasesHealth      Health
-	Assignments       []Assignment
-	AssignmentsHealth Health
+	WorkItems         []leaserec.WorkItem
+	WorkItemsHealth   leaserec.Health
+	Leases            []leaserec.Lease
+	LeasesHealth      leaserec.Health
+	Assignments       []leaserec.Assignment
+	AssignmentsHealth leaserec.Health
 	DataVersion       int64
 }
 
@@ -148,7 +150,7 @@ func (r *reads) Snapshot(ctx context.Context, opt ReadOptions) (*Snapshot, error
 		return nil, mapErr(op, r.path, err)
 	}
 	s.WorkItems, s.WorkItemsHealth, err = readTable(ctx, tx, info, "work_items", workItemCols, "", nil,
-		decodeWorkItem, func(v WorkItem) []string { return v.Problems })
+		decodeWorkItem, func(v leaserec.WorkItem) []string { return v.Problems })
 	if err != nil {
 		return nil, mapErr(op, r.path, err)
 	}
@@ -162,17 +164,17 @@ func (r *reads) Snapshot(ctx context.Context, opt ReadOptions) (*Snapshot, error
 	}
 	attachWork(s.Leases, s.WorkItems, s.WorkItemsHealth, &s.LeasesHealth)
 	s.Assignments, s.AssignmentsHealth, err = readTable(ctx, tx, info, "assignments", assignmentCols, "", nil,
-		decodeAssignment, func(v Assignment) []string { return v.Problems })
+		decodeAssignment, func(v leaserec.Assignment) []string { return v.Problems })
 	if err != nil {
 		return nil, mapErr(op, r.path, err)
 	}
 	return s, nil
 }
 
-func readMeta(ctx context.Context, q queryer, info schemaInfo) (map[string]string, string, Health, error) {
+func readMeta(ctx context.Context, q queryer, info schemaInfo) (map[string]string, string, leaserec.Health, error) {
 	h := okHealth()
 	if !info.hasTable("schema_meta") {
-		h.note("table schema_meta is absent: schema version unknown, columns read by name")
+		note(&h, "table schema_meta is absent: schema version unknown, columns read by name")
 		return nil, "", h, nil
 	}
 	rows, err := q.QueryContext(ctx, `SELECT key, value FROM schema_meta`)
@@ -194,9 +196,9 @@ func readMeta(ctx context.Context, q queryer, info schemaInfo) (map[string]strin
 	ver, ok := meta[MetaSchemaVersion]
 	switch {
 	case !ok:
-		h.note("schema_meta has no schema_version: columns read by name")
+		note(&h, "schema_meta has no schema_version: columns read by name")
 	case !slices.Contains(KnownSchemaVersions, ver):
-		h.note("schema_version " + strconv.Quote(ver) + " is not one steward knows (4, 5): columns read by name")
+		note(&h, "schema_version "+strconv.Quote(ver)+" is not one steward knows (4, 5): columns read by name")
 	}
 	return meta, ver, h, nil
 }
@@ -204,7 +206,7 @@ func readMeta(ctx context.Context, q queryer, info schemaInfo) (map[string]strin
 // readTable selects the present columns of table (plus an optional WHERE
 // clause) and decodes every row.
 func readTable[T any](ctx context.Context, q queryer, info schemaInfo, table string, want []column,
-	where string, args []any, dec func(getter) T, problems func(T) []string) ([]T, Health, error) {
+	where string, args []any, dec func(getter) T, problems func(T) []string) ([]T, leaserec.Health, error) {
 	h := okHealth()
 	list, names, ok := selectList(info, table, want, &h)
 	if !ok {
@@ -220,12 +222,13 @@ func readTable[T any](ctx context.Context, q queryer, info schemaInfo, table str
 
 const terminalIn = `('released', 'expired', 'abandoned')`
 
-func readLeases(ctx context.Context, q queryer, info schemaInfo, opt ReadOptions) ([]Lease, Health, error) {
-	prob := func(v Lease) []string { return v.Problems }
+func readLeases(ctx context.Context, q queryer, info schemaInfo, opt ReadOptions) (
+	[]leaserec.Lease, leaserec.Health, error) {
+	prob := func(v leaserec.Lease) []string { return v.Problems }
 	live, h, err := readTable(ctx, q, info, "leases", leaseCols,
 		"WHERE status IS NULL OR "+info.fold("status")+" NOT IN "+terminalIn+" ORDER BY "+info.createdOrder("leases", "lease_id", ""),
 		nil, decodeLease, prob)
-	if err != nil || h.Status == HealthUnavailable {
+	if err != nil || h.Status == leaserec.HealthUnavailable {
 		return live, h, err
 	}
 	n := opt.RecentTerminal
@@ -246,8 +249,9 @@ func readLeases(ctx context.Context, q queryer, info schemaInfo, opt ReadOptions
 // (by rowid, the order they were created in), in rowid order; it counts the
 // ended sessions left out. Without a status column nothing can be told ended,
 // and every row is read.
-func readSessions(ctx context.Context, q queryer, info schemaInfo, opt ReadOptions, ls []Lease) ([]Session, int, Health, error) {
-	prob := func(v Session) []string { return v.Problems }
+func readSessions(ctx context.Context, q queryer, info schemaInfo, opt ReadOptions, ls []leaserec.Lease) (
+	[]leaserec.Session, int, leaserec.Health, error) {
+	prob := func(v leaserec.Session) []string { return v.Problems }
 	n := opt.RecentEnded
 	if n == 0 {
 		n = DefaultRecentEnded
@@ -266,7 +270,7 @@ func readSessions(ctx context.Context, q queryer, info schemaInfo, opt ReadOptio
 	}
 	names, err := json.Marshal(named)
 	if err != nil {
-		return nil, 0, Health{}, err
+		return nil, 0, leaserec.Health{}, err
 	}
 	rowKey := "session_id"
 	if !info.pg {
@@ -277,7 +281,7 @@ func readSessions(ctx context.Context, q queryer, info schemaInfo, opt ReadOptio
 		OR session_id IN (` + info.jsonTextArray("?") + `))`
 	out, h, err := readTable(ctx, q, info, "sessions", sessionCols, "WHERE "+kept+" ORDER BY "+info.createdOrder("sessions", "session_id", ""),
 		[]any{max(n, 0), string(names)}, decodeSession, prob)
-	if err != nil || h.Status == HealthUnavailable {
+	if err != nil || h.Status == leaserec.HealthUnavailable {
 		return out, 0, h, err
 	}
 	rows, err := q.QueryContext(ctx, `SELECT count(*) FROM sessions WHERE NOT `+kept, max(n, 0), string(names))
@@ -297,14 +301,14 @@ func readSessions(ctx context.Context, q queryer, info schemaInfo, opt ReadOptio
 // attachWork fills each lease's Work from the work items read alongside. A
 // non-terminal lease that cannot be placed on an item degrades the section: it holds
 // some item, and no item can then be proven free of it. A terminal one is only noted.
-func attachWork(ls []Lease, items []WorkItem, itemsHealth Health, h *Health) {
-	if itemsHealth.Status == HealthUnavailable {
+func attachWork(ls []leaserec.Lease, items []leaserec.WorkItem, itemsHealth leaserec.Health, h *leaserec.Health) {
+	if itemsHealth.Status == leaserec.HealthUnavailable {
 		if len(ls) > 0 {
-			h.degrade("work_items unreadable: leases have no issue/PR scope")
+			degrade(h, "work_items unreadable: leases have no issue/PR scope")
 		}
 		return
 	}
-	byID := make(map[int64]WorkRef, len(items))
+	byID := make(map[int64]leaserec.WorkRef, len(items))
 	for _, w := range items {
 		byID[w.WorkItemID] = w.WorkRef
 	}
@@ -321,10 +325,10 @@ func attachWork(ls []Lease, items []WorkItem, itemsHealth Health, h *Health) {
 		}
 	}
 	if held > 0 {
-		h.degrade(plural(held, "lease") + " not ended reference a missing work item")
+		degrade(h, plural(held, "lease")+" not ended reference a missing work item")
 	}
 	if ended > 0 {
-		h.note(plural(ended, "ended lease") + " reference a missing work item")
+		note(h, plural(ended, "ended lease")+" reference a missing work item")
 	}
 }
 

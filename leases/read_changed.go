@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"steward/leases/leaserec"
 )
 
 // Scope names the rows a batch of commits touched, as their events tell: the
@@ -28,12 +30,12 @@ type Scope struct {
 // Each section carries its own Health, as in Snapshot; Work is filled on
 // every lease whose work item is readable.
 type Scoped struct {
-	Leases          []Lease
-	LeasesHealth    Health
-	Sessions        []Session
-	SessionsHealth  Health
-	WorkItems       []WorkItem
-	WorkItemsHealth Health
+	Leases          []leaserec.Lease
+	LeasesHealth    leaserec.Health
+	Sessions        []leaserec.Session
+	SessionsHealth  leaserec.Health
+	WorkItems       []leaserec.WorkItem
+	WorkItemsHealth leaserec.Health
 	// SessionIDs are the session ids asked for: Scope.SessionIDs plus the
 	// sessions of the leases read, sorted.
 	SessionIDs []string
@@ -45,8 +47,8 @@ type Scoped struct {
 // that wrote no event (a foreign writer), never a race between the two reads.
 type VersionedEvents struct {
 	DataVersion int64
-	Events      []Event
-	Health      Health
+	Events      []leaserec.Event
+	Health      leaserec.Health
 	// More is set when limit events were returned: more may follow.
 	More bool
 }
@@ -133,12 +135,12 @@ func (r *reads) ReadScope(ctx context.Context, sc Scope) (*Scoped, error) {
 	}
 	out.SessionIDs = setKeys(sessions)
 	out.WorkItems, err = readIDs(ctx, tx, info, "work_items", workItemCols, "work_item_id", int64Args(items),
-		&out.WorkItemsHealth, decodeWorkItem, func(v WorkItem) []string { return v.Problems })
+		&out.WorkItemsHealth, decodeWorkItem, func(v leaserec.WorkItem) []string { return v.Problems })
 	if err != nil {
 		return nil, mapErr(op, r.path, err)
 	}
 	out.Sessions, err = readIDs(ctx, tx, info, "sessions", sessionCols, "session_id", stringArgs(out.SessionIDs),
-		&out.SessionsHealth, decodeSession, func(v Session) []string { return v.Problems })
+		&out.SessionsHealth, decodeSession, func(v leaserec.Session) []string { return v.Problems })
 	if err != nil {
 		return nil, mapErr(op, r.path, err)
 	}
@@ -148,7 +150,8 @@ func (r *reads) ReadScope(ctx context.Context, sc Scope) (*Scoped, error) {
 
 // scopeLeases reads the leases named by id and the active leases on the
 // scope's work items, each lease once, in lease id order.
-func scopeLeases(ctx context.Context, q queryer, info schemaInfo, sc Scope, h *Health) ([]Lease, error) {
+func scopeLeases(ctx context.Context, q queryer, info schemaInfo, sc Scope,
+	h *leaserec.Health) ([]leaserec.Lease, error) {
 	list, names, ok := selectList(info, "leases", leaseCols, h)
 	if !ok {
 		return nil, nil
@@ -180,13 +183,13 @@ func scopeLeases(ctx context.Context, q queryer, info schemaInfo, sc Scope, h *H
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].LeaseID < out[j].LeaseID })
-	countProblems(out, "leases", h, func(v Lease) []string { return v.Problems })
+	countProblems(out, "leases", h, func(v leaserec.Lease) []string { return v.Problems })
 	return out, nil
 }
 
 // readIDs reads the rows of table whose key column is in ids.
 func readIDs[T any](ctx context.Context, q queryer, info schemaInfo, table string, want []column, key string,
-	ids []any, h *Health, dec func(getter) T, problems func(T) []string) ([]T, error) {
+	ids []any, h *leaserec.Health, dec func(getter) T, problems func(T) []string) ([]T, error) {
 	list, names, ok := selectList(info, table, want, h)
 	if !ok {
 		return nil, nil
@@ -202,7 +205,7 @@ func readIDs[T any](ctx context.Context, q queryer, info schemaInfo, table strin
 func byIDs[T any](ctx context.Context, q queryer, list string, names []string, table, key string, ids []any,
 	dec func(getter) T, cond string) ([]T, error) {
 	var out []T
-	var ignore Health // problems are counted once over the merged rows
+	var ignore leaserec.Health // problems are counted once over the merged rows
 	for len(ids) > 0 {
 		n := min(len(ids), scopeChunk)
 		rows, err := q.QueryContext(ctx, scopeQuery(list, table, cond, key, n), ids[:n]...)
@@ -220,7 +223,7 @@ func byIDs[T any](ctx context.Context, q queryer, list string, names []string, t
 }
 
 // countProblems degrades h as scanRows does when rows have problems.
-func countProblems[T any](rows []T, table string, h *Health, problems func(T) []string) {
+func countProblems[T any](rows []T, table string, h *leaserec.Health, problems func(T) []string) {
 	bad := 0
 	for _, v := range rows {
 		if len(problems(v)) > 0 {
@@ -228,7 +231,7 @@ func countProblems[T any](rows []T, table string, h *Health, problems func(T) []
 		}
 	}
 	if bad > 0 {
-		h.note(plural(bad, table+" row") + rowProblems)
+		note(h, plural(bad, table+" row")+rowProblems)
 	}
 }
 
@@ -291,8 +294,8 @@ const rowProblems = " with undecodable values (see each row's Problems)"
 // degraded only for reasons the full read gave too (a missing column, rows
 // with undecodable values — counted over fewer rows). A new reason, or a
 // section now unavailable, is not explained: read the Snapshot again.
-func ScopeAgrees(scoped, full Health) bool {
-	if scoped.Status == HealthOK || scoped.Status == "" {
+func ScopeAgrees(scoped, full leaserec.Health) bool {
+	if scoped.Status == leaserec.HealthOK || scoped.Status == "" {
 		return true
 	}
 	if scoped.Status != full.Status {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"steward/leases/leaserec"
 )
 
 // TestScopeQueriesUseIndexes checks the query plans behind ReadScope: every
@@ -36,7 +38,7 @@ func TestScopeQueriesUseIndexes(t *testing.T) {
 		{"sessions", "", "session_id", sessionCols, []any{"s1", "s2"}},
 		{"work_items", "", "work_item_id", workItemCols, []any{1, 2}},
 	} {
-		var h Health
+		var h leaserec.Health
 		list, _, ok := selectList(info, c.table, c.want, &h)
 		if !ok {
 			t.Fatalf("%s: %v", c.table, h)

@@ -8,16 +8,17 @@ import (
 	"time"
 
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/leasestest"
 )
 
 func TestReadScope(t *testing.T) {
-	exp := leases.FormatTime(leasestest.Now.Add(10 * time.Minute))
+	exp := leaserec.FormatTime(leasestest.Now.Add(10 * time.Minute))
 	path := leasestest.NewDB(t, []leasestest.Session{{SessionID: "s1", Host: "h"}, {SessionID: "s2"}, {SessionID: "s3"}},
 		[]leasestest.Lease{
-			{LeaseID: "lease-1", SessionID: "s1", Work: leasestest.Work(leases.KindIssue, 1), ExpiresAt: exp},
-			{LeaseID: "lease-2", SessionID: "s2", Work: leasestest.Work(leases.KindIssue, 1), ExpiresAt: exp, Status: leases.StatusReleased},
-			{LeaseID: "lease-3", SessionID: "s3", Work: leasestest.Work(leases.KindIssue, 2), ExpiresAt: exp},
+			{LeaseID: "lease-1", SessionID: "s1", Work: leasestest.Work(leaserec.KindIssue, 1), ExpiresAt: exp},
+			{LeaseID: "lease-2", SessionID: "s2", Work: leasestest.Work(leaserec.KindIssue, 1), ExpiresAt: exp, Status: leaserec.StatusReleased},
+			{LeaseID: "lease-3", SessionID: "s3", Work: leasestest.Work(leaserec.KindIssue, 2), ExpiresAt: exp},
 		})
 	r, err := leases.OpenReadOnly(path)
 	if err != nil {
@@ -37,7 +38,7 @@ func TestReadScope(t *testing.T) {
 	var ids []string
 	for _, l := range got.Leases {
 		ids = append(ids, l.LeaseID)
-		if l.Work != leasestest.Work(leases.KindIssue, 1) {
+		if l.Work != leasestest.Work(leaserec.KindIssue, 1) {
 			t.Errorf("%s: Work = %+v", l.LeaseID, l.Work)
 		}
 	}
@@ -59,14 +60,14 @@ func TestReadScope(t *testing.T) {
 	if len(got.WorkItems) != 1 || got.WorkItems[0].WorkItemID != l1.WorkItemID {
 		t.Errorf("work items = %+v", got.WorkItems)
 	}
-	for name, h := range map[string]leases.Health{"leases": got.LeasesHealth, "sessions": got.SessionsHealth, "work items": got.WorkItemsHealth} {
-		if h.Status != leases.HealthOK {
+	for name, h := range map[string]leaserec.Health{"leases": got.LeasesHealth, "sessions": got.SessionsHealth, "work items": got.WorkItemsHealth} {
+		if h.Status != leaserec.HealthOK {
 			t.Errorf("%s health = %+v", name, h)
 		}
 	}
 
 	empty, err := r.ReadScope(ctx, leases.Scope{})
-	if err != nil || len(empty.Leases)+len(empty.Sessions)+len(empty.WorkItems) != 0 || empty.LeasesHealth.Status != leases.HealthOK {
+	if err != nil || len(empty.Leases)+len(empty.Sessions)+len(empty.WorkItems) != 0 || empty.LeasesHealth.Status != leaserec.HealthOK {
 		t.Errorf("empty scope = %+v, %v", empty, err)
 	}
 }
@@ -75,7 +76,7 @@ func TestReadScope(t *testing.T) {
 // and never reads as "no rows" with an ok health.
 func TestReadScopeMissingTable(t *testing.T) {
 	path := leasestest.NewDB(t, []leasestest.Session{{SessionID: "s1"}},
-		[]leasestest.Lease{{LeaseID: "lease-1", SessionID: "s1", Work: leasestest.Work(leases.KindIssue, 1)}})
+		[]leasestest.Lease{{LeaseID: "lease-1", SessionID: "s1", Work: leasestest.Work(leaserec.KindIssue, 1)}})
 	exec(t, path, `DROP TABLE sessions`)
 	r, err := leases.OpenReadOnly(path)
 	if err != nil {
@@ -86,7 +87,7 @@ func TestReadScopeMissingTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got.Leases) != 1 || got.SessionsHealth.Status != leases.HealthUnavailable {
+	if len(got.Leases) != 1 || got.SessionsHealth.Status != leaserec.HealthUnavailable {
 		t.Errorf("leases %d, sessions health %+v", len(got.Leases), got.SessionsHealth)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"steward/leases/leaserec"
 )
 
 // ErrWALIndexMissing is returned by OpenReadOnly and by reads when the DB is in WAL mode
@@ -211,33 +213,35 @@ func (r *SQLiteReader) ReadScope(ctx context.Context, sc Scope) (*Scoped, error)
 }
 
 // LeaseByID implements Rows.
-func (r *SQLiteReader) LeaseByID(ctx context.Context, id string) (l Lease, found bool, err error) {
+func (r *SQLiteReader) LeaseByID(ctx context.Context, id string) (l leaserec.Lease, found bool, err error) {
 	err = r.do(ctx, "lease", func() (err error) { l, found, err = r.reads.LeaseByID(ctx, id); return err })
 	return l, found, err
 }
 
 // LeasesForWorkItem implements Rows.
-func (r *SQLiteReader) LeasesForWorkItem(ctx context.Context, ref WorkRef) ([]Lease, error) {
-	var ls []Lease
+func (r *SQLiteReader) LeasesForWorkItem(ctx context.Context, ref leaserec.WorkRef) ([]leaserec.Lease, error) {
+	var ls []leaserec.Lease
 	err := r.do(ctx, "leases", func() (err error) { ls, err = r.reads.LeasesForWorkItem(ctx, ref); return err })
 	return ls, err
 }
 
 // LeaseHistory implements Rows.
-func (r *SQLiteReader) LeaseHistory(ctx context.Context, ref WorkRef) ([]Lease, error) {
-	var ls []Lease
+func (r *SQLiteReader) LeaseHistory(ctx context.Context, ref leaserec.WorkRef) ([]leaserec.Lease, error) {
+	var ls []leaserec.Lease
 	err := r.do(ctx, "lease history", func() (err error) { ls, err = r.reads.LeaseHistory(ctx, ref); return err })
 	return ls, err
 }
 
 // EventsSince implements Events.
-func (r *SQLiteReader) EventsSince(ctx context.Context, cursor int64, limit int) (evs []Event, h Health, err error) {
+func (r *SQLiteReader) EventsSince(ctx context.Context, cursor int64, limit int) (
+	evs []leaserec.Event, h leaserec.Health, err error) {
 	err = r.do(ctx, "events", func() (err error) { evs, h, err = r.reads.EventsSince(ctx, cursor, limit); return err })
 	return evs, h, err
 }
 
 // EventsBacklog implements Events.
-func (r *SQLiteReader) EventsBacklog(ctx context.Context, cursor int64, last int) (evs []Event, h Health, next int64, err error) {
+func (r *SQLiteReader) EventsBacklog(ctx context.Context, cursor int64, last int) (
+	evs []leaserec.Event, h leaserec.Health, next int64, err error) {
 	err = r.do(ctx, "events", func() (err error) { evs, h, next, err = r.reads.EventsBacklog(ctx, cursor, last); return err })
 	return evs, h, next, err
 }

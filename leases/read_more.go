@@ -3,12 +3,14 @@ package leases
 import (
 	"context"
 	"database/sql"
+
+	"steward/leases/leaserec"
 )
 
 // EventsSince returns up to limit events with event_id > cursor in id order,
 // for incremental watching (limit <= 0 means 1000). The next cursor is the
 // last returned EventID.
-func (r *reads) EventsSince(ctx context.Context, cursor int64, limit int) ([]Event, Health, error) {
+func (r *reads) EventsSince(ctx context.Context, cursor int64, limit int) ([]leaserec.Event, leaserec.Health, error) {
 	page, err := r.eventsAfter(ctx, r.q(r.db), cursor, limit)
 	return page.Events, page.Health, mapErr("events", r.path, err)
 }
@@ -27,7 +29,7 @@ func (r *reads) eventsAfter(ctx context.Context, q queryer, cursor int64, limit 
 	}
 	out.Events, out.Health, err = readTable(ctx, q, info, "events", eventCols,
 		"WHERE event_id > ? ORDER BY event_id LIMIT ?", []any{cursor, limit},
-		decodeEvent, func(v Event) []string { return v.Problems })
+		decodeEvent, func(v leaserec.Event) []string { return v.Problems })
 	out.More = len(out.Events) == limit
 	return out, err
 }
@@ -35,10 +37,10 @@ func (r *reads) eventsAfter(ctx context.Context, q queryer, cursor int64, limit 
 // LeaseByID reads one lease (with Work filled when work_items is readable).
 // found is false when no row has that id. A leases table too damaged to
 // read is ErrNoTable.
-func (r *reads) LeaseByID(ctx context.Context, id string) (l Lease, found bool, err error) {
+func (r *reads) LeaseByID(ctx context.Context, id string) (l leaserec.Lease, found bool, err error) {
 	ls, err := r.leasesWhere(ctx, "WHERE lease_id = ?", id)
 	if err != nil || len(ls) == 0 {
-		return Lease{}, false, err
+		return leaserec.Lease{}, false, err
 	}
 	return ls[0], true, nil
 }
@@ -47,7 +49,7 @@ func (r *reads) LeaseByID(ctx context.Context, id string) (l Lease, found bool, 
 // by ref (normally at most one; more is a concurrent-active-lease collision),
 // the item found by its identity (org and repo case-insensitive; every
 // work_items row of it, should the DB hold it under two spellings).
-func (r *reads) LeasesForWorkItem(ctx context.Context, ref WorkRef) ([]Lease, error) {
+func (r *reads) LeasesForWorkItem(ctx context.Context, ref leaserec.WorkRef) ([]leaserec.Lease, error) {
 	cond, args := itemIdentity(r.d, ref)
 	return r.leasesWhere(ctx, `WHERE (status IS NULL OR `+r.d.fold("status")+` NOT IN `+terminalIn+`)
 		AND work_item_id IN (SELECT work_item_id FROM work_items WHERE `+cond+`)`, args...)
@@ -55,7 +57,7 @@ func (r *reads) LeasesForWorkItem(ctx context.Context, ref WorkRef) ([]Lease, er
 
 // LeaseHistory returns every lease on the work item named by ref, whatever its status
 // (oldest first): what a verifier reads to find an attempt's lease after it ended.
-func (r *reads) LeaseHistory(ctx context.Context, ref WorkRef) ([]Lease, error) {
+func (r *reads) LeaseHistory(ctx context.Context, ref leaserec.WorkRef) ([]leaserec.Lease, error) {
 	cond, args := itemIdentity(r.d, ref)
 	return r.leasesWhere(ctx, `WHERE work_item_id IN (SELECT work_item_id FROM work_items WHERE `+cond+`)
 		ORDER BY created_at, lease_id`, args...)
@@ -72,7 +74,7 @@ func (r *reads) HasColumn(ctx context.Context, table, col string) (bool, error) 
 	return info.has(table, col), nil
 }
 
-func (r *reads) leasesWhere(ctx context.Context, where string, args ...any) ([]Lease, error) {
+func (r *reads) leasesWhere(ctx context.Context, where string, args ...any) ([]leaserec.Lease, error) {
 	const op = "read lease"
 	dbtx, err := r.beginRead(ctx)
 	if err != nil {
@@ -89,13 +91,14 @@ func (r *reads) leasesWhere(ctx context.Context, where string, args ...any) ([]L
 }
 
 // leasesWhereInfo is leasesWhere over an already introspected schema.
-func leasesWhereInfo(ctx context.Context, q queryer, info schemaInfo, where string, args ...any) ([]Lease, error) {
+func leasesWhereInfo(ctx context.Context, q queryer, info schemaInfo, where string,
+	args ...any) ([]leaserec.Lease, error) {
 	ls, h, err := readTable(ctx, q, info, "leases", leaseCols, where, args,
-		decodeLease, func(v Lease) []string { return v.Problems })
+		decodeLease, func(v leaserec.Lease) []string { return v.Problems })
 	if err != nil {
 		return nil, err
 	}
-	if h.Status == HealthUnavailable {
+	if h.Status == leaserec.HealthUnavailable {
 		return nil, &DBError{Op: "read lease", Err: ErrNoTable, Detail: joinReasons(h)}
 	}
 	if len(ls) == 0 {
@@ -117,15 +120,15 @@ func leasesWhereInfo(ctx context.Context, q queryer, info schemaInfo, where stri
 				rows.Close()
 				return nil, serr
 			}
-			ls[i].Work = WorkRef{Remote: remote.String, Org: org.String, Repo: repo.String,
-				Kind: WorkKind(kind.String), Number: num.Int64}
+			ls[i].Work = leaserec.WorkRef{Remote: remote.String, Org: org.String, Repo: repo.String,
+				Kind: leaserec.WorkKind(kind.String), Number: num.Int64}
 		}
 		rows.Close()
 	}
 	return ls, nil
 }
 
-func joinReasons(h Health) string {
+func joinReasons(h leaserec.Health) string {
 	s := ""
 	for i, r := range h.Reasons {
 		if i > 0 {
@@ -142,18 +145,19 @@ func joinReasons(h Health) string {
 // a long-lived DB holds every event since it was made, and a reader that only shows
 // recent activity must not read them all into memory. next is the highest event id past
 // cursor (cursor itself when there is none): the cursor to continue from.
-func (r *reads) EventsBacklog(ctx context.Context, cursor int64, last int) (evs []Event, h Health, next int64, err error) {
+func (r *reads) EventsBacklog(ctx context.Context, cursor int64, last int) (
+	evs []leaserec.Event, h leaserec.Health, next int64, err error) {
 	const op = "events"
 	next = cursor
 	dbtx, err := r.beginRead(ctx)
 	if err != nil {
-		return nil, Health{}, next, mapErr(op, r.path, err)
+		return nil, leaserec.Health{}, next, mapErr(op, r.path, err)
 	}
 	defer dbtx.Rollback()
 	tx := r.q(dbtx)
 	info, err := r.introspect(ctx, tx, "events")
 	if err != nil {
-		return nil, Health{}, next, mapErr(op, r.path, err)
+		return nil, leaserec.Health{}, next, mapErr(op, r.path, err)
 	}
 	where := "WHERE event_id > ? AND (event_id IN (SELECT event_id FROM events WHERE event_id > ? ORDER BY event_id DESC LIMIT ?)"
 	args := []any{cursor, cursor, max(last, 0)}
@@ -161,8 +165,8 @@ func (r *reads) EventsBacklog(ctx context.Context, cursor int64, last int) (evs 
 		where += " OR event_type = 'claim.refused'"
 	}
 	evs, h, err = readTable(ctx, tx, info, "events", eventCols, where+") ORDER BY event_id", args,
-		decodeEvent, func(v Event) []string { return v.Problems })
-	if err != nil || h.Status == HealthUnavailable {
+		decodeEvent, func(v leaserec.Event) []string { return v.Problems })
+	if err != nil || h.Status == leaserec.HealthUnavailable {
 		return evs, h, next, mapErr(op, r.path, err)
 	}
 	rows, err := tx.QueryContext(ctx, "SELECT coalesce(max(event_id), ?) FROM events WHERE event_id > ?", cursor, cursor)

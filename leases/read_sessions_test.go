@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/leasestest"
 )
 
@@ -23,10 +24,10 @@ func TestSnapshotBoundsEndedSessions(t *testing.T) {
 		{SessionID: "recent-ended-2", Status: "expired"}, // among the 2 most recent
 	}
 	ls := []leasestest.Lease{
-		{LeaseID: "l-held", SessionID: "old-ended-named", Work: leasestest.Work(leases.KindIssue, 1), ExpiresAt: leases.FormatTime(now.Add(time.Hour))},
+		{LeaseID: "l-held", SessionID: "old-ended-named", Work: leasestest.Work(leaserec.KindIssue, 1), ExpiresAt: leaserec.FormatTime(now.Add(time.Hour))},
 		// A terminal lease keeps no session in the read: its session's row decides nothing.
-		{LeaseID: "l-done", SessionID: "old-ended", Work: leasestest.Work(leases.KindIssue, 2),
-			Status: leases.StatusReleased, ExpiresAt: leases.FormatTime(now.Add(-time.Hour))}}
+		{LeaseID: "l-done", SessionID: "old-ended", Work: leasestest.Work(leaserec.KindIssue, 2),
+			Status: leaserec.StatusReleased, ExpiresAt: leaserec.FormatTime(now.Add(-time.Hour))}}
 	path := leasestest.NewDB(t, ss, ls)
 	ids := func(s *leases.Snapshot) []string {
 		var out []string
@@ -51,7 +52,7 @@ func TestSnapshotBoundsEndedSessions(t *testing.T) {
 			if got := ids(s); !slices.Equal(got, tc.want) || s.SessionsOmitted != tc.omitted {
 				t.Fatalf("sessions %v omitted %d, want %v omitted %d", got, s.SessionsOmitted, tc.want, tc.omitted)
 			}
-			if s.SessionsHealth.Status != leases.HealthOK {
+			if s.SessionsHealth.Status != leaserec.HealthOK {
 				t.Fatalf("health %+v", s.SessionsHealth)
 			}
 		})

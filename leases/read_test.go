@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/leasestest"
 )
 
@@ -34,10 +35,10 @@ func fixture(t *testing.T) string {
 	return leasestest.NewDB(t,
 		[]leasestest.Session{{SessionID: "sess-a", Role: "author", PID: 10, Host: "h"}},
 		[]leasestest.Lease{
-			{LeaseID: "l-active", SessionID: "sess-a", Work: leasestest.Work(leases.KindIssue, 1),
-				ExpiresAt: leases.FormatTime(now.Add(time.Minute)), OwnerHost: "h"},
-			{LeaseID: "l-done", SessionID: "sess-a", Work: leasestest.Work(leases.KindPR, 2),
-				Status: leases.StatusReleased, ExpiresAt: leases.FormatTime(now)},
+			{LeaseID: "l-active", SessionID: "sess-a", Work: leasestest.Work(leaserec.KindIssue, 1),
+				ExpiresAt: leaserec.FormatTime(now.Add(time.Minute)), OwnerHost: "h"},
+			{LeaseID: "l-done", SessionID: "sess-a", Work: leasestest.Work(leaserec.KindPR, 2),
+				Status: leaserec.StatusReleased, ExpiresAt: leaserec.FormatTime(now)},
 		})
 }
 
@@ -58,12 +59,12 @@ func snapshot(t *testing.T, path string) *leases.Snapshot {
 func TestSnapshotOK(t *testing.T) {
 	t.Parallel()
 	s := snapshot(t, fixture(t))
-	if s.SchemaVersion != "5" || s.MetaHealth.Status != leases.HealthOK || s.LeasesHealth.Status != leases.HealthOK ||
-		s.SessionsHealth.Status != leases.HealthOK || s.AssignmentsHealth.Status != leases.HealthOK {
+	if s.SchemaVersion != "5" || s.MetaHealth.Status != leaserec.HealthOK || s.LeasesHealth.Status != leaserec.HealthOK ||
+		s.SessionsHealth.Status != leaserec.HealthOK || s.AssignmentsHealth.Status != leaserec.HealthOK {
 		t.Fatalf("health %+v", s)
 	}
 	if len(s.Sessions) != 1 || len(s.WorkItems) != 2 || len(s.Leases) != 2 || s.Leases[0].LeaseID != "l-active" ||
-		s.Leases[0].Work.Number != 1 || s.Leases[1].Work.Kind != leases.KindPR {
+		s.Leases[0].Work.Number != 1 || s.Leases[1].Work.Kind != leaserec.KindPR {
 		t.Fatalf("rows %+v", s)
 	}
 	if none := snapshotOpt(t, fixture(t), leases.ReadOptions{RecentTerminal: -1}); len(none.Leases) != 1 {
@@ -89,38 +90,38 @@ func TestDegradedSchemas(t *testing.T) {
 	cases := []struct {
 		name    string
 		stmts   []string
-		section func(*leases.Snapshot) leases.Health
-		status  leases.HealthStatus
+		section func(*leases.Snapshot) leaserec.Health
+		status  leaserec.HealthStatus
 		reason  string
 		check   func(*leases.Snapshot) bool
 	}{
 		{"missing enrichment column", []string{"ALTER TABLE leases DROP COLUMN owner_host"},
-			func(s *leases.Snapshot) leases.Health { return s.LeasesHealth }, leases.HealthOK, "leases.owner_host",
+			func(s *leases.Snapshot) leaserec.Health { return s.LeasesHealth }, leaserec.HealthOK, "leases.owner_host",
 			func(s *leases.Snapshot) bool { return len(s.Leases) == 2 }},
 		{"missing key column", []string{"ALTER TABLE sessions DROP COLUMN status"},
-			func(s *leases.Snapshot) leases.Health { return s.SessionsHealth }, leases.HealthDegraded, "sessions.status",
+			func(s *leases.Snapshot) leaserec.Health { return s.SessionsHealth }, leaserec.HealthDegraded, "sessions.status",
 			func(s *leases.Snapshot) bool { return len(s.Sessions) == 1 }},
 		{"missing work_items table", []string{"PRAGMA foreign_keys=OFF", "DROP TABLE work_items"},
-			func(s *leases.Snapshot) leases.Health { return s.LeasesHealth }, leases.HealthDegraded, "no issue/PR scope",
+			func(s *leases.Snapshot) leaserec.Health { return s.LeasesHealth }, leaserec.HealthDegraded, "no issue/PR scope",
 			func(s *leases.Snapshot) bool {
-				return len(s.Leases) == 2 && s.WorkItemsHealth.Status == leases.HealthUnavailable
+				return len(s.Leases) == 2 && s.WorkItemsHealth.Status == leaserec.HealthUnavailable
 			}},
 		{"missing assignments table", []string{"DROP TABLE assignments"},
-			func(s *leases.Snapshot) leases.Health { return s.AssignmentsHealth }, leases.HealthUnavailable, "table assignments is absent",
+			func(s *leases.Snapshot) leaserec.Health { return s.AssignmentsHealth }, leaserec.HealthUnavailable, "table assignments is absent",
 			func(s *leases.Snapshot) bool { return len(s.Leases) == 2 }},
 		{"missing required column", []string{"ALTER TABLE sessions RENAME COLUMN session_id TO sid"},
-			func(s *leases.Snapshot) leases.Health { return s.SessionsHealth }, leases.HealthUnavailable, "sessions.session_id",
+			func(s *leases.Snapshot) leaserec.Health { return s.SessionsHealth }, leaserec.HealthUnavailable, "sessions.session_id",
 			func(s *leases.Snapshot) bool { return s.Sessions == nil }},
 		{"unknown schema version", []string{"UPDATE schema_meta SET value='99' WHERE key='schema_version'"},
-			func(s *leases.Snapshot) leases.Health { return s.MetaHealth }, leases.HealthOK, "\"99\"",
+			func(s *leases.Snapshot) leaserec.Health { return s.MetaHealth }, leaserec.HealthOK, "\"99\"",
 			func(s *leases.Snapshot) bool { return s.SchemaVersion == "99" }},
 		{"missing schema_meta", []string{"DROP TABLE schema_meta"},
-			func(s *leases.Snapshot) leases.Health { return s.MetaHealth }, leases.HealthOK, "schema_meta is absent",
+			func(s *leases.Snapshot) leaserec.Health { return s.MetaHealth }, leaserec.HealthOK, "schema_meta is absent",
 			func(s *leases.Snapshot) bool { return true }},
 		{"undecodable values", []string{"UPDATE leases SET expires_at='soon', allowed_actions='[1]' WHERE lease_id='l-active'"},
-			func(s *leases.Snapshot) leases.Health { return s.LeasesHealth }, leases.HealthOK, "undecodable",
+			func(s *leases.Snapshot) leaserec.Health { return s.LeasesHealth }, leaserec.HealthOK, "undecodable",
 			func(s *leases.Snapshot) bool {
-				return s.Leases[0].ExpiresAt.State == leases.TimeUnparseable && len(s.Leases[0].Problems) == 2
+				return s.Leases[0].ExpiresAt.State == leaserec.TimeUnparseable && len(s.Leases[0].Problems) == 2
 			}},
 	}
 	for _, c := range cases {
@@ -132,7 +133,7 @@ func TestDegradedSchemas(t *testing.T) {
 			h := c.section(s)
 			// Reasons say what makes the read incomplete; notes what it lacks without that.
 			said := strings.Join(h.Reasons, "|")
-			if c.status == leases.HealthOK {
+			if c.status == leaserec.HealthOK {
 				said = strings.Join(h.Notes, "|")
 			}
 			if h.Status != c.status || !strings.Contains(said, c.reason) || !c.check(s) {
@@ -153,7 +154,7 @@ func TestOpenUnavailable(t *testing.T) {
 	if _, statErr := os.Stat(missing); !os.IsNotExist(statErr) {
 		t.Fatal("OpenReadOnly created the file")
 	}
-	if h := leases.HealthFromError(err); h.Status != leases.HealthUnavailable || !strings.Contains(h.Reasons[0], "missing authority") {
+	if h := leases.HealthFromError(err); h.Status != leaserec.HealthUnavailable || !strings.Contains(h.Reasons[0], "missing authority") {
 		t.Fatalf("health %+v", h)
 	}
 	junk := filepath.Join(dir, "junk.sqlite3")
@@ -165,7 +166,7 @@ func TestOpenUnavailable(t *testing.T) {
 	if !errors.Is(err, leases.ErrNotSQLite) || !errors.As(err, &de) || de.Path != junk {
 		t.Fatalf("junk: %v", err)
 	}
-	if h := leases.HealthFromError(err); h.Status != leases.HealthUnavailable || !strings.Contains(h.Reasons[0], "not a SQLite") {
+	if h := leases.HealthFromError(err); h.Status != leaserec.HealthUnavailable || !strings.Contains(h.Reasons[0], "not a SQLite") {
 		t.Fatalf("health %+v", h)
 	}
 	if _, err := leases.OpenReadWrite(junk, leases.StoreOptions{}); !errors.Is(err, leases.ErrNotSQLite) {
@@ -224,7 +225,7 @@ func TestEventsCursorAndDataVersion(t *testing.T) {
 		t.Fatal("data_version did not move after a commit")
 	}
 	ev, h, err := r.EventsSince(ctx, 0, 0)
-	if err != nil || h.Status != leases.HealthOK || len(ev) != 2 || ev[0].EventType != "lease.claim" || ev[1].EventType != "claim.refused" {
+	if err != nil || h.Status != leaserec.HealthOK || len(ev) != 2 || ev[0].EventType != "lease.claim" || ev[1].EventType != "claim.refused" {
 		t.Fatalf("events %+v %+v %v", ev, h, err)
 	}
 	more, _, _ := r.EventsSince(ctx, ev[1].EventID, 0)
@@ -246,7 +247,7 @@ func TestEventsCursorAndDataVersion(t *testing.T) {
 	r2, _ := leases.OpenReadOnly(p2)
 	defer r2.Close()
 	ev, h, err = r2.EventsSince(ctx, 0, 0)
-	if err != nil || h.Status != leases.HealthOK || !strings.Contains(strings.Join(h.Notes, "|"), "events.session_id") ||
+	if err != nil || h.Status != leaserec.HealthOK || !strings.Contains(strings.Join(h.Notes, "|"), "events.session_id") ||
 		len(ev) != 1 || ev[0].Message != "lease renewed" {
 		t.Fatalf("seed events %+v %+v %v", ev, h, err)
 	}
@@ -267,11 +268,11 @@ func TestLeaseByIDAndWorkItem(t *testing.T) {
 	if _, found, err := r.LeaseByID(ctx, "nope"); found || err != nil {
 		t.Fatalf("absent: %v %v", found, err)
 	}
-	ls, err := r.LeasesForWorkItem(ctx, leasestest.Work(leases.KindIssue, 1))
+	ls, err := r.LeasesForWorkItem(ctx, leasestest.Work(leaserec.KindIssue, 1))
 	if err != nil || len(ls) != 1 || ls[0].LeaseID != "l-active" {
 		t.Fatalf("by item %+v %v", ls, err)
 	}
-	if ls, _ := r.LeasesForWorkItem(ctx, leasestest.Work(leases.KindPR, 2)); len(ls) != 0 {
+	if ls, _ := r.LeasesForWorkItem(ctx, leasestest.Work(leaserec.KindPR, 2)); len(ls) != 0 {
 		t.Fatalf("released lease listed as live: %+v", ls)
 	}
 }

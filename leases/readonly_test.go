@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/leasestest"
 )
 
@@ -183,12 +184,12 @@ func readAll(path string) ([]int64, error) {
 	}
 	var items []int64
 	for _, l := range s.Leases {
-		if l.Status == leases.StatusActive {
+		if l.Status == leaserec.StatusActive {
 			items = append(items, l.Work.Number)
 		}
 	}
 	slices.Sort(items)
-	ref := leasestest.Work(leases.KindIssue, 1)
+	ref := leasestest.Work(leaserec.KindIssue, 1)
 	reads := []func() error{
 		func() error { _, err := r.DataVersion(ctx); return err },
 		func() error { _, err := r.EventsAtVersion(ctx, 0, 10); return err },
@@ -366,7 +367,7 @@ func TestReaderNeverHoldsOffAWriter(t *testing.T) {
 	if err != nil || v1 == v0 {
 		t.Fatalf("the writer's commit did not move the version: %d -> %d %v", v0, v1, err)
 	}
-	if ls, err := r.LeasesForWorkItem(ctx, leasestest.Work(leases.KindIssue, 1)); err != nil || len(ls) != 1 {
+	if ls, err := r.LeasesForWorkItem(ctx, leasestest.Work(leaserec.KindIssue, 1)); err != nil || len(ls) != 1 {
 		t.Fatalf("the reader does not see the writer's claim: %v %v", ls, err)
 	}
 	// A writer of this process opens after the reader mapped the -shm read-only: the
@@ -382,7 +383,7 @@ func TestReaderNeverHoldsOffAWriter(t *testing.T) {
 	if out, err := s.Claim(ctx, claimReq("in-process", 2), time.Now()); err != nil || !out.OK() {
 		t.Fatalf("a writer of the reader's process: %+v %v", out, err)
 	}
-	if ls, err := r.LeasesForWorkItem(ctx, leasestest.Work(leases.KindIssue, 2)); err != nil || len(ls) != 1 {
+	if ls, err := r.LeasesForWorkItem(ctx, leasestest.Work(leaserec.KindIssue, 2)); err != nil || len(ls) != 1 {
 		t.Fatalf("the reader does not see its own process's claim: %v %v", ls, err)
 	}
 }
@@ -410,7 +411,7 @@ func BenchmarkSmallRead(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer r.Close()
-			ctx, ref := context.Background(), leasestest.Work(leases.KindIssue, 1)
+			ctx, ref := context.Background(), leasestest.Work(leaserec.KindIssue, 1)
 			b.ResetTimer()
 			for b.Loop() {
 				if _, err := r.LeasesForWorkItem(ctx, ref); err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"steward/leases/leaserec"
 )
 
 // TestOpenReadOnlyRefusesAFIFO: SQLite opens without O_NONBLOCK, so a FIFO at the DB
@@ -45,11 +46,11 @@ func TestOpenReadOnlyRefusesAFIFO(t *testing.T) {
 func TestLivenessOutOfPidRange(t *testing.T) {
 	host, _ := os.Hostname()
 	for _, pid := range []int{1 << 40, 1<<32 - 1, math.MaxInt32 + 1, math.MaxInt} {
-		if got := Liveness(pid, host); got != ProcessUnknown {
+		if got := Liveness(pid, host); got != leaserec.ProcessUnknown {
 			t.Errorf("Liveness(%d) = %s, want unknown", pid, got)
 		}
 	}
-	if got := Liveness(os.Getpid(), host); got != ProcessAlive {
+	if got := Liveness(os.Getpid(), host); got != leaserec.ProcessAlive {
 		t.Errorf("own pid: %s", got)
 	}
 }

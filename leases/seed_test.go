@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/leasestest"
 	"steward/leases/seedtest"
 )
@@ -38,7 +39,7 @@ func openStore(t *testing.T, path string) leases.Store {
 
 func seedClaim(session string, n int64) leases.ClaimRequest {
 	return leases.ClaimRequest{Session: leases.SessionInfo{SessionID: session, Role: "author", Profile: "prgs-author", PID: 99},
-		Work: leasestest.Work(leases.KindIssue, n), Role: "author", OwnerPID: 99, WorktreePath: "/w/" + session}
+		Work: leasestest.Work(leaserec.KindIssue, n), Role: "author", OwnerPID: 99, WorktreePath: "/w/" + session}
 }
 
 // TestActiveInAnyCaseBlocksClaim: the seed compares lease statuses lower-cased, so a lease
@@ -99,7 +100,7 @@ func TestActiveInAnyCaseBlocksClaim(t *testing.T) {
 func TestCaseInsensitiveTransitions(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	lease := func(t *testing.T, s leases.Store, path string) leases.Lease {
+	lease := func(t *testing.T, s leases.Store, path string) leaserec.Lease {
 		r, err := leases.OpenReadOnly(path)
 		if err != nil {
 			t.Fatal(err)
@@ -109,27 +110,27 @@ func TestCaseInsensitiveTransitions(t *testing.T) {
 		if err != nil || !found {
 			t.Fatal(found, err)
 		}
-		if l.Status != leases.StatusActive || l.StatusRaw != "ACTIVE" {
+		if l.Status != leaserec.StatusActive || l.StatusRaw != "ACTIVE" {
 			t.Fatalf("status %q raw %q", l.Status, l.StatusRaw)
 		}
 		return l
 	}
 	later := now.Add(2 * time.Hour) // past the lease's expiry
-	for name, run := range map[string]func(s leases.Store, l leases.Lease) (leases.Outcome, error){
-		"heartbeat": func(s leases.Store, l leases.Lease) (leases.Outcome, error) {
+	for name, run := range map[string]func(s leases.Store, l leaserec.Lease) (leases.Outcome, error){
+		"heartbeat": func(s leases.Store, l leaserec.Lease) (leases.Outcome, error) {
 			return s.Heartbeat(ctx, leases.FenceOf(l), now.Add(time.Minute))
 		},
-		"release": func(s leases.Store, l leases.Lease) (leases.Outcome, error) {
+		"release": func(s leases.Store, l leaserec.Lease) (leases.Outcome, error) {
 			return s.Release(ctx, leases.FenceOf(l), "", now)
 		},
-		"reclaim": func(s leases.Store, l leases.Lease) (leases.Outcome, error) {
+		"reclaim": func(s leases.Store, l leaserec.Lease) (leases.Outcome, error) {
 			return s.ReclaimExpired(ctx, leases.FenceOf(l), "op", later)
 		},
-		"abandon": func(s leases.Store, l leases.Lease) (leases.Outcome, error) {
+		"abandon": func(s leases.Store, l leaserec.Lease) (leases.Outcome, error) {
 			return s.Abandon(ctx, leases.AbandonRequest{Fence: leases.FenceOf(l),
-				Evidence: leases.Evidence{Owner: leases.ProcessDead}}, now)
+				Evidence: leaserec.Evidence{Owner: leaserec.ProcessDead}}, now)
 		},
-		"sweep": func(s leases.Store, l leases.Lease) (leases.Outcome, error) {
+		"sweep": func(s leases.Store, l leaserec.Lease) (leases.Outcome, error) {
 			out, err := s.ExpireSweep(ctx, later)
 			if err == nil && len(out.Expired) != 1 {
 				out.Code = "nothing swept"
@@ -199,7 +200,7 @@ func TestForeignDBKeepsItsJournalAndSchema(t *testing.T) {
 		},
 		func() (leases.Outcome, error) {
 			return s.Abandon(ctx, leases.AbandonRequest{Fence: leases.Fence{LeaseID: "lease-held", SessionID: "holder"},
-				Evidence: leases.Evidence{Owner: leases.ProcessAlive}}, now)
+				Evidence: leaserec.Evidence{Owner: leaserec.ProcessAlive}}, now)
 		},
 		func() (leases.Outcome, error) { return s.ExpireSweep(ctx, now) }, // nothing past expiry: writes nothing
 	}
@@ -257,7 +258,7 @@ func TestTransitionsOnSeedDB(t *testing.T) {
 		t.Fatalf("claim: %+v %v", claim, err)
 	}
 	l := claim.Lease
-	if l.TaskClass != "" || l.Status != leases.StatusActive || l.Work.Number != 3 || l.OwnerPID != 99 {
+	if l.TaskClass != "" || l.Status != leaserec.StatusActive || l.Work.Number != 3 || l.OwnerPID != 99 {
 		t.Fatalf("lease %+v", l)
 	}
 	hb, err := s.Heartbeat(ctx, leases.FenceOf(*l), now.Add(time.Minute))
@@ -265,7 +266,7 @@ func TestTransitionsOnSeedDB(t *testing.T) {
 		t.Fatalf("heartbeat: %+v %v", hb, err)
 	}
 	rel, err := s.Release(ctx, leases.FenceOf(*hb.Lease), "done", now.Add(2*time.Minute))
-	if err != nil || !rel.OK() || rel.Lease.Status != leases.StatusReleased || rel.Lease.ReleasedAt.Raw == "" {
+	if err != nil || !rel.OK() || rel.Lease.Status != leaserec.StatusReleased || rel.Lease.ReleasedAt.Raw == "" {
 		t.Fatalf("release: %+v %v", rel, err)
 	}
 	// A second claim refused: no event (the seed's events cannot name both sessions),
@@ -370,9 +371,9 @@ func TestSeedSnapshotReadsOK(t *testing.T) {
 		CreatedAt: seedtest.Naive(now), ExpiresAt: seedtest.ISO(now.Add(time.Minute))})
 	d.AddEvent(seedtest.Event{Item: ptr(seedtest.Issue(7)), Type: "lease.renew", Message: "lease renewed", CreatedAt: seedtest.Naive(now)})
 	s := snapshot(t, d.Path)
-	for name, h := range map[string]leases.Health{"meta": s.MetaHealth, "sessions": s.SessionsHealth,
+	for name, h := range map[string]leaserec.Health{"meta": s.MetaHealth, "sessions": s.SessionsHealth,
 		"work items": s.WorkItemsHealth, "leases": s.LeasesHealth, "assignments": s.AssignmentsHealth} {
-		if h.Status != leases.HealthOK || len(h.Reasons) != 0 {
+		if h.Status != leaserec.HealthOK || len(h.Reasons) != 0 {
 			t.Errorf("%s: %+v", name, h)
 		}
 	}
@@ -382,8 +383,8 @@ func TestSeedSnapshotReadsOK(t *testing.T) {
 			t.Errorf("no note of %s in %q", c, notes)
 		}
 	}
-	if len(s.Leases) != 2 || s.Leases[0].Status != leases.StatusActive || s.Leases[1].Status != leases.StatusReleased ||
-		s.Leases[1].Work.Kind != leases.KindPR || !s.Leases[0].ExpiresAt.OK() || !s.Leases[1].ExpiresAt.OK() {
+	if len(s.Leases) != 2 || s.Leases[0].Status != leaserec.StatusActive || s.Leases[1].Status != leaserec.StatusReleased ||
+		s.Leases[1].Work.Kind != leaserec.KindPR || !s.Leases[0].ExpiresAt.OK() || !s.Leases[1].ExpiresAt.OK() {
 		t.Fatalf("leases %+v", s.Leases)
 	}
 }

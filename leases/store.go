@@ -7,13 +7,15 @@ import (
 	"encoding/hex"
 	"strings"
 	"time"
+
+	"steward/leases/leaserec"
 )
 
 // StoreOptions configures a read-write Store.
 type StoreOptions struct {
 	// Policies resolves lease durations; the zero value uses the seed's
 	// defaults.
-	Policies PolicySet
+	Policies leaserec.PolicySet
 	// BeforeCommit, when set, runs after a transition's writes and before
 	// its COMMIT (crash tests SIGKILL the process there).
 	BeforeCommit func()
@@ -131,13 +133,13 @@ type Outcome struct {
 	Message string
 	// Lease is the lease after the write (read back in the same
 	// transaction), or the lease that caused a refusal.
-	Lease *Lease
+	Lease *leaserec.Lease
 	// HolderSessionID and HolderPastExpiry describe the blocking lease of a
 	// claimed_by_other_session refusal.
 	HolderSessionID  string
 	HolderPastExpiry bool
 	// Freshness is the classification an Abandon recorded or refused on.
-	Freshness *FreshnessResult
+	Freshness *leaserec.FreshnessResult
 	// Expired lists the lease ids an ExpireSweep ended.
 	Expired []string
 	// EventIDs lists the events the transition wrote.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/leasestest"
 )
 
@@ -27,13 +28,13 @@ func newStore(t testing.TB, opt leases.StoreOptions) (string, leases.Store) {
 func claimReq(session string, n int64) leases.ClaimRequest {
 	return leases.ClaimRequest{
 		Session:   leases.SessionInfo{SessionID: session, Role: "author", Profile: "prgs-author", PID: 42, Host: "h1"},
-		Work:      leasestest.Work(leases.KindIssue, n),
-		TaskClass: leases.ClassAuthorIssueWork, WorktreePath: "/w/" + session,
+		Work:      leasestest.Work(leaserec.KindIssue, n),
+		TaskClass: leaserec.ClassAuthorIssueWork, WorktreePath: "/w/" + session,
 		AllowedActions: []string{"commit", "push"}, Provenance: map[string]any{"source": "test"},
 	}
 }
 
-func mustClaim(t *testing.T, s leases.Store, session string, n int64, at time.Time) *leases.Lease {
+func mustClaim(t *testing.T, s leases.Store, session string, n int64, at time.Time) *leaserec.Lease {
 	t.Helper()
 	out, err := s.Claim(context.Background(), claimReq(session, n), at)
 	if err != nil || !out.OK() {
@@ -42,7 +43,7 @@ func mustClaim(t *testing.T, s leases.Store, session string, n int64, at time.Ti
 	return out.Lease
 }
 
-func events(t *testing.T, path string, typ string) []leases.Event {
+func events(t *testing.T, path string, typ string) []leaserec.Event {
 	t.Helper()
 	r, err := leases.OpenReadOnly(path)
 	if err != nil {
@@ -53,7 +54,7 @@ func events(t *testing.T, path string, typ string) []leases.Event {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []leases.Event
+	var out []leaserec.Event
 	for _, e := range ev {
 		if e.EventType == typ {
 			out = append(out, e)
@@ -67,8 +68,8 @@ func TestClaim(t *testing.T) {
 	ctx := context.Background()
 	path, s := newStore(t, leases.StoreOptions{})
 	l := mustClaim(t, s, "sess-a", 7, now)
-	if l.Status != leases.StatusActive || l.SessionID != "sess-a" || l.Phase != leases.PhaseAllocated ||
-		l.TaskClass != leases.ClassAuthorIssueWork || !l.ExpiresAt.Time.Equal(now.Add(10*time.Minute)) ||
+	if l.Status != leaserec.StatusActive || l.SessionID != "sess-a" || l.Phase != leaserec.PhaseAllocated ||
+		l.TaskClass != leaserec.ClassAuthorIssueWork || !l.ExpiresAt.Time.Equal(now.Add(10*time.Minute)) ||
 		l.Work.Number != 7 || len(l.AllowedActions) != 2 || l.Provenance["source"] != "test" || len(l.Problems) != 0 {
 		t.Fatalf("lease %+v", l)
 	}
@@ -106,7 +107,7 @@ func TestConflictFixTTLAndNegativeTTL(t *testing.T) {
 	t.Parallel()
 	_, s := newStore(t, leases.StoreOptions{})
 	req := claimReq("s", 1)
-	req.TaskClass = leases.ClassConflictFix
+	req.TaskClass = leaserec.ClassConflictFix
 	out, _ := s.Claim(context.Background(), req, now)
 	if !out.Lease.ExpiresAt.Time.Equal(now.Add(120 * time.Minute)) {
 		t.Fatalf("conflict fix ttl %v", out.Lease.ExpiresAt)
@@ -153,11 +154,11 @@ func TestHeartbeat(t *testing.T) {
 	// Absolute cap: a lease created 8h ago cannot be renewed; one close to
 	// the cap is renewed only up to it.
 	p2 := leasestest.NewDB(t, nil, []leasestest.Lease{
-		{LeaseID: "old", SessionID: "s", Work: leasestest.Work(leases.KindIssue, 2), TaskClass: leases.ClassAuthorIssueWork,
-			CreatedAt: leases.FormatTime(now.Add(-8 * time.Hour)), ExpiresAt: leases.FormatTime(now.Add(time.Minute))},
-		{LeaseID: "near", SessionID: "s", Work: leasestest.Work(leases.KindIssue, 3), TaskClass: leases.ClassAuthorIssueWork,
-			CreatedAt: leases.FormatTime(now.Add(-8*time.Hour + 4*time.Minute)), ExpiresAt: leases.FormatTime(now.Add(time.Minute))},
-		{LeaseID: "noexp", SessionID: "s", Work: leasestest.Work(leases.KindIssue, 4), TaskClass: leases.ClassReviewerPR},
+		{LeaseID: "old", SessionID: "s", Work: leasestest.Work(leaserec.KindIssue, 2), TaskClass: leaserec.ClassAuthorIssueWork,
+			CreatedAt: leaserec.FormatTime(now.Add(-8 * time.Hour)), ExpiresAt: leaserec.FormatTime(now.Add(time.Minute))},
+		{LeaseID: "near", SessionID: "s", Work: leasestest.Work(leaserec.KindIssue, 3), TaskClass: leaserec.ClassAuthorIssueWork,
+			CreatedAt: leaserec.FormatTime(now.Add(-8*time.Hour + 4*time.Minute)), ExpiresAt: leaserec.FormatTime(now.Add(time.Minute))},
+		{LeaseID: "noexp", SessionID: "s", Work: leasestest.Work(leaserec.KindIssue, 4), TaskClass: leaserec.ClassReviewerPR},
 	})
 	s2, err := leases.OpenReadWrite(p2, leases.StoreOptions{})
 	if err != nil {
@@ -186,7 +187,7 @@ func TestRelease(t *testing.T) {
 		t.Fatalf("foreign release: %+v", got)
 	}
 	got, err := s.Release(ctx, leases.FenceOf(*l), "done", now.Add(time.Minute))
-	if err != nil || !got.OK() || got.Lease.Status != leases.StatusReleased || got.Lease.EndReason != "done" ||
+	if err != nil || !got.OK() || got.Lease.Status != leaserec.StatusReleased || got.Lease.EndReason != "done" ||
 		!got.Lease.ReleasedAt.Time.Equal(now.Add(time.Minute)) {
 		t.Fatalf("release: %+v %v", got, err)
 	}
@@ -227,7 +228,7 @@ func TestReclaimExpired(t *testing.T) {
 		t.Fatalf("preview refused: %+v", v)
 	}
 	got, err := s.ReclaimExpired(ctx, f, "sess-b", l.ExpiresAt.Time)
-	if err != nil || !got.OK() || got.Lease.Status != leases.StatusExpired || got.Lease.EndReason != "reclaimed" {
+	if err != nil || !got.OK() || got.Lease.Status != leaserec.StatusExpired || got.Lease.EndReason != "reclaimed" {
 		t.Fatalf("reclaim: %+v %v", got, err)
 	}
 	if got, _ := s.ReclaimExpired(ctx, f, "sess-b", now.Add(time.Hour)); got.Code != leases.CodeNotActive {
@@ -239,7 +240,7 @@ func TestReclaimExpired(t *testing.T) {
 	mustClaim(t, s, "sess-b", 1, now.Add(time.Hour))
 	// Unparseable expiry is kept held.
 	p2 := leasestest.NewDB(t, nil, []leasestest.Lease{{LeaseID: "bad", SessionID: "s",
-		Work: leasestest.Work(leases.KindPR, 9), ExpiresAt: "not-a-date"}})
+		Work: leasestest.Work(leaserec.KindPR, 9), ExpiresAt: "not-a-date"}})
 	s2, _ := leases.OpenReadWrite(p2, leases.StoreOptions{})
 	defer s2.Close()
 	if got, _ := s2.ReclaimExpired(ctx, leases.Fence{LeaseID: "bad", SessionID: "s", ExpiresAt: "not-a-date"}, "", now.Add(99*time.Hour)); got.Code != leases.CodeNotExpired {
@@ -252,16 +253,16 @@ func TestAbandon(t *testing.T) {
 	ctx := context.Background()
 	path, s := newStore(t, leases.StoreOptions{})
 	l := mustClaim(t, s, "sess-a", 1, now)
-	req := leases.AbandonRequest{Fence: leases.FenceOf(*l), Actor: "op", Evidence: leases.Evidence{Owner: leases.ProcessUnknown}}
+	req := leases.AbandonRequest{Fence: leases.FenceOf(*l), Actor: "op", Evidence: leaserec.Evidence{Owner: leaserec.ProcessUnknown}}
 	if got, _ := s.Abandon(ctx, req, now.Add(time.Minute)); got.Code != leases.CodeNotStale {
 		t.Fatalf("unknown evidence must not abandon: %+v", got)
 	}
-	req.Evidence.Owner = leases.ProcessDead
+	req.Evidence.Owner = leaserec.ProcessDead
 	if got, _ := s.Abandon(ctx, req, now.Add(time.Hour)); got.Code != leases.CodeNotStale {
 		t.Fatalf("expired must be reclaimed, not abandoned: %+v", got)
 	}
 	got, err := s.Abandon(ctx, req, now.Add(time.Minute))
-	if err != nil || !got.OK() || got.Lease.Status != leases.StatusAbandoned || got.Lease.EndReason != "stale_dead_process" {
+	if err != nil || !got.OK() || got.Lease.Status != leaserec.StatusAbandoned || got.Lease.EndReason != "stale_dead_process" {
 		t.Fatalf("abandon: %+v %v", got, err)
 	}
 	ev := events(t, path, "lease.abandon")
@@ -277,13 +278,13 @@ func TestExpireSweep(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	path := leasestest.NewDB(t, nil, []leasestest.Lease{
-		{LeaseID: "past", SessionID: "s", Work: leasestest.Work(leases.KindIssue, 1), ExpiresAt: leases.FormatTime(now.Add(-time.Second))},
-		{LeaseID: "equal", SessionID: "s", Work: leasestest.Work(leases.KindIssue, 2), ExpiresAt: leases.FormatTime(now)},
-		{LeaseID: "future", SessionID: "s", Work: leasestest.Work(leases.KindIssue, 3), ExpiresAt: leases.FormatTime(now.Add(time.Second))},
-		{LeaseID: "missing", SessionID: "s", Work: leasestest.Work(leases.KindIssue, 4)},
-		{LeaseID: "garbage", SessionID: "s", Work: leasestest.Work(leases.KindIssue, 5), ExpiresAt: "soon"},
-		{LeaseID: "offset", SessionID: "s", Work: leasestest.Work(leases.KindIssue, 6), ExpiresAt: "2026-07-23T11:59:00+02:00"},
-		{LeaseID: "done", SessionID: "s", Work: leasestest.Work(leases.KindIssue, 7), Status: leases.StatusReleased, ExpiresAt: "2020-01-01T00:00:00Z"},
+		{LeaseID: "past", SessionID: "s", Work: leasestest.Work(leaserec.KindIssue, 1), ExpiresAt: leaserec.FormatTime(now.Add(-time.Second))},
+		{LeaseID: "equal", SessionID: "s", Work: leasestest.Work(leaserec.KindIssue, 2), ExpiresAt: leaserec.FormatTime(now)},
+		{LeaseID: "future", SessionID: "s", Work: leasestest.Work(leaserec.KindIssue, 3), ExpiresAt: leaserec.FormatTime(now.Add(time.Second))},
+		{LeaseID: "missing", SessionID: "s", Work: leasestest.Work(leaserec.KindIssue, 4)},
+		{LeaseID: "garbage", SessionID: "s", Work: leasestest.Work(leaserec.KindIssue, 5), ExpiresAt: "soon"},
+		{LeaseID: "offset", SessionID: "s", Work: leasestest.Work(leaserec.KindIssue, 6), ExpiresAt: "2026-07-23T11:59:00+02:00"},
+		{LeaseID: "done", SessionID: "s", Work: leasestest.Work(leaserec.KindIssue, 7), Status: leaserec.StatusReleased, ExpiresAt: "2020-01-01T00:00:00Z"},
 	})
 	s, err := leases.OpenReadWrite(path, leases.StoreOptions{})
 	if err != nil {

@@ -3,14 +3,16 @@ package leases
 import (
 	"context"
 	"time"
+
+	"steward/leases/leaserec"
 )
 
 // fenced runs a transition on one lease: take its row lock (PostgreSQL), read the clock,
 // run guard on the row as it is now, and on success apply — whose UPDATE repeats the
 // fence in its WHERE on PostgreSQL (fenceWhere). A refusal rolls back (nothing written).
 func (w *writes) fenced(ctx context.Context, op Op, f Fence, now time.Time,
-	guard func(l *Lease, now time.Time) Verdict,
-	apply func(ctx context.Context, tx wtx, l *Lease, now time.Time) (Outcome, error)) (Outcome, error) {
+	guard func(l *leaserec.Lease, now time.Time) Verdict,
+	apply func(ctx context.Context, tx wtx, l *leaserec.Lease, now time.Time) (Outcome, error)) (Outcome, error) {
 	if v := schemaVerdict(w.info, op); !v.OK {
 		return Outcome{Code: v.Code, Message: v.Message}, nil
 	}
@@ -49,7 +51,7 @@ func (w *writes) fenced(ctx context.Context, op Op, f Fence, now time.Time,
 // table has one) and the expiry text it was read with — the fence, checked again by the
 // statement itself. On SQLite the lease id: BEGIN IMMEDIATE has held the DB since the
 // guard read the row.
-func (w *writes) fenceWhere(l *Lease) (string, []any) {
+func (w *writes) fenceWhere(l *leaserec.Lease) (string, []any) {
 	if !w.info.pg {
 		return "WHERE lease_id = ?", []any{l.LeaseID}
 	}
@@ -79,7 +81,7 @@ func (w *writes) fenceWhere(l *Lease) (string, []any) {
 // moved between the guard and the write (moved), which the row lock rules out. On
 // SQLite, whose WHERE names only the id the guard read under the DB's write lock, it is
 // an error of the DB.
-func (w *writes) changedOne(op string, l *Lease, n int64) (bool, error) {
+func (w *writes) changedOne(op string, l *leaserec.Lease, n int64) (bool, error) {
 	switch {
 	case n == 1:
 		return true, nil
@@ -92,7 +94,7 @@ func (w *writes) changedOne(op string, l *Lease, n int64) (bool, error) {
 
 // moved is the refusal of a fenced UPDATE that changed no row although the guard
 // allowed it: the row moved between the two — reported as fence_moved, never as applied.
-func moved(l *Lease) Outcome {
+func moved(l *leaserec.Lease) Outcome {
 	return Outcome{Code: CodeFenceMoved, Message: "lease " + quote(l.LeaseID) +
 		" changed while it was being written; re-read and preview again", Lease: l}
 }
@@ -100,7 +102,7 @@ func moved(l *Lease) Outcome {
 // end moves an active lease to a terminal status under its fence (and timeCond, a
 // condition on expires_at against now), and ends its assignments. ok is false when the
 // fence failed in the statement (changedOne).
-func (w *writes) end(ctx context.Context, tx wtx, l *Lease, st Status, reason string, now time.Time,
+func (w *writes) end(ctx context.Context, tx wtx, l *leaserec.Lease, st leaserec.Status, reason string, now time.Time,
 	timeCond string) (ok bool, _ error) {
 	where, args := w.fenceWhere(l)
 	if timeCond != "" {
@@ -130,13 +132,13 @@ func (w *writes) end(ctx context.Context, tx wtx, l *Lease, st Status, reason st
 // On PostgreSQL the UPDATE is fenced on the lease's generation and on expires_at > the
 // database's clock.
 func (w *writes) Heartbeat(ctx context.Context, f Fence, now time.Time) (Outcome, error) {
-	var p Policy
-	return w.fenced(ctx, OpHeartbeat, f, now, func(l *Lease, now time.Time) Verdict {
+	var p leaserec.Policy
+	return w.fenced(ctx, OpHeartbeat, f, now, func(l *leaserec.Lease, now time.Time) Verdict {
 		if l != nil {
 			p, _ = w.opt.Policies.ForLease(*l)
 		}
 		return CheckHeartbeat(l, f, p, now)
-	}, func(ctx context.Context, tx wtx, l *Lease, now time.Time) (Outcome, error) {
+	}, func(ctx context.Context, tx wtx, l *leaserec.Lease, now time.Time) (Outcome, error) {
 		exp := renewedExpiry(l, p, now)
 		where, args := w.fenceWhere(l)
 		if c := w.timeCond("leases", "expires_at", ">"); c != "" {
@@ -169,13 +171,13 @@ func (w *writes) Heartbeat(ctx context.Context, f Fence, now time.Time) (Outcome
 // Release ends a lease held by the fenced session (status released, reason recorded in
 // end_reason) and writes a lease.release event.
 func (w *writes) Release(ctx context.Context, f Fence, reason string, now time.Time) (Outcome, error) {
-	return w.fenced(ctx, OpRelease, f, now, func(l *Lease, _ time.Time) Verdict {
+	return w.fenced(ctx, OpRelease, f, now, func(l *leaserec.Lease, _ time.Time) Verdict {
 		return CheckRelease(l, f)
-	}, func(ctx context.Context, tx wtx, l *Lease, now time.Time) (Outcome, error) {
+	}, func(ctx context.Context, tx wtx, l *leaserec.Lease, now time.Time) (Outcome, error) {
 		if reason == "" {
 			reason = "released"
 		}
-		if ok, err := w.end(ctx, tx, l, StatusReleased, reason, now, ""); err != nil || !ok {
+		if ok, err := w.end(ctx, tx, l, leaserec.StatusReleased, reason, now, ""); err != nil || !ok {
 			return moved(l), err
 		}
 		id, err := w.insertEvent(ctx, tx, l.WorkItemID, "lease.release", "lease released", l.SessionID,
@@ -189,11 +191,11 @@ func (w *writes) Release(ctx context.Context, f Fence, reason string, now time.T
 // naming the reclaiming session (by, may be empty). On PostgreSQL the UPDATE checks
 // expires_at <= the database's clock.
 func (w *writes) ReclaimExpired(ctx context.Context, f Fence, by string, now time.Time) (Outcome, error) {
-	return w.fenced(ctx, OpReclaim, f, now, func(l *Lease, now time.Time) Verdict {
+	return w.fenced(ctx, OpReclaim, f, now, func(l *leaserec.Lease, now time.Time) Verdict {
 		return CheckReclaimExpired(l, f, now)
-	}, func(ctx context.Context, tx wtx, l *Lease, now time.Time) (Outcome, error) {
+	}, func(ctx context.Context, tx wtx, l *leaserec.Lease, now time.Time) (Outcome, error) {
 		expired := w.timeCond("leases", "expires_at", "<=")
-		if ok, err := w.end(ctx, tx, l, StatusExpired, "reclaimed", now, expired); err != nil || !ok {
+		if ok, err := w.end(ctx, tx, l, leaserec.StatusExpired, "reclaimed", now, expired); err != nil || !ok {
 			return moved(l), err
 		}
 		id, err := w.insertEvent(ctx, tx, l.WorkItemID, "lease.reclaim", "expired lease reclaimed", by,
@@ -206,7 +208,7 @@ func (w *writes) ReclaimExpired(ctx context.Context, f Fence, by string, now tim
 // AbandonRequest is the proof an Abandon records.
 type AbandonRequest struct {
 	Fence    Fence
-	Evidence Evidence
+	Evidence leaserec.Evidence
 	Actor    string         // who abandons (operator login or session)
 	Detail   map[string]any // extra evidence (e.g. the kill(0) errno, stat error)
 }
@@ -215,17 +217,17 @@ type AbandonRequest struct {
 // after re-classifying it with the caller's evidence inside the transaction, at the
 // transition's clock; the evidence is recorded in a lease.abandon event.
 func (w *writes) Abandon(ctx context.Context, req AbandonRequest, now time.Time) (Outcome, error) {
-	var fr FreshnessResult
-	return w.fenced(ctx, OpAbandon, req.Fence, now, func(l *Lease, now time.Time) Verdict {
-		var p Policy
+	var fr leaserec.FreshnessResult
+	return w.fenced(ctx, OpAbandon, req.Fence, now, func(l *leaserec.Lease, now time.Time) Verdict {
+		var p leaserec.Policy
 		if l != nil {
 			p, _ = w.opt.Policies.ForLease(*l)
 		}
 		var v Verdict
 		v, fr = CheckAbandon(l, req.Fence, p, req.Evidence, now)
 		return v
-	}, func(ctx context.Context, tx wtx, l *Lease, now time.Time) (Outcome, error) {
-		if ok, err := w.end(ctx, tx, l, StatusAbandoned, string(fr.Value), now, ""); err != nil || !ok {
+	}, func(ctx context.Context, tx wtx, l *leaserec.Lease, now time.Time) (Outcome, error) {
+		if ok, err := w.end(ctx, tx, l, leaserec.StatusAbandoned, string(fr.Value), now, ""); err != nil || !ok {
 			return moved(l), err
 		}
 		id, err := w.insertEvent(ctx, tx, l.WorkItemID, "lease.abandon", "stale lease abandoned: "+string(fr.Value),
@@ -267,14 +269,14 @@ func (w *writes) ExpireSweep(ctx context.Context, now time.Time) (Outcome, error
 			return Outcome{}, false, err
 		}
 		out := Outcome{Code: CodeOK}
-		byID := make(map[string]*Lease, len(ls))
+		byID := make(map[string]*leaserec.Lease, len(ls))
 		for i := range ls {
 			byID[ls[i].LeaseID] = &ls[i]
 		}
 		var c Change
 		for _, id := range SweepCandidates(ls, now) {
 			l := byID[id]
-			ok, err := w.end(ctx, tx, l, StatusExpired, "expire_sweep", now, w.timeCond("leases", "expires_at", "<="))
+			ok, err := w.end(ctx, tx, l, leaserec.StatusExpired, "expire_sweep", now, w.timeCond("leases", "expires_at", "<="))
 			if err != nil {
 				return Outcome{}, false, err
 			}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"steward/leases/leaserec"
 )
 
 // WorktreeRoots is where steward may look for a worktree: the repository root and its
@@ -53,7 +55,7 @@ func BranchesOnly(branches string) WorktreeRoots {
 
 // WorktreeReport is what a look for one worktree found.
 type WorktreeReport struct {
-	State WorktreeState
+	State leaserec.WorktreeState
 	// Why says what was looked at, or why nothing was.
 	Why string
 	// Escapes is set when the path, or a link on it, leads out of the repository root:
@@ -81,17 +83,19 @@ const maxLinks = 40
 func (r WorktreeRoots) Probe(path, host string) WorktreeReport {
 	switch me, err := hostname(); {
 	case path == "":
-		return WorktreeReport{State: WorktreeUnknown, Why: "no worktree path recorded"}
+		return WorktreeReport{State: leaserec.WorktreeUnknown, Why: "no worktree path recorded"}
 	case host == "":
-		return WorktreeReport{State: WorktreeUnknown, Why: "no owner host recorded"}
+		return WorktreeReport{State: leaserec.WorktreeUnknown, Why: "no owner host recorded"}
 	case err != nil || host != me:
-		return WorktreeReport{State: WorktreeUnknown, Why: "worktree is on host " + host + ", not this one"}
+		return WorktreeReport{State: leaserec.WorktreeUnknown, Why: "worktree is on host " + host + ", not this one"}
 	case r.Branches == "":
-		return WorktreeReport{State: WorktreeUnknown, Why: "no repository root configured: worktrees are not looked at"}
+		return WorktreeReport{State: leaserec.WorktreeUnknown,
+			Why: "no repository root configured: worktrees are not looked at"}
 	}
 	rest, ok := r.under(path)
 	if !ok {
-		return WorktreeReport{State: WorktreeUnknown, Escapes: true, Why: "outside " + r.lexBranches + ": not followed"}
+		return WorktreeReport{State: leaserec.WorktreeUnknown, Escapes: true,
+			Why: "outside " + r.lexBranches + ": not followed"}
 	}
 	return r.walk(path, rest)
 }
@@ -126,7 +130,7 @@ func (r WorktreeRoots) inside(p string) bool {
 // walk resolves comps from the branches directory, following links that stay inside.
 func (r WorktreeRoots) walk(path string, comps []string) WorktreeReport {
 	cur, isDir, links := r.Branches, true, 0
-	looked := func(st WorktreeState, why string) WorktreeReport {
+	looked := func(st leaserec.WorktreeState, why string) WorktreeReport {
 		return WorktreeReport{State: st, Why: why, Looked: true}
 	}
 	for len(comps) > 0 {
@@ -135,13 +139,13 @@ func (r WorktreeRoots) walk(path string, comps []string) WorktreeReport {
 		if c == ".." {
 			up := filepath.Dir(cur)
 			if !r.inside(up) {
-				return WorktreeReport{State: WorktreeUnknown, Escapes: true, Looked: true, Why: path + " leads out of the repository root " + r.Repo + " through \"..\": not followed"}
+				return WorktreeReport{State: leaserec.WorktreeUnknown, Escapes: true, Looked: true, Why: path + " leads out of the repository root " + r.Repo + " through \"..\": not followed"}
 			}
 			cur, isDir = up, true
 			continue
 		}
 		if !isDir {
-			return looked(WorktreeUnknown, cur+" is not a directory")
+			return looked(leaserec.WorktreeUnknown, cur+" is not a directory")
 		}
 		next := cur + "/" + c
 		fi, err := os.Lstat(next)
@@ -149,28 +153,28 @@ func (r WorktreeRoots) walk(path string, comps []string) WorktreeReport {
 		case errors.Is(err, fs.ErrNotExist):
 			if cur == r.Branches || cur == r.Repo {
 				if d, err := os.Lstat(cur); err != nil || !d.IsDir() {
-					return looked(WorktreeUnknown, "the directory "+cur+" itself is not there: is the repository root right?")
+					return looked(leaserec.WorktreeUnknown, "the directory "+cur+" itself is not there: is the repository root right?")
 				}
 			}
 			if next == path {
-				return looked(WorktreeMissing, next+" does not exist")
+				return looked(leaserec.WorktreeMissing, next+" does not exist")
 			}
-			return looked(WorktreeMissing, path+" does not exist ("+next+" is missing)")
+			return looked(leaserec.WorktreeMissing, path+" does not exist ("+next+" is missing)")
 		case err != nil:
-			return looked(WorktreeUnknown, "lstat "+next+": "+errText(err))
+			return looked(leaserec.WorktreeUnknown, "lstat "+next+": "+errText(err))
 		case fi.Mode()&fs.ModeSymlink != 0:
 			if links++; links > maxLinks {
-				return looked(WorktreeUnknown, path+": more than 40 links")
+				return looked(leaserec.WorktreeUnknown, path+": more than 40 links")
 			}
 			target, err := os.Readlink(next)
 			if err != nil {
-				return looked(WorktreeUnknown, "readlink "+next+": "+errText(err))
+				return looked(leaserec.WorktreeUnknown, "readlink "+next+": "+errText(err))
 			}
 			tc := split(target)
 			if filepath.IsAbs(target) {
 				root, rest, ok := r.rooted(tc)
 				if !ok {
-					return WorktreeReport{State: WorktreeUnknown, Escapes: true, Looked: true, Why: next + " is a link to " + target + ", outside the repository root " + r.Repo + ": not followed"}
+					return WorktreeReport{State: leaserec.WorktreeUnknown, Escapes: true, Looked: true, Why: next + " is a link to " + target + ", outside the repository root " + r.Repo + ": not followed"}
 				}
 				cur, tc = root, rest
 			}
@@ -181,12 +185,12 @@ func (r WorktreeRoots) walk(path string, comps []string) WorktreeReport {
 		}
 	}
 	if !isDir {
-		return looked(WorktreeUnknown, cur+" is not a directory")
+		return looked(leaserec.WorktreeUnknown, cur+" is not a directory")
 	}
 	if cur == path {
-		return looked(WorktreePresent, path+" is a directory")
+		return looked(leaserec.WorktreePresent, path+" is a directory")
 	}
-	return looked(WorktreePresent, path+" is a directory (at "+cur+")")
+	return looked(leaserec.WorktreePresent, path+" is a directory (at "+cur+")")
 }
 
 // rooted matches an absolute link target, as written, against the roots: it returns the

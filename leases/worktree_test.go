@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"steward/leases/leaserec"
 )
 
 // The confined worktree probe, case by case on real files (the
@@ -40,28 +42,28 @@ func TestWorktreeRootsProbe(t *testing.T) {
 
 	for _, tc := range []struct {
 		name, path, host string
-		want             WorktreeState
+		want             leaserec.WorktreeState
 		escapes, looked  bool
 		why              string
 	}{
-		{"directory", br + "/dir", me, WorktreePresent, false, true, "is a directory"},
-		{"absent", br + "/none", me, WorktreeMissing, false, true, "does not exist"},
-		{"absent below a directory", br + "/dir/a/b", me, WorktreeMissing, false, true, "is missing"},
-		{"a file", br + "/file", me, WorktreeUnknown, false, true, "not a directory"},
-		{"below a file", br + "/file/x", me, WorktreeUnknown, false, true, "not a directory"},
-		{"link inside", br + "/in", me, WorktreePresent, false, true, "at " + filepath.Join(r.Repo, "work", "x")},
-		{"absolute link inside", br + "/abs-in", me, WorktreePresent, false, true, "is a directory"},
-		{"dangling link inside", br + "/dangling", me, WorktreeMissing, false, true, "does not exist"},
-		{"link out", br + "/out", me, WorktreeUnknown, true, true, "outside the repository root"},
-		{"link to /etc", br + "/etc/passwd", me, WorktreeUnknown, true, true, "is a link to /etc"},
-		{"link loop", br + "/loop1", me, WorktreeUnknown, false, true, "more than 40 links"},
-		{"dot-dot out of the root", br + "/dir/../../../x", me, WorktreeUnknown, true, false, "not followed"},
-		{"outside branches", repo + "/work/x", me, WorktreeUnknown, true, false, "not followed"},
-		{"relative path", "branches/dir", me, WorktreeUnknown, true, false, "not followed"},
-		{"the branches directory itself", br, me, WorktreeUnknown, true, false, "not followed"},
-		{"another host", br + "/dir", me + "-other", WorktreeUnknown, false, false, "on host"},
-		{"no host", br + "/dir", "", WorktreeUnknown, false, false, "no owner host"},
-		{"no path", "", me, WorktreeUnknown, false, false, "no worktree path"},
+		{"directory", br + "/dir", me, leaserec.WorktreePresent, false, true, "is a directory"},
+		{"absent", br + "/none", me, leaserec.WorktreeMissing, false, true, "does not exist"},
+		{"absent below a directory", br + "/dir/a/b", me, leaserec.WorktreeMissing, false, true, "is missing"},
+		{"a file", br + "/file", me, leaserec.WorktreeUnknown, false, true, "not a directory"},
+		{"below a file", br + "/file/x", me, leaserec.WorktreeUnknown, false, true, "not a directory"},
+		{"link inside", br + "/in", me, leaserec.WorktreePresent, false, true, "at " + filepath.Join(r.Repo, "work", "x")},
+		{"absolute link inside", br + "/abs-in", me, leaserec.WorktreePresent, false, true, "is a directory"},
+		{"dangling link inside", br + "/dangling", me, leaserec.WorktreeMissing, false, true, "does not exist"},
+		{"link out", br + "/out", me, leaserec.WorktreeUnknown, true, true, "outside the repository root"},
+		{"link to /etc", br + "/etc/passwd", me, leaserec.WorktreeUnknown, true, true, "is a link to /etc"},
+		{"link loop", br + "/loop1", me, leaserec.WorktreeUnknown, false, true, "more than 40 links"},
+		{"dot-dot out of the root", br + "/dir/../../../x", me, leaserec.WorktreeUnknown, true, false, "not followed"},
+		{"outside branches", repo + "/work/x", me, leaserec.WorktreeUnknown, true, false, "not followed"},
+		{"relative path", "branches/dir", me, leaserec.WorktreeUnknown, true, false, "not followed"},
+		{"the branches directory itself", br, me, leaserec.WorktreeUnknown, true, false, "not followed"},
+		{"another host", br + "/dir", me + "-other", leaserec.WorktreeUnknown, false, false, "on host"},
+		{"no host", br + "/dir", "", leaserec.WorktreeUnknown, false, false, "no owner host"},
+		{"no path", "", me, leaserec.WorktreeUnknown, false, false, "no worktree path"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := r.Probe(tc.path, tc.host)
@@ -72,11 +74,11 @@ func TestWorktreeRootsProbe(t *testing.T) {
 	}
 
 	// A repository root whose branches/ is absent: nothing is missing, the root is wrong.
-	if got := ResolveWorktreeRoots(out).Probe(filepath.Join(out, "branches", "x"), me); got.State != WorktreeUnknown || !strings.Contains(got.Why, "repository root right") {
+	if got := ResolveWorktreeRoots(out).Probe(filepath.Join(out, "branches", "x"), me); got.State != leaserec.WorktreeUnknown || !strings.Contains(got.Why, "repository root right") {
 		t.Fatalf("absent branches/: %+v", got)
 	}
 	// No repository root looks at nothing.
-	if got := (WorktreeRoots{}).Probe(br+"/dir", me); got.State != WorktreeUnknown || got.Looked {
+	if got := (WorktreeRoots{}).Probe(br+"/dir", me); got.State != leaserec.WorktreeUnknown || got.Looked {
 		t.Fatalf("zero roots: %+v", got)
 	}
 	// branches/ itself a link the operator made (another disk): worktrees in it are looked
@@ -88,13 +90,13 @@ func TestWorktreeRootsProbe(t *testing.T) {
 	must(os.Symlink(filepath.Join(disk, "branches"), filepath.Join(repo2, "branches")))
 	must(os.Symlink(filepath.Join(out, "wt"), filepath.Join(disk, "branches", "esc")))
 	r2 := ResolveWorktreeRoots(repo2)
-	if got := r2.Probe(filepath.Join(repo2, "branches", "w"), me); got.State != WorktreePresent {
+	if got := r2.Probe(filepath.Join(repo2, "branches", "w"), me); got.State != leaserec.WorktreePresent {
 		t.Fatalf("worktree in a linked branches/: %+v", got)
 	}
-	if got := r2.Probe(filepath.Join(r2.Branches, "w"), me); got.State != WorktreePresent {
+	if got := r2.Probe(filepath.Join(r2.Branches, "w"), me); got.State != leaserec.WorktreePresent {
 		t.Fatalf("worktree recorded at the resolved branches/: %+v", got)
 	}
-	if got := r2.Probe(filepath.Join(repo2, "branches", "esc"), me); got.State != WorktreeUnknown || !got.Escapes {
+	if got := r2.Probe(filepath.Join(repo2, "branches", "esc"), me); got.State != leaserec.WorktreeUnknown || !got.Escapes {
 		t.Fatalf("a link out of a linked branches/: %+v", got)
 	}
 }

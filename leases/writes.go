@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"steward/leases/leaserec"
 )
 
 // writes is the one write path of both backends, as reads is the one read path: each
@@ -60,7 +62,7 @@ func stewardMade(ctx context.Context, db *sql.DB, info schemaInfo) (bool, error)
 }
 
 // Policies returns the policy set the Store uses.
-func (w *writes) Policies() PolicySet { return w.opt.Policies }
+func (w *writes) Policies() leaserec.PolicySet { return w.opt.Policies }
 
 func (w *writes) has(table, col string) bool { return w.info.has(table, col) }
 
@@ -224,7 +226,7 @@ func (w *writes) failure() error {
 // isoformat on any other.
 func (w *writes) ts(t time.Time) string {
 	if w.steward {
-		return FormatTime(t)
+		return leaserec.FormatTime(t)
 	}
 	return t.UTC().Format(SeedTimeLayout)
 }
@@ -247,7 +249,7 @@ func (w *writes) timeVal(table, col string, t time.Time) any {
 // (ts), on PostgreSQL in steward's layout.
 func (w *writes) stamp(t time.Time) string {
 	if w.info.pg {
-		return FormatTime(t)
+		return leaserec.FormatTime(t)
 	}
 	return w.ts(t)
 }
@@ -371,7 +373,7 @@ func (w *writes) eventsNameSessions() bool {
 }
 
 // leaseInTx reads one lease by id inside tx (nil when absent).
-func (w *writes) leaseInTx(ctx context.Context, tx wtx, id string) (*Lease, error) {
+func (w *writes) leaseInTx(ctx context.Context, tx wtx, id string) (*leaserec.Lease, error) {
 	ls, err := leasesWhereInfo(ctx, tx, w.info, "WHERE lease_id = ?", id)
 	if err != nil || len(ls) == 0 {
 		return nil, err

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"steward/alloc"
-	"steward/gitea"
+	"steward/gitea/gitearec"
 	"steward/govern"
 	"steward/leases"
 	"steward/locks"
@@ -23,7 +23,7 @@ func TestClaimFollowsClaimable(t *testing.T) {
 	ctx := context.Background()
 	seed := f.real.Seed
 	asked := seed.Issue(t, "Asked")
-	blocked := seed.Issue(t, "Blocked", gitea.DefaultBlockedLabel)
+	blocked := seed.Issue(t, "Blocked", gitearec.DefaultBlockedLabel)
 	closed := seed.Issue(t, "Closed")
 	seed.Close(t, closed)
 	free := seed.Issue(t, "Free")

@@ -16,6 +16,7 @@ import (
 
 	"steward/gitea"
 	"steward/gitea/contract"
+	"steward/gitea/gitearec"
 	"steward/gitea/giteatest"
 	"steward/govern"
 )
@@ -59,7 +60,7 @@ func newFx(t *testing.T, o fxOpt) *fx {
 	if o.gitea {
 		b := contract.NewRealBackend(t, giteatest.Shared(t))
 		f.real = &b
-		for _, l := range []string{gitea.DefaultMarkerLabels[0], gitea.DefaultBlockedLabel, "priority:high", "priority:low"} {
+		for _, l := range []string{gitearec.DefaultMarkerLabels[0], gitearec.DefaultBlockedLabel, "priority:high", "priority:low"} {
 			b.Seed.Label(t, l)
 		}
 		cl, err := gitea.New(gitea.Config{Login: gitea.Login{URL: b.URL, Token: gitea.NewToken(b.MaintainerToken)}, Owner: b.Owner, Repo: b.Repo, RequestTimeout: 20 * time.Second})

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"steward/gitea"
+	"steward/gitea/gitearec"
 	"steward/govern"
 	"steward/govern/actionid"
 )
@@ -67,8 +67,8 @@ func TestClaimNext(t *testing.T) {
 	seed := f.real.Seed
 	low := seed.Issue(t, "Low", "priority:low")
 	high := seed.Issue(t, "High", "priority:high")
-	marked := seed.Issue(t, "Marked", "priority:high", gitea.DefaultMarkerLabels[0])
-	blocked := seed.Issue(t, "Blocked", "priority:high", gitea.DefaultBlockedLabel)
+	marked := seed.Issue(t, "Marked", "priority:high", gitearec.DefaultMarkerLabels[0])
+	blocked := seed.Issue(t, "Blocked", "priority:high", gitearec.DefaultBlockedLabel)
 	closed := seed.Issue(t, "Closed", "priority:high")
 	seed.Close(t, closed)
 	c := f.client("w1")
@@ -136,7 +136,7 @@ func TestGetAnswerCountsOnlyStewardsOwnComments(t *testing.T) {
 	}
 	qid := strconv.FormatInt(th.Clarification.QuestionCommentID, 10)
 	forge := func(body string) {
-		f.real.Seed.Comment(t, n, true, gitea.WithMarker(body, gitea.Mark{Kind: "answer", ID: "ans-0123456789abcdef", Question: qid, Round: "1"}.String()))
+		f.real.Seed.Comment(t, n, true, gitearec.WithMarker(body, gitearec.Mark{Kind: "answer", ID: "ans-0123456789abcdef", Question: qid, Round: "1"}.String()))
 	}
 	forge("Use Kafka.")
 	a := must[Answer](t)(c.GetAnswer(ctx, ask.ClarificationID))

@@ -6,6 +6,7 @@ import (
 
 	"steward/alloc"
 	"steward/gitea"
+	"steward/gitea/gitearec"
 	"steward/govern"
 	"steward/locks"
 	"steward/reponame"
@@ -14,7 +15,7 @@ import (
 
 // issueLister is the Gitea read the allocation needs: the open backlog.
 type issueLister interface {
-	OpenIssues(ctx context.Context) ([]gitea.Issue, gitea.Health)
+	OpenIssues(ctx context.Context) ([]gitearec.Issue, gitea.Health)
 }
 
 // picked is the head of the allocation order.

@@ -15,8 +15,10 @@ import (
 
 	"steward/alloc"
 	"steward/gitea"
+	"steward/gitea/gitearec"
 	"steward/govern"
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/locks"
 	"steward/locks/lockrec"
 	"steward/reponame"
@@ -61,7 +63,7 @@ func (rd *readers) close() error {
 
 // activeLeases reads every non-terminal lease; an unreadable leases table is an error, never
 // an empty list.
-func (rd *readers) activeLeases(ctx context.Context) ([]leases.Lease, error) {
+func (rd *readers) activeLeases(ctx context.Context) ([]leaserec.Lease, error) {
 	r, err := rd.reader()
 	if err != nil {
 		return nil, err
@@ -71,24 +73,24 @@ func (rd *readers) activeLeases(ctx context.Context) ([]leases.Lease, error) {
 		rd.drop()
 		return nil, err
 	}
-	if snap.LeasesHealth.Status == leases.HealthUnavailable {
+	if snap.LeasesHealth.Status == leaserec.HealthUnavailable {
 		return nil, errors.New("the leases table is unreadable: " + strings.Join(snap.LeasesHealth.Reasons, "; "))
 	}
-	var out []leases.Lease
+	var out []leaserec.Lease
 	for _, l := range snap.Leases {
-		if l.Status == leases.StatusActive {
+		if l.Status == leaserec.StatusActive {
 			out = append(out, l)
 		}
 	}
 	return out, nil
 }
 
-func (rd *readers) sessionLeases(ctx context.Context, session string) ([]leases.Lease, error) {
+func (rd *readers) sessionLeases(ctx context.Context, session string) ([]leaserec.Lease, error) {
 	all, err := rd.activeLeases(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var out []leases.Lease
+	var out []leaserec.Lease
 	for _, l := range all {
 		if l.SessionID == session {
 			out = append(out, l)
@@ -97,10 +99,10 @@ func (rd *readers) sessionLeases(ctx context.Context, session string) ([]leases.
 	return out, nil
 }
 
-func (rd *readers) lease(ctx context.Context, id string) (leases.Lease, bool, error) {
+func (rd *readers) lease(ctx context.Context, id string) (leaserec.Lease, bool, error) {
 	r, err := rd.reader()
 	if err != nil {
-		return leases.Lease{}, false, err
+		return leaserec.Lease{}, false, err
 	}
 	l, ok, err := r.LeaseByID(ctx, id)
 	if err != nil {
@@ -109,12 +111,12 @@ func (rd *readers) lease(ctx context.Context, id string) (leases.Lease, bool, er
 	return l, ok, err
 }
 
-func itemRefOf(w leases.WorkRef) *ItemRef {
+func itemRefOf(w leaserec.WorkRef) *ItemRef {
 	return &ItemRef{Org: w.Org, Repo: w.Repo, Number: w.Number, Remote: w.Remote}
 }
 
-func workRefOf(it ItemRef) leases.WorkRef {
-	return leases.WorkRef{Remote: it.Remote, Org: it.Org, Repo: it.Repo, Kind: leases.KindIssue, Number: it.Number}
+func workRefOf(it ItemRef) leaserec.WorkRef {
+	return leaserec.WorkRef{Remote: it.Remote, Org: it.Org, Repo: it.Repo, Kind: leaserec.KindIssue, Number: it.Number}
 }
 
 // lockOf reads the lock file of an item.
@@ -135,7 +137,7 @@ func (rd *readers) lockOf(it ItemRef) (string, lockrec.Entry) {
 // A token the caller presents (my_leases' claim_token) proves the lease it matches, and the
 // connection holds it from then on: a worker that reconnected, or lost its fence, reads it
 // back with the token it kept.
-func (s *Server) proven(req *sdk.CallToolRequest, l leases.Lease, presented string) (string, bool) {
+func (s *Server) proven(req *sdk.CallToolRequest, l leaserec.Lease, presented string) (string, bool) {
 	ownPID := l.OwnerPID > 0 && l.OwnerHost == s.host
 	if s.cfg.ClientPID > 0 && ownPID && l.OwnerPID != s.cfg.ClientPID {
 		return "", false // another process's claim, as the core refuses it
@@ -156,7 +158,7 @@ func (s *Server) proven(req *sdk.CallToolRequest, l leases.Lease, presented stri
 	return "", s.cfg.ClientPID > 0 && ownPID
 }
 
-func (s *Server) leaseView(req *sdk.CallToolRequest, l leases.Lease, session, presented string) LeaseView {
+func (s *Server) leaseView(req *sdk.CallToolRequest, l leaserec.Lease, session, presented string) LeaseView {
 	v := LeaseView{LeaseID: l.LeaseID, Item: itemRefOf(l.Work), Status: string(l.Status), SessionID: termsafe.Line(l.SessionID),
 		Role: l.Role, Phase: l.Phase, ExpiresAt: l.ExpiresAt.Raw, HeartbeatCount: l.HeartbeatCount, Yours: l.SessionID == session}
 	if l.ExpiresAt.OK() {
@@ -205,8 +207,8 @@ func (s *Server) myLeases(ctx context.Context, req *sdk.CallToolRequest, a Sessi
 	if !ok {
 		return MyLeases{Code: govern.CodeInvalidRequest, Message: "cursor must be a next_cursor a previous page of my_leases returned", Next: nextFor(govern.CodeInvalidRequest)}
 	}
-	slices.SortFunc(ls, func(x, y leases.Lease) int { return strings.Compare(x.LeaseID, y.LeaseID) })
-	start, _ := slices.BinarySearchFunc(ls, after, func(l leases.Lease, id string) int {
+	slices.SortFunc(ls, func(x, y leaserec.Lease) int { return strings.Compare(x.LeaseID, y.LeaseID) })
+	start, _ := slices.BinarySearchFunc(ls, after, func(l leaserec.Lease, id string) int {
 		if l.LeaseID <= id {
 			return -1
 		}
@@ -313,7 +315,7 @@ func (s *Server) itemStatus(ctx context.Context, req *sdk.CallToolRequest, a Ite
 	}
 	out := ItemStatus{Item: &it, Gitea: "not_configured"}
 	r, err := s.reads.reader()
-	var active []leases.Lease
+	var active []leaserec.Lease
 	if err == nil {
 		active, err = r.LeasesForWorkItem(ctx, workRefOf(it))
 		if err != nil {
@@ -381,7 +383,7 @@ type gate struct {
 	// gitea is ok, unavailable or not_configured (also for an item of another repository,
 	// which this server's Gitea does not hold).
 	gitea   string
-	issue   *gitea.Issue
+	issue   *gitearec.Issue
 	code    string // "" when Gitea lets a worker take the item
 	why     string
 	readErr string
@@ -403,7 +405,7 @@ func (s *Server) giteaGate(ctx context.Context, it ItemRef) gate {
 	case err != nil:
 		return gate{gitea: "unavailable", code: govern.CodeSourceUnavailable, why: "Gitea is unavailable, so eligibility is unknown",
 			readErr: termsafe.Text("Gitea could not be read: " + err.Error())}
-	case is.Kind == gitea.KindPR:
+	case is.Kind == gitearec.KindPR:
 		return gate{gitea: "ok", issue: &is, code: govern.CodeInvalidRequest, why: "it is a pull request; workers claim issues"}
 	}
 	code, why := alloc.Gate(alloc.Candidate{Number: it.Number, Title: is.Title, Body: is.Body, Labels: is.Labels, Open: is.State == "open"},
@@ -413,7 +415,7 @@ func (s *Server) giteaGate(ctx context.Context, it ItemRef) gate {
 
 // rules are the allocation's label rules for the configured Gitea.
 func (s *Server) rules() alloc.Rules {
-	r := alloc.Rules{Markers: gitea.DefaultMarkerLabels, Blocked: gitea.DefaultBlockedLabel}
+	r := alloc.Rules{Markers: gitearec.DefaultMarkerLabels, Blocked: gitearec.DefaultBlockedLabel}
 	if g := s.reads.ws.Gitea; g != nil {
 		r.Markers = g.MarkerLabels()
 	}

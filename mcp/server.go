@@ -16,6 +16,7 @@ import (
 	"steward/alloc"
 	"steward/govern"
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/termsafe"
 )
 
@@ -506,7 +507,7 @@ func fmtDuration(d time.Duration) string {
 }
 
 func (s *Server) cadence(role string) string {
-	class := leases.TaskClass("author_issue_work")
+	class := leaserec.TaskClass("author_issue_work")
 	switch role {
 	case "reviewer":
 		class = "reviewer_pr"
@@ -519,5 +520,5 @@ func (s *Server) cadence(role string) string {
 	if env == nil {
 		env = os.LookupEnv
 	}
-	return fmtDuration(leases.LoadPolicies(env).For(class).HeartbeatCadence())
+	return fmtDuration(leaserec.LoadPolicies(env).For(class).HeartbeatCadence())
 }

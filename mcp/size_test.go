@@ -10,7 +10,7 @@ import (
 
 	"steward/alloc"
 	"steward/govern"
-	"steward/leases"
+	"steward/leases/leaserec"
 )
 
 // TestResultsStaySmallOnALargeFleet: on a control-plane DB holding 10,000 active claims of
@@ -109,7 +109,7 @@ func insertFleet(t *testing.T, path, session string, n int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	now, exp := leases.FormatTime(time.Now()), leases.FormatTime(time.Now().Add(time.Hour))
+	now, exp := leaserec.FormatTime(time.Now()), leaserec.FormatTime(time.Now().Add(time.Hour))
 	if _, err := tx.Exec(`INSERT INTO sessions(session_id, role, profile, pid, host, status, started_at, last_heartbeat_at)
 		VALUES(?, 'author', '', 0, '', 'active', ?, ?)`, session, now, now); err != nil {
 		t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"steward/gitea"
+	"steward/gitea/gitearec"
 	"steward/govern"
 	"steward/govern/actionid"
 	"steward/termsafe"
@@ -241,7 +241,7 @@ func (s *Server) ask(ctx context.Context, req *sdk.CallToolRequest, a AskArgs) O
 var hiddenMarker = regexp.MustCompile(`\n*<!-- steward:[a-z]+ id=[A-Za-z0-9._:-]*( [a-z]+=[A-Za-z0-9._:-]*)* -->\s*$`)
 
 // getAnswer reads a clarification back by the rule the governed core posts and verifies it
-// by (gitea.Thread.FindOwnMark): only a comment whose author steward can vouch for, ending
+// by (gitearec.Thread.FindOwnMark): only a comment whose author steward can vouch for, ending
 // with steward's marker, is the question or steward's answer. The question is this server's
 // own (its login asked it). The answer, bound to this question by its marker, is written by
 // this server's login or by the login that removed the clarification marker after the
@@ -294,7 +294,7 @@ func (s *Server) getAnswer(ctx context.Context, req *sdk.CallToolRequest, a GetA
 			removed[strings.ToLower(le.By)] = true
 		}
 	}
-	var ans, reply *gitea.Comment
+	var ans, reply *gitearec.Comment
 	after := false
 	for i := range th.Comments {
 		c := &th.Comments[i]
@@ -302,7 +302,7 @@ func (s *Server) getAnswer(ctx context.Context, req *sdk.CallToolRequest, a GetA
 			after = c.ID == question.ID
 			continue
 		}
-		m, marked := gitea.TrailingMark(c.Body)
+		m, marked := gitearec.TrailingMark(c.Body)
 		switch {
 		case !marked:
 			reply = c

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"steward/gitea"
+	"steward/gitea/gitearec"
 )
 
 // Build derives the snapshot of in at now. It is pure: every observation that
@@ -45,7 +45,7 @@ func (e *Engine) load(in *Input) {
 }
 
 // clarifications converts Gitea's clarification items for the configured repository.
-func (e *Engine) clarifications(cs []gitea.Clarification) []Clarification {
+func (e *Engine) clarifications(cs []gitearec.Clarification) []Clarification {
 	out := make([]Clarification, 0, len(cs))
 	c := e.env.cfg
 	for _, x := range cs {
@@ -62,11 +62,11 @@ func (e *Engine) clarifications(cs []gitea.Clarification) []Clarification {
 
 // questionComment names the question as the governed core's answer does (its
 // question_comment parameter): the comment's id, "body" for the issue body, "none".
-func questionComment(x gitea.Clarification) string {
+func questionComment(x gitearec.Clarification) string {
 	switch {
 	case x.QuestionCommentID > 0:
 		return strconv.FormatInt(x.QuestionCommentID, 10)
-	case x.Rule == gitea.RuleIssueBody:
+	case x.Rule == gitearec.RuleIssueBody:
 		return "body"
 	}
 	return "none"

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"steward/govern/actionid"
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/locks/lockrec"
 )
 
@@ -46,29 +46,29 @@ func unavailableDB(in *Input) {
 	in.DB = DBSections{}
 }
 
-func refused(id int64, n int64, req, hold string, ago time.Duration) leases.Event {
-	return leases.Event{EventID: id, WorkItemID: n, EventType: "claim.refused", CreatedAt: leases.ParseTimestamp(ts(-ago)),
+func refused(id int64, n int64, req, hold string, ago time.Duration) leaserec.Event {
+	return leaserec.Event{EventID: id, WorkItemID: n, EventType: "claim.refused", CreatedAt: leaserec.ParseTimestamp(ts(-ago)),
 		Detail: map[string]any{"requesting_session_id": req, "holding_session_id": hold}}
 }
 
-func workItem(n int64) leases.WorkItem {
-	return leases.WorkItem{WorkItemID: n, WorkRef: leases.WorkRef{Remote: "origin", Org: "acme", Repo: "widgets", Kind: leases.KindIssue, Number: n}}
+func workItem(n int64) leaserec.WorkItem {
+	return leaserec.WorkItem{WorkItemID: n, WorkRef: leaserec.WorkRef{Remote: "origin", Org: "acme", Repo: "widgets", Kind: leaserec.KindIssue, Number: n}}
 }
 
 func classCases() []classCase {
 	hour := time.Hour
-	live := lease("L1", 7, "s1", leases.StatusActive, 5*time.Minute, LivenessAlive)
+	live := lease("L1", 7, "s1", leaserec.StatusActive, 5*time.Minute, LivenessAlive)
 	cases := []classCase{
-		{"past expiry", OrphanActiveLeasePastExpiry, "", true, actionid.ReclaimExpired, all(withSess("s1"), withLease(lease("L1", 7, "s1", leases.StatusActive, -time.Minute, LivenessAlive)))},
-		{"past expiry: expiry missing stays held", OrphanActiveLeasePastExpiry, "", false, "", all(withSess("s1"), withLease(mutLease(live, func(l *LeaseObs) { l.Lease.ExpiresAt = leases.ParseTimestamp("") })))},
-		{"past expiry: released lease", OrphanActiveLeasePastExpiry, "", false, "", all(withSess("s1"), withLease(lease("L1", 7, "s1", leases.StatusReleased, -time.Minute, LivenessAlive)))},
+		{"past expiry", OrphanActiveLeasePastExpiry, "", true, actionid.ReclaimExpired, all(withSess("s1"), withLease(lease("L1", 7, "s1", leaserec.StatusActive, -time.Minute, LivenessAlive)))},
+		{"past expiry: expiry missing stays held", OrphanActiveLeasePastExpiry, "", false, "", all(withSess("s1"), withLease(mutLease(live, func(l *LeaseObs) { l.Lease.ExpiresAt = leaserec.ParseTimestamp("") })))},
+		{"past expiry: released lease", OrphanActiveLeasePastExpiry, "", false, "", all(withSess("s1"), withLease(lease("L1", 7, "s1", leaserec.StatusReleased, -time.Minute, LivenessAlive)))},
 		{"orphan-lease: no session row", OrphanLease, "", true, actionid.AbandonStale, withLease(live)},
 		{"orphan-lease: session ended", OrphanLease, "", true, actionid.AbandonStale, all(withLease(live), func(in *Input) { in.Sessions = append(in.Sessions, sess("s1", "ended")) })},
 		{"orphan-lease: session live", OrphanLease, "", false, "", all(withSess("s1"), withLease(live))},
 		{"orphan-lease: sessions unreadable", OrphanLease, "", false, "", all(withLease(live), func(in *Input) { in.DB.Sessions = false })},
-		{"stale dead owner", OrphanStaleLeaseDeadOwner, "", true, actionid.AbandonStale, all(withSess("s1"), withLease(lease("L1", 7, "s1", leases.StatusActive, 5*time.Minute, LivenessDead)))},
-		{"stale dead owner: foreign host is unknown", OrphanStaleLeaseDeadOwner, "", false, "", all(withSess("s1"), withLease(lease("L1", 7, "s1", leases.StatusActive, 5*time.Minute, LivenessUnknown)))},
-		{"stale dead owner: expired lease is past-expiry instead", OrphanStaleLeaseDeadOwner, "", false, "", all(withSess("s1"), withLease(lease("L1", 7, "s1", leases.StatusActive, -time.Minute, LivenessDead)))},
+		{"stale dead owner", OrphanStaleLeaseDeadOwner, "", true, actionid.AbandonStale, all(withSess("s1"), withLease(lease("L1", 7, "s1", leaserec.StatusActive, 5*time.Minute, LivenessDead)))},
+		{"stale dead owner: foreign host is unknown", OrphanStaleLeaseDeadOwner, "", false, "", all(withSess("s1"), withLease(lease("L1", 7, "s1", leaserec.StatusActive, 5*time.Minute, LivenessUnknown)))},
+		{"stale dead owner: expired lease is past-expiry instead", OrphanStaleLeaseDeadOwner, "", false, "", all(withSess("s1"), withLease(lease("L1", 7, "s1", leaserec.StatusActive, -time.Minute, LivenessDead)))},
 		{"stale missing worktree", OrphanStaleLeaseMissingWorktree, "", true, actionid.AbandonStale, all(withSess("s1"), withLease(mutLease(live, func(l *LeaseObs) { l.Worktree = WorktreeMissing })))},
 		{"stale missing worktree: unknown worktree", OrphanStaleLeaseMissingWorktree, "", false, "", all(withSess("s1"), withLease(mutLease(live, func(l *LeaseObs) { l.Worktree = WorktreeUnknown })))},
 		{"lock without worktree, expired", OrphanLockWithoutWorktree, "", true, actionid.RetireLock, withLock(mutLock(lock("a.json", 7, "s1", "", -time.Minute, LivenessUnknown), func(l *LockObs) { l.Worktree = WorktreeMissing }))},
@@ -81,11 +81,11 @@ func classCases() []classCase {
 		{"expired lock live owner", OrphanExpiredLockLiveOwner, "", true, "", withLock(lock("a.json", 7, "s1", "", -time.Minute, LivenessAlive))},
 		// A heartbeat renewed the lease (now +5m) and failed to rewrite its lock (a full
 		// disk): the lock says the claim ends 50 minutes before its lease does.
-		{"lock behind its lease", OrphanLockLeaseExpiryMismatch, "", true, "", all(withSess("s1"), withLease(lease("L1", 7, "s1", leases.StatusActive, 55*time.Minute, LivenessAlive)), withLock(lock("a.json", 7, "s1", "L1", 5*time.Minute, LivenessAlive)))},
+		{"lock behind its lease", OrphanLockLeaseExpiryMismatch, "", true, "", all(withSess("s1"), withLease(lease("L1", 7, "s1", leaserec.StatusActive, 55*time.Minute, LivenessAlive)), withLock(lock("a.json", 7, "s1", "L1", 5*time.Minute, LivenessAlive)))},
 		{"lock ahead of its lease", OrphanLockLeaseExpiryMismatch, "", true, "", all(withSess("s1"), withLease(live), withLock(lock("a.json", 7, "s1", "L1", time.Hour, LivenessAlive)))},
 		{"lock and lease within a minute", OrphanLockLeaseExpiryMismatch, "", false, "", all(withSess("s1"), withLease(live), withLock(lock("a.json", 7, "s1", "L1", 5*time.Minute+50*time.Second, LivenessAlive)))},
-		{"expiry mismatch: the lease has ended", OrphanLockLeaseExpiryMismatch, "", false, "", all(withSess("s1"), withLease(lease("L1", 7, "s1", leases.StatusReleased, 55*time.Minute, LivenessAlive)), withLock(lock("a.json", 7, "s1", "L1", 5*time.Minute, LivenessAlive)))},
-		{"expiry mismatch: the lock is another claim's", OrphanLockLeaseExpiryMismatch, "", false, "", all(withSess("s1", "s2"), withLease(lease("L1", 7, "s1", leases.StatusActive, 55*time.Minute, LivenessAlive)), withLock(lock("a.json", 7, "s2", "L2", 5*time.Minute, LivenessAlive)))},
+		{"expiry mismatch: the lease has ended", OrphanLockLeaseExpiryMismatch, "", false, "", all(withSess("s1"), withLease(lease("L1", 7, "s1", leaserec.StatusReleased, 55*time.Minute, LivenessAlive)), withLock(lock("a.json", 7, "s1", "L1", 5*time.Minute, LivenessAlive)))},
+		{"expiry mismatch: the lock is another claim's", OrphanLockLeaseExpiryMismatch, "", false, "", all(withSess("s1", "s2"), withLease(lease("L1", 7, "s1", leaserec.StatusActive, 55*time.Minute, LivenessAlive)), withLock(lock("a.json", 7, "s2", "L2", 5*time.Minute, LivenessAlive)))},
 		{"expired lock live owner: expiry equal to now is expired", OrphanExpiredLockLiveOwner, "", true, "", withLock(lock("a.json", 7, "s1", "", 0, LivenessAlive))},
 		{"expired lock live owner: not yet expired", OrphanExpiredLockLiveOwner, "", false, "", withLock(lock("a.json", 7, "s1", "", time.Second, LivenessAlive))},
 		{"never expires, live owner: inspect", OrphanLockNeverExpires, "", true, "", withLock(mutLock(lock("a.json", 7, "s1", "", 0, LivenessAlive), func(l *LockObs) { l.Entry.Record.WorkLease.ExpiresAt = lockrec.Timestamp{} }))},
@@ -105,17 +105,17 @@ func classCases() []classCase {
 		{"unreadable lock: readable one", OrphanUnreadableLock, "", false, "", withLock(lock("a.json", 7, "s1", "", hour, LivenessAlive))},
 		{"pending handoff", OrphanPendingHandoffUnconsumed, "", true, "", all(withSess("s1"), withLease(mutLease(live, func(l *LeaseObs) {
 			l.Lease.Provenance = map[string]any{"cross_role_handoff": true, "required_role": "reviewer"}
-			l.Lease.CreatedAt = leases.ParseTimestamp(ts(-20 * time.Minute))
+			l.Lease.CreatedAt = leaserec.ParseTimestamp(ts(-20 * time.Minute))
 		})))},
 		{"pending handoff: adopted", OrphanPendingHandoffUnconsumed, "", false, "", all(withSess("s1"), withLease(mutLease(live, func(l *LeaseObs) {
 			l.Lease.Provenance = map[string]any{"cross_role_handoff": true}
 			l.Lease.AdoptedBySessionID = "s2"
-			l.Lease.CreatedAt = leases.ParseTimestamp(ts(-20 * time.Minute))
+			l.Lease.CreatedAt = leaserec.ParseTimestamp(ts(-20 * time.Minute))
 		})))},
 		{"pending handoff: within recovery grace", OrphanPendingHandoffUnconsumed, "", false, "", all(withSess("s1"), withLease(mutLease(live, func(l *LeaseObs) {
 			l.Lease.Provenance = map[string]any{"cross_role_handoff": true}
 		})))},
-		{"merged pr live claim", OrphanMergedPRLiveClaim, "", true, "", all(withSess("s1"), withLease(mutLease(live, func(l *LeaseObs) { l.Lease.Work.Kind = leases.KindPR })),
+		{"merged pr live claim", OrphanMergedPRLiveClaim, "", true, "", all(withSess("s1"), withLease(mutLease(live, func(l *LeaseObs) { l.Lease.Work.Kind = leaserec.KindPR })),
 			func(in *Input) { in.Gitea = []GiteaFact{{Item: prItem(7), Found: true, State: "closed", Merged: true}} })},
 		{"merged pr live claim: no claim", OrphanMergedPRLiveClaim, "", false, "", func(in *Input) { in.Gitea = []GiteaFact{{Item: prItem(7), Found: true, State: "closed", Merged: true}} }},
 		{"closed issue live claim", OrphanClosedIssueLiveClaim, "", true, "", all(withLock(lock("a.json", 7, "s1", "", hour, LivenessAlive)),
@@ -138,17 +138,17 @@ func classCases() []classCase {
 			in.Gitea = []GiteaFact{{Item: prItem(9), Found: true, State: "open", UpdatedAt: now.Add(-hour)}}
 		}},
 		{"claim refused", "", ContentionClaimRefused, true, "", func(in *Input) {
-			in.WorkItems = []leases.WorkItem{workItem(7)}
-			in.Events = []leases.Event{refused(1, 7, "s2", "s1", time.Minute), refused(2, 7, "s3", "s1", 2*time.Minute)}
+			in.WorkItems = []leaserec.WorkItem{workItem(7)}
+			in.Events = []leaserec.Event{refused(1, 7, "s2", "s1", time.Minute), refused(2, 7, "s3", "s1", 2*time.Minute)}
 		}},
 		{"claim refused: outside the window", "", ContentionClaimRefused, false, "", func(in *Input) {
-			in.WorkItems = []leases.WorkItem{workItem(7)}
-			in.Events = []leases.Event{refused(1, 7, "s2", "s1", 2*hour)}
+			in.WorkItems = []leaserec.WorkItem{workItem(7)}
+			in.Events = []leaserec.Event{refused(1, 7, "s2", "s1", 2*hour)}
 		}},
 		{"duplicate live lock", "", ContentionDuplicateLiveLock, true, "", all(withLock(lock("a.json", 7, "s1", "", hour, LivenessAlive)), withLock(lock("b.json", 7, "s2", "", hour, LivenessAlive)))},
 		{"duplicate live lock: different issues", "", ContentionDuplicateLiveLock, false, "", all(withLock(lock("a.json", 7, "s1", "", hour, LivenessAlive)), withLock(lock("b.json", 8, "s2", "", hour, LivenessAlive)))},
-		{"concurrent active lease", "", ContentionConcurrentActiveLease, true, "", all(withSess("s1", "s2"), withLease(live), withLease(lease("L2", 7, "s2", leases.StatusActive, time.Minute, LivenessAlive)))},
-		{"concurrent active lease: one released", "", ContentionConcurrentActiveLease, false, "", all(withSess("s1", "s2"), withLease(live), withLease(lease("L2", 7, "s2", leases.StatusReleased, time.Minute, LivenessAlive)))},
+		{"concurrent active lease", "", ContentionConcurrentActiveLease, true, "", all(withSess("s1", "s2"), withLease(live), withLease(lease("L2", 7, "s2", leaserec.StatusActive, time.Minute, LivenessAlive)))},
+		{"concurrent active lease: one released", "", ContentionConcurrentActiveLease, false, "", all(withSess("s1", "s2"), withLease(live), withLease(lease("L2", 7, "s2", leaserec.StatusReleased, time.Minute, LivenessAlive)))},
 		{"mismatch: lease held by another session", "", ContentionLockLeaseMismatch, true, "", all(withSess("s1", "s2"), withLease(live), withLock(lock("a.json", 7, "s2", "L1", hour, LivenessAlive)))},
 		{"mismatch: lock names an absent lease", "", ContentionLockLeaseMismatch, true, "", all(withLock(lock("a.json", 7, "s1", "L9", hour, LivenessAlive)), func(in *Input) { in.RefLeases = map[string]*LeaseObs{"L9": nil} })},
 		{"mismatch: agreeing lock and lease", "", ContentionLockLeaseMismatch, false, "", all(withSess("s1"), withLease(live), withLock(lock("a.json", 7, "s1", "L1", hour, LivenessAlive)))},

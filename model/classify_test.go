@@ -3,13 +3,13 @@ package model
 import (
 	"time"
 
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/locks/lockrec"
 )
 
 var now = time.Date(2026, 7, 23, 10, 0, 0, 0, time.UTC)
 
-func ts(d time.Duration) string { return leases.FormatTime(now.Add(d)) }
+func ts(d time.Duration) string { return leaserec.FormatTime(now.Add(d)) }
 
 func okH() SourceHealth { return SourceHealth{Status: StatusOK, ScannedAt: now} }
 
@@ -34,18 +34,18 @@ func lock(name string, n int64, session, leaseID string, exp time.Duration, owne
 		PID: 42, Host: "here", Owner: owner, Worktree: WorktreePresent}
 }
 
-func lease(id string, n int64, session string, status leases.Status, exp time.Duration, owner Liveness) LeaseObs {
-	l := leases.Lease{LeaseID: id, WorkItemID: n, SessionID: session, Role: "author", TaskClass: leases.ClassAuthorIssueWork,
-		Phase: "implementing", Status: status, CreatedAt: leases.ParseTimestamp(ts(-5 * time.Minute)),
-		ExpiresAt: leases.ParseTimestamp(ts(exp)), LastHeartbeatAt: leases.ParseTimestamp(ts(-time.Minute)),
+func lease(id string, n int64, session string, status leaserec.Status, exp time.Duration, owner Liveness) LeaseObs {
+	l := leaserec.Lease{LeaseID: id, WorkItemID: n, SessionID: session, Role: "author", TaskClass: leaserec.ClassAuthorIssueWork,
+		Phase: "implementing", Status: status, CreatedAt: leaserec.ParseTimestamp(ts(-5 * time.Minute)),
+		ExpiresAt: leaserec.ParseTimestamp(ts(exp)), LastHeartbeatAt: leaserec.ParseTimestamp(ts(-time.Minute)),
 		OwnerPID: 42, OwnerHost: "here", WorktreePath: "/repo/branches/x",
-		Work: leases.WorkRef{Remote: "origin", Org: "acme", Repo: "widgets", Kind: leases.KindIssue, Number: n}}
+		Work: leaserec.WorkRef{Remote: "origin", Org: "acme", Repo: "widgets", Kind: leaserec.KindIssue, Number: n}}
 	return LeaseObs{Lease: l, Owner: owner, Worktree: WorktreePresent}
 }
 
 func sess(id, status string) SessionObs {
-	return SessionObs{Session: leases.Session{SessionID: id, Role: "author", PID: 42, Host: "here", Status: status,
-		LastHeartbeatAt: leases.ParseTimestamp(ts(-time.Minute))}, Owner: LivenessAlive}
+	return SessionObs{Session: leaserec.Session{SessionID: id, Role: "author", PID: 42, Host: "here", Status: status,
+		LastHeartbeatAt: leaserec.ParseTimestamp(ts(-time.Minute))}, Owner: LivenessAlive}
 }
 
 func orphansOf(s *Snapshot, k OrphanKind) []*Orphan {

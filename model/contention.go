@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/locks/lockrec"
 )
 
@@ -66,7 +66,7 @@ func contention(u *unitIn, e *env, now time.Time, out *unitOut) []*Contention {
 	// concurrent-active-lease: two active leases on one item.
 	var active []*LeaseObs
 	for _, lo := range u.leases {
-		if lo.Lease.Status == leases.StatusActive {
+		if lo.Lease.Status == leaserec.StatusActive {
 			active = append(active, lo)
 		}
 	}
@@ -96,7 +96,7 @@ func contention(u *unitIn, e *env, now time.Time, out *unitOut) []*Contention {
 
 func mismatch(u *unitIn, lo *LockObs, active []*LeaseObs, e *env, now time.Time) *Contention {
 	rec := &lo.Entry.Record
-	mk := func(why string, l *leases.Lease) *Contention {
+	mk := func(why string, l *leaserec.Lease) *Contention {
 		c := &Contention{Kind: ContentionLockLeaseMismatch, Item: u.item, LockFiles: []string{lo.Entry.Name},
 			Evidence: []Evidence{ev(SourceLocks, "owner_session", rec.OwnerSession), ev(SourceLocks, "lease_id", rec.LeaseID), ev(SourceDB, "mismatch", why)}}
 		ss := map[string]bool{rec.OwnerSession: true}
@@ -108,7 +108,7 @@ func mismatch(u *unitIn, lo *LockObs, active []*LeaseObs, e *env, now time.Time)
 		return c
 	}
 	if rec.LeaseID != "" {
-		var l *leases.Lease
+		var l *leaserec.Lease
 		for _, x := range u.leases {
 			if x.Lease.LeaseID == rec.LeaseID {
 				l = &x.Lease

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"steward/govern/actionid"
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/locks/lockrec"
 )
 
@@ -82,7 +82,7 @@ func (o *unitOut) deadline(t, now time.Time) {
 	}
 }
 
-func itemOfRef(w leases.WorkRef) *Item {
+func itemOfRef(w leaserec.WorkRef) *Item {
 	if w.Number <= 0 {
 		return nil
 	}
@@ -93,7 +93,7 @@ func itemOfKey(k lockrec.Key) *Item {
 	return &Item{Kind: "issue", Number: k.Issue, Remote: k.Remote, Org: k.Org, Repo: k.Repo}
 }
 
-func leaseActive(l *leases.Lease) bool { return !l.Status.Terminal() }
+func leaseActive(l *leaserec.Lease) bool { return !l.Status.Terminal() }
 
 func retire(name string) *ActionRef {
 	return &ActionRef{ID: actionid.RetireLock, Target: ActionTarget{LockFile: name}}
@@ -114,7 +114,8 @@ func derive(u *unitIn, e *env, now time.Time) unitOut {
 			continue
 		}
 		pol, polWhy := e.cfg.Policies.ForLease(*l)
-		fr := leases.Classify(*l, pol, leases.Evidence{Owner: leases.ProcessState(lo.Owner), Worktree: leases.WorktreeState(lo.Worktree)}, now)
+		evid := leaserec.Evidence{Owner: leaserec.ProcessState(lo.Owner), Worktree: leaserec.WorktreeState(lo.Worktree)}
+		fr := leaserec.Classify(*l, pol, evid, now)
 		out.deadline(fr.NextDeadline, now)
 		if hb, ok := lastBeat(l); ok {
 			out.deadline(hb.Add(pol.StaleWarning()), now)
@@ -191,7 +192,7 @@ func expiryMismatch(it *Item, lo *LeaseObs, lock *LockObs) *Orphan {
 	return o
 }
 
-func lastBeat(l *leases.Lease) (time.Time, bool) {
+func lastBeat(l *leaserec.Lease) (time.Time, bool) {
 	if l.LastHeartbeatAt.OK() {
 		return l.LastHeartbeatAt.Time, true
 	}
@@ -203,7 +204,7 @@ func lastBeat(l *leases.Lease) (time.Time, bool) {
 
 // joinLock finds the lock of a lease: the one naming its lease id, else the
 // only lock of the item owned by the lease's session.
-func joinLock(ls []*LockObs, l *leases.Lease) *LockObs {
+func joinLock(ls []*LockObs, l *leaserec.Lease) *LockObs {
 	var bySession *LockObs
 	for _, lo := range ls {
 		if lo.Entry.Unreadable != nil {
@@ -234,7 +235,7 @@ const (
 // JoinOf is the rule the live model joins a lock of an item to a lease of the same item
 // with; the governed core's guards use it too, so that what the screen shows as one
 // claim is one claim to the core.
-func JoinOf(rec *lockrec.Record, l *leases.Lease) Join {
+func JoinOf(rec *lockrec.Record, l *leaserec.Lease) Join {
 	switch {
 	case rec.LeaseID != "" && rec.LeaseID == l.LeaseID:
 		return JoinByLeaseID
@@ -255,7 +256,8 @@ func lockEvidence(lo *LockObs) int {
 // leaseClaim is a lease's claim; its evidence has room for more lines (a joined lock's)
 // without growing: an evidence slice grown by append kept up to half of it unused, and
 // the old array as garbage, for every claim.
-func leaseClaim(it *Item, lo *LeaseObs, fr leases.FreshnessResult, pol leases.Policy, polWhy string, more int) *Claim {
+func leaseClaim(it *Item, lo *LeaseObs, fr leaserec.FreshnessResult, pol leaserec.Policy, polWhy string,
+	more int) *Claim {
 	l := &lo.Lease
 	c := &Claim{Item: it, Role: l.Role, TaskClass: string(pol.TaskClass), SessionID: l.SessionID, Phase: l.Phase,
 		Freshness: string(fr.Value), Warning: fr.Warning, OwnerLiveness: lo.Owner, LeaseID: l.LeaseID, LeaseStatus: string(l.Status)}
@@ -303,7 +305,7 @@ func unproven(u *unitIn) []Evidence {
 // rowProblems names what the DB reader could not decode in a lease row (an expiry that
 // is not a timestamp, a pid that is not an integer, provenance that is not JSON), so the
 // section's "rows with undecodable values" says which row and why.
-func rowProblems(l *leases.Lease) []Evidence {
+func rowProblems(l *leaserec.Lease) []Evidence {
 	out := make([]Evidence, 0, len(l.Problems))
 	for _, p := range l.Problems {
 		out = append(out, ev(SourceDB, "leases.problem", p))
@@ -448,7 +450,8 @@ func lockOrphans(it *Item, lo *LockObs, now time.Time) []*Orphan {
 
 // leaseOrphans classifies one non-terminal lease: at most one lease kind, plus
 // a pending handoff.
-func leaseOrphans(u *unitIn, lo *LeaseObs, fr leases.FreshnessResult, pol leases.Policy, e *env, now time.Time, out *unitOut) []*Orphan {
+func leaseOrphans(u *unitIn, lo *LeaseObs, fr leaserec.FreshnessResult, pol leaserec.Policy, e *env,
+	now time.Time, out *unitOut) []*Orphan {
 	l := &lo.Lease
 	base := []Evidence{ev(SourceDB, "leases.status", l.StatusText()), ev(SourceDB, "leases.expires_at", l.ExpiresAt.Raw),
 		ev(SourceDB, "freshness", string(fr.Value)),
@@ -461,15 +464,15 @@ func leaseOrphans(u *unitIn, lo *LeaseObs, fr leases.FreshnessResult, pol leases
 	var res []*Orphan
 	handoff := pendingHandoff(l)
 	switch fr.Value {
-	case leases.FreshExpired:
+	case leaserec.FreshExpired:
 		o := mk(OrphanActiveLeasePastExpiry, leaseAction(actionid.ReclaimExpired, l.LeaseID))
 		if handoff {
 			o.Evidence = append(o.Evidence, ev(SourceDB, "provenance_json.cross_role_handoff", "pending, never adopted"))
 		}
 		return append(res, o)
-	case leases.FreshStaleDeadProcess:
+	case leaserec.FreshStaleDeadProcess:
 		res = append(res, mk(OrphanStaleLeaseDeadOwner, leaseAction(actionid.AbandonStale, l.LeaseID)))
-	case leases.FreshStaleMissingWorktree:
+	case leaserec.FreshStaleMissingWorktree:
 		res = append(res, mk(OrphanStaleLeaseMissingWorktree, leaseAction(actionid.AbandonStale, l.LeaseID),
 			ev(SourceDB, "leases.worktree_path", l.WorktreePath+": "+lo.WorkWhy)))
 	default:
@@ -483,7 +486,7 @@ func leaseOrphans(u *unitIn, lo *LeaseObs, fr leases.FreshnessResult, pol leases
 			switch {
 			case !ok:
 				res = append(res, mk(OrphanLease, leaseAction(actionid.AbandonStale, l.LeaseID), ev(SourceDB, "sessions", "no session row "+strconv.Quote(l.SessionID))))
-			case !leases.SessionActive(s.Session.Status) || s.Session.EndedAt.OK():
+			case !leaserec.SessionActive(s.Session.Status) || s.Session.EndedAt.OK():
 				res = append(res, mk(OrphanLease, leaseAction(actionid.AbandonStale, l.LeaseID),
 					ev(SourceDB, "sessions.status", s.Session.Status), ev(SourceDB, "sessions.ended_at", s.Session.EndedAt.Raw)))
 			}
@@ -504,7 +507,7 @@ func leaseOrphans(u *unitIn, lo *LeaseObs, fr leases.FreshnessResult, pol leases
 }
 
 // pendingHandoff is the seed's is_pending_cross_role_handoff (§3.5).
-func pendingHandoff(l *leases.Lease) bool {
+func pendingHandoff(l *leaserec.Lease) bool {
 	if l.Provenance == nil || l.AdoptedBySessionID != "" {
 		return false
 	}

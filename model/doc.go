@@ -12,15 +12,18 @@
 //     IO already made: LockObs, LeaseObs, SessionObs, GiteaFact);
 //   - Build and the per-item derivation: every derived fact keeps its
 //     Evidence (source, field, value, age);
+//   - Incidents: the snapshot's orphans grouped by root cause (a dead worker's lease and
+//     lock files are one incident), the one grouping every surface shows;
 //   - Engine, the same derivation kept current: a change re-derives only the
 //     items it touches, and a heap of deadlines says when passing time
 //     changes an item's verdict (the live model feeds it and publishes its
 //     snapshots).
 //
-// Pure: no IO and no clock — now is a parameter of everything that derives.
-// Its imports are the standard library's pure packages and, of the source
-// packages (locks, leases, gitea), only their types and pure functions;
-// arch_test.go (TestPureModel) lists both and fails on anything else.
+// Pure by structure: no IO and no clock — now is a parameter of everything that
+// derives. Its imports are the standard library's packages without IO and the
+// pure leaves that hold the sources' records (locks/lockrec, leases/leaserec,
+// gitea/gitearec), never a source package itself, so go list -deps names no
+// database driver, Gitea SDK or file watcher (arch_test.go, TestPureByStructure).
 //
 // Honesty: a source that is unavailable or partial never makes anything read
 // as free, unowned or orphaned by its absence, and partiality is scoped to what
@@ -29,8 +32,8 @@
 // unknown, never dead).
 //
 // What it must never do: read or write any source, look at a process or a
-// file, read the clock, import govern, tui or cli, or decide whether an action
-// is allowed — an orphan names its reconciling action by id and target
-// (ActionRef), and the governed core fills Allowed and Refusal (a hook in the
-// layer above).
+// file, read the clock, import a source package (locks, leases, gitea),
+// govern, tui or cli, or decide whether an action is allowed — an orphan
+// names its reconciling action by id and target (ActionRef), and the governed
+// core fills Allowed and Refusal (a hook in the layer above).
 package model

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"steward/leases"
+	"steward/leases/leaserec"
 )
 
 // unit is one item (or one file or lease that names no item) and the keys of
@@ -244,7 +244,7 @@ func (e *Engine) SetSession(id string, so *SessionObs) {
 
 // AddEvents takes control-plane events past the cursor: refused claims for
 // contention, every event for Activity.
-func (e *Engine) AddEvents(evs []leases.Event) {
+func (e *Engine) AddEvents(evs []leaserec.Event) {
 	if len(evs) > 0 {
 		e.activityNew = true
 	}

@@ -5,8 +5,8 @@ import (
 	"maps"
 	"strings"
 
-	"steward/gitea"
-	"steward/leases"
+	"steward/gitea/gitearec"
+	"steward/leases/leaserec"
 )
 
 // This file is what the live model (model/live) needs of an Engine besides the setters
@@ -35,7 +35,7 @@ func (e *Engine) Sessions() iter.Seq2[string, *SessionObs] { return maps.All(e.s
 func (e *Engine) ItemLeases(id int64) iter.Seq[string] { return e.itemLeases[id].all() }
 
 // PutWorkItem records a work item row: the item its leases and events name.
-func (e *Engine) PutWorkItem(w leases.WorkItem) {
+func (e *Engine) PutWorkItem(w leaserec.WorkItem) {
 	if it := itemOfRef(w.WorkRef); it != nil {
 		e.putWorkItem(w.WorkItemID, *it)
 	}
@@ -84,7 +84,7 @@ func (e *Engine) SetRef(id string, lo *LeaseObs) {
 
 // SetGitea replaces every Gitea fact and the clarification items (a poll) and the Gitea
 // source's health: every unit they touch is re-derived.
-func (e *Engine) SetGitea(facts []GiteaFact, clars []gitea.Clarification, h SourceHealth) {
+func (e *Engine) SetGitea(facts []GiteaFact, clars []gitearec.Clarification, h SourceHealth) {
 	e.setGitea(facts, e.clarifications(clars), h)
 }
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"steward/leases"
+	"steward/leases/leaserec"
 )
 
 func (e *Engine) deriveSession(id string, now time.Time) {
@@ -15,10 +15,10 @@ func (e *Engine) deriveSession(id string, now time.Time) {
 	if so != nil {
 		s := so.Session
 		out := &Session{SessionID: s.SessionID, Role: s.Role, Profile: s.Profile, PID: s.PID, Host: s.Host, Status: s.Status,
-			Liveness: so.Owner, Live: leases.SessionLive(s, leases.ProcessState(so.Owner), now), Leases: []string{}}
+			Liveness: so.Owner, Live: leaserec.SessionLive(s, leaserec.ProcessState(so.Owner), now), Leases: []string{}}
 		if s.LastHeartbeatAt.OK() {
 			out.LastHeartbeat = s.LastHeartbeatAt.Time
-			if t := s.LastHeartbeatAt.Time.Add(leases.SessionHeartbeatStale); t.After(now) {
+			if t := s.LastHeartbeatAt.Time.Add(leaserec.SessionHeartbeatStale); t.After(now) {
 				heap.Push(&e.dl, deadline{at: t, key: "s\x00" + id})
 			}
 		}
@@ -56,7 +56,7 @@ func (e *Engine) Tick(now time.Time) int {
 func (e *Engine) current(d deadline) bool {
 	if id, ok := strings.CutPrefix(d.key, "s\x00"); ok {
 		so := e.sessions[id]
-		return so != nil && so.Session.LastHeartbeatAt.OK() && so.Session.LastHeartbeatAt.Time.Add(leases.SessionHeartbeatStale).Equal(d.at)
+		return so != nil && so.Session.LastHeartbeatAt.OK() && so.Session.LastHeartbeatAt.Time.Add(leaserec.SessionHeartbeatStale).Equal(d.at)
 	}
 	u := e.units[d.key]
 	return u != nil && u.next.Equal(d.at)

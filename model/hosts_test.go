@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"steward/leases"
+	"steward/leases/leaserec"
 )
 
 // TestLocksOnAnotherHost: a workspace whose lock directory is on another host reads its
@@ -36,20 +36,20 @@ func TestLocksOnAnotherHost(t *testing.T) {
 		{"a lock naming another session than the active lease", func() *Input {
 			in := baseInput()
 			in.Locks = []LockObs{lock("a.json", 2, "s1", "L1", 10*time.Minute, LivenessAlive)}
-			in.Leases = []LeaseObs{lease("L2", 2, "s2", leases.StatusActive, 10*time.Minute, LivenessAlive)}
+			in.Leases = []LeaseObs{lease("L2", 2, "s2", leaserec.StatusActive, 10*time.Minute, LivenessAlive)}
 			in.Sessions = []SessionObs{sess("s1", "active"), sess("s2", "active")}
 			in.RefLeases = map[string]*LeaseObs{"L1": nil}
 			return in
 		}, "lock-lease-mismatch", ""},
 		{"an active lease past its expiry", func() *Input {
 			in := baseInput()
-			in.Leases = []LeaseObs{lease("L3", 3, "s3", leases.StatusActive, -time.Minute, LivenessAlive)}
+			in.Leases = []LeaseObs{lease("L3", 3, "s3", leaserec.StatusActive, -time.Minute, LivenessAlive)}
 			in.Sessions = []SessionObs{sess("s3", "active")}
 			return in
 		}, "active-lease-past-expiry", "active-lease-past-expiry"},
 		{"a lease with no session row", func() *Input {
 			in := baseInput()
-			in.Leases = []LeaseObs{lease("L4", 4, "gone", leases.StatusActive, 10*time.Minute, LivenessAlive)}
+			in.Leases = []LeaseObs{lease("L4", 4, "gone", leaserec.StatusActive, 10*time.Minute, LivenessAlive)}
 			return in
 		}, "orphan-lease", "orphan-lease"},
 	} {

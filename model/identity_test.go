@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"steward/leases"
+	"steward/leases/leaserec"
 )
 
 // onItem moves a lock onto org/repo as written (the case of a hand-written or older tool's
@@ -18,21 +18,21 @@ func onItem(lo LockObs, org, repo string) LockObs {
 
 // TestItemIdentityIsCaseFolded: Gitea owner and repository names are case-insensitive, and
 // the supervised system compares them folded (seed digest: work items are keyed by
-// lower(org), lower(repo); lockrec.Key.Identity and leases.Fold apply the same rule). A lock
+// lower(org), lower(repo); lockrec.Key.Identity and leaserec.Fold apply the same rule). A lock
 // written as ACME/Widgets#7 and a lease and lock on acme/widgets#7 are one item: one row,
 // their duplicate lock is a duplicate-live-lock, the lease is not "on another item", a
 // closed issue fact joins every spelling, and a lease's refusals count on the same item.
 func TestItemIdentityIsCaseFolded(t *testing.T) {
 	in := baseInput()
 	in.Sessions = append(in.Sessions, sess("s1", "active"), sess("s2", "active"))
-	in.Leases = append(in.Leases, lease("L1", 7, "s1", leases.StatusActive, time.Hour, LivenessAlive))
+	in.Leases = append(in.Leases, lease("L1", 7, "s1", leaserec.StatusActive, time.Hour, LivenessAlive))
 	in.Locks = append(in.Locks,
 		onItem(lock("upper.json", 7, "s1", "L1", time.Hour, LivenessAlive), "ACME", "Widgets"),
 		lock("lower.json", 7, "s2", "", time.Hour, LivenessAlive))
 	wi := workItem(7)
 	wi.WorkRef.Org, wi.WorkRef.Repo = "Acme", "WIDGETS"
-	in.WorkItems = []leases.WorkItem{wi}
-	in.Events = []leases.Event{refused(1, 7, "s2", "s1", time.Minute)}
+	in.WorkItems = []leaserec.WorkItem{wi}
+	in.Events = []leaserec.Event{refused(1, 7, "s2", "s1", time.Minute)}
 	closed := issueItem(7)
 	closed.Org = " acme "
 	in.Gitea = []GiteaFact{{Item: closed, Found: true, State: "closed"}}

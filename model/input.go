@@ -3,15 +3,15 @@ package model
 import (
 	"time"
 
-	"steward/gitea"
-	"steward/leases"
+	"steward/gitea/gitearec"
+	"steward/leases/leaserec"
 	"steward/locks/lockrec"
 )
 
 // Config tunes classification. The zero value uses the defaults.
 type Config struct {
 	// Policies resolves lease durations (zero: the seed's defaults).
-	Policies leases.PolicySet
+	Policies leaserec.PolicySet
 	// RefusedWindow is how far back claim.refused events count (default 1 h).
 	RefusedWindow time.Duration
 	// StalePRQuiet is how long an open PR with no live claim may stay quiet
@@ -40,7 +40,7 @@ func (c Config) WithDefaults() Config {
 		c.StalePRQuiet = 72 * time.Hour
 	}
 	if c.BlockedLabel == "" {
-		c.BlockedLabel = gitea.DefaultBlockedLabel
+		c.BlockedLabel = gitearec.DefaultBlockedLabel
 	}
 	if c.ActivityLimit <= 0 {
 		c.ActivityLimit = 200
@@ -71,9 +71,9 @@ type LockObs struct {
 }
 
 // LeaseObs is one lease row with what was observed about its owner process
-// and worktree (the Evidence leases.Classify takes).
+// and worktree (the Evidence leaserec.Classify takes).
 type LeaseObs struct {
-	Lease leases.Lease
+	Lease leaserec.Lease
 	// Host is the host the lease's pid and worktree were judged on: its owner_host, or
 	// for a lease without one the DB's host (leases.RowHost).
 	Host     string
@@ -87,7 +87,7 @@ type LeaseObs struct {
 
 // SessionObs is one session row with its process liveness.
 type SessionObs struct {
-	Session leases.Session
+	Session leaserec.Session
 	Owner   Liveness
 }
 
@@ -121,16 +121,16 @@ type Input struct {
 	Sessions []SessionObs
 	// SessionsOmitted counts ended sessions the DB read left out.
 	SessionsOmitted int
-	WorkItems       []leases.WorkItem
+	WorkItems       []leaserec.WorkItem
 	// RefLeases are leases named by a lock's lease_id that are not in Leases
 	// (looked up by id); a nil value means the id is proven absent.
 	RefLeases map[string]*LeaseObs
-	Events    []leases.Event
+	Events    []leaserec.Event
 	DBHealth  SourceHealth
 	DB        DBSections
 
 	Gitea          []GiteaFact
-	Clarifications []gitea.Clarification
+	Clarifications []gitearec.Clarification
 	GiteaHealth    SourceHealth
 
 	Findings []string

@@ -95,7 +95,7 @@ const (
 // Dead is only ever concluded on the host that wrote the record.
 type Liveness string
 
-// Liveness values (the same strings as leases.ProcessState).
+// Liveness values (the same strings as leaserec.ProcessState).
 const (
 	LivenessAlive   Liveness = "alive"
 	LivenessDead    Liveness = "dead"
@@ -105,7 +105,7 @@ const (
 // Worktree is what is known about a worktree directory.
 type Worktree string
 
-// Worktree states (the same strings as leases.WorktreeState).
+// Worktree states (the same strings as leaserec.WorktreeState).
 const (
 	WorktreePresent Worktree = "present"
 	WorktreeMissing Worktree = "missing"

@@ -3,7 +3,7 @@ package model
 import (
 	"testing"
 
-	"steward/leases"
+	"steward/leases/leaserec"
 )
 
 // TestOwnerOnAnotherHost: a claim whose owner was observed on another host names that
@@ -18,8 +18,8 @@ func TestOwnerOnAnotherHost(t *testing.T) {
 		{LeaseObs{Host: "host-b", Owner: LivenessDead}, "", "dead"},
 		{LeaseObs{Host: "host-b", Owner: LivenessUnknown}, "", "unknown"},
 	} {
-		tc.obs.Lease = leases.Lease{LeaseID: "L1", Status: leases.StatusActive, OwnerPID: 4242, OwnerHost: tc.obs.Host}
-		c := leaseClaim(nil, &tc.obs, leases.FreshnessResult{Value: leases.FreshActive}, leases.Policy{}, "", 0)
+		tc.obs.Lease = leaserec.Lease{LeaseID: "L1", Status: leaserec.StatusActive, OwnerPID: 4242, OwnerHost: tc.obs.Host}
+		c := leaseClaim(nil, &tc.obs, leaserec.FreshnessResult{Value: leaserec.FreshActive}, leaserec.Policy{}, "", 0)
 		if c.OwnerOtherHost != tc.otherHost || c.OwnerText() != tc.shown {
 			t.Errorf("%+v: other host %q, shown %q; want %q, %q", tc.obs, c.OwnerOtherHost, c.OwnerText(), tc.otherHost, tc.shown)
 		}

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"steward/leases"
+	"steward/leases/leaserec"
 )
 
 // TestDeadlineHeapStaysBounded: every re-derivation pushes a deadline and leaves the old
@@ -15,8 +15,8 @@ func TestDeadlineHeapStaysBounded(t *testing.T) {
 	e := NewEngine(Config{})
 	for i := range 10 {
 		id := "s" + string(rune('a'+i))
-		e.SetSession(id, &SessionObs{Session: leases.Session{SessionID: id, Status: "active",
-			LastHeartbeatAt: leases.ParseTimestamp(leases.FormatTime(now))}})
+		e.SetSession(id, &SessionObs{Session: leaserec.Session{SessionID: id, Status: "active",
+			LastHeartbeatAt: leaserec.ParseTimestamp(leaserec.FormatTime(now))}})
 	}
 	e.Tick(now)
 	most := 0
@@ -24,7 +24,7 @@ func TestDeadlineHeapStaysBounded(t *testing.T) {
 		id := "s" + string(rune('a'+round%10))
 		if round%3 == 0 { // a heartbeat moves the deadline
 			so := *e.sessions[id]
-			so.Session.LastHeartbeatAt = leases.ParseTimestamp(leases.FormatTime(now.Add(time.Duration(round) * time.Millisecond)))
+			so.Session.LastHeartbeatAt = leaserec.ParseTimestamp(leaserec.FormatTime(now.Add(time.Duration(round) * time.Millisecond)))
 			e.SetSession(id, &so)
 		} else {
 			e.sessionDirty(id) // re-derived with the same deadline

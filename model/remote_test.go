@@ -7,14 +7,18 @@ import (
 	"testing"
 	"time"
 
-	"steward/leases"
+	"steward/leases/leaserec"
 )
 
 // leaseOn, workItemOn and lockOn move a lease, a work item or a lock onto the remote r, as
 // the supervised system names them (the seed's rows say prgs).
 func leaseOn(r string, l LeaseObs) LeaseObs { l.Lease.Work.Remote = r; return l }
 
-func workItemOn(r string, n int64) leases.WorkItem { w := workItem(n); w.WorkRef.Remote = r; return w }
+func workItemOn(r string, n int64) leaserec.WorkItem {
+	w := workItem(n)
+	w.WorkRef.Remote = r
+	return w
+}
 
 func lockOn(r string, lo LockObs) LockObs {
 	lo.Entry.Record.Remote = r
@@ -47,8 +51,8 @@ func TestGiteaFactsFiledUnderTheRowsRemote(t *testing.T) {
 	base := func() *Input {
 		in := baseInput()
 		in.Sessions = []SessionObs{sess("s1", "active")}
-		in.Leases = []LeaseObs{leaseOn("prgs", lease("L1", 1, "s1", leases.StatusActive, time.Hour, LivenessAlive))}
-		in.WorkItems = []leases.WorkItem{workItemOn("prgs", 1)}
+		in.Leases = []LeaseObs{leaseOn("prgs", lease("L1", 1, "s1", leaserec.StatusActive, time.Hour, LivenessAlive))}
+		in.WorkItems = []leaserec.WorkItem{workItemOn("prgs", 1)}
 		in.Gitea = []GiteaFact{openFact(1, "open"), openFact(2, "open")}
 		return in
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"steward/govern/actionid"
-	"steward/leases"
+	"steward/leases/leaserec"
 )
 
 // TestEveryContentionHasAWayOut: every contention entry the classifier makes carries its
@@ -62,17 +62,17 @@ func TestCollisionResolution(t *testing.T) {
 			all(withLock(lock("a.json", 7, "s1", "", hour, LivenessAlive)), withLock(mutLock(lock("b.json", 7, "s2", "", hour, LivenessUnknown), func(l *LockObs) { l.OtherHost = true }))),
 			ResolveWorkers, []string{"s2: not proven dead", "will not pick a winner"}, nil, []string{"s1", "s2"}},
 		{"two active leases, one past its expiry", ContentionConcurrentActiveLease,
-			all(withSess("s1", "s2"), withLease(lease("L1", 7, "s1", leases.StatusActive, 5*time.Minute, LivenessAlive)), withLease(lease("L2", 7, "s2", leases.StatusActive, -time.Minute, LivenessAlive))),
+			all(withSess("s1", "s2"), withLease(lease("L1", 7, "s1", leaserec.StatusActive, 5*time.Minute, LivenessAlive)), withLease(lease("L2", 7, "s2", leaserec.StatusActive, -time.Minute, LivenessAlive))),
 			ResolveOperator, []string{"s1 keeps the item", actionid.ReclaimExpired}, []string{actionid.ReclaimExpired + " L2"}, []string{"s1", "s2"}},
 		{"two active leases, both alive", ContentionConcurrentActiveLease,
-			all(withSess("s1", "s2"), withLease(lease("L1", 7, "s1", leases.StatusActive, 5*time.Minute, LivenessAlive)), withLease(lease("L2", 7, "s2", leases.StatusActive, time.Minute, LivenessAlive))),
+			all(withSess("s1", "s2"), withLease(lease("L1", 7, "s1", leaserec.StatusActive, 5*time.Minute, LivenessAlive)), withLease(lease("L2", 7, "s2", leaserec.StatusActive, time.Minute, LivenessAlive))),
 			ResolveWorkers, []string{"both owners are alive"}, nil, []string{"s1", "s2"}},
 		{"lock and lease disagree, owners alive", ContentionLockLeaseMismatch,
-			all(withSess("s1", "s2"), withLease(lease("L1", 7, "s1", leases.StatusActive, 5*time.Minute, LivenessAlive)), withLock(lock("a.json", 7, "s2", "L1", hour, LivenessAlive))),
+			all(withSess("s1", "s2"), withLease(lease("L1", 7, "s1", leaserec.StatusActive, 5*time.Minute, LivenessAlive)), withLock(lock("a.json", 7, "s2", "L1", hour, LivenessAlive))),
 			ResolveWorkers, []string{"does not rewrite another worker's lock"}, nil, []string{"s2", "s1"}},
 		{"claims refused", ContentionClaimRefused, func(in *Input) {
-			in.WorkItems = []leases.WorkItem{workItem(7)}
-			in.Events = []leases.Event{refused(1, 7, "s2", "s1", time.Minute)}
+			in.WorkItems = []leaserec.WorkItem{workItem(7)}
+			in.Events = []leaserec.Event{refused(1, 7, "s2", "s1", time.Minute)}
 		}, ResolveNone, []string{"nothing to do"}, nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -124,7 +124,7 @@ func (it Item) String() string {
 }
 
 // key is the item's identity inside the model: the remote as written (trimmed), the org and
-// repository folded as lockrec.Key.Identity and leases.Fold fold them — Gitea's owner and repository
+// repository folded as lockrec.Key.Identity and leaserec.Fold fold them — Gitea's owner and repository
 // names are case-insensitive, and the supervised system keys its work items by lower(org),
 // lower(repo) — the kind and the number. ACME/Widgets#7 and acme/widgets#7 are one item; the
 // Item shown is the spelling first read.

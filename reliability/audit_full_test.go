@@ -11,7 +11,7 @@ import (
 
 	"steward/cli"
 	"steward/govern"
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/leasestest"
 )
 
@@ -27,10 +27,10 @@ func TestAuditDiskFullRefusesBeforeAnyEffect(t *testing.T) {
 		t.Fatalf("/dev/full is needed for a real full disk: %v", err)
 	}
 	w := newWorkspace(t)
-	exp := leases.FormatTime(time.Now().Add(-time.Hour))
+	exp := leaserec.FormatTime(time.Now().Add(-time.Hour))
 	leasestest.Insert(t, w.ws.DBPath, []leasestest.Session{{SessionID: "s1", Role: "author"}},
 		[]leasestest.Lease{{LeaseID: "L1", SessionID: "s1", Role: "author", TaskClass: "author_issue_work",
-			Work: leasestest.Work(leases.KindIssue, 5), CreatedAt: exp, ExpiresAt: exp}})
+			Work: leasestest.Work(leaserec.KindIssue, 5), CreatedAt: exp, ExpiresAt: exp}})
 	db := sqlDB(t, w.ws.DBPath)
 	execAll(t, db, "PRAGMA wal_checkpoint(TRUNCATE)")
 	db.Close()

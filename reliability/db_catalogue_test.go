@@ -10,7 +10,7 @@ import (
 
 	_ "modernc.org/sqlite"
 
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/leasestest"
 	"steward/model"
 )
@@ -50,7 +50,7 @@ func (w *workspace) oneLease(t *testing.T) {
 	t.Helper()
 	leasestest.Insert(t, w.ws.DBPath, []leasestest.Session{{SessionID: "s1", Role: "author"}},
 		[]leasestest.Lease{{LeaseID: "L1", SessionID: "s1", Role: "author", TaskClass: "author_issue_work",
-			Work: leasestest.Work(leases.KindIssue, 5), CreatedAt: "2026-07-24T05:50:00Z", ExpiresAt: "2026-07-24T07:00:00Z"}})
+			Work: leasestest.Work(leaserec.KindIssue, 5), CreatedAt: "2026-07-24T05:50:00Z", ExpiresAt: "2026-07-24T07:00:00Z"}})
 }
 
 // hostileText is put into every text column of the hostile-rows case.
@@ -139,7 +139,7 @@ var dbCases = map[string]struct {
 		host, _ := os.Hostname()
 		leasestest.Insert(t, w.ws.DBPath, []leasestest.Session{{SessionID: "s1", Role: "author", Host: host}},
 			[]leasestest.Lease{{LeaseID: "L1", SessionID: "s1", Role: "author", TaskClass: "author_issue_work", OwnerHost: host, OwnerPID: int64(os.Getpid()),
-				Work: leasestest.Work(leases.KindIssue, 5), CreatedAt: "2026-07-24T05:50:00Z", ExpiresAt: "2026-07-24T07:00:00Z", WorktreePath: "../../etc"}})
+				Work: leasestest.Work(leaserec.KindIssue, 5), CreatedAt: "2026-07-24T05:50:00Z", ExpiresAt: "2026-07-24T07:00:00Z", WorktreePath: "../../etc"}})
 	}, dbExpect{status: model.StatusOK, evidence: "not followed", claims: 1}},
 }
 

@@ -16,6 +16,7 @@ import (
 	"steward/govern"
 	"steward/govern/actionid"
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/leasestest"
 	"steward/model"
 	"steward/model/live"
@@ -27,8 +28,8 @@ func (w *workspace) liveLease(t *testing.T, path, id string, issue int64) {
 	now := time.Now()
 	leasestest.Insert(t, path, []leasestest.Session{{SessionID: "s-" + id, Role: "author"}},
 		[]leasestest.Lease{{LeaseID: id, SessionID: "s-" + id, Role: "author", TaskClass: "author_issue_work",
-			Work: leasestest.Work(leases.KindIssue, issue), CreatedAt: leases.FormatTime(now),
-			LastHeartbeatAt: leases.FormatTime(now), ExpiresAt: leases.FormatTime(now.Add(time.Hour))}})
+			Work: leasestest.Work(leaserec.KindIssue, issue), CreatedAt: leaserec.FormatTime(now),
+			LastHeartbeatAt: leaserec.FormatTime(now), ExpiresAt: leaserec.FormatTime(now.Add(time.Hour))}})
 }
 
 // startLive starts a live model on w with opt and closes it when the test ends.

@@ -12,6 +12,7 @@ import (
 
 	"steward/gitea"
 	"steward/gitea/fakegitea"
+	"steward/gitea/gitearec"
 	"steward/gitea/giteatest"
 	"steward/govern"
 	"steward/govern/actionid"
@@ -39,8 +40,8 @@ func newGiteaRig(t *testing.T) *giteaRig {
 	fake.SetBaseURL(srv.URL)
 	fake.AddUser("maint", rigToken)
 	repo := fake.CreateRepo("acme", "widgets")
-	repo.CreateLabel(gitea.DefaultMarkerLabels[0], "e99695")
-	n := repo.CreateIssue("worker-1", "Fix the sweeper", "body", gitea.DefaultMarkerLabels[0])
+	repo.CreateLabel(gitearec.DefaultMarkerLabels[0], "e99695")
+	n := repo.CreateIssue("worker-1", "Fix the sweeper", "body", gitearec.DefaultMarkerLabels[0])
 	repo.AddComment("worker-1", n, "Which lease class should the sweeper skip?")
 	proxy := giteatest.NewProxy(t, srv.URL)
 	mk := func(url string) *gitea.Client {

@@ -24,8 +24,9 @@ import (
 
 	"steward/gitea"
 	"steward/gitea/fakegitea"
+	"steward/gitea/gitearec"
 	"steward/govern"
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/locks"
 	"steward/locks/lockrec"
 	"steward/model"
@@ -59,10 +60,10 @@ type cachedTracker struct {
 	ttl time.Duration
 	mu  sync.Mutex
 	at  time.Time
-	is  []gitea.Issue
+	is  []gitearec.Issue
 }
 
-func (t *cachedTracker) OpenIssues(ctx context.Context) ([]gitea.Issue, gitea.Health) {
+func (t *cachedTracker) OpenIssues(ctx context.Context) ([]gitearec.Issue, gitea.Health) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.is != nil && time.Since(t.at) < t.ttl {
@@ -161,7 +162,7 @@ func TestLoad(t *testing.T) {
 
 	// The live model, as the workbench runs it, with the compressed policy.
 	live := live.New(live.Workspace{LocksDir: ws.LocksDir, DBPath: ws.DBPath, RepoRoot: ws.RepoRoot},
-		live.Options{Config: model.Config{Policies: leases.LoadPolicies(ws.Env), Org: "load", Repo: "fleet"}, Resync: 5 * time.Second})
+		live.Options{Config: model.Config{Policies: leaserec.LoadPolicies(ws.Env), Org: "load", Repo: "fleet"}, Resync: 5 * time.Second})
 	must(t, live.Start(ctx))
 	var collisions []string
 	var snapMu sync.Mutex

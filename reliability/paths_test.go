@@ -11,7 +11,7 @@ import (
 
 	"steward/cli"
 	"steward/govern"
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/leasestest"
 )
 
@@ -104,8 +104,8 @@ func TestAbandonNeverStatsAWorktreeOutside(t *testing.T) {
 		wt = strings.Replace(wt, "BRANCHES", filepath.Join(w.ws.RepoRoot, "branches"), 1)
 		leasestest.Insert(t, w.ws.DBPath, []leasestest.Session{{SessionID: "s1", Role: "author", Host: host, PID: int64(os.Getpid())}},
 			[]leasestest.Lease{{LeaseID: "L1", SessionID: "s1", Role: "author", TaskClass: "author_issue_work", OwnerHost: host,
-				OwnerPID: int64(os.Getpid()), Work: leasestest.Work(leases.KindIssue, 5), WorktreePath: wt,
-				CreatedAt: leases.FormatTime(time.Now().Add(-time.Minute)), ExpiresAt: "2999-01-01T00:00:00Z", LastHeartbeatAt: leases.FormatTime(time.Now())}})
+				OwnerPID: int64(os.Getpid()), Work: leasestest.Work(leaserec.KindIssue, 5), WorktreePath: wt,
+				CreatedAt: leaserec.FormatTime(time.Now().Add(-time.Minute)), ExpiresAt: "2999-01-01T00:00:00Z", LastHeartbeatAt: leaserec.FormatTime(time.Now())}})
 		code, out, errs := steward(t, append([]string{"lease", "abandon", "--lease", "L1", "--dry-run", "--as-role", "operator", "--json"}, w.flags()...)...)
 		var pv govern.Preview
 		if err := json.Unmarshal([]byte(out), &pv); err != nil {

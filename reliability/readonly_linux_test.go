@@ -25,6 +25,7 @@ import (
 
 	"steward/govern"
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/mcp"
 )
 
@@ -300,7 +301,7 @@ func TestReadCommandsCreateNothing(t *testing.T) {
 			at := time.Now()
 			out, err := s.Claim(context.Background(), leases.ClaimRequest{
 				Session:   leases.SessionInfo{SessionID: "live-writer", Role: "author", PID: int64(os.Getpid()), Host: "test-host"},
-				Work:      leases.WorkRef{Remote: "origin", Org: "acme", Repo: "widgets", Kind: leases.KindIssue, Number: 2},
+				Work:      leaserec.WorkRef{Remote: "origin", Org: "acme", Repo: "widgets", Kind: leaserec.KindIssue, Number: 2},
 				TaskClass: "author_issue_work", WorktreePath: filepath.Join(w.ws.RepoRoot, "branches", "b2")}, at)
 			if err != nil || !out.OK() {
 				t.Fatalf("the live writer's claim: %+v %v", out, err)

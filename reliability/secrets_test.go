@@ -19,6 +19,7 @@ import (
 	"steward/cli"
 	"steward/gitea"
 	"steward/gitea/fakegitea"
+	"steward/gitea/gitearec"
 	"steward/govern"
 	"steward/govern/actionid"
 	"steward/model"
@@ -34,8 +35,8 @@ func echoingGitea(t *testing.T) (srv *httptest.Server, issue int64, echo func(bo
 	fake := fakegitea.New()
 	fake.AddUser("maint", rigToken)
 	repo := fake.CreateRepo("acme", "widgets")
-	repo.CreateLabel(gitea.DefaultMarkerLabels[0], "e99695")
-	issue = repo.CreateIssue("worker-1", "Fix the sweeper", "body", gitea.DefaultMarkerLabels[0])
+	repo.CreateLabel(gitearec.DefaultMarkerLabels[0], "e99695")
+	issue = repo.CreateIssue("worker-1", "Fix the sweeper", "body", gitearec.DefaultMarkerLabels[0])
 	repo.AddComment("worker-1", issue, "Which lease class should the sweeper skip?")
 	var on = make(chan bool, 1)
 	on <- false

@@ -15,7 +15,7 @@ import (
 
 	"steward/govern"
 	"steward/govern/actionid"
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/model"
 	"steward/model/live"
 	"steward/sim"
@@ -136,7 +136,7 @@ func supervise(wsJSON, auditPath, dur string) error {
 	}
 	mws := live.Workspace{LocksDir: cw.LocksDir, DBPath: cw.DBPath, RepoRoot: cw.RepoRoot}
 	probe := live.NewProbe(cw.RepoRoot)
-	cfg := model.Config{Policies: leases.LoadPolicies(ws.Env)}
+	cfg := model.Config{Policies: leaserec.LoadPolicies(ws.Env)}
 	lm := live.New(mws, live.Options{Config: cfg, Resync: 5 * time.Second})
 	if err := lm.Start(ctx); err != nil {
 		return err

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/model"
 	"steward/model/live"
 )
@@ -31,7 +31,7 @@ func (a areas) all() bool {
 func observe(ctx context.Context, t *testing.T, d *Demo, now time.Time) areas {
 	t.Helper()
 	ws := live.Workspace{LocksDir: d.Workspace.LocksDir, DBPath: d.Workspace.DBPath, RepoRoot: d.Workspace.RepoRoot}
-	cfg := model.Config{Policies: leases.LoadPolicies(d.Workspace.Env), Org: d.Owner, Repo: d.Repo}
+	cfg := model.Config{Policies: leaserec.LoadPolicies(d.Workspace.Env), Org: d.Owner, Repo: d.Repo}
 	in := live.Load(ctx, ws, live.NewProbe(ws.RepoRoot), now)
 	var claimed []model.Item
 	for _, c := range model.Build(in, cfg, now).Claims {

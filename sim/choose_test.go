@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"steward/alloc"
-	"steward/leases"
+	"steward/leases/leaserec"
 )
 
 var rules = Rules{Markers: []string{"status:blocked-pending-clarification"}, Blocked: "status:blocked"}
@@ -40,14 +40,14 @@ func TestChoosePrefersPriorityAndUnblocking(t *testing.T) {
 
 func TestPolicyEnvCompressesEveryClass(t *testing.T) {
 	env := PolicyEnv(20)
-	set := leases.LoadPolicies(Lookup(env, nil))
+	set := leaserec.LoadPolicies(Lookup(env, nil))
 	for _, o := range set.Overrides {
 		if !o.Applied {
 			t.Errorf("override %s=%s ignored: %s", o.Var, o.Value, o.Reason)
 		}
 	}
-	for _, c := range leases.KnownTaskClasses() {
-		p, d := set.For(c), leases.DefaultPolicy(c)
+	for _, c := range leaserec.KnownTaskClasses() {
+		p, d := set.For(c), leaserec.DefaultPolicy(c)
 		if got, want := p.InitialTTL(), d.InitialTTL()/20; got != want {
 			t.Errorf("%s: TTL %v, want %v", c, got, want)
 		}

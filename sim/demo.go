@@ -15,7 +15,7 @@ import (
 	"steward/gitea"
 	"steward/gitea/fakegitea"
 	"steward/govern"
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/model"
 )
 
@@ -203,7 +203,7 @@ func demoStaff() Staff {
 // the staff's: the compressed lease policy, and the model's own durations compressed alike
 // (a pull request is stale after 10 supervised minutes, refused claims count for an hour).
 func (d *Demo) ModelConfig() model.Config {
-	return model.Config{Policies: leases.LoadPolicies(d.Workspace.Env), Remote: d.Remote, Org: d.Owner, Repo: d.Repo,
+	return model.Config{Policies: leaserec.LoadPolicies(d.Workspace.Env), Remote: d.Remote, Org: d.Owner, Repo: d.Repo,
 		StalePRQuiet: d.scale(10 * time.Minute), RefusedWindow: d.scale(time.Hour)}
 }
 

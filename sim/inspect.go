@@ -7,8 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"steward/gitea"
+	"steward/gitea/gitearec"
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/locks"
 )
 
@@ -27,13 +28,13 @@ func (f *Fleet) inspect(ctx context.Context) ([]Candidate, error) {
 	if err != nil {
 		return nil, fmt.Errorf("control-plane DB: %w", err)
 	}
-	if snap.LeasesHealth.Status == leases.HealthUnavailable {
+	if snap.LeasesHealth.Status == leaserec.HealthUnavailable {
 		return nil, fmt.Errorf("leases unavailable: %s", strings.Join(snap.LeasesHealth.Reasons, "; "))
 	}
 	held := map[int64]string{}
 	claimed := map[int64]bool{}
 	for _, l := range snap.Leases {
-		if l.Status == leases.StatusActive && f.ours(l.Work.Org, l.Work.Repo) {
+		if l.Status == leaserec.StatusActive && f.ours(l.Work.Org, l.Work.Repo) {
 			held[l.Work.Number] = l.SessionID
 			claimed[l.Work.Number] = true
 		}
@@ -52,7 +53,7 @@ func (f *Fleet) inspect(ctx context.Context) ([]Candidate, error) {
 		// A backlog listing cut short never makes an item look closed.
 		return nil, fmt.Errorf("gitea: %s", h.Reason)
 	}
-	byNumber := make(map[int64]gitea.Issue, len(open))
+	byNumber := make(map[int64]gitearec.Issue, len(open))
 	for _, is := range open {
 		byNumber[is.Number] = is
 	}

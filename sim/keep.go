@@ -10,7 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"steward/config"
-	"steward/leases"
+	"steward/leases/leaserec"
 )
 
 // configName is the file, in the demo's folder, that describes its workspace to steward.
@@ -77,18 +77,18 @@ func policyValues(speed float64) map[string]map[string]float64 {
 	if speed <= 1 {
 		return out
 	}
-	for _, c := range leases.KnownTaskClasses() {
-		p := leases.DefaultPolicy(c)
+	for _, c := range leaserec.KnownTaskClasses() {
+		p := leaserec.DefaultPolicy(c)
 		m := map[string]float64{
-			leases.FieldInitialTTLMinutes:           p.InitialTTLMinutes / speed,
-			leases.FieldHeartbeatCadenceMinutes:     p.HeartbeatCadenceMinutes / speed,
-			leases.FieldStaleWarningMinutes:         p.StaleWarningMinutes / speed,
-			leases.FieldMissedHeartbeatGraceMinutes: p.MissedHeartbeatGraceMinutes / speed,
-			leases.FieldRecoveryGraceMinutes:        p.RecoveryGraceMinutes / speed,
-			leases.FieldTerminalRaceDrainMinutes:    p.TerminalRaceDrainMinutes / speed,
+			leaserec.FieldInitialTTLMinutes:           p.InitialTTLMinutes / speed,
+			leaserec.FieldHeartbeatCadenceMinutes:     p.HeartbeatCadenceMinutes / speed,
+			leaserec.FieldStaleWarningMinutes:         p.StaleWarningMinutes / speed,
+			leaserec.FieldMissedHeartbeatGraceMinutes: p.MissedHeartbeatGraceMinutes / speed,
+			leaserec.FieldRecoveryGraceMinutes:        p.RecoveryGraceMinutes / speed,
+			leaserec.FieldTerminalRaceDrainMinutes:    p.TerminalRaceDrainMinutes / speed,
 		}
 		if p.AbsoluteCapHours != nil {
-			m[leases.FieldAbsoluteCapHours] = *p.AbsoluteCapHours / speed
+			m[leaserec.FieldAbsoluteCapHours] = *p.AbsoluteCapHours / speed
 		}
 		out[string(c)] = m
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/model"
 	"steward/model/live"
 )
@@ -15,7 +15,7 @@ import (
 // workspace's core acts by.
 func (f *Fleet) observe(ctx context.Context, cfg model.Config) (*model.Snapshot, error) {
 	ws := f.cfg.Workspace
-	cfg.Policies = leases.LoadPolicies(ws.Env)
+	cfg.Policies = leaserec.LoadPolicies(ws.Env)
 	if cfg.Org == "" {
 		cfg.Org, cfg.Repo = f.cfg.Owner, f.cfg.Repo
 	}

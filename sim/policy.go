@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strconv"
 
-	"steward/leases"
+	"steward/leases/leaserec"
 )
 
 // DefaultSpeed is the demo's time compression: a 10-minute lease lives 30 seconds.
@@ -17,7 +17,7 @@ func PolicyEnv(speed float64) map[string]string {
 	out := map[string]string{}
 	for c, fields := range policyValues(speed) {
 		for f, v := range fields {
-			out[leases.EnvVarName(leases.TaskClass(c), f)] = strconv.FormatFloat(v, 'g', -1, 64)
+			out[leaserec.EnvVarName(leaserec.TaskClass(c), f)] = strconv.FormatFloat(v, 'g', -1, 64)
 		}
 	}
 	return out

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"steward/gitea"
 	"steward/gitea/fakegitea"
+	"steward/gitea/gitearec"
 )
 
 // SeedIssue is one backlog issue of the demo.
@@ -58,7 +58,7 @@ func Backlog(seed uint64, n int) []SeedIssue {
 			s.Body += fmt.Sprintf("\nDepends on #%d.\n", 1+rng.IntN(i))
 		}
 		if i == n/2 {
-			s.Labels = append(s.Labels, gitea.DefaultBlockedLabel)
+			s.Labels = append(s.Labels, gitearec.DefaultBlockedLabel)
 			s.Body += "\nBlocked: waits for a controller decision.\n"
 		}
 		out = append(out, s)
@@ -75,12 +75,12 @@ var demoPRs = []seedPR{
 
 // Labels are the labels the demo repository carries, with their colours.
 var Labels = map[string]string{
-	"priority:critical":          "b60205",
-	"priority:high":              "d93f0b",
-	"priority:medium":            "fbca04",
-	"priority:low":               "0e8a16",
-	gitea.DefaultBlockedLabel:    "5319e7",
-	gitea.DefaultMarkerLabels[0]: "e99695",
+	"priority:critical":             "b60205",
+	"priority:high":                 "d93f0b",
+	"priority:medium":               "fbca04",
+	"priority:low":                  "0e8a16",
+	gitearec.DefaultBlockedLabel:    "5319e7",
+	gitearec.DefaultMarkerLabels[0]: "e99695",
 }
 
 // SeedFake fills an empty in-process repository with the labels, issues and pull requests

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"steward/gitea"
+	"steward/gitea/gitearec"
 	"steward/govern"
 	"steward/leases"
 	"steward/model"
@@ -63,7 +64,7 @@ func (h coreHands) Close() error { return nil }
 // Tracker is the Gitea read side a worker inspects (a *gitea.Client satisfies it): the open
 // backlog in one listing, every page.
 type Tracker interface {
-	OpenIssues(ctx context.Context) ([]gitea.Issue, gitea.Health)
+	OpenIssues(ctx context.Context) ([]gitearec.Issue, gitea.Health)
 }
 
 var _ Tracker = (*gitea.Client)(nil)
@@ -243,10 +244,10 @@ func New(cfg Config) (*Fleet, error) {
 	}
 	rules := cfg.Rules
 	if len(rules.Markers) == 0 {
-		rules.Markers = gitea.DefaultMarkerLabels
+		rules.Markers = gitearec.DefaultMarkerLabels
 	}
 	if rules.Blocked == "" {
-		rules.Blocked = gitea.DefaultBlockedLabel
+		rules.Blocked = gitearec.DefaultBlockedLabel
 	}
 	f := &Fleet{cfg: cfg, rules: rules, rates: rates, backlog: slices.Clone(cfg.Backlog)}
 	f.sum = Summary{

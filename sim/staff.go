@@ -11,7 +11,7 @@ import (
 
 	"steward/govern"
 	"steward/govern/actionid"
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/model"
 )
 
@@ -324,7 +324,7 @@ func (s *staff) closeClaimed(snap *model.Snapshot, now time.Duration) {
 	}
 	var held []int64
 	for _, c := range snap.Claims {
-		if c.Item != nil && c.Item.Kind == "issue" && c.Freshness == string(leases.FreshActive) &&
+		if c.Item != nil && c.Item.Kind == "issue" && c.Freshness == string(leaserec.FreshActive) &&
 			!slices.Contains(held, c.Item.Number) {
 			held = append(held, c.Item.Number)
 		}

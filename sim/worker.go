@@ -9,7 +9,7 @@ import (
 
 	"steward/govern"
 	"steward/govern/actionid"
-	"steward/leases"
+	"steward/leases/leaserec"
 )
 
 // Fate is what will become of one claim.
@@ -249,7 +249,7 @@ func (w *worker) drawFate() Fate {
 
 // cadence is the author policy's heartbeat cadence, in supervised time.
 func (w *worker) cadence() time.Duration {
-	return leases.DefaultPolicy(leases.ClassAuthorIssueWork).HeartbeatCadence()
+	return leaserec.DefaultPolicy(leaserec.ClassAuthorIssueWork).HeartbeatCadence()
 }
 
 func (w *worker) current(c *claim) bool { return w.claim == c }

@@ -6,16 +6,17 @@ import (
 	"strings"
 	"time"
 
+	"steward/gitea/gitearec"
 	"steward/govern"
 	"steward/govern/actionid"
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/model"
 	"steward/termsafe"
 )
 
 // digestCfg is what the digest needs besides the snapshot.
 type digestCfg struct {
-	policies leases.PolicySet
+	policies leaserec.PolicySet
 	sla      time.Duration
 	itemURL  func(model.Item) string
 	knows    func(action string) bool
@@ -105,6 +106,7 @@ func digest(s *model.Snapshot, cfg digestCfg) *data {
 		model.BucketNeedsController, model.BucketTerminalComplete, model.BucketUnknown} {
 		d.Buckets = append(d.Buckets, count{Label: string(b), N: c.Buckets[b]})
 	}
+	d.incidents = incidentsOf(s)
 	d.Inbox = inbox(d)
 	d.merge()
 	return d
@@ -228,7 +230,7 @@ func claimRow(c *model.Claim, cfg digestCfg) row {
 		ID:        "claim:" + firstNonEmpty(c.LockFile, c.LeaseID, item),
 		Cells:     []string{item, role, who, cut(c.SessionID), firstNonEmpty(cut(c.Phase), "—"), "", "", cut(c.Contract), fresh, owner},
 		Heartbeat: c.LastHeartbeat, Deadline: c.ExpiresAt, Item: item, ItemRef: govItem(c.Item),
-		Warn:  cfg.policies.For(leases.TaskClass(c.TaskClass)).StaleWarning(),
+		Warn:  cfg.policies.For(leaserec.TaskClass(c.TaskClass)).StaleWarning(),
 		Title: "Claim on " + item, LockFile: c.LockFile, detail: func(at time.Time) []section { return claimSections(c, cut(c.OwnerText()), at) },
 		Rank: claimRank(c), Urgent: c.ExpiresAt,
 	}
@@ -313,7 +315,7 @@ func orphanRow(o *model.Orphan, cfg digestCfg) row {
 	item := itemStr(o.Item)
 	summary := strings.Join(evidenceLines(o.Evidence, time.Time{}), "; ")
 	r := row{
-		Key:  "orphan:" + string(o.Kind) + "\x00" + o.LockFile + "\x00" + o.LeaseID + "\x00" + item,
+		Key:  orphanKey(o),
 		ID:   "orphan:" + o.LockFile + "\x00" + o.LeaseID + "\x00" + item,
 		Item: item, ItemRef: govItem(o.Item), Title: cut(string(o.Kind)) + " " + item,
 		Inspect: cut(o.InspectOnlyReason), Rank: orphanRank(o), Urgent: firstSeen(o.Evidence),
@@ -400,12 +402,17 @@ func clarRow(c *model.Clarification, cfg digestCfg) row {
 	item := cut(c.Item.String())
 	r := row{
 		Key:   "clar:" + item,
-		Cells: []string{item, cut(c.Title), cut(c.AskedBy), ""},
+		Cells: []string{item, cut(c.Title), "", ""},
 		Since: c.AskedAt, SLA: cfg.sla, Item: item, ItemRef: govItem(&c.Item), URL: cut(c.URL),
 		Title: item + " " + cut(c.Title), CopyID: item, CopyWhat: "item", Markdown: termsafe.Text(c.Question),
 		QuestionID: cut(c.QuestionComment), Urgent: c.AskedAt, Rank: 1,
-		Sections: []section{{Title: "Marker", Lines: []string{"label " + cut(c.Marker), "rule " + cut(c.Rule), "asked by " + cut(c.AskedBy) + " at " + stamp(c.AskedAt)}}},
+		Sections: []section{{Title: "Marker", Lines: []string{"label " + cut(c.Marker), "rule " + cut(c.Rule), ""}}},
+		Asker:    asker{Account: cut(c.AskedBy), At: c.AskedAt},
 	}
+	if m, ok := gitearec.TrailingMark(c.Question); ok && m.Kind == "ask" {
+		r.Asker.Mark = cut(m.ID)
+	}
+	r.Cells[2], r.Sections[0].Lines[2] = r.Asker.cell(), r.Asker.line()
 	if r.URL == "" && cfg.itemURL != nil {
 		r.URL = cut(cfg.itemURL(c.Item))
 	}

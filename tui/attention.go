@@ -61,6 +61,9 @@ type attn struct {
 	marks []attention.Mark
 	quiet map[string]bool
 	byKey map[string]attention.Entry
+	// partOf is the incident each orphan an incident stands for belongs to (by attention
+	// key): acknowledging or snoozing the orphan's row acts on its incident.
+	partOf map[string]string
 	// since is when each entry entered its state, as the tracker knows it (from the
 	// evidence, else when it first saw it): the inbox's age and SLA are drawn from it.
 	since map[string]time.Time
@@ -90,7 +93,7 @@ type notifyFailure struct {
 
 func newAttn(o AttentionOptions) *attn {
 	a := &attn{tr: attention.NewTracker(attention.Config{Reescalations: o.Reescalations}), quiet: map[string]bool{},
-		byKey: map[string]attention.Entry{}, since: map[string]time.Time{}, seen: map[string]bool{}}
+		byKey: map[string]attention.Entry{}, partOf: map[string]string{}, since: map[string]time.Time{}, seen: map[string]bool{}}
 	a.tr.Restore(o.Restore)
 	a.kept = a.tr.Rev()
 	return a
@@ -159,6 +162,8 @@ func attnKeyOf(rowKey string) string {
 		if len(p) == 4 {
 			return attention.OrphanKey(p[0], p[2], p[1])
 		}
+	case strings.HasPrefix(k, "incident:"):
+		return k
 	case strings.HasPrefix(k, "contention:"):
 		p := strings.Split(strings.TrimPrefix(k, "contention:"), "\x00")
 		if len(p) >= 2 {
@@ -166,6 +171,15 @@ func attnKeyOf(rowKey string) string {
 		}
 	}
 	return ""
+}
+
+// entryOf is the entry attention key k answers to: its incident when it is an orphan an
+// incident stands for, else k itself.
+func (a *attn) entryOf(k string) string {
+	if in, ok := a.partOf[k]; ok {
+		return in
+	}
+	return k
 }
 
 // hear runs the tracker on what msg brings — a snapshot, the attention file's marks, a
@@ -202,7 +216,7 @@ func (a *attn) hear(msg any, sel *row, opts Options, ts *toasts) (tea.Cmd, bool)
 	now = a.snap.Clock.At(now) // ages and SLAs at the clock the snapshot was judged at
 	key := ""
 	if sel != nil {
-		key = attnKeyOf(sel.Key)
+		key = a.entryOf(attnKeyOf(sel.Key))
 	}
 	return a.observe(now, key, opts.Attention)
 }
@@ -245,8 +259,12 @@ func (a *attn) observe(now time.Time, sel string, o AttentionOptions) (tea.Cmd, 
 		}
 	}
 	clear(a.byKey)
+	clear(a.partOf)
 	for _, e := range entries {
 		a.byKey[e.Key] = e
+		for _, p := range e.Parts {
+			a.partOf[p.Key] = e.Key
+		}
 	}
 	clear(a.since)
 	clear(a.seen)

@@ -25,6 +25,7 @@ func (snoozeIntent) isIntent() {}
 // ack is what acknowledging attention entry k answers: the core's preview of acknowledging
 // it at the level it has now (the root asks for it), or why nothing is done.
 func (a *attn) ack(k string, now time.Time) intent {
+	k = a.entryOf(k) // an orphan of a dead worker: its incident
 	e, ok := a.byKey[k]
 	if k == "" || !ok {
 		return noteIntent{"this row's attention entry is not in the latest snapshot; nothing to acknowledge"}
@@ -42,6 +43,7 @@ func (a *attn) ack(k string, now time.Time) intent {
 // snooze is what snoozing answers: the menu of how long (in.dur 0), or the core's preview of
 // snoozing the entry for in.dur (the root asks for it), or why nothing is done.
 func (a *attn) snooze(in snoozeIntent, o Options) intent {
+	in.entry = a.entryOf(in.entry) // an orphan of a dead worker: its incident
 	e, ok := a.byKey[in.entry]
 	switch {
 	case in.dur > 0 && !ok:

@@ -28,6 +28,12 @@ type (
 		toast int // the pending toast that says the preview was asked for
 		pv    govern.Preview
 		err   error
+		// from is the row it acts on (subject.go); pvs, hidden and names are a plan read
+		// again for several targets (replanCmd), in place of pv.
+		from   *subject
+		pvs    []govern.Preview
+		hidden int
+		names  []string
 	}
 	applyMsg struct {
 		toast int
@@ -238,4 +244,12 @@ func resolveCmd(core *govern.Core, attempt string, res govern.Result, reason str
 		return auditDoneMsg{toast: toast, state: toastState(res), settled: map[string]govern.Result{attempt: res},
 			text: "attempt " + id + " resolved as " + string(res) + " by a human: " + line(reason)}
 	}
+}
+
+// previews are the previews the message carries: pvs (a plan read again), else pv.
+func (m previewMsg) previews() []govern.Preview {
+	if len(m.pvs) > 0 {
+		return m.pvs
+	}
+	return []govern.Preview{m.pv}
 }

@@ -96,6 +96,9 @@ type row struct {
 	Urgent time.Time
 	// QuestionID is the Gitea comment a clarification's question is (the answer names it).
 	QuestionID string
+	// Asker is who asked a clarification: the Gitea account that posted it and, once the
+	// audit log names it (data.attributeAsks), the worker session that asked.
+	Asker asker
 	// Workspace is, in the all view of a workbench over several workspaces, 1 + the index
 	// of the workspace the row comes from; 0 elsewhere.
 	Workspace int
@@ -155,8 +158,11 @@ type event struct {
 	// lock file, the session); TargetFull names every part.
 	Target, TargetFull string
 	Attempt            string
-	Inverse            *govern.Request
-	Unsettled          *attemptRef // an audit attempt whose outcome is still unknown
+	// Ask is, for a clarification.ask attempt, who asked: the question's marker, the
+	// worker session and its lease (steward's own record of the ask).
+	Ask       asker
+	Inverse   *govern.Request
+	Unsettled *attemptRef // an audit attempt whose outcome is still unknown
 	// Workspace names the event's workspace in the all view ("" elsewhere); wsIndex is 1 +
 	// its index.
 	Workspace string
@@ -187,6 +193,9 @@ type data struct {
 	// hints are, for the lists digested incrementally, what the table may reuse: each
 	// cell's widest value, and which rows were carried over from the previous list.
 	hints map[pageID]rowsHint
+	// incidents are the dead workers' incidents: the inbox shows each as one row in place of
+	// its parts' orphan rows.
+	incidents []incident
 }
 
 // inboxRows is the overview's rows: the inbox, and the routine rows when routine is set.
@@ -200,8 +209,10 @@ func (d *data) inboxRows(routine bool) []row {
 // timeline returns the snapshot's events and the audit log in one list, newest first.
 func (d *data) timeline() []event { return d.merged }
 
-// merge rebuilds the merged timeline after the events or the audit log changed.
+// merge rebuilds the merged timeline after the events or the audit log changed, and names
+// the sessions that asked the questions (attributeAsks).
 func (d *data) merge() {
+	defer d.attributeAsks()
 	d.merged = append(append(make([]event, 0, len(d.Events)+len(d.Audit)), d.Events...), d.Audit...)
 	slices.SortStableFunc(d.merged, func(a, b event) int {
 		if a.At.IsZero() || b.At.IsZero() {

@@ -42,6 +42,8 @@ func (noInput) input(tea.Msg) intent { return nil }
 type stackEntry struct {
 	id int
 	d  dialog
+	// from is the row the dialog acts on (nil: none; subject.go).
+	from *subject
 }
 
 // stack is the open dialogs, bottom first: the answer editor stays under the core's preview
@@ -51,11 +53,29 @@ type stack struct {
 	next    int
 }
 
-// push opens d on top and returns its id.
-func (s *stack) push(d dialog) int {
+// push opens d on top, acting on the row from (nil: none), and returns its id.
+func (s *stack) push(d dialog, from *subject) int {
 	s.next++
-	s.entries = append(s.entries, stackEntry{id: s.next, d: d})
+	s.entries = append(s.entries, stackEntry{id: s.next, d: d, from: from})
 	return s.next
+}
+
+// topEntry returns the entry on top, nil when no dialog is open.
+func (s *stack) topEntry() *stackEntry {
+	if len(s.entries) == 0 {
+		return nil
+	}
+	return &s.entries[len(s.entries)-1]
+}
+
+// entry returns the open entry with id, nil when it was closed.
+func (s *stack) entry(id int) *stackEntry {
+	for i := range s.entries {
+		if s.entries[i].id == id {
+			return &s.entries[i]
+		}
+	}
+	return nil
 }
 
 // pop closes the top dialog.
@@ -93,13 +113,6 @@ func (s *stack) byID(id int) dialog {
 
 // open reports whether any dialog is open.
 func (s *stack) open() bool { return len(s.entries) > 0 }
-
-// setSize gives every open dialog its room.
-func (s *stack) setSize(w, h int) {
-	for _, e := range s.entries {
-		e.d.SetSize(w, h)
-	}
-}
 
 // popThrough closes dialogs from the top down to, and with, the first one is matches.
 func (s *stack) popThrough(is func(dialog) bool) {

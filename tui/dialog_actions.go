@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -67,7 +68,10 @@ type actionMenu struct {
 	loading bool
 	// chosen: Choose was pressed while the previews were still coming; the choice is
 	// made when they arrive (see loaded), so a key typed ahead is not lost.
-	chosen  bool
+	chosen bool
+	// stale is the row it acts on once it left its view since the previews were read
+	// (subject.go): a choice asks the core for them again.
+	stale   *subject
 	inspect []string
 	next    []string // a contention row's way out, said before its actions
 	scroll  pager
@@ -97,7 +101,7 @@ func newActionMenu(keys KeyMap, in actIntent, core *govern.Core) *actionMenu {
 			m.inspect = append(m.inspect, row.Inspect)
 		}
 		actions := row.Actions
-		if row.Recover != nil {
+		if row.Recover != nil && !slices.ContainsFunc(actions, func(a actionRef) bool { return a.Req.Action == actionid.Recover }) {
 			actions = append(append([]actionRef{}, actions...), actionRef{Req: govern.Request{Action: actionid.Recover, Target: govern.Target{Item: row.Recover}}})
 		}
 		for _, a := range actions {
@@ -180,10 +184,19 @@ func (m *actionMenu) loaded(opts []menuOption) intent {
 	if m.chosen {
 		m.chosen = false
 		if m.cursor < len(m.opts) && m.opts[m.cursor].usable() {
-			return closeThen{chooseIntent{m.opts[m.cursor]}}
+			return m.pick(m.opts[m.cursor])
 		}
 	}
 	return nil
+}
+
+// pick closes the menu and acts on option o: its previews, or — when its row left its view
+// since they were read — the core's previews of its requests read again.
+func (m *actionMenu) pick(o menuOption) intent {
+	if m.stale != nil && !o.editor && o.local == "" {
+		return closeThen{replanIntent{reqs: o.reqs, hidden: o.hidden, names: o.names, from: m.stale}}
+	}
+	return closeThen{chooseIntent{o}}
 }
 
 func (m *actionMenu) bindings() bindings {
@@ -198,7 +211,7 @@ func (m *actionMenu) bindings() bindings {
 		if !o.usable() {
 			return noteIntent{o.title + " is refused: " + o.why()}
 		}
-		return closeThen{chooseIntent{o}}
+		return m.pick(o)
 	}
 	return bindings{
 		bind(d.Up, grp, false, nil, func() intent { m.cursor = max(m.cursor-1, 0); return nil }),

@@ -26,6 +26,9 @@ type confirmDialog struct {
 	scroll   pager
 	starts   []int // the line each target starts on (last drawn)
 	draft    string
+	// stale is the row it acts on once it left its view since its plan was read
+	// (subject.go): Apply asks the core for the plan again instead of applying this one.
+	stale *subject
 }
 
 func newConfirm(keys KeyMap, pvs []govern.Preview, hidden int, actor govern.Actor, names []string) *confirmDialog {
@@ -58,6 +61,9 @@ func (d *confirmDialog) ready() bool {
 // go applies the allowed previews.
 func (d *confirmDialog) apply() intent {
 	pvs := d.allowedPreviews()
+	if d.stale != nil && d.draft == "" {
+		return closeThen{replanIntent{reqs: requests(pvs), hidden: d.hidden, names: d.names, from: d.stale}}
+	}
 	phrases := make([]string, len(pvs))
 	for i, p := range pvs {
 		phrases[i] = p.ConfirmPhrase

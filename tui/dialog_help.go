@@ -1,41 +1,89 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
 // helpView is '?': every binding that applies here, the current view's first, generated
-// from the declarations; it scrolls when the screen is too small for it.
+// from the declarations. What is typed filters it (a key, a word of what it does, a group's
+// title), and it pages a screen at a time when the screen is too small for it.
 type helpView struct {
 	sized
-	noInput
 	keys   KeyMap
 	groups []KeyGroup
+	filter field
 	scroll pager
 	help   help.Model
 }
 
 func newHelp(keys KeyMap, groups []KeyGroup) *helpView {
-	return &helpView{keys: keys, groups: groups, help: newHelpModel()}
+	return &helpView{keys: keys, groups: groups, filter: newField(keys.Line, 40), help: newHelpModel()}
 }
 
 func (hv *helpView) bindings() bindings {
-	d := hv.keys.Dialog
+	k := hv.keys.Help
 	const grp = "Help"
-	closeIt := func() intent { return closeIntent{} }
-	return bindings{
-		bind(d.Down, grp, true, nil, func() intent { hv.scroll.by(1); return nil }),
-		bind(d.Up, grp, false, nil, func() intent { hv.scroll.by(-1); return nil }),
-		bind(d.ScrollDown, grp, true, nil, func() intent { hv.scroll.by(10); return nil }),
-		bind(d.ScrollUp, grp, false, nil, func() intent { hv.scroll.by(-10); return nil }),
-		bind(d.Cancel, grp, true, nil, closeIt),
-		bind(hv.keys.Global.Help, grp, false, nil, closeIt),
-		bind(hv.keys.Global.Quit, grp, false, nil, closeIt),
+	closeIt := func() intent {
+		if hv.filter.String() != "" {
+			hv.filter.set("")
+			hv.scroll.top()
+			return nil
+		}
+		return closeIntent{}
 	}
+	return bindings{
+		bind(k.Down, grp, false, nil, func() intent { hv.scroll.by(1); return nil }),
+		bind(k.Up, grp, false, nil, func() intent { hv.scroll.by(-1); return nil }),
+		bind(k.PageDown, grp, true, nil, func() intent { hv.scroll.by(hv.page()); return nil }),
+		bind(k.PageUp, grp, true, nil, func() intent { hv.scroll.by(-hv.page()); return nil }),
+		bind(k.Close, grp, true, nil, closeIt),
+		bind(hv.keys.Global.Help, grp, false, nil, func() intent { return closeIntent{} }),
+		typing(hv.keys.Line.DeleteBack, grp, false),
+	}
+}
+
+// input types the filter; the view goes back to its top when the filter changes.
+func (hv *helpView) input(msg tea.Msg) intent {
+	if hv.filter.input(msg) {
+		hv.scroll.top()
+	}
+	return nil
+}
+
+// page is one screen of help: the lines under the title and above the scroll line.
+func (hv *helpView) page() int { return max(hv.h-2, 1) }
+
+// shown is the groups with the bindings the filter matches (all of a group whose title
+// matches), in order; every group when the filter is empty.
+func (hv *helpView) shown() []KeyGroup {
+	q := strings.ToLower(strings.TrimSpace(hv.filter.String()))
+	if q == "" {
+		return hv.groups
+	}
+	var out []KeyGroup
+	for _, g := range hv.groups {
+		if strings.Contains(strings.ToLower(g.Title), q) {
+			out = append(out, g)
+			continue
+		}
+		var bs []key.Binding
+		for _, b := range g.Bindings {
+			h := b.Help()
+			if strings.Contains(strings.ToLower(h.Key+" "+h.Desc), q) || slices.Contains(b.Keys(), q) {
+				bs = append(bs, b)
+			}
+		}
+		if len(bs) > 0 {
+			out = append(out, KeyGroup{Title: g.Title, Bindings: bs})
+		}
+	}
+	return out
 }
 
 func (hv *helpView) View() string {
@@ -44,11 +92,12 @@ func (hv *helpView) View() string {
 	// help (its full view of one column: disabled keys drop out). Blocks are as wide as the
 	// widest allows, as many columns as fit side by side; blocks flow into columns top to
 	// bottom, and the whole scrolls when it is taller than the screen.
+	groups := hv.shown()
 	colW := min(hv.widest(), max(w-2, 20))
 	per := max(w/(colW+2), 1)
 	var blocks [][]string
 	total := 0
-	for _, g := range hv.groups {
+	for _, g := range groups {
 		col := helpColumn(hv.help, g.Bindings, colW)
 		if len(col) == 0 {
 			continue
@@ -86,12 +135,18 @@ func (hv *helpView) View() string {
 		}
 		out = append(out, strings.TrimRight(ln.String(), " "))
 	}
-	bw := min(w, len(cols)*(colW+2))
+	bw := min(w, max(len(cols)*(colW+2), 40))
 	title := st.title.Render("Help — this view's keys first")
-	if closes := " · " + hv.keys.Dialog.Cancel.Help().Key + " closes"; ansi.StringWidth(title+closes) <= bw {
-		title += st.dim.Render(closes) // when it fits: the footer says it too
+	if tip := " · type to filter"; ansi.StringWidth(title+tip) <= bw {
+		title += st.dim.Render(tip) // when it fits: the footer's keys say the rest
 	}
-	out = hv.scroll.window(out, h-1, bw, hv.keys.Dialog.ScrollDown.Help().Key)
+	if q := hv.filter.String(); q != "" {
+		title = st.title.Render("Help — filter: ") + hv.filter.view(max(ansi.StringWidth(q)+1, 8))
+		if len(blocks) == 0 {
+			out = []string{st.dim.Render("no key matches"), st.dim.Render(hv.keys.Line.DeleteBack.Help().Key + " edits the filter, " + hv.keys.Help.Close.Help().Key + " clears it")}
+		}
+	}
+	out = hv.scroll.window(out, h-1, bw, hv.keys.Help.PageDown.Help().Key+" pages")
 	for i := range out {
 		out[i] = pad(truncate(out[i], bw), bw)
 	}

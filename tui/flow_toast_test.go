@@ -30,7 +30,7 @@ func TestFlowEditorShowsItsSubmitKey(t *testing.T) {
 		t.Run(sz.name, func(t *testing.T) {
 			tm := startFixtureFlow(t, sz.w, sz.h, populated())
 			pressAll(tm, "4")
-			waitText(t, tm, "Which config format?")
+			waitText(t, tm, "Which config")
 			pressAll(tm, "a", "enter")
 			waitText(t, tm, "Your answer (Markdown)", "ctrl+s ask the core to preview the answer (write the answer first)")
 			for _, m := range typeText("Use YAML.") {

@@ -70,14 +70,18 @@ func TestSelectionFollowsIdentity(t *testing.T) {
 	}
 }
 
-// The cursor not moved by the person stays on the top row (the most urgent), whatever
-// row that is now; an orphan whose kind changed is followed by its identity.
+// The cursor not moved by the person stays on the row it is on — the top row it was put on
+// — when a more urgent row arrives above it (a key pressed next acts on the row looked at);
+// an orphan whose kind changed is followed by its identity.
 func TestSelectionTopAndKindChange(t *testing.T) {
 	r := newTestRoot(t, 160, 48, false)
 	send(r, SnapshotMsg{withClaims(liveClaim(1, 5*time.Minute), liveClaim(2, 6*time.Minute))}, keyMsg("2"))
 	send(r, SnapshotMsg{withClaims(liveClaim(1, 5*time.Minute), liveClaim(2, 6*time.Minute), liveClaim(7, time.Minute))})
-	if sel := r.list().tbl.selected(); sel.Item != "acme/widgets#7" {
-		t.Fatalf("untouched cursor on %s, want the new top row #7", sel.Item)
+	if p := r.list(); p.tbl.rows[p.tbl.view[0]].Item != "acme/widgets#7" {
+		t.Fatalf("the more urgent #7 is not on top")
+	}
+	if sel := r.list().tbl.selected(); sel.Item != "acme/widgets#1" {
+		t.Fatalf("untouched cursor on %s, want #1, the row it was on", sel.Item)
 	}
 	s := populated()
 	send(r, SnapshotMsg{s}, keyMsg("5"), keyMsg("j"))

@@ -31,8 +31,8 @@ func (r *Root) View() tea.View {
 func (r *Root) Render() string {
 	bodyH := r.bodyHeight()
 	var body string
-	if d := r.stack.top(); d != nil {
-		body = lipgloss.Place(r.width, bodyH, lipgloss.Center, lipgloss.Center, d.View())
+	if e := r.stack.topEntry(); e != nil {
+		body = lipgloss.Place(r.width, bodyH, lipgloss.Center, lipgloss.Center, e.view(r.width))
 	} else {
 		body = r.shown().View()
 	}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -131,6 +132,8 @@ func (r *Root) intent(in intent) tea.Cmd {
 		return r.choose(in.opt)
 	case confirmIntent:
 		return r.apply(in)
+	case replanIntent:
+		return replanCmd(r.opts.Core, in.reqs, in.hidden, in.names, in.from)
 	case auditIntent:
 		return r.audit(in)
 	case resolveIntent:
@@ -250,20 +253,17 @@ func (r *Root) plan(in planIntent) tea.Cmd {
 		r.note(noCore)
 		return nil
 	}
-	note, refused := spellingCheck(in.req)
-	if refused {
-		r.note(line(note))
+	in, refusal := spelled(in)
+	if refusal != "" {
+		r.note(refusal)
 		return nil
-	}
-	if note != "" {
-		in.asking += " — " + line(note)
 	}
 	toast := r.toasts.push(toastPending, in.asking, r.opts.Now())
 	owner := 0
 	if in.owned {
 		owner = r.stack.topID()
 	}
-	return previewCmd(r.opts.Core, owner, toast, in.req)
+	return withSubject(previewCmd(r.opts.Core, owner, toast, in.req), r.from.again()) // asked after its row left: a plan of the current state
 }
 
 // previewed shows the core's preview of an answer or a recover plan in the confirm dialog;
@@ -279,15 +279,9 @@ func (r *Root) previewed(m previewMsg) {
 		r.toasts.set(m.toast, toastNote, "preview failed: "+line(m.err.Error()), now)
 		return
 	}
-	verdict := "allowed"
-	if !m.pv.Allowed {
-		verdict = "refused"
-		if m.pv.Refusal != nil {
-			verdict += ": " + line(m.pv.Refusal.Code)
-		}
-	}
-	r.toasts.set(m.toast, toastNote, "previewed "+line(m.pv.Spec.ID)+" on "+targetString(m.pv.Request.Target)+" ("+verdict+")", now)
-	r.push(newConfirm(r.env.keys, []govern.Preview{m.pv}, 0, actorOf(r.opts.Core), nil))
+	r.toasts.set(m.toast, toastNote, previewedText(m.previews()), now)
+	r.from = m.from
+	r.push(newConfirm(r.env.keys, m.previews(), m.hidden, actorOf(r.opts.Core), m.names))
 }
 
 // noCore is why nothing acts in a workbench without a governed core.
@@ -295,6 +289,24 @@ const noCore = "no governed core: this workbench only shows"
 
 // push opens d on top, in the room of the view, and returns its id.
 func (r *Root) push(d dialog) int {
-	d.SetSize(r.width, r.bodyHeight())
-	return r.stack.push(d)
+	id := r.stack.push(d, subjectOf(d, r.from))
+	r.stack.setSize(r.width, r.bodyHeight())
+	return id
+}
+
+// previewedText says what came of a preview asked for: "previewed lease.reclaim-expired on
+// lease L1 (allowed)", or "(refused: not_active)".
+func previewedText(pvs []govern.Preview) string {
+	var out []string
+	for _, pv := range pvs {
+		verdict := "allowed"
+		if !pv.Allowed {
+			verdict = "refused"
+			if pv.Refusal != nil {
+				verdict += ": " + line(pv.Refusal.Code)
+			}
+		}
+		out = append(out, "previewed "+line(pv.Spec.ID)+" on "+targetString(pv.Request.Target)+" ("+verdict+")")
+	}
+	return strings.Join(out, "; ")
 }

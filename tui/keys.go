@@ -19,6 +19,7 @@ type KeyMap struct {
 	Resolve ResolveKeys
 	Opener  OpenerKeys
 	History HistoryKeys
+	Help    HelpKeys
 }
 
 // GlobalKeys apply on every page when no dialog is open and the filter is not being typed;
@@ -94,6 +95,11 @@ type DiscardKeys struct {
 // ResolveKeys drive the resolve-by-hand dialog; every other key types the reason.
 type ResolveKeys struct {
 	Prev, Next, Switch, Choose, Cancel key.Binding
+}
+
+// HelpKeys drive help ('?'); every other key types its filter.
+type HelpKeys struct {
+	Up, Down, PageUp, PageDown, Close key.Binding
 }
 
 // OpenerKeys drive the dialog that shows an address no browser could open.
@@ -194,6 +200,12 @@ func DefaultKeyMap() KeyMap {
 	km.Resolve.Choose = b([]string{"enter"}, "enter", "press the focused button")
 	km.Resolve.Cancel = b([]string{"esc"}, "esc", "cancel")
 
+	km.Help.Up = b([]string{"up"}, "↑", "scroll up a line")
+	km.Help.Down = b([]string{"down"}, "↓", "scroll down a line")
+	km.Help.PageUp = b([]string{"pgup", "ctrl+b"}, "pgup", "page up")
+	km.Help.PageDown = b([]string{"pgdown", "ctrl+f"}, "pgdn", "page down")
+	km.Help.Close = b([]string{"esc"}, "esc", "clear the filter, else close")
+
 	km.Opener.Copy = b([]string{"y"}, "y", "copy the address")
 	km.Opener.Close = b([]string{"esc", "enter", "q"}, "esc", "close")
 	return km
@@ -223,6 +235,7 @@ func (km KeyMap) Groups() []KeyGroup {
 		{"Closing the answer editor", []key.Binding{km.Discard.Keep, km.Discard.Discard, km.Discard.Back}},
 		{"Resolve by hand (typing: the reason)", []key.Binding{km.Resolve.Prev, km.Resolve.Next, km.Resolve.Switch, km.Resolve.Choose, km.Resolve.Cancel}},
 		{"Address without a browser", []key.Binding{km.Opener.Copy, km.Opener.Close}},
+		{"Help (typing: the filter)", []key.Binding{km.Help.Up, km.Help.Down, km.Help.PageUp, km.Help.PageDown, km.Help.Close, km.Global.Help}},
 		{"History", []key.Binding{km.History.Earlier, km.History.Later, km.History.Finer,
 			km.History.Coarser, km.History.Now, km.History.Mode, km.History.Window, km.History.Up, km.History.Down,
 			km.History.Left, km.History.Right, km.History.Open, km.History.Back}},

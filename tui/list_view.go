@@ -2,7 +2,10 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+
+	"steward/govern/actionid"
 )
 
 // View draws the page's head, its status line, its honesty banner and the visible rows, with
@@ -176,7 +179,7 @@ func (p *listView) detailView(w, h int) string {
 		}
 		wrap(plain, "action: ", s)
 	}
-	if r.Recover != nil {
+	if r.Recover != nil && !slices.ContainsFunc(r.Actions, func(a actionRef) bool { return a.Req.Action == actionid.Recover }) {
 		wrap(plain, "action: ", "recover the whole item in one plan ("+p.env.keys.Act.Recover.Help().Key+")")
 	}
 	if r.Markdown != "" {

@@ -11,7 +11,7 @@ import (
 
 	"steward/govern"
 	"steward/history"
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/model"
 )
 
@@ -36,7 +36,7 @@ type Options struct {
 	// Keys is the keymap; DefaultKeyMap when nil.
 	Keys *KeyMap
 	// Policies gives the lease policy's warning thresholds; the seed's defaults when nil.
-	Policies *leases.PolicySet
+	Policies *leaserec.PolicySet
 	// ClarificationSLA is how long a question may wait for an answer (default 24 h).
 	ClarificationSLA time.Duration
 	// ItemURL returns the browser address of an item, "" when unknown.
@@ -80,7 +80,7 @@ func (o Options) withDefaults() Options {
 		o.Keys = &km
 	}
 	if o.Policies == nil {
-		p := leases.DefaultPolicies()
+		p := leaserec.DefaultPolicies()
 		o.Policies = &p
 	}
 	if o.ClarificationSLA <= 0 {

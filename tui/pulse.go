@@ -87,10 +87,10 @@ func (p pulse) line(w int) string {
 }
 
 // sawAppear keeps when orphans appeared within the pulse's window, one per orphaned thing
-// (its item, else its lease and lock file): a dead worker's lease and lock, or an orphan
-// whose kind changes, are one new orphan. It counts an orphan entering after the first
-// snapshot, or one whose evidence says when it began — never one the first snapshot found
-// with no time of its own (when it began is not known).
+// (its item, else its lease and lock file; each item of a dead worker's incident): a dead
+// worker's lease and lock, or an orphan whose kind changes, are one new orphan. It counts an
+// orphan entering after the first snapshot, or one whose evidence says when it began —
+// never one the first snapshot found with no time of its own (when it began is not known).
 func (a *attn) sawAppear(evs []attention.Event, now time.Time, first bool) {
 	from := now.Add(-pulseWindow)
 	if a.appeared == nil {
@@ -102,16 +102,23 @@ func (a *attn) sawAppear(evs []attention.Event, now time.Time, first bool) {
 		}
 	}
 	for _, e := range evs {
-		if e.Type != attention.EventEntered || e.Entry.Kind != attention.KindOrphan || (first && e.Entry.SinceFrom == attention.SinceFirstSeen) {
+		k := e.Entry.Kind
+		if e.Type != attention.EventEntered || k != attention.KindOrphan && k != attention.KindIncident || (first && e.Entry.SinceFrom == attention.SinceFirstSeen) {
 			continue
 		}
-		thing := e.Entry.Item
-		if thing == "" {
-			_, rest, _ := strings.Cut(strings.TrimPrefix(e.Entry.Key, "orphan:"), ":")
-			thing = rest
+		things := e.Entry.Items // a dead worker's incident: each item it held
+		if len(things) == 0 {
+			thing := e.Entry.Item
+			if thing == "" {
+				_, rest, _ := strings.Cut(strings.TrimPrefix(e.Entry.Key, "orphan:"), ":")
+				thing = rest
+			}
+			things = []string{thing}
 		}
-		if _, ok := a.appeared[thing]; !ok && !e.Entry.Since.Before(from) {
-			a.appeared[thing] = e.Entry.Since
+		for _, thing := range things {
+			if _, ok := a.appeared[thing]; !ok && !e.Entry.Since.Before(from) {
+				a.appeared[thing] = e.Entry.Since
+			}
 		}
 	}
 }

@@ -16,8 +16,12 @@ type Root struct {
 	env  *shared
 	// screens are the views and which is shown.
 	screens
-	stack    stack
-	agen     int      // audit read generation
+	stack stack
+	// from is the row the key (or the answer) being handled acts on: a dialog it opens
+	// keeps it (subject.go).
+	from     *subject
+	agen     int // audit read generation
+	asks     askReread
 	raw      rawLocks // the selected claim's lock file as read, for its detail
 	toasts   toasts
 	dcfg     digestCfg // for snapshots digested in Update, with the root's own row cache
@@ -90,7 +94,7 @@ func (r *Root) update(msg tea.Msg) tea.Cmd {
 	case digestedMsg:
 		cmd := r.hear(msg.snap) // first: its inbox is derived with its own entries
 		r.setData(msg.data)
-		return tea.Batch(r.readRaw(), cmd)
+		return tea.Batch(r.readRaw(), cmd, r.asks.need(r.env.data, r.opts.AuditPath, &r.agen))
 	case tickMsg:
 		r.env.now = r.env.data.Clock.At(r.opts.Now())
 		r.toasts.expire(r.env.now)
@@ -153,6 +157,7 @@ func (r *Root) key(k tea.KeyPressMsg) tea.Cmd {
 	if d := r.stack.top(); d != nil {
 		bs = d.bindings()
 	}
+	r.from = acting(&r.stack, &r.screens) // the row what the key opens acts on
 	if in, ok := bs.press(k); ok {
 		return r.intent(in)
 	}
@@ -242,7 +247,7 @@ func (r *Root) setAudit(m auditMsg) {
 }
 
 // setRows gives every tab its rows of the snapshot (its data update).
-func (r *Root) setRows() { r.fill(r.env.data) }
+func (r *Root) setRows() { r.stack.refill(&r.screens, r.env.data, r.width, r.bodyHeight()) }
 
 // coreKnows reports whether core has an action (nil has none).
 func coreKnows(core *govern.Core) func(string) bool {

@@ -27,3 +27,16 @@ func spellingCheck(req govern.Request) (note string, refuse bool) {
 	}
 	return "not asked: the item is recorded as " + it.String() + " (" + why + "); steward acts on Gitea only under a spelling Gitea accepts. Recover the record instead", true
 }
+
+// spelled is in with spellingCheck's note added to what it says while asked, or, when the
+// request must not be asked, why (refusal).
+func spelled(in planIntent) (out planIntent, refusal string) {
+	note, refused := spellingCheck(in.req)
+	if refused {
+		return in, line(note)
+	}
+	if note != "" {
+		in.asking += " — " + line(note)
+	}
+	return in, ""
+}

@@ -24,8 +24,9 @@ type table struct {
 	sortCol int // -1: the rows' own (attention) order
 	desc    bool
 	marks   map[string]bool // by row identity (row.ID)
-	// chosen: the person put the cursor on a row below the top, so it follows that row;
-	// otherwise it stays on the top row (the most urgent), whatever row that is now.
+	// chosen: the person put the cursor on a row below the top. A re-sort or a re-filter
+	// keeps the chosen row and otherwise starts at the top; a new snapshot always keeps the
+	// selected row (setRows).
 	chosen bool
 	// hint is what the digest knows of the rows (widest cells, rows carried over), used
 	// while those are the rows.
@@ -82,9 +83,11 @@ func newTable(cols []column) table {
 	return table{all: cols, cols: cols, sortCol: -1, marks: map[string]bool{}}
 }
 
-// setRows replaces the rows. The selection stays on the same row (by key, else by identity);
-// when that row left, the cursor stays at its place, on its neighbour, and setRows returns
-// the row's title. Marks of rows that left are dropped.
+// setRows replaces the rows. The selection stays on the same row (by key, else by identity)
+// wherever it moved — the top row too: a row that arrives above it never takes the cursor,
+// so a key pressed next acts on the row that was looked at. When that row left, the cursor
+// stays at its place, on its neighbour, and setRows returns the row's title. Marks of rows
+// that left are dropped.
 func (t *table) setRows(rows []row) (gone string) {
 	var selKey, selID, selTitle string
 	if r := t.selected(); r != nil {
@@ -110,9 +113,6 @@ func (t *table) setRows(rows []row) (gone string) {
 	t.relayout()
 	if !t.carryOrder(was) {
 		t.orderFor = orderKey{} // sorted whole by rebuild
-	}
-	if !t.chosen {
-		selKey, selID = "", ""
 	}
 	if !t.rebuild(selKey, selID) && selKey != "" {
 		t.cursor = at

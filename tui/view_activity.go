@@ -193,6 +193,14 @@ func auditEvents(atts []govern.Attempt) []event {
 		if a.Outcome != nil {
 			e.Inverse = a.Outcome.Inverse
 		}
+		if a.Intent != nil {
+			if id := govern.AskMarkOf(*a.Intent); id != "" {
+				// The worker's session: the actor's when the core acted for a worker's
+				// connection, else the session the request named (a worker's own core).
+				s := firstNonEmpty(a.Intent.Actor.Session, a.Intent.Target.Session)
+				e.Ask = asker{Mark: cut(id), Session: cut(s), Lease: cut(a.Intent.Target.LeaseID), Attempt: e.Attempt}
+			}
+		}
 		switch {
 		case len(a.Resolutions) > 0:
 			res := a.Resolutions[len(a.Resolutions)-1]

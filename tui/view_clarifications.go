@@ -12,7 +12,7 @@ func clarificationColumns() []column {
 	return []column{
 		{Title: "Item", Elide: true, Min: 8, Max: 40, Sort: sortText(0)},
 		{Title: "Title", Idx: 1, Grow: true, Min: 12},
-		{Title: "Asked by", Idx: 2, Prio: 2, Elide: true, Min: 8, Max: 24},
+		{Title: "Asked by", Idx: 2, Prio: 2, Elide: true, Min: 8, Max: 32},
 		{Title: "Age", Idx: 3, Prio: 1, Fixed: 19, Min: 8, Cell: cellSLA, Sort: sortAge(rowSince)},
 	}
 }

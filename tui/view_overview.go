@@ -178,13 +178,36 @@ func inbox(d *data) []row {
 		r := &d.Rows[pageClarifications][i]
 		add("human-required", "clarification", "asks: "+r.Cells[1], r, pageClarifications)
 	}
+	partOf := map[string]int{}
+	for i, g := range d.incidents {
+		for _, k := range g.parts {
+			partOf[k] = i
+		}
+	}
+	parts := make([][]*row, len(d.incidents))
 	for i := range d.Rows[pageOrphans] {
 		r := &d.Rows[pageOrphans][i]
+		if g, ok := partOf[r.Key]; ok {
+			parts[g] = append(parts[g], r)
+			continue
+		}
 		class := "operator"
 		if len(r.Actions) == 0 && r.Rank != 0 {
 			class = "routine"
 		}
 		add(class, "orphan", r.Cells[0]+" → "+r.Cells[3], r, pageOrphans)
+	}
+	// A dead worker is one row, whatever number of orphans it left; > goes to its first.
+	for i, g := range d.incidents {
+		if len(parts[i]) == 0 {
+			continue
+		}
+		r, what, itemCell := g.row(parts[i])
+		add("operator", "worker", what, &r, pageOrphans)
+		x := &rows[len(rows)-1]
+		x.Origin.key = parts[i][0].Key
+		x.Cells[2] = itemCell
+		x.finish()
 	}
 	byAttention(rows)
 	for i := range rows {

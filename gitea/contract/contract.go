@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"steward/gitea"
+	"steward/gitea/gitearec"
 )
 
 // Marker is the clarification label the suite uses (the default marker).
@@ -47,13 +48,13 @@ func wantOK(t testing.TB, what string, h gitea.Health) {
 	}
 }
 
-func find(cls []gitea.Clarification, n int64) (gitea.Clarification, bool) {
+func find(cls []gitearec.Clarification, n int64) (gitearec.Clarification, bool) {
 	for _, c := range cls {
 		if c.Number == n {
 			return c, true
 		}
 	}
-	return gitea.Clarification{}, false
+	return gitearec.Clarification{}, false
 }
 
 // RunContract runs every contract case against env.
@@ -85,10 +86,10 @@ func testThread(t *testing.T, b Backend) {
 	n := b.Seed.Issue(t, "thread")
 	q := b.Seed.Comment(t, n, true, "Which version?")
 	b.Seed.AddLabel(t, n, Marker)
-	mark := gitea.Mark{Kind: "answer", ID: "ans-1", Question: fmt.Sprint(q), Round: "9", Attempt: "att-1"}
+	mark := gitearec.Mark{Kind: "answer", ID: "ans-1", Question: fmt.Sprint(q), Round: "9", Attempt: "att-1"}
 	// The worker quotes the marker; only the maintainer's comment carries it as its own.
-	b.Seed.Comment(t, n, true, gitea.WithMarker("v2", mark.String()))
-	answer, err := m.CreateComment(ctx(t), n, gitea.WithMarker("Use v2.", mark.String()))
+	b.Seed.Comment(t, n, true, gitearec.WithMarker("v2", mark.String()))
+	answer, err := m.CreateComment(ctx(t), n, gitearec.WithMarker("Use v2.", mark.String()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,16 +136,16 @@ func testThread(t *testing.T, b Backend) {
 func testPaginate(t *testing.T, b Backend) {
 	b.Seed.Label(t, Marker)
 	b.Seed.Label(t, "other")
-	want := map[int64]gitea.Kind{}
+	want := map[int64]gitearec.Kind{}
 	for i := range 12 {
-		want[b.Seed.Issue(t, fmt.Sprintf("marked %d", i), Marker)] = gitea.KindIssue
+		want[b.Seed.Issue(t, fmt.Sprintf("marked %d", i), Marker)] = gitearec.KindIssue
 	}
 	b.Seed.Issue(t, "unmarked", "other")
 	closed := b.Seed.Issue(t, "marked but closed", Marker)
 	b.Seed.Close(t, closed)
 	pr := b.Seed.PR(t, "feature-marked", "marked pr")
 	b.Seed.AddLabel(t, pr, Marker)
-	want[pr] = gitea.KindPR
+	want[pr] = gitearec.KindPR
 
 	c := Client(t, b, false, 5)
 	blocked, h := c.Blocked(ctx(t))
@@ -187,7 +188,7 @@ func testOpenItems(t *testing.T, b Backend) {
 	wantOK(t, "open issues", h)
 	got := map[int64]bool{}
 	for _, is := range issues {
-		if got[is.Number] || !want[is.Number] || is.Kind != gitea.KindIssue || is.State != "open" || is.Title == "" {
+		if got[is.Number] || !want[is.Number] || is.Kind != gitearec.KindIssue || is.State != "open" || is.Title == "" {
 			t.Errorf("open issues: unexpected %+v", is)
 		}
 		got[is.Number] = true
@@ -216,7 +217,7 @@ func testQuestion(t *testing.T, b Backend) {
 		t.Fatalf("#%d not listed", n)
 	}
 	if cl.Question != "Which API version should I target?" || cl.QuestionCommentID != qid || cl.AskedBy != b.Worker ||
-		cl.Rule != gitea.RuleBeforeLabel {
+		cl.Rule != gitearec.RuleBeforeLabel {
 		t.Fatalf("question: got %q (id %d, by %q, rule %s), want the worker's last comment before the label (id %d)",
 			cl.Question, cl.QuestionCommentID, cl.AskedBy, cl.Rule, qid)
 	}
@@ -226,7 +227,7 @@ func testQuestion(t *testing.T, b Backend) {
 	follow := b.Seed.Comment(t, n, true, "Follow-up from the claimant")
 	cls, h = c.Clarifications(ctx(t), gitea.ClarificationOptions{Claimant: func(int64) string { return b.Worker }})
 	wantOK(t, "clarifications with claimant", h)
-	if cl, _ = find(cls, n); cl.QuestionCommentID != follow || cl.Rule != gitea.RuleClaimant {
+	if cl, _ = find(cls, n); cl.QuestionCommentID != follow || cl.Rule != gitearec.RuleClaimant {
 		t.Fatalf("with claimant: got comment %d (rule %s), want %d", cl.QuestionCommentID, cl.Rule, follow)
 	}
 }
@@ -235,8 +236,8 @@ func testAnswer(t *testing.T, b Backend) {
 	n := b.Seed.Issue(t, "to answer", Marker)
 	b.Seed.Comment(t, n, true, "Question?")
 	c := Client(t, b, false, 5)
-	marker := gitea.AnswerMarker("attempt-42")
-	id, err := c.CreateComment(ctx(t), n, gitea.WithMarker("Use v2.", marker))
+	marker := gitearec.AnswerMarker("attempt-42")
+	id, err := c.CreateComment(ctx(t), n, gitearec.WithMarker("Use v2.", marker))
 	if err != nil || id == 0 {
 		t.Fatalf("CreateComment: id %d, %v", id, err)
 	}
@@ -251,7 +252,7 @@ func testAnswer(t *testing.T, b Backend) {
 	if err != nil || !found || cm.ID != id || !strings.HasPrefix(cm.Body, "Use v2.") || cm.Author != b.Maintainer {
 		t.Fatalf("FindCommentWithMarker: found=%v %+v %v", found, cm, err)
 	}
-	if found, _, err := c.FindCommentWithMarker(ctx(t), n, gitea.AnswerMarker("never-posted")); err != nil || found {
+	if found, _, err := c.FindCommentWithMarker(ctx(t), n, gitearec.AnswerMarker("never-posted")); err != nil || found {
 		t.Fatalf("FindCommentWithMarker(unposted): found=%v %v", found, err)
 	}
 	cls, h := c.Clarifications(ctx(t), gitea.ClarificationOptions{})
@@ -347,7 +348,7 @@ func testPRFacts(t *testing.T, b Backend) {
 	}
 	f, h := c.IssueState(ctx(t), closedIssue)
 	wantOK(t, "issue state", h)
-	if !f.Found || f.State != "closed" || f.ClosedAt == nil || f.Kind != gitea.KindIssue {
+	if !f.Found || f.State != "closed" || f.ClosedAt == nil || f.Kind != gitearec.KindIssue {
 		t.Errorf("closed issue: %+v", f)
 	}
 	if f, h := c.IssueState(ctx(t), 99999); !h.OK() || f.Found {
@@ -358,7 +359,7 @@ func testPRFacts(t *testing.T, b Backend) {
 	}
 }
 
-func containsPR(prs []gitea.PullRequest, n int64) bool {
+func containsPR(prs []gitearec.PullRequest, n int64) bool {
 	for _, p := range prs {
 		if p.Number == n {
 			return true

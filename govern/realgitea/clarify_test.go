@@ -13,6 +13,7 @@ import (
 
 	"steward/gitea"
 	"steward/gitea/contract"
+	"steward/gitea/gitearec"
 	"steward/gitea/giteatest"
 	"steward/govern"
 	"steward/govern/actionid"
@@ -144,7 +145,7 @@ func TestAnswerIsNeverSwallowed(t *testing.T) {
 					t.Fatalf("preview: %+v %v", pv.Refusal, err)
 				}
 				// The worker writes the marker steward would write for "v2", as the last line.
-				e.b.Seed.Comment(t, n, true, gitea.WithMarker("v2", gitea.AnswerMarker(markerOf(pv))))
+				e.b.Seed.Comment(t, n, true, gitearec.WithMarker("v2", gitearec.AnswerMarker(markerOf(pv))))
 				out := e.core.Apply(context.Background(), pv, "")
 				if out.Result != govern.ResultSucceeded || strings.Contains(strings.Join(out.Effects, " "), "posted already") {
 					t.Fatalf("answer: %+v", out)
@@ -184,7 +185,7 @@ func TestAnswerIsNeverSwallowed(t *testing.T) {
 					t.Fatalf("apply through a failing POST: %+v", out)
 				}
 				// Nothing of steward's landed; a worker writes the marker and takes the label off.
-				e.b.Seed.Comment(t, n, true, gitea.WithMarker("eu-west", gitea.AnswerMarker(markerOf(pv))))
+				e.b.Seed.Comment(t, n, true, gitearec.WithMarker("eu-west", gitearec.AnswerMarker(markerOf(pv))))
 				if err := contract.Client(t, e.b, true, 50).RemoveLabel(context.Background(), n, marker); err != nil {
 					t.Fatal(err)
 				}

@@ -13,6 +13,7 @@ import (
 	"steward/govern"
 	"steward/history"
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/locks"
 )
 
@@ -79,7 +80,7 @@ func readDB(ctx context.Context, ev *history.Evidence, t leases.Target, opt Opti
 	for _, w := range snap.WorkItems {
 		items[w.WorkItemID] = history.Item{Org: w.Org, Repo: w.Repo, Number: w.Number}
 	}
-	if snap.WorkItemsHealth.Status == leases.HealthUnavailable {
+	if snap.WorkItemsHealth.Status == leaserec.HealthUnavailable {
 		ev.Gaps = append(ev.Gaps, history.Gap{Source: history.SourceLeases,
 			Reason: "work_items unreadable (" + strings.Join(
 				snap.WorkItemsHealth.Reasons,
@@ -91,8 +92,8 @@ func readDB(ctx context.Context, ev *history.Evidence, t leases.Target, opt Opti
 	if max <= 0 {
 		max = 5_000_000
 	}
-	var all []leases.Event
-	var h leases.Health
+	var all []leaserec.Event
+	var h leaserec.Health
 	cursor := int64(0)
 	truncated := false
 	for {
@@ -103,7 +104,7 @@ func readDB(ctx context.Context, ev *history.Evidence, t leases.Target, opt Opti
 		}
 		h = hh
 		all = append(all, evs...)
-		if len(evs) < page || hh.Status == leases.HealthUnavailable {
+		if len(evs) < page || hh.Status == leaserec.HealthUnavailable {
 			break
 		}
 		cursor = evs[len(evs)-1].EventID

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/leasestest"
 )
 
@@ -37,13 +38,13 @@ var ctx = context.Background()
 func req(session string, n int64) leases.ClaimRequest {
 	return leases.ClaimRequest{
 		Session:   leases.SessionInfo{SessionID: session, Role: "author", Profile: "prgs-author", PID: 42, Host: "h1"},
-		Work:      leasestest.Work(leases.KindIssue, n),
-		TaskClass: leases.ClassAuthorIssueWork, WorktreePath: "/w/" + session, OwnerHost: "h1",
+		Work:      leasestest.Work(leaserec.KindIssue, n),
+		TaskClass: leaserec.ClassAuthorIssueWork, WorktreePath: "/w/" + session, OwnerHost: "h1",
 		AllowedActions: []string{"commit", "push"}, Provenance: map[string]any{"source": "contract"},
 	}
 }
 
-func claim(t *testing.T, e *Env, s leases.Store, r leases.ClaimRequest) *leases.Lease {
+func claim(t *testing.T, e *Env, s leases.Store, r leases.ClaimRequest) *leaserec.Lease {
 	t.Helper()
 	out, err := s.Claim(ctx, r, e.Now())
 	if err != nil || !out.OK() {
@@ -70,7 +71,7 @@ func (e *Env) events(t *testing.T, typ string) int {
 	return e.Count(`SELECT count(*) FROM events WHERE event_type = ?`, typ)
 }
 
-func (e *Env) leaseRow(t *testing.T, id string) leases.Lease {
+func (e *Env) leaseRow(t *testing.T, id string) leaserec.Lease {
 	t.Helper()
 	l, ok, err := e.Reader().LeaseByID(ctx, id)
 	if err != nil || !ok {
@@ -86,7 +87,7 @@ func Cases() []Case {
 			s := e.Store(leases.StoreOptions{})
 			now := e.Now()
 			l := claim(t, e, s, req("s1", 1))
-			if !l.Status.Active() || l.SessionID != "s1" || l.Work != leasestest.Work(leases.KindIssue, 1) {
+			if !l.Status.Active() || l.SessionID != "s1" || l.Work != leasestest.Work(leaserec.KindIssue, 1) {
 				t.Fatalf("lease %+v", l)
 			}
 			if d := l.ExpiresAt.Time.Sub(now); !l.ExpiresAt.OK() || d < 9*time.Minute || d > 11*time.Minute {
@@ -201,7 +202,7 @@ func Cases() []Case {
 			want(t, "release by another session", out, err, leases.CodeFenceMoved)
 			out, err = s.Release(ctx, leases.FenceOf(*l), "done", e.Now())
 			want(t, "release", out, err, leases.CodeOK)
-			if out.Lease.Status != leases.StatusReleased {
+			if out.Lease.Status != leaserec.StatusReleased {
 				t.Fatalf("status %s", out.Lease.Status)
 			}
 			out, err = s.Release(ctx, leases.FenceOf(*l), "again", e.Now())
@@ -227,7 +228,7 @@ func Cases() []Case {
 			l = ptr(e.leaseRow(t, l.LeaseID))
 			out, err = s.ReclaimExpired(ctx, leases.FenceOf(*l), "op", e.Now())
 			want(t, "reclaim", out, err, leases.CodeOK)
-			if out.Lease.Status != leases.StatusExpired || out.Lease.EndReason != "reclaimed" && !e.Seed {
+			if out.Lease.Status != leaserec.StatusExpired || out.Lease.EndReason != "reclaimed" && !e.Seed {
 				t.Fatalf("reclaimed lease %s/%s", out.Lease.Status, out.Lease.EndReason)
 			}
 			out, err = s.ReclaimExpired(ctx, leases.FenceOf(*l), "op", e.Now())
@@ -262,13 +263,13 @@ func Cases() []Case {
 		{"AbandonNeedsStaleness", func(t *testing.T, e *Env) {
 			s := e.Store(leases.StoreOptions{})
 			l := claim(t, e, s, req("s1", 1))
-			alive := leases.Evidence{Owner: leases.ProcessAlive, Worktree: leases.WorktreePresent}
+			alive := leaserec.Evidence{Owner: leaserec.ProcessAlive, Worktree: leaserec.WorktreePresent}
 			out, err := s.Abandon(ctx, leases.AbandonRequest{Fence: leases.FenceOf(*l), Evidence: alive, Actor: "op"}, e.Now())
 			want(t, "abandon of a live lease", out, err, leases.CodeNotStale)
-			dead := leases.Evidence{Owner: leases.ProcessDead, Worktree: leases.WorktreePresent}
+			dead := leaserec.Evidence{Owner: leaserec.ProcessDead, Worktree: leaserec.WorktreePresent}
 			out, err = s.Abandon(ctx, leases.AbandonRequest{Fence: leases.FenceOf(*l), Evidence: dead, Actor: "op"}, e.Now())
 			want(t, "abandon of a dead owner's lease", out, err, leases.CodeOK)
-			if out.Lease.Status != leases.StatusAbandoned || out.Freshness == nil || !out.Freshness.Value.Stale() {
+			if out.Lease.Status != leaserec.StatusAbandoned || out.Freshness == nil || !out.Freshness.Value.Stale() {
 				t.Fatalf("abandoned %+v %+v", out.Lease.Status, out.Freshness)
 			}
 			out, err = s.Abandon(ctx, leases.AbandonRequest{Fence: leases.FenceOf(*l), Evidence: dead, Actor: "op"}, e.Now())
@@ -308,7 +309,7 @@ func Cases() []Case {
 				// foreign writer could leave on the seed's is refused by the DB itself.
 				e.Exec(`INSERT INTO work_items (remote, org, repo, work_kind, work_number) VALUES ('prgs', 'acme', 'widgets', 'issue', 1)`)
 				if err := e.ExecErr(`INSERT INTO leases (lease_id, work_item_id, session_id, status, created_at)
-					VALUES ('L-upper', (SELECT work_item_id FROM work_items), 'sx', ' ACTIVE', ?)`, leases.FormatTime(e.Now())); err == nil {
+					VALUES ('L-upper', (SELECT work_item_id FROM work_items), 'sx', ' ACTIVE', ?)`, leaserec.FormatTime(e.Now())); err == nil {
 					t.Fatal("steward's schema took a lease with status ' ACTIVE'")
 				}
 				return
@@ -356,7 +357,7 @@ func Cases() []Case {
 				}
 				close(gate)
 				wg.Wait()
-				var winner *leases.Lease
+				var winner *leaserec.Lease
 				refused := 0
 				for w := 0; w < workers; w++ {
 					switch {
@@ -376,7 +377,7 @@ func Cases() []Case {
 				if winner == nil || refused != workers-1 {
 					t.Fatalf("round %d: winner %v, %d refused", round, winner != nil, refused)
 				}
-				live, err := r.LeasesForWorkItem(ctx, leasestest.Work(leases.KindIssue, 1))
+				live, err := r.LeasesForWorkItem(ctx, leasestest.Work(leaserec.KindIssue, 1))
 				if err != nil || len(live) != 1 || live[0].LeaseID != winner.LeaseID {
 					t.Fatalf("round %d: live leases %+v %v", round, live, err)
 				}
@@ -406,8 +407,8 @@ func Cases() []Case {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if snap.LeasesHealth.Status != leases.HealthOK || snap.SessionsHealth.Status != leases.HealthOK ||
-				snap.WorkItemsHealth.Status != leases.HealthOK {
+			if snap.LeasesHealth.Status != leaserec.HealthOK || snap.SessionsHealth.Status != leaserec.HealthOK ||
+				snap.WorkItemsHealth.Status != leaserec.HealthOK {
 				t.Fatalf("health %+v %+v %+v", snap.LeasesHealth, snap.SessionsHealth, snap.WorkItemsHealth)
 			}
 			if len(snap.Leases) != 2 || len(snap.Sessions) != 2 || len(snap.WorkItems) != 2 {
@@ -420,12 +421,12 @@ func Cases() []Case {
 			if err != nil || len(sc.Leases) != 2 || len(sc.WorkItems) != 2 || len(sc.SessionIDs) != 2 {
 				t.Fatalf("scope %+v %v", sc, err)
 			}
-			hist, err := r.LeaseHistory(ctx, leasestest.Work(leases.KindIssue, 2))
-			if err != nil || len(hist) != 1 || hist[0].Status != leases.StatusReleased {
+			hist, err := r.LeaseHistory(ctx, leasestest.Work(leaserec.KindIssue, 2))
+			if err != nil || len(hist) != 1 || hist[0].Status != leaserec.StatusReleased {
 				t.Fatalf("history %+v %v", hist, err)
 			}
 			evs, h, err := r.EventsSince(ctx, 0, 0)
-			if err != nil || h.Status != leases.HealthOK || len(evs) != 3 {
+			if err != nil || h.Status != leaserec.HealthOK || len(evs) != 3 {
 				t.Fatalf("events %d %+v %v", len(evs), h, err)
 			}
 			back, _, next, err := r.EventsBacklog(ctx, 0, 1)
@@ -441,4 +442,4 @@ func Cases() []Case {
 	}
 }
 
-func ptr(l leases.Lease) *leases.Lease { return &l }
+func ptr(l leaserec.Lease) *leaserec.Lease { return &l }

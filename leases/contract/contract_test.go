@@ -9,6 +9,7 @@ import (
 
 	"steward/leases"
 	"steward/leases/contract"
+	"steward/leases/leaserec"
 	"steward/leases/leasestest"
 	"steward/leases/pgtest"
 )
@@ -68,8 +69,8 @@ func workerCycle(ctx context.Context, s leases.Store, w int, now time.Time) erro
 	session := fmt.Sprintf("bench-%04d", w)
 	out, err := s.Claim(ctx, leases.ClaimRequest{
 		Session:   leases.SessionInfo{SessionID: session, Role: "author", PID: 42, Host: "h1"},
-		Work:      leasestest.Work(leases.KindIssue, int64(w+1)),
-		TaskClass: leases.ClassAuthorIssueWork, WorktreePath: "/w/" + session, OwnerHost: "h1",
+		Work:      leasestest.Work(leaserec.KindIssue, int64(w+1)),
+		TaskClass: leaserec.ClassAuthorIssueWork, WorktreePath: "/w/" + session, OwnerHost: "h1",
 	}, now)
 	for i := 0; err == nil && out.OK() && i < 2; i++ {
 		out, err = s.Heartbeat(ctx, leases.FenceOf(*out.Lease), now)

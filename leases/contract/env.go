@@ -11,6 +11,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/leasestest"
 	"steward/leases/pgtest"
 	"steward/leases/seedtest"
@@ -93,7 +94,7 @@ func Postgres() Backend {
 			if err := raw.QueryRow(`SELECT to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`).Scan(&s); err != nil {
 				t.Fatal(err)
 			}
-			now, err := time.Parse(leases.TimeLayout, s)
+			now, err := time.Parse(leaserec.TimeLayout, s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -166,12 +167,12 @@ func (e *Env) shift(table, col, where string, d time.Duration, args ...any) {
 		if err := rows.Scan(&id, &v); err != nil {
 			e.t.Fatal(err)
 		}
-		ts := leases.ParseTimestamp(v.String)
+		ts := leaserec.ParseTimestamp(v.String)
 		if !ts.OK() {
 			continue
 		}
 		nt := ts.Time.Add(-d)
-		s := leases.FormatTime(nt)
+		s := leaserec.FormatTime(nt)
 		if e.Seed {
 			s = nt.UTC().Format(leases.SeedTimeLayout)
 		}

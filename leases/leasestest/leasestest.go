@@ -16,6 +16,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 
 	"steward/leases"
+	"steward/leases/leaserec"
 )
 
 // Session is a sessions row to insert.
@@ -31,17 +32,17 @@ type Session struct {
 }
 
 // Lease is a leases row to insert; its work item is upserted from Work.
-// Timestamps are raw text (use leases.FormatTime) so fixtures can hold
+// Timestamps are raw text (use leaserec.FormatTime) so fixtures can hold
 // missing or unparseable values; empty CreatedAt means Now, empty ExpiresAt
 // stays NULL.
 type Lease struct {
 	LeaseID         string
 	SessionID       string
 	Role            string
-	TaskClass       leases.TaskClass
+	TaskClass       leaserec.TaskClass
 	Phase           string // default "allocated"
-	Status          leases.Status
-	Work            leases.WorkRef
+	Status          leaserec.Status
+	Work            leaserec.WorkRef
 	CreatedAt       string
 	ExpiresAt       string
 	LastHeartbeatAt string
@@ -54,8 +55,8 @@ type Lease struct {
 var Now = time.Date(2026, 7, 23, 10, 0, 0, 0, time.UTC)
 
 // Work returns a work reference on the fixture repository.
-func Work(kind leases.WorkKind, n int64) leases.WorkRef {
-	return leases.WorkRef{Remote: "prgs", Org: "acme", Repo: "widgets", Kind: kind, Number: n}
+func Work(kind leaserec.WorkKind, n int64) leaserec.WorkRef {
+	return leaserec.WorkRef{Remote: "prgs", Org: "acme", Repo: "widgets", Kind: kind, Number: n}
 }
 
 // NewDB creates a migrated DB in t.TempDir() holding sessions and ls, and
@@ -85,7 +86,7 @@ func Insert(t testing.TB, path string, sessions []Session, ls []Lease) {
 	}
 	defer raw.Close()
 	db := binder{raw, pg}
-	now := leases.FormatTime(Now)
+	now := leaserec.FormatTime(Now)
 	for _, s := range sessions {
 		if s.Status == "" {
 			s.Status = "active"
@@ -121,10 +122,10 @@ func Insert(t testing.TB, path string, sessions []Session, ls []Lease) {
 			t.Fatalf("leasestest: work item %+v: %v", w, err)
 		}
 		if l.Status == "" {
-			l.Status = leases.StatusActive
+			l.Status = leaserec.StatusActive
 		}
 		if l.Phase == "" {
-			l.Phase = leases.PhaseAllocated
+			l.Phase = leaserec.PhaseAllocated
 		}
 		if l.CreatedAt == "" {
 			l.CreatedAt = now

@@ -5,7 +5,7 @@ import "strings"
 // Item identity. Gitea owner and repository names are case-insensitive, and a lock file's
 // name is only steward's convention (the contract allows others): a lock belongs to the
 // item its record names, compared by Identity — the remote as written, the org and repo
-// folded (trimmed, lower-cased: the rule leases.Fold applies to the DB's columns), the
+// folded (trimmed, lower-cased: the rule leaserec.Fold applies to the DB's columns), the
 // issue number.
 
 // Fold is the folding Identity applies to org and repo names.

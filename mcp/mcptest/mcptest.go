@@ -21,10 +21,12 @@ import (
 
 	"steward/gitea"
 	"steward/gitea/contract"
+	"steward/gitea/gitearec"
 	"steward/gitea/giteatest"
 	"steward/govern"
 	"steward/govern/actionid"
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/mcp"
 )
 
@@ -95,7 +97,7 @@ func (e Env) ActiveLeases(t *testing.T, n int64) int {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	ls, err := r.LeasesForWorkItem(context.Background(), leases.WorkRef{Remote: "origin", Org: e.Org, Repo: e.Repo, Kind: leases.KindIssue, Number: n})
+	ls, err := r.LeasesForWorkItem(context.Background(), leaserec.WorkRef{Remote: "origin", Org: e.Org, Repo: e.Repo, Kind: leaserec.KindIssue, Number: n})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,7 +400,8 @@ func Clarify(t *testing.T, e GiteaEnv) {
 func RealRepo(t *testing.T) (contract.Backend, *gitea.Client) {
 	t.Helper()
 	b := contract.NewRealBackend(t, giteatest.Shared(t))
-	for _, l := range []string{gitea.DefaultMarkerLabels[0], gitea.DefaultBlockedLabel, "priority:high", "priority:low"} {
+	labels := []string{gitearec.DefaultMarkerLabels[0], gitearec.DefaultBlockedLabel, "priority:high", "priority:low"}
+	for _, l := range labels {
 		b.Seed.Label(t, l)
 	}
 	cl, err := gitea.New(gitea.Config{Login: gitea.Login{URL: b.URL, Token: gitea.NewToken(b.MaintainerToken)}, Owner: b.Owner, Repo: b.Repo, RequestTimeout: 20 * time.Second})

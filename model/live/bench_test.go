@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/leasestest"
 	"steward/locks"
 	"steward/locks/lockrec"
@@ -38,8 +39,8 @@ func benchWorkspace(b *testing.B, n int) live.Workspace {
 	}
 	defer db.Close()
 	tx, _ := db.Begin()
-	ts := leases.FormatTime(benchNow)
-	exp := leases.FormatTime(benchNow.Add(time.Hour))
+	ts := leaserec.FormatTime(benchNow)
+	exp := leaserec.FormatTime(benchNow.Add(time.Hour))
 	for i := 1; i <= n; i++ {
 		sid := fmt.Sprintf("s%d", i)
 		mustExec(b, tx, `INSERT INTO sessions(session_id, role, profile, pid, host, status, started_at, last_heartbeat_at) VALUES(?,?,?,?,?,?,?,?)`,
@@ -199,8 +200,8 @@ func BenchmarkDBCommit(b *testing.B) {
 				k := int64(i%n + 1)
 				f, ok := fences[k]
 				if !ok {
-					f = leases.Fence{LeaseID: fmt.Sprintf("lease-%d", k), Status: leases.StatusActive, SessionID: fmt.Sprintf("s%d", k),
-						ExpiresAt: leases.FormatTime(benchNow.Add(time.Hour))}
+					f = leases.Fence{LeaseID: fmt.Sprintf("lease-%d", k), Status: leaserec.StatusActive, SessionID: fmt.Sprintf("s%d", k),
+						ExpiresAt: leaserec.FormatTime(benchNow.Add(time.Hour))}
 				}
 				t0 := time.Now()
 				out, err := st.Heartbeat(ctx, f, benchNow.Add(time.Duration(i+1)*time.Second))
@@ -239,7 +240,7 @@ func BenchmarkDBCommitForeign(b *testing.B) {
 				k := int64(i%n + 1)
 				exp := benchNow.Add(2*time.Hour + time.Duration(i+1)*time.Second)
 				t0 := time.Now()
-				if _, err := db.Exec(`UPDATE leases SET expires_at = ? WHERE lease_id = ?`, leases.FormatTime(exp), fmt.Sprintf("lease-%d", k)); err != nil {
+				if _, err := db.Exec(`UPDATE leases SET expires_at = ? WHERE lease_id = ?`, leaserec.FormatTime(exp), fmt.Sprintf("lease-%d", k)); err != nil {
 					b.Fatal(err)
 				}
 				waitLeaseExpiry(b, l, k, exp)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/locks"
 	"steward/locks/lockrec"
 	"steward/model"
@@ -61,8 +62,8 @@ func localWorkspace(b *testing.B, n int) live.Workspace {
 	}
 	defer db.Close()
 	tx, _ := db.Begin()
-	ts := leases.FormatTime(benchNow)
-	exp := leases.FormatTime(benchNow.Add(time.Hour))
+	ts := leaserec.FormatTime(benchNow)
+	exp := leaserec.FormatTime(benchNow.Add(time.Hour))
 	for i := 1; i <= n; i++ {
 		sid := fmt.Sprintf("s%d", i)
 		wt := filepath.Join(ws.RepoRoot, "branches", fmt.Sprintf("issue-%d", i))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/leasestest"
 	"steward/locks"
 	"steward/locks/lockrec"
@@ -34,8 +35,8 @@ func TestColdStartIsColdRead(t *testing.T) {
 			continue // a lock whose lease the DB does not hold
 		}
 		ls = append(ls, leasestest.Lease{LeaseID: fmt.Sprintf("lease-%d", i), SessionID: sid, Role: "author", TaskClass: "author_issue_work",
-			Status: leases.StatusActive, Work: leases.WorkRef{Remote: "origin", Org: "acme", Repo: "widgets", Kind: "issue", Number: int64(i)},
-			ExpiresAt: leases.FormatTime(now.Add(time.Hour)), LastHeartbeatAt: leases.FormatTime(now),
+			Status: leaserec.StatusActive, Work: leaserec.WorkRef{Remote: "origin", Org: "acme", Repo: "widgets", Kind: "issue", Number: int64(i)},
+			ExpiresAt: leaserec.FormatTime(now.Add(time.Hour)), LastHeartbeatAt: leaserec.FormatTime(now),
 			OwnerPID: int64(1000 + i), OwnerHost: "here", WorktreePath: fmt.Sprintf("/repo/branches/w%d", i)})
 	}
 	dir := t.TempDir()
@@ -69,17 +70,17 @@ func TestColdStartIsColdRead(t *testing.T) {
 	// Deterministic and safe for concurrent use: every third pid dead, every fourth
 	// worktree missing.
 	probe := Probe{Host: "here",
-		Liveness: func(pid int, _ string) leases.ProcessState {
+		Liveness: func(pid int, _ string) leaserec.ProcessState {
 			if pid%3 == 0 {
-				return leases.ProcessDead
+				return leaserec.ProcessDead
 			}
-			return leases.ProcessAlive
+			return leaserec.ProcessAlive
 		},
 		Worktree: func(path, _ string) leases.WorktreeReport {
 			if strings.HasSuffix(path, "0") || strings.HasSuffix(path, "4") || strings.HasSuffix(path, "8") {
-				return leases.WorktreeReport{State: leases.WorktreeMissing, Why: path + " does not exist", Looked: true}
+				return leases.WorktreeReport{State: leaserec.WorktreeMissing, Why: path + " does not exist", Looked: true}
 			}
-			return leases.WorktreeReport{State: leases.WorktreePresent, Why: path + " exists", Looked: true}
+			return leases.WorktreeReport{State: leaserec.WorktreePresent, Why: path + " exists", Looked: true}
 		}}
 	l := New(ws, Options{Probe: &probe, Now: func() time.Time { return now }, ProbeEvery: time.Hour, Resync: time.Hour})
 	if err := l.Start(context.Background()); err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/model"
 )
 
@@ -24,8 +25,8 @@ const eventsPage = 1000
 type dbRead struct {
 	ok                          bool // a full read succeeded on the current reader
 	scoped                      bool // a scoped read was applied since: the next resync reads in full
-	sessions, leases, workItems leases.Health
-	meta                        leases.Health
+	sessions, leases, workItems leaserec.Health
+	meta                        leaserec.Health
 }
 
 // reloadDB re-reads the DB when PRAGMA data_version moved (or force). Events
@@ -102,11 +103,11 @@ func (l *Model) reload(ctx context.Context, now time.Time, force, notice bool) (
 			cursor = evs[len(evs)-1].EventID
 		}
 		if ve.More {
-			var more []leases.Event
-			var mh leases.Health
+			var more []leaserec.Event
+			var mh leaserec.Health
 			more, mh, cursor, everr = readEvents(ctx, l.reader, cursor)
 			evs = append(evs, more...)
-			if eh.Status == leases.HealthOK {
+			if eh.Status == leaserec.HealthOK {
 				eh = mh
 			}
 		}
@@ -211,7 +212,7 @@ func (l *Model) dbUnavailable(err error, now, t0 time.Time) {
 
 // applyDB applies a full read: every row is diffed by id against what is
 // held, rows no longer read are dropped.
-func (l *Model) applyDB(ctx context.Context, s *leases.Snapshot, eh leases.Health, now, t0 time.Time) {
+func (l *Model) applyDB(ctx context.Context, s *leases.Snapshot, eh leaserec.Health, now, t0 time.Time) {
 	e := l.e
 	for _, w := range s.WorkItems {
 		e.PutWorkItem(w)
@@ -269,7 +270,7 @@ func (l *Model) applyDB(ctx context.Context, s *leases.Snapshot, eh leases.Healt
 // (data_version moved with no event: a foreign writer), one names no work
 // item, they name more than maxScopeItems items, or the scoped read failed or
 // disagrees with the last full read about a section's health.
-func (l *Model) applyScoped(ctx context.Context, evs []leases.Event, eh leases.Health, now, t0 time.Time) bool {
+func (l *Model) applyScoped(ctx context.Context, evs []leaserec.Event, eh leaserec.Health, now, t0 time.Time) bool {
 	if len(evs) == 0 {
 		return false
 	}
@@ -362,16 +363,16 @@ func (l *Model) applyScope(ctx context.Context, sc leases.Scope, now, t0 time.Ti
 
 // setDBHealth sets the DB's sections and health from the last full read's
 // sections and the events just read.
-func (l *Model) setDBHealth(eh leases.Health, now, t0 time.Time) {
+func (l *Model) setDBHealth(eh leaserec.Health, now, t0 time.Time) {
 	d := l.last
-	l.e.SetSections(model.DBSections{Sessions: d.sessions.Status == leases.HealthOK, Leases: d.leases.Status == leases.HealthOK,
-		WorkItems: d.workItems.Status == leases.HealthOK, Events: eh.Status == leases.HealthOK})
+	l.e.SetSections(model.DBSections{Sessions: d.sessions.Status == leaserec.HealthOK, Leases: d.leases.Status == leaserec.HealthOK,
+		WorkItems: d.workItems.Status == leaserec.HealthOK, Events: eh.Status == leaserec.HealthOK})
 	h := model.DBHealth(d.sessions, d.leases, d.workItems, eh, d.meta, now, time.Since(t0))
 	l.e.SetHealth(model.SourceDB, withNote(h, l.dbWatchMode()))
 }
 
 // putSession records a session row read from the DB when it changed.
-func (l *Model) putSession(x leases.Session) {
+func (l *Model) putSession(x leaserec.Session) {
 	if old, ok := l.e.Session(x.SessionID); ok && sameSession(old.Session, x) {
 		return
 	}
@@ -380,7 +381,7 @@ func (l *Model) putSession(x leases.Session) {
 }
 
 // putLease records a lease row read from the DB when it changed.
-func (l *Model) putLease(x leases.Lease) {
+func (l *Model) putLease(x leaserec.Lease) {
 	if old, ok := l.e.Lease(x.LeaseID); ok && sameLease(old.Lease, x) {
 		return
 	}
@@ -406,12 +407,12 @@ func (l *Model) lookupMissingRefs(ctx context.Context) {
 	}
 }
 
-func sameSession(a, b leases.Session) bool {
+func sameSession(a, b leaserec.Session) bool {
 	return a.Status == b.Status && a.PID == b.PID && a.Host == b.Host && a.LastHeartbeatAt.Raw == b.LastHeartbeatAt.Raw &&
 		a.EndedAt.Raw == b.EndedAt.Raw && a.Role == b.Role && a.Profile == b.Profile
 }
 
-func sameLease(a, b leases.Lease) bool {
+func sameLease(a, b leaserec.Lease) bool {
 	return a.Status == b.Status && a.SessionID == b.SessionID && a.ExpiresAt.Raw == b.ExpiresAt.Raw &&
 		a.LastHeartbeatAt.Raw == b.LastHeartbeatAt.Raw && a.HeartbeatCount == b.HeartbeatCount && a.Phase == b.Phase &&
 		a.ReleasedAt.Raw == b.ReleasedAt.Raw && a.AdoptedBySessionID == b.AdoptedBySessionID && a.ProvenanceRaw == b.ProvenanceRaw &&

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/leasestest"
 	"steward/leases/seedtest"
 	"steward/model"
@@ -100,7 +101,7 @@ func claimOf(s *model.Snapshot, leaseID string) *model.Claim {
 func (d *liveDB) claim(session string, n int64) leases.Outcome {
 	d.t.Helper()
 	out, err := d.store.Claim(context.Background(), leases.ClaimRequest{Session: leases.SessionInfo{SessionID: session, Role: "author"},
-		Work: leasestest.Work(leases.KindIssue, n), TaskClass: leases.ClassAuthorIssueWork,
+		Work: leasestest.Work(leaserec.KindIssue, n), TaskClass: leaserec.ClassAuthorIssueWork,
 		Provenance: map[string]any{"source": "test"}}, d.clock.Now())
 	if err != nil {
 		d.t.Fatal(err)
@@ -165,7 +166,7 @@ func TestLiveScopedReads(t *testing.T) {
 
 	// A foreign writer: no event. data_version moves, no event arrives: a full read.
 	exp := d.clock.Now().Add(3 * time.Hour)
-	foreign(t, d.ws.DBPath, `UPDATE leases SET expires_at = '`+leases.FormatTime(exp)+`' WHERE lease_id = '`+a.Lease.LeaseID+`'`)
+	foreign(t, d.ws.DBPath, `UPDATE leases SET expires_at = '`+leaserec.FormatTime(exp)+`' WHERE lease_id = '`+a.Lease.LeaseID+`'`)
 	d.waitFor("foreign update", func(s *model.Snapshot) bool {
 		c := claimOf(s, a.Lease.LeaseID)
 		return c != nil && c.ExpiresAt.Equal(exp)
@@ -188,10 +189,10 @@ func TestLiveMixedCommitHealedByResync(t *testing.T) {
 	d.sameAsCold()
 	expA, expB := d.clock.Now().Add(2*time.Hour), d.clock.Now().Add(3*time.Hour)
 	foreign(t, d.ws.DBPath,
-		`UPDATE leases SET expires_at = '`+leases.FormatTime(expA)+`' WHERE lease_id = '`+a.Lease.LeaseID+`'`,
+		`UPDATE leases SET expires_at = '`+leaserec.FormatTime(expA)+`' WHERE lease_id = '`+a.Lease.LeaseID+`'`,
 		`INSERT INTO events(work_item_id, event_type, message, created_at, session_id, detail_json)
-			VALUES(`+itoa(a.Lease.WorkItemID)+`, 'lease.renew', 'lease renewed', '`+leases.FormatTime(d.clock.Now())+`', 's1', '{"lease_id":"`+a.Lease.LeaseID+`"}')`,
-		`UPDATE leases SET expires_at = '`+leases.FormatTime(expB)+`' WHERE lease_id = '`+b.Lease.LeaseID+`'`)
+			VALUES(`+itoa(a.Lease.WorkItemID)+`, 'lease.renew', 'lease renewed', '`+leaserec.FormatTime(d.clock.Now())+`', 's1', '{"lease_id":"`+a.Lease.LeaseID+`"}')`,
+		`UPDATE leases SET expires_at = '`+leaserec.FormatTime(expB)+`' WHERE lease_id = '`+b.Lease.LeaseID+`'`)
 	d.waitFor("both expiries", func(s *model.Snapshot) bool {
 		ca, cb := claimOf(s, a.Lease.LeaseID), claimOf(s, b.Lease.LeaseID)
 		return ca != nil && cb != nil && ca.ExpiresAt.Equal(expA) && cb.ExpiresAt.Equal(expB)
@@ -205,11 +206,11 @@ func TestLiveMixedCommitHealedByResync(t *testing.T) {
 // noted the same way in both paths and make nothing partial.
 func TestLiveScopedReadsOnSeedEvents(t *testing.T) {
 	path := leasestest.NewDB(t, []leasestest.Session{{SessionID: "s1", Role: "author"}},
-		[]leasestest.Lease{{LeaseID: "lease-1", SessionID: "s1", Work: leasestest.Work(leases.KindIssue, 1),
-			ExpiresAt: leases.FormatTime(leasestest.Now.Add(time.Hour)), TaskClass: leases.ClassAuthorIssueWork}})
+		[]leasestest.Lease{{LeaseID: "lease-1", SessionID: "s1", Work: leasestest.Work(leaserec.KindIssue, 1),
+			ExpiresAt: leaserec.FormatTime(leasestest.Now.Add(time.Hour)), TaskClass: leaserec.ClassAuthorIssueWork}})
 	leasestest.Insert(t, path, []leasestest.Session{{SessionID: "s2", Role: "author"}},
-		[]leasestest.Lease{{LeaseID: "lease-2", SessionID: "s2", Work: leasestest.Work(leases.KindIssue, 2),
-			ExpiresAt: leases.FormatTime(leasestest.Now.Add(time.Hour)), TaskClass: leases.ClassAuthorIssueWork}})
+		[]leasestest.Lease{{LeaseID: "lease-2", SessionID: "s2", Work: leasestest.Work(leaserec.KindIssue, 2),
+			ExpiresAt: leaserec.FormatTime(leasestest.Now.Add(time.Hour)), TaskClass: leaserec.ClassAuthorIssueWork}})
 	// Two rows with undecodable values: the full read counts two, a scoped
 	// read of one counts one — the same degradation.
 	foreign(t, path, `ALTER TABLE events DROP COLUMN session_id`, `ALTER TABLE events DROP COLUMN detail_json`,
@@ -227,8 +228,8 @@ func TestLiveScopedReadsOnSeedEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	exp := d.clock.Now().Add(2 * time.Hour)
-	foreign(t, path, `UPDATE leases SET expires_at = '`+leases.FormatTime(exp)+`' WHERE lease_id = 'lease-1'`,
-		`INSERT INTO events(work_item_id, event_type, message, created_at) VALUES(`+itoa(item)+`, 'lease.renew', 'lease renewed', '`+leases.FormatTime(d.clock.Now())+`')`)
+	foreign(t, path, `UPDATE leases SET expires_at = '`+leaserec.FormatTime(exp)+`' WHERE lease_id = 'lease-1'`,
+		`INSERT INTO events(work_item_id, event_type, message, created_at) VALUES(`+itoa(item)+`, 'lease.renew', 'lease renewed', '`+leaserec.FormatTime(d.clock.Now())+`')`)
 	s := d.waitFor("renewed", func(s *model.Snapshot) bool {
 		c := claimOf(s, "lease-1")
 		return c != nil && c.ExpiresAt.Equal(exp)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"steward/gitea"
+	"steward/gitea/gitearec"
 	"steward/model"
 )
 
@@ -12,10 +13,10 @@ import (
 // satisfies it). Every call reports its Health; a failed read is never an
 // empty inventory.
 type GiteaFacts interface {
-	Clarifications(ctx context.Context, o gitea.ClarificationOptions) ([]gitea.Clarification, gitea.Health)
-	Blocked(ctx context.Context) ([]gitea.Issue, gitea.Health)
-	OpenPullRequests(ctx context.Context) ([]gitea.PullRequest, gitea.Health)
-	OpenIssues(ctx context.Context) ([]gitea.Issue, gitea.Health)
+	Clarifications(ctx context.Context, o gitea.ClarificationOptions) ([]gitearec.Clarification, gitea.Health)
+	Blocked(ctx context.Context) ([]gitearec.Issue, gitea.Health)
+	OpenPullRequests(ctx context.Context) ([]gitearec.PullRequest, gitea.Health)
+	OpenIssues(ctx context.Context) ([]gitearec.Issue, gitea.Health)
 	IssueState(ctx context.Context, number int64) (gitea.IssueFact, gitea.Health)
 }
 
@@ -23,7 +24,7 @@ var _ GiteaFacts = (*gitea.Client)(nil)
 
 type giteaResult struct {
 	facts  []model.GiteaFact
-	clars  []gitea.Clarification
+	clars  []gitearec.Clarification
 	health model.SourceHealth
 }
 
@@ -36,7 +37,7 @@ const MaxIssueProbes = 200
 // finds the closed and merged ones. cfg names the repository; a fact names cfg.Remote,
 // or no remote when it is empty (the model files it, model.Config.Remote). A listing cut
 // short keeps what it read and makes the source partial, saying after how many pages.
-func LoadGitea(ctx context.Context, g GiteaFacts, cfg model.Config, claimed []model.Item, now time.Time) ([]model.GiteaFact, []gitea.Clarification, model.SourceHealth) {
+func LoadGitea(ctx context.Context, g GiteaFacts, cfg model.Config, claimed []model.Item, now time.Time) ([]model.GiteaFact, []gitearec.Clarification, model.SourceHealth) {
 	cfg = cfg.WithDefaults()
 	t0 := time.Now()
 	facts := map[model.Item]*model.GiteaFact{}
@@ -52,7 +53,7 @@ func LoadGitea(ctx context.Context, g GiteaFacts, cfg model.Config, claimed []mo
 		return f
 	}
 	var hs []gitea.Health
-	fromIssue := func(is gitea.Issue) {
+	fromIssue := func(is gitearec.Issue) {
 		kind := string(is.Kind)
 		if kind == "" {
 			kind = "issue"

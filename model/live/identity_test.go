@@ -5,27 +5,28 @@ import (
 	"testing"
 
 	"steward/gitea"
+	"steward/gitea/gitearec"
 	"steward/model"
 )
 
 // stateOnly answers IssueState for every number, closed; the other reads are empty.
 type stateOnly struct{ asked []int64 }
 
-func (g *stateOnly) Clarifications(context.Context, gitea.ClarificationOptions) ([]gitea.Clarification, gitea.Health) {
+func (g *stateOnly) Clarifications(context.Context, gitea.ClarificationOptions) ([]gitearec.Clarification, gitea.Health) {
 	return nil, gitea.Health{State: gitea.HealthOK}
 }
-func (g *stateOnly) Blocked(context.Context) ([]gitea.Issue, gitea.Health) {
+func (g *stateOnly) Blocked(context.Context) ([]gitearec.Issue, gitea.Health) {
 	return nil, gitea.Health{State: gitea.HealthOK}
 }
-func (g *stateOnly) OpenPullRequests(context.Context) ([]gitea.PullRequest, gitea.Health) {
+func (g *stateOnly) OpenPullRequests(context.Context) ([]gitearec.PullRequest, gitea.Health) {
 	return nil, gitea.Health{State: gitea.HealthOK}
 }
-func (g *stateOnly) OpenIssues(context.Context) ([]gitea.Issue, gitea.Health) {
+func (g *stateOnly) OpenIssues(context.Context) ([]gitearec.Issue, gitea.Health) {
 	return nil, gitea.Health{State: gitea.HealthOK}
 }
 func (g *stateOnly) IssueState(_ context.Context, n int64) (gitea.IssueFact, gitea.Health) {
 	g.asked = append(g.asked, n)
-	return gitea.IssueFact{Found: true, Issue: gitea.Issue{Number: n, State: "closed", Kind: "issue"}}, gitea.Health{State: gitea.HealthOK}
+	return gitea.IssueFact{Found: true, Issue: gitearec.Issue{Number: n, State: "closed", Kind: "issue"}}, gitea.Health{State: gitea.HealthOK}
 }
 
 // TestLoadGiteaProbesEverySpelling: a claimed item of the configured repository written in

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/locks"
 	"steward/locks/lockrec"
 	"steward/model"
@@ -108,14 +109,14 @@ func LoadDB(ctx context.Context, r leases.Reader, p Probe, cursor int64, now tim
 		eh = leases.HealthFromError(err)
 	}
 	in.Events = evs
-	in.DB.Events = eh.Status == leases.HealthOK
+	in.DB.Events = eh.Status == leaserec.HealthOK
 	in.DBHealth = model.DBHealth(s.SessionsHealth, s.LeasesHealth, s.WorkItemsHealth, eh, s.MetaHealth, now, time.Since(t0))
 	return in, cursor, nil
 }
 
 func fillDB(in *model.Input, s *leases.Snapshot, p Probe) {
-	in.DB = model.DBSections{Sessions: s.SessionsHealth.Status == leases.HealthOK, Leases: s.LeasesHealth.Status == leases.HealthOK,
-		WorkItems: s.WorkItemsHealth.Status == leases.HealthOK}
+	in.DB = model.DBSections{Sessions: s.SessionsHealth.Status == leaserec.HealthOK, Leases: s.LeasesHealth.Status == leaserec.HealthOK,
+		WorkItems: s.WorkItemsHealth.Status == leaserec.HealthOK}
 	in.WorkItems = s.WorkItems
 	in.SessionsOmitted = s.SessionsOmitted
 	in.Sessions = make([]model.SessionObs, 0, len(s.Sessions))
@@ -135,7 +136,7 @@ const backlogEvents = 1000
 
 // readEvents catches up with the events past cursor: what the model derives from them
 // (recent activity, claim refusals), not every event the DB ever recorded.
-func readEvents(ctx context.Context, r leases.Reader, cursor int64) ([]leases.Event, leases.Health, int64, error) {
+func readEvents(ctx context.Context, r leases.Reader, cursor int64) ([]leaserec.Event, leaserec.Health, int64, error) {
 	return r.EventsBacklog(ctx, cursor, backlogEvents)
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/locks"
 	"steward/model"
 	"steward/watchdir"
@@ -128,7 +129,7 @@ type Model struct {
 	bgC      chan bgFull
 	bgScope  leases.Scope
 	bgStale  bool
-	evHealth leases.Health
+	evHealth leaserec.Health
 	// bgHook, when set (tests), runs in the background read after its snapshot was read.
 	bgHook func()
 	// lsC receives the periodic listing of the lock directory taken beside the loop (nil

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/locks/lockrec"
 	"steward/model"
 )
@@ -25,7 +26,7 @@ type Probe struct {
 	// Liveness reports a process's state; leases.Liveness when nil. Liveness and Worktree
 	// are called from several goroutines at once (a read of many records probes them on
 	// every core): they must be safe for concurrent use.
-	Liveness func(pid int, host string) leases.ProcessState
+	Liveness func(pid int, host string) leaserec.ProcessState
 	// Worktree reports a worktree's state; Roots.Probe when nil.
 	Worktree func(path, host string) leases.WorktreeReport
 }
@@ -159,7 +160,7 @@ func (p Probe) ObserveLock(e lockrec.Entry, now time.Time) model.LockObs {
 }
 
 // ObserveLease attaches owner liveness and worktree presence to a lease.
-func (p Probe) ObserveLease(l leases.Lease) model.LeaseObs {
+func (p Probe) ObserveLease(l leaserec.Lease) model.LeaseObs {
 	lo := model.LeaseObs{Lease: l, Owner: model.LivenessUnknown, Worktree: model.WorktreeUnknown, OwnerWhy: "lease ended", WorkWhy: "lease ended"}
 	if l.Status.Terminal() {
 		return lo
@@ -179,7 +180,7 @@ func (p Probe) ObserveLease(l leases.Lease) model.LeaseObs {
 
 // ObserveSession attaches process liveness to a session row (a row without a host is
 // judged on the DB's host, as a lease is).
-func (p Probe) ObserveSession(s leases.Session) model.SessionObs {
+func (p Probe) ObserveSession(s leaserec.Session) model.SessionObs {
 	host, _ := leases.RowHost(s.Host, p.DBHost, p.Host)
 	so := model.SessionObs{Session: s, Owner: model.LivenessUnknown}
 	so.Owner, _ = p.owner(s.PID, host)

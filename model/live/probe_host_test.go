@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/locks/lockrec"
 	"steward/model"
 )
@@ -15,9 +16,9 @@ import (
 // The probe's own liveness function answers dead for every pid, so reading another
 // host's pid here would show dead.
 func TestOtherHostIsNeverDead(t *testing.T) {
-	p := Probe{Host: "host-b", Liveness: func(int, string) leases.ProcessState { return leases.ProcessDead },
+	p := Probe{Host: "host-b", Liveness: func(int, string) leaserec.ProcessState { return leaserec.ProcessDead },
 		Worktree: func(string, string) leases.WorktreeReport {
-			return leases.WorktreeReport{State: leases.WorktreeUnknown}
+			return leases.WorktreeReport{State: leaserec.WorktreeUnknown}
 		}}
 	for _, tc := range []struct {
 		host  string
@@ -27,7 +28,7 @@ func TestOtherHostIsNeverDead(t *testing.T) {
 		{"host-a", model.LivenessUnknown, true},
 		{"host-b", model.LivenessDead, false},
 	} {
-		lo := p.ObserveLease(leases.Lease{LeaseID: "L1", Status: leases.StatusActive, OwnerPID: 4242, OwnerHost: tc.host})
+		lo := p.ObserveLease(leaserec.Lease{LeaseID: "L1", Status: leaserec.StatusActive, OwnerPID: 4242, OwnerHost: tc.host})
 		if lo.Owner != tc.owner || lo.OtherHost != tc.other || lo.Host != tc.host {
 			t.Errorf("lease on %s: owner %s, other host %v (%s)", tc.host, lo.Owner, lo.OtherHost, lo.OwnerWhy)
 		}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/model"
 )
 
@@ -12,17 +13,17 @@ import (
 func TestProbeMemoAsksOnce(t *testing.T) {
 	lives, trees := 0, 0
 	p := Probe{Host: "here", Roots: leases.BranchesOnly("/repo/branches"),
-		Liveness: func(int, string) leases.ProcessState { lives++; return leases.ProcessAlive },
+		Liveness: func(int, string) leaserec.ProcessState { lives++; return leaserec.ProcessAlive },
 		Worktree: func(string, string) leases.WorktreeReport {
 			trees++
-			return leases.WorktreeReport{State: leases.WorktreePresent}
+			return leases.WorktreeReport{State: leaserec.WorktreePresent}
 		}}
 	m := p.memo()
 	for range 3 {
 		if o, _ := m.owner(42, "here"); o != model.LivenessAlive {
 			t.Fatalf("owner %v", o)
 		}
-		if w := m.worktree("/repo/branches/a", "here"); w.State != leases.WorktreePresent {
+		if w := m.worktree("/repo/branches/a", "here"); w.State != leaserec.WorktreePresent {
 			t.Fatalf("worktree %v", w)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/leasestest"
 )
 
@@ -34,10 +34,10 @@ func TestEveryCommitOfAGatheringWindowIsRead(t *testing.T) {
 		}
 		l.Refresh()
 		id := fmt.Sprintf("L%d", i)
-		exp := leases.FormatTime(time.Now().Add(-time.Hour))
+		exp := leaserec.FormatTime(time.Now().Add(-time.Hour))
 		leasestest.Insert(t, ws.DBPath, []leasestest.Session{{SessionID: "s-" + id, Role: "author"}},
 			[]leasestest.Lease{{LeaseID: id, SessionID: "s-" + id, Role: "author", TaskClass: "author_issue_work",
-				Work: leasestest.Work(leases.KindIssue, int64(100+i)), CreatedAt: exp, ExpiresAt: exp}})
+				Work: leasestest.Work(leaserec.KindIssue, int64(100+i)), CreatedAt: exp, ExpiresAt: exp}})
 		if !heard(l, id, 10*time.Second) {
 			missed++
 			t.Errorf("start %d: lease %s not read within 10 s (the resync is an hour away)", i, id)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/model"
 )
 
@@ -20,15 +21,15 @@ func TestReprobeSpreadsWorktrees(t *testing.T) {
 	trees := map[string]int{}
 	gone := map[string]bool{}
 	probe := Probe{Host: "here",
-		Liveness: func(int, string) leases.ProcessState { mu.Lock(); lives++; mu.Unlock(); return leases.ProcessAlive },
+		Liveness: func(int, string) leaserec.ProcessState { mu.Lock(); lives++; mu.Unlock(); return leaserec.ProcessAlive },
 		Worktree: func(path, _ string) leases.WorktreeReport {
 			mu.Lock()
 			defer mu.Unlock()
 			trees[path]++
 			if gone[path] {
-				return leases.WorktreeReport{State: leases.WorktreeMissing, Looked: true}
+				return leases.WorktreeReport{State: leaserec.WorktreeMissing, Looked: true}
 			}
-			return leases.WorktreeReport{State: leases.WorktreePresent, Looked: true}
+			return leases.WorktreeReport{State: leaserec.WorktreePresent, Looked: true}
 		}}
 	l := New(Workspace{}, Options{Probe: &probe, ProbeEvery: 5 * time.Second, WorktreeEvery: 15 * time.Second})
 	const n = 60

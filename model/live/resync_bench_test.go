@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/model/live"
 )
 
@@ -43,8 +44,8 @@ func BenchmarkDBCommitDuringResync(b *testing.B) {
 		k := int64(i%n + 1)
 		f, ok := fences[k]
 		if !ok {
-			f = leases.Fence{LeaseID: fmt.Sprintf("lease-%d", k), Status: leases.StatusActive, SessionID: fmt.Sprintf("s%d", k),
-				ExpiresAt: leases.FormatTime(benchNow.Add(time.Hour))}
+			f = leases.Fence{LeaseID: fmt.Sprintf("lease-%d", k), Status: leaserec.StatusActive, SessionID: fmt.Sprintf("s%d", k),
+				ExpiresAt: leaserec.FormatTime(benchNow.Add(time.Hour))}
 		}
 		time.Sleep(time.Duration(rnd.IntN(1000)) * time.Millisecond) // a random phase of the resync, not a synchronisation
 		t0 := time.Now()

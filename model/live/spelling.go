@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/locks/lockrec"
 	"steward/reponame"
 )
@@ -76,7 +76,7 @@ func lockSpelling(e lockrec.Entry) string {
 }
 
 // workItemSpellings are the findings of the DB's work items' spellings.
-func workItemSpellings(items []leases.WorkItem) []string {
+func workItemSpellings(items []leaserec.WorkItem) []string {
 	var s spellingFindings
 	for _, w := range items {
 		s.add(spellingFinding("control-plane DB work item "+strconv.FormatInt(w.WorkItemID, 10), w.Org, w.Repo, w.Number))

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/leases/leasestest"
 	"steward/locks/lockrec"
 )
@@ -24,11 +24,11 @@ import (
 // the others items nobody could claim or reach by name.
 func TestSpellingsAreFindings(t *testing.T) {
 	dir := t.TempDir()
-	w := leasestest.Work(leases.KindIssue, 7)
+	w := leasestest.Work(leaserec.KindIssue, 7)
 	w.Repo = "widgets.git"
 	ws := Workspace{LocksDir: filepath.Join(dir, "locks"), RepoRoot: filepath.Join(dir, "repo"),
 		DBPath: leasestest.NewDB(t, []leasestest.Session{{SessionID: "s1", Role: "author"}},
-			[]leasestest.Lease{{LeaseID: "L1", SessionID: "s1", Work: w, ExpiresAt: leases.FormatTime(leasestest.Now.Add(time.Hour)), TaskClass: leases.ClassAuthorIssueWork}})}
+			[]leasestest.Lease{{LeaseID: "L1", SessionID: "s1", Work: w, ExpiresAt: leaserec.FormatTime(leasestest.Now.Add(time.Hour)), TaskClass: leaserec.ClassAuthorIssueWork}})}
 	if err := os.MkdirAll(ws.LocksDir, 0o700); err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,7 @@ import (
 	"steward/govern"
 	"steward/govern/actionid"
 	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/locks"
 	"steward/locks/lockrec"
 )
@@ -145,10 +146,10 @@ func Generate(dir string, n int) (*Meta, error) {
 }
 
 // templateClaim claims item 1 through the governed core and returns its lock record and lease.
-func (m *Meta) templateClaim() (lockrec.Record, leases.Lease, error) {
+func (m *Meta) templateClaim() (lockrec.Record, leaserec.Lease, error) {
 	audit, err := govern.OpenAudit(m.AuditPath, nil)
 	if err != nil {
-		return lockrec.Record{}, leases.Lease{}, err
+		return lockrec.Record{}, leaserec.Lease{}, err
 	}
 	defer audit.Close()
 	clock := m.Base
@@ -157,7 +158,7 @@ func (m *Meta) templateClaim() (lockrec.Record, leases.Lease, error) {
 	defer core.Close()
 	wt := worktree(m.RepoRoot, 1)
 	if err := os.MkdirAll(wt, 0o700); err != nil {
-		return lockrec.Record{}, leases.Lease{}, err
+		return lockrec.Record{}, leaserec.Lease{}, err
 	}
 	_, out, err := core.Run(context.Background(), govern.Request{Action: actionid.Claim,
 		Target: govern.Target{
@@ -167,10 +168,10 @@ func (m *Meta) templateClaim() (lockrec.Record, leases.Lease, error) {
 		Params: govern.ClaimParams{Role: "author", Profile: "author", PID: fmt.Sprint(m.PID), Username: "bot-1",
 			Title: title(1), Branch: "feat/issue-1", Worktree: wt}}, "")
 	if err != nil {
-		return lockrec.Record{}, leases.Lease{}, err
+		return lockrec.Record{}, leaserec.Lease{}, err
 	}
 	if out.Result != govern.ResultSucceeded {
-		return lockrec.Record{}, leases.Lease{}, fmt.Errorf(
+		return lockrec.Record{}, leaserec.Lease{}, fmt.Errorf(
 			"fleet: template claim %s: %s %s",
 			out.Result,
 			out.Code,
@@ -179,16 +180,16 @@ func (m *Meta) templateClaim() (lockrec.Record, leases.Lease, error) {
 	}
 	e := locks.ReadFile(m.LocksDir, LockName(1))
 	if e.Unreadable != nil || e.Missing {
-		return lockrec.Record{}, leases.Lease{}, fmt.Errorf("fleet: template lock unreadable")
+		return lockrec.Record{}, leaserec.Lease{}, fmt.Errorf("fleet: template lock unreadable")
 	}
 	r, err := leases.OpenReader(leases.Target{Loc: m.DBPath})
 	if err != nil {
-		return lockrec.Record{}, leases.Lease{}, err
+		return lockrec.Record{}, leaserec.Lease{}, err
 	}
 	defer r.Close()
 	l, found, err := r.LeaseByID(context.Background(), e.Record.LeaseID)
 	if err != nil || !found {
-		return lockrec.Record{}, leases.Lease{}, fmt.Errorf(
+		return lockrec.Record{}, leaserec.Lease{}, fmt.Errorf(
 			"fleet: template lease %s: found %v, %v",
 			e.Record.LeaseID,
 			found,

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/locks/lockrec"
 )
 
@@ -34,7 +34,7 @@ func OpenWriter(path string) (*sql.DB, error) {
 
 // insertRows adds the sessions, work items, leases, assignments and claim events of claims
 // 2..n in one transaction, copying the template lease's shape.
-func (m *Meta) insertRows(tpl leases.Lease) error {
+func (m *Meta) insertRows(tpl leaserec.Lease) error {
 	db, err := OpenWriter(m.DBPath)
 	if err != nil {
 		return err
@@ -72,7 +72,7 @@ func (m *Meta) insertRows(tpl leases.Lease) error {
 	_ = json.Unmarshal([]byte(tpl.ProvenanceRaw), &prov)
 	for n := int64(2); n <= int64(m.N); n++ {
 		t := timesOf(n, m.Base)
-		created, beat, exp := leases.FormatTime(t.created), leases.FormatTime(t.beat), leases.FormatTime(t.expires)
+		created, beat, exp := leaserec.FormatTime(t.created), leaserec.FormatTime(t.beat), leaserec.FormatTime(t.expires)
 		sid, lid := SessionID(n), LeaseID(n)
 		p := map[string]any{}
 		for k, v := range prov {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"steward/bench/internal/fleet"
-	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/locks"
 	"steward/locks/lockrec"
 )
@@ -72,13 +72,13 @@ func prepareDBBeat(db *sql.DB, m *fleet.Meta, id, sid string, i int, now time.Ti
 	if err != nil {
 		return dbBeat{}, err
 	}
-	ts := leases.FormatTime(now)
+	ts := leaserec.FormatTime(now)
 	for _, q := range []struct {
 		sql  string
 		args []any
 	}{
 		{`UPDATE leases SET expires_at = ?, last_heartbeat_at = ?, heartbeat_count = heartbeat_count + 1 WHERE lease_id = ?`,
-			[]any{leases.FormatTime(exp), ts, id}},
+			[]any{leaserec.FormatTime(exp), ts, id}},
 		{`UPDATE sessions SET last_heartbeat_at = ? WHERE session_id = ?`, []any{ts, sid}},
 		{`INSERT INTO events(work_item_id, event_type, message, created_at, session_id, detail_json)
 			SELECT work_item_id, 'lease.heartbeat', 'heartbeat', ?, session_id, '{}'

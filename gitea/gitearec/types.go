@@ -1,10 +1,12 @@
-package gitea
+package gitearec
 
-import (
-	"time"
+import "time"
 
-	sdk "code.gitea.io/sdk/gitea"
-)
+// DefaultMarkerLabels are the labels that mark an item blocked pending clarification.
+var DefaultMarkerLabels = []string{"status:blocked-pending-clarification"}
+
+// DefaultBlockedLabel routes an item to needs_controller.
+const DefaultBlockedLabel = "status:blocked"
 
 // Kind says whether an item is an issue or a pull request.
 type Kind string
@@ -62,44 +64,4 @@ type PullRequest struct {
 	HeadBranch string
 	Base       string
 	UpdatedAt  time.Time
-}
-
-func fromSDKIssue(i *sdk.Issue) Issue {
-	out := Issue{Number: i.Index, Kind: KindIssue, Title: i.Title, Body: i.Body, URL: i.HTMLURL, State: string(i.State),
-		CreatedAt: i.Created, UpdatedAt: i.Updated, ClosedAt: i.Closed}
-	if i.PullRequest != nil {
-		out.Kind = KindPR
-	}
-	if i.Poster != nil {
-		out.Author = i.Poster.UserName
-	}
-	for _, l := range i.Labels {
-		if l != nil {
-			out.Labels = append(out.Labels, l.Name)
-		}
-	}
-	return out
-}
-
-func fromSDKComment(c *sdk.Comment) Comment {
-	out := Comment{ID: c.ID, Body: c.Body, URL: c.HTMLURL, CreatedAt: c.Created, UpdatedAt: c.Updated}
-	if c.Poster != nil {
-		out.Author = c.Poster.UserName
-	}
-	return out
-}
-
-func fromSDKPull(p *sdk.PullRequest) PullRequest {
-	out := PullRequest{Number: p.Index, Title: p.Title, URL: p.HTMLURL, State: string(p.State),
-		Merged: p.HasMerged, MergedAt: p.Merged}
-	if p.Updated != nil {
-		out.UpdatedAt = *p.Updated
-	}
-	if p.Head != nil {
-		out.HeadSHA, out.HeadBranch = p.Head.Sha, p.Head.Ref
-	}
-	if p.Base != nil {
-		out.Base = p.Base.Ref
-	}
-	return out
 }

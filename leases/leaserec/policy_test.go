@@ -1,4 +1,4 @@
-package leases
+package leaserec
 
 import (
 	"strings"
@@ -197,18 +197,5 @@ func TestClassOfSeedRoles(t *testing.T) {
 	}
 	if _, capped := c.AbsoluteCap(); capped || c.HeartbeatLifecycleActive || DefaultPolicies().For(ClassUnmapped).TaskClass != ClassUnmapped {
 		t.Fatalf("conservative policy %+v", c)
-	}
-}
-
-// TestRowHost: a row that records its host is judged there; a hostless row (the seed's
-// schema) on the DB's host — this one unless db_host names another.
-func TestRowHost(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct{ recorded, dbHost, want string }{
-		{"h1", "", "h1"}, {"h1", "db", "h1"}, {"", "", "me"}, {"", "me", "me"}, {"", "db", "db"},
-	} {
-		if got, why := RowHost(tc.recorded, tc.dbHost, "me"); got != tc.want || (tc.recorded == "") == (why == "") {
-			t.Errorf("RowHost(%q, %q) = %q (%q), want %q", tc.recorded, tc.dbHost, got, why, tc.want)
-		}
 	}
 }

@@ -1,8 +1,6 @@
-package leases
+package leaserec
 
 import (
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -98,37 +96,6 @@ func TestSessionLive(t *testing.T) {
 		}
 	}
 }
-
-func TestLiveness(t *testing.T) {
-	host, err := os.Hostname()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("true")
-	if err := cmd.Run(); err != nil {
-		t.Fatal(err)
-	}
-	cases := []struct {
-		name string
-		pid  int
-		host string
-		want ProcessState
-	}{
-		{"self", os.Getpid(), host, ProcessAlive},
-		{"init is EPERM or alive", 1, host, ProcessAlive},
-		{"reaped child is dead", cmd.Process.Pid, host, ProcessDead},
-		{"foreign host", os.Getpid(), host + "-other", ProcessUnknown},
-		{"empty host", os.Getpid(), "", ProcessUnknown},
-		{"pid 0", 0, host, ProcessUnknown},
-		{"negative pid", -5, host, ProcessUnknown},
-	}
-	for _, c := range cases {
-		if got := Liveness(c.pid, c.host); got != c.want {
-			t.Errorf("%s: %s", c.name, got)
-		}
-	}
-}
-
 func TestParseTimestamp(t *testing.T) {
 	t.Parallel()
 	want := time.Date(2026, 7, 23, 10, 0, 0, 0, time.UTC)

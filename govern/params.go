@@ -269,6 +269,9 @@ func decodeParamsJSON(action string, raw json.RawMessage) (Params, error) {
 	if err != nil {
 		return UnknownParams(m), nil
 	}
+	if len(pairs(p)) == 0 {
+		return nil, nil // only empty values: unset, as they are written back (no params at all)
+	}
 	return p, nil
 }
 

@@ -26,9 +26,10 @@ const (
 )
 
 // Name returns the canonical file name for a lock with key k. ok is false
-// when the name would exceed 255 bytes or the issue number is negative.
+// when the name would exceed 255 bytes, the issue number is negative, or a part of the key
+// is not valid UTF-8 (ParseName could not read such a name back to the same key).
 func Name(k lockrec.Key) (string, bool) {
-	if k.Issue < 0 {
+	if k.Issue < 0 || !utf8.ValidString(k.Remote) || !utf8.ValidString(k.Org) || !utf8.ValidString(k.Repo) {
 		return "", false
 	}
 	var b strings.Builder

@@ -86,7 +86,12 @@ type SLAs struct {
 
 // DefaultSLAs are the SLAs when none is configured: a question a day (config
 // clarification_sla), an orphan an hour, a collision and an unreadable source 15 minutes.
-var DefaultSLAs = SLAs{Clarification: 24 * time.Hour, Orphan: time.Hour, Collision: 15 * time.Minute, Source: 15 * time.Minute}
+var DefaultSLAs = SLAs{
+	Clarification: 24 * time.Hour,
+	Orphan:        time.Hour,
+	Collision:     15 * time.Minute,
+	Source:        15 * time.Minute,
+}
 
 func (s SLAs) of(k Kind) time.Duration {
 	var d time.Duration
@@ -135,9 +140,17 @@ func FromSnapshot(s *model.Snapshot, slas SLAs) ([]Entry, Unread) {
 			Title: string(x.src) + " unavailable: " + x.h.Reason, Evidence: "unavailable", SLA: slas.of(KindSource)})
 	}
 	for _, c := range s.Clarifications {
-		e := Entry{Key: "clarification:" + c.Item.String(), Kind: KindClarification, Need: model.NeedHuman, Item: c.Item.String(),
-			Title: c.Title, URL: c.URL, SLA: slas.of(KindClarification), Sources: []model.Source{model.SourceGitea},
-			Evidence: fingerprint(c.AskedAt.UTC().Format(time.RFC3339Nano), c.AskedBy)}
+		e := Entry{
+			Key:      "clarification:" + c.Item.String(),
+			Kind:     KindClarification,
+			Need:     model.NeedHuman,
+			Item:     c.Item.String(),
+			Title:    c.Title,
+			URL:      c.URL,
+			SLA:      slas.of(KindClarification),
+			Sources:  []model.Source{model.SourceGitea},
+			Evidence: fingerprint(c.AskedAt.UTC().Format(time.RFC3339Nano), c.AskedBy),
+		}
 		if !c.AskedAt.IsZero() {
 			e.Since, e.SinceFrom = c.AskedAt, SinceEvidence
 		}

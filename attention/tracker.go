@@ -240,7 +240,13 @@ func (t *Tracker) Observe(f Frame) []Event {
 		st := t.live[k]
 		delete(t.live, k)
 		t.rev++
-		ev := Event{Type: EventCleared, At: f.Now, Entry: st.entry, Level: t.level(f.Now, st.since, st.entry.SLA), Age: f.Now.Sub(st.since)}
+		ev := Event{
+			Type:  EventCleared,
+			At:    f.Now,
+			Entry: st.entry,
+			Level: t.level(f.Now, st.since, st.entry.SLA),
+			Age:   f.Now.Sub(st.since),
+		}
 		if st.entry.Kind == KindSource {
 			ev.Type = EventRecovered
 		}
@@ -277,7 +283,13 @@ type Row struct {
 func (t *Tracker) Inbox(now time.Time, all bool) []Row {
 	var out []Row
 	for _, st := range t.live {
-		r := Row{Entry: st.entry, Age: now.Sub(st.since), Level: t.level(now, st.since, st.entry.SLA), Acked: st.acked, Snoozed: st.snoozed}
+		r := Row{
+			Entry:   st.entry,
+			Age:     now.Sub(st.since),
+			Level:   t.level(now, st.since, st.entry.SLA),
+			Acked:   st.acked,
+			Snoozed: st.snoozed,
+		}
 		r.Overdue = r.Level > 0
 		if !all && (r.Acked || r.Snoozed) {
 			continue
@@ -328,7 +340,10 @@ func (t *Tracker) State() State {
 	for _, st := range t.live {
 		e := st.entry
 		e.Since = st.since
-		out.Entries = append(out.Entries, Remembered{Entry: e, SLA: e.SLA, Sources: e.Sources, Announced: st.announced, Acked: st.acked, Snoozed: st.snoozed})
+		out.Entries = append(
+			out.Entries,
+			Remembered{Entry: e, SLA: e.SLA, Sources: e.Sources, Announced: st.announced, Acked: st.acked, Snoozed: st.snoozed},
+		)
 	}
 	sort.Slice(out.Entries, func(i, j int) bool { return out.Entries[i].Entry.Key < out.Entries[j].Entry.Key })
 	return out

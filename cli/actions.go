@@ -40,7 +40,11 @@ type flagSpec struct {
 func checkPID(v string) error {
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n <= 0 || n > math.MaxInt32 {
-		return fmt.Errorf("--pid %q is not a process id: use a whole number from 1 to %d, or leave it out for the parent process", clipArg(v), math.MaxInt32)
+		return fmt.Errorf(
+			"--pid %q is not a process id: use a whole number from 1 to %d, or leave it out for the parent process",
+			clipArg(v),
+			math.MaxInt32,
+		)
 	}
 	return nil
 }
@@ -49,7 +53,10 @@ func checkPID(v string) error {
 func checkTTL(v string) error {
 	d, err := time.ParseDuration(v)
 	if err != nil || d <= 0 {
-		return fmt.Errorf("--ttl %q is not a positive duration: use a number with a unit, such as 90s, 10m or 1h30m", clipArg(v))
+		return fmt.Errorf(
+			"--ttl %q is not a positive duration: use a number with a unit, such as 90s, 10m or 1h30m",
+			clipArg(v),
+		)
 	}
 	return nil
 }
@@ -64,7 +71,10 @@ func parseItemRef(v string) (govern.Item, error) {
 	org, name, ok2 := strings.Cut(repo, "/")
 	n, err := strconv.ParseInt(num, 10, 64)
 	if !ok || !ok2 || org == "" || name == "" || strings.Contains(name, "/") || err != nil || n <= 0 {
-		return govern.Item{}, fmt.Errorf("--item %q is not an item: write ORG/REPO#N for an issue or ORG/REPO!N for a pull request, e.g. acme/widgets#42", clipArg(v))
+		return govern.Item{}, fmt.Errorf(
+			"--item %q is not an item: write ORG/REPO#N for an issue or ORG/REPO!N for a pull request, e.g. acme/widgets#42",
+			clipArg(v),
+		)
 	}
 	return govern.Item{Org: org, Repo: name, Kind: kind, Number: n}, nil
 }
@@ -93,7 +103,12 @@ type actionCmd struct {
 }
 
 var itemFlags = []flagSpec{
-	{name: "remote", target: "remote", usage: "the Gitea remote name (default: the workspace's gitea.remote when set)", def: "origin"},
+	{
+		name:   "remote",
+		target: "remote",
+		usage:  "the Gitea remote name (default: the workspace's gitea.remote when set)",
+		def:    "origin",
+	},
 	{name: "org", target: "org", usage: "repository owner", required: true},
 	{name: "repo", target: "repo", usage: "repository name", required: true},
 	{name: "kind", target: "kind", usage: "issue or pr", def: "issue"},
@@ -107,18 +122,47 @@ var workerFlags = []flagSpec{
 // fenceFlags fence a worker's heartbeat, release or ask on the values it holds from its
 // claim or last heartbeat: a value that moved is refused fence_moved.
 var fenceFlags = []flagSpec{
-	{name: "expect-expires-at", param: "expect_expires_at", usage: "refuse unless the lease's expires_at is still this (from the claim or the last heartbeat)"},
-	{name: "expect-lock-generation", param: "expect_lock_generation", usage: "refuse unless the lock's lock_generation is still this"},
-	{name: "expect-task-session", param: "expect_task_session_id", usage: "refuse unless the lock's task_session_id is still this"},
-	{name: "expect-lease-generation", param: "expect_lease_generation", usage: "refuse unless the lease's lease_generation_id is still this (DBs that record one)"},
+	{
+		name:  "expect-expires-at",
+		param: "expect_expires_at",
+		usage: "refuse unless the lease's expires_at is still this (from the claim or the last heartbeat)",
+	},
+	{
+		name:  "expect-lock-generation",
+		param: "expect_lock_generation",
+		usage: "refuse unless the lock's lock_generation is still this",
+	},
+	{
+		name:  "expect-task-session",
+		param: "expect_task_session_id",
+		usage: "refuse unless the lock's task_session_id is still this",
+	},
+	{
+		name:  "expect-lease-generation",
+		param: "expect_lease_generation",
+		usage: "refuse unless the lease's lease_generation_id is still this (DBs that record one)",
+	},
 }
 
 // attentionFlags name an attention entry as `steward watch --json` prints it.
 func attentionFlags() []flagSpec {
 	return []flagSpec{
-		{name: "entry", target: "entry", usage: "the entry's key (the entry.key field of steward watch --json)", required: true},
-		{name: "evidence", usage: "the entry's evidence fingerprint (entry.evidence): the acknowledgement holds for what was seen", required: true},
-		{name: "level", usage: "the level acknowledged (the event's level: 0 within the SLA, 1 past it, 2+ re-escalations)", def: "0"},
+		{
+			name:     "entry",
+			target:   "entry",
+			usage:    "the entry's key (the entry.key field of steward watch --json)",
+			required: true,
+		},
+		{
+			name:     "evidence",
+			usage:    "the entry's evidence fingerprint (entry.evidence): the acknowledgement holds for what was seen",
+			required: true,
+		},
+		{
+			name:  "level",
+			usage: "the level acknowledged (the event's level: 0 within the SLA, 1 past it, 2+ re-escalations)",
+			def:   "0",
+		},
 	}
 }
 
@@ -129,29 +173,101 @@ func ownLeaseFlags(lease flagSpec, extra ...flagSpec) []flagSpec {
 func actionCommands() []actionCmd {
 	lease := flagSpec{name: "lease", target: "lease", usage: "lease id", required: true}
 	return []actionCmd{
-		{path: []string{"lease", "reclaim-expired"}, action: actionid.ReclaimExpired, short: "End an expired lease so its item is free again", flags: []flagSpec{lease}},
-		{path: []string{"lease", "abandon"}, action: actionid.AbandonStale, short: "Abandon a stale lease (dead owner or missing worktree), with its evidence recorded", flags: []flagSpec{lease}},
-		{path: []string{"lease", "expire-sweep"}, action: actionid.ExpireSweep, short: "Mark every active lease past its expiry as expired"},
-		{path: []string{"lock", "retire"}, action: actionid.RetireLock, short: "Archive a dead or expired lock file with a recovery block", flags: []flagSpec{{name: "file", target: "lock", usage: "lock file name in the locks directory", required: true}}},
-		{path: []string{"recover"}, action: actionid.Recover, short: "Recover an item a dead or stalled claim left: end its lease (reclaim or abandon) and retire its lock, in one plan", flags: []flagSpec{
-			{name: "item", target: "itemref", usage: "the item, as ORG/REPO#N (an issue) or ORG/REPO!N (a pull request)", required: true, check: checkItemRef},
-			{name: "remote", target: "remote", usage: "the Gitea remote name (default: the workspace's gitea.remote when set)", def: "origin"},
-		}},
-		{path: []string{"undo"}, action: actionid.Undo, short: "Apply the inverse an earlier attempt recorded", flags: []flagSpec{{name: "attempt", target: "attempt", usage: "audit attempt id", required: true}}},
-		{path: []string{"claim"}, action: actionid.Claim, worker: true, short: "Claim an item for a worker session (worker action)", flags: append(append([]flagSpec{
-			{name: "role", usage: "task role: author, reviewer, merger or conflict-fix", def: "author"},
-			{name: "profile", usage: "worker profile", def: ""},
-			{name: "pid", usage: "the worker's process id (default: the parent process)", def: "", check: checkPID},
-			{name: "ttl", usage: "lease TTL (Go duration); default from the lease policy", def: "", check: checkTTL},
-			{name: "branch", usage: "branch name (as git check-ref-format accepts it); default minted from the issue", def: ""},
-			{name: "worktree", usage: "worktree path, absolute and inside <repo-root>/branches; default <repo-root>/branches/<branch>", def: ""},
-			{name: "username", usage: "claimant's Gitea username", def: ""},
-		}, workerFlags...), itemFlags...)},
-		{path: []string{"heartbeat"}, action: actionid.Heartbeat, worker: true, short: "Heartbeat a worker's lease and lock (worker action)", flags: ownLeaseFlags(lease)},
-		{path: []string{"release"}, action: actionid.Release, worker: true, short: "Release a worker's lease and archive its lock (worker action)", flags: ownLeaseFlags(lease)},
-		{path: []string{"attention", "ack"}, action: actionid.AttentionAck, short: "Acknowledge an attention entry: quiet until its evidence changes or it escalates past this level", flags: attentionFlags()},
-		{path: []string{"attention", "snooze"}, action: actionid.AttentionSnooze, short: "Snooze an attention entry: quiet until the snooze ends", flags: append(attentionFlags(),
-			flagSpec{name: "for", usage: "how long (Go duration, 1m to 168h), e.g. 30m or 4h", required: true})},
+		{
+			path:   []string{"lease", "reclaim-expired"},
+			action: actionid.ReclaimExpired,
+			short:  "End an expired lease so its item is free again",
+			flags:  []flagSpec{lease},
+		},
+		{
+			path:   []string{"lease", "abandon"},
+			action: actionid.AbandonStale,
+			short:  "Abandon a stale lease (dead owner or missing worktree), with its evidence recorded",
+			flags:  []flagSpec{lease},
+		},
+		{
+			path:   []string{"lease", "expire-sweep"},
+			action: actionid.ExpireSweep,
+			short:  "Mark every active lease past its expiry as expired",
+		},
+		{
+			path:   []string{"lock", "retire"},
+			action: actionid.RetireLock,
+			short:  "Archive a dead or expired lock file with a recovery block",
+			flags:  []flagSpec{{name: "file", target: "lock", usage: "lock file name in the locks directory", required: true}},
+		},
+		{
+			path:   []string{"recover"},
+			action: actionid.Recover,
+			short:  "Recover an item a dead or stalled claim left: end its lease (reclaim or abandon) and retire its lock, in one plan",
+			flags: []flagSpec{
+				{
+					name:     "item",
+					target:   "itemref",
+					usage:    "the item, as ORG/REPO#N (an issue) or ORG/REPO!N (a pull request)",
+					required: true,
+					check:    checkItemRef,
+				},
+				{
+					name:   "remote",
+					target: "remote",
+					usage:  "the Gitea remote name (default: the workspace's gitea.remote when set)",
+					def:    "origin",
+				},
+			},
+		},
+		{
+			path:   []string{"undo"},
+			action: actionid.Undo,
+			short:  "Apply the inverse an earlier attempt recorded",
+			flags:  []flagSpec{{name: "attempt", target: "attempt", usage: "audit attempt id", required: true}},
+		},
+		{
+			path:   []string{"claim"},
+			action: actionid.Claim,
+			worker: true,
+			short:  "Claim an item for a worker session (worker action)",
+			flags: append(append([]flagSpec{
+				{name: "role", usage: "task role: author, reviewer, merger or conflict-fix", def: "author"},
+				{name: "profile", usage: "worker profile", def: ""},
+				{name: "pid", usage: "the worker's process id (default: the parent process)", def: "", check: checkPID},
+				{name: "ttl", usage: "lease TTL (Go duration); default from the lease policy", def: "", check: checkTTL},
+				{name: "branch", usage: "branch name (as git check-ref-format accepts it); default minted from the issue", def: ""},
+				{
+					name:  "worktree",
+					usage: "worktree path, absolute and inside <repo-root>/branches; default <repo-root>/branches/<branch>",
+					def:   "",
+				},
+				{name: "username", usage: "claimant's Gitea username", def: ""},
+			}, workerFlags...), itemFlags...),
+		},
+		{
+			path:   []string{"heartbeat"},
+			action: actionid.Heartbeat,
+			worker: true,
+			short:  "Heartbeat a worker's lease and lock (worker action)",
+			flags:  ownLeaseFlags(lease),
+		},
+		{
+			path:   []string{"release"},
+			action: actionid.Release,
+			worker: true,
+			short:  "Release a worker's lease and archive its lock (worker action)",
+			flags:  ownLeaseFlags(lease),
+		},
+		{
+			path:   []string{"attention", "ack"},
+			action: actionid.AttentionAck,
+			short:  "Acknowledge an attention entry: quiet until its evidence changes or it escalates past this level",
+			flags:  attentionFlags(),
+		},
+		{
+			path:   []string{"attention", "snooze"},
+			action: actionid.AttentionSnooze,
+			short:  "Snooze an attention entry: quiet until the snooze ends",
+			flags: append(attentionFlags(),
+				flagSpec{name: "for", usage: "how long (Go duration, 1m to 168h), e.g. 30m or 4h", required: true}),
+		},
 	}
 }
 
@@ -341,7 +457,15 @@ func itemFlagsOf(ac actionCmd) string {
 }
 
 // runAction previews req, prints the preview, and applies it unless dryRun.
-func runAction(ctx context.Context, w io.Writer, c *govern.Core, req govern.Request, dryRun bool, confirm string, jsonOut bool) error {
+func runAction(
+	ctx context.Context,
+	w io.Writer,
+	c *govern.Core,
+	req govern.Request,
+	dryRun bool,
+	confirm string,
+	jsonOut bool,
+) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}

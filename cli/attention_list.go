@@ -79,7 +79,10 @@ keeps it quiet. Ages run from the evidence, else from when steward watch first s
 			entries, unread, snap := sess.AttentionNow(cmd.Context())
 			marks, err := readMarks(g.audit)
 			if err != nil {
-				return &exitError{code: ExitError, msg: "steward attention list: the attention file beside " + g.audit + " cannot be read: " + err.Error()}
+				return &exitError{
+					code: ExitError,
+					msg:  "steward attention list: the attention file beside " + g.audit + " cannot be read: " + err.Error(),
+				}
 			}
 			tr := attention.NewTracker(attention.Config{Reescalations: st.Attention.Reescalations})
 			if kept, err := store.Load(store.Path(g.audit, store.Surface(store.SurfaceWatch, st.Workspace))); err == nil {
@@ -93,9 +96,12 @@ keeps it quiet. Ages run from the evidence, else from when steward watch first s
 			}
 			for _, r := range tr.Inbox(now, true) {
 				e := r.Entry
-				out.Entries = append(out.Entries, attentionRow{Key: e.Key, Evidence: e.Evidence, Kind: string(e.Kind), Sub: e.Sub, Need: string(e.Need),
-					Item: e.Item, Title: termsafe.Line(e.Title), Since: now.Add(-r.Age), SinceFrom: string(e.SinceFrom), AgeS: int64(r.Age / time.Second),
-					SLAS: int64(e.SLA / time.Second), Level: r.Level, Acked: r.Acked, Snoozed: r.Snoozed})
+				out.Entries = append(
+					out.Entries,
+					attentionRow{Key: e.Key, Evidence: e.Evidence, Kind: string(e.Kind), Sub: e.Sub, Need: string(e.Need),
+						Item: e.Item, Title: termsafe.Line(e.Title), Since: now.Add(-r.Age), SinceFrom: string(e.SinceFrom), AgeS: int64(r.Age / time.Second),
+						SLAS: int64(e.SLA / time.Second), Level: r.Level, Acked: r.Acked, Snoozed: r.Snoozed},
+				)
 			}
 			return printOut(cmd.OutOrStdout(), g.jsonOut, out, func(w io.Writer) { writeAttentionList(w, out) })
 		},

@@ -36,13 +36,23 @@ unless --heartbeats is given. The last line says how many attempts are shown of 
 				shown = []govern.Attempt{} // a list is [] when empty, never null
 			}
 			view := auditView{shown, folded, len(shown), len(all), finds}
-			return printOut(cmd.OutOrStdout(), g.jsonOut, view, func(w io.Writer) { writeAttempts(w, shown, folded, len(all), f, finds) })
+			return printOut(
+				cmd.OutOrStdout(),
+				g.jsonOut,
+				view,
+				func(w io.Writer) { writeAttempts(w, shown, folded, len(all), f, finds) },
+			)
 		},
 	}
 	fl := audit.Flags()
 	fl.StringVar(&f.item, "item", "", "only attempts on this item (ORG/REPO#N, or ORG/REPO!N for a pull request)")
 	fl.StringVar(&f.actor, "actor", "", "only attempts by this actor (Gitea login, worker session or OS user)")
-	fl.StringVar(&f.action, "action", "", "only this action (an action id such as lease.reclaim-expired, or a prefix such as lease.)")
+	fl.StringVar(
+		&f.action,
+		"action",
+		"",
+		"only this action (an action id such as lease.reclaim-expired, or a prefix such as lease.)",
+	)
 	fl.StringVar(&f.result, "result", "", "only this result: succeeded, refused, failed or unknown")
 	fl.StringVar(&f.since, "since", "", "only attempts since then: a duration ago (90m, 24h) or an RFC 3339 time")
 	fl.BoolVar(&f.heartbeats, "heartbeats", false, "list heartbeats one by one instead of a count per item")
@@ -235,9 +245,19 @@ func (f auditFilter) String() string {
 	return strings.Join(parts, " ")
 }
 
-func writeAttempts(w io.Writer, atts []govern.Attempt, folded []heartbeatCount, total int, f auditFilter, finds []govern.AuditFinding) {
+func writeAttempts(
+	w io.Writer,
+	atts []govern.Attempt,
+	folded []heartbeatCount,
+	total int,
+	f auditFilter,
+	finds []govern.AuditFinding,
+) {
 	if len(atts) == 0 && len(folded) == 0 {
-		fmt.Fprintln(w, "no attempts recorded"+map[bool]string{true: " that match " + f.String(), false: ""}[f.String() != ""])
+		fmt.Fprintln(
+			w,
+			"no attempts recorded"+map[bool]string{true: " that match " + f.String(), false: ""}[f.String() != ""],
+		)
 	}
 	for _, a := range atts {
 		rec := first(a)
@@ -251,11 +271,24 @@ func writeAttempts(w io.Writer, atts []govern.Attempt, folded []heartbeatCount, 
 		fmt.Fprintf(w, "%s  %s  %-22s %-34s %-14s %s %s\n", termsafe.Line(rec.At), a.ID, termsafe.Line(rec.Action),
 			termsafe.Line(auditTarget(rec.Target)), termsafe.Line(rec.Actor.Name()), status, termsafe.Line(rec.Code))
 		for _, s := range a.Steps {
-			fmt.Fprintf(w, "    step  %-22s %-34s %s %s\n", termsafe.Line(s.Action), termsafe.Line(auditTarget(s.Target)), s.Result, termsafe.Line(s.Code))
+			fmt.Fprintf(
+				w,
+				"    step  %-22s %-34s %s %s\n",
+				termsafe.Line(s.Action),
+				termsafe.Line(auditTarget(s.Target)),
+				s.Result,
+				termsafe.Line(s.Code),
+			)
 		}
 	}
 	for _, h := range folded {
-		fmt.Fprintf(w, "%s  heartbeats ×%d on %s (newest shown; --heartbeats lists them)\n", termsafe.Line(h.Last), h.Count, termsafe.Line(h.Target))
+		fmt.Fprintf(
+			w,
+			"%s  heartbeats ×%d on %s (newest shown; --heartbeats lists them)\n",
+			termsafe.Line(h.Last),
+			h.Count,
+			termsafe.Line(h.Target),
+		)
 	}
 	hb := 0
 	for _, h := range folded {

@@ -45,7 +45,9 @@ problem is an error, 0 otherwise; it never prints a token.`,
 					flags[key], names[key] = f.Value.String(), name
 				}
 			}
-			r, err := config.Load(config.Inputs{Path: g.configPath, Flags: flags, FlagNames: names, Workspace: g.workspace, Login: g.login})
+			r, err := config.Load(
+				config.Inputs{Path: g.configPath, Flags: flags, FlagNames: names, Workspace: g.workspace, Login: g.login},
+			)
 			if err != nil {
 				return err
 			}
@@ -55,7 +57,9 @@ problem is an error, 0 otherwise; it never prints a token.`,
 			r.Problems = append(r.Problems, checkGitea(cmd.Context(), r, offline)...)
 			if len(r.Names) > 1 {
 				// Every workspace of the file is checked: its paths, its Gitea, its entry.
-				all, err := config.LoadAll(config.Inputs{Path: g.configPath, Flags: flags, FlagNames: names, Workspace: g.workspace, Login: g.login})
+				all, err := config.LoadAll(
+					config.Inputs{Path: g.configPath, Flags: flags, FlagNames: names, Workspace: g.workspace, Login: g.login},
+				)
 				if err != nil {
 					return err
 				}
@@ -143,7 +147,11 @@ func writeConfigCheck(w io.Writer, r *config.Resolved) {
 		fmt.Fprintf(w, "workspace   %s\n", termsafe.Line(r.Workspace))
 	}
 	if len(r.Names) > 1 {
-		fmt.Fprintf(w, "workspaces  %s (steward status --all, steward ui --workspace NAME)\n", termsafe.Line(strings.Join(r.Names, ", ")))
+		fmt.Fprintf(
+			w,
+			"workspaces  %s (steward status --all, steward ui --workspace NAME)\n",
+			termsafe.Line(strings.Join(r.Names, ", ")),
+		)
 	}
 	fmt.Fprintln(w)
 	for _, s := range r.Settings {

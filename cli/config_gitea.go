@@ -24,7 +24,13 @@ func checkGitea(ctx context.Context, r *config.Resolved, offline bool) []config.
 	}
 	login, _, err := gitea.LoadLogin(gitea.LoginOptions{Name: tea.Value, URL: url.Value, Token: tok.Value})
 	if err != nil {
-		return []config.Problem{{Severity: config.SevError, Code: "gitea-login", Message: "the Gitea login does not resolve: " + login.Token.Scrub(err.Error())}}
+		return []config.Problem{
+			{
+				Severity: config.SevError,
+				Code:     "gitea-login",
+				Message:  "the Gitea login does not resolve: " + login.Token.Scrub(err.Error()),
+			},
+		}
 	}
 	if offline || owner == "" || repo == "" {
 		return nil
@@ -39,7 +45,18 @@ func checkGitea(ctx context.Context, r *config.Resolved, offline bool) []config.
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if _, err := c.Self(ctx); err != nil {
-		return []config.Problem{{Severity: config.SevError, Code: "gitea-unreachable", Message: fmt.Sprintf("Gitea at %s did not accept the login %s: %s (check the URL and the token; --offline skips this check)", login.URL, login.Name, login.Token.Scrub(err.Error()))}}
+		return []config.Problem{
+			{
+				Severity: config.SevError,
+				Code:     "gitea-unreachable",
+				Message: fmt.Sprintf(
+					"Gitea at %s did not accept the login %s: %s (check the URL and the token; --offline skips this check)",
+					login.URL,
+					login.Name,
+					login.Token.Scrub(err.Error()),
+				),
+			},
+		}
 	}
 	return nil
 }

@@ -69,7 +69,13 @@ func (g *globals) applyConfig(cmd *cobra.Command) error {
 		// Each problem names its own source (a variable, a flag, a file): the configuration
 		// is more than the file, which may not even exist.
 		if len(msgs) > 0 {
-			return &exitError{code: ExitError, msg: "steward's configuration has errors (run `steward config check` for every setting and its source):\n  " + strings.Join(msgs, "\n  ")}
+			return &exitError{
+				code: ExitError,
+				msg: "steward's configuration has errors (run `steward config check` for every setting and its source):\n  " + strings.Join(
+					msgs,
+					"\n  ",
+				),
+			}
 		}
 	}
 	for _, p := range r.Problems {

@@ -86,13 +86,32 @@ the ones that name another workspace or identity (--db, --locks, --repo-root, --
 	fl.DurationVar(&f.dur, "for", 0, "how long to run (wall clock); default 60s headless, until quit otherwise")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the simulation: the same seed makes the same decisions")
 	f.workers = workersFlag{n: 8}
-	fl.Var(&f.workers, "workers", "simulated workers: a number (in-process, through the governed core), mcp (8 MCP clients of a steward mcp process) or mcp:N")
-	fl.Float64Var(&f.speed, "speed", sim.DefaultSpeed, "time compression (1 = the real lease policy; 20 = a 10-minute lease lives 30 s)")
+	fl.Var(
+		&f.workers,
+		"workers",
+		"simulated workers: a number (in-process, through the governed core), mcp (8 MCP clients of a steward mcp process) or mcp:N",
+	)
+	fl.Float64Var(
+		&f.speed,
+		"speed",
+		sim.DefaultSpeed,
+		"time compression (1 = the real lease policy; 20 = a 10-minute lease lives 30 s)",
+	)
 	fl.IntVar(&f.issues, "issues", 30, "number of issues to seed")
 	fl.BoolVar(&f.keep, "keep", false, "keep the workspace folder on exit and print how to inspect it")
 	fl.StringVar(&f.giteaURL, "gitea-url", "", "use a real Gitea at this URL instead of the in-process subset")
-	fl.StringVar(&f.giteaTokenFile, "gitea-token-file", "", "file holding the access token for --gitea-url (mode 0600); else $"+gitea.EnvToken)
-	fl.StringVar(&f.giteaToken, "gitea-token", "", "deprecated: puts the token on the command line, readable by every user of the machine; use $"+gitea.EnvToken+" or --gitea-token-file")
+	fl.StringVar(
+		&f.giteaTokenFile,
+		"gitea-token-file",
+		"",
+		"file holding the access token for --gitea-url (mode 0600); else $"+gitea.EnvToken,
+	)
+	fl.StringVar(
+		&f.giteaToken,
+		"gitea-token",
+		"",
+		"deprecated: puts the token on the command line, readable by every user of the machine; use $"+gitea.EnvToken+" or --gitea-token-file",
+	)
 	_ = fl.MarkHidden("gitea-token")
 	fl.StringVar(&f.giteaRepo, "gitea-repo", "", "owner/name of an empty repository on --gitea-url (default: create one)")
 	fl.BoolVar(&f.verbose, "verbose", false, "headless: print heartbeats too")
@@ -103,7 +122,18 @@ the ones that name another workspace or identity (--db, --locks, --repo-root, --
 // own workspace in a temp folder and acts as its own simulated staff, so it refuses them
 // rather than run beside what they name. It honours --config (the theme, the notify
 // settings, the role and read-only ceilings), --as-role, --read-only and --json.
-var demoRefuses = []string{"locks", "db", "db-password-file", "db-host", "repo-root", "audit", "workspace", "login", "gitea-login", "gitea-remote"}
+var demoRefuses = []string{
+	"locks",
+	"db",
+	"db-password-file",
+	"db-host",
+	"repo-root",
+	"audit",
+	"workspace",
+	"login",
+	"gitea-login",
+	"gitea-remote",
+}
 
 // refuseWorkspaceFlags refuses the global flags in demoRefuses the person gave.
 func refuseWorkspaceFlags(cmd *cobra.Command) error {
@@ -116,8 +146,11 @@ func refuseWorkspaceFlags(cmd *cobra.Command) error {
 	if len(given) == 0 {
 		return nil
 	}
-	return &exitError{code: ExitError, msg: "steward demo builds its own workspace in a temp folder and takes no " + strings.Join(given, ", ") +
-		": it would not read or write what that names. To look at a workspace, run `steward ui` or `steward status` with it; to look at a demo's, run the demo with --keep and use the command it prints"}
+	return &exitError{
+		code: ExitError,
+		msg: "steward demo builds its own workspace in a temp folder and takes no " + strings.Join(given, ", ") +
+			": it would not read or write what that names. To look at a workspace, run `steward ui` or `steward status` with it; to look at a demo's, run the demo with --keep and use the command it prints",
+	}
 }
 
 func runDemo(cmd *cobra.Command, g *globals, f *demoFlags) error {
@@ -130,10 +163,16 @@ func runDemo(cmd *cobra.Command, g *globals, f *demoFlags) error {
 	}
 	opts := sim.DemoOptions{Keep: f.keep, Seed: f.seed, Workers: f.workers.n, Speed: f.speed, Issues: f.issues}
 	if f.giteaToken != "" {
-		fmt.Fprintln(cmd.ErrOrStderr(), "steward: warning: --gitea-token puts the token on the command line, where every user of this machine can read it (/proc/<pid>/cmdline) and your shell history keeps it; use $"+gitea.EnvToken+" or --gitea-token-file instead")
+		fmt.Fprintln(
+			cmd.ErrOrStderr(),
+			"steward: warning: --gitea-token puts the token on the command line, where every user of this machine can read it (/proc/<pid>/cmdline) and your shell history keeps it; use $"+gitea.EnvToken+" or --gitea-token-file instead",
+		)
 	}
 	if g.readOnly && f.giteaURL != "" {
-		return &exitError{code: ExitError, msg: "steward is read-only here (" + g.readOnlyWhy + "), and a demo on a real Gitea writes to it (issues, comments, labels); run the demo without --gitea-url"}
+		return &exitError{
+			code: ExitError,
+			msg:  "steward is read-only here (" + g.readOnlyWhy + "), and a demo on a real Gitea writes to it (issues, comments, labels); run the demo without --gitea-url",
+		}
 	}
 	if f.giteaURL != "" {
 		tok, err := demoToken(f)
@@ -142,7 +181,10 @@ func runDemo(cmd *cobra.Command, g *globals, f *demoFlags) error {
 		}
 		opts.GiteaURL, opts.GiteaToken = f.giteaURL, tok
 		if opts.GiteaToken == "" {
-			return &exitError{code: ExitError, msg: "--gitea-url needs a token: set $" + gitea.EnvToken + " or give --gitea-token-file"}
+			return &exitError{
+				code: ExitError,
+				msg:  "--gitea-url needs a token: set $" + gitea.EnvToken + " or give --gitea-token-file",
+			}
 		}
 		if f.giteaRepo != "" {
 			o, r, ok := strings.Cut(f.giteaRepo, "/")
@@ -265,7 +307,14 @@ func runDemoWorkbench(ctx context.Context, cmd *cobra.Command, g *globals, d *si
 }
 
 func report(d *sim.Demo, f *demoFlags, sum sim.Summary) demoReport {
-	r := demoReport{GiteaURL: d.GiteaURL, GiteaAddr: d.Addr(), Repo: d.Owner + "/" + d.Repo, Kept: f.keep, Env: d.Env, Summary: sum}
+	r := demoReport{
+		GiteaURL:  d.GiteaURL,
+		GiteaAddr: d.Addr(),
+		Repo:      d.Owner + "/" + d.Repo,
+		Kept:      f.keep,
+		Env:       d.Env,
+		Summary:   sum,
+	}
 	r.Root, r.LocksDir, r.DBPath, r.RepoRoot, r.AuditLog = d.Root, d.Workspace.LocksDir, d.Workspace.DBPath, d.Workspace.RepoRoot, d.AuditPath
 	if f.keep { // a folder removed on exit has no config to read and no command to run
 		r.Config, r.StatusCommand = d.ConfigPath(), d.StatusCommand()
@@ -277,7 +326,14 @@ func report(d *sim.Demo, f *demoFlags, sum sim.Summary) demoReport {
 
 func writeDemoSummary(w io.Writer, r demoReport) {
 	s := r.Summary
-	fmt.Fprintf(w, "\nseed %d, %d workers, speed %gx, %s wall\n", s.Seed, s.Workers, s.Speed, s.Wall.Round(time.Millisecond))
+	fmt.Fprintf(
+		w,
+		"\nseed %d, %d workers, speed %gx, %s wall\n",
+		s.Seed,
+		s.Workers,
+		s.Speed,
+		s.Wall.Round(time.Millisecond),
+	)
 	kinds := make([]string, 0, len(s.Counts))
 	for k := range s.Counts {
 		kinds = append(kinds, string(k))
@@ -303,13 +359,23 @@ func writeDemoSummary(w io.Writer, r demoReport) {
 // the lease policy and durations compressed as the demo ran them (no variables to paste).
 func writeKeep(w io.Writer, r demoReport) {
 	fmt.Fprintf(w, "\nkept the demo workspace in %s\n", r.Root)
-	fmt.Fprintf(w, "  locks:  %s\n  db:     %s\n  repo:   %s\n  audit:  %s\n  config: %s (the workspace, its compressed lease policy and durations)\n",
-		r.LocksDir, r.DBPath, r.RepoRoot, r.AuditLog, r.Config)
+	fmt.Fprintf(
+		w,
+		"  locks:  %s\n  db:     %s\n  repo:   %s\n  audit:  %s\n  config: %s (the workspace, its compressed lease policy and durations)\n",
+		r.LocksDir,
+		r.DBPath,
+		r.RepoRoot,
+		r.AuditLog,
+		r.Config,
+	)
 	whereSteward(w)
 	fmt.Fprintln(w, "inspect it with:")
 	fmt.Fprintf(w, "  %s\n", strings.Join(r.StatusCommand, " "))
 	if r.Try != nil {
-		fmt.Fprintln(w, "or set it once for every command (the README's examples read $ITEM, $LEASE and $LOCK: a claim the run left):")
+		fmt.Fprintln(
+			w,
+			"or set it once for every command (the README's examples read $ITEM, $LEASE and $LOCK: a claim the run left):",
+		)
 		fmt.Fprintf(w, "  %s\n", r.Try.exports())
 	}
 	if r.GiteaAddr != "" {

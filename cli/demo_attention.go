@@ -21,7 +21,12 @@ func demoAttention(speed float64) app.Attention {
 	scale := func(x time.Duration) time.Duration { return time.Duration(float64(x) / speed) }
 	d := attention.DefaultSLAs
 	return app.Attention{
-		SLAs:          attention.SLAs{Clarification: scale(time.Hour), Orphan: scale(d.Orphan), Collision: scale(d.Collision), Source: scale(d.Source)},
+		SLAs: attention.SLAs{
+			Clarification: scale(time.Hour),
+			Orphan:        scale(d.Orphan),
+			Collision:     scale(d.Collision),
+			Source:        scale(d.Source),
+		},
 		Reescalations: 2, Bell: true, Desktop: true,
 	}
 }
@@ -45,6 +50,8 @@ func (g *globals) demoNotifySettings(o *tui.AttentionOptions) error {
 	if err != nil {
 		return err
 	}
-	o.Bell, o.Desktop, o.Reescalations, o.Mux = s.Attention.Bell, s.Attention.Desktop, s.Attention.Reescalations, attention.DetectMux(os.Getenv)
+	o.Bell, o.Desktop, o.Reescalations, o.Mux = s.Attention.Bell, s.Attention.Desktop, s.Attention.Reescalations, attention.DetectMux(
+		os.Getenv,
+	)
 	return nil
 }

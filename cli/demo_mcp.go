@@ -92,8 +92,24 @@ func startDemoMCP(ctx context.Context, d *sim.Demo) (*demoMCP, error) {
 	}
 	defer logf.Close()
 	ws := d.Workspace
-	s.cmd = exec.Command(exe, "mcp", "--http", "127.0.0.1:0", "--token-file", tokenFile,
-		"--locks", ws.LocksDir, "--db", ws.DBPath, "--repo-root", ws.RepoRoot, "--audit", d.AuditPath, "--as-role", "operator")
+	s.cmd = exec.Command(
+		exe,
+		"mcp",
+		"--http",
+		"127.0.0.1:0",
+		"--token-file",
+		tokenFile,
+		"--locks",
+		ws.LocksDir,
+		"--db",
+		ws.DBPath,
+		"--repo-root",
+		ws.RepoRoot,
+		"--audit",
+		d.AuditPath,
+		"--as-role",
+		"operator",
+	)
 	s.cmd.Env = append(os.Environ(), d.StewardEnv()...)
 	s.cmd.Stderr = logf
 	s.cmd.SysProcAttr = childAttr()

@@ -90,5 +90,10 @@ func whereSteward(w io.Writer) {
 		fmt.Fprintf(w, "(steward is in %s, which is not on your PATH: export PATH=\"%s:$PATH\")\n", bin, bin)
 		return
 	}
-	fmt.Fprintf(w, "(steward is not on your PATH: run `go install .` in the clone, which puts it in %s, then export PATH=\"%s:$PATH\")\n", bin, bin)
+	fmt.Fprintf(
+		w,
+		"(steward is not on your PATH: run `go install .` in the clone, which puts it in %s, then export PATH=\"%s:$PATH\")\n",
+		bin,
+		bin,
+	)
 }

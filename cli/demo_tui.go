@@ -27,7 +27,13 @@ type demoWorkbench struct {
 // refused-claim window) and attention's SLAs (demoAttention) are compressed like the lease
 // policy; the theme is the configuration's. The demo's workspace lives for one run: its last-seen mark
 // is kept beside it, and "since you left" opens on a key (L), not at start.
-func newDemoWorkbench(ctx context.Context, d *sim.Demo, role govern.Role, ro govern.Options, theme string) (*demoWorkbench, error) {
+func newDemoWorkbench(
+	ctx context.Context,
+	d *sim.Demo,
+	role govern.Role,
+	ro govern.Options,
+	theme string,
+) (*demoWorkbench, error) {
 	speed := d.Speed()
 	scale := func(x time.Duration) time.Duration { return time.Duration(float64(x) / speed) }
 	sess, err := app.Open(ctx, app.Settings{
@@ -39,7 +45,12 @@ func newDemoWorkbench(ctx context.Context, d *sim.Demo, role govern.Role, ro gov
 		Theme:     theme,
 		History:   &app.History{StateDir: filepath.Join(filepath.Dir(d.AuditPath), "state")},
 		Role:      role, ReadOnly: ro.ReadOnly, ReadOnlyReason: ro.ReadOnlyReason,
-		Tuning: app.Tuning{GiteaEvery: 2 * time.Second, ProbeEvery: time.Second, WorktreeEvery: time.Second, Resync: 5 * time.Second},
+		Tuning: app.Tuning{
+			GiteaEvery:    2 * time.Second,
+			ProbeEvery:    time.Second,
+			WorktreeEvery: time.Second,
+			Resync:        5 * time.Second,
+		},
 	})
 	if err != nil {
 		return nil, err

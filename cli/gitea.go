@@ -29,10 +29,19 @@ func (g *globals) giteaClient(warn io.Writer) (*gitea.Client, error) {
 // clarificationCommands are the CLI faces of the clarification actions.
 func clarificationCommands() []actionCmd {
 	return []actionCmd{
-		{path: []string{"answer"}, action: actionid.Answer, short: "Answer a clarification: comment with the answer, then remove the marker label",
-			flags: append([]flagSpec{{name: "body", usage: "the answer (Markdown)", required: true}}, itemFlags...)},
-		{path: []string{"ask"}, action: actionid.Ask, worker: true, short: "Ask for clarification on a claimed item, then release it (worker action)",
+		{
+			path:   []string{"answer"},
+			action: actionid.Answer,
+			short:  "Answer a clarification: comment with the answer, then remove the marker label",
+			flags:  append([]flagSpec{{name: "body", usage: "the answer (Markdown)", required: true}}, itemFlags...),
+		},
+		{
+			path:   []string{"ask"},
+			action: actionid.Ask,
+			worker: true,
+			short:  "Ask for clarification on a claimed item, then release it (worker action)",
 			flags: ownLeaseFlags(flagSpec{name: "lease", target: "lease", usage: "the worker's lease id", required: true},
-				flagSpec{name: "question", usage: "the question (Markdown)", required: true})},
+				flagSpec{name: "question", usage: "the question (Markdown)", required: true}),
+		},
 	}
 }

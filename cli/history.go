@@ -35,7 +35,10 @@ type historyFlags struct {
 
 // DefaultStateDir is steward's own state directory ($XDG_STATE_HOME/steward).
 func DefaultStateDir() string {
-	return envOr("STEWARD_STATE_DIR", filepath.Join(envOr("XDG_STATE_HOME", filepath.Join(home(), ".local", "state")), "steward"))
+	return envOr(
+		"STEWARD_STATE_DIR",
+		filepath.Join(envOr("XDG_STATE_HOME", filepath.Join(home(), ".local", "state")), "steward"),
+	)
 }
 
 // addHistoryCommand adds `steward history` (alias `timeline`).
@@ -71,7 +74,12 @@ See docs/history.md for what can and cannot be reconstructed.`,
 	fl.BoolVar(&f.heat, "heat", false, "the contention heatmap: sessions × items over --window")
 	fl.DurationVar(&f.window, "window", time.Hour, "the heatmap's window (15m … 24h)")
 	fl.StringVar(&f.now, "now", "", "read as of this RFC 3339 instant instead of the clock (reproducible output)")
-	fl.StringVar(&f.stateDir, "state-dir", DefaultStateDir(), "steward's own state directory (the last-seen mark lives under seen/)")
+	fl.StringVar(
+		&f.stateDir,
+		"state-dir",
+		DefaultStateDir(),
+		"steward's own state directory (the last-seen mark lives under seen/)",
+	)
 	root.AddCommand(cmd)
 }
 
@@ -83,11 +91,22 @@ func parseInstant(flag, v string, now time.Time) (time.Time, error) {
 	if d, err := time.ParseDuration(strings.TrimPrefix(v, "-")); err == nil && d >= 0 {
 		return now.Add(-d), nil
 	}
-	return time.Time{}, &exitError{code: ExitError, msg: fmt.Sprintf("--%s %q is not a time: use RFC 3339 (2026-07-23T10:00:00Z) or a duration back from now (90m, 2h)", flag, clipArg(v))}
+	return time.Time{}, &exitError{
+		code: ExitError,
+		msg: fmt.Sprintf(
+			"--%s %q is not a time: use RFC 3339 (2026-07-23T10:00:00Z) or a duration back from now (90m, 2h)",
+			flag,
+			clipArg(v),
+		),
+	}
 }
 
 func (g *globals) historySources() gather.Sources {
-	src := gather.Sources{LocksDir: g.locksDir, DB: leases.Target{Loc: g.dbPath, PasswordFile: g.dbPasswordFile}, AuditPath: g.audit}
+	src := gather.Sources{
+		LocksDir:  g.locksDir,
+		DB:        leases.Target{Loc: g.dbPath, PasswordFile: g.dbPasswordFile},
+		AuditPath: g.audit,
+	}
 	if g.resolved != nil {
 		// A workspace whose lock directory is on another host: not read from here.
 		src.LocksNotObserved = app.LocksNotObserved(g.resolved.Get(config.KeyHost).Value, time.Now())
@@ -101,7 +120,10 @@ func clockOf(now string) (func() time.Time, error) {
 	}
 	t, err := time.Parse(time.RFC3339, now)
 	if err != nil {
-		return nil, &exitError{code: ExitError, msg: fmt.Sprintf("--now %q is not a time: use RFC 3339, such as 2026-07-23T10:00:00Z", clipArg(now))}
+		return nil, &exitError{
+			code: ExitError,
+			msg:  fmt.Sprintf("--now %q is not a time: use RFC 3339, such as 2026-07-23T10:00:00Z", clipArg(now)),
+		}
 	}
 	return func() time.Time { return t }, nil
 }
@@ -182,8 +204,11 @@ func nothingRead(what string, ev *history.Evidence) error {
 	if len(why) == 0 {
 		return nil
 	}
-	return &exitError{code: ExitSourceUnavailable, msg: "steward " + what + ": no source could be read: " + strings.Join(why, "; ") +
-		"; nothing can be concluded (exit 5). Check the paths with `steward config check`"}
+	return &exitError{
+		code: ExitSourceUnavailable,
+		msg: "steward " + what + ": no source could be read: " + strings.Join(why, "; ") +
+			"; nothing can be concluded (exit 5). Check the paths with `steward config check`",
+	}
 }
 
 func emit(out io.Writer, asJSON bool, v any, text func()) error {
@@ -204,7 +229,14 @@ func (g *globals) selfName() string {
 	return gather.ActorName(govern.LocalActor(govern.RoleViewer, g.login))
 }
 
-func runSinceLeft(out io.Writer, g *globals, f *historyFlags, ev *history.Evidence, src gather.Sources, now time.Time) error {
+func runSinceLeft(
+	out io.Writer,
+	g *globals,
+	f *historyFlags,
+	ev *history.Evidence,
+	src gather.Sources,
+	now time.Time,
+) error {
 	marks := gather.Marks{Dir: filepath.Join(f.stateDir, "seen"), Forbidden: []string{g.locksDir, filepath.Dir(g.dbPath)}}
 	key := gather.Key(app.OSUser(), src)
 	mark, ok, err := marks.Load(key)
@@ -251,7 +283,17 @@ func printTimeline(out io.Writer, tl history.Timeline) {
 		if tl.Filter.Item.Zero() && !e.Item.Zero() {
 			it = e.Item.String() + " "
 		}
-		fmt.Fprintf(out, "%s  %-6s %-9s %s%s  %s  [%s]\n", history.Stamp(e.At), e.Source, e.Kind, safe(it), safe(who), safe(e.Text), safe(e.Ref))
+		fmt.Fprintf(
+			out,
+			"%s  %-6s %-9s %s%s  %s  [%s]\n",
+			history.Stamp(e.At),
+			e.Source,
+			e.Kind,
+			safe(it),
+			safe(who),
+			safe(e.Text),
+			safe(e.Ref),
+		)
 	}
 	printGaps(out, tl.Gaps)
 	printSources(out, tl.Sources)
@@ -306,14 +348,24 @@ func printSince(out io.Writer, r history.SinceReport) {
 }
 
 // statusAt prints the fleet reconstructed at an instant.
-func runStatusAt(ctx context.Context, out io.Writer, g *globals, at string, window time.Duration, clock func() time.Time) error {
+func runStatusAt(
+	ctx context.Context,
+	out io.Writer,
+	g *globals,
+	at string,
+	window time.Duration,
+	clock func() time.Time,
+) error {
 	now := clock().UTC()
 	t, err := parseInstant("at", at, now)
 	if err != nil {
 		return err
 	}
 	if t.After(now) {
-		return &exitError{code: ExitError, msg: fmt.Sprintf("--at %s is in the future (now %s): the past only", history.Stamp(t), history.Stamp(now))}
+		return &exitError{
+			code: ExitError,
+			msg:  fmt.Sprintf("--at %s is in the future (now %s): the past only", history.Stamp(t), history.Stamp(now)),
+		}
 	}
 	ev := gather.Read(ctx, g.historySources(), gather.Options{Now: clock})
 	fl := ev.At(t, window)
@@ -324,7 +376,12 @@ func runStatusAt(ctx context.Context, out io.Writer, g *globals, at string, wind
 }
 
 func printFleet(out io.Writer, fl history.Fleet) {
-	fmt.Fprintf(out, "The fleet as of %s — reconstructed from the evidence read at %s\n", history.Stamp(fl.At), history.Stamp(fl.Read))
+	fmt.Fprintf(
+		out,
+		"The fleet as of %s — reconstructed from the evidence read at %s\n",
+		history.Stamp(fl.At),
+		history.Stamp(fl.Read),
+	)
 	fmt.Fprintf(out, "Claims live then (%d):\n", len(fl.Claims))
 	for _, c := range fl.Claims {
 		state := string(c.State)

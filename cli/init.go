@@ -40,10 +40,16 @@ func runInit(cmd *cobra.Command, g *globals) error {
 	t := leases.Target{Loc: g.dbPath, PasswordFile: g.dbPasswordFile}
 	shown := termsafe.Line(t.String())
 	if g.readOnly {
-		return &exitError{code: ExitRefused, msg: "steward init: refused, read-only (" + termsafe.Line(g.readOnlyWhy) + "); nothing was written"}
+		return &exitError{
+			code: ExitRefused,
+			msg:  "steward init: refused, read-only (" + termsafe.Line(g.readOnlyWhy) + "); nothing was written",
+		}
 	}
 	if role, err := govern.ParseRole(g.role); err != nil || role != govern.RoleAdmin {
-		return &exitError{code: ExitRefused, msg: "steward init: refused, creating a control-plane schema needs --as-role admin; nothing was written"}
+		return &exitError{
+			code: ExitRefused,
+			msg:  "steward init: refused, creating a control-plane schema needs --as-role admin; nothing was written",
+		}
 	}
 	if err := govern.InitDB(t); err != nil {
 		msg := "steward init: " + termsafe.Line(err.Error())
@@ -60,7 +66,12 @@ func runInit(cmd *cobra.Command, g *globals) error {
 		return json.NewEncoder(cmd.OutOrStdout()).Encode(map[string]string{"db": shown, "backend": backend,
 			"schema_version": leases.SchemaVersion})
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "the control-plane DB %s (%s) holds steward's schema (version %s); point --db (or db_url in the config) at it\n",
-		shown, backend, leases.SchemaVersion)
+	fmt.Fprintf(
+		cmd.OutOrStdout(),
+		"the control-plane DB %s (%s) holds steward's schema (version %s); point --db (or db_url in the config) at it\n",
+		shown,
+		backend,
+		leases.SchemaVersion,
+	)
 	return nil
 }

@@ -38,8 +38,10 @@ line. See docs/mcp.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runMCP(cmd, g, httpAddr, tokenFile) },
 	}
-	cmd.Flags().StringVar(&httpAddr, "http", "", "serve streamable HTTP on host:port (e.g. 127.0.0.1:8765) instead of stdio")
-	cmd.Flags().StringVar(&tokenFile, "token-file", "", "with --http: a file (mode 0600) holding the bearer token; required beyond loopback")
+	cmd.Flags().
+		StringVar(&httpAddr, "http", "", "serve streamable HTTP on host:port (e.g. 127.0.0.1:8765) instead of stdio")
+	cmd.Flags().
+		StringVar(&tokenFile, "token-file", "", "with --http: a file (mode 0600) holding the bearer token; required beyond loopback")
 	root.AddCommand(cmd)
 }
 

@@ -21,10 +21,19 @@ func policyProblems(r *config.Resolved) []config.Problem {
 		switch {
 		case !slices.Contains(leaserec.KnownTaskClasses(), leaserec.TaskClass(e.Class)):
 			out = append(out, config.Problem{Severity: config.SevError, Code: "bad-lease-policy",
-				Message: fmt.Sprintf("%s: %q is not a task class of the lease policy (%v)", origin, e.Class, leaserec.KnownTaskClasses())})
+				Message: fmt.Sprintf(
+					"%s: %q is not a task class of the lease policy (%v)",
+					origin,
+					e.Class,
+					leaserec.KnownTaskClasses(),
+				)})
 		case !slices.Contains(leaserec.PolicyFields, e.Field) || e.Field == leaserec.FieldTerminalRetirementEligible || e.Field == leaserec.FieldHeartbeatLifecycleActive:
 			out = append(out, config.Problem{Severity: config.SevError, Code: "bad-lease-policy",
-				Message: fmt.Sprintf("%s: %q is not a field of the lease policy that can be overridden (a number of minutes, or absolute_cap_hours)", origin, e.Field)})
+				Message: fmt.Sprintf(
+					"%s: %q is not a field of the lease policy that can be overridden (a number of minutes, or absolute_cap_hours)",
+					origin,
+					e.Field,
+				)})
 		}
 	}
 	return out

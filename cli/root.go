@@ -98,7 +98,10 @@ func DefaultLocksDir() string {
 
 // DefaultDBPath is the supervised system's control-plane DB, honouring GITEA_CONTROL_PLANE_DB.
 func DefaultDBPath() string {
-	return envOr("GITEA_CONTROL_PLANE_DB", filepath.Join(home(), ".cache", "gitea-tools", "control-plane", "control_plane.sqlite3"))
+	return envOr(
+		"GITEA_CONTROL_PLANE_DB",
+		filepath.Join(home(), ".cache", "gitea-tools", "control-plane", "control_plane.sqlite3"),
+	)
 }
 
 // DefaultAuditPath is where steward keeps its audit log.
@@ -120,20 +123,65 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.locksDir, "locks", DefaultLocksDir(), "lock-file directory")
-	pf.StringVar(&g.dbPath, "db", DefaultDBPath(), "control-plane DB: a SQLite file (the embedded default) or a postgres:// URL without a password")
-	pf.StringVar(&g.dbPasswordFile, "db-password-file", envOr("STEWARD_DB_PASSWORD_FILE", ""), "file holding the PostgreSQL password (mode 0600; else PGPASSWORD or ~/.pgpass)")
-	pf.StringVar(&g.dbHost, "db-host", envOr("STEWARD_DB_HOST", ""), "host the control-plane DB was written on, when not this one (its rows without a host are then unknown, never dead)")
-	pf.StringVar(&g.repoRoot, "repo-root", envOr("STEWARD_REPO_ROOT", "."), "canonical repository root (worktrees under branches/)")
+	pf.StringVar(
+		&g.dbPath,
+		"db",
+		DefaultDBPath(),
+		"control-plane DB: a SQLite file (the embedded default) or a postgres:// URL without a password",
+	)
+	pf.StringVar(
+		&g.dbPasswordFile,
+		"db-password-file",
+		envOr("STEWARD_DB_PASSWORD_FILE", ""),
+		"file holding the PostgreSQL password (mode 0600; else PGPASSWORD or ~/.pgpass)",
+	)
+	pf.StringVar(
+		&g.dbHost,
+		"db-host",
+		envOr("STEWARD_DB_HOST", ""),
+		"host the control-plane DB was written on, when not this one (its rows without a host are then unknown, never dead)",
+	)
+	pf.StringVar(
+		&g.repoRoot,
+		"repo-root",
+		envOr("STEWARD_REPO_ROOT", "."),
+		"canonical repository root (worktrees under branches/)",
+	)
 	pf.StringVar(&g.audit, "audit", DefaultAuditPath(), "steward's audit log (JSON lines)")
-	pf.StringVar(&g.role, "as-role", envOr("STEWARD_ROLE", "viewer"), "your steward role: viewer, operator, controller or admin")
+	pf.StringVar(
+		&g.role,
+		"as-role",
+		envOr("STEWARD_ROLE", "viewer"),
+		"your steward role: viewer, operator, controller or admin",
+	)
 	pf.StringVar(&g.login, "login", envOr("STEWARD_GITEA_LOGIN", ""), "your Gitea login, recorded as the actor")
 	pf.BoolVar(&g.readOnly, "read-only", false, "refuse every change (enforced in the governed core)")
 	pf.BoolVar(&g.jsonOut, "json", false, "print JSON")
-	pf.StringVar(&g.gitea.url, "gitea-url", envOr(gitea.EnvURL, ""), "Gitea base URL (token from $"+gitea.EnvToken+" or the tea config)")
+	pf.StringVar(
+		&g.gitea.url,
+		"gitea-url",
+		envOr(gitea.EnvURL, ""),
+		"Gitea base URL (token from $"+gitea.EnvToken+" or the tea config)",
+	)
 	pf.StringVar(&g.gitea.login, "gitea-login", "", "tea CLI login name to use (default: tea's default login)")
-	pf.StringVar(&g.gitea.remote, "gitea-remote", "", "the remote name the workers' lock files and DB rows give the Gitea repository (gitea.remote; default: inferred from the DB's rows)")
-	pf.StringVar(&g.gitea.repo, "gitea-repo", envOr("STEWARD_GITEA_REPO", ""), "owner/name of the Gitea repository the workers coordinate through")
-	pf.StringVar(&g.configPath, "config", "", "config file (default $STEWARD_CONFIG, else $XDG_CONFIG_HOME/steward/config.yaml)")
+	pf.StringVar(
+		&g.gitea.remote,
+		"gitea-remote",
+		"",
+		"the remote name the workers' lock files and DB rows give the Gitea repository (gitea.remote; default: inferred from the DB's rows)",
+	)
+	pf.StringVar(
+		&g.gitea.repo,
+		"gitea-repo",
+		envOr("STEWARD_GITEA_REPO", ""),
+		"owner/name of the Gitea repository the workers coordinate through",
+	)
+	pf.StringVar(
+		&g.configPath,
+		"config",
+		"",
+		"config file (default $STEWARD_CONFIG, else $XDG_CONFIG_HOME/steward/config.yaml)",
+	)
 	pf.StringVar(&g.workspace, "workspace", "", "workspace of the config file to use")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		if cmd.Name() == "version" && cmd.Parent() == cmd.Root() {

@@ -61,10 +61,29 @@ Exit codes, the same with --json (with --watch, those of the last snapshot print
 	fl.BoolVar(&f.watch, "watch", false, "keep watching; print a snapshot (a JSON line with --json) per change")
 	fl.BoolVar(&f.noGitea, "no-gitea", false, "do not read Gitea")
 	fl.StringVar(&f.now, "now", "", "classify at this RFC 3339 instant instead of the clock (reproducible output)")
-	fl.StringVar(&f.at, "at", "", "the fleet at a past moment, reconstructed from the evidence: RFC 3339, or a duration back (2h)")
-	fl.DurationVar(&f.window, "window", 15*time.Minute, "with --at: the window before it whose refused claims count as contention")
-	fl.BoolVar(&f.all, "all", false, "report every workspace of the config file, each under its name (not with --watch or --at)")
-	fl.Var(&f.failOn, "fail-on", "exit 6 when the snapshot holds this: human-required or attention (see the exit codes above)")
+	fl.StringVar(
+		&f.at,
+		"at",
+		"",
+		"the fleet at a past moment, reconstructed from the evidence: RFC 3339, or a duration back (2h)",
+	)
+	fl.DurationVar(
+		&f.window,
+		"window",
+		15*time.Minute,
+		"with --at: the window before it whose refused claims count as contention",
+	)
+	fl.BoolVar(
+		&f.all,
+		"all",
+		false,
+		"report every workspace of the config file, each under its name (not with --watch or --at)",
+	)
+	fl.Var(
+		&f.failOn,
+		"fail-on",
+		"exit 6 when the snapshot holds this: human-required or attention (see the exit codes above)",
+	)
 	root.AddCommand(cmd)
 }
 
@@ -78,7 +97,10 @@ func runStatus(ctx context.Context, out io.Writer, g *globals, f *statusFlags) e
 	if f.now != "" {
 		t, err := time.Parse(time.RFC3339, f.now)
 		if err != nil {
-			return &exitError{code: ExitError, msg: fmt.Sprintf("--now %q is not a time: use RFC 3339, such as 2026-07-23T10:00:00Z", clipArg(f.now))}
+			return &exitError{
+				code: ExitError,
+				msg:  fmt.Sprintf("--now %q is not a time: use RFC 3339, such as 2026-07-23T10:00:00Z", clipArg(f.now)),
+			}
 		}
 		clock = func() time.Time { return t }
 	}
@@ -94,7 +116,10 @@ func runStatus(ctx context.Context, out io.Writer, g *globals, f *statusFlags) e
 	}
 	if f.all {
 		if f.watch || f.at != "" {
-			return &exitError{code: ExitError, msg: "--all reports every workspace once; --watch and --at read one (choose it with --workspace)"}
+			return &exitError{
+				code: ExitError,
+				msg:  "--all reports every workspace once; --watch and --at read one (choose it with --workspace)",
+			}
 		}
 		return runStatusAll(ctx, out, g, f, clock)
 	}
@@ -196,7 +221,13 @@ func printText(w io.Writer, s *model.Snapshot) {
 		n string
 		h model.SourceHealth
 	}{{"locks", s.Sources.Locks}, {"db", s.Sources.DB}, {"gitea", s.Sources.Gitea}} {
-		line := fmt.Sprintf("  %-6s %-14s scanned %s in %s", x.n, x.h.Status, age(now, x.h.ScannedAt), x.h.ScanDuration.Round(time.Microsecond))
+		line := fmt.Sprintf(
+			"  %-6s %-14s scanned %s in %s",
+			x.n,
+			x.h.Status,
+			age(now, x.h.ScannedAt),
+			x.h.ScanDuration.Round(time.Microsecond),
+		)
 		if x.h.Partial {
 			line += " (partial inventory)"
 		}
@@ -227,8 +258,18 @@ func printText(w io.Writer, s *model.Snapshot) {
 		// (partial inventory)".
 		items += " (" + L(inv.Reason) + ")"
 	}
-	fmt.Fprintf(w, "\ncounts: %d claims, %d contention (%d collisions), %d clarifications, %d orphans, %d sessions%s; items: %s\n",
-		c.Claims, c.Contention, c.Collisions, c.Clarifications, c.Orphans, c.Sessions, omitted, items)
+	fmt.Fprintf(
+		w,
+		"\ncounts: %d claims, %d contention (%d collisions), %d clarifications, %d orphans, %d sessions%s; items: %s\n",
+		c.Claims,
+		c.Contention,
+		c.Collisions,
+		c.Clarifications,
+		c.Orphans,
+		c.Sessions,
+		omitted,
+		items,
+	)
 	fmt.Fprintf(w, "\nclaims (%d)\n", len(s.Claims))
 	for _, x := range s.Claims {
 		who := ""
@@ -252,7 +293,12 @@ func printText(w io.Writer, s *model.Snapshot) {
 		if x.Freshness != "" {
 			f = append(f, "freshness "+L(x.Freshness))
 		}
-		f = append(f, "owner "+L(x.OwnerText()), orNone("lock ", L(x.LockFile), "no lock file"), orNone("lease ", L(x.LeaseID), "no lease"))
+		f = append(
+			f,
+			"owner "+L(x.OwnerText()),
+			orNone("lock ", L(x.LockFile), "no lock file"),
+			orNone("lease ", L(x.LeaseID), "no lease"),
+		)
 		fmt.Fprintf(w, "  %-22s %-8s %-16s %s\n", L(itemStr(x.Item)), L(x.Role), L(who), strings.Join(f, ", "))
 	}
 	fmt.Fprintf(w, "\ncontention (%d)\n", len(s.Contention))
@@ -265,7 +311,14 @@ func printText(w io.Writer, s *model.Snapshot) {
 	}
 	fmt.Fprintf(w, "\nclarifications (%d)\n", len(s.Clarifications))
 	for _, x := range s.Clarifications {
-		fmt.Fprintf(w, "  %-22s asked by %s %s: %s\n", L(x.Item.String()), L(x.AskedBy), age(now, x.AskedAt), termsafe.Truncate(L(x.Question), 100))
+		fmt.Fprintf(
+			w,
+			"  %-22s asked by %s %s: %s\n",
+			L(x.Item.String()),
+			L(x.AskedBy),
+			age(now, x.AskedAt),
+			termsafe.Truncate(L(x.Question), 100),
+		)
 	}
 	fmt.Fprintf(w, "\norphans (%d)\n", len(s.Orphans))
 	for _, o := range s.Orphans {

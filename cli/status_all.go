@@ -32,7 +32,10 @@ func allSettings(g *globals) ([]app.Settings, error) {
 		}
 	}
 	if len(msgs) > 0 {
-		return nil, &exitError{code: ExitError, msg: "steward's configuration has errors (run `steward config check`):\n  " + strings.Join(msgs, "\n  ")}
+		return nil, &exitError{
+			code: ExitError,
+			msg:  "steward's configuration has errors (run `steward config check`):\n  " + strings.Join(msgs, "\n  "),
+		}
 	}
 	all, err := app.AllFromConfig(rs, os.LookupEnv)
 	if err != nil {

@@ -42,7 +42,9 @@ func (f *failOn) Set(s string) error {
 		*f = v
 		return nil
 	}
-	return fmt.Errorf("want human-required (collisions, questions waiting, unavailable sources, unknown outcomes) or attention (those and orphans an operator can reconcile)")
+	return fmt.Errorf(
+		"want human-required (collisions, questions waiting, unavailable sources, unknown outcomes) or attention (those and orphans an operator can reconcile)",
+	)
 }
 
 func (f *failOn) Type() string { return "need" }
@@ -57,7 +59,9 @@ func unsettled(path string) (notes []string, n int) {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, 0
 	case err != nil:
-		return []string{"steward's audit log " + path + " could not be read (" + err.Error() + "): attempts of unknown outcome are not counted"}, 0
+		return []string{
+			"steward's audit log " + path + " could not be read (" + err.Error() + "): attempts of unknown outcome are not counted",
+		}, 0
 	}
 	for _, a := range govern.Attempts(recs) {
 		if !a.Unresolved() {
@@ -69,7 +73,10 @@ func unsettled(path string) (notes []string, n int) {
 		} else if r := a.Outcome; r != nil {
 			action = r.Action
 		}
-		notes = append(notes, "unknown outcome of "+action+" (attempt "+a.ID+"): it may have taken effect — verify before retrying (steward audit verify)")
+		notes = append(
+			notes,
+			"unknown outcome of "+action+" (attempt "+a.ID+"): it may have taken effect — verify before retrying (steward audit verify)",
+		)
 		n++
 	}
 	return notes, n
@@ -103,15 +110,28 @@ func statusVerdict(s *model.Snapshot, unknown int, fail failOn) (int, string) {
 		}
 	}
 	if len(down) > 0 {
-		return ExitSourceUnavailable, fmt.Sprintf("steward status: unavailable: %s; nothing can be concluded from it (exit %d)", strings.Join(down, ", "), ExitSourceUnavailable)
+		return ExitSourceUnavailable, fmt.Sprintf(
+			"steward status: unavailable: %s; nothing can be concluded from it (exit %d)",
+			strings.Join(down, ", "),
+			ExitSourceUnavailable,
+		)
 	}
 	human, oper := s.Needs()
 	human += unknown
 	switch {
 	case fail == failOnHuman && human > 0:
-		return ExitAttention, fmt.Sprintf("steward status: %d human-required (--fail-on human-required, exit %d)", human, ExitAttention)
+		return ExitAttention, fmt.Sprintf(
+			"steward status: %d human-required (--fail-on human-required, exit %d)",
+			human,
+			ExitAttention,
+		)
 	case fail == failOnAttention && human+oper > 0:
-		return ExitAttention, fmt.Sprintf("steward status: %d human-required, %d operator (--fail-on attention, exit %d)", human, oper, ExitAttention)
+		return ExitAttention, fmt.Sprintf(
+			"steward status: %d human-required, %d operator (--fail-on attention, exit %d)",
+			human,
+			oper,
+			ExitAttention,
+		)
 	}
 	return ExitOK, ""
 }

@@ -89,12 +89,16 @@ func noWorkspaceNotice(g *globals, s *model.Snapshot, watchErr error) *tui.Notic
 		cfg = "no config file (looked at " + r.Path + ")"
 	}
 	n := &tui.Notice{Title: "Nothing to watch here: no lock directory at " + g.locksDir}
-	n.Lines = append(n.Lines, "steward read "+cfg+". To watch a workspace:",
+	n.Lines = append(
+		n.Lines,
+		"steward read "+cfg+". To watch a workspace:",
 		"• steward config init — writes a commented config file: set locks_dir and db_path to the workers' own, then steward ui",
 		"• steward --config FILE ui — a config file naming the workspace",
 		"• steward --locks DIR --db FILE ui — the workers' lock directory and control-plane DB",
 		"• steward demo — a lively demo workspace to try the workbench on",
-		"", "This workbench reads again every 5 s (r: now) and fills in once the sources are there. What could not be read:")
+		"",
+		"This workbench reads again every 5 s (r: now) and fills in once the sources are there. What could not be read:",
+	)
 	for _, x := range []struct {
 		name string
 		h    model.SourceHealth

@@ -25,7 +25,12 @@ type buildVersion struct {
 // readBuildVersion reads the running binary's build information. A binary built without it
 // (a test binary, or go build -buildvcs=false) says so rather than inventing a version.
 func readBuildVersion() buildVersion {
-	v := buildVersion{Module: "steward", Version: "unknown", Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	v := buildVersion{
+		Module:   "steward",
+		Version:  "unknown",
+		Go:       runtime.Version(),
+		Platform: runtime.GOOS + "/" + runtime.GOARCH,
+	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return v

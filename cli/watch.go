@@ -61,7 +61,12 @@ configured source at all on start; 1 when it cannot run.`,
 	fl := cmd.Flags()
 	fl.BoolVar(&f.noGitea, "no-gitea", false, "do not read Gitea")
 	fl.DurationVar(&f.forDur, "for", 0, "stop after this long (0: until interrupted)")
-	fl.DurationVar(&f.tick, "tick", time.Second, "how often the SLAs and the attention file are re-checked between snapshots")
+	fl.DurationVar(
+		&f.tick,
+		"tick",
+		time.Second,
+		"how often the SLAs and the attention file are re-checked between snapshots",
+	)
 	root.AddCommand(cmd)
 }
 
@@ -103,7 +108,10 @@ func runWatch(ctx context.Context, out, errw io.Writer, g *globals, f *watchFlag
 	if err := sess.Watch(ctx); err != nil {
 		// The live model cannot even start watching (a missing lock directory): nothing
 		// can be read.
-		return &exitError{code: exitWatchUnavailable, msg: "steward watch: no configured source can be read: " + termsafe.Line(err.Error())}
+		return &exitError{
+			code: exitWatchUnavailable,
+			msg:  "steward watch: no configured source can be read: " + termsafe.Line(err.Error()),
+		}
 	}
 	// The first snapshot is read before the watchers exist: read once more now that they
 	// do, so that nothing changed in between waits for the periodic resync.
@@ -305,7 +313,10 @@ func (w *watcher) observe(ctx context.Context, s *model.Snapshot) error {
 	if title, body, ok := attention.Notice(evs); ok && !w.json && isTerminal(w.out) {
 		// In a terminal (a tmux pane), the bell and the desktop notification too.
 		w.mu.Lock()
-		_, _ = io.WriteString(w.out, attention.Sequence(title, body, w.set.Bell, w.set.Desktop, attention.DetectMux(os.Getenv)))
+		_, _ = io.WriteString(
+			w.out,
+			attention.Sequence(title, body, w.set.Bell, w.set.Desktop, attention.DetectMux(os.Getenv)),
+		)
 		w.mu.Unlock()
 	}
 	run := len(w.set.Command.Argv) > 0
@@ -365,7 +376,11 @@ func (w *watcher) print(l watchLine) error {
 
 // started prints the first line: watching, with each source's status.
 func (w *watcher) started(s *model.Snapshot) error {
-	st := map[string]model.Status{"locks": s.Sources.Locks.Status, "db": s.Sources.DB.Status, "gitea": s.Sources.Gitea.Status}
+	st := map[string]model.Status{
+		"locks": s.Sources.Locks.Status,
+		"db":    s.Sources.DB.Status,
+		"gitea": s.Sources.Gitea.Status,
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.json {
@@ -380,7 +395,14 @@ func (w *watcher) started(s *model.Snapshot) error {
 		_, err = fmt.Fprintf(w.out, "%s\n", b)
 		return err
 	}
-	_, err := fmt.Fprintf(w.out, "%s watching: locks %s, db %s, gitea %s\n", time.Now().Format("15:04:05"), st["locks"], st["db"], st["gitea"])
+	_, err := fmt.Fprintf(
+		w.out,
+		"%s watching: locks %s, db %s, gitea %s\n",
+		time.Now().Format("15:04:05"),
+		st["locks"],
+		st["db"],
+		st["gitea"],
+	)
 	return err
 }
 
@@ -405,8 +427,10 @@ func (w *watcher) notify(ctx context.Context, e attention.Event) {
 			return
 		}
 		fmt.Fprintln(w.errw, "steward watch:", termsafe.Line(r.Err.Error()))
-		_ = w.print(watchLine{Event: attention.Event{Type: "notify_failed", At: time.Now(), Entry: e.Entry, Level: e.Level, Age: e.Age},
-			NotifyError: termsafe.Line(r.Err.Error())})
+		_ = w.print(
+			watchLine{Event: attention.Event{Type: "notify_failed", At: time.Now(), Entry: e.Entry, Level: e.Level, Age: e.Age},
+				NotifyError: termsafe.Line(r.Err.Error())},
+		)
 	}()
 }
 

@@ -102,7 +102,9 @@ func safeCauses(err error) []error {
 
 var (
 	userinfoRe = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s]+@`)
-	authRe     = regexp.MustCompile(`(?i)((?:authorization|token)["':= ]+(?:token |bearer |basic )?)[A-Za-z0-9._~+/=-]{8,}`)
+	authRe     = regexp.MustCompile(
+		`(?i)((?:authorization|token)["':= ]+(?:token |bearer |basic )?)[A-Za-z0-9._~+/=-]{8,}`,
+	)
 )
 
 // scrub removes the token and URL userinfo from s.

@@ -26,9 +26,14 @@ func (c *Client) Version(ctx context.Context) (string, Health) {
 
 // repoLabels lists the repository's labels by name.
 func (c *Client) repoLabels(ctx context.Context) (map[string]int64, error) {
-	ls, _, err := listAll(ctx, c, "list labels", func(s *sdk.Client, lo sdk.ListOptions) ([]*sdk.Label, *sdk.Response, error) {
-		return s.ListRepoLabels(c.cfg.Owner, c.cfg.Repo, sdk.ListLabelsOptions{ListOptions: lo})
-	})
+	ls, _, err := listAll(
+		ctx,
+		c,
+		"list labels",
+		func(s *sdk.Client, lo sdk.ListOptions) ([]*sdk.Label, *sdk.Response, error) {
+			return s.ListRepoLabels(c.cfg.Owner, c.cfg.Repo, sdk.ListLabelsOptions{ListOptions: lo})
+		},
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +147,11 @@ func (c *Client) PullRequest(ctx context.Context, number int64) (PullRequestFact
 func (c *Client) OpenPullRequests(ctx context.Context) ([]gitearec.PullRequest, Health) {
 	ps, pages, err := listAll(ctx, c, "list open pull requests",
 		func(s *sdk.Client, lo sdk.ListOptions) ([]*sdk.PullRequest, *sdk.Response, error) {
-			return s.ListRepoPullRequests(c.cfg.Owner, c.cfg.Repo, sdk.ListPullRequestsOptions{ListOptions: lo, State: sdk.StateOpen})
+			return s.ListRepoPullRequests(
+				c.cfg.Owner,
+				c.cfg.Repo,
+				sdk.ListPullRequestsOptions{ListOptions: lo, State: sdk.StateOpen},
+			)
 		})
 	out := make([]gitearec.PullRequest, 0, len(ps))
 	seen := map[int64]bool{}
@@ -160,7 +169,11 @@ func (c *Client) OpenPullRequests(ctx context.Context) ([]gitearec.PullRequest, 
 func (c *Client) OpenIssues(ctx context.Context) ([]gitearec.Issue, Health) {
 	items, pages, err := listAll(ctx, c, "list open issues",
 		func(s *sdk.Client, lo sdk.ListOptions) ([]*sdk.Issue, *sdk.Response, error) {
-			return s.ListRepoIssues(c.cfg.Owner, c.cfg.Repo, sdk.ListIssueOption{ListOptions: lo, State: sdk.StateOpen, Type: sdk.IssueTypeIssue})
+			return s.ListRepoIssues(
+				c.cfg.Owner,
+				c.cfg.Repo,
+				sdk.ListIssueOption{ListOptions: lo, State: sdk.StateOpen, Type: sdk.IssueTypeIssue},
+			)
 		})
 	out := make([]gitearec.Issue, 0, len(items))
 	seen := map[int64]bool{}

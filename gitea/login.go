@@ -126,7 +126,10 @@ func LoadLogin(o LoginOptions) (Login, []Warning, error) {
 		return Login{}, warnings, ErrNoLogin
 	}
 	if l.Insecure {
-		warnings = append(warnings, Warning{Code: "insecure-tls", Message: fmt.Sprintf("login %q skips TLS verification", l.Name)})
+		warnings = append(
+			warnings,
+			Warning{Code: "insecure-tls", Message: fmt.Sprintf("login %q skips TLS verification", l.Name)},
+		)
 	}
 	return Login{Name: l.Name, URL: strings.TrimSuffix(l.URL, "/"), Token: NewToken(l.Token), User: l.User,
 		Insecure: l.Insecure, Source: path}, warnings, nil

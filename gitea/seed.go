@@ -67,7 +67,9 @@ func SeedRepo(ctx context.Context, login Login, s Seed) (Seeded, error) {
 		}
 		var b [4]byte
 		_, _ = rand.Read(b[:])
-		r, _, err := c.CreateRepo(sdk.CreateRepoOption{Name: s.NamePrefix + hex.EncodeToString(b[:]), AutoInit: true, DefaultBranch: "main"})
+		r, _, err := c.CreateRepo(
+			sdk.CreateRepoOption{Name: s.NamePrefix + hex.EncodeToString(b[:]), AutoInit: true, DefaultBranch: "main"},
+		)
 		if err != nil {
 			return out, seedErr("create repository", err, login.Token)
 		}
@@ -75,7 +77,11 @@ func SeedRepo(ctx context.Context, login Login, s Seed) (Seeded, error) {
 	}
 	ids := map[string]int64{}
 	for page := 1; ; page++ {
-		have, _, err := c.ListRepoLabels(out.Owner, out.Repo, sdk.ListLabelsOptions{ListOptions: sdk.ListOptions{Page: page, PageSize: DefaultPageSize}})
+		have, _, err := c.ListRepoLabels(
+			out.Owner,
+			out.Repo,
+			sdk.ListLabelsOptions{ListOptions: sdk.ListOptions{Page: page, PageSize: DefaultPageSize}},
+		)
 		if err != nil {
 			return out, seedErr("list labels", err, login.Token)
 		}
@@ -101,7 +107,11 @@ func SeedRepo(ctx context.Context, login Login, s Seed) (Seeded, error) {
 		for _, n := range is.Labels {
 			id, ok := ids[n]
 			if !ok {
-				return out, fmt.Errorf("gitea: seed: issue %q names label %q, which neither the seed nor the repository has", is.Title, n)
+				return out, fmt.Errorf(
+					"gitea: seed: issue %q names label %q, which neither the seed nor the repository has",
+					is.Title,
+					n,
+				)
 			}
 			ls = append(ls, id)
 		}

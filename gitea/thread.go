@@ -34,7 +34,10 @@ func (c *Client) Thread(ctx context.Context, number int64) (gitearec.Thread, err
 		case e.Type == "comment":
 			th.Comments = append(th.Comments, gitearec.Comment{ID: e.ID, Author: e.login(), Body: e.Body, CreatedAt: e.Created})
 		case e.Type == "label" && e.Label != nil:
-			th.Labels = append(th.Labels, gitearec.LabelEvent{ID: e.ID, Label: e.Label.Name, Added: e.Body == "1", By: e.login(), At: e.Created})
+			th.Labels = append(
+				th.Labels,
+				gitearec.LabelEvent{ID: e.ID, Label: e.Label.Name, Added: e.Body == "1", By: e.login(), At: e.Created},
+			)
 		}
 	}
 	return th, nil

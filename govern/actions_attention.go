@@ -61,7 +61,8 @@ func ReadAttention(auditPath string) ([]AttentionMark, []AuditFinding, error) {
 			continue
 		}
 		var m AttentionMark
-		if err := json.Unmarshal(b, &m); err != nil || m.Attempt == "" || m.Entry == "" || (m.Kind != "ack" && m.Kind != "snooze") {
+		if err := json.Unmarshal(b, &m); err != nil || m.Attempt == "" || m.Entry == "" ||
+			(m.Kind != "ack" && m.Kind != "snooze") {
 			why := "not a mark"
 			if err != nil {
 				why = err.Error()
@@ -108,21 +109,38 @@ func (c *Core) checkEntry(ctx context.Context, key, evidence string) (*Refusal, 
 	}
 	es, err := c.entries(ctx)
 	if err != nil {
-		return refuse(CodeSourceUnavailable, "the workspace's attention entries cannot be read ("+err.Error()+"), so "+key+" cannot be found; retry when the sources read"), nil
+		return refuse(
+			CodeSourceUnavailable,
+			"the workspace's attention entries cannot be read ("+err.Error()+"), so "+key+" cannot be found; retry when the sources read",
+		), nil
 	}
 	ev, ok := es.Evidence[key]
 	switch {
 	case ok && ev != evidence:
-		return refuse(CodeFenceMoved, fmt.Sprintf("%s's evidence is now %s, not %s: it changed since it was seen, and is a new entry to you. Look at it again (`steward attention list`) and acknowledge what is there now.", key, ev, evidence)), nil
+		return refuse(
+			CodeFenceMoved,
+			fmt.Sprintf(
+				"%s's evidence is now %s, not %s: it changed since it was seen, and is a new entry to you. Look at it again (`steward attention list`) and acknowledge what is there now.",
+				key,
+				ev,
+				evidence,
+			),
+		), nil
 	case ok:
 		return nil, nil
 	}
 	for _, s := range entrySources(key) {
 		if es.Unread[s] {
-			return refuse(CodeSourceUnavailable, "no attention entry "+key+" in what could be read, but "+s+" was not read completely, so its absence proves nothing; retry when it reads"), nil
+			return refuse(
+				CodeSourceUnavailable,
+				"no attention entry "+key+" in what could be read, but "+s+" was not read completely, so its absence proves nothing; retry when it reads",
+			), nil
 		}
 	}
-	return refuse(CodeNotFound, "there is no attention entry "+key+" now (mistyped, or it cleared meanwhile). `steward attention list` shows the entries with their keys and evidence."), nil
+	return refuse(
+		CodeNotFound,
+		"there is no attention entry "+key+" now (mistyped, or it cleared meanwhile). `steward attention list` shows the entries with their keys and evidence.",
+	), nil
 }
 
 // attentionAction is attention.ack (snooze false) and attention.snooze: a person
@@ -141,31 +159,53 @@ type attentionFence struct {
 
 func (a attentionAction) spec() Spec {
 	if a.snooze {
-		return Spec{ID: actionid.AttentionSnooze, Title: "Snooze an attention entry for a while", MinRole: RoleOperator, Tier: TierGatedWrite}
+		return Spec{
+			ID:      actionid.AttentionSnooze,
+			Title:   "Snooze an attention entry for a while",
+			MinRole: RoleOperator,
+			Tier:    TierGatedWrite,
+		}
 	}
-	return Spec{ID: actionid.AttentionAck, Title: "Acknowledge an attention entry", MinRole: RoleOperator, Tier: TierGatedWrite}
+	return Spec{
+		ID:      actionid.AttentionAck,
+		Title:   "Acknowledge an attention entry",
+		MinRole: RoleOperator,
+		Tier:    TierGatedWrite,
+	}
 }
 
 // params reads the request: the evidence and level the person saw, and a snooze's length.
 func (a attentionAction) params(req Request) (level int, d time.Duration, r *Refusal) {
 	if req.Target.Entry == "" {
-		return 0, 0, refuse(CodeInvalidRequest, "name the attention entry by its key, as the inbox and `steward watch --json` show it")
+		return 0, 0, refuse(
+			CodeInvalidRequest,
+			"name the attention entry by its key, as the inbox and `steward watch --json` show it",
+		)
 	}
 	p := paramsFor[AttentionParams](req)
 	if p.Evidence == "" {
-		return 0, 0, refuse(CodeInvalidRequest, "give the entry's evidence fingerprint (the `evidence` field of `steward watch --json`): an acknowledgement holds for what was seen")
+		return 0, 0, refuse(
+			CodeInvalidRequest,
+			"give the entry's evidence fingerprint (the `evidence` field of `steward watch --json`): an acknowledgement holds for what was seen",
+		)
 	}
 	if s := p.Level; s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 0 || n > 1000 {
-			return 0, 0, refuse(CodeInvalidRequest, fmt.Sprintf("level %q is not a level (0 within the SLA, 1 past it, 2 and up for each re-escalation)", clipParam(s)))
+			return 0, 0, refuse(
+				CodeInvalidRequest,
+				fmt.Sprintf("level %q is not a level (0 within the SLA, 1 past it, 2 and up for each re-escalation)", clipParam(s)),
+			)
 		}
 		level = n
 	}
 	if a.snooze {
 		v, err := time.ParseDuration(p.For)
 		if err != nil || v <= 0 || v > MaxSnooze {
-			return 0, 0, refuse(CodeInvalidRequest, fmt.Sprintf("snooze for %q: give a duration from 1m to %s, such as 30m or 4h", clipParam(p.For), MaxSnooze))
+			return 0, 0, refuse(
+				CodeInvalidRequest,
+				fmt.Sprintf("snooze for %q: give a duration from 1m to %s, such as 30m or 4h", clipParam(p.For), MaxSnooze),
+			)
 		}
 		d = v
 	}
@@ -203,7 +243,12 @@ func (a attentionAction) plan(ctx context.Context, c *Core, req Request) (*plan,
 	}
 	ms, err := c.attentionMarks()
 	if err != nil {
-		return &plan{refusal: refuse(CodeAuditUnavailable, "the attention file beside the audit log is unreadable ("+err.Error()+"); fix its permissions, then retry")}, nil
+		return &plan{
+			refusal: refuse(
+				CodeAuditUnavailable,
+				"the attention file beside the audit log is unreadable ("+err.Error()+"); fix its permissions, then retry",
+			),
+		}, nil
 	}
 	key, ev := req.Target.Entry, paramsFor[AttentionParams](req).Evidence
 	if r, err := c.checkEntry(ctx, key, ev); r != nil || err != nil {
@@ -213,7 +258,16 @@ func (a attentionAction) plan(ctx context.Context, c *Core, req Request) (*plan,
 	last := lastMark(ms, key)
 	if last != nil {
 		p.state = attentionFence{Entry: key, LastMark: last.Attempt}
-		p.evidence = []string{fmt.Sprintf("last mark: %s by %s at %s (level %d, evidence %s)", last.Kind, last.By, last.At.UTC().Format(time.RFC3339), last.Level, last.Evidence)}
+		p.evidence = []string{
+			fmt.Sprintf(
+				"last mark: %s by %s at %s (level %d, evidence %s)",
+				last.Kind,
+				last.By,
+				last.At.UTC().Format(time.RFC3339),
+				last.Level,
+				last.Evidence,
+			),
+		}
 	} else {
 		p.evidence = []string{"last mark: none"}
 	}
@@ -222,8 +276,16 @@ func (a attentionAction) plan(ctx context.Context, c *Core, req Request) (*plan,
 		file = AttentionPath(c.audit.Path())
 	}
 	if a.snooze {
-		p.effects = []string{fmt.Sprintf("%s snoozes %s for %s (until about %s): it leaves the inbox and notifies nobody until then; recorded in %s",
-			c.who(), key, d, c.now().Add(d).UTC().Format(time.RFC3339), file)}
+		p.effects = []string{
+			fmt.Sprintf(
+				"%s snoozes %s for %s (until about %s): it leaves the inbox and notifies nobody until then; recorded in %s",
+				c.who(),
+				key,
+				d,
+				c.now().Add(d).UTC().Format(time.RFC3339),
+				file,
+			),
+		}
 	} else {
 		if last != nil && last.Kind == "ack" && last.Evidence == ev && last.Level >= level {
 			p.refusal = refuse(CodeAlreadyAcknowledged, fmt.Sprintf("%s acknowledged %s at level %d already (%s). Nothing to do; it returns by itself when its evidence changes or it escalates.",
@@ -239,8 +301,17 @@ func (a attentionAction) plan(ctx context.Context, c *Core, req Request) (*plan,
 func (a attentionAction) apply(ctx context.Context, c *Core, req Request, p *plan, attempt string) effect {
 	level, d, _ := a.params(req)
 	now := c.now()
-	m := AttentionMark{V: 1, Attempt: attempt, At: now.UTC(), Kind: "ack", Entry: req.Target.Entry, Evidence: paramsFor[AttentionParams](req).Evidence,
-		Level: level, By: c.who(), Actor: c.actor}
+	m := AttentionMark{
+		V:        1,
+		Attempt:  attempt,
+		At:       now.UTC(),
+		Kind:     "ack",
+		Entry:    req.Target.Entry,
+		Evidence: paramsFor[AttentionParams](req).Evidence,
+		Level:    level,
+		By:       c.who(),
+		Actor:    c.actor,
+	}
 	if a.snooze {
 		m.Kind, m.Until = "snooze", now.Add(d).UTC()
 	}
@@ -269,7 +340,16 @@ func (a attentionAction) apply(ctx context.Context, c *Core, req Request, p *pla
 		got.LastMark = last.Attempt
 	}
 	if got != want {
-		return effect{refusal: refuse(CodeFenceMoved, fmt.Sprintf("%s was acknowledged or snoozed by someone else since the preview (mark %s). Nothing was recorded; look again.", want.Entry, got.LastMark))}
+		return effect{
+			refusal: refuse(
+				CodeFenceMoved,
+				fmt.Sprintf(
+					"%s was acknowledged or snoozed by someone else since the preview (mark %s). Nothing was recorded; look again.",
+					want.Entry,
+					got.LastMark,
+				),
+			),
+		}
 	}
 	torn, err := tornTail(int(f.Fd()))
 	if err != nil {
@@ -310,7 +390,9 @@ func (attentionAction) verify(ctx context.Context, c *Core, intent Record) (Resu
 	}
 	for _, m := range ms {
 		if m.Attempt == intent.Attempt {
-			return ResultSucceeded, []string{fmt.Sprintf("attention file: %s of %s by %s at %s", m.Kind, m.Entry, m.By, m.At.Format(time.RFC3339))}, true
+			return ResultSucceeded, []string{
+				fmt.Sprintf("attention file: %s of %s by %s at %s", m.Kind, m.Entry, m.By, m.At.Format(time.RFC3339)),
+			}, true
 		}
 	}
 	return ResultFailed, []string{"attention file: no mark of attempt " + intent.Attempt}, true

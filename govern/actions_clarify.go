@@ -26,14 +26,18 @@ const markerEvidence = "idempotency marker: "
 // giteaFor checks that Gitea is configured and that it serves the item's repository.
 func (c *Core) giteaFor(it *Item) (GiteaSide, *Refusal) {
 	if c.ws.Gitea == nil {
-		return nil, refuse(CodeSourceUnavailable, "no Gitea is configured for this workspace, so steward cannot read or write the item; configure a Gitea login (see docs/config.md)")
+		return nil, refuse(
+			CodeSourceUnavailable,
+			"no Gitea is configured for this workspace, so steward cannot read or write the item; configure a Gitea login (see docs/config.md)",
+		)
 	}
 	if it == nil || it.Number <= 0 {
 		return nil, refuse(CodeInvalidRequest, "name the issue or pull request (org, repo, number)")
 	}
 	owner, repo := c.ws.Gitea.Repository()
 	// Gitea owner and repository names are case-insensitive.
-	if (it.Org != "" && !strings.EqualFold(strings.TrimSpace(it.Org), owner)) || (it.Repo != "" && !strings.EqualFold(strings.TrimSpace(it.Repo), repo)) {
+	if (it.Org != "" && !strings.EqualFold(strings.TrimSpace(it.Org), owner)) ||
+		(it.Repo != "" && !strings.EqualFold(strings.TrimSpace(it.Repo), repo)) {
 		return nil, refuse(CodeInvalidRequest, fmt.Sprintf("%s is not in the configured repository %s/%s", it, owner, repo))
 	}
 	return c.ws.Gitea, nil
@@ -47,7 +51,12 @@ func giteaErr(what string, err error, sentBefore bool) effect {
 		return effect{sent: true, err: fmt.Errorf("%s: the response was lost after the request was sent: %w", what, err)}
 	case gitea.OutcomeRefused:
 		if !sentBefore {
-			return effect{refusal: refuse("gitea_refused", what+" was refused by Gitea: "+err.Error()+". Nothing was changed; check the login's permissions.")}
+			return effect{
+				refusal: refuse(
+					"gitea_refused",
+					what+" was refused by Gitea: "+err.Error()+". Nothing was changed; check the login's permissions.",
+				),
+			}
 		}
 	}
 	return effect{sent: sentBefore, err: fmt.Errorf("%s: %w", what, err)}
@@ -72,7 +81,9 @@ func markersOn(is gitearec.Issue, markers []string) []string {
 // (the marker label's addition) and the attempt; neither is part of the id, so a retry in a
 // later round, or by another attempt, still finds it.
 func answerID(it Item, question, body string) string {
-	h := sha256.Sum256([]byte(fmt.Sprintf("%s/%s#%d\x00q=%s\x00%s", lockrec.Fold(it.Org), lockrec.Fold(it.Repo), it.Number, question, body)))
+	h := sha256.Sum256(
+		[]byte(fmt.Sprintf("%s/%s#%d\x00q=%s\x00%s", lockrec.Fold(it.Org), lockrec.Fold(it.Repo), it.Number, question, body)),
+	)
 	return "ans-" + hex.EncodeToString(h[:8])
 }
 
@@ -106,13 +117,19 @@ func (c *Core) readItem(ctx context.Context, g GiteaSide, it *Item) (gitearec.Is
 		if gitea.IsNotFound(err) {
 			return is, clarifyState{}, refuse(CodeNotFound, fmt.Sprintf("%s does not exist in Gitea", it))
 		}
-		return is, clarifyState{}, refuse(CodeSourceUnavailable, "Gitea could not be read ("+err.Error()+"); nothing was changed. Retry when it answers.")
+		return is, clarifyState{}, refuse(
+			CodeSourceUnavailable,
+			"Gitea could not be read ("+err.Error()+"); nothing was changed. Retry when it answers.",
+		)
 	}
 	st := clarifyState{Markers: markersOn(is, g.MarkerLabels())}
 	if is.Kind == gitearec.KindPR {
 		pr, h := g.PullRequest(ctx, it.Number)
 		if !h.OK() {
-			return is, st, refuse(CodeSourceUnavailable, "the pull request's head could not be read ("+h.Reason+"); retry when Gitea answers")
+			return is, st, refuse(
+				CodeSourceUnavailable,
+				"the pull request's head could not be read ("+h.Reason+"); retry when Gitea answers",
+			)
 		}
 		st.HeadSHA = pr.HeadSHA
 	}
@@ -123,7 +140,13 @@ func (c *Core) readItem(ctx context.Context, g GiteaSide, it *Item) (gitearec.Is
 func selfLogin(ctx context.Context, g GiteaSide) (string, *Refusal) {
 	self, err := g.Self(ctx)
 	if err != nil || self == "" {
-		return "", refuse(CodeSourceUnavailable, fmt.Sprintf("steward cannot tell its own Gitea login (%v), so it cannot tell its own comments from anyone else's; nothing was changed. Give the login's user in the tea config, or a token that may read its user.", err))
+		return "", refuse(
+			CodeSourceUnavailable,
+			fmt.Sprintf(
+				"steward cannot tell its own Gitea login (%v), so it cannot tell its own comments from anyone else's; nothing was changed. Give the login's user in the tea config, or a token that may read its user.",
+				err,
+			),
+		)
 	}
 	return self, nil
 }
@@ -135,7 +158,10 @@ func (c *Core) readThread(ctx context.Context, g GiteaSide, it *Item) (gitearec.
 		if gitea.IsNotFound(err) {
 			return th, clarifyState{}, refuse(CodeNotFound, fmt.Sprintf("%s does not exist in Gitea", it))
 		}
-		return th, clarifyState{}, refuse(CodeSourceUnavailable, "Gitea could not be read ("+err.Error()+"); nothing was changed. Retry when it answers.")
+		return th, clarifyState{}, refuse(
+			CodeSourceUnavailable,
+			"Gitea could not be read ("+err.Error()+"); nothing was changed. Retry when it answers.",
+		)
 	}
 	st := clarifyState{Markers: markersOn(th.Issue, g.MarkerLabels()), Question: "none", Round: "none"}
 	switch cl := th.Clarification; {
@@ -150,7 +176,10 @@ func (c *Core) readThread(ctx context.Context, g GiteaSide, it *Item) (gitearec.
 	if th.Issue.Kind == gitearec.KindPR {
 		pr, h := g.PullRequest(ctx, it.Number)
 		if !h.OK() {
-			return th, st, refuse(CodeSourceUnavailable, "the pull request's head could not be read ("+h.Reason+"); retry when Gitea answers")
+			return th, st, refuse(
+				CodeSourceUnavailable,
+				"the pull request's head could not be read ("+h.Reason+"); retry when Gitea answers",
+			)
 		}
 		st.HeadSHA = pr.HeadSHA
 	}
@@ -161,7 +190,13 @@ func (c *Core) readThread(ctx context.Context, g GiteaSide, it *Item) (gitearec.
 type answer struct{}
 
 func (answer) spec() Spec {
-	return Spec{ID: actionid.Answer, Title: "Answer a clarification (comment, then remove the marker label)", MinRole: RoleOperator, Tier: TierGatedWrite, Undoable: true}
+	return Spec{
+		ID:       actionid.Answer,
+		Title:    "Answer a clarification (comment, then remove the marker label)",
+		MinRole:  RoleOperator,
+		Tier:     TierGatedWrite,
+		Undoable: true,
+	}
 }
 
 func (answer) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
@@ -174,7 +209,9 @@ func (answer) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
 	case body == "":
 		return &plan{refusal: refuse(CodeInvalidRequest, "the answer is empty; write the answer first")}, nil
 	case len(body) > maxBody:
-		return &plan{refusal: refuse(CodeInvalidRequest, fmt.Sprintf("the answer is %d bytes; keep it under %d", len(body), maxBody))}, nil
+		return &plan{
+			refusal: refuse(CodeInvalidRequest, fmt.Sprintf("the answer is %d bytes; keep it under %d", len(body), maxBody)),
+		}, nil
 	}
 	if _, r := selfLogin(ctx, g); r != nil {
 		return &plan{refusal: r}, nil
@@ -186,10 +223,25 @@ func (answer) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
 		return p, nil
 	}
 	if len(st.Markers) == 0 {
-		p.refusal = refuse("not_marked", fmt.Sprintf("%s carries no clarification marker (%s); it may have been answered already. Refresh.", it, strings.Join(g.MarkerLabels(), ", ")))
+		p.refusal = refuse(
+			"not_marked",
+			fmt.Sprintf(
+				"%s carries no clarification marker (%s); it may have been answered already. Refresh.",
+				it,
+				strings.Join(g.MarkerLabels(), ", "),
+			),
+		)
 	}
 	if seen := paramsFor[AnswerParams](req).QuestionComment; seen != "" && seen != st.Question && p.refusal == nil {
-		p.refusal = refuse("question_changed", fmt.Sprintf("%s asks something else now (question %s, not the %s you answered); read the question again, then answer it", it, st.Question, seen))
+		p.refusal = refuse(
+			"question_changed",
+			fmt.Sprintf(
+				"%s asks something else now (question %s, not the %s you answered); read the question again, then answer it",
+				it,
+				st.Question,
+				seen,
+			),
+		)
 	}
 	id := answerID(it, st.Question, body)
 	mark := gitearec.Mark{Kind: "answer", ID: id, Question: st.Question, Round: st.Round}
@@ -198,12 +250,20 @@ func (answer) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
 	for _, m := range st.Markers {
 		p.effects = append(p.effects, "remove label "+m+" (the item re-enters the pool)")
 	}
-	p.fences = []string{"the marker labels " + strings.Join(st.Markers, ", ") + " are still on the item", "the question is still " + st.Question + ", asked in marker round " + st.Round}
+	p.fences = []string{
+		"the marker labels " + strings.Join(st.Markers, ", ") + " are still on the item",
+		"the question is still " + st.Question + ", asked in marker round " + st.Round,
+	}
 	if st.HeadSHA != "" {
 		p.fences = append(p.fences, "pull request head is still "+st.HeadSHA)
 	}
-	p.evidence = []string{"item " + it.String() + ": " + th.Issue.Title, markerEvidence + id, questionEvidence + st.Question, roundEvidence + st.Round,
-		"a retry first looks for this marker on a comment steward's own login wrote, so the answer is never posted twice; the same words answering a later question are a new answer"}
+	p.evidence = []string{
+		"item " + it.String() + ": " + th.Issue.Title,
+		markerEvidence + id,
+		questionEvidence + st.Question,
+		roundEvidence + st.Round,
+		"a retry first looks for this marker on a comment steward's own login wrote, so the answer is never posted twice; the same words answering a later question are a new answer",
+	}
 	if len(st.Markers) > 0 {
 		p.inverse = &Request{Action: actionid.Relabel, Target: Target{Item: &it}, Params: RelabelParams{Label: st.Markers[0]}}
 	}
@@ -227,7 +287,10 @@ func (answer) apply(ctx context.Context, c *Core, req Request, p *plan, attempt 
 	}
 	var eff []string
 	if cm, m, found := th.FindOwnMark(self, "answer", id); found {
-		eff = append(eff, fmt.Sprintf("the answer was posted already (comment %d, by attempt %s); not posted again", cm.ID, m.Attempt))
+		eff = append(
+			eff,
+			fmt.Sprintf("the answer was posted already (comment %d, by attempt %s); not posted again", cm.ID, m.Attempt),
+		)
 	} else {
 		c.doStep("gitea-before-comment")
 		cid, err := g.CreateComment(ctx, it.Number, gitearec.WithMarker(body, gitearec.Mark{Kind: "answer", ID: id, Question: st.Question, Round: st.Round, Attempt: attempt}.String()))
@@ -282,9 +345,25 @@ func (answer) verify(ctx context.Context, c *Core, intent Record) (Result, []str
 		now = strconv.FormatInt(th.Clarification.LabelEventID, 10)
 	}
 	if !on || (round != "" && round != "none" && now != round) {
-		return ResultSucceeded, []string{fmt.Sprintf("comment %d by %s (posted by %s) carries marker %s, and the marker label of round %s is gone", cm.ID, self, by, id, round)}, true
+		return ResultSucceeded, []string{
+			fmt.Sprintf(
+				"comment %d by %s (posted by %s) carries marker %s, and the marker label of round %s is gone",
+				cm.ID,
+				self,
+				by,
+				id,
+				round,
+			),
+		}, true
 	}
-	return "", []string{fmt.Sprintf("comment %d (posted by %s) carries marker %s but the marker label of its round is still on; apply the answer again (it will not post twice)", cm.ID, by, id)}, false
+	return "", []string{
+		fmt.Sprintf(
+			"comment %d (posted by %s) carries marker %s but the marker label of its round is still on; apply the answer again (it will not post twice)",
+			cm.ID,
+			by,
+			id,
+		),
+	}, false
 }
 
 // AskMarker is the hidden marker a worker's question ends with, whose clarification id (the
@@ -340,10 +419,17 @@ func (c *Core) verifyAsk(ctx context.Context, intent Record) (Result, []string, 
 	}
 	cm, _, found := th.FindOwnMark(self, "ask", id)
 	if !found {
-		return ResultFailed, []string{"no comment by " + self + " carries question marker " + id + "; nothing was posted"}, true
+		return ResultFailed, []string{
+			"no comment by " + self + " carries question marker " + id + "; nothing was posted",
+		}, true
 	}
 	if len(markersOn(th.Issue, g.MarkerLabels())) == 0 {
-		return "", []string{fmt.Sprintf("comment %d was posted but the marker label is not on; apply the action again (it will not post twice)", cm.ID)}, false
+		return "", []string{
+			fmt.Sprintf(
+				"comment %d was posted but the marker label is not on; apply the action again (it will not post twice)",
+				cm.ID,
+			),
+		}, false
 	}
 	asked := fmt.Sprintf("comment %d by %s carries marker %s and the marker label is on", cm.ID, self, id)
 	res, ev, ok := c.verifyRelease(ctx, intent)
@@ -361,7 +447,13 @@ func (c *Core) verifyAsk(ctx context.Context, intent Record) (Result, []string, 
 type ask struct{}
 
 func (ask) spec() Spec {
-	return Spec{ID: actionid.Ask, Title: "Ask for clarification (comment, add the marker label, release the claim)", MinRole: RoleOperator, Tier: TierGatedWrite, Worker: true}
+	return Spec{
+		ID:      actionid.Ask,
+		Title:   "Ask for clarification (comment, add the marker label, release the claim)",
+		MinRole: RoleOperator,
+		Tier:    TierGatedWrite,
+		Worker:  true,
+	}
 }
 
 type askState struct {
@@ -370,7 +462,12 @@ type askState struct {
 }
 
 func (ask) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
-	wp, l, err := c.workerPlan(ctx, req, leases.OpRelease, func(l *leaserec.Lease, f leases.Fence) leases.Verdict { return leases.CheckRelease(l, f) })
+	wp, l, err := c.workerPlan(
+		ctx,
+		req,
+		leases.OpRelease,
+		func(l *leaserec.Lease, f leases.Fence) leases.Verdict { return leases.CheckRelease(l, f) },
+	)
 	if err != nil || l == nil || wp.refusal != nil {
 		return wp, err
 	}
@@ -398,7 +495,11 @@ func (ask) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
 	label := g.MarkerLabels()[0]
 	p := *wp
 	p.state = askState{Worker: wp.state.(workerState), Clarify: cs}
-	p.effects = []string{"comment on " + it.String() + ":\n" + gitearec.WithMarker(q, AskMarker(id)), "add label " + label, "release lease " + l.LeaseID + " and archive its lock (the item waits for a maintainer)"}
+	p.effects = []string{
+		"comment on " + it.String() + ":\n" + gitearec.WithMarker(q, AskMarker(id)),
+		"add label " + label,
+		"release lease " + l.LeaseID + " and archive its lock (the item waits for a maintainer)",
+	}
 	p.evidence = append(p.evidence, markerEvidence+id)
 	return &p, nil
 }
@@ -437,7 +538,12 @@ func (ask) apply(ctx context.Context, c *Core, req Request, p *plan, attempt str
 	c.doStep("gitea-label-added")
 	eff := c.releaseOwn(ctx, st.Worker, attempt, "clarification")
 	if eff.refusal != nil {
-		return effect{sent: true, err: errors.New("the question was posted and labelled, but releasing the claim was refused: " + eff.refusal.Message)}
+		return effect{
+			sent: true,
+			err: errors.New(
+				"the question was posted and labelled, but releasing the claim was refused: " + eff.refusal.Message,
+			),
+		}
 	}
 	if eff.err != nil {
 		eff.sent = true
@@ -447,7 +553,10 @@ func (ask) apply(ctx context.Context, c *Core, req Request, p *plan, attempt str
 	if eff.detail == nil {
 		eff.detail = map[string]string{}
 	}
-	eff.detail["clarification_id"], eff.detail["question_comment_id"], eff.detail["marker_label"] = id, strconv.FormatInt(commentID, 10), label
+	eff.detail["clarification_id"], eff.detail["question_comment_id"], eff.detail["marker_label"] = id, strconv.FormatInt(
+		commentID,
+		10,
+	), label
 	return eff
 }
 
@@ -459,7 +568,12 @@ func (ask) verify(ctx context.Context, c *Core, intent Record) (Result, []string
 type relabel struct{}
 
 func (relabel) spec() Spec {
-	return Spec{ID: actionid.Relabel, Title: "Re-add a clarification marker label (undo of an answer's label change)", MinRole: RoleOperator, Tier: TierGatedWrite}
+	return Spec{
+		ID:      actionid.Relabel,
+		Title:   "Re-add a clarification marker label (undo of an answer's label change)",
+		MinRole: RoleOperator,
+		Tier:    TierGatedWrite,
+	}
 }
 
 func (relabel) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
@@ -469,7 +583,12 @@ func (relabel) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
 	}
 	label := paramsFor[RelabelParams](req).Label
 	if !slices.Contains(g.MarkerLabels(), label) {
-		return &plan{refusal: refuse(CodeInvalidRequest, fmt.Sprintf("%q is not a configured clarification marker; only markers are re-added", label))}, nil
+		return &plan{
+			refusal: refuse(
+				CodeInvalidRequest,
+				fmt.Sprintf("%q is not a configured clarification marker; only markers are re-added", label),
+			),
+		}, nil
 	}
 	if _, r := selfLogin(ctx, g); r != nil {
 		return &plan{refusal: r}, nil
@@ -479,7 +598,9 @@ func (relabel) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
 	if r == nil && slices.Contains(st.Markers, label) {
 		p.refusal = refuse("nothing_to_do", "the item carries "+label+" already")
 	}
-	p.effects = []string{"add label " + label + " to " + req.Target.Item.String() + " (the item waits for a maintainer again)"}
+	p.effects = []string{
+		"add label " + label + " to " + req.Target.Item.String() + " (the item waits for a maintainer again)",
+	}
 	p.fences = []string{"the item's marker labels are unchanged"}
 	last := int64(0)
 	for _, e := range th.Labels {
@@ -506,7 +627,9 @@ func (relabel) verify(ctx context.Context, c *Core, intent Record) (Result, []st
 	since, err := strconv.ParseInt(evidenceOf(intent, lastLabelEvent), 10, 64)
 	want := evidenceOf(intent, relabelEvidence)
 	if err != nil || want == "" || intent.Target.Item == nil {
-		return "", []string{"the attempt recorded no label event to compare with; read the item's labels and resolve by hand"}, false
+		return "", []string{
+			"the attempt recorded no label event to compare with; read the item's labels and resolve by hand",
+		}, false
 	}
 	g, r := c.giteaFor(intent.Target.Item)
 	if r != nil {

@@ -29,7 +29,10 @@ func (c *Core) readLease(ctx context.Context, id string) (*leaserec.Lease, *Refu
 		return nil, nil, err
 	}
 	if !found {
-		return nil, refuse(CodeNotFound, fmt.Sprintf("no lease %q in the control-plane DB; refresh and pick a lease that exists", id)), nil
+		return nil, refuse(
+			CodeNotFound,
+			fmt.Sprintf("no lease %q in the control-plane DB; refresh and pick a lease that exists", id),
+		), nil
 	}
 	return &l, nil, nil
 }
@@ -45,7 +48,9 @@ func ago(now, t time.Time) string {
 
 // leaseEvidence describes what the guards read about a lease.
 func leaseEvidence(l *leaserec.Lease, now time.Time) []string {
-	ev := []string{fmt.Sprintf("lease %s: status %s, held by session %s, role %s", l.LeaseID, l.Status, l.SessionID, l.Role)}
+	ev := []string{
+		fmt.Sprintf("lease %s: status %s, held by session %s, role %s", l.LeaseID, l.Status, l.SessionID, l.Role),
+	}
 	switch {
 	case l.ExpiresAt.OK():
 		ev = append(ev, fmt.Sprintf("expires_at %s (%s)", l.ExpiresAt.Raw, ago(now, l.ExpiresAt.Time)))
@@ -53,7 +58,15 @@ func leaseEvidence(l *leaserec.Lease, now time.Time) []string {
 		ev = append(ev, fmt.Sprintf("expires_at %q is %s", l.ExpiresAt.Raw, l.ExpiresAt.State))
 	}
 	if l.LastHeartbeatAt.OK() {
-		ev = append(ev, fmt.Sprintf("last heartbeat %s (%s), %d heartbeats", l.LastHeartbeatAt.Raw, ago(now, l.LastHeartbeatAt.Time), l.HeartbeatCount))
+		ev = append(
+			ev,
+			fmt.Sprintf(
+				"last heartbeat %s (%s), %d heartbeats",
+				l.LastHeartbeatAt.Raw,
+				ago(now, l.LastHeartbeatAt.Time),
+				l.HeartbeatCount,
+			),
+		)
 	}
 	if l.Work.Number > 0 {
 		ev = append(ev, "work item "+itemOf(l.Work).String())
@@ -62,14 +75,25 @@ func leaseEvidence(l *leaserec.Lease, now time.Time) []string {
 }
 
 func fenceText(f leases.Fence) string {
-	return fmt.Sprintf("lease %s is still %s, held by %s, expires_at %q (checked inside BEGIN IMMEDIATE)", f.LeaseID, f.Status, f.SessionID, f.ExpiresAt)
+	return fmt.Sprintf(
+		"lease %s is still %s, held by %s, expires_at %q (checked inside BEGIN IMMEDIATE)",
+		f.LeaseID,
+		f.Status,
+		f.SessionID,
+		f.ExpiresAt,
+	)
 }
 
 // reclaimExpired ends an expired lease so its item is free again.
 type reclaimExpired struct{}
 
 func (reclaimExpired) spec() Spec {
-	return Spec{ID: actionid.ReclaimExpired, Title: "Reclaim an expired lease (end it; the item returns to the pool)", MinRole: RoleOperator, Tier: TierGatedWrite}
+	return Spec{
+		ID:      actionid.ReclaimExpired,
+		Title:   "Reclaim an expired lease (end it; the item returns to the pool)",
+		MinRole: RoleOperator,
+		Tier:    TierGatedWrite,
+	}
 }
 
 func (reclaimExpired) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
@@ -171,9 +195,12 @@ func (c *Core) verifyLeaseEnded(ctx context.Context, intent Record, eventType, b
 		for _, e := range evs {
 			// On a DB whose events have no session_id or detail_json (the seed's five
 			// columns), the transition names the acting session in the message instead.
-			if e.EventType == eventType && (e.SessionID == mark || fmt.Sprint(e.Detail[byKey]) == mark || fmt.Sprint(e.Detail["actor"]) == mark ||
-				strings.Contains(e.Message, "[session "+mark+"]")) {
-				return ResultSucceeded, []string{fmt.Sprintf("event %d %s by %s; lease %s is %s", e.EventID, e.EventType, mark, l.LeaseID, l.Status)}, true
+			if e.EventType == eventType &&
+				(e.SessionID == mark || fmt.Sprint(e.Detail[byKey]) == mark || fmt.Sprint(e.Detail["actor"]) == mark ||
+					strings.Contains(e.Message, "[session "+mark+"]")) {
+				return ResultSucceeded, []string{
+					fmt.Sprintf("event %d %s by %s; lease %s is %s", e.EventID, e.EventType, mark, l.LeaseID, l.Status),
+				}, true
 			}
 		}
 		if len(evs) < 5000 {
@@ -181,7 +208,15 @@ func (c *Core) verifyLeaseEnded(ctx context.Context, intent Record, eventType, b
 		}
 		cursor = evs[len(evs)-1].EventID
 	}
-	return ResultFailed, []string{fmt.Sprintf("no %s event of this attempt; lease %s is %s (end_reason %q)", eventType, l.LeaseID, l.Status, l.EndReason)}, true
+	return ResultFailed, []string{
+		fmt.Sprintf(
+			"no %s event of this attempt; lease %s is %s (end_reason %q)",
+			eventType,
+			l.LeaseID,
+			l.Status,
+			l.EndReason,
+		),
+	}, true
 }
 
 // abandonStale ends a stale lease (dead owner, missing worktree, missed heartbeats,
@@ -189,7 +224,12 @@ func (c *Core) verifyLeaseEnded(ctx context.Context, intent Record, eventType, b
 type abandonStale struct{}
 
 func (abandonStale) spec() Spec {
-	return Spec{ID: actionid.AbandonStale, Title: "Abandon a stale lease (dead owner or missing worktree), evidence recorded", MinRole: RoleOperator, Tier: TierPrivileged}
+	return Spec{
+		ID:      actionid.AbandonStale,
+		Title:   "Abandon a stale lease (dead owner or missing worktree), evidence recorded",
+		MinRole: RoleOperator,
+		Tier:    TierPrivileged,
+	}
 }
 
 // abandonState is the fence of an abandon: the lease and the evidence it was judged on.
@@ -230,8 +270,13 @@ func (abandonStale) plan(ctx context.Context, c *Core, req Request) (*plan, erro
 		// Stale by this host's clock: on SQLite only as far as that clock is trusted.
 		p.refusal = c.clockRefusal(actionid.AbandonStale, now, leaseStamps(l)...)
 	}
-	if p.refusal != nil && p.refusal.Code == string(leases.CodeNotStale) && (owner == leaserec.ProcessUnknown || wt == leaserec.WorktreeUnknown) && fr.Value == leaserec.FreshActive {
-		p.refusal = refuse(CodeLivenessUnproven, p.refusal.Message+". The owner's liveness or worktree is unknown here (another host, or a path steward will not follow), and unknown never counts as dead: check on the owner's host, or wait for expiry and reclaim.")
+	if p.refusal != nil && p.refusal.Code == string(leases.CodeNotStale) &&
+		(owner == leaserec.ProcessUnknown || wt == leaserec.WorktreeUnknown) &&
+		fr.Value == leaserec.FreshActive {
+		p.refusal = refuse(
+			CodeLivenessUnproven,
+			p.refusal.Message+". The owner's liveness or worktree is unknown here (another host, or a path steward will not follow), and unknown never counts as dead: check on the owner's host, or wait for expiry and reclaim.",
+		)
 	}
 	p.effects = []string{
 		fmt.Sprintf("lease %s: status active → abandoned (end_reason %s)", l.LeaseID, fr.Value),
@@ -273,7 +318,12 @@ func (abandonStale) verify(ctx context.Context, c *Core, intent Record) (Result,
 type expireSweep struct{}
 
 func (expireSweep) spec() Spec {
-	return Spec{ID: actionid.ExpireSweep, Title: "Run the expire sweep (every active lease past expiry → expired)", MinRole: RoleOperator, Tier: TierGatedWrite}
+	return Spec{
+		ID:      actionid.ExpireSweep,
+		Title:   "Run the expire sweep (every active lease past expiry → expired)",
+		MinRole: RoleOperator,
+		Tier:    TierGatedWrite,
+	}
 }
 
 func (expireSweep) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
@@ -290,7 +340,17 @@ func (expireSweep) plan(ctx context.Context, c *Core, req Request) (*plan, error
 		return &plan{}, err
 	}
 	if snap.LeasesHealth.Status != leaserec.HealthOK {
-		return &plan{refusal: refuse(CodeSourceUnavailable, "the leases table is "+string(snap.LeasesHealth.Status)+": "+strings.Join(snap.LeasesHealth.Reasons, "; ")+". A sweep over a partial read could miss or misjudge leases; fix the DB first.")}, nil
+		return &plan{
+			refusal: refuse(
+				CodeSourceUnavailable,
+				"the leases table is "+string(
+					snap.LeasesHealth.Status,
+				)+": "+strings.Join(
+					snap.LeasesHealth.Reasons,
+					"; ",
+				)+". A sweep over a partial read could miss or misjudge leases; fix the DB first.",
+			),
+		}, nil
 	}
 	now := c.leaseNow(ctx)
 	ids := leases.SweepCandidates(snap.Leases, now)
@@ -312,8 +372,15 @@ func (expireSweep) plan(ctx context.Context, c *Core, req Request) (*plan, error
 	for _, id := range ids {
 		p.effects = append(p.effects, "lease "+id+": active → expired (end_reason expire_sweep)")
 	}
-	p.fences = []string{fmt.Sprintf("the same %d leases are past expiry when re-read; each is re-checked inside one BEGIN IMMEDIATE", len(ids))}
-	p.evidence = []string{fmt.Sprintf("%d active leases read, %d past expiry at %s", len(snap.Leases), len(ids), stamp(now))}
+	p.fences = []string{
+		fmt.Sprintf(
+			"the same %d leases are past expiry when re-read; each is re-checked inside one BEGIN IMMEDIATE",
+			len(ids),
+		),
+	}
+	p.evidence = []string{
+		fmt.Sprintf("%d active leases read, %d past expiry at %s", len(snap.Leases), len(ids), stamp(now)),
+	}
 	return p, nil
 }
 
@@ -368,7 +435,15 @@ func (expireSweep) verify(ctx context.Context, c *Core, intent Record) (Result, 
 		cursor = evs[len(evs)-1].EventID
 	}
 	if len(ids) == 0 {
-		return ResultFailed, []string{"no lease.expire event names this attempt: it expired no lease, so nothing of it remains"}, true
+		return ResultFailed, []string{
+			"no lease.expire event names this attempt: it expired no lease, so nothing of it remains",
+		}, true
 	}
-	return ResultSucceeded, []string{fmt.Sprintf("%d lease.expire events name this attempt (leases %s): its transaction committed", len(ids), strings.Join(ids, ", "))}, true
+	return ResultSucceeded, []string{
+		fmt.Sprintf(
+			"%d lease.expire events name this attempt (leases %s): its transaction committed",
+			len(ids),
+			strings.Join(ids, ", "),
+		),
+	}, true
 }

@@ -62,7 +62,13 @@ type retireState struct {
 type retireLock struct{}
 
 func (retireLock) spec() Spec {
-	return Spec{ID: actionid.RetireLock, Title: "Retire a dead or expired lock (archive it with a recovery block)", MinRole: RoleOperator, Tier: TierDestructive, Undoable: true}
+	return Spec{
+		ID:       actionid.RetireLock,
+		Title:    "Retire a dead or expired lock (archive it with a recovery block)",
+		MinRole:  RoleOperator,
+		Tier:     TierDestructive,
+		Undoable: true,
+	}
 }
 
 func (retireLock) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
@@ -74,14 +80,34 @@ func (retireLock) plan(ctx context.Context, c *Core, req Request) (*plan, error)
 func (c *Core) retirePlan(ctx context.Context, req Request, ending map[string]bool) (*plan, error) {
 	name := req.Target.LockFile
 	if !locks.ValidName(name) {
-		return &plan{refusal: refuse(CodePathOutside, fmt.Sprintf("%q is not a plain lock file name inside the locks directory; steward acts on nothing outside it", name))}, nil
+		return &plan{
+			refusal: refuse(
+				CodePathOutside,
+				fmt.Sprintf(
+					"%q is not a plain lock file name inside the locks directory; steward acts on nothing outside it",
+					name,
+				),
+			),
+		}, nil
 	}
 	e := locks.ReadFile(c.ws.LocksDir, name)
 	switch {
 	case e.Missing:
-		return &plan{refusal: refuse(CodeNotFound, "no lock file "+name+"; it may have been released or retired already — refresh")}, nil
+		return &plan{
+			refusal: refuse(CodeNotFound, "no lock file "+name+"; it may have been released or retired already — refresh"),
+		}, nil
 	case e.Unreadable != nil:
-		return &plan{refusal: refuse(CodeInspectOnly, fmt.Sprintf("lock file %s is unreadable (%s: %s); without a readable record there is no fence, so steward will not move it. Inspect the file and repair or remove it by hand.", name, e.Unreadable.Reason, e.Unreadable.Detail))}, nil
+		return &plan{
+			refusal: refuse(
+				CodeInspectOnly,
+				fmt.Sprintf(
+					"lock file %s is unreadable (%s: %s); without a readable record there is no fence, so steward will not move it. Inspect the file and repair or remove it by hand.",
+					name,
+					e.Unreadable.Reason,
+					e.Unreadable.Detail,
+				),
+			),
+		}, nil
 	}
 	rec := &e.Record
 	// The lock's expiry is judged at the clock the leases are (the DB's on PostgreSQL).
@@ -97,7 +123,13 @@ func (c *Core) retirePlan(ctx context.Context, req Request, ending map[string]bo
 		Owner: owner, Expiration: a.Expiration.State, Expired: a.Expiration.Expired != nil && *a.Expiration.Expired}
 	p := &plan{state: &st}
 	p.evidence = []string{
-		fmt.Sprintf("lock %s: contract %s, lock_generation %d, task_session_id %q", name, a.Contract, st.Generation, st.TaskSessionID),
+		fmt.Sprintf(
+			"lock %s: contract %s, lock_generation %d, task_session_id %q",
+			name,
+			a.Contract,
+			st.Generation,
+			st.TaskSessionID,
+		),
 		fmt.Sprintf("expiration %s %s", a.Expiration.State, a.Expiration.ExpiresAt),
 		fmt.Sprintf("owner pid %d on host %q: %s", pid, host, owner),
 	}
@@ -116,9 +148,17 @@ func (c *Core) retirePlan(ctx context.Context, req Request, ending map[string]bo
 	}
 	switch {
 	case st.Expired && owner == leaserec.ProcessAlive:
-		p.refusal = refuse(CodeInspectOnly, "expired-lock-live-owner: the lock expired but its owner process "+fmt.Sprint(pid)+" is alive and may heartbeat again; inspect only. Ask the owner to release or re-lock, or wait until the process ends.")
+		p.refusal = refuse(
+			CodeInspectOnly,
+			"expired-lock-live-owner: the lock expired but its owner process "+fmt.Sprint(
+				pid,
+			)+" is alive and may heartbeat again; inspect only. Ask the owner to release or re-lock, or wait until the process ends.",
+		)
 	case st.Expired:
-		p.evidence = append(p.evidence, "the lock is expired; owner "+string(owner)+" (unknown never counts as dead, but an expired lock may be retired)")
+		p.evidence = append(
+			p.evidence,
+			"the lock is expired; owner "+string(owner)+" (unknown never counts as dead, but an expired lock may be retired)",
+		)
 		if owner != leaserec.ProcessDead {
 			// Expired by this host's clock: on SQLite only as far as that clock is trusted.
 			p.refusal = c.clockRefusal(actionid.RetireLock, now, lockStamps(name, rec)...)
@@ -126,9 +166,21 @@ func (c *Core) retirePlan(ctx context.Context, req Request, ending map[string]bo
 	case owner == leaserec.ProcessDead:
 		p.evidence = append(p.evidence, "the owner process is dead on this host")
 	case a.Expiration.State != lockrec.ExpirationRecorded:
-		p.refusal = refuse(CodeInspectOnly, "the lock records no usable expiry ("+string(a.Expiration.State)+") and its owner is "+string(owner)+", not proven dead; a missing expiry is never read as expired. Recover it through the supervised system's bootstrap recovery, or retire it once the owner is gone.")
+		p.refusal = refuse(
+			CodeInspectOnly,
+			"the lock records no usable expiry ("+string(
+				a.Expiration.State,
+			)+") and its owner is "+string(
+				owner,
+			)+", not proven dead; a missing expiry is never read as expired. Recover it through the supervised system's bootstrap recovery, or retire it once the owner is gone.",
+		)
 	default:
-		p.refusal = refuse(CodeFreshForeignLease, "the lock is live until "+a.Expiration.ExpiresAt+" and its owner is "+string(owner)+"; a live lock is never retired. Wait for expiry.")
+		p.refusal = refuse(
+			CodeFreshForeignLease,
+			"the lock is live until "+a.Expiration.ExpiresAt+" and its owner is "+string(
+				owner,
+			)+"; a live lock is never retired. Wait for expiry.",
+		)
 	}
 	p.confirm = "retire " + name
 	if k, ok := rec.Key(); ok {
@@ -139,7 +191,13 @@ func (c *Core) retirePlan(ctx context.Context, req Request, ending map[string]bo
 		"no live lock remains for this item in the lock directory",
 		retireUndoEffect,
 	}
-	p.fences = []string{fmt.Sprintf("lock_generation %d and task_session_id %q unchanged (compare-and-swap under flock)", st.Generation, st.TaskSessionID)}
+	p.fences = []string{
+		fmt.Sprintf(
+			"lock_generation %d and task_session_id %q unchanged (compare-and-swap under flock)",
+			st.Generation,
+			st.TaskSessionID,
+		),
+	}
 	return p, nil
 }
 
@@ -149,10 +207,11 @@ const retireUndoEffect = "undo restores it while nothing has claimed the item si
 func (retireLock) apply(ctx context.Context, c *Core, req Request, p *plan, attempt string) effect {
 	st := p.state.(*retireState)
 	ev, _ := json.Marshal(p.evidence)
-	archived, err := c.lockWriter(ctx).Archive(c.ws.LocksDir, req.Target.LockFile, locks.ExpectFence(st.Generation, st.TaskSessionID), lockrec.RecoveryBlock{
-		Action: "retire", ActionID: actionid.RetireLock, AuditAttemptID: attempt, Actor: lockActor(c.actor),
-		Reason: "retired by steward: dead or expired lock", Evidence: ev,
-	})
+	archived, err := c.lockWriter(ctx).
+		Archive(c.ws.LocksDir, req.Target.LockFile, locks.ExpectFence(st.Generation, st.TaskSessionID), lockrec.RecoveryBlock{
+			Action: "retire", ActionID: actionid.RetireLock, AuditAttemptID: attempt, Actor: lockActor(c.actor),
+			Reason: "retired by steward: dead or expired lock", Evidence: ev,
+		})
 	if r := lockRefusal(err); r != nil {
 		if archived != "" {
 			r.Message = Cap(r.Message + " (a copy was archived as " + archived + "; the live file was kept)")
@@ -174,15 +233,27 @@ func (retireLock) apply(ctx context.Context, c *Core, req Request, p *plan, atte
 // not past its expiry (a missing or unparseable expiry is never past), or past it while
 // its owner process is alive. The DB must be readable: an unreadable DB never counts as a
 // lock nobody holds.
-func (c *Core) backingLeases(ctx context.Context, rec *lockrec.Record, st *retireState, p *plan, ending map[string]bool) error {
+func (c *Core) backingLeases(
+	ctx context.Context,
+	rec *lockrec.Record,
+	st *retireState,
+	p *plan,
+	ending map[string]bool,
+) error {
 	r, err := c.reader()
 	if err != nil {
-		p.refusal = refuse(CodeSourceUnavailable, "the control-plane DB cannot be read ("+err.Error()+"), so steward cannot prove no live lease backs this lock; an unreadable DB never counts as a free item. Retry when the DB is readable.")
+		p.refusal = refuse(
+			CodeSourceUnavailable,
+			"the control-plane DB cannot be read ("+err.Error()+"), so steward cannot prove no live lease backs this lock; an unreadable DB never counts as a free item. Retry when the DB is readable.",
+		)
 		return nil
 	}
 	var cands []leaserec.Lease
 	if k, ok := rec.Key(); ok {
-		ls, err := r.LeasesForWorkItem(ctx, leaserec.WorkRef{Remote: k.Remote, Org: k.Org, Repo: k.Repo, Kind: leaserec.KindIssue, Number: k.Issue})
+		ls, err := r.LeasesForWorkItem(
+			ctx,
+			leaserec.WorkRef{Remote: k.Remote, Org: k.Org, Repo: k.Repo, Kind: leaserec.KindIssue, Number: k.Issue},
+		)
 		if err != nil {
 			c.dropHandles()
 			return err
@@ -214,7 +285,10 @@ func (c *Core) backingLeases(ctx context.Context, rec *lockrec.Record, st *retir
 			continue // a lock of another claim: the screen shows them apart
 		}
 		how := map[model.Join]string{model.JoinByLeaseID: "the lock names it", model.JoinBySession: "the lock names no lease and its owner session " + l.SessionID + " holds it", model.JoinNone: "the lock names neither a lease nor a session, so it may be this lease's"}[join]
-		p.evidence = append(p.evidence, fmt.Sprintf("lease %s (%s) is %s, expires_at %s", l.LeaseID, how, l.Status, l.ExpiresAt.Raw))
+		p.evidence = append(
+			p.evidence,
+			fmt.Sprintf("lease %s (%s) is %s, expires_at %s", l.LeaseID, how, l.Status, l.ExpiresAt.Raw),
+		)
 		if l.Status.Terminal() {
 			continue
 		}
@@ -230,10 +304,21 @@ func (c *Core) backingLeases(ctx context.Context, rec *lockrec.Record, st *retir
 		past := l.ExpiresAt.OK() && !l.ExpiresAt.Time.After(now)
 		switch {
 		case !past:
-			p.refusal = refuse(CodeFreshForeignLease, "the lock is backed by lease "+l.LeaseID+" ("+how+"), active until "+l.ExpiresAt.Raw+"; a live claim is never retired, whatever the lock file's own pid says. Wait for it to expire, or abandon the lease with proof first.")
+			p.refusal = refuse(
+				CodeFreshForeignLease,
+				"the lock is backed by lease "+l.LeaseID+" ("+how+"), active until "+l.ExpiresAt.Raw+"; a live claim is never retired, whatever the lock file's own pid says. Wait for it to expire, or abandon the lease with proof first.",
+			)
 			return nil
 		case owner == leaserec.ProcessAlive:
-			p.refusal = refuse(CodeInspectOnly, fmt.Sprintf("the lock is backed by lease %s (%s), past its expiry, whose owner process %d is alive and may heartbeat again; inspect only. Reclaim the lease first (lease.reclaim-expired) if the claim is over.", l.LeaseID, how, l.OwnerPID))
+			p.refusal = refuse(
+				CodeInspectOnly,
+				fmt.Sprintf(
+					"the lock is backed by lease %s (%s), past its expiry, whose owner process %d is alive and may heartbeat again; inspect only. Reclaim the lease first (lease.reclaim-expired) if the claim is over.",
+					l.LeaseID,
+					how,
+					l.OwnerPID,
+				),
+			)
 			return nil
 		}
 	}
@@ -246,7 +331,10 @@ func lockRefusal(err error) *Refusal {
 	case err == nil:
 		return nil
 	case errors.Is(err, locks.ErrFenceMoved):
-		return refuse(CodeFenceMoved, "the lock file changed since the preview (lock_generation or task_session_id moved, or its owner rewrote it while it was being archived — the owner's write was kept); nothing was changed — preview again")
+		return refuse(
+			CodeFenceMoved,
+			"the lock file changed since the preview (lock_generation or task_session_id moved, or its owner rewrote it while it was being archived — the owner's write was kept); nothing was changed — preview again",
+		)
 	case errors.Is(err, locks.ErrNotFound):
 		return refuse(CodeAlreadyReleased, "the lock file is gone (released or retired meanwhile); nothing to do")
 	case errors.Is(err, locks.ErrExists):
@@ -274,9 +362,13 @@ func (retireLock) verify(ctx context.Context, c *Core, intent Record) (Result, [
 		if b, ok := e.Record.Recovery(); ok && b.AuditAttemptID == intent.Attempt {
 			live := locks.ReadFile(c.ws.LocksDir, intent.Target.LockFile)
 			if live.Missing {
-				return ResultSucceeded, []string{"archived as retired/" + d.Name() + " with this attempt's recovery block; the live file is gone"}, true
+				return ResultSucceeded, []string{
+					"archived as retired/" + d.Name() + " with this attempt's recovery block; the live file is gone",
+				}, true
 			}
-			return "", []string{"archived as retired/" + d.Name() + " but the live file is still there (the crash fell between the two steps); retire it again"}, false
+			return "", []string{
+				"archived as retired/" + d.Name() + " but the live file is still there (the crash fell between the two steps); retire it again",
+			}, false
 		}
 	}
 	return ResultFailed, []string{"no archive carries this attempt's recovery block; the lock was not retired by it"}, true
@@ -286,7 +378,12 @@ func (retireLock) verify(ctx context.Context, c *Core, intent Record) (Result, [
 type restoreLock struct{}
 
 func (restoreLock) spec() Spec {
-	return Spec{ID: actionid.RestoreLock, Title: "Restore an archived lock (only if nothing claimed the item since)", MinRole: RoleOperator, Tier: TierPrivileged}
+	return Spec{
+		ID:      actionid.RestoreLock,
+		Title:   "Restore an archived lock (only if nothing claimed the item since)",
+		MinRole: RoleOperator,
+		Tier:    TierPrivileged,
+	}
 }
 
 type restoreState struct {
@@ -298,14 +395,27 @@ type restoreState struct {
 func (restoreLock) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
 	file := strings.TrimPrefix(req.Target.LockFile, "retired/")
 	if !locks.ValidName(file) {
-		return &plan{refusal: refuse(CodePathOutside, fmt.Sprintf("%q is not a plain archived lock name; steward acts on nothing outside the locks directory", req.Target.LockFile))}, nil
+		return &plan{
+			refusal: refuse(
+				CodePathOutside,
+				fmt.Sprintf(
+					"%q is not a plain archived lock name; steward acts on nothing outside the locks directory",
+					req.Target.LockFile,
+				),
+			),
+		}, nil
 	}
 	e := locks.ReadFile(c.ws.LocksDir, "retired/"+file)
 	switch {
 	case e.Missing:
 		return &plan{refusal: refuse(CodeNotFound, "no archived lock retired/"+file)}, nil
 	case e.Unreadable != nil || !e.HasKey:
-		return &plan{refusal: refuse(CodeInspectOnly, "the archived lock retired/"+file+" is unreadable or has no issue number; it cannot be restored")}, nil
+		return &plan{
+			refusal: refuse(
+				CodeInspectOnly,
+				"the archived lock retired/"+file+" is unreadable or has no issue number; it cannot be restored",
+			),
+		}, nil
 	}
 	st := restoreState{Archived: "retired/" + file}
 	p := &plan{state: st}
@@ -318,10 +428,19 @@ func (restoreLock) plan(ctx context.Context, c *Core, req Request) (*plan, error
 			st.LiveExists = true
 		}
 	}
-	ref := leaserec.WorkRef{Remote: e.Key.Remote, Org: e.Key.Org, Repo: e.Key.Repo, Kind: leaserec.KindIssue, Number: e.Key.Issue}
+	ref := leaserec.WorkRef{
+		Remote: e.Key.Remote,
+		Org:    e.Key.Org,
+		Repo:   e.Key.Repo,
+		Kind:   leaserec.KindIssue,
+		Number: e.Key.Issue,
+	}
 	r, err := c.reader()
 	if err != nil {
-		p.refusal = refuse(CodeSourceUnavailable, "the control-plane DB cannot be read ("+err.Error()+"), so steward cannot prove nothing claimed the item since; retry when it is readable")
+		p.refusal = refuse(
+			CodeSourceUnavailable,
+			"the control-plane DB cannot be read ("+err.Error()+"), so steward cannot prove nothing claimed the item since; retry when it is readable",
+		)
 		return p, nil
 	}
 	active, err := r.LeasesForWorkItem(ctx, ref)
@@ -336,11 +455,24 @@ func (restoreLock) plan(ctx context.Context, c *Core, req Request) (*plan, error
 	}
 	p.state = st
 	if st.LiveExists || st.ActiveLeases > 0 {
-		p.refusal = refuse(CodeClaimedSince, fmt.Sprintf("the item was claimed since the lock was retired (%d live lock files, %d other active leases); restoring would create a second owner. Leave it retired.", b2i(st.LiveExists), st.ActiveLeases))
+		p.refusal = refuse(
+			CodeClaimedSince,
+			fmt.Sprintf(
+				"the item was claimed since the lock was retired (%d live lock files, %d other active leases); restoring would create a second owner. Leave it retired.",
+				b2i(st.LiveExists),
+				st.ActiveLeases,
+			),
+		)
 	}
-	p.effects = []string{"retired/" + file + " is written back as the live lock (lock_generation advanced, steward_recovery removed); the archive stays as history"}
-	p.fences = []string{"no live lock for the item and no other active lease on it (re-checked under flock before writing)"}
-	p.evidence = []string{fmt.Sprintf("archived lock for %s/%s#%d, generation %d", e.Key.Org, e.Key.Repo, e.Key.Issue, e.Record.Generation())}
+	p.effects = []string{
+		"retired/" + file + " is written back as the live lock (lock_generation advanced, steward_recovery removed); the archive stays as history",
+	}
+	p.fences = []string{
+		"no live lock for the item and no other active lease on it (re-checked under flock before writing)",
+	}
+	p.evidence = []string{
+		fmt.Sprintf("archived lock for %s/%s#%d, generation %d", e.Key.Org, e.Key.Repo, e.Key.Issue, e.Record.Generation()),
+	}
 	return p, nil
 }
 
@@ -375,7 +507,9 @@ func (restoreLock) verify(ctx context.Context, c *Core, intent Record) (Result, 
 	}
 	tsid, gen := a.Record.TaskSessionID(), a.Record.Generation()
 	if tsid == "" {
-		return "", []string{"the archive records no task_session_id to compare the live lock with; compare them and resolve by hand"}, false
+		return "", []string{
+			"the archive records no task_session_id to compare the live lock with; compare them and resolve by hand",
+		}, false
 	}
 	live := file
 	if b, ok := a.Record.Recovery(); ok && locks.ValidName(b.LiveName) {
@@ -387,7 +521,15 @@ func (restoreLock) verify(ctx context.Context, c *Core, intent Record) (Result, 
 		return e.Unreadable == nil && e.Record.TaskSessionID() == tsid && e.Record.Generation() > gen
 	}
 	if e := locks.ReadFile(c.ws.LocksDir, live); !e.Missing && restored(e) {
-		return ResultSucceeded, []string{fmt.Sprintf("live lock %s holds task_session_id %s at lock_generation %d (the archive is at %d): restored", live, tsid, e.Record.Generation(), gen)}, true
+		return ResultSucceeded, []string{
+			fmt.Sprintf(
+				"live lock %s holds task_session_id %s at lock_generation %d (the archive is at %d): restored",
+				live,
+				tsid,
+				e.Record.Generation(),
+				gen,
+			),
+		}, true
 	}
 	again := ""
 	_ = eachArchive(c.ws.LocksDir, live, func(e lockrec.Entry) bool {
@@ -397,9 +539,18 @@ func (restoreLock) verify(ctx context.Context, c *Core, intent Record) (Result, 
 		return again != ""
 	})
 	if again != "" {
-		return ResultSucceeded, []string{"the restored lock (task_session_id " + tsid + ", a later generation) was archived again since as retired/" + again}, true
+		return ResultSucceeded, []string{
+			"the restored lock (task_session_id " + tsid + ", a later generation) was archived again since as retired/" + again,
+		}, true
 	}
-	return ResultFailed, []string{fmt.Sprintf("no live or archived lock %s holds task_session_id %s past lock_generation %d: the archive was not restored", live, tsid, gen)}, true
+	return ResultFailed, []string{
+		fmt.Sprintf(
+			"no live or archived lock %s holds task_session_id %s past lock_generation %d: the archive was not restored",
+			live,
+			tsid,
+			gen,
+		),
+	}, true
 }
 
 // lockStamps are the times a lock records that a clock wrote.

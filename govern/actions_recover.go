@@ -79,7 +79,12 @@ type recoverPlan struct {
 type recoverItem struct{}
 
 func (recoverItem) spec() Spec {
-	return Spec{ID: actionid.Recover, Title: "Recover an item: end its dead or stale lease and retire its lock, in one plan", MinRole: RoleOperator, Tier: TierDestructive}
+	return Spec{
+		ID:      actionid.Recover,
+		Title:   "Recover an item: end its dead or stale lease and retire its lock, in one plan",
+		MinRole: RoleOperator,
+		Tier:    TierDestructive,
+	}
 }
 
 func (recoverItem) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
@@ -147,12 +152,27 @@ func (recoverItem) plan(ctx context.Context, c *Core, req Request) (*plan, error
 	p.state = st.recoverFence
 	switch {
 	case len(refusals) > 0:
-		p.refusal = refuse("step_refused", "the plan cannot run whole, so none of it runs: "+strings.Join(refusals, "; ")+". Nothing was changed; deal with that step on its own first (its row in Claims or Orphans says why).")
+		p.refusal = refuse(
+			"step_refused",
+			"the plan cannot run whole, so none of it runs: "+strings.Join(
+				refusals,
+				"; ",
+			)+". Nothing was changed; deal with that step on its own first (its row in Claims or Orphans says why).",
+		)
 	case len(st.steps) == 0:
-		p.refusal = refuse(CodeNothingToRecover, fmt.Sprintf("%s has no active lease and no live lock file; nothing to recover. Refresh: it may have been recovered or released meanwhile.", it))
+		p.refusal = refuse(
+			CodeNothingToRecover,
+			fmt.Sprintf(
+				"%s has no active lease and no live lock file; nothing to recover. Refresh: it may have been recovered or released meanwhile.",
+				it,
+			),
+		)
 	default:
-		p.effects = append(p.effects, "after the plan: no active lease and no live lock file of "+it.String()+" remain; the item returns to the pool and steward assigns it to no one",
-			"each step is recorded in the audit log under this one attempt; if a step is refused or fails, the steps after it do not run and the outcome says exactly which ran")
+		p.effects = append(
+			p.effects,
+			"after the plan: no active lease and no live lock file of "+it.String()+" remain; the item returns to the pool and steward assigns it to no one",
+			"each step is recorded in the audit log under this one attempt; if a step is refused or fails, the steps after it do not run and the outcome says exactly which ran",
+		)
 	}
 	return p, nil
 }
@@ -178,7 +198,14 @@ func (c *Core) leaseStep(ctx context.Context, id string) (recoverStep, string, e
 	if r2 == nil {
 		return recoverStep{req: abandon, plan: ap}, "", nil
 	}
-	return recoverStep{}, fmt.Sprintf("lease %s: reclaim refused %s (%s); abandon refused %s (%s)", id, r1.Code, r1.Message, r2.Code, r2.Message), nil
+	return recoverStep{}, fmt.Sprintf(
+		"lease %s: reclaim refused %s (%s); abandon refused %s (%s)",
+		id,
+		r1.Code,
+		r1.Message,
+		r2.Code,
+		r2.Message,
+	), nil
 }
 
 // stepPlanRefusal is a step's refusal as the plan weighs it: the step's own guards, and its
@@ -258,7 +285,13 @@ func (recoverItem) apply(ctx context.Context, c *Core, req Request, p *plan, att
 				return stopped(i, st, done, r, nil, false)
 			}
 			if !sameFence(st.Steps[i].Fence, fenceOfStep(recoverStep{req: s.req, plan: sp})) {
-				r := refuse(CodeFenceMoved, "its target changed since the preview ("+fenceDiff(st.Steps[i].Fence, fenceOfStep(recoverStep{req: s.req, plan: sp}))+")")
+				r := refuse(
+					CodeFenceMoved,
+					"its target changed since the preview ("+fenceDiff(
+						st.Steps[i].Fence,
+						fenceOfStep(recoverStep{req: s.req, plan: sp}),
+					)+")",
+				)
 				c.recordStep(attempt, s.req, ResultRefused, r, nil)
 				return stopped(i, st, done, r, nil, false)
 			}
@@ -277,7 +310,16 @@ func (recoverItem) apply(ctx context.Context, c *Core, req Request, p *plan, att
 			return stopped(i, st, done, nil, eff.err, false)
 		}
 		c.recordStep(attempt, s.req, ResultSucceeded, nil, eff.effects)
-		done = append(done, fmt.Sprintf("step %d (%s on %s): %s", i+1, s.req.Action, targetText(s.req.Target), strings.Join(stepEffects(eff.effects), "; ")))
+		done = append(
+			done,
+			fmt.Sprintf(
+				"step %d (%s on %s): %s",
+				i+1,
+				s.req.Action,
+				targetText(s.req.Target),
+				strings.Join(stepEffects(eff.effects), "; "),
+			),
+		)
 	}
 	return effect{effects: done}
 }
@@ -313,7 +355,11 @@ func stopped(i int, st *recoverPlan, done []string, r *Refusal, err error, sent 
 	case len(done) == 0:
 		return effect{err: errors.New(msg)}
 	}
-	return effect{partial: true, err: errors.New(msg + ". Done before it: " + doneText(done) + ". Preview again to recover the rest."), effects: done}
+	return effect{
+		partial: true,
+		err:     errors.New(msg + ". Done before it: " + doneText(done) + ". Preview again to recover the rest."),
+		effects: done,
+	}
 }
 
 // stepEffects drops what a lease step says remains of the item's lock files: the plan's
@@ -326,7 +372,10 @@ func stepEffects(effects []string) []string {
 		case e == retireUndoEffect:
 			// A retire alone records its restore as its inverse; a recover records none (the
 			// lease it ends cannot be restarted), so undo would answer no_inverse.
-			out = append(out, "the archive stays in retired/; item.recover records no inverse, so `steward undo` cannot restore it (a worker claims the item again)")
+			out = append(
+				out,
+				"the archive stays in retired/; item.recover records no inverse, so `steward undo` cannot restore it (a worker claims the item again)",
+			)
 		default:
 			out = append(out, e)
 		}
@@ -344,8 +393,16 @@ func doneText(done []string) string {
 // recordStep writes a step record under the plan's attempt (fsync'd like every record), so
 // the log says which steps ran even if the process dies before the outcome.
 func (c *Core) recordStep(attempt string, req Request, res Result, r *Refusal, effects []string) {
-	rec := Record{At: stamp(c.now()), Attempt: attempt, Kind: KindStep, Action: req.Action, Target: req.Target, Actor: c.actor,
-		Result: res, Effects: effects}
+	rec := Record{
+		At:      stamp(c.now()),
+		Attempt: attempt,
+		Kind:    KindStep,
+		Action:  req.Action,
+		Target:  req.Target,
+		Actor:   c.actor,
+		Result:  res,
+		Effects: effects,
+	}
 	if r != nil {
 		rec.Code, rec.Message = r.Code, r.Message
 	}
@@ -370,9 +427,15 @@ func (recoverItem) verify(ctx context.Context, c *Core, intent Record) (Result, 
 		sub.Action, sub.Target, sub.Steps = s.Action, s.Target, nil
 		res, why, settled := a.verify(ctx, c, sub)
 		if !settled {
-			return "", append(ev, fmt.Sprintf("step %d (%s on %s) cannot be told: %s", i+1, s.Action, targetText(s.Target), strings.Join(why, "; "))), false
+			return "", append(
+				ev,
+				fmt.Sprintf("step %d (%s on %s) cannot be told: %s", i+1, s.Action, targetText(s.Target), strings.Join(why, "; ")),
+			), false
 		}
-		ev = append(ev, fmt.Sprintf("step %d (%s on %s): %s — %s", i+1, s.Action, targetText(s.Target), res, strings.Join(why, "; ")))
+		ev = append(
+			ev,
+			fmt.Sprintf("step %d (%s on %s): %s — %s", i+1, s.Action, targetText(s.Target), res, strings.Join(why, "; ")),
+		)
 		if res == ResultSucceeded {
 			done++
 		} else {
@@ -385,5 +448,8 @@ func (recoverItem) verify(ctx context.Context, c *Core, intent Record) (Result, 
 	case done == 0:
 		return ResultFailed, ev, true
 	}
-	return "", append(ev, "some steps took effect and some did not: resolve by hand (audit resolve), then recover the rest"), false
+	return "", append(
+		ev,
+		"some steps took effect and some did not: resolve by hand (audit resolve), then recover the rest",
+	), false
 }

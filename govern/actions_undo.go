@@ -11,7 +11,12 @@ import (
 type undo struct{}
 
 func (undo) spec() Spec {
-	return Spec{ID: actionid.Undo, Title: "Undo an earlier attempt by applying the inverse it recorded", MinRole: RoleOperator, Tier: TierPrivileged}
+	return Spec{
+		ID:      actionid.Undo,
+		Title:   "Undo an earlier attempt by applying the inverse it recorded",
+		MinRole: RoleOperator,
+		Tier:    TierPrivileged,
+	}
 }
 
 // undoState wraps the inverse action's own fence snapshot.
@@ -23,7 +28,10 @@ type undoState struct {
 // inverseOf finds the inverse a succeeded attempt recorded, and whether it was undone.
 func (c *Core) inverseOf(attempt string) (*Request, *Refusal, error) {
 	if c.audit == nil {
-		return nil, refuse(CodeAuditUnavailable, "no audit log is open, so no inverse can be found; open one with --audit"), nil
+		return nil, refuse(
+			CodeAuditUnavailable,
+			"no audit log is open, so no inverse can be found; open one with --audit",
+		), nil
 	}
 	recs, _, err := ReadAudit(c.audit.Path())
 	if err != nil {
@@ -40,7 +48,14 @@ func (c *Core) inverseOf(attempt string) (*Request, *Refusal, error) {
 		return nil, refuse(CodeNotFound, "no attempt "+attempt+" in the audit log; run `steward audit` to find it"), nil
 	}
 	if st := found.Status(); st != ResultSucceeded {
-		return nil, refuse(CodeNoInverse, fmt.Sprintf("attempt %s is %s, not succeeded; only an applied change can be undone (settle an unknown one with `steward audit verify` first)", attempt, st)), nil
+		return nil, refuse(
+			CodeNoInverse,
+			fmt.Sprintf(
+				"attempt %s is %s, not succeeded; only an applied change can be undone (settle an unknown one with `steward audit verify` first)",
+				attempt,
+				st,
+			),
+		), nil
 	}
 	var inv *Request
 	if found.Outcome != nil {
@@ -52,10 +67,14 @@ func (c *Core) inverseOf(attempt string) (*Request, *Refusal, error) {
 		}
 	}
 	if inv == nil {
-		return nil, refuse(CodeNoInverse, "attempt "+attempt+" recorded no inverse; its action cannot be undone. Recover forward instead."), nil
+		return nil, refuse(
+			CodeNoInverse,
+			"attempt "+attempt+" recorded no inverse; its action cannot be undone. Recover forward instead.",
+		), nil
 	}
 	for _, a := range atts {
-		if a.Outcome != nil && a.Outcome.Action == actionid.Undo && a.Outcome.Target.Attempt == attempt && a.Status() == ResultSucceeded {
+		if a.Outcome != nil && a.Outcome.Action == actionid.Undo && a.Outcome.Target.Attempt == attempt &&
+			a.Status() == ResultSucceeded {
 			return nil, refuse("already_undone", "attempt "+attempt+" was undone already by "+a.ID+"; nothing to do"), nil
 		}
 	}
@@ -72,7 +91,9 @@ func (undo) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
 	}
 	inner, ok := c.actions[inv.Action]
 	if !ok || inv.Action == actionid.Undo {
-		return &plan{refusal: refuse(CodeNoInverse, "the recorded inverse "+inv.Action+" is not an action this steward knows")}, nil
+		return &plan{
+			refusal: refuse(CodeNoInverse, "the recorded inverse "+inv.Action+" is not an action this steward knows"),
+		}, nil
 	}
 	p, err := inner.plan(ctx, c, *inv)
 	if err != nil {

@@ -55,12 +55,18 @@ func taskClass(role string) (leaserec.TaskClass, string, bool) {
 func checkClaimNumbers(p ClaimParams) *Refusal {
 	if v := p.PID; v != "" {
 		if n, err := strconv.ParseInt(v, 10, 64); err != nil || n <= 0 || n > math.MaxInt32 {
-			return refuse(CodeInvalidRequest, fmt.Sprintf("pid %q is not a process id: give a whole number from 1 to %d, or none", Cap(v), math.MaxInt32))
+			return refuse(
+				CodeInvalidRequest,
+				fmt.Sprintf("pid %q is not a process id: give a whole number from 1 to %d, or none", Cap(v), math.MaxInt32),
+			)
 		}
 	}
 	if v := p.TTL; v != "" {
 		if d, err := time.ParseDuration(v); err != nil || d <= 0 {
-			return refuse(CodeInvalidRequest, fmt.Sprintf("ttl %q is not a positive duration: give a number with a unit, such as 90s, 10m or 1h30m", Cap(v)))
+			return refuse(
+				CodeInvalidRequest,
+				fmt.Sprintf("ttl %q is not a positive duration: give a number with a unit, such as 90s, 10m or 1h30m", Cap(v)),
+			)
 		}
 	}
 	return nil
@@ -78,7 +84,10 @@ func claimItem(it Item) (Item, *Refusal) {
 	}
 	org, repo, err := reponame.Canonical(it.Org, it.Repo)
 	if err != nil {
-		return it, refuse(CodeInvalidRequest, Cap(err.Error())+". Nothing was claimed: name the repository as Gitea does (docs/mcp.md, item identity)")
+		return it, refuse(
+			CodeInvalidRequest,
+			Cap(err.Error())+". Nothing was claimed: name the repository as Gitea does (docs/mcp.md, item identity)",
+		)
 	}
 	it.Org, it.Repo = org, repo
 	return it, nil
@@ -107,13 +116,24 @@ type lockFence struct {
 type claimAction struct{}
 
 func (claimAction) spec() Spec {
-	return Spec{ID: actionid.Claim, Title: "Claim an item for a worker session (lease + lock)", MinRole: RoleOperator, Tier: TierGatedWrite, Worker: true}
+	return Spec{
+		ID:      actionid.Claim,
+		Title:   "Claim an item for a worker session (lease + lock)",
+		MinRole: RoleOperator,
+		Tier:    TierGatedWrite,
+		Worker:  true,
+	}
 }
 
 func (claimAction) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
 	given := req.Target.Item
 	if given == nil || given.Number <= 0 || given.Org == "" || given.Repo == "" || req.Target.Session == "" {
-		return &plan{refusal: refuse(CodeInvalidRequest, "a claim names the item (org, repo, number) and the worker's session; give --org, --repo, --number and --session")}, nil
+		return &plan{
+			refusal: refuse(
+				CodeInvalidRequest,
+				"a claim names the item (org, repo, number) and the worker's session; give --org, --repo, --number and --session",
+			),
+		}, nil
 	}
 	it, bad := claimItem(*given)
 	if bad != nil {
@@ -121,7 +141,12 @@ func (claimAction) plan(ctx context.Context, c *Core, req Request) (*plan, error
 	}
 	cp := paramsFor[ClaimParams](req)
 	if _, _, ok := taskClass(cp.Role); !ok {
-		return &plan{refusal: refuse(CodeInvalidRequest, "unknown task role "+strconv.Quote(cp.Role)+"; use author, reviewer, merger or conflict-fix")}, nil
+		return &plan{
+			refusal: refuse(
+				CodeInvalidRequest,
+				"unknown task role "+strconv.Quote(cp.Role)+"; use author, reviewer, merger or conflict-fix",
+			),
+		}, nil
 	}
 	if r := checkClaimNumbers(cp); r != nil {
 		return &plan{refusal: r}, nil
@@ -130,7 +155,12 @@ func (claimAction) plan(ctx context.Context, c *Core, req Request) (*plan, error
 		return &plan{refusal: r}, nil
 	}
 	if tok := cp.ClaimToken; tok != "" && !ValidClaimToken(tok) {
-		return &plan{refusal: refuse(CodeInvalidRequest, "claim_token is not a claim token ("+claimTokenPrefix+" and 43 characters of base64url, from govern.NewClaimToken); nothing was changed")}, nil
+		return &plan{
+			refusal: refuse(
+				CodeInvalidRequest,
+				"claim_token is not a claim token ("+claimTokenPrefix+" and 43 characters of base64url, from govern.NewClaimToken); nothing was changed",
+			),
+		}, nil
 	}
 	ref := workRef(it)
 	name, ok := locks.Name(lockKey(ref))
@@ -139,7 +169,12 @@ func (claimAction) plan(ctx context.Context, c *Core, req Request) (*plan, error
 	}
 	r, err := c.reader()
 	if err != nil {
-		return &plan{refusal: refuse(CodeSourceUnavailable, "the control-plane DB cannot be read ("+err.Error()+"); an unreadable DB never means the item is free. Retry later.")}, nil
+		return &plan{
+			refusal: refuse(
+				CodeSourceUnavailable,
+				"the control-plane DB cannot be read ("+err.Error()+"); an unreadable DB never means the item is free. Retry later.",
+			),
+		}, nil
 	}
 	if sr, err := c.schemaRefusal(ctx, leases.OpClaim); err != nil || sr != nil {
 		return &plan{refusal: sr}, err
@@ -170,13 +205,21 @@ func (claimAction) plan(ctx context.Context, c *Core, req Request) (*plan, error
 	if !v.OK {
 		p.refusal = verdict(v)
 		p.recordRefusal = v.Code == leases.CodeClaimedByOtherSession
-		p.evidence = append(p.evidence, fmt.Sprintf("held by lease %s of session %s (past expiry: %v)", holder.LeaseID, holder.SessionID, past))
+		p.evidence = append(
+			p.evidence,
+			fmt.Sprintf("held by lease %s of session %s (past expiry: %v)", holder.LeaseID, holder.SessionID, past),
+		)
 	}
 	// Every live lock of the item counts, under any file name and in any case of the org and
 	// repo: the claim must not create the duplicate it would report.
 	held, err := c.lockIndex().Lookup(lockKey(ref))
 	if err != nil {
-		return &plan{refusal: refuse(CodeSourceUnavailable, "the locks directory cannot be read ("+err.Error()+"); an unreadable directory never means the item is free. Retry later.")}, nil
+		return &plan{
+			refusal: refuse(
+				CodeSourceUnavailable,
+				"the locks directory cannot be read ("+err.Error()+"); an unreadable directory never means the item is free. Retry later.",
+			),
+		}, nil
 	}
 	for _, e := range held {
 		st.Locks = append(st.Locks, lockFence{Name: e.Name, Generation: e.Record.Generation(), TSK: e.Record.TaskSessionID()})
@@ -186,7 +229,10 @@ func (claimAction) plan(ctx context.Context, c *Core, req Request) (*plan, error
 		}
 		p.evidence = append(p.evidence, "live lock "+e.Name+" for this item ("+what+")")
 		if p.refusal == nil {
-			p.refusal = refuse(CodeClaimedByOther, "a lock file for this item already exists ("+e.Name+", "+what+"); pick other work, or have the stale lock retired first")
+			p.refusal = refuse(
+				CodeClaimedByOther,
+				"a lock file for this item already exists ("+e.Name+", "+what+"); pick other work, or have the stale lock retired first",
+			)
 		}
 	}
 	if err := c.claimUnderGitSpelling(ctx, r, ref, &st, p); err != nil {
@@ -197,7 +243,10 @@ func (claimAction) plan(ctx context.Context, c *Core, req Request) (*plan, error
 		"a lease on " + it.String() + " for session " + req.Target.Session + " (assign-and-lease in one BEGIN IMMEDIATE transaction)",
 		"lock file " + name + " written: a canonical #953 record with a fresh task_session_id, lock_generation 1",
 	}
-	p.fences = []string{"no active lease on the item (checked inside the transaction)", "no lock file for the item, under any name (" + name + " created only if absent, under flock, after checking the others again)"}
+	p.fences = []string{
+		"no active lease on the item (checked inside the transaction)",
+		"no lock file for the item, under any name (" + name + " created only if absent, under flock, after checking the others again)",
+	}
 	return p, nil
 }
 
@@ -234,7 +283,13 @@ func (claimAction) apply(ctx context.Context, c *Core, req Request, p *plan, att
 		return effect{err: err}
 	}
 	o, err := s.Claim(ctx, leases.ClaimRequest{
-		Session:      leases.SessionInfo{SessionID: req.Target.Session, Role: role, Profile: cp.Profile, PID: pid, Host: host},
+		Session: leases.SessionInfo{
+			SessionID: req.Target.Session,
+			Role:      role,
+			Profile:   cp.Profile,
+			PID:       pid,
+			Host:      host,
+		},
 		Work:         ref,
 		Title:        cp.Title,
 		Role:         role,
@@ -274,16 +329,25 @@ func (claimAction) apply(ctx context.Context, c *Core, req Request, p *plan, att
 	if err != nil {
 		return c.compensateClaim(ctx, s, l, name, err)
 	}
-	detail := map[string]string{"lease_id": l.LeaseID, "task_session_id": tsid, "lock_file": name, "expires_at": l.ExpiresAt.Raw,
-		"lock_generation": strconv.FormatInt(gen, 10), "heartbeat_count": strconv.FormatInt(l.HeartbeatCount, 10),
-		"lease_generation": strconv.FormatInt(l.Generation, 10)}
+	detail := map[string]string{
+		"lease_id":         l.LeaseID,
+		"task_session_id":  tsid,
+		"lock_file":        name,
+		"expires_at":       l.ExpiresAt.Raw,
+		"lock_generation":  strconv.FormatInt(gen, 10),
+		"heartbeat_count":  strconv.FormatInt(l.HeartbeatCount, 10),
+		"lease_generation": strconv.FormatInt(l.Generation, 10),
+	}
 	if l.HasGeneration {
 		// The seed's fencing counter (HA ADR #668), where the DB records one.
 		detail["lease_generation_id"] = strconv.FormatInt(l.Generation, 10)
 	}
 	return effect{
-		effects: []string{"lease " + l.LeaseID + " on " + it.String() + " until " + l.ExpiresAt.Raw, "lock " + name + " (task_session_id " + tsid + ")"},
-		detail:  detail,
+		effects: []string{
+			"lease " + l.LeaseID + " on " + it.String() + " until " + l.ExpiresAt.Raw,
+			"lock " + name + " (task_session_id " + tsid + ")",
+		},
+		detail: detail,
 	}
 }
 
@@ -298,7 +362,13 @@ func gitSpelling(ref leaserec.WorkRef) leaserec.WorkRef {
 // item under its clone-path spelling (acme/widgets.git#7 for acme/widgets#7): such a lease
 // or lock is the same item, so the claim is refused and says so — never merged silently
 // (the record keeps its spelling, shown as it is) and never split into a second lease.
-func (c *Core) claimUnderGitSpelling(ctx context.Context, r leases.Reader, ref leaserec.WorkRef, st *claimState, p *plan) error {
+func (c *Core) claimUnderGitSpelling(
+	ctx context.Context,
+	r leases.Reader,
+	ref leaserec.WorkRef,
+	st *claimState,
+	p *plan,
+) error {
 	alt := gitSpelling(ref)
 	active, err := r.LeasesForWorkItem(ctx, alt)
 	if err != nil {
@@ -307,22 +377,34 @@ func (c *Core) claimUnderGitSpelling(ctx context.Context, r leases.Reader, ref l
 	}
 	for _, l := range active {
 		st.Active = append(st.Active, leases.FenceOf(l))
-		p.evidence = append(p.evidence, fmt.Sprintf("lease %s of session %s is recorded under the spelling %s", l.LeaseID, l.SessionID, itemOf(l.Work)))
+		p.evidence = append(
+			p.evidence,
+			fmt.Sprintf("lease %s of session %s is recorded under the spelling %s", l.LeaseID, l.SessionID, itemOf(l.Work)),
+		)
 		if p.refusal == nil {
-			p.refusal = refuse(CodeClaimedByOther, "this item already has a lease recorded under the spelling "+itemOf(l.Work).String()+
-				" (lease "+l.LeaseID+", session "+l.SessionID+"), which names the same repository; pick other work, or recover that lease first")
+			p.refusal = refuse(
+				CodeClaimedByOther,
+				"this item already has a lease recorded under the spelling "+itemOf(l.Work).String()+
+					" (lease "+l.LeaseID+", session "+l.SessionID+"), which names the same repository; pick other work, or recover that lease first",
+			)
 		}
 	}
 	held, err := c.lockIndex().Lookup(lockKey(alt))
 	if err != nil {
-		p.refusal = refuse(CodeSourceUnavailable, "the locks directory cannot be read ("+err.Error()+"); an unreadable directory never means the item is free. Retry later.")
+		p.refusal = refuse(
+			CodeSourceUnavailable,
+			"the locks directory cannot be read ("+err.Error()+"); an unreadable directory never means the item is free. Retry later.",
+		)
 		return nil
 	}
 	for _, e := range held {
 		st.Locks = append(st.Locks, lockFence{Name: e.Name, Generation: e.Record.Generation(), TSK: e.Record.TaskSessionID()})
 		p.evidence = append(p.evidence, "live lock "+e.Name+" for this item under the spelling "+alt.Org+"/"+alt.Repo)
 		if p.refusal == nil {
-			p.refusal = refuse(CodeClaimedByOther, "a lock file for this item already exists under the spelling "+alt.Org+"/"+alt.Repo+" ("+e.Name+"), which names the same repository; pick other work, or have that lock retired first")
+			p.refusal = refuse(
+				CodeClaimedByOther,
+				"a lock file for this item already exists under the spelling "+alt.Org+"/"+alt.Repo+" ("+e.Name+"), which names the same repository; pick other work, or have that lock retired first",
+			)
 		}
 	}
 	return nil
@@ -345,7 +427,10 @@ func claimProvenance(attempt, tsid, lockFile, token string) map[string]any {
 // rename: it names this lease now) or the release fails is the outcome unknown.
 func (c *Core) compensateClaim(ctx context.Context, s leases.Store, l *leaserec.Lease, name string, werr error) effect {
 	if e := locks.ReadFile(c.ws.LocksDir, name); !e.Missing && e.Unreadable == nil && e.Record.LeaseID == l.LeaseID {
-		return effect{sent: true, err: fmt.Errorf("lease %s was created and lock %s names it, but the write reported: %w", l.LeaseID, name, werr)}
+		return effect{
+			sent: true,
+			err:  fmt.Errorf("lease %s was created and lock %s names it, but the write reported: %w", l.LeaseID, name, werr),
+		}
 	}
 	r := lockRefusal(werr)
 	reason := "lock_write_failed"
@@ -354,13 +439,32 @@ func (c *Core) compensateClaim(ctx context.Context, s leases.Store, l *leaserec.
 	}
 	c.doStep("claim-compensating")
 	if _, rerr := s.Release(ctx, leases.FenceOf(*l), reason, c.now()); rerr != nil {
-		return effect{sent: true, err: fmt.Errorf("writing lock %s failed (%v) and releasing lease %s again failed too: %v; release it by hand (steward release)", name, werr, l.LeaseID, rerr)}
+		return effect{
+			sent: true,
+			err: fmt.Errorf(
+				"writing lock %s failed (%v) and releasing lease %s again failed too: %v; release it by hand (steward release)",
+				name,
+				werr,
+				l.LeaseID,
+				rerr,
+			),
+		}
 	}
 	if r != nil {
-		return effect{refusal: refuse(CodeClaimedByOther, "another writer created lock "+name+" meanwhile; the new lease "+l.LeaseID+" was released again. Pick other work.")}
+		return effect{
+			refusal: refuse(
+				CodeClaimedByOther,
+				"another writer created lock "+name+" meanwhile; the new lease "+l.LeaseID+" was released again. Pick other work.",
+			),
+		}
 	}
 	return effect{compensated: true,
-		err: fmt.Errorf("writing lock %s failed (%v); lease %s was released again, so nothing remains of this claim — fix the locks directory, then claim again", name, werr, l.LeaseID),
+		err: fmt.Errorf(
+			"writing lock %s failed (%v); lease %s was released again, so nothing remains of this claim — fix the locks directory, then claim again",
+			name,
+			werr,
+			l.LeaseID,
+		),
 		effects: []string{
 			"lease " + l.LeaseID + " on " + itemOf(l.Work).String() + " created",
 			"lock " + name + " not written: " + werr.Error(),
@@ -369,7 +473,13 @@ func (c *Core) compensateClaim(ctx context.Context, s leases.Store, l *leaserec.
 }
 
 // canonicalLock builds the #953 canonical lock record for a claim.
-func canonicalLock(it Item, branch, worktree, user, profile, session, tsid string, pid int64, host string, l *leaserec.Lease) lockrec.Record {
+func canonicalLock(
+	it Item,
+	branch, worktree, user, profile, session, tsid string,
+	pid int64,
+	host string,
+	l *leaserec.Lease,
+) lockrec.Record {
 	n := it.Number
 	one := int64(1)
 	if user == "" {
@@ -389,8 +499,12 @@ func canonicalLock(it Item, branch, worktree, user, profile, session, tsid strin
 			Claimant: cl, CreatedAt: created, ExpiresAt: lockrec.ParseTimestamp(l.ExpiresAt.Raw),
 			LastHeartbeatAt: created, HeartbeatCount: &one, TaskSessionID: tsid, LifecycleVersion: lifecycleV1,
 		},
-		LockProvenance: &lockrec.Provenance{Source: lockSource, WrittenByTool: lockTool, Claimant: &lockrec.Claimant{Username: user, Profile: profile}},
-		OwnerSession:   session, LeaseID: l.LeaseID,
+		LockProvenance: &lockrec.Provenance{
+			Source:        lockSource,
+			WrittenByTool: lockTool,
+			Claimant:      &lockrec.Claimant{Username: user, Profile: profile},
+		},
+		OwnerSession: session, LeaseID: l.LeaseID,
 		Extra: []lockrec.RawField{{Key: "host", Value: hostJSON}},
 	}
 	if pid > 0 {
@@ -412,7 +526,9 @@ func (claimAction) verify(ctx context.Context, c *Core, intent Record) (Result, 
 		return "", []string{"DB unreadable: " + err.Error()}, false
 	}
 	if ok, err := r.HasColumn(ctx, "leases", "provenance_json"); err != nil || !ok {
-		return "", []string{"the DB's leases record no provenance, so no lease can carry the attempt's mark; inspect the item and resolve by hand"}, false
+		return "", []string{
+			"the DB's leases record no provenance, so no lease can carry the attempt's mark; inspect the item and resolve by hand",
+		}, false
 	}
 	// Every lease on the item, ended ones included: a claim that succeeded may have been
 	// released, reclaimed or abandoned since, and verify must still settle it.
@@ -428,18 +544,28 @@ func (claimAction) verify(ctx context.Context, c *Core, intent Record) (Result, 
 		if !l.Status.Terminal() {
 			e := locks.ReadFile(c.ws.LocksDir, name)
 			if !e.Missing && e.Record.LeaseID == l.LeaseID {
-				return ResultSucceeded, []string{"lease " + l.LeaseID + " of this attempt is active and lock " + name + " names it"}, true
+				return ResultSucceeded, []string{
+					"lease " + l.LeaseID + " of this attempt is active and lock " + name + " names it",
+				}, true
 			}
-			return "", []string{"lease " + l.LeaseID + " of this attempt is active but its lock file is missing: release the lease (steward release) and claim again"}, false
+			return "", []string{
+				"lease " + l.LeaseID + " of this attempt is active but its lock file is missing: release the lease (steward release) and claim again",
+			}, false
 		}
 		ended := fmt.Sprintf("lease %s of this attempt is %s (end_reason %q)", l.LeaseID, l.Status, l.EndReason)
 		switch {
 		case l.EndReason == "lock_write_failed" || l.EndReason == "lock_conflict":
-			return ResultFailed, []string{ended + ": the attempt released it again when its lock could not be written; nothing of the claim remains"}, true
+			return ResultFailed, []string{
+				ended + ": the attempt released it again when its lock could not be written; nothing of the claim remains",
+			}, true
 		case lockEverNamed(c.ws.LocksDir, name, l.LeaseID):
-			return ResultSucceeded, []string{ended + "; lock " + name + " named it (live or archived): the claim took effect and has ended since"}, true
+			return ResultSucceeded, []string{
+				ended + "; lock " + name + " named it (live or archived): the claim took effect and has ended since",
+			}, true
 		}
-		return ResultFailed, []string{ended + " and no lock, live or archived, ever named it: the claim never completed and nothing of it remains"}, true
+		return ResultFailed, []string{
+			ended + " and no lock, live or archived, ever named it: the claim never completed and nothing of it remains",
+		}, true
 	}
 	return ResultFailed, []string{"no lease, active or ended, carries this attempt's mark"}, true
 }
@@ -484,7 +610,10 @@ func eachArchive(dir, name string, fn func(e lockrec.Entry) bool) error {
 // names the attempt, see leases.WithAttempt). unmarked reports an event of that type on
 // the lease at or after since that names no attempt: written by a steward that did not
 // mark its events, or by the supervised system — then the evidence cannot tell.
-func (c *Core) markedEvent(ctx context.Context, typ, leaseID, attempt, since string) (found *leaserec.Event, unmarked bool, err error) {
+func (c *Core) markedEvent(
+	ctx context.Context,
+	typ, leaseID, attempt, since string,
+) (found *leaserec.Event, unmarked bool, err error) {
 	r, err := c.reader()
 	if err != nil {
 		return nil, false, err
@@ -528,7 +657,15 @@ func (c *Core) ownLease(ctx context.Context, req Request) (*leaserec.Lease, *Ref
 		return nil, ref, err
 	}
 	if req.Target.Session == "" || l.SessionID != req.Target.Session {
-		return l, refuse(CodeNotOwner, fmt.Sprintf("lease %s is held by session %q, not %q; a worker acts only on its own lease", l.LeaseID, l.SessionID, req.Target.Session)), nil
+		return l, refuse(
+			CodeNotOwner,
+			fmt.Sprintf(
+				"lease %s is held by session %q, not %q; a worker acts only on its own lease",
+				l.LeaseID,
+				l.SessionID,
+				req.Target.Session,
+			),
+		), nil
 	}
 	if r := c.proveOwner(l, req); r != nil {
 		return l, r, nil
@@ -618,7 +755,13 @@ func staleFence(held HeldFence, st workerState) *Refusal {
 	if len(diffs) == 0 {
 		return nil
 	}
-	return refuse(CodeFenceMoved, "the fence you hold is stale ("+strings.Join(diffs, "; ")+"); nothing was changed. Re-read your lease and decide afresh; do not retry with the old values.")
+	return refuse(
+		CodeFenceMoved,
+		"the fence you hold is stale ("+strings.Join(
+			diffs,
+			"; ",
+		)+"); nothing was changed. Re-read your lease and decide afresh; do not retry with the old values.",
+	)
 }
 
 type workerState struct {
@@ -629,7 +772,12 @@ type workerState struct {
 	HasLock bool
 }
 
-func (c *Core) workerPlan(ctx context.Context, req Request, op leases.Op, check func(l *leaserec.Lease, f leases.Fence) leases.Verdict) (*plan, *leaserec.Lease, error) {
+func (c *Core) workerPlan(
+	ctx context.Context,
+	req Request,
+	op leases.Op,
+	check func(l *leaserec.Lease, f leases.Fence) leases.Verdict,
+) (*plan, *leaserec.Lease, error) {
 	if r, err := c.schemaRefusal(ctx, op); err != nil || r != nil {
 		return &plan{refusal: r}, nil, err
 	}
@@ -657,7 +805,10 @@ func (c *Core) workerPlan(ctx context.Context, req Request, op leases.Op, check 
 	}
 	p.fences = []string{fenceText(f)}
 	if ok {
-		p.fences = append(p.fences, fmt.Sprintf("lock %s at lock_generation %d, task_session_id %s", name, st.LockGen, st.LockTSK))
+		p.fences = append(
+			p.fences,
+			fmt.Sprintf("lock %s at lock_generation %d, task_session_id %s", name, st.LockGen, st.LockTSK),
+		)
 	}
 	return p, l, nil
 }
@@ -665,7 +816,13 @@ func (c *Core) workerPlan(ctx context.Context, req Request, op leases.Op, check 
 type heartbeatAction struct{}
 
 func (heartbeatAction) spec() Spec {
-	return Spec{ID: actionid.Heartbeat, Title: "Heartbeat a worker's own lease and lock", MinRole: RoleOperator, Tier: TierGatedWrite, Worker: true}
+	return Spec{
+		ID:      actionid.Heartbeat,
+		Title:   "Heartbeat a worker's own lease and lock",
+		MinRole: RoleOperator,
+		Tier:    TierGatedWrite,
+		Worker:  true,
+	}
 }
 
 func (heartbeatAction) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
@@ -676,12 +833,18 @@ func (heartbeatAction) plan(ctx context.Context, c *Core, req Request) (*plan, e
 		return leases.CheckHeartbeat(l, f, p, now)
 	})
 	if l != nil {
-		p.effects = []string{"lease " + l.LeaseID + ": expires_at moves to now + the policy TTL, heartbeat_count + 1", "its lock's work_lease expiry and last_heartbeat_at follow"}
+		p.effects = []string{
+			"lease " + l.LeaseID + ": expires_at moves to now + the policy TTL, heartbeat_count + 1",
+			"its lock's work_lease expiry and last_heartbeat_at follow",
+		}
 		// A lease without its lock is a claim the lock directory does not show: renewing it
 		// would keep it alive indefinitely. The worker releases it and
 		// claims again.
 		if st := p.state.(workerState); p.refusal == nil && !st.HasLock {
-			p.refusal = refuse(CodeLockMissing, "lease "+l.LeaseID+" has no lock file naming it ("+st.Lock+" is missing or names another claim), so renewing it would keep alive a claim the fleet cannot see. Release the lease (steward release) and claim the item again.")
+			p.refusal = refuse(
+				CodeLockMissing,
+				"lease "+l.LeaseID+" has no lock file naming it ("+st.Lock+" is missing or names another claim), so renewing it would keep alive a claim the fleet cannot see. Release the lease (steward release) and claim the item again.",
+			)
 		}
 	}
 	return p, err
@@ -703,8 +866,12 @@ func (heartbeatAction) apply(ctx context.Context, c *Core, req Request, p *plan,
 		return effect{refusal: r}
 	}
 	eff := []string{"lease " + st.Fence.LeaseID + " renewed until " + o.Lease.ExpiresAt.Raw}
-	detail := map[string]string{"lease_id": st.Fence.LeaseID, "expires_at": o.Lease.ExpiresAt.Raw, "heartbeat_count": strconv.FormatInt(o.Lease.HeartbeatCount, 10),
-		"lease_generation": strconv.FormatInt(o.Lease.Generation, 10)}
+	detail := map[string]string{
+		"lease_id":         st.Fence.LeaseID,
+		"expires_at":       o.Lease.ExpiresAt.Raw,
+		"heartbeat_count":  strconv.FormatInt(o.Lease.HeartbeatCount, 10),
+		"lease_generation": strconv.FormatInt(o.Lease.Generation, 10),
+	}
 	if st.HasLock {
 		e := locks.ReadFile(c.ws.LocksDir, st.Lock)
 		rec := e.Record
@@ -727,7 +894,10 @@ func (heartbeatAction) apply(ctx context.Context, c *Core, req Request, p *plan,
 			return effect{sent: true, err: fmt.Errorf("the lease was renewed but its lock %s was not updated: %w", st.Lock, err)}
 		}
 		eff = append(eff, "lock "+st.Lock+" renewed")
-		detail["lock_file"], detail["lock_generation"], detail["task_session_id"] = st.Lock, strconv.FormatInt(gen, 10), st.LockTSK
+		detail["lock_file"], detail["lock_generation"], detail["task_session_id"] = st.Lock, strconv.FormatInt(
+			gen,
+			10,
+		), st.LockTSK
 	}
 	return effect{effects: eff, detail: detail}
 }
@@ -750,14 +920,18 @@ func (heartbeatAction) verify(ctx context.Context, c *Core, intent Record) (Resu
 	}
 	if ev == nil {
 		if unmarked {
-			return "", []string{"no lease.renew event names this attempt, but that proves nothing here: the DB's events carry no attempt mark, or lease " + id + " was renewed after the attempt began by an event that names none"}, false
+			return "", []string{
+				"no lease.renew event names this attempt, but that proves nothing here: the DB's events carry no attempt mark, or lease " + id + " was renewed after the attempt began by an event that names none",
+			}, false
 		}
 		return ResultFailed, []string{"no lease.renew event of this attempt: lease " + id + " was not renewed by it"}, true
 	}
 	exp := leaserec.ParseTimestamp(fmt.Sprint(ev.Detail["expires_at"]))
 	got := fmt.Sprintf("event %d: lease %s renewed until %s by this attempt", ev.EventID, id, exp.Raw)
 	if !exp.OK() {
-		return "", []string{got + ", an expiry that does not parse, so no lock can be compared with it; inspect the lock and resolve by hand (steward audit resolve)"}, false
+		return "", []string{
+			got + ", an expiry that does not parse, so no lock can be compared with it; inspect the lock and resolve by hand (steward audit resolve)",
+		}, false
 	}
 	follows := func(e lockrec.Entry) bool {
 		wl := e.Record.WorkLease
@@ -765,20 +939,30 @@ func (heartbeatAction) verify(ctx context.Context, c *Core, intent Record) (Resu
 	}
 	l, ref, err := c.readLease(ctx, id)
 	if err != nil || ref != nil {
-		return "", []string{got + "; lease " + id + " cannot be read now, so its lock cannot be matched to it and the lock step is not proven. Verify again once the DB reads."}, false
+		return "", []string{
+			got + "; lease " + id + " cannot be read now, so its lock cannot be matched to it and the lock step is not proven. Verify again once the DB reads.",
+		}, false
 	}
 	name, e, ok := c.ownLock(l)
 	switch {
 	case ok && follows(e):
-		return ResultSucceeded, []string{got + "; lock " + name + " follows (work_lease.expires_at " + e.Record.WorkLease.ExpiresAt.Text + ")"}, true
+		return ResultSucceeded, []string{
+			got + "; lock " + name + " follows (work_lease.expires_at " + e.Record.WorkLease.ExpiresAt.Text + ")",
+		}, true
 	case ok && e.Record.WorkLease != nil && e.Record.WorkLease.ExpiresAt.Valid:
 		why := got + " but lock " + name + " still records work_lease.expires_at " + e.Record.WorkLease.ExpiresAt.Text + ", before the renewed expiry: the attempt stopped, or its lock write failed (a full disk), between the lease and the lock."
 		if l.Status.Terminal() {
-			return "", []string{why + " The lease has ended since (" + string(l.Status) + "): retire the lock (steward lock retire) once it expires or its owner ends, then resolve the attempt by hand."}, false
+			return "", []string{
+				why + " The lease has ended since (" + string(
+					l.Status,
+				) + "): retire the lock (steward lock retire) once it expires or its owner ends, then resolve the attempt by hand.",
+			}, false
 		}
 		return "", []string{why + " Heartbeat again to bring the lock along (make room first if its disk is full)."}, false
 	case ok:
-		return "", []string{got + " but lock " + name + " records no expiry to compare; inspect it and resolve by hand (steward audit resolve)"}, false
+		return "", []string{
+			got + " but lock " + name + " records no expiry to compare; inspect it and resolve by hand (steward audit resolve)",
+		}, false
 	}
 	// The live lock is gone or is another claim's: an archive of this lease's lock that
 	// shows the renewed expiry proves the lock followed before the claim ended.
@@ -790,19 +974,34 @@ func (heartbeatAction) verify(ctx context.Context, c *Core, intent Record) (Resu
 		return archived != ""
 	})
 	if archived != "" {
-		return ResultSucceeded, []string{got + "; lock " + name + " followed before the claim ended (its archive " + archived + " records work_lease.expires_at " + at + ")"}, true
+		return ResultSucceeded, []string{
+			got + "; lock " + name + " followed before the claim ended (its archive " + archived + " records work_lease.expires_at " + at + ")",
+		}, true
 	}
-	return "", []string{got + " but lock " + name + " no longer names the lease and no archive of it shows the renewed expiry: whether the lock followed cannot be told from the evidence. Inspect the item and resolve by hand (steward audit resolve)."}, false
+	return "", []string{
+		got + " but lock " + name + " no longer names the lease and no archive of it shows the renewed expiry: whether the lock followed cannot be told from the evidence. Inspect the item and resolve by hand (steward audit resolve).",
+	}, false
 }
 
 type releaseAction struct{}
 
 func (releaseAction) spec() Spec {
-	return Spec{ID: actionid.Release, Title: "Release a worker's own lease and archive its lock", MinRole: RoleOperator, Tier: TierGatedWrite, Worker: true}
+	return Spec{
+		ID:      actionid.Release,
+		Title:   "Release a worker's own lease and archive its lock",
+		MinRole: RoleOperator,
+		Tier:    TierGatedWrite,
+		Worker:  true,
+	}
 }
 
 func (releaseAction) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
-	p, l, err := c.workerPlan(ctx, req, leases.OpRelease, func(l *leaserec.Lease, f leases.Fence) leases.Verdict { return leases.CheckRelease(l, f) })
+	p, l, err := c.workerPlan(
+		ctx,
+		req,
+		leases.OpRelease,
+		func(l *leaserec.Lease, f leases.Fence) leases.Verdict { return leases.CheckRelease(l, f) },
+	)
 	if l != nil {
 		p.effects = []string{"lease " + l.LeaseID + ": active → released", "its lock moves to retired/ with a release block"}
 		if st, _ := p.state.(workerState); p.refusal != nil && p.refusal.Code == CodeAlreadyReleased && !st.HasLock {
@@ -840,14 +1039,18 @@ func (c *Core) releaseOwn(ctx context.Context, st workerState, attempt, reason s
 	eff := []string{"lease " + st.Fence.LeaseID + " released"}
 	detail := map[string]string{"lease_id": st.Fence.LeaseID}
 	if st.HasLock {
-		archived, err := c.lockWriter(ctx).Archive(c.ws.LocksDir, st.Lock, locks.ExpectFence(st.LockGen, st.LockTSK), lockrec.RecoveryBlock{
-			Action: "release", ActionID: actionid.Release, AuditAttemptID: attempt, Actor: lockActor(c.actor), Reason: reason,
-		})
+		archived, err := c.lockWriter(ctx).
+			Archive(c.ws.LocksDir, st.Lock, locks.ExpectFence(st.LockGen, st.LockTSK), lockrec.RecoveryBlock{
+				Action: "release", ActionID: actionid.Release, AuditAttemptID: attempt, Actor: lockActor(c.actor), Reason: reason,
+			})
 		if err != nil {
 			if note, done := lockNoLongerOurs(c.ws.LocksDir, st, err); done {
 				return effect{effects: append(eff, note), detail: detail}
 			}
-			return effect{sent: true, err: fmt.Errorf("the lease was released but its lock %s was not archived: %w", st.Lock, err)}
+			return effect{
+				sent: true,
+				err:  fmt.Errorf("the lease was released but its lock %s was not archived: %w", st.Lock, err),
+			}
 		}
 		eff = append(eff, "lock archived as "+archived)
 		detail["lock_file"], detail["archived_as"] = st.Lock, archived
@@ -873,7 +1076,11 @@ func (c *Core) verifyRelease(ctx context.Context, intent Record) (Result, []stri
 	}
 	if ev == nil {
 		if l.Status.Terminal() && unmarked {
-			return "", []string{"lease " + id + " is " + string(l.Status) + " (" + l.EndReason + ") and no lease.release event names this attempt, but that proves nothing here: the DB's events carry no attempt mark, or an event that names none ended it after the attempt began"}, false
+			return "", []string{
+				"lease " + id + " is " + string(
+					l.Status,
+				) + " (" + l.EndReason + ") and no lease.release event names this attempt, but that proves nothing here: the DB's events carry no attempt mark, or an event that names none ended it after the attempt began",
+			}, false
 		}
 		return ResultFailed, []string{"no lease.release event of this attempt; lease " + id + " is " + string(l.Status)}, true
 	}
@@ -891,14 +1098,20 @@ func (c *Core) verifyRelease(ctx context.Context, intent Record) (Result, []stri
 	})
 	if e := locks.ReadFile(c.ws.LocksDir, name); !e.Missing && (e.Unreadable != nil || e.Record.LeaseID == id) {
 		if archived != "" {
-			return "", []string{got + "; its lock was archived as " + archived + " but " + name + " is still live: the attempt stopped between the archive and the removal. Retire the lock (steward lock retire) once it expires or its owner ends."}, false
+			return "", []string{
+				got + "; its lock was archived as " + archived + " but " + name + " is still live: the attempt stopped between the archive and the removal. Retire the lock (steward lock retire) once it expires or its owner ends.",
+			}, false
 		}
-		return "", []string{got + " but its lock " + name + " is still live: the attempt stopped between the lease and the lock. Retire the lock (steward lock retire) once it expires or its owner ends."}, false
+		return "", []string{
+			got + " but its lock " + name + " is still live: the attempt stopped between the lease and the lock. Retire the lock (steward lock retire) once it expires or its owner ends.",
+		}, false
 	}
 	if archived != "" {
 		return ResultSucceeded, []string{got + "; its lock was archived as " + archived}, true
 	}
-	return ResultSucceeded, []string{got + "; lock " + name + " no longer names it (archived by someone else, or the item was claimed again)"}, true
+	return ResultSucceeded, []string{
+		got + "; lock " + name + " no longer names it (archived by someone else, or the item was claimed again)",
+	}, true
 }
 
 // lockNoLongerOurs tells, after the archive of a released lease's lock failed with err,

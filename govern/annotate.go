@@ -70,7 +70,10 @@ func (c *Core) annotateOne(ctx context.Context, o model.Orphan) model.Orphan {
 	a, ok := c.actions[ref.ID]
 	if !ok {
 		no := false
-		ref.Allowed, ref.Refusal = &no, &model.Refusal{Code: CodeUnknownAction, Message: "the governed core knows no action " + ref.ID}
+		ref.Allowed, ref.Refusal = &no, &model.Refusal{
+			Code:    CodeUnknownAction,
+			Message: "the governed core knows no action " + ref.ID,
+		}
 		return o
 	}
 	req := Request{Action: ref.ID, Target: Target{LeaseID: ref.Target.LeaseID, LockFile: ref.Target.LockFile}}

@@ -251,7 +251,16 @@ func decodeAudit(r io.Reader) ([]Record, []AuditFinding, error) {
 			continue
 		}
 		if glued, at, ok := recoverGlued(b); ok {
-			finds = append(finds, AuditFinding{Line: n, Reason: fmt.Sprintf("torn record: the first %d bytes of the line are a record cut short (a crash or a full disk mid-append); the record glued after them was recovered", at)})
+			finds = append(
+				finds,
+				AuditFinding{
+					Line: n,
+					Reason: fmt.Sprintf(
+						"torn record: the first %d bytes of the line are a record cut short (a crash or a full disk mid-append); the record glued after them was recovered",
+						at,
+					),
+				},
+			)
 			recs = append(recs, glued)
 			continue
 		}

@@ -61,7 +61,12 @@ func quoteRune(r rune) string {
 func (c *Core) checkClaimPaths(p ClaimParams) *Refusal {
 	if b := p.Branch; b != "" {
 		if why := checkBranch(b); why != "" {
-			return refuse(CodeInvalidRequest, "branch "+quoteArg(b)+" is not a branch name: "+why+". Nothing was claimed: give a branch name such as feat/issue-7, or none for the default")
+			return refuse(
+				CodeInvalidRequest,
+				"branch "+quoteArg(
+					b,
+				)+" is not a branch name: "+why+". Nothing was claimed: give a branch name such as feat/issue-7, or none for the default",
+			)
 		}
 	}
 	wt := p.Worktree
@@ -70,17 +75,32 @@ func (c *Core) checkClaimPaths(p ClaimParams) *Refusal {
 	}
 	roots := c.worktreeRoots()
 	if len(roots) == 0 {
-		return refuse(CodePathOutside, "worktree "+quoteArg(wt)+" cannot be checked: no repository root is configured, and a claim records only a worktree inside <repo-root>/branches. Nothing was claimed: give none, or configure repo_root")
+		return refuse(
+			CodePathOutside,
+			"worktree "+quoteArg(
+				wt,
+			)+" cannot be checked: no repository root is configured, and a claim records only a worktree inside <repo-root>/branches. Nothing was claimed: give none, or configure repo_root",
+		)
 	}
 	if !filepath.IsAbs(wt) || filepath.Clean(wt) != wt {
-		return refuse(CodePathOutside, "worktree "+quoteArg(wt)+" is not a clean absolute path (no \"..\", \".\", \"//\" or trailing '/'). Nothing was claimed: give a path inside "+roots[0]+", or none for the default")
+		return refuse(
+			CodePathOutside,
+			"worktree "+quoteArg(
+				wt,
+			)+" is not a clean absolute path (no \"..\", \".\", \"//\" or trailing '/'). Nothing was claimed: give a path inside "+roots[0]+", or none for the default",
+		)
 	}
 	for _, r := range roots {
 		if strings.HasPrefix(wt, r+string(filepath.Separator)) {
 			return nil
 		}
 	}
-	return refuse(CodePathOutside, "worktree "+quoteArg(wt)+" is outside "+roots[0]+", where steward looks for worktrees. Nothing was claimed: give a path inside it, or none for the default")
+	return refuse(
+		CodePathOutside,
+		"worktree "+quoteArg(
+			wt,
+		)+" is outside "+roots[0]+", where steward looks for worktrees. Nothing was claimed: give a path inside it, or none for the default",
+	)
 }
 
 // worktreeRoots are <repo-root>/branches as written (made absolute) and with its links

@@ -105,15 +105,41 @@ func (c *Core) proveOwner(l *leaserec.Lease, req Request) *Refusal {
 	ownPID := l.OwnerPID > 0 && l.OwnerHost == c.ws.host()
 	switch {
 	case pid != "" && ownPID && pid != strconv.FormatInt(l.OwnerPID, 10):
-		return refuse(CodeNotOwner, fmt.Sprintf("lease %s was claimed by process %d on this host; this call comes from process %s. A claim is bound to the process that made it: act from that process, or let the lease expire", l.LeaseID, l.OwnerPID, pid))
+		return refuse(
+			CodeNotOwner,
+			fmt.Sprintf(
+				"lease %s was claimed by process %d on this host; this call comes from process %s. A claim is bound to the process that made it: act from that process, or let the lease expire",
+				l.LeaseID,
+				l.OwnerPID,
+				pid,
+			),
+		)
 	case tok != "" && hash == "":
-		return refuse(CodeNotOwner, fmt.Sprintf("lease %s was claimed without a claim token (on the command line or by another tool), so no token proves it; the worker that claimed it acts on it from its own process", l.LeaseID))
+		return refuse(
+			CodeNotOwner,
+			fmt.Sprintf(
+				"lease %s was claimed without a claim token (on the command line or by another tool), so no token proves it; the worker that claimed it acts on it from its own process",
+				l.LeaseID,
+			),
+		)
 	case tok != "" && !TokenMatches(*l, tok):
-		return refuse(CodeNotOwner, fmt.Sprintf("the claim token does not match lease %s: a worker acts only on the claim it made. Pass the claim_token your claim returned, unchanged", l.LeaseID))
+		return refuse(
+			CodeNotOwner,
+			fmt.Sprintf(
+				"the claim token does not match lease %s: a worker acts only on the claim it made. Pass the claim_token your claim returned, unchanged",
+				l.LeaseID,
+			),
+		)
 	case tok != "", pid != "" && ownPID:
 		return nil
 	case hash != "" || c.needProof:
-		return refuse(CodeNotOwner, fmt.Sprintf("this call does not prove it comes from lease %s's claimant: pass the claim_token the claim returned (with the fence). A session id alone is no proof", l.LeaseID))
+		return refuse(
+			CodeNotOwner,
+			fmt.Sprintf(
+				"this call does not prove it comes from lease %s's claimant: pass the claim_token the claim returned (with the fence). A session id alone is no proof",
+				l.LeaseID,
+			),
+		)
 	}
 	return nil
 }

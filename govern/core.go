@@ -154,8 +154,17 @@ type Options struct {
 // New returns a core acting on ws as opts.Actor, recording into audit. A nil audit makes a
 // preview-only core: every Apply refuses with audit_unavailable.
 func New(ws Workspace, audit *AuditLog, opts Options) *Core {
-	c := &Core{ws: ws, audit: audit, actor: opts.Actor, readOnly: opts.ReadOnly, roWhy: opts.ReadOnlyReason, now: opts.Now, step: opts.Step, src: &sources{},
-		entries: opts.Attention}
+	c := &Core{
+		ws:       ws,
+		audit:    audit,
+		actor:    opts.Actor,
+		readOnly: opts.ReadOnly,
+		roWhy:    opts.ReadOnlyReason,
+		now:      opts.Now,
+		step:     opts.Step,
+		src:      &sources{},
+		entries:  opts.Attention,
+	}
 	c.elapsed = opts.Elapsed
 	if c.now == nil {
 		c.now = time.Now
@@ -221,7 +230,14 @@ func (c *Core) doStep(name string) {
 // core bound to a worker session (ForSession), that a worker action is that session's.
 func (c *Core) gate(s Spec, req Request) *Refusal {
 	if s.Worker && c.actor.Session != "" && req.Target.Session != c.actor.Session {
-		return refuse(CodeNotOwner, fmt.Sprintf("this steward acts for session %q, not %q; a worker acts only as its own session", c.actor.Session, req.Target.Session))
+		return refuse(
+			CodeNotOwner,
+			fmt.Sprintf(
+				"this steward acts for session %q, not %q; a worker acts only as its own session",
+				c.actor.Session,
+				req.Target.Session,
+			),
+		)
 	}
 	if c.readOnly {
 		return refuse(CodeReadOnly, c.readOnlyMessage())
@@ -254,7 +270,14 @@ func (c *Core) who() string {
 func (c *Core) Preview(ctx context.Context, req Request) (Preview, error) {
 	a, ok := c.actions[req.Action]
 	if !ok {
-		return Preview{Request: req, Refusal: refuse(CodeUnknownAction, fmt.Sprintf("steward knows no action %q. Run `steward actions` to list them.", req.Action)), At: c.now()}, nil
+		return Preview{
+			Request: req,
+			Refusal: refuse(
+				CodeUnknownAction,
+				fmt.Sprintf("steward knows no action %q. Run `steward actions` to list them.", req.Action),
+			),
+			At: c.now(),
+		}, nil
 	}
 	s := a.spec()
 	pv := Preview{Request: req, Spec: s, At: c.now()}
@@ -334,19 +357,44 @@ func (c *Core) Apply(ctx context.Context, pv Preview, confirmation string) (out 
 	}
 	a, ok := c.actions[req.Action]
 	if !ok || pv.plan == nil {
-		return terminal(ResultRefused, DispositionNotAttempted, refuse(CodeInvalidRequest, "this apply has no preview from this core. Preview the action first, then apply that preview."), "", nil)
+		return terminal(
+			ResultRefused,
+			DispositionNotAttempted,
+			refuse(
+				CodeInvalidRequest,
+				"this apply has no preview from this core. Preview the action first, then apply that preview.",
+			),
+			"",
+			nil,
+		)
 	}
 	if r := c.gate(a.spec(), req); r != nil {
 		return terminal(ResultRefused, DispositionNotAttempted, r, "", nil)
 	}
 	if pv.ConfirmPhrase != "" && confirmation != pv.ConfirmPhrase {
-		return terminal(ResultRefused, DispositionNotAttempted, refuse(CodeConfirmationRequired,
-			fmt.Sprintf("%s is %s: type the phrase %q to confirm. Nothing was changed.", req.Action, a.spec().Tier, pv.ConfirmPhrase)), "", nil)
+		return terminal(ResultRefused, DispositionNotAttempted, refuse(
+			CodeConfirmationRequired,
+			fmt.Sprintf(
+				"%s is %s: type the phrase %q to confirm. Nothing was changed.",
+				req.Action,
+				a.spec().Tier,
+				pv.ConfirmPhrase,
+			),
+		), "", nil)
 	}
 	// Re-read the state: the preview's refusal, or a changed fence, refuses now.
 	now, err := c.plan(ctx, a, req)
 	if err != nil {
-		return terminal(ResultRefused, DispositionNotAttempted, refuse(CodeSourceUnavailable, "could not read the state to re-check the fences: "+err.Error()+". Nothing was changed; retry when the source is readable."), "", nil)
+		return terminal(
+			ResultRefused,
+			DispositionNotAttempted,
+			refuse(
+				CodeSourceUnavailable,
+				"could not read the state to re-check the fences: "+err.Error()+". Nothing was changed; retry when the source is readable.",
+			),
+			"",
+			nil,
+		)
 	}
 	if now.refusal != nil && !now.recordRefusal {
 		return terminal(ResultRefused, DispositionNotAttempted, now.refusal, "", nil)
@@ -355,24 +403,35 @@ func (c *Core) Apply(ctx context.Context, pv Preview, confirmation string) (out 
 		return terminal(ResultSucceeded, DispositionNotAttempted, nil, now.already, nil)
 	}
 	if now.refusal == nil && !sameFence(pv.plan.state, now.state) {
-		return terminal(ResultRefused, DispositionNotAttempted, refuse(CodeFenceMoved,
-			"the state changed since the preview ("+fenceDiff(pv.plan.state, now.state)+"). Nothing was changed; preview again and decide on what is there now."), "", nil)
+		return terminal(ResultRefused, DispositionNotAttempted, refuse(
+			CodeFenceMoved,
+			"the state changed since the preview ("+fenceDiff(
+				pv.plan.state,
+				now.state,
+			)+"). Nothing was changed; preview again and decide on what is there now.",
+		), "", nil)
 	}
 	release, err := c.audit.hold(attempt)
 	if err != nil {
 		out.Result, out.Disposition, out.Code = ResultRefused, DispositionNotAttempted, CodeAuditUnavailable
-		out.Message = Cap("the audit log cannot record this attempt (" + err.Error() + "), so nothing was attempted. Free the audit log's disk or fix its permissions, then retry.")
+		out.Message = Cap(
+			"the audit log cannot record this attempt (" + err.Error() + "), so nothing was attempted. Free the audit log's disk or fix its permissions, then retry.",
+		)
 		return out
 	}
 	defer release() // after the outcome is written: terminal runs in the return statements
 	c.doStep("inflight-held")
 	intent := base
-	intent.At, intent.Kind, intent.Effects, intent.Fences, intent.Evidence, intent.Inverse = stamp(c.now()), KindIntent, pv.Effects, pv.Fences, pv.Evidence, pv.Inverse
+	intent.At, intent.Kind, intent.Effects, intent.Fences, intent.Evidence, intent.Inverse = stamp(
+		c.now(),
+	), KindIntent, pv.Effects, pv.Fences, pv.Evidence, pv.Inverse
 	intent.Steps = now.steps
 	if err := c.audit.Append(intent); err != nil {
 		// No intent, no effect: and no terminal record either, for the log cannot take one.
 		out.Result, out.Disposition, out.Code = ResultRefused, DispositionNotAttempted, CodeAuditUnavailable
-		out.Message = Cap("the audit log cannot record this attempt (" + err.Error() + "), so nothing was attempted. Free the audit log's disk or fix its permissions, then retry.")
+		out.Message = Cap(
+			"the audit log cannot record this attempt (" + err.Error() + "), so nothing was attempted. Free the audit log's disk or fix its permissions, then retry.",
+		)
 		return out
 	}
 	c.doStep("intent-written")
@@ -380,7 +439,13 @@ func (c *Core) Apply(ctx context.Context, pv Preview, confirmation string) (out 
 	defer func() {
 		if p := recover(); p != nil {
 			if eff.sent {
-				terminal(ResultUnknown, DispositionOutcomeUnknown, nil, fmt.Sprintf("panic during apply after the effect began: %v; it may have taken effect — verify before retrying", p), nil)
+				terminal(
+					ResultUnknown,
+					DispositionOutcomeUnknown,
+					nil,
+					fmt.Sprintf("panic during apply after the effect began: %v; it may have taken effect — verify before retrying", p),
+					nil,
+				)
 			} else {
 				terminal(ResultFailed, DispositionNotAttempted, nil, fmt.Sprintf("panic before any effect: %v", p), nil)
 			}
@@ -404,7 +469,13 @@ func (c *Core) Apply(ctx context.Context, pv Preview, confirmation string) (out 
 	case eff.err != nil && eff.partial:
 		return terminal(ResultFailed, DispositionPartial, nil, eff.err.Error(), eff.effects)
 	case eff.err != nil && eff.sent:
-		return terminal(ResultUnknown, DispositionOutcomeUnknown, nil, "may have taken effect — verify before retrying: "+eff.err.Error(), nil)
+		return terminal(
+			ResultUnknown,
+			DispositionOutcomeUnknown,
+			nil,
+			"may have taken effect — verify before retrying: "+eff.err.Error(),
+			nil,
+		)
 	case eff.err != nil:
 		return terminal(ResultFailed, DispositionNotAttempted, nil, eff.err.Error(), nil)
 	case ctx.Err() != nil && !eff.sent:

@@ -20,7 +20,8 @@ func (l *AuditLog) inflightPath(attempt string) (string, bool) {
 		return "", false
 	}
 	for _, r := range attempt {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') || attempt[0] == '.' {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') ||
+			attempt[0] == '.' {
 			return "", false
 		}
 	}

@@ -111,8 +111,11 @@ func overLimit(name, v string) *Refusal {
 	if !ok || len(v) <= l.Max {
 		return nil
 	}
-	return refuse(CodeTooLarge, fmt.Sprintf("%s is %d bytes; at most %d are accepted (%s). Nothing was changed: shorten it and try again.",
-		strings.TrimPrefix(name, "target."), len(v), l.Max, l.What))
+	return refuse(
+		CodeTooLarge,
+		fmt.Sprintf("%s is %d bytes; at most %d are accepted (%s). Nothing was changed: shorten it and try again.",
+			strings.TrimPrefix(name, "target."), len(v), l.Max, l.What),
+	)
 }
 
 // clipTarget cuts every target field over its limit, for the audit record of a request

@@ -302,7 +302,22 @@ func checkParams(req Request) *Refusal {
 		if len(pairs(req.Params)) == 0 {
 			return nil
 		}
-		return refuse(CodeInvalidRequest, fmt.Sprintf("%s takes no parameters, and this request carries %s's; nothing was changed", req.Action, req.Params.paramsOf()))
+		return refuse(
+			CodeInvalidRequest,
+			fmt.Sprintf(
+				"%s takes no parameters, and this request carries %s's; nothing was changed",
+				req.Action,
+				req.Params.paramsOf(),
+			),
+		)
 	}
-	return refuse(CodeInvalidRequest, fmt.Sprintf("%s takes %T, and this request carries %s's parameters; nothing was changed", req.Action, want, req.Params.paramsOf()))
+	return refuse(
+		CodeInvalidRequest,
+		fmt.Sprintf(
+			"%s takes %T, and this request carries %s's parameters; nothing was changed",
+			req.Action,
+			want,
+			req.Params.paramsOf(),
+		),
+	)
 }

@@ -33,7 +33,9 @@ const redacted = "[redacted]"
 
 var (
 	userinfoRE = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s]+@`)
-	tokenKVRE  = regexp.MustCompile(`(?i)\b(token|access_token|claim_token|password|passwd|secret|authorization)(["']?\s*[:=]\s*["']?)(token\s+|bearer\s+|basic\s+)?[^\s"'&,;]+`)
+	tokenKVRE  = regexp.MustCompile(
+		`(?i)\b(token|access_token|claim_token|password|passwd|secret|authorization)(["']?\s*[:=]\s*["']?)(token\s+|bearer\s+|basic\s+)?[^\s"'&,;]+`,
+	)
 )
 
 // String returns s with every secret removed.

@@ -44,20 +44,27 @@ func (r *Redactor) hasSecrets() bool {
 // comparisons); otherwise a redacted copy, for published snapshots are shared and never
 // changed.
 func (r *Redactor) Snapshot(s *model.Snapshot) *model.Snapshot {
-	if s == nil || !r.hasSecrets() || !anyString(reflect.ValueOf(s), func(v string) bool { return r.secretsOnly(v) != v }) {
+	if s == nil || !r.hasSecrets() ||
+		!anyString(reflect.ValueOf(s), func(v string) bool { return r.secretsOnly(v) != v }) {
 		return s
 	}
 	b, err := json.Marshal(s)
 	if err != nil {
 		return &model.Snapshot{GeneratedAt: s.GeneratedAt, Sources: model.Sources{
-			Locks: model.SourceHealth{Status: model.StatusUnavailable, Reason: "snapshot withheld: it held a secret and could not be redacted"}}}
+			Locks: model.SourceHealth{
+				Status: model.StatusUnavailable,
+				Reason: "snapshot withheld: it held a secret and could not be redacted",
+			}}}
 	}
 	// The JSON of a string holding the secret holds it too (tokens have no characters JSON
 	// escapes), so redacting the encoded text redacts every string.
 	var out model.Snapshot
 	if err := json.Unmarshal([]byte(r.secretsOnly(string(b))), &out); err != nil {
 		return &model.Snapshot{GeneratedAt: s.GeneratedAt, Sources: model.Sources{
-			Locks: model.SourceHealth{Status: model.StatusUnavailable, Reason: "snapshot withheld: it held a secret and could not be redacted"}}}
+			Locks: model.SourceHealth{
+				Status: model.StatusUnavailable,
+				Reason: "snapshot withheld: it held a secret and could not be redacted",
+			}}}
 	}
 	return &out
 }
@@ -184,5 +191,8 @@ func redactValue[T any](r *Redactor, p *T, ok *bool) (*T, bool) {
 
 func withheld(s *model.Snapshot) *model.Snapshot {
 	return &model.Snapshot{GeneratedAt: s.GeneratedAt, Sources: model.Sources{
-		Locks: model.SourceHealth{Status: model.StatusUnavailable, Reason: "snapshot withheld: it held a secret and could not be redacted"}}}
+		Locks: model.SourceHealth{
+			Status: model.StatusUnavailable,
+			Reason: "snapshot withheld: it held a secret and could not be redacted",
+		}}}
 }

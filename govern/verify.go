@@ -128,14 +128,19 @@ func (c *Core) ResolveByHuman(attempt string, res Result, note string) error {
 			return fmt.Errorf("attempt %s is not unknown (it is %s); nothing to resolve", attempt, att.Status())
 		}
 		if att.Outcome == nil && c.audit.inFlight(att.ID) {
-			return fmt.Errorf("attempt %s is still being applied by a running steward on this host; wait for its outcome", attempt)
+			return fmt.Errorf(
+				"attempt %s is still being applied by a running steward on this host; wait for its outcome",
+				attempt,
+			)
 		}
 		base := att.Intent
 		if base == nil {
 			base = att.Outcome
 		}
 		rec := *base
-		rec.At, rec.Kind, rec.Result, rec.ResolvedBy, rec.Actor = stamp(c.now()), KindResolution, res, ResolvedByHuman, c.actor
+		rec.At, rec.Kind, rec.Result, rec.ResolvedBy, rec.Actor = stamp(
+			c.now(),
+		), KindResolution, res, ResolvedByHuman, c.actor
 		rec.Message = Cap("resolved by a human: " + note)
 		rec.Effects, rec.Fences, rec.Evidence = nil, nil, nil
 		if res != ResultSucceeded {
@@ -154,8 +159,13 @@ func pendingNote(bs []leases.Backend) string {
 	if state == "" {
 		state = "in a transaction"
 	}
-	return fmt.Sprintf("the control-plane DB is still running this attempt's transaction (server process %d, %s since %s): "+
-		"its COMMIT may still land, so it is left alone — verify again once it ends. Ending that process "+
-		"(SELECT pg_terminate_backend(%d)) rolls back a transaction still waiting for its COMMIT",
-		b.PID, state, stamp(b.Since), b.PID)
+	return fmt.Sprintf(
+		"the control-plane DB is still running this attempt's transaction (server process %d, %s since %s): "+
+			"its COMMIT may still land, so it is left alone — verify again once it ends. Ending that process "+
+			"(SELECT pg_terminate_backend(%d)) rolls back a transaction still waiting for its COMMIT",
+		b.PID,
+		state,
+		stamp(b.Since),
+		b.PID,
+	)
 }

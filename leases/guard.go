@@ -68,7 +68,10 @@ func checkFence(l *leaserec.Lease, f Fence) Verdict {
 	case leaserec.Fold(string(l.Status)) == string(leaserec.StatusReleased):
 		return refuse(CodeAlreadyReleased, "lease "+quote(l.LeaseID)+" is already released; nothing to do")
 	case !l.Status.Active():
-		return refuse(CodeNotActive, "lease "+quote(l.LeaseID)+" is "+string(l.Status)+", not active; re-read and claim afresh if the item is free")
+		return refuse(
+			CodeNotActive,
+			"lease "+quote(l.LeaseID)+" is "+string(l.Status)+", not active; re-read and claim afresh if the item is free",
+		)
 	case f.Status != "" && leaserec.Fold(string(f.Status)) != leaserec.Fold(string(l.Status)),
 		f.SessionID != l.SessionID,
 		f.ExpiresAt != "" && f.ExpiresAt != l.ExpiresAt.Raw,
@@ -122,7 +125,10 @@ func CheckRelease(l *leaserec.Lease, f Fence) Verdict { return checkFence(l, f) 
 // keeps the claim held (not_expired).
 func CheckReclaimExpired(l *leaserec.Lease, f Fence, now time.Time) Verdict {
 	if f.ExpiresAt == "" {
-		return refuse(CodeFenceIncomplete, "a reclaim must be fenced on the expires_at it read; re-read the lease and preview again")
+		return refuse(
+			CodeFenceIncomplete,
+			"a reclaim must be fenced on the expires_at it read; re-read the lease and preview again",
+		)
 	}
 	if v := checkFence(l, f); !v.OK {
 		return v

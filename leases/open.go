@@ -84,7 +84,12 @@ func exists(op, path string) error {
 	// SQLite opens without O_NONBLOCK: a FIFO would block the open forever, and a device
 	// or socket is no database either.
 	if !fi.Mode().IsRegular() {
-		return &DBError{Op: op, Path: path, Err: ErrNotSQLite, Detail: "not a regular file (" + fi.Mode().Type().String() + ")"}
+		return &DBError{
+			Op:     op,
+			Path:   path,
+			Err:    ErrNotSQLite,
+			Detail: "not a regular file (" + fi.Mode().Type().String() + ")",
+		}
 	}
 	return nil
 }

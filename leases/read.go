@@ -225,9 +225,23 @@ const terminalIn = `('released', 'expired', 'abandoned')`
 func readLeases(ctx context.Context, q queryer, info schemaInfo, opt ReadOptions) (
 	[]leaserec.Lease, leaserec.Health, error) {
 	prob := func(v leaserec.Lease) []string { return v.Problems }
-	live, h, err := readTable(ctx, q, info, "leases", leaseCols,
-		"WHERE status IS NULL OR "+info.fold("status")+" NOT IN "+terminalIn+" ORDER BY "+info.createdOrder("leases", "lease_id", ""),
-		nil, decodeLease, prob)
+	live, h, err := readTable(
+		ctx,
+		q,
+		info,
+		"leases",
+		leaseCols,
+		"WHERE status IS NULL OR "+info.fold(
+			"status",
+		)+" NOT IN "+terminalIn+" ORDER BY "+info.createdOrder(
+			"leases",
+			"lease_id",
+			"",
+		),
+		nil,
+		decodeLease,
+		prob,
+	)
 	if err != nil || h.Status == leaserec.HealthUnavailable {
 		return live, h, err
 	}
@@ -238,9 +252,23 @@ func readLeases(ctx context.Context, q queryer, info schemaInfo, opt ReadOptions
 	if n < 0 {
 		return live, h, nil
 	}
-	done, _, err := readTable(ctx, q, info, "leases", leaseCols,
-		"WHERE "+info.fold("status")+" IN "+terminalIn+" ORDER BY "+info.createdOrder("leases", "lease_id", " DESC")+" LIMIT ?",
-		[]any{n}, decodeLease, prob)
+	done, _, err := readTable(
+		ctx,
+		q,
+		info,
+		"leases",
+		leaseCols,
+		"WHERE "+info.fold(
+			"status",
+		)+" IN "+terminalIn+" ORDER BY "+info.createdOrder(
+			"leases",
+			"lease_id",
+			" DESC",
+		)+" LIMIT ?",
+		[]any{n},
+		decodeLease,
+		prob,
+	)
 	return append(live, done...), h, err
 }
 
@@ -279,8 +307,17 @@ func readSessions(ctx context.Context, q queryer, info schemaInfo, opt ReadOptio
 	kept := `(status IS NULL OR ` + info.fold("status") + ` = 'active'
 		OR ` + rowKey + ` IN (SELECT ` + rowKey + ` FROM sessions ORDER BY ` + info.createdOrder("sessions", "session_id", " DESC") + ` LIMIT ?)
 		OR session_id IN (` + info.jsonTextArray("?") + `))`
-	out, h, err := readTable(ctx, q, info, "sessions", sessionCols, "WHERE "+kept+" ORDER BY "+info.createdOrder("sessions", "session_id", ""),
-		[]any{max(n, 0), string(names)}, decodeSession, prob)
+	out, h, err := readTable(
+		ctx,
+		q,
+		info,
+		"sessions",
+		sessionCols,
+		"WHERE "+kept+" ORDER BY "+info.createdOrder("sessions", "session_id", ""),
+		[]any{max(n, 0), string(names)},
+		decodeSession,
+		prob,
+	)
 	if err != nil || h.Status == leaserec.HealthUnavailable {
 		return out, 0, h, err
 	}

@@ -171,7 +171,17 @@ func scopeLeases(ctx context.Context, q queryer, info schemaInfo, sc Scope,
 		return nil, err
 	}
 	if info.has("leases", "work_item_id") {
-		active, err := byIDs(ctx, q, list, names, "leases", "work_item_id", int64Args(items), decodeLease, activeCond(info.dialect))
+		active, err := byIDs(
+			ctx,
+			q,
+			list,
+			names,
+			"leases",
+			"work_item_id",
+			int64Args(items),
+			decodeLease,
+			activeCond(info.dialect),
+		)
 		if err != nil {
 			return nil, err
 		}

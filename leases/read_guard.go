@@ -13,7 +13,9 @@ import (
 // and its -wal file has no -shm beside it: SQLite cannot read the -wal without a WAL
 // index, and would create the -shm to build one. A read never creates a file, so the DB
 // is unreadable until a writer (the DB's owner) opens it again, which rebuilds the -shm.
-var ErrWALIndexMissing = errors.New("WAL-mode DB has a -wal file but no -shm beside it: reading it would create the -shm, and a read creates nothing")
+var ErrWALIndexMissing = errors.New(
+	"WAL-mode DB has a -wal file but no -shm beside it: reading it would create the -shm, and a read creates nothing",
+)
 
 // maxReopens bounds how often one read reopens its handle because the file changed kind
 // under it (a writer came or went); past it the read reports the DB busy.
@@ -40,7 +42,12 @@ func (r *SQLiteReader) do(ctx context.Context, op string, read func() error) err
 			r.mu.RUnlock()
 		}
 		if n == maxReopens {
-			return &DBError{Op: op, Path: r.path, Err: ErrBusy, Detail: "the DB's journal files kept changing under the read; try again"}
+			return &DBError{
+				Op:     op,
+				Path:   r.path,
+				Err:    ErrBusy,
+				Detail: "the DB's journal files kept changing under the read; try again",
+			}
 		}
 		if err := r.reopenIfStale(ctx, op); err != nil {
 			return err
@@ -132,7 +139,12 @@ func (r *SQLiteReader) reopen(ctx context.Context, op string) error {
 		r.epoch++
 		return nil
 	}
-	return &DBError{Op: op, Path: r.path, Err: ErrBusy, Detail: "the DB's journal files kept changing while it was opened; try again"}
+	return &DBError{
+		Op:     op,
+		Path:   r.path,
+		Err:    ErrBusy,
+		Detail: "the DB's journal files kept changing while it was opened; try again",
+	}
 }
 
 // connect opens the handle's pool and pinned connection, and reads once on the pin.
@@ -242,7 +254,11 @@ func (r *SQLiteReader) EventsSince(ctx context.Context, cursor int64, limit int)
 // EventsBacklog implements Events.
 func (r *SQLiteReader) EventsBacklog(ctx context.Context, cursor int64, last int) (
 	evs []leaserec.Event, h leaserec.Health, next int64, err error) {
-	err = r.do(ctx, "events", func() (err error) { evs, h, next, err = r.reads.EventsBacklog(ctx, cursor, last); return err })
+	err = r.do(
+		ctx,
+		"events",
+		func() (err error) { evs, h, next, err = r.reads.EventsBacklog(ctx, cursor, last); return err },
+	)
 	return evs, h, next, err
 }
 

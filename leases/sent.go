@@ -58,7 +58,14 @@ func writesSQL(q string) bool {
 //   - an error from COMMIT is maybe sent, unless the database answered that it did not
 //     commit (PostgreSQL's ERROR severity: a serialization failure, a deferred
 //     constraint) or SQLite was busy (nothing committed; the transition is run again).
-func finish(tx *sql.Tx, p *progress, out Outcome, commit bool, err error, beforeCommit func()) (_ Outcome, sent bool, _ error) {
+func finish(
+	tx *sql.Tx,
+	p *progress,
+	out Outcome,
+	commit bool,
+	err error,
+	beforeCommit func(),
+) (_ Outcome, sent bool, _ error) {
 	if err != nil || (!out.OK() && !commit) {
 		rerr := tx.Rollback()
 		if err == nil {

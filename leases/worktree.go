@@ -105,7 +105,9 @@ func (r WorktreeRoots) Probe(path, host string) WorktreeReport {
 // component by component: "..", "." and doubled separators are walked, not cleaned away,
 // so that a ".." after a link means what the kernel would make of it.
 func (r WorktreeRoots) under(path string) ([]string, bool) {
-	if !filepath.IsAbs(path) || !strings.HasPrefix(filepath.Clean(path)+"/", r.lexBranches+"/") && !strings.HasPrefix(filepath.Clean(path)+"/", r.Branches+"/") {
+	if !filepath.IsAbs(path) ||
+		!strings.HasPrefix(filepath.Clean(path)+"/", r.lexBranches+"/") &&
+			!strings.HasPrefix(filepath.Clean(path)+"/", r.Branches+"/") {
 		return nil, false
 	}
 	comps := split(path)
@@ -139,7 +141,12 @@ func (r WorktreeRoots) walk(path string, comps []string) WorktreeReport {
 		if c == ".." {
 			up := filepath.Dir(cur)
 			if !r.inside(up) {
-				return WorktreeReport{State: leaserec.WorktreeUnknown, Escapes: true, Looked: true, Why: path + " leads out of the repository root " + r.Repo + " through \"..\": not followed"}
+				return WorktreeReport{
+					State:   leaserec.WorktreeUnknown,
+					Escapes: true,
+					Looked:  true,
+					Why:     path + " leads out of the repository root " + r.Repo + " through \"..\": not followed",
+				}
 			}
 			cur, isDir = up, true
 			continue
@@ -174,7 +181,12 @@ func (r WorktreeRoots) walk(path string, comps []string) WorktreeReport {
 			if filepath.IsAbs(target) {
 				root, rest, ok := r.rooted(tc)
 				if !ok {
-					return WorktreeReport{State: leaserec.WorktreeUnknown, Escapes: true, Looked: true, Why: next + " is a link to " + target + ", outside the repository root " + r.Repo + ": not followed"}
+					return WorktreeReport{
+						State:   leaserec.WorktreeUnknown,
+						Escapes: true,
+						Looked:  true,
+						Why:     next + " is a link to " + target + ", outside the repository root " + r.Repo + ": not followed",
+					}
 				}
 				cur, tc = root, rest
 			}

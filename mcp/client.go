@@ -174,9 +174,22 @@ func (c *Client) Act(ctx context.Context, req govern.Request) (govern.Outcome, e
 		f := fence(p.HeldFence, p.OwnerProof)
 		o, err = c.outcome(ctx, ToolAsk, AskArgs{SessionID: req.Target.Session, Fence: &f, Question: p.Question})
 	default:
-		return govern.Outcome{Action: req.Action, Result: govern.ResultRefused, Code: govern.CodeUnknownAction}, errors.New("not a worker action: " + req.Action)
+		return govern.Outcome{
+				Action: req.Action,
+				Result: govern.ResultRefused,
+				Code:   govern.CodeUnknownAction,
+			}, errors.New(
+				"not a worker action: " + req.Action,
+			)
 	}
-	out := govern.Outcome{Action: req.Action, Attempt: o.Attempt, Result: govern.Result(o.Result), Code: o.Code, Message: o.Message, Effects: o.Effects}
+	out := govern.Outcome{
+		Action:  req.Action,
+		Attempt: o.Attempt,
+		Result:  govern.Result(o.Result),
+		Code:    o.Code,
+		Message: o.Message,
+		Effects: o.Effects,
+	}
 	if err != nil {
 		out.Result, out.Code, out.Message = govern.ResultUnknown, "outcome_unknown", err.Error()
 		return out, err
@@ -184,7 +197,10 @@ func (c *Client) Act(ctx context.Context, req govern.Request) (govern.Outcome, e
 	if f := o.Fence; f != nil {
 		out.Detail = map[string]string{"lease_id": f.LeaseID, "expires_at": f.ExpiresAt, "lock_file": f.LockFile,
 			"lock_generation": strconv.FormatInt(f.LockGeneration, 10), "task_session_id": f.TaskSessionID,
-			"heartbeat_count": strconv.FormatInt(f.HeartbeatCount, 10), "lease_generation": strconv.FormatInt(f.LeaseGeneration, 10)}
+			"heartbeat_count": strconv.FormatInt(
+				f.HeartbeatCount,
+				10,
+			), "lease_generation": strconv.FormatInt(f.LeaseGeneration, 10)}
 		if f.ClaimToken != "" {
 			// The claim token, for the caller to pass back as the request's claim_token
 			// parameter (sim keeps it with the fence). A secret: never printed.

@@ -52,8 +52,13 @@ func (s *Server) jsonrpcHTTP(next http.Handler) http.Handler {
 			return
 		}
 		if r.Header.Get(sessionHeader) == "" && !hasInitialize(msgs) {
-			writeRPCError(w, http.StatusBadRequest, firstID(msgs), codeInvalidRequest,
-				"Bad Request: no Mcp-Session-Id header; a session starts with an initialize request, and every later request names it")
+			writeRPCError(
+				w,
+				http.StatusBadRequest,
+				firstID(msgs),
+				codeInvalidRequest,
+				"Bad Request: no Mcp-Session-Id header; a session starts with an initialize request, and every later request names it",
+			)
 			return
 		}
 		rec := &notHandled{ResponseWriter: w}

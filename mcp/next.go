@@ -36,12 +36,18 @@ func (s *Server) next(ctx context.Context, session string, exclude []int64) (*pi
 	g := s.reads.ws.Gitea
 	lister, ok := g.(issueLister)
 	if g == nil || !ok {
-		o := refused("no_gitea", "claiming the next runnable item needs the backlog from a configured Gitea repository; name the item instead")
+		o := refused(
+			"no_gitea",
+			"claiming the next runnable item needs the backlog from a configured Gitea repository; name the item instead",
+		)
 		return nil, &o
 	}
 	issues, h := lister.OpenIssues(ctx)
 	if !h.OK() {
-		o := refused(govern.CodeSourceUnavailable, "the backlog could not be read whole ("+h.Reason+"); nothing is allocated from a partial backlog")
+		o := refused(
+			govern.CodeSourceUnavailable,
+			"the backlog could not be read whole ("+h.Reason+"); nothing is allocated from a partial backlog",
+		)
 		return nil, &o
 	}
 	active, err := s.reads.activeLeases(ctx)
@@ -76,12 +82,20 @@ func (s *Server) next(ctx context.Context, session string, exclude []int64) (*pi
 	ranked, skipped := alloc.Order(cs, s.rules(), exclude)
 	skipped, total := capSkipped(skipped)
 	if len(ranked) == 0 {
-		o := refused("nothing_eligible", fmt.Sprintf("no open issue of %s/%s is runnable now (%d skipped)", owner, repo, total))
+		o := refused(
+			"nothing_eligible",
+			fmt.Sprintf("no open issue of %s/%s is runnable now (%d skipped)", owner, repo, total),
+		)
 		o.Skipped, o.SkippedTotal = skipped, total
 		return nil, &o
 	}
 	head := ranked[0]
-	return &picked{item: ItemRef{Org: owner, Repo: repo, Number: head.Number, Remote: s.cfg.Remote}, title: head.Title, skipped: skipped, skippedTotal: total}, nil
+	return &picked{
+		item:         ItemRef{Org: owner, Repo: repo, Number: head.Number, Remote: s.cfg.Remote},
+		title:        head.Title,
+		skipped:      skipped,
+		skippedTotal: total,
+	}, nil
 }
 
 // MaxSkipped bounds the skip records a claim next returns: the first ones by issue number,

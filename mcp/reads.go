@@ -159,8 +159,17 @@ func (s *Server) proven(req *sdk.CallToolRequest, l leaserec.Lease, presented st
 }
 
 func (s *Server) leaseView(req *sdk.CallToolRequest, l leaserec.Lease, session, presented string) LeaseView {
-	v := LeaseView{LeaseID: l.LeaseID, Item: itemRefOf(l.Work), Status: string(l.Status), SessionID: termsafe.Line(l.SessionID),
-		Role: l.Role, Phase: l.Phase, ExpiresAt: l.ExpiresAt.Raw, HeartbeatCount: l.HeartbeatCount, Yours: l.SessionID == session}
+	v := LeaseView{
+		LeaseID:        l.LeaseID,
+		Item:           itemRefOf(l.Work),
+		Status:         string(l.Status),
+		SessionID:      termsafe.Line(l.SessionID),
+		Role:           l.Role,
+		Phase:          l.Phase,
+		ExpiresAt:      l.ExpiresAt.Raw,
+		HeartbeatCount: l.HeartbeatCount,
+		Yours:          l.SessionID == session,
+	}
 	if l.ExpiresAt.OK() {
 		v.ExpiresIn = l.ExpiresAt.Time.Sub(s.cfg.Now()).Round(time.Second).String()
 	}
@@ -174,7 +183,13 @@ func (s *Server) leaseView(req *sdk.CallToolRequest, l leaserec.Lease, session, 
 		v.Note = "held by the session you named, but this connection has not proven the claim is its own: call my_leases again with the claim_token your claim returned to be shown its fence (the token alone proves a claim; a session id does not)"
 	}
 	if v.Yours && proven {
-		f := &Fence{LeaseID: l.LeaseID, ExpiresAt: l.ExpiresAt.Raw, HeartbeatCount: l.HeartbeatCount, LeaseGeneration: l.Generation, ClaimToken: tok}
+		f := &Fence{
+			LeaseID:         l.LeaseID,
+			ExpiresAt:       l.ExpiresAt.Raw,
+			HeartbeatCount:  l.HeartbeatCount,
+			LeaseGeneration: l.Generation,
+			ClaimToken:      tok,
+		}
 		name, e := s.reads.lockOf(*v.Item)
 		if n, ok := l.Provenance["lock_file"].(string); ok && locks.ValidName(n) {
 			name, e = n, locks.ReadFile(s.reads.ws.LocksDir, n)
@@ -194,18 +209,30 @@ func (s *Server) myLeases(ctx context.Context, req *sdk.CallToolRequest, a Sessi
 	}
 	ls, err := s.reads.sessionLeases(ctx, session)
 	if err != nil {
-		return MyLeases{Code: govern.CodeSourceUnavailable, Message: termsafe.Text("the control-plane DB could not be read: " + err.Error()), Next: nextFor(govern.CodeSourceUnavailable)}
+		return MyLeases{
+			Code:    govern.CodeSourceUnavailable,
+			Message: termsafe.Text("the control-plane DB could not be read: " + err.Error()),
+			Next:    nextFor(govern.CodeSourceUnavailable),
+		}
 	}
 	limit := a.Limit
 	switch {
 	case limit == 0:
 		limit = DefaultPage
 	case limit < 0 || limit > MaxPage:
-		return MyLeases{Code: govern.CodeInvalidRequest, Message: fmt.Sprintf("limit must be 1 to %d", MaxPage), Next: nextFor(govern.CodeInvalidRequest)}
+		return MyLeases{
+			Code:    govern.CodeInvalidRequest,
+			Message: fmt.Sprintf("limit must be 1 to %d", MaxPage),
+			Next:    nextFor(govern.CodeInvalidRequest),
+		}
 	}
 	after, ok := decodeCursor(a.Cursor)
 	if !ok {
-		return MyLeases{Code: govern.CodeInvalidRequest, Message: "cursor must be a next_cursor a previous page of my_leases returned", Next: nextFor(govern.CodeInvalidRequest)}
+		return MyLeases{
+			Code:    govern.CodeInvalidRequest,
+			Message: "cursor must be a next_cursor a previous page of my_leases returned",
+			Next:    nextFor(govern.CodeInvalidRequest),
+		}
 	}
 	slices.SortFunc(ls, func(x, y leaserec.Lease) int { return strings.Compare(x.LeaseID, y.LeaseID) })
 	start, _ := slices.BinarySearchFunc(ls, after, func(l leaserec.Lease, id string) int {
@@ -214,7 +241,11 @@ func (s *Server) myLeases(ctx context.Context, req *sdk.CallToolRequest, a Sessi
 		}
 		return 1
 	})
-	out := MyLeases{Success: true, Total: len(ls), Next: "Heartbeat each lease with its fence; release what you are done with."}
+	out := MyLeases{
+		Success: true,
+		Total:   len(ls),
+		Next:    "Heartbeat each lease with its fence; release what you are done with.",
+	}
 	if len(ls) == 0 {
 		out.Next = "You hold no lease. Claim an item (or next) to start work."
 	}
@@ -258,7 +289,10 @@ func decodeCursor(c string) (string, bool) {
 // remote (Config.Remote).
 func (s *Server) resolveItem(it *ItemRef) (ItemRef, *Outcome) {
 	if it == nil || it.Number <= 0 {
-		o := refused(govern.CodeInvalidRequest, "name the item: its issue number (and org and repo unless a Gitea repository is configured)")
+		o := refused(
+			govern.CodeInvalidRequest,
+			"name the item: its issue number (and org and repo unless a Gitea repository is configured)",
+		)
 		return ItemRef{}, &o
 	}
 	out := *it
@@ -283,7 +317,10 @@ func (s *Server) resolveItem(it *ItemRef) (ItemRef, *Outcome) {
 	// one (Widgets.git is Widgets), and a spelling it would not accept is refused here.
 	org, repo, err := reponame.Canonical(out.Org, out.Repo)
 	if err != nil {
-		o := refused(govern.CodeInvalidRequest, err.Error()+"; nothing was done. Name the repository as Gitea does (docs/mcp.md, \"Item identity\")")
+		o := refused(
+			govern.CodeInvalidRequest,
+			err.Error()+"; nothing was done. Name the repository as Gitea does (docs/mcp.md, \"Item identity\")",
+		)
 		return out, &o
 	}
 	out.Org, out.Repo = org, repo
@@ -323,7 +360,11 @@ func (s *Server) itemStatus(ctx context.Context, req *sdk.CallToolRequest, a Ite
 		}
 	}
 	if err != nil {
-		out.Code, out.Message, out.Next = govern.CodeSourceUnavailable, termsafe.Text("the control-plane DB could not be read: "+err.Error()), nextFor(govern.CodeSourceUnavailable)
+		out.Code, out.Message, out.Next = govern.CodeSourceUnavailable, termsafe.Text(
+			"the control-plane DB could not be read: "+err.Error(),
+		), nextFor(
+			govern.CodeSourceUnavailable,
+		)
 		return out
 	}
 	out.Success = true
@@ -345,7 +386,9 @@ func (s *Server) itemStatus(ctx context.Context, req *sdk.CallToolRequest, a Ite
 	}
 	switch {
 	case len(active) > 0:
-		out.Why, out.WhyCode = "an active lease holds it (session "+termsafe.Line(active[0].SessionID)+")", govern.CodeClaimedByOther
+		out.Why, out.WhyCode = "an active lease holds it (session "+termsafe.Line(
+			active[0].SessionID,
+		)+")", govern.CodeClaimedByOther
 		if active[0].SessionID == session {
 			out.WhyCode = string(leases.CodeAlreadyHeld)
 		}
@@ -403,13 +446,25 @@ func (s *Server) giteaGate(ctx context.Context, it ItemRef) gate {
 	case gitea.IsNotFound(err):
 		return gate{gitea: "ok", code: govern.CodeNotFound, why: "no such issue in Gitea"}
 	case err != nil:
-		return gate{gitea: "unavailable", code: govern.CodeSourceUnavailable, why: "Gitea is unavailable, so eligibility is unknown",
-			readErr: termsafe.Text("Gitea could not be read: " + err.Error())}
+		return gate{
+			gitea:   "unavailable",
+			code:    govern.CodeSourceUnavailable,
+			why:     "Gitea is unavailable, so eligibility is unknown",
+			readErr: termsafe.Text("Gitea could not be read: " + err.Error()),
+		}
 	case is.Kind == gitearec.KindPR:
-		return gate{gitea: "ok", issue: &is, code: govern.CodeInvalidRequest, why: "it is a pull request; workers claim issues"}
+		return gate{
+			gitea: "ok",
+			issue: &is,
+			code:  govern.CodeInvalidRequest,
+			why:   "it is a pull request; workers claim issues",
+		}
 	}
-	code, why := alloc.Gate(alloc.Candidate{Number: it.Number, Title: is.Title, Body: is.Body, Labels: is.Labels, Open: is.State == "open"},
-		s.rules(), s.dependencyState(ctx, is.Body))
+	code, why := alloc.Gate(
+		alloc.Candidate{Number: it.Number, Title: is.Title, Body: is.Body, Labels: is.Labels, Open: is.State == "open"},
+		s.rules(),
+		s.dependencyState(ctx, is.Body),
+	)
 	return gate{gitea: "ok", issue: &is, code: code, why: termsafe.Line(why)}
 }
 
@@ -458,7 +513,14 @@ func (s *Server) inspect(ctx context.Context, req *sdk.CallToolRequest, a Inspec
 	out := Contract{Success: true, LockFile: name}
 	if !e.Missing && e.Unreadable != nil {
 		out.Success, out.Code = false, "lock_unreadable"
-		out.Message = termsafe.Text(fmt.Sprintf("lock %s cannot be read (%s: %s); an unreadable lock is never absent", name, e.Unreadable.Reason, e.Unreadable.Detail))
+		out.Message = termsafe.Text(
+			fmt.Sprintf(
+				"lock %s cannot be read (%s: %s); an unreadable lock is never absent",
+				name,
+				e.Unreadable.Reason,
+				e.Unreadable.Detail,
+			),
+		)
 		out.RecommendedAction = "Do not claim or implement: ask a supervisor to inspect the lock file."
 		out.Next = out.RecommendedAction
 		return out
@@ -469,19 +531,45 @@ func (s *Server) inspect(ctx context.Context, req *sdk.CallToolRequest, a Inspec
 	}
 	as := lockrec.Assess(rec, s.cfg.Now())
 	out.Contract, out.Canonical, out.MissingFields = string(as.Contract), as.Canonical, as.MissingFields
-	out.ClaimantUsername, out.ClaimantProfile, out.ClaimantPlacement = termsafe.Line(as.Claimant.Username), termsafe.Line(as.Claimant.Profile), string(as.ClaimantPlacement)
-	out.ExpirationState, out.ExpiresAt, out.Expired = string(as.Expiration.State), termsafe.Line(as.Expiration.ExpiresAt), as.Expiration.Expired
-	out.Heartbeatable, out.CreatePREligible, out.LockGeneration, out.TaskSessionID = as.Heartbeatable, as.CreatePREligible, as.LockGeneration, termsafe.Line(as.TaskSessionID)
+	out.ClaimantUsername, out.ClaimantProfile, out.ClaimantPlacement = termsafe.Line(
+		as.Claimant.Username,
+	), termsafe.Line(
+		as.Claimant.Profile,
+	), string(
+		as.ClaimantPlacement,
+	)
+	out.ExpirationState, out.ExpiresAt, out.Expired = string(
+		as.Expiration.State,
+	), termsafe.Line(
+		as.Expiration.ExpiresAt,
+	), as.Expiration.Expired
+	out.Heartbeatable, out.CreatePREligible, out.LockGeneration, out.TaskSessionID = as.Heartbeatable, as.CreatePREligible, as.LockGeneration, termsafe.Line(
+		as.TaskSessionID,
+	)
 	for _, r := range as.Reasons {
 		out.Reasons = append(out.Reasons, termsafe.Line(r))
 	}
 	if rec != nil {
 		out.OwnerSession, out.LeaseID = termsafe.Line(rec.OwnerSession), rec.LeaseID
 		if a.BranchName != "" && a.BranchName != rec.BranchName {
-			out.BindingMismatches = append(out.BindingMismatches, fmt.Sprintf("branch_name: the lock names %q, you named %q", termsafe.Line(rec.BranchName), termsafe.Line(a.BranchName)))
+			out.BindingMismatches = append(
+				out.BindingMismatches,
+				fmt.Sprintf(
+					"branch_name: the lock names %q, you named %q",
+					termsafe.Line(rec.BranchName),
+					termsafe.Line(a.BranchName),
+				),
+			)
 		}
 		if a.WorktreePath != "" && filepath.Clean(a.WorktreePath) != filepath.Clean(rec.WorktreePath) {
-			out.BindingMismatches = append(out.BindingMismatches, fmt.Sprintf("worktree_path: the lock names %q, you named %q", termsafe.Line(rec.WorktreePath), termsafe.Line(a.WorktreePath)))
+			out.BindingMismatches = append(
+				out.BindingMismatches,
+				fmt.Sprintf(
+					"worktree_path: the lock names %q, you named %q",
+					termsafe.Line(rec.WorktreePath),
+					termsafe.Line(a.WorktreePath),
+				),
+			)
 		}
 	}
 	out.RecommendedAction = recommended(as.Contract)

@@ -147,7 +147,12 @@ func (ts toolSchema) checkArgs(tool string, raw json.RawMessage) error {
 	}
 	if len(unknown) > 0 {
 		slices.Sort(unknown)
-		return fmt.Errorf("%s takes no argument %s; its arguments are %s", tool, quoteAll(unknown), strings.Join(propertyNames(s), ", "))
+		return fmt.Errorf(
+			"%s takes no argument %s; its arguments are %s",
+			tool,
+			quoteAll(unknown),
+			strings.Join(propertyNames(s), ", "),
+		)
 	}
 	for _, r := range s.Required {
 		if _, ok := v[r]; !ok {

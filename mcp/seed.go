@@ -30,85 +30,133 @@ const (
 // LockIssueArgs are gitea_lock_issue's arguments: the seed's lock builder's
 // (issue_number, branch_name, worktree_path, remote; seed-digest-1 §2.1-2.2).
 type LockIssueArgs struct {
-	SessionID    string `json:"session_id,omitempty" mcp:"required" jsonschema:"your worker session id"`
-	IssueNumber  int64  `json:"issue_number,omitempty" mcp:"required" jsonschema:"the issue to lock"`
-	BranchName   string `json:"branch_name,omitempty" jsonschema:"the branch; default feat/issue-N"`
-	WorktreePath string `json:"worktree_path,omitempty" jsonschema:"the worktree; default <repo-root>/branches/<branch>"`
-	Remote       string `json:"remote,omitempty" jsonschema:"git remote name; default the workspace's configured remote (gitea.remote), else origin"`
-	Org          string `json:"org,omitempty" jsonschema:"repository owner; default the configured Gitea repository's"`
-	Repo         string `json:"repo,omitempty" jsonschema:"repository name; default the configured Gitea repository's"`
-	Username     string `json:"username,omitempty" jsonschema:"your Gitea username (the lock's claimant)"`
-	ProfileName  string `json:"profile_name,omitempty" jsonschema:"your worker profile"`
-	PID          int64  `json:"pid,omitempty" jsonschema:"your process id (see claim)"`
-	RequestID    string `json:"request_id,omitempty" jsonschema:"optional idempotency key: a random id (16 to 200 characters; a UUID) naming this call. Send the same call again with the same request_id when its reply was lost: you get the first answer, never a second action. A secret like the claim token"`
+	SessionID    string `json:"session_id,omitempty"    mcp:"required" jsonschema:"your worker session id"`
+	IssueNumber  int64  `json:"issue_number,omitempty"  mcp:"required" jsonschema:"the issue to lock"`
+	BranchName   string `json:"branch_name,omitempty"                  jsonschema:"the branch; default feat/issue-N"`
+	WorktreePath string `json:"worktree_path,omitempty"                jsonschema:"the worktree; default <repo-root>/branches/<branch>"`
+	Remote       string `json:"remote,omitempty"                       jsonschema:"git remote name; default the workspace's configured remote (gitea.remote), else origin"`
+	Org          string `json:"org,omitempty"                          jsonschema:"repository owner; default the configured Gitea repository's"`
+	Repo         string `json:"repo,omitempty"                         jsonschema:"repository name; default the configured Gitea repository's"`
+	Username     string `json:"username,omitempty"                     jsonschema:"your Gitea username (the lock's claimant)"`
+	ProfileName  string `json:"profile_name,omitempty"                 jsonschema:"your worker profile"`
+	PID          int64  `json:"pid,omitempty"                          jsonschema:"your process id (see claim)"`
+	RequestID    string `json:"request_id,omitempty"                   jsonschema:"optional idempotency key: a random id (16 to 200 characters; a UUID) naming this call. Send the same call again with the same request_id when its reply was lost: you get the first answer, never a second action. A secret like the claim token"`
 }
 
 // AllocateArgs are gitea_allocate_next_work's arguments (the seed's allocate_next_work;
 // seed-digest-1 §5.4, seed-digest-4 §4).
 type AllocateArgs struct {
-	SessionID           string  `json:"session_id,omitempty" mcp:"required" jsonschema:"your worker session id"`
-	Role                string  `json:"role,omitempty" jsonschema:"task role: author (default), reviewer, merger or conflict-fix"`
-	Remote              string  `json:"remote,omitempty" jsonschema:"git remote name; default the workspace's configured remote (gitea.remote), else origin"`
-	Org                 string  `json:"org,omitempty" jsonschema:"must be the configured repository's owner when given"`
-	Repo                string  `json:"repo,omitempty" jsonschema:"must be the configured repository's name when given"`
-	ProfileName         string  `json:"profile_name,omitempty" jsonschema:"your worker profile"`
-	Username            string  `json:"username,omitempty" jsonschema:"your Gitea username"`
-	Apply               bool    `json:"apply,omitempty" jsonschema:"false (default): a dry run that writes nothing; true: claim the selected item"`
-	SideEffectFree      bool    `json:"side_effect_free,omitempty" jsonschema:"assert that the call writes nothing; refused with apply"`
-	ExcludeIssueNumbers []int64 `json:"exclude_issue_numbers,omitempty" jsonschema:"issue numbers not to consider"`
-	LeaseTTLSeconds     int64   `json:"lease_ttl_seconds,omitempty" jsonschema:"lease TTL in seconds; default the lease policy's"`
-	PID                 int64   `json:"pid,omitempty" jsonschema:"your process id (see claim)"`
-	RequestID           string  `json:"request_id,omitempty" jsonschema:"optional idempotency key: a random id (16 to 200 characters; a UUID) naming this call. Send the same call again with the same request_id when its reply was lost: you get the first answer, never a second action. A secret like the claim token"`
+	SessionID           string  `json:"session_id,omitempty"            mcp:"required" jsonschema:"your worker session id"`
+	Role                string  `json:"role,omitempty"                                 jsonschema:"task role: author (default), reviewer, merger or conflict-fix"`
+	Remote              string  `json:"remote,omitempty"                               jsonschema:"git remote name; default the workspace's configured remote (gitea.remote), else origin"`
+	Org                 string  `json:"org,omitempty"                                  jsonschema:"must be the configured repository's owner when given"`
+	Repo                string  `json:"repo,omitempty"                                 jsonschema:"must be the configured repository's name when given"`
+	ProfileName         string  `json:"profile_name,omitempty"                         jsonschema:"your worker profile"`
+	Username            string  `json:"username,omitempty"                             jsonschema:"your Gitea username"`
+	Apply               bool    `json:"apply,omitempty"                                jsonschema:"false (default): a dry run that writes nothing; true: claim the selected item"`
+	SideEffectFree      bool    `json:"side_effect_free,omitempty"                     jsonschema:"assert that the call writes nothing; refused with apply"`
+	ExcludeIssueNumbers []int64 `json:"exclude_issue_numbers,omitempty"                jsonschema:"issue numbers not to consider"`
+	LeaseTTLSeconds     int64   `json:"lease_ttl_seconds,omitempty"                    jsonschema:"lease TTL in seconds; default the lease policy's"`
+	PID                 int64   `json:"pid,omitempty"                                  jsonschema:"your process id (see claim)"`
+	RequestID           string  `json:"request_id,omitempty"                           jsonschema:"optional idempotency key: a random id (16 to 200 characters; a UUID) naming this call. Send the same call again with the same request_id when its reply was lost: you get the first answer, never a second action. A secret like the claim token"`
 }
 
 // HeartbeatLockArgs are gitea_heartbeat_issue_lock's arguments: the issue and the
 // task_session_id its lock was minted with (the seed's fencing token, seed-digest-1 §2.8).
 type HeartbeatLockArgs struct {
-	SessionID      string `json:"session_id,omitempty" mcp:"required" jsonschema:"your worker session id"`
-	IssueNumber    int64  `json:"issue_number,omitempty" mcp:"required" jsonschema:"the issue whose lock you hold"`
+	SessionID      string `json:"session_id,omitempty"      mcp:"required" jsonschema:"your worker session id"`
+	IssueNumber    int64  `json:"issue_number,omitempty"    mcp:"required" jsonschema:"the issue whose lock you hold"`
 	TaskSessionID  string `json:"task_session_id,omitempty" mcp:"required" jsonschema:"the task_session_id your claim returned"`
-	Remote         string `json:"remote,omitempty" jsonschema:"git remote name; default the workspace's configured remote (gitea.remote), else origin"`
-	Org            string `json:"org,omitempty" jsonschema:"repository owner; default the configured Gitea repository's"`
-	Repo           string `json:"repo,omitempty" jsonschema:"repository name; default the configured Gitea repository's"`
-	LockGeneration int64  `json:"lock_generation,omitempty" jsonschema:"also fence on the lock generation you hold"`
-	ExpiresAt      string `json:"expires_at,omitempty" jsonschema:"also fence on the lease expiry you hold"`
-	ClaimToken     string `json:"claim_token,omitempty" jsonschema:"the claim token your claim returned (required over HTTP; see docs/mcp.md)"`
-	RequestID      string `json:"request_id,omitempty" jsonschema:"optional idempotency key: a random id (16 to 200 characters; a UUID) naming this call. Send the same call again with the same request_id when its reply was lost: you get the first answer, never a second action. A secret like the claim token"`
+	Remote         string `json:"remote,omitempty"                         jsonschema:"git remote name; default the workspace's configured remote (gitea.remote), else origin"`
+	Org            string `json:"org,omitempty"                            jsonschema:"repository owner; default the configured Gitea repository's"`
+	Repo           string `json:"repo,omitempty"                           jsonschema:"repository name; default the configured Gitea repository's"`
+	LockGeneration int64  `json:"lock_generation,omitempty"                jsonschema:"also fence on the lock generation you hold"`
+	ExpiresAt      string `json:"expires_at,omitempty"                     jsonschema:"also fence on the lease expiry you hold"`
+	ClaimToken     string `json:"claim_token,omitempty"                    jsonschema:"the claim token your claim returned (required over HTTP; see docs/mcp.md)"`
+	RequestID      string `json:"request_id,omitempty"                     jsonschema:"optional idempotency key: a random id (16 to 200 characters; a UUID) naming this call. Send the same call again with the same request_id when its reply was lost: you get the first answer, never a second action. A secret like the claim token"`
 }
 
 // ReleaseLeaseArgs are gitea_release_workflow_lease's arguments (lease_id; seed 002 names
 // the tool, its lease tools take lease_id).
 type ReleaseLeaseArgs struct {
-	SessionID      string `json:"session_id,omitempty" mcp:"required" jsonschema:"your worker session id"`
-	LeaseID        string `json:"lease_id,omitempty" mcp:"required" jsonschema:"the lease to release"`
-	ExpiresAt      string `json:"expires_at,omitempty" jsonschema:"also fence on the lease expiry you hold"`
-	LockGeneration int64  `json:"lock_generation,omitempty" jsonschema:"also fence on the lock generation you hold"`
-	TaskSessionID  string `json:"task_session_id,omitempty" jsonschema:"also fence on the lock's task_session_id"`
-	ClaimToken     string `json:"claim_token,omitempty" jsonschema:"the claim token your claim returned (required over HTTP; see docs/mcp.md)"`
-	RequestID      string `json:"request_id,omitempty" jsonschema:"optional idempotency key: a random id (16 to 200 characters; a UUID) naming this call. Send the same call again with the same request_id when its reply was lost: you get the first answer, never a second action. A secret like the claim token"`
+	SessionID      string `json:"session_id,omitempty"      mcp:"required" jsonschema:"your worker session id"`
+	LeaseID        string `json:"lease_id,omitempty"        mcp:"required" jsonschema:"the lease to release"`
+	ExpiresAt      string `json:"expires_at,omitempty"                     jsonschema:"also fence on the lease expiry you hold"`
+	LockGeneration int64  `json:"lock_generation,omitempty"                jsonschema:"also fence on the lock generation you hold"`
+	TaskSessionID  string `json:"task_session_id,omitempty"                jsonschema:"also fence on the lock's task_session_id"`
+	ClaimToken     string `json:"claim_token,omitempty"                    jsonschema:"the claim token your claim returned (required over HTTP; see docs/mcp.md)"`
+	RequestID      string `json:"request_id,omitempty"                     jsonschema:"optional idempotency key: a random id (16 to 200 characters; a UUID) naming this call. Send the same call again with the same request_id when its reply was lost: you get the first answer, never a second action. A secret like the claim token"`
 }
 
 // InspectLeaseArgs are gitea_inspect_workflow_lease's arguments.
 type InspectLeaseArgs struct {
-	SessionID  string `json:"session_id,omitempty" mcp:"required" jsonschema:"your worker session id"`
-	LeaseID    string `json:"lease_id,omitempty" mcp:"required" jsonschema:"the lease to read"`
-	ClaimToken string `json:"claim_token,omitempty" jsonschema:"optional: the lease's claim token, to be shown its fence"`
+	SessionID  string `json:"session_id,omitempty"  mcp:"required" jsonschema:"your worker session id"`
+	LeaseID    string `json:"lease_id,omitempty"    mcp:"required" jsonschema:"the lease to read"`
+	ClaimToken string `json:"claim_token,omitempty"                jsonschema:"optional: the lease's claim token, to be shown its fence"`
 }
 
 func (s *Server) registerSeedNames() {
-	addTool(s, &sdk.Tool{Name: SeedLockIssue, Annotations: additive, Description: "The seed's name for claim of a named issue: " +
-		"a lease and a canonical #953 lock in one fenced step. Returns the fence (task_session_id, lock_generation) to heartbeat with."}, s.lockIssue)
-	addTool(s, &sdk.Tool{Name: SeedAllocateNextWork, Annotations: additive, Description: "The seed's allocator: select the next runnable issue by the allocation order; " +
-		"apply=false (default) is a dry run that writes nothing, apply=true claims it."}, s.allocate)
-	addTool(s, &sdk.Tool{Name: SeedHeartbeatLock, Annotations: renewing, Description: "The seed's name for heartbeat: renew your lease and lock on an issue, fenced on task_session_id."}, s.heartbeatLock)
-	addTool(s, &sdk.Tool{Name: SeedReleaseLease, Annotations: ending, Description: "The seed's name for release: release your lease by id and archive its lock."}, s.releaseLease)
-	addTool(s, &sdk.Tool{Name: SeedInspectContract, Annotations: readOnly, Description: "The seed's name for inspect_lock_contract (read-only)."}, s.inspect)
-	addTool(s, &sdk.Tool{Name: SeedInspectLease, Annotations: readOnly, Description: "Read one lease by id (read-only); your own lease comes with its fence."}, s.inspectLease)
+	addTool(
+		s,
+		&sdk.Tool{Name: SeedLockIssue, Annotations: additive, Description: "The seed's name for claim of a named issue: " +
+			"a lease and a canonical #953 lock in one fenced step. Returns the fence (task_session_id, lock_generation) to heartbeat with."},
+		s.lockIssue,
+	)
+	addTool(
+		s,
+		&sdk.Tool{
+			Name:        SeedAllocateNextWork,
+			Annotations: additive,
+			Description: "The seed's allocator: select the next runnable issue by the allocation order; " +
+				"apply=false (default) is a dry run that writes nothing, apply=true claims it.",
+		},
+		s.allocate,
+	)
+	addTool(
+		s,
+		&sdk.Tool{
+			Name:        SeedHeartbeatLock,
+			Annotations: renewing,
+			Description: "The seed's name for heartbeat: renew your lease and lock on an issue, fenced on task_session_id.",
+		},
+		s.heartbeatLock,
+	)
+	addTool(
+		s,
+		&sdk.Tool{
+			Name:        SeedReleaseLease,
+			Annotations: ending,
+			Description: "The seed's name for release: release your lease by id and archive its lock.",
+		},
+		s.releaseLease,
+	)
+	addTool(
+		s,
+		&sdk.Tool{
+			Name:        SeedInspectContract,
+			Annotations: readOnly,
+			Description: "The seed's name for inspect_lock_contract (read-only).",
+		},
+		s.inspect,
+	)
+	addTool(
+		s,
+		&sdk.Tool{
+			Name:        SeedInspectLease,
+			Annotations: readOnly,
+			Description: "Read one lease by id (read-only); your own lease comes with its fence.",
+		},
+		s.inspectLease,
+	)
 }
 
 func (s *Server) lockIssue(ctx context.Context, req *sdk.CallToolRequest, a LockIssueArgs) Outcome {
-	return s.claim(ctx, req, ClaimArgs{SessionID: a.SessionID, Item: &ItemRef{Org: a.Org, Repo: a.Repo, Number: a.IssueNumber, Remote: a.Remote},
-		Branch: a.BranchName, Worktree: a.WorktreePath, Username: a.Username, Profile: a.ProfileName, PID: a.PID})
+	return s.claim(
+		ctx,
+		req,
+		ClaimArgs{SessionID: a.SessionID, Item: &ItemRef{Org: a.Org, Repo: a.Repo, Number: a.IssueNumber, Remote: a.Remote},
+			Branch: a.BranchName, Worktree: a.WorktreePath, Username: a.Username, Profile: a.ProfileName, PID: a.PID},
+	)
 }
 
 func (s *Server) allocate(ctx context.Context, req *sdk.CallToolRequest, a AllocateArgs) Outcome {
@@ -117,7 +165,10 @@ func (s *Server) allocate(ctx context.Context, req *sdk.CallToolRequest, a Alloc
 		return *bad
 	}
 	if a.SideEffectFree && a.Apply {
-		return refused(govern.CodeInvalidRequest, "side_effect_free is incompatible with apply=true; an assignment is a write (fail closed, #643)")
+		return refused(
+			govern.CodeInvalidRequest,
+			"side_effect_free is incompatible with apply=true; an assignment is a write (fail closed, #643)",
+		)
 	}
 	if g := s.reads.ws.Gitea; g != nil && (a.Org != "" || a.Repo != "") {
 		owner, repo := g.Repository()
@@ -131,9 +182,15 @@ func (s *Server) allocate(ctx context.Context, req *sdk.CallToolRequest, a Alloc
 		if o != nil {
 			return *o
 		}
-		return Outcome{Result: string(govern.ResultPreviewed), Code: "preview", Item: &pick.item, Skipped: pick.skipped, SkippedTotal: pick.skippedTotal,
-			Message: "dry run only (apply=false); no lease created and nothing written",
-			Next:    "Call again with apply=true to claim the selected item (the selection may differ by then), or claim it by name."}
+		return Outcome{
+			Result:       string(govern.ResultPreviewed),
+			Code:         "preview",
+			Item:         &pick.item,
+			Skipped:      pick.skipped,
+			SkippedTotal: pick.skippedTotal,
+			Message:      "dry run only (apply=false); no lease created and nothing written",
+			Next:         "Call again with apply=true to claim the selected item (the selection may differ by then), or claim it by name.",
+		}
 	}
 	var ttl string
 	if a.LeaseTTLSeconds > 0 {
@@ -155,7 +212,10 @@ func (s *Server) ownLeaseOn(ctx context.Context, session string, it ItemRef) (st
 			return l.LeaseID, nil
 		}
 	}
-	o := refused(govern.CodeNotFound, "your session holds no active lease on this issue; claim it first (gitea_lock_issue)")
+	o := refused(
+		govern.CodeNotFound,
+		"your session holds no active lease on this issue; claim it first (gitea_lock_issue)",
+	)
 	return "", &o
 }
 
@@ -165,7 +225,10 @@ func (s *Server) heartbeatLock(ctx context.Context, req *sdk.CallToolRequest, a 
 		return *bad
 	}
 	if a.TaskSessionID == "" {
-		return refused(govern.CodeInvalidRequest, "task_session_id is required: the one your claim returned (the lock's fencing token)")
+		return refused(
+			govern.CodeInvalidRequest,
+			"task_session_id is required: the one your claim returned (the lock's fencing token)",
+		)
 	}
 	it, bad := s.resolveItem(&ItemRef{Org: a.Org, Repo: a.Repo, Number: a.IssueNumber, Remote: a.Remote})
 	if bad != nil {
@@ -207,9 +270,21 @@ func (s *Server) inspectLease(ctx context.Context, req *sdk.CallToolRequest, a I
 	l, ok, err := s.reads.lease(ctx, a.LeaseID)
 	switch {
 	case err != nil:
-		return MyLeases{Code: govern.CodeSourceUnavailable, Message: "the control-plane DB could not be read: " + err.Error(), Next: nextFor(govern.CodeSourceUnavailable)}
+		return MyLeases{
+			Code:    govern.CodeSourceUnavailable,
+			Message: "the control-plane DB could not be read: " + err.Error(),
+			Next:    nextFor(govern.CodeSourceUnavailable),
+		}
 	case !ok:
-		return MyLeases{Code: govern.CodeNotFound, Message: "no lease " + strconv.Quote(a.LeaseID), Next: nextFor(govern.CodeNotFound)}
+		return MyLeases{
+			Code:    govern.CodeNotFound,
+			Message: "no lease " + strconv.Quote(a.LeaseID),
+			Next:    nextFor(govern.CodeNotFound),
+		}
 	}
-	return MyLeases{Success: true, Leases: []LeaseView{s.leaseView(req, l, session, a.ClaimToken)}, Next: "Read only; heartbeat or release your own lease with its fence."}
+	return MyLeases{
+		Success: true,
+		Leases:  []LeaseView{s.leaseView(req, l, session, a.ClaimToken)},
+		Next:    "Read only; heartbeat or release your own lease with its fence.",
+	}
 }

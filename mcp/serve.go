@@ -36,7 +36,9 @@ func (s *Server) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteC
 const Path = "/mcp"
 
 // ErrTokenRequired refuses to serve HTTP on an address other than loopback without a token.
-var ErrTokenRequired = errors.New("steward mcp serves HTTP beyond loopback only with a bearer token: give --token-file (a file of mode 0600 holding the token), or bind to 127.0.0.1 or ::1")
+var ErrTokenRequired = errors.New(
+	"steward mcp serves HTTP beyond loopback only with a bearer token: give --token-file (a file of mode 0600 holding the token), or bind to 127.0.0.1 or ::1",
+)
 
 // Loopback reports whether host (from host:port) names only this machine: localhost or a
 // loopback IP literal. An empty host (every interface) or any other name is not.
@@ -70,7 +72,11 @@ func ReadToken(path string) ([]byte, error) {
 	case !fi.Mode().IsRegular():
 		return nil, fmt.Errorf("token file %s is not a regular file", path)
 	case fi.Mode().Perm()&0o077 != 0:
-		return nil, fmt.Errorf("token file %s is readable or writable by group or others (mode %#o); run chmod 600 on it", path, fi.Mode().Perm())
+		return nil, fmt.Errorf(
+			"token file %s is readable or writable by group or others (mode %#o); run chmod 600 on it",
+			path,
+			fi.Mode().Perm(),
+		)
 	case fi.Size() > maxToken:
 		return nil, fmt.Errorf("token file %s is larger than %d bytes; it must hold one token", path, maxToken)
 	}

@@ -127,8 +127,18 @@ func ptr[T any](v T) *T { return &v }
 // release and ask end a claim (destructive) and are idempotent the same way; ask posts to
 // the team's tracker (open world).
 var (
-	readOnly    = &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}
-	readGitea   = &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: ptr(false), OpenWorldHint: ptr(true)}
+	readOnly = &sdk.ToolAnnotations{
+		ReadOnlyHint:    true,
+		IdempotentHint:  true,
+		DestructiveHint: ptr(false),
+		OpenWorldHint:   ptr(false),
+	}
+	readGitea = &sdk.ToolAnnotations{
+		ReadOnlyHint:    true,
+		IdempotentHint:  true,
+		DestructiveHint: ptr(false),
+		OpenWorldHint:   ptr(true),
+	}
 	additive    = &sdk.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)}
 	renewing    = &sdk.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)}
 	ending      = &sdk.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)}
@@ -136,18 +146,90 @@ var (
 )
 
 func (s *Server) register() {
-	addTool(s, &sdk.Tool{Name: ToolClaim, Title: "Claim an item", Annotations: additive, Description: "Claim an issue for your session: a lease and a lock in one fenced step. " +
-		"Name the item, or set next to claim the next runnable item by the allocation order (priority, what it unblocks, oldest). " +
-		"Returns the fence to pass to heartbeat, release and ask. A refusal (e.g. claimed_by_other_session) is normal: pick other work, do not retry."}, s.claim)
-	addTool(s, &sdk.Tool{Name: ToolHeartbeat, Title: "Heartbeat a claim", Annotations: renewing, Description: "Renew your lease and its lock. " +
-		"Pass the fence your claim or last heartbeat returned; returns the new fence. A stale fence is refused fence_moved."}, s.heartbeat)
-	addTool(s, &sdk.Tool{Name: ToolRelease, Title: "Release a claim", Annotations: ending, Description: "Release your lease and archive its lock, fenced on the values you hold."}, s.release)
-	addTool(s, &sdk.Tool{Name: ToolAsk, Title: "Ask a maintainer", Annotations: endingGitea, Description: "Post a question on the claimed item, set the clarification marker label and release the claim. " +
-		"Returns a clarification_id at once; poll get_answer with it. Do not keep working on the item."}, s.ask)
-	addTool(s, &sdk.Tool{Name: ToolGetAnswer, Title: "Poll for an answer", Annotations: readGitea, Description: "Read whether a maintainer answered a clarification (read-only)."}, s.getAnswer)
-	addTool(s, &sdk.Tool{Name: ToolMyLeases, Title: "My leases", Annotations: readOnly, Description: "List your session's active leases with their current fences (read-only)."}, s.myLeases)
-	addTool(s, &sdk.Tool{Name: ToolStatus, Title: "Item status", Annotations: readGitea, Description: "Who holds an item, its lock and labels, and whether it is claimable (read-only)."}, s.itemStatus)
-	addTool(s, &sdk.Tool{Name: ToolInspect, Title: "Inspect a lock contract", Annotations: readOnly, Description: "Assess an issue's lock file against the canonical #953 contract, with the recommended action (read-only)."}, s.inspect)
+	addTool(
+		s,
+		&sdk.Tool{
+			Name:        ToolClaim,
+			Title:       "Claim an item",
+			Annotations: additive,
+			Description: "Claim an issue for your session: a lease and a lock in one fenced step. " +
+				"Name the item, or set next to claim the next runnable item by the allocation order (priority, what it unblocks, oldest). " +
+				"Returns the fence to pass to heartbeat, release and ask. A refusal (e.g. claimed_by_other_session) is normal: pick other work, do not retry.",
+		},
+		s.claim,
+	)
+	addTool(
+		s,
+		&sdk.Tool{
+			Name:        ToolHeartbeat,
+			Title:       "Heartbeat a claim",
+			Annotations: renewing,
+			Description: "Renew your lease and its lock. " +
+				"Pass the fence your claim or last heartbeat returned; returns the new fence. A stale fence is refused fence_moved.",
+		},
+		s.heartbeat,
+	)
+	addTool(
+		s,
+		&sdk.Tool{
+			Name:        ToolRelease,
+			Title:       "Release a claim",
+			Annotations: ending,
+			Description: "Release your lease and archive its lock, fenced on the values you hold.",
+		},
+		s.release,
+	)
+	addTool(
+		s,
+		&sdk.Tool{
+			Name:        ToolAsk,
+			Title:       "Ask a maintainer",
+			Annotations: endingGitea,
+			Description: "Post a question on the claimed item, set the clarification marker label and release the claim. " +
+				"Returns a clarification_id at once; poll get_answer with it. Do not keep working on the item.",
+		},
+		s.ask,
+	)
+	addTool(
+		s,
+		&sdk.Tool{
+			Name:        ToolGetAnswer,
+			Title:       "Poll for an answer",
+			Annotations: readGitea,
+			Description: "Read whether a maintainer answered a clarification (read-only).",
+		},
+		s.getAnswer,
+	)
+	addTool(
+		s,
+		&sdk.Tool{
+			Name:        ToolMyLeases,
+			Title:       "My leases",
+			Annotations: readOnly,
+			Description: "List your session's active leases with their current fences (read-only).",
+		},
+		s.myLeases,
+	)
+	addTool(
+		s,
+		&sdk.Tool{
+			Name:        ToolStatus,
+			Title:       "Item status",
+			Annotations: readGitea,
+			Description: "Who holds an item, its lock and labels, and whether it is claimable (read-only).",
+		},
+		s.itemStatus,
+	)
+	addTool(
+		s,
+		&sdk.Tool{
+			Name:        ToolInspect,
+			Title:       "Inspect a lock contract",
+			Annotations: readOnly,
+			Description: "Assess an issue's lock file against the canonical #953 contract, with the recommended action (read-only).",
+		},
+		s.inspect,
+	)
 	s.registerSeedNames()
 }
 
@@ -229,7 +311,10 @@ func addTool[In any, Out result[Out]](s *Server, t *sdk.Tool, h func(context.Con
 		}
 		if ctx.Err() != nil && !reachedCore(res) {
 			// The client cancelled the call: whatever was read is cut short.
-			res = zero.refusal(CodeCancelled, "the call was cancelled before it was answered; nothing was changed, and what was read is not an answer. Call again if you still need it")
+			res = zero.refusal(
+				CodeCancelled,
+				"the call was cancelled before it was answered; nothing was changed, and what was read is not an answer. Call again if you still need it",
+			)
 		}
 		b, err := json.Marshal(res)
 		if err != nil {
@@ -238,7 +323,14 @@ func addTool[In any, Out result[Out]](s *Server, t *sdk.Tool, h func(context.Con
 		if len(b) > MaxResult && !reachedCore(res) {
 			// Never reached with the bounds above (TestResultsStaySmallOnALargeFleet);
 			// a read that would break one is refused rather than sent.
-			res = zero.refusal("result_too_large", fmt.Sprintf("the result would be %d bytes, over the %d bytes every result stays within; narrow the call (limit, an item)", len(b), MaxResult))
+			res = zero.refusal(
+				"result_too_large",
+				fmt.Sprintf(
+					"the result would be %d bytes, over the %d bytes every result stays within; narrow the call (limit, an item)",
+					len(b),
+					MaxResult,
+				),
+			)
 			if b, err = json.Marshal(res); err != nil {
 				return nil, err
 			}
@@ -259,7 +351,14 @@ func addTool[In any, Out result[Out]](s *Server, t *sdk.Tool, h func(context.Con
 // request_id this server has answered for the session gets that answer again; one still
 // running is waited for. It also hands the handler, through ctx, what the call presents as
 // proof of the session's claims (for enter). Reads take no request_id.
-func once[Out result[Out]](s *Server, ctx context.Context, req *sdk.CallToolRequest, tool string, mutating bool, h func(context.Context) Out) Out {
+func once[Out result[Out]](
+	s *Server,
+	ctx context.Context,
+	req *sdk.CallToolRequest,
+	tool string,
+	mutating bool,
+	h func(context.Context) Out,
+) Out {
 	var raw map[string]any
 	_ = json.Unmarshal(argsOrEmpty(req.Params.Arguments), &raw)
 	p := presented{tokens: proofIn(raw)}
@@ -270,8 +369,16 @@ func once[Out result[Out]](s *Server, ctx context.Context, req *sdk.CallToolRequ
 		return h(withProof(ctx, p))
 	}
 	var zero Out
-	if len(rid) < minRequestID || len(rid) > maxRequestID || strings.IndexFunc(rid, func(r rune) bool { return r < 0x21 || r == 0x7f }) >= 0 {
-		return zero.refusal(govern.CodeInvalidRequest, fmt.Sprintf("request_id must be %d to %d printable characters without spaces: a random id (a UUID) you send again unchanged when you retry this call", minRequestID, maxRequestID))
+	if len(rid) < minRequestID || len(rid) > maxRequestID ||
+		strings.IndexFunc(rid, func(r rune) bool { return r < 0x21 || r == 0x7f }) >= 0 {
+		return zero.refusal(
+			govern.CodeInvalidRequest,
+			fmt.Sprintf(
+				"request_id must be %d to %d printable characters without spaces: a random id (a UUID) you send again unchanged when you retry this call",
+				minRequestID,
+				maxRequestID,
+			),
+		)
 	}
 	key := retryKey(session, rid)
 	p.retry = s.retries.known(key)
@@ -279,7 +386,10 @@ func once[Out result[Out]](s *Server, ctx context.Context, req *sdk.CallToolRequ
 	c, first, same := s.retries.begin(key, fingerprint(tool, raw))
 	switch {
 	case !same:
-		return zero.refusal(govern.CodeInvalidRequest, "this request_id was used for another call (another tool or other arguments); a retry sends the same call again, a new call needs a new request_id")
+		return zero.refusal(
+			govern.CodeInvalidRequest,
+			"this request_id was used for another call (another tool or other arguments); a retry sends the same call again, a new call needs a new request_id",
+		)
 	case !first:
 		// A retry: it takes up the session (the request_id proves it is the worker that
 		// sent the first call), then gets the first call's answer.
@@ -407,7 +517,12 @@ func fenceOf(d map[string]string) *Fence {
 	if d["lease_id"] == "" {
 		return nil
 	}
-	f := &Fence{LeaseID: d["lease_id"], ExpiresAt: d["expires_at"], LockFile: d["lock_file"], TaskSessionID: d["task_session_id"]}
+	f := &Fence{
+		LeaseID:       d["lease_id"],
+		ExpiresAt:     d["expires_at"],
+		LockFile:      d["lock_file"],
+		TaskSessionID: d["task_session_id"],
+	}
 	f.LockGeneration, _ = strconv.ParseInt(d["lock_generation"], 10, 64)
 	f.LeaseGeneration, _ = strconv.ParseInt(d["lease_generation"], 10, 64)
 	f.HeartbeatCount, _ = strconv.ParseInt(d["heartbeat_count"], 10, 64)

@@ -111,7 +111,11 @@ func readLine(br *bufio.Reader, max int) (line []byte, tooLong bool, err error) 
 // them), nil for one that is.
 func check(line []byte, tooLong bool) []byte {
 	if tooLong {
-		return errorLine(nil, codeInvalidRequest, fmt.Sprintf("Invalid Request: the message is longer than %d bytes", MaxStdioLine))
+		return errorLine(
+			nil,
+			codeInvalidRequest,
+			fmt.Sprintf("Invalid Request: the message is longer than %d bytes", MaxStdioLine),
+		)
 	}
 	if !json.Valid(line) {
 		var v any

@@ -24,7 +24,14 @@ func (s *Server) claim(ctx context.Context, req *sdk.CallToolRequest, a ClaimArg
 	}
 	pid, ok := s.bind.declare(req.Session, a.PID)
 	if !ok {
-		return refused(govern.CodeInvalidRequest, fmt.Sprintf("this connection's worker process is %d; a connection serves one worker process (omit pid, or pass %d)", pid, pid))
+		return refused(
+			govern.CodeInvalidRequest,
+			fmt.Sprintf(
+				"this connection's worker process is %d; a connection serves one worker process (omit pid, or pass %d)",
+				pid,
+				pid,
+			),
+		)
 	}
 	switch {
 	case a.Next && a.Item != nil:
@@ -55,7 +62,15 @@ func (s *Server) claim(ctx context.Context, req *sdk.CallToolRequest, a ClaimArg
 			return o
 		}
 	}
-	params := govern.ClaimParams{Role: a.Role, Profile: a.Profile, Username: a.Username, Branch: a.Branch, Worktree: a.Worktree, TTL: a.TTL, Title: title}
+	params := govern.ClaimParams{
+		Role:     a.Role,
+		Profile:  a.Profile,
+		Username: a.Username,
+		Branch:   a.Branch,
+		Worktree: a.Worktree,
+		TTL:      a.TTL,
+		Title:    title,
+	}
 	if pid > 0 {
 		params.PID = strconv.FormatInt(pid, 10)
 	}
@@ -64,7 +79,10 @@ func (s *Server) claim(ctx context.Context, req *sdk.CallToolRequest, a ClaimArg
 	token := govern.NewClaimToken()
 	params.ClaimToken = token
 	out, failed := s.run(ctx, session, govern.Request{Action: actionid.Claim,
-		Target: govern.Target{Session: session, Item: &govern.Item{Remote: it.Remote, Org: it.Org, Repo: it.Repo, Kind: "issue", Number: it.Number}},
+		Target: govern.Target{
+			Session: session,
+			Item:    &govern.Item{Remote: it.Remote, Org: it.Org, Repo: it.Repo, Kind: "issue", Number: it.Number},
+		},
 		Params: params})
 	if failed != nil {
 		failed.Item = &it
@@ -90,7 +108,12 @@ func (s *Server) claim(ctx context.Context, req *sdk.CallToolRequest, a ClaimArg
 	}
 	if o.Success {
 		o.HeartbeatEvery = s.cadence(a.Role)
-		o.Next = "Work on " + fmt.Sprintf("%s/%s#%d", it.Org, it.Repo, it.Number) + ". Heartbeat at least every " + o.HeartbeatEvery +
+		o.Next = "Work on " + fmt.Sprintf(
+			"%s/%s#%d",
+			it.Org,
+			it.Repo,
+			it.Number,
+		) + ". Heartbeat at least every " + o.HeartbeatEvery +
 			" with this fence (each heartbeat returns the next one); release when done, or ask if you need a maintainer."
 	}
 	return o
@@ -101,13 +124,22 @@ func (s *Server) claim(ctx context.Context, req *sdk.CallToolRequest, a ClaimArg
 func (s *Server) fenceParams(req *sdk.CallToolRequest, f *Fence) (govern.OwnLeaseParams, *Outcome) {
 	switch {
 	case f == nil || f.LeaseID == "":
-		o := refused(govern.CodeInvalidRequest, "pass the fence your claim or last heartbeat returned (fence.lease_id and fence.expires_at at least)")
+		o := refused(
+			govern.CodeInvalidRequest,
+			"pass the fence your claim or last heartbeat returned (fence.lease_id and fence.expires_at at least)",
+		)
 		return govern.OwnLeaseParams{}, &o
 	case f.ExpiresAt == "":
-		o := refused(govern.CodeInvalidRequest, "fence.expires_at is required: the lease's expiry as your claim or last heartbeat returned it")
+		o := refused(
+			govern.CodeInvalidRequest,
+			"fence.expires_at is required: the lease's expiry as your claim or last heartbeat returned it",
+		)
 		return govern.OwnLeaseParams{}, &o
 	case f.LockGeneration < 0 || f.LeaseGeneration < 0 || f.LockGeneration > 0 && f.TaskSessionID == "":
-		o := refused(govern.CodeInvalidRequest, "fence.task_session_id is required with fence.lock_generation (both as your claim or last heartbeat returned them)")
+		o := refused(
+			govern.CodeInvalidRequest,
+			"fence.task_session_id is required with fence.lock_generation (both as your claim or last heartbeat returned them)",
+		)
 		return govern.OwnLeaseParams{}, &o
 	}
 	return govern.OwnLeaseParams{
@@ -139,9 +171,19 @@ func (s *Server) fenced(ctx context.Context, req *sdk.CallToolRequest, a FencedA
 
 // fencedParams runs a heartbeat or release of lease with the given fence and claim token,
 // from the connection's worker process.
-func (s *Server) fencedParams(ctx context.Context, req *sdk.CallToolRequest, session, lease string, params govern.OwnLeaseParams, action string) Outcome {
+func (s *Server) fencedParams(
+	ctx context.Context,
+	req *sdk.CallToolRequest,
+	session, lease string,
+	params govern.OwnLeaseParams,
+	action string,
+) Outcome {
 	s.proof(&params.OwnerProof)
-	out, failed := s.run(ctx, session, govern.Request{Action: action, Target: govern.Target{LeaseID: lease, Session: session}, Params: params})
+	out, failed := s.run(
+		ctx,
+		session,
+		govern.Request{Action: action, Target: govern.Target{LeaseID: lease, Session: session}, Params: params},
+	)
 	if failed != nil {
 		return *failed
 	}
@@ -219,7 +261,11 @@ func (s *Server) ask(ctx context.Context, req *sdk.CallToolRequest, a AskArgs) O
 	}
 	ask := govern.AskParams{Question: a.Question, HeldFence: params.HeldFence, OwnerProof: params.OwnerProof}
 	s.proof(&ask.OwnerProof)
-	out, failed := s.run(ctx, session, govern.Request{Action: actionid.Ask, Target: govern.Target{LeaseID: a.Fence.LeaseID, Session: session}, Params: ask})
+	out, failed := s.run(
+		ctx,
+		session,
+		govern.Request{Action: actionid.Ask, Target: govern.Target{LeaseID: a.Fence.LeaseID, Session: session}, Params: ask},
+	)
 	if failed != nil {
 		return *failed
 	}
@@ -269,7 +315,10 @@ func (s *Server) getAnswer(ctx context.Context, req *sdk.CallToolRequest, a GetA
 	}
 	self, err := g.Self(ctx)
 	if err != nil {
-		return fail(govern.CodeSourceUnavailable, "steward's own Gitea login could not be read, so no comment can be proven steward's: "+err.Error())
+		return fail(
+			govern.CodeSourceUnavailable,
+			"steward's own Gitea login could not be read, so no comment can be proven steward's: "+err.Error(),
+		)
 	}
 	th, err := g.Thread(ctx, it.Number)
 	if err != nil {
@@ -277,9 +326,22 @@ func (s *Server) getAnswer(ctx context.Context, req *sdk.CallToolRequest, a GetA
 	}
 	question, _, found := th.FindOwnMark(self, "ask", id)
 	if !found {
-		return fail(govern.CodeNotFound, fmt.Sprintf("no question with this id on %s/%s#%d (it may not have been posted: check the ask's result)", it.Org, it.Repo, it.Number))
+		return fail(
+			govern.CodeNotFound,
+			fmt.Sprintf(
+				"no question with this id on %s/%s#%d (it may not have been posted: check the ask's result)",
+				it.Org,
+				it.Repo,
+				it.Number,
+			),
+		)
 	}
-	out := Answer{Success: true, ClarificationID: a.ClarificationID, Item: &it, Question: clipTo(termsafe.Text(hiddenMarker.ReplaceAllString(question.Body, "")), MaxText)}
+	out := Answer{
+		Success:         true,
+		ClarificationID: a.ClarificationID,
+		Item:            &it,
+		Question:        clipTo(termsafe.Text(hiddenMarker.ReplaceAllString(question.Body, "")), MaxText),
+	}
 	for _, m := range g.MarkerLabels() {
 		if th.Issue.HasLabel(m) {
 			out.Marked = true

@@ -58,7 +58,18 @@ func contention(u *unitIn, e *env, now time.Time, out *unitOut) []*Contention {
 		for _, lo := range readable {
 			ss[lo.Entry.Record.OwnerSession] = true
 			c.LockFiles = append(c.LockFiles, lo.Entry.Name)
-			c.Evidence = append(c.Evidence, ev(SourceLocks, lo.Entry.Name, "owner_session "+strconv.Quote(lo.Entry.Record.OwnerSession)+", task_session_id "+strconv.Quote(lo.Entry.Record.TaskSessionID())))
+			c.Evidence = append(
+				c.Evidence,
+				ev(
+					SourceLocks,
+					lo.Entry.Name,
+					"owner_session "+strconv.Quote(
+						lo.Entry.Record.OwnerSession,
+					)+", task_session_id "+strconv.Quote(
+						lo.Entry.Record.TaskSessionID(),
+					),
+				),
+			)
 		}
 		c.Sessions = sortedSessions(ss)
 		res = append(res, c)
@@ -76,7 +87,14 @@ func contention(u *unitIn, e *env, now time.Time, out *unitOut) []*Contention {
 		for _, lo := range active {
 			ss[lo.Lease.SessionID] = true
 			c.LeaseIDs = append(c.LeaseIDs, lo.Lease.LeaseID)
-			c.Evidence = append(c.Evidence, ev(SourceDB, "leases."+lo.Lease.LeaseID, "active, session "+lo.Lease.SessionID+", expires_at "+lo.Lease.ExpiresAt.Raw))
+			c.Evidence = append(
+				c.Evidence,
+				ev(
+					SourceDB,
+					"leases."+lo.Lease.LeaseID,
+					"active, session "+lo.Lease.SessionID+", expires_at "+lo.Lease.ExpiresAt.Raw,
+				),
+			)
 		}
 		c.Sessions = sortedSessions(ss)
 		res = append(res, c)
@@ -98,7 +116,11 @@ func mismatch(u *unitIn, lo *LockObs, active []*LeaseObs, e *env, now time.Time)
 	rec := &lo.Entry.Record
 	mk := func(why string, l *leaserec.Lease) *Contention {
 		c := &Contention{Kind: ContentionLockLeaseMismatch, Item: u.item, LockFiles: []string{lo.Entry.Name},
-			Evidence: []Evidence{ev(SourceLocks, "owner_session", rec.OwnerSession), ev(SourceLocks, "lease_id", rec.LeaseID), ev(SourceDB, "mismatch", why)}}
+			Evidence: []Evidence{
+				ev(SourceLocks, "owner_session", rec.OwnerSession),
+				ev(SourceLocks, "lease_id", rec.LeaseID),
+				ev(SourceDB, "mismatch", why),
+			}}
 		ss := map[string]bool{rec.OwnerSession: true}
 		if l != nil {
 			ss[l.SessionID] = true
@@ -141,7 +163,10 @@ func mismatch(u *unitIn, lo *LockObs, active []*LeaseObs, e *env, now time.Time)
 			continue
 		}
 		if rec.LeaseID != "" || (rec.OwnerSession != "" && a.Lease.SessionID != rec.OwnerSession) {
-			return mk("the item's active lease "+a.Lease.LeaseID+" (session "+a.Lease.SessionID+") is not the one the lock names", &a.Lease)
+			return mk(
+				"the item's active lease "+a.Lease.LeaseID+" (session "+a.Lease.SessionID+") is not the one the lock names",
+				&a.Lease,
+			)
 		}
 	}
 	return nil
@@ -187,16 +212,37 @@ func giteaOrphans(u *unitIn, e *env, now time.Time, out *unitOut) []*Orphan {
 	}
 	live := liveClaim(u)
 	sess, lease, lock := claimSessions(u)
-	gev := []Evidence{ev(SourceGitea, "state", f.State), {Source: SourceGitea, Field: "updated_at", Value: f.UpdatedAt.UTC().Format(time.RFC3339), At: f.UpdatedAt}}
+	gev := []Evidence{
+		ev(SourceGitea, "state", f.State),
+		{Source: SourceGitea, Field: "updated_at", Value: f.UpdatedAt.UTC().Format(time.RFC3339), At: f.UpdatedAt},
+	}
 	mk := func(k OrphanKind, why string) *Orphan {
-		return &Orphan{Kind: k, Item: u.item, SessionID: sess, LeaseID: lease, LockFile: lock, Evidence: gev, InspectOnlyReason: why}
+		return &Orphan{
+			Kind:              k,
+			Item:              u.item,
+			SessionID:         sess,
+			LeaseID:           lease,
+			LockFile:          lock,
+			Evidence:          gev,
+			InspectOnlyReason: why,
+		}
 	}
 	switch {
 	case live && f.Item.Kind == "pr" && f.Merged:
 		gev = append(gev, ev(SourceGitea, "merged", "true"))
-		return []*Orphan{mk(OrphanMergedPRLiveClaim, "the PR is merged but a claim is still held; the holder releases it, or it is reclaimed once expired (no governed Gitea reconcile action exists yet)")}
+		return []*Orphan{
+			mk(
+				OrphanMergedPRLiveClaim,
+				"the PR is merged but a claim is still held; the holder releases it, or it is reclaimed once expired (no governed Gitea reconcile action exists yet)",
+			),
+		}
 	case live && f.State == "closed":
-		return []*Orphan{mk(OrphanClosedIssueLiveClaim, "the item is closed but a claim is still held; the holder releases it, or it is reclaimed once expired (no governed Gitea reconcile action exists yet)")}
+		return []*Orphan{
+			mk(
+				OrphanClosedIssueLiveClaim,
+				"the item is closed but a claim is still held; the holder releases it, or it is reclaimed once expired (no governed Gitea reconcile action exists yet)",
+			),
+		}
 	case f.Item.Kind == "pr" && f.State == "open" && !live && !u.branchClaimed:
 		if !e.gitea.Complete() || !e.locks.Complete() || !e.leasesComplete() {
 			return nil
@@ -206,8 +252,17 @@ func giteaOrphans(u *unitIn, e *env, now time.Time, out *unitOut) []*Orphan {
 			out.deadline(due, now)
 			return nil
 		}
-		gev = append(gev, ev(SourceLocks, "claims", "no lock names the item or its head branch "+strconv.Quote(f.HeadBranch)), ev(SourceDB, "leases", "no active lease on the item"))
-		return []*Orphan{mk(OrphanStalePRNoClaim, "an open PR nobody claims, quiet for over "+e.cfg.StalePRQuiet.String()+"; a worker picks it up by itself (steward never assigns work), or a maintainer closes it")}
+		gev = append(
+			gev,
+			ev(SourceLocks, "claims", "no lock names the item or its head branch "+strconv.Quote(f.HeadBranch)),
+			ev(SourceDB, "leases", "no active lease on the item"),
+		)
+		return []*Orphan{
+			mk(
+				OrphanStalePRNoClaim,
+				"an open PR nobody claims, quiet for over "+e.cfg.StalePRQuiet.String()+"; a worker picks it up by itself (steward never assigns work), or a maintainer closes it",
+			),
+		}
 	}
 	return nil
 }
@@ -223,7 +278,11 @@ func bucket(u *unitIn, e *env, now time.Time) *ItemState {
 	f := u.fact
 	if f != nil {
 		st.Title = f.Title
-		st.Evidence = append(st.Evidence, ev(SourceGitea, "state", giteaState(f)), ev(SourceGitea, "labels", fmt.Sprint(f.Labels)))
+		st.Evidence = append(
+			st.Evidence,
+			ev(SourceGitea, "state", giteaState(f)),
+			ev(SourceGitea, "labels", fmt.Sprint(f.Labels)),
+		)
 	}
 	set := func(b Bucket, why string, evs ...Evidence) *ItemState {
 		st.Bucket = b
@@ -232,12 +291,18 @@ func bucket(u *unitIn, e *env, now time.Time) *ItemState {
 		return st
 	}
 	if un := unproven(u); len(un) > 0 {
-		st.Reasons = append(st.Reasons, "unproven: a lease row on the item has undecodable values; orphan-lease and lock-lease-mismatch are not concluded for it")
+		st.Reasons = append(
+			st.Reasons,
+			"unproven: a lease row on the item has undecodable values; orphan-lease and lock-lease-mismatch are not concluded for it",
+		)
 		st.Evidence = append(st.Evidence, un...)
 	}
 	switch {
 	case f != nil && f.Found && (f.State == "closed" || f.Merged):
-		return set(BucketTerminalComplete, "the item is "+map[bool]string{true: "merged", false: "closed"}[f.Merged], holders(u)...)
+		return set(
+			BucketTerminalComplete,
+			"the item is "+map[bool]string{true: "merged", false: "closed"}[f.Merged],
+			holders(u)...)
 	case f != nil && slices.Contains(f.Labels, e.cfg.BlockedLabel):
 		return set(BucketNeedsController, "label "+e.cfg.BlockedLabel, holders(u)...)
 	case u.clarified:
@@ -249,7 +314,10 @@ func bucket(u *unitIn, e *env, now time.Time) *ItemState {
 		for _, it := range u.claimedAs {
 			evs = append(evs, ev(SourceDB, "claimed_as", it.Remote+" "+it.String()))
 		}
-		return set(BucketUnknown, "a lease or lock holds the same number of this repository under another remote name ("+u.claimedAs[0].Remote+"): the item is not claimed to be free (set gitea.remote to say which remote Gitea is)", evs...)
+		return set(
+			BucketUnknown,
+			"a lease or lock holds the same number of this repository under another remote name ("+u.claimedAs[0].Remote+"): the item is not claimed to be free (set gitea.remote to say which remote Gitea is)",
+			evs...)
 	case !e.locksObserved():
 		return set(BucketUnknown, "lock files not observed from this host: the item is not claimed to be free")
 	case !e.locks.Complete():
@@ -257,7 +325,13 @@ func bucket(u *unitIn, e *env, now time.Time) *ItemState {
 	case !e.leasesComplete():
 		return set(BucketUnknown, "control-plane leases not fully read: the item is not claimed to be free")
 	case e.remote.How == RemoteAmbiguous:
-		return set(BucketUnknown, "Gitea's facts are not joined with this item: the records name the repository under several remotes ("+strings.Join(e.remote.Named, ", ")+") and gitea.remote is not set")
+		return set(
+			BucketUnknown,
+			"Gitea's facts are not joined with this item: the records name the repository under several remotes ("+strings.Join(
+				e.remote.Named,
+				", ",
+			)+") and gitea.remote is not set",
+		)
 	case f == nil || !e.giteaUsable():
 		return set(BucketUnknown, "Gitea state not read: the item is not claimed to be runnable")
 	case !f.Found || f.State != "open":
@@ -287,7 +361,14 @@ func holders(u *unitIn) []Evidence {
 	var out []Evidence
 	for _, l := range u.leases {
 		if leaseActive(&l.Lease) {
-			out = append(out, ev(SourceDB, "leases."+l.Lease.LeaseID, l.Lease.StatusText()+", session "+l.Lease.SessionID+", expires_at "+l.Lease.ExpiresAt.Raw))
+			out = append(
+				out,
+				ev(
+					SourceDB,
+					"leases."+l.Lease.LeaseID,
+					l.Lease.StatusText()+", session "+l.Lease.SessionID+", expires_at "+l.Lease.ExpiresAt.Raw,
+				),
+			)
 		}
 	}
 	for _, lo := range u.locks {

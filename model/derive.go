@@ -139,7 +139,12 @@ func derive(u *unitIn, e *env, now time.Time) unitOut {
 			continue
 		}
 		if !joined[lo.Entry.Name] {
-			c := &Claim{Item: u.item, OwnerLiveness: lo.Owner, SessionID: lo.Entry.Record.OwnerSession, LeaseID: lo.Entry.Record.LeaseID}
+			c := &Claim{
+				Item:          u.item,
+				OwnerLiveness: lo.Owner,
+				SessionID:     lo.Entry.Record.OwnerSession,
+				LeaseID:       lo.Entry.Record.LeaseID,
+			}
 			addLockToClaim(c, lo, now)
 			out.claims = append(out.claims, c)
 		}
@@ -182,10 +187,28 @@ func expiryMismatch(it *Item, lo *LeaseObs, lock *LockObs) *Orphan {
 	if d < 0 {
 		how, d = "behind", -d
 	}
-	o := &Orphan{Kind: OrphanLockLeaseExpiryMismatch, Item: it, LockFile: lock.Entry.Name, LeaseID: l.LeaseID, SessionID: l.SessionID,
-		Evidence: []Evidence{ev(SourceDB, "leases.expires_at", l.ExpiresAt.Raw), ev(SourceDB, "leases.last_heartbeat_at", l.LastHeartbeatAt.Raw),
-			ev(SourceLocks, "work_lease.expires_at", wl.ExpiresAt.Text), ev(SourceLocks, "work_lease.last_heartbeat_at", wl.LastHeartbeatAt.Text),
-			ev(SourceLocks, "expiry-mismatch", fmt.Sprintf("lock %s is %s %s its lease %s", lock.Entry.Name, Span(d), how, l.LeaseID))}}
+	o := &Orphan{
+		Kind:      OrphanLockLeaseExpiryMismatch,
+		Item:      it,
+		LockFile:  lock.Entry.Name,
+		LeaseID:   l.LeaseID,
+		SessionID: l.SessionID,
+		Evidence: []Evidence{
+			ev(SourceDB, "leases.expires_at", l.ExpiresAt.Raw),
+			ev(SourceDB, "leases.last_heartbeat_at", l.LastHeartbeatAt.Raw),
+			ev(
+				SourceLocks,
+				"work_lease.expires_at",
+				wl.ExpiresAt.Text,
+			),
+			ev(SourceLocks, "work_lease.last_heartbeat_at", wl.LastHeartbeatAt.Text),
+			ev(
+				SourceLocks,
+				"expiry-mismatch",
+				fmt.Sprintf("lock %s is %s %s its lease %s", lock.Entry.Name, Span(d), how, l.LeaseID),
+			),
+		},
+	}
 	o.InspectOnlyReason = "the lock and its lease disagree on when the claim expires (a heartbeat renewed one and not the other — a lock write that failed, a full disk —, or a writer that moves only one). " +
 		"Repair: the worker's next heartbeat (worker.heartbeat) renews the lease and rewrites the lock from it; make room first if the lock directory's disk is full. " +
 		"steward does not rewrite another worker's lock: that would move the lock_generation its heartbeats are fenced on. If the worker has stopped, the lease expires and is reclaimed."
@@ -260,7 +283,9 @@ func leaseClaim(it *Item, lo *LeaseObs, fr leaserec.FreshnessResult, pol leasere
 	more int) *Claim {
 	l := &lo.Lease
 	c := &Claim{Item: it, Role: l.Role, TaskClass: string(pol.TaskClass), SessionID: l.SessionID, Phase: l.Phase,
-		Freshness: string(fr.Value), Warning: fr.Warning, OwnerLiveness: lo.Owner, LeaseID: l.LeaseID, LeaseStatus: string(l.Status)}
+		Freshness: string(
+			fr.Value,
+		), Warning: fr.Warning, OwnerLiveness: lo.Owner, LeaseID: l.LeaseID, LeaseStatus: string(l.Status)}
 	if lo.OtherHost {
 		c.OwnerOtherHost = lo.Host
 	}
@@ -485,7 +510,14 @@ func leaseOrphans(u *unitIn, lo *LeaseObs, fr leaserec.FreshnessResult, pol leas
 			s, ok := u.sessions[l.SessionID]
 			switch {
 			case !ok:
-				res = append(res, mk(OrphanLease, leaseAction(actionid.AbandonStale, l.LeaseID), ev(SourceDB, "sessions", "no session row "+strconv.Quote(l.SessionID))))
+				res = append(
+					res,
+					mk(
+						OrphanLease,
+						leaseAction(actionid.AbandonStale, l.LeaseID),
+						ev(SourceDB, "sessions", "no session row "+strconv.Quote(l.SessionID)),
+					),
+				)
 			case !leaserec.SessionActive(s.Session.Status) || s.Session.EndedAt.OK():
 				res = append(res, mk(OrphanLease, leaseAction(actionid.AbandonStale, l.LeaseID),
 					ev(SourceDB, "sessions.status", s.Session.Status), ev(SourceDB, "sessions.ended_at", s.Session.EndedAt.Raw)))
@@ -495,8 +527,12 @@ func leaseOrphans(u *unitIn, lo *LeaseObs, fr leaserec.FreshnessResult, pol leas
 	if handoff && l.CreatedAt.OK() {
 		due := l.CreatedAt.Time.Add(pol.RecoveryGrace())
 		if !now.Before(due) {
-			o := mk(OrphanPendingHandoffUnconsumed, nil, ev(SourceDB, "provenance_json.cross_role_handoff", "pending; no adopted_by_session_id"),
-				ev(SourceDB, "leases.created_at", l.CreatedAt.Raw+" (recovery grace "+pol.RecoveryGrace().String()+" passed)"))
+			o := mk(
+				OrphanPendingHandoffUnconsumed,
+				nil,
+				ev(SourceDB, "provenance_json.cross_role_handoff", "pending; no adopted_by_session_id"),
+				ev(SourceDB, "leases.created_at", l.CreatedAt.Raw+" (recovery grace "+pol.RecoveryGrace().String()+" passed)"),
+			)
 			o.InspectOnlyReason = "a cross-role handoff nobody adopted; a worker of the required role adopts it with its role tools (steward never assigns work). Reclaim it once it expires."
 			res = append(res, o)
 		} else {

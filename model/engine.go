@@ -254,8 +254,11 @@ func (e *Engine) AddEvents(evs []leaserec.Event) {
 		if ok {
 			ip = &it
 		}
-		e.activity = append(e.activity, Event{Key: "cp:" + strconv.FormatInt(x.EventID, 10), EventID: x.EventID, Type: x.EventType,
-			Item: ip, SessionID: x.SessionID, Message: x.Message, At: x.CreatedAt.Time, Detail: x.Detail})
+		e.activity = append(
+			e.activity,
+			Event{Key: "cp:" + strconv.FormatInt(x.EventID, 10), EventID: x.EventID, Type: x.EventType,
+				Item: ip, SessionID: x.SessionID, Message: x.Message, At: x.CreatedAt.Time, Detail: x.Detail},
+		)
 		if x.EventType != "claim.refused" {
 			continue
 		}
@@ -486,10 +489,22 @@ func (e *Engine) Flush(now time.Time) int {
 // Publish returns the current output as a new immutable snapshot.
 func (e *Engine) Publish(now time.Time) *Snapshot {
 	e.activityNew = false
-	s := &Snapshot{GeneratedAt: now, Clock: e.clock, Sources: Sources{Locks: e.env.locks, DB: e.env.db, Gitea: e.env.gitea},
-		Claims: e.claims.snapshot(), Orphans: e.orphans.snapshot(), Contention: e.contention.snapshot(),
-		Items: e.items.snapshot(), Sessions: e.sessOut.snapshot(), Clarifications: append([]Clarification{}, e.clarList...),
-		Findings: append([]string(nil), e.findings...), SessionsOmitted: e.sessionsOmitted, ItemsInventory: e.itemsInventory()}
+	s := &Snapshot{
+		GeneratedAt:    now,
+		Clock:          e.clock,
+		Sources:        Sources{Locks: e.env.locks, DB: e.env.db, Gitea: e.env.gitea},
+		Claims:         e.claims.snapshot(),
+		Orphans:        e.orphans.snapshot(),
+		Contention:     e.contention.snapshot(),
+		Items:          e.items.snapshot(),
+		Sessions:       e.sessOut.snapshot(),
+		Clarifications: append([]Clarification{}, e.clarList...),
+		Findings: append(
+			[]string(nil),
+			e.findings...),
+		SessionsOmitted: e.sessionsOmitted,
+		ItemsInventory:  e.itemsInventory(),
+	}
 	if _, finding := e.remoteNote(); finding != "" {
 		s.Findings = append(s.Findings, finding)
 	}

@@ -56,7 +56,8 @@ func (e *Engine) Tick(now time.Time) int {
 func (e *Engine) current(d deadline) bool {
 	if id, ok := strings.CutPrefix(d.key, "s\x00"); ok {
 		so := e.sessions[id]
-		return so != nil && so.Session.LastHeartbeatAt.OK() && so.Session.LastHeartbeatAt.Time.Add(leaserec.SessionHeartbeatStale).Equal(d.at)
+		return so != nil && so.Session.LastHeartbeatAt.OK() &&
+			so.Session.LastHeartbeatAt.Time.Add(leaserec.SessionHeartbeatStale).Equal(d.at)
 	}
 	u := e.units[d.key]
 	return u != nil && u.next.Equal(d.at)

@@ -9,7 +9,13 @@ import (
 
 // HealthOf is the source health of a read the DB reader reported as h, scanned at at in d.
 func HealthOf(h leaserec.Health, at time.Time, d time.Duration) SourceHealth {
-	st := SourceHealth{Status: Status(h.Status), Reason: strings.Join(h.Reasons, "; "), ScannedAt: at, ScanDuration: d, Notes: h.Notes}
+	st := SourceHealth{
+		Status:       Status(h.Status),
+		Reason:       strings.Join(h.Reasons, "; "),
+		ScannedAt:    at,
+		ScanDuration: d,
+		Notes:        h.Notes,
+	}
 	if st.Status == "" {
 		st.Status = StatusOK
 	}

@@ -198,7 +198,11 @@ func (e *Engine) itemsInventory() ItemsInventory {
 		}
 		return ItemsInventory{Reason: why + ": items lists only what the lock files and the DB name (partial inventory)"}
 	case h.Status == StatusUnavailable:
-		return ItemsInventory{Reason: "Gitea unavailable (" + h.Reason + "): items lists only what the lock files and the DB name (partial inventory)"}
+		return ItemsInventory{
+			Reason: "Gitea unavailable (" + h.Reason + "): items lists only what the lock files and the DB name (partial inventory)",
+		}
 	}
-	return ItemsInventory{Reason: "Gitea read in part (" + h.Reason + "): open items it did not return are not listed (partial inventory)"}
+	return ItemsInventory{
+		Reason: "Gitea read in part (" + h.Reason + "): open items it did not return are not listed (partial inventory)",
+	}
 }

@@ -112,8 +112,11 @@ func resolveCollision(k ContentionKind, owners []claimOwner, what string) *Resol
 			what, strings.Join(losers, ", "), actionNames(r.Actions))
 	case len(unknown) > 0:
 		r.Who = ResolveWorkers
-		r.Say = fmt.Sprintf("%s: not proven dead (a process on another host, or not observed), so steward will not pick a winner. Whoever runs the workers checks them and stops one; once its process has ended, its %s is ended here",
-			strings.Join(unknown, ", "), what)
+		r.Say = fmt.Sprintf(
+			"%s: not proven dead (a process on another host, or not observed), so steward will not pick a winner. Whoever runs the workers checks them and stops one; once its process has ended, its %s is ended here",
+			strings.Join(unknown, ", "),
+			what,
+		)
 		if len(alive) > 0 {
 			r.Say = strings.Join(alive, ", ") + " alive and " + r.Say
 		}
@@ -123,8 +126,11 @@ func resolveCollision(k ContentionKind, owners []claimOwner, what string) *Resol
 			both = fmt.Sprintf("all %d owners are alive", len(alive))
 		}
 		r.Who = ResolveWorkers
-		r.Say = fmt.Sprintf(both+" (%s): steward will not pick a winner. Whoever runs the workers stops one of them (its worker releases its claim); once its process has ended, its %s is ended here",
-			strings.Join(alive, ", "), what)
+		r.Say = fmt.Sprintf(
+			both+" (%s): steward will not pick a winner. Whoever runs the workers stops one of them (its worker releases its claim); once its process has ended, its %s is ended here",
+			strings.Join(alive, ", "),
+			what,
+		)
 	}
 	return r
 }
@@ -197,7 +203,9 @@ func resolveMismatch(c *Contention, owners []claimOwner) *Resolution {
 	}
 	if len(r.Actions) > 0 {
 		r.Who = ResolveOperator
-		r.Say = "end the claim whose owner is gone with " + actionNames(r.Actions) + "; the lock and the lease then agree again"
+		r.Say = "end the claim whose owner is gone with " + actionNames(
+			r.Actions,
+		) + "; the lock and the lease then agree again"
 		return r
 	}
 	r.Who = ResolveWorkers

@@ -129,7 +129,16 @@ func (it Item) String() string {
 // lower(repo) — the kind and the number. ACME/Widgets#7 and acme/widgets#7 are one item; the
 // Item shown is the spelling first read.
 func (it Item) key() string {
-	return strings.TrimSpace(it.Remote) + "\x00" + lockrec.Fold(it.Org) + "\x00" + lockrec.Fold(it.Repo) + "\x00" + it.Kind + "\x00" + fmt.Sprintf("%012d", it.Number)
+	return strings.TrimSpace(
+		it.Remote,
+	) + "\x00" + lockrec.Fold(
+		it.Org,
+	) + "\x00" + lockrec.Fold(
+		it.Repo,
+	) + "\x00" + it.Kind + "\x00" + fmt.Sprintf(
+		"%012d",
+		it.Number,
+	)
 }
 
 // InRepo reports whether it is in the repository org/repo, compared folded.

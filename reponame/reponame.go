@@ -157,7 +157,11 @@ func chars(s string) string {
 		switch {
 		case r < utf8.RuneSelf && (alnum(byte(r)) || special(byte(r))):
 		case r >= 0xFF01 && r <= 0xFF5E:
-			return "it holds full-width characters (" + quote(string(r)) + "); Gitea's names are ASCII letters, digits, '-', '_' and '.'" + suggestWidth(s)
+			return "it holds full-width characters (" + quote(
+				string(r),
+			) + "); Gitea's names are ASCII letters, digits, '-', '_' and '.'" + suggestWidth(
+				s,
+			)
 		case r == ' ' || r == '\t':
 			return "it holds a space; Gitea's names are ASCII letters, digits, '-', '_' and '.'"
 		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xA0):

@@ -47,7 +47,11 @@ type rowCache struct {
 }
 
 func newRowCache() *rowCache {
-	return &rowCache{claims: map[*model.Claim]*row{}, orphans: map[*model.Orphan]*row{}, sessions: map[*model.Session]*row{}}
+	return &rowCache{
+		claims:   map[*model.Claim]*row{},
+		orphans:  map[*model.Orphan]*row{},
+		sessions: map[*model.Session]*row{},
+	}
 }
 
 // digest turns a snapshot into the pages' rows once, so that frames only format visible rows.
@@ -65,7 +69,12 @@ func digest(s *model.Snapshot, cfg digestCfg) *data {
 	if cache == nil {
 		cache = newRowCache() // uncached: a fresh cache each time
 	}
-	d.Rows[pageOrphans], _, _ = digestList(&cache.orphanList, &cache.orphans, s.Orphans, func(o *model.Orphan) row { return orphanRow(o, cfg) })
+	d.Rows[pageOrphans], _, _ = digestList(
+		&cache.orphanList,
+		&cache.orphans,
+		s.Orphans,
+		func(o *model.Orphan) row { return orphanRow(o, cfg) },
+	)
 	orphansBy := map[string][]actionRef{}
 	for _, o := range s.Orphans {
 		for _, k := range []string{o.LeaseID, o.LockFile} {
@@ -99,8 +108,18 @@ func digest(s *model.Snapshot, cfg digestCfg) *data {
 		sessNote = fmt.Sprintf("%d older ended not listed", s.SessionsOmitted)
 	}
 	d.Counts = []count{
-		{"claims", c.Claims, "", pageClaims}, {"contention", c.Contention, fmt.Sprintf("%d collisions", c.Collisions), pageContention},
-		{"clarifications", c.Clarifications, "", pageClarifications}, {"orphans", c.Orphans, "", pageOrphans}, {"sessions", c.Sessions, sessNote, pageSessions},
+		{
+			"claims",
+			c.Claims,
+			"",
+			pageClaims,
+		}, {"contention", c.Contention, fmt.Sprintf("%d collisions", c.Collisions), pageContention},
+		{
+			"clarifications",
+			c.Clarifications,
+			"",
+			pageClarifications,
+		}, {"orphans", c.Orphans, "", pageOrphans}, {"sessions", c.Sessions, sessNote, pageSessions},
 	}
 	for _, b := range []model.Bucket{model.BucketRunnable, model.BucketLeased, model.BucketBlocked,
 		model.BucketNeedsController, model.BucketTerminalComplete, model.BucketUnknown} {
@@ -116,7 +135,12 @@ func digest(s *model.Snapshot, cfg digestCfg) *data {
 // the orphans that share its lease or lock file: the new rows, and those whose orphans'
 // actions changed since the last digest (all of them when the orphans were rebuilt).
 func claimRows(cache *rowCache, s *model.Snapshot, orphansBy map[string][]actionRef, cfg digestCfg) []row {
-	rows, idx, fresh := digestList(&cache.claimList, &cache.claims, s.Claims, func(c *model.Claim) row { return claimRow(c, cfg) })
+	rows, idx, fresh := digestList(
+		&cache.claimList,
+		&cache.claims,
+		s.Claims,
+		func(c *model.Claim) row { return claimRow(c, cfg) },
+	)
 	decorate := func(j int) {
 		c := s.Claims[idx[j]]
 		rows[j].Actions = claimActions(c, orphansBy)
@@ -165,7 +189,14 @@ func healthOf(name string, h model.SourceHealth) health {
 	for i, n := range h.Notes {
 		notes[i] = cut(line(n))
 	}
-	return health{Name: name, State: state, Reason: line(h.Reason), ScannedAt: h.ScannedAt, Scan: h.ScanDuration, Notes: notes}
+	return health{
+		Name:      name,
+		State:     state,
+		Reason:    line(h.Reason),
+		ScannedAt: h.ScannedAt,
+		Scan:      h.ScanDuration,
+		Notes:     notes,
+	}
 }
 
 func line(s string) string { return termsafe.Line(s) }
@@ -226,9 +257,20 @@ func claimRow(c *model.Claim, cfg digestCfg) row {
 		fresh = "lock only · " + fresh
 	}
 	r := row{
-		Key:       "claim:" + c.LockFile + "\x00" + c.LeaseID + "\x00" + item,
-		ID:        "claim:" + firstNonEmpty(c.LockFile, c.LeaseID, item),
-		Cells:     []string{item, role, who, cut(c.SessionID), firstNonEmpty(cut(c.Phase), "—"), "", "", cut(c.Contract), fresh, owner},
+		Key: "claim:" + c.LockFile + "\x00" + c.LeaseID + "\x00" + item,
+		ID:  "claim:" + firstNonEmpty(c.LockFile, c.LeaseID, item),
+		Cells: []string{
+			item,
+			role,
+			who,
+			cut(c.SessionID),
+			firstNonEmpty(cut(c.Phase), "—"),
+			"",
+			"",
+			cut(c.Contract),
+			fresh,
+			owner,
+		},
 		Heartbeat: c.LastHeartbeat, Deadline: c.ExpiresAt, Item: item, ItemRef: govItem(c.Item),
 		Warn:  cfg.policies.For(leaserec.TaskClass(c.TaskClass)).StaleWarning(),
 		Title: "Claim on " + item, LockFile: c.LockFile, detail: func(at time.Time) []section { return claimSections(c, cut(c.OwnerText()), at) },
@@ -321,13 +363,22 @@ func orphanRow(o *model.Orphan, cfg digestCfg) row {
 		Inspect: cut(o.InspectOnlyReason), Rank: orphanRank(o), Urgent: firstSeen(o.Evidence),
 		detail: func(at time.Time) []section {
 			return []section{{Title: "Evidence", Lines: evidenceLines(o.Evidence, at)},
-				{Title: "Artifact", Lines: []string{"lock_file = " + cut(o.LockFile), "lease_id = " + cut(o.LeaseID), "session = " + cut(o.SessionID)}}}
+				{
+					Title: "Artifact",
+					Lines: []string{"lock_file = " + cut(o.LockFile), "lease_id = " + cut(o.LeaseID), "session = " + cut(o.SessionID)},
+				}}
 		},
 	}
 	act := "inspect only: " + r.Inspect
 	if o.Action != nil && (cfg.knows == nil || cfg.knows(o.Action.ID)) {
-		ref := actionRef{Req: govern.Request{Action: o.Action.ID, Target: govern.Target{LeaseID: o.Action.Target.LeaseID, LockFile: o.Action.Target.LockFile}},
-			Label: cut(o.Action.ID), Allowed: o.Action.Allowed}
+		ref := actionRef{
+			Req: govern.Request{
+				Action: o.Action.ID,
+				Target: govern.Target{LeaseID: o.Action.Target.LeaseID, LockFile: o.Action.Target.LockFile},
+			},
+			Label:   cut(o.Action.ID),
+			Allowed: o.Action.Allowed,
+		}
 		if o.Action.Refusal != nil {
 			ref.Refusal = cut(o.Action.Refusal.Code + ": " + o.Action.Refusal.Message)
 		}
@@ -365,7 +416,14 @@ func contentionRow(c *model.Contention, cfg digestCfg) row {
 		Count: c.Count, Item: item, ItemRef: govItem(c.Item), Class: class, Title: cut(string(c.Kind)) + " on " + item,
 		CopyID: item, CopyWhat: "item", Rank: map[bool]int{true: 0, false: 1}[class == "collision"],
 		Sections: []section{{Title: "Evidence", Lines: evidenceLines(c.Evidence, cfg.at)},
-			{Title: "Involved", Lines: []string{"sessions: " + strings.Join(sessions, ", "), "lock files: " + cut(strings.Join(c.LockFiles, ", ")), "leases: " + cut(strings.Join(c.LeaseIDs, ", "))}}},
+			{
+				Title: "Involved",
+				Lines: []string{
+					"sessions: " + strings.Join(sessions, ", "),
+					"lock files: " + cut(strings.Join(c.LockFiles, ", ")),
+					"leases: " + cut(strings.Join(c.LeaseIDs, ", ")),
+				},
+			}},
 	}
 	if c.Item != nil && cfg.itemURL != nil {
 		r.URL = cut(cfg.itemURL(*c.Item))
@@ -385,14 +443,23 @@ func contentionRow(c *model.Contention, cfg digestCfg) row {
 			if cfg.knows != nil && !cfg.knows(a.ID) {
 				continue
 			}
-			ref := actionRef{Req: govern.Request{Action: a.ID, Target: govern.Target{LeaseID: a.Target.LeaseID, LockFile: a.Target.LockFile}},
-				Label: cut(a.ID) + " " + cut(firstNonEmpty(a.Target.LockFile, a.Target.LeaseID)), Allowed: a.Allowed}
+			ref := actionRef{
+				Req: govern.Request{
+					Action: a.ID,
+					Target: govern.Target{LeaseID: a.Target.LeaseID, LockFile: a.Target.LockFile},
+				},
+				Label:   cut(a.ID) + " " + cut(firstNonEmpty(a.Target.LockFile, a.Target.LeaseID)),
+				Allowed: a.Allowed,
+			}
 			if a.Refusal != nil {
 				ref.Refusal = cut(a.Refusal.Code + ": " + a.Refusal.Message)
 			}
 			r.Actions = append(r.Actions, ref)
 		}
-		r.Sections = append(r.Sections, section{Title: "Resolution", Lines: []string{"who: " + cut(n.Who), "next: " + r.Next, "runbook: " + cut(n.Runbook)}})
+		r.Sections = append(
+			r.Sections,
+			section{Title: "Resolution", Lines: []string{"who: " + cut(n.Who), "next: " + r.Next, "runbook: " + cut(n.Runbook)}},
+		)
 	}
 	r.finish()
 	return r
@@ -417,7 +484,12 @@ func clarRow(c *model.Clarification, cfg digestCfg) row {
 		r.URL = cut(cfg.itemURL(c.Item))
 	}
 	if cfg.knows == nil || cfg.knows(actionid.Answer) {
-		r.Actions = []actionRef{{Req: govern.Request{Action: actionid.Answer, Target: govern.Target{Item: govItem(&c.Item)}}, Label: "answer the question"}}
+		r.Actions = []actionRef{
+			{
+				Req:   govern.Request{Action: actionid.Answer, Target: govern.Target{Item: govItem(&c.Item)}},
+				Label: "answer the question",
+			},
+		}
 	} else {
 		r.Inspect = "this core has no " + actionid.Answer + " action yet"
 	}
@@ -442,13 +514,24 @@ func sessionRow(x *model.Session) row {
 		live = "unknown"
 	}
 	r := row{
-		Key:       "session:" + x.SessionID,
-		Cells:     []string{cut(x.SessionID), cut(x.Role), cut(x.Profile), pid, live, "", strconv.Itoa(len(x.Leases)), cut(x.Status)},
+		Key: "session:" + x.SessionID,
+		Cells: []string{
+			cut(x.SessionID),
+			cut(x.Role),
+			cut(x.Profile),
+			pid,
+			live,
+			"",
+			strconv.Itoa(len(x.Leases)),
+			cut(x.Status),
+		},
 		Heartbeat: x.LastHeartbeat, Count: len(x.Leases), Title: "Session " + cut(x.SessionID), CopyID: cut(x.SessionID), CopyWhat: "session id",
 		Rank: livenessRank(live), Urgent: x.LastHeartbeat,
 		detail: func(time.Time) []section {
 			return []section{{Title: "Session", Lines: []string{"host = " + cut(x.Host), "status = " + cut(x.Status),
-				"last heartbeat = " + stamp(x.LastHeartbeat), "ended = " + stamp(x.EndedAt), "leases = " + strings.Join(leaseIDs, ", ")}}}
+				"last heartbeat = " + stamp(
+					x.LastHeartbeat,
+				), "ended = " + stamp(x.EndedAt), "leases = " + strings.Join(leaseIDs, ", ")}}}
 		},
 	}
 	r.finish(leaseIDs...)

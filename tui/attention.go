@@ -343,12 +343,24 @@ func (a *attn) inbox(d *data) []row {
 // row is the inbox's finding for the notify command's failures.
 func (f *notifyFailure) row() row {
 	what := fmt.Sprintf("notify command failed %d× since %s: %s", f.n, f.first.Local().Format("15:04:05"), f.err)
-	r := row{Key: "inbox:notify", Class: "operator", Rank: 1, Since: f.first, Urgent: f.first, Title: "the notify command failed",
-		Cells: []string{"operator", "notify", "", what, "", ""},
+	r := row{
+		Key:    "inbox:notify",
+		Class:  "operator",
+		Rank:   1,
+		Since:  f.first,
+		Urgent: f.first,
+		Title:  "the notify command failed",
+		Cells:  []string{"operator", "notify", "", what, "", ""},
 		Sections: []section{{Title: "Notify command", Lines: []string{
-			fmt.Sprintf("failed %d time(s), first %s, last %s", f.n, f.first.Local().Format(time.DateTime), f.last.Local().Format(time.DateTime)),
+			fmt.Sprintf(
+				"failed %d time(s), first %s, last %s",
+				f.n,
+				f.first.Local().Format(time.DateTime),
+				f.last.Local().Format(time.DateTime),
+			),
 			"last run for: " + f.what, "error: " + f.err,
-			"nobody outside this screen heard of those events; fix notify.command (steward config check) — the next run that succeeds clears this"}}}}
+			"nobody outside this screen heard of those events; fix notify.command (steward config check) — the next run that succeeds clears this"}}},
+	}
 	r.finish()
 	return r
 }

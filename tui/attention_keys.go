@@ -36,8 +36,11 @@ func (a *attn) ack(k string, now time.Time) intent {
 			level = x.Level
 		}
 	}
-	return planIntent{asking: "asking the core to preview the acknowledgement…", req: govern.Request{Action: actionid.AttentionAck,
-		Target: govern.Target{Entry: k}, Params: govern.AttentionParams{Evidence: e.Evidence, Level: strconv.Itoa(level)}}}
+	return planIntent{
+		asking: "asking the core to preview the acknowledgement…",
+		req: govern.Request{Action: actionid.AttentionAck,
+			Target: govern.Target{Entry: k}, Params: govern.AttentionParams{Evidence: e.Evidence, Level: strconv.Itoa(level)}},
+	}
 }
 
 // snooze is what snoozing answers: the menu of how long (in.dur 0), or the core's preview of
@@ -49,13 +52,18 @@ func (a *attn) snooze(in snoozeIntent, o Options) intent {
 	case in.dur > 0 && !ok:
 		return noteIntent{"the entry left the latest snapshot meanwhile; nothing to snooze"}
 	case in.dur > 0:
-		return planIntent{asking: "asking the core to preview the snooze…", req: govern.Request{Action: actionid.AttentionSnooze,
-			Target: govern.Target{Entry: in.entry}, Params: govern.AttentionParams{Evidence: e.Evidence, For: in.dur.String()}}}
+		return planIntent{
+			asking: "asking the core to preview the snooze…",
+			req: govern.Request{Action: actionid.AttentionSnooze,
+				Target: govern.Target{Entry: in.entry}, Params: govern.AttentionParams{Evidence: e.Evidence, For: in.dur.String()}},
+		}
 	case in.entry == "" || !ok:
 		return noteIntent{"this row's attention entry is not in the latest snapshot; nothing to snooze"}
 	case o.Core == nil:
 		return noteIntent{noCore}
 	}
 	now := o.Now()
-	return pushIntent{newSnoozeMenu(*o.Keys, in.entry, e.Title, now.Sub(a.since[in.entry]), e.SLA, o.Attention.snoozes(), now)}
+	return pushIntent{
+		newSnoozeMenu(*o.Keys, in.entry, e.Title, now.Sub(a.since[in.entry]), e.SLA, o.Attention.snoozes(), now),
+	}
 }

@@ -239,7 +239,11 @@ func resolveCmd(core *govern.Core, attempt string, res govern.Result, reason str
 	return func() tea.Msg {
 		id := line(attempt)
 		if err := core.ResolveByHuman(attempt, res, reason); err != nil {
-			return auditDoneMsg{toast: toast, state: toastRefused, text: "resolve by hand of attempt " + id + " refused by the core: " + line(err.Error())}
+			return auditDoneMsg{
+				toast: toast,
+				state: toastRefused,
+				text:  "resolve by hand of attempt " + id + " refused by the core: " + line(err.Error()),
+			}
 		}
 		return auditDoneMsg{toast: toast, state: toastState(res), settled: map[string]govern.Result{attempt: res},
 			text: "attempt " + id + " resolved as " + string(res) + " by a human: " + line(reason)}

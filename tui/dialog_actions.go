@@ -101,8 +101,12 @@ func newActionMenu(keys KeyMap, in actIntent, core *govern.Core) *actionMenu {
 			m.inspect = append(m.inspect, row.Inspect)
 		}
 		actions := row.Actions
-		if row.Recover != nil && !slices.ContainsFunc(actions, func(a actionRef) bool { return a.Req.Action == actionid.Recover }) {
-			actions = append(append([]actionRef{}, actions...), actionRef{Req: govern.Request{Action: actionid.Recover, Target: govern.Target{Item: row.Recover}}})
+		if row.Recover != nil &&
+			!slices.ContainsFunc(actions, func(a actionRef) bool { return a.Req.Action == actionid.Recover }) {
+			actions = append(
+				append([]actionRef{}, actions...),
+				actionRef{Req: govern.Request{Action: actionid.Recover, Target: govern.Target{Item: row.Recover}}},
+			)
 		}
 		for _, a := range actions {
 			if a.Req.Action == localVerify || a.Req.Action == localResolve {
@@ -216,7 +220,13 @@ func (m *actionMenu) bindings() bindings {
 	return bindings{
 		bind(d.Up, grp, false, nil, func() intent { m.cursor = max(m.cursor-1, 0); return nil }),
 		bind(d.Down, grp, false, nil, func() intent { m.cursor = min(m.cursor+1, max(len(m.opts)-1, 0)); return nil }),
-		bind(d.Choose, grp, true, onlyIf(func() bool { return m.loading || m.cursor < len(m.opts) }, "no action applies here"), choose),
+		bind(
+			d.Choose,
+			grp,
+			true,
+			onlyIf(func() bool { return m.loading || m.cursor < len(m.opts) }, "no action applies here"),
+			choose,
+		),
 		bind(d.ScrollUp, grp, false, nil, func() intent { m.scroll.by(-5); return nil }),
 		bind(d.ScrollDown, grp, false, nil, func() intent { m.scroll.by(5); return nil }),
 		bind(d.Cancel, grp, true, nil, func() intent { return cancelIntent{} }),

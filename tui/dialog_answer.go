@@ -50,7 +50,11 @@ func (e *answerEditor) bindings() bindings {
 	return bindings{
 		bind(k.Preview, grp, true, nil, func() intent { e.preview = !e.preview; return nil }),
 		bind(k.Submit, grp, true, onlyIf(hasText, "the answer is empty"), func() intent {
-			return planIntent{req: answerRequest(e.item, e.questionID, e.area.Value()), asking: "asking the core to preview the answer…", owned: true}
+			return planIntent{
+				req:    answerRequest(e.item, e.questionID, e.area.Value()),
+				asking: "asking the core to preview the answer…",
+				owned:  true,
+			}
 		}),
 		bind(k.Close, grp, true, nil, closeIt),
 	}
@@ -107,5 +111,9 @@ func (e *answerEditor) keyLine() string {
 // answerRequest is the core's answer request: the body, and the question comment it answers
 // when known (the core refuses it when the worker asked something else meanwhile).
 func answerRequest(item *govern.Item, question, body string) govern.Request {
-	return govern.Request{Action: actionid.Answer, Target: govern.Target{Item: item}, Params: govern.AnswerParams{Body: body, QuestionComment: question}}
+	return govern.Request{
+		Action: actionid.Answer,
+		Target: govern.Target{Item: item},
+		Params: govern.AnswerParams{Body: body, QuestionComment: question},
+	}
 }

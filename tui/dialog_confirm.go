@@ -32,7 +32,14 @@ type confirmDialog struct {
 }
 
 func newConfirm(keys KeyMap, pvs []govern.Preview, hidden int, actor govern.Actor, names []string) *confirmDialog {
-	d := &confirmDialog{keys: keys, previews: pvs, hidden: hidden, actor: actor, names: names, typed: newField(keys.Line, 200)}
+	d := &confirmDialog{
+		keys:     keys,
+		previews: pvs,
+		hidden:   hidden,
+		actor:    actor,
+		names:    names,
+		typed:    newField(keys.Line, 200),
+	}
 	allowed := d.allowedPreviews()
 	switch {
 	case len(allowed) > 1:
@@ -87,7 +94,13 @@ func (d *confirmDialog) bindings() bindings {
 	}
 	return bindings{
 		bind(k.Choose, grp, true, nil, choose),
-		bind(k.Switch, grp, true, onlyIf(func() bool { return d.ready() }, "Apply is not enabled yet"), func() intent { d.focus = 1 - d.focus; return nil }),
+		bind(
+			k.Switch,
+			grp,
+			true,
+			onlyIf(func() bool { return d.ready() }, "Apply is not enabled yet"),
+			func() intent { d.focus = 1 - d.focus; return nil },
+		),
 		bind(k.ScrollDown, grp, true, nil, func() intent { d.scroll.by(d.page()); return nil }),
 		bind(k.ScrollUp, grp, false, nil, func() intent { d.scroll.by(-d.page()); return nil }),
 		bind(k.Cancel, grp, true, nil, func() intent { return cancelIntent{} }),
@@ -185,9 +198,24 @@ func (d *confirmDialog) View() string {
 	var head []string
 	p0 := d.previews[0]
 	head = append(head, hang("", st.title.Render(line(p0.Spec.Title)+"  ("+line(p0.Spec.ID)+")"), iw)...)
-	head = append(head, truncate(fmt.Sprintf("tier %s · needs role %s · you are %s as %s", p0.Spec.Tier, p0.Spec.MinRole, line(actorName(d.actor)), d.actor.Role), iw))
+	head = append(
+		head,
+		truncate(
+			fmt.Sprintf(
+				"tier %s · needs role %s · you are %s as %s",
+				p0.Spec.Tier,
+				p0.Spec.MinRole,
+				line(actorName(d.actor)),
+				d.actor.Role,
+			),
+			iw,
+		),
+	)
 	if len(d.previews) > 1 {
-		head = append(head, st.warn.Render(fmt.Sprintf("bulk: %d targets, %d allowed", len(d.previews), len(d.allowedPreviews()))))
+		head = append(
+			head,
+			st.warn.Render(fmt.Sprintf("bulk: %d targets, %d allowed", len(d.previews), len(d.allowedPreviews()))),
+		)
 	}
 	if d.hidden > 0 {
 		head = append(head, st.warn.Render(fmt.Sprintf("%d marked row(s) hidden by the filter are not included", d.hidden)))
@@ -196,7 +224,20 @@ func (d *confirmDialog) View() string {
 	if d.phrase != "" && len(d.allowedPreviews()) > 0 {
 		foot = append(foot, "")
 		if n := len(d.previews); n > 1 && d.read() < n {
-			foot = append(foot, st.warn.Render(truncate(fmt.Sprintf("you have read %d of %d targets — %s shows the rest", d.read(), n, d.keys.Dialog.ScrollDown.Help().Key), iw)))
+			foot = append(
+				foot,
+				st.warn.Render(
+					truncate(
+						fmt.Sprintf(
+							"you have read %d of %d targets — %s shows the rest",
+							d.read(),
+							n,
+							d.keys.Dialog.ScrollDown.Help().Key,
+						),
+						iw,
+					),
+				),
+			)
 		}
 		foot = append(foot, truncate(fmt.Sprintf("type %q, then enter applies:", d.phrase), iw), "> "+d.typed.view(iw-2))
 	}

@@ -31,7 +31,9 @@ func (d *discardDialog) View() string {
 	iw := d.inner(70)
 	k := d.keys.Discard
 	b := []string{st.title.Render("Close the answer to " + line(d.item) + "?")}
-	b = append(b, hang("", fmt.Sprintf("Your answer has %d characters and has not been sent.", len([]rune(d.text))), iw)...)
+	b = append(
+		b,
+		hang("", fmt.Sprintf("Your answer has %d characters and has not been sent.", len([]rune(d.text))), iw)...)
 	b = append(b, "",
 		st.bold.Render(k.Keep.Help().Key)+"  "+k.Keep.Help().Desc+" (a opens it again)",
 		st.bold.Render(k.Discard.Help().Key)+"  "+k.Discard.Help().Desc,

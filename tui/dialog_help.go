@@ -143,7 +143,12 @@ func (hv *helpView) View() string {
 	if q := hv.filter.String(); q != "" {
 		title = st.title.Render("Help — filter: ") + hv.filter.view(max(ansi.StringWidth(q)+1, 8))
 		if len(blocks) == 0 {
-			out = []string{st.dim.Render("no key matches"), st.dim.Render(hv.keys.Line.DeleteBack.Help().Key + " edits the filter, " + hv.keys.Help.Close.Help().Key + " clears it")}
+			out = []string{
+				st.dim.Render("no key matches"),
+				st.dim.Render(
+					hv.keys.Line.DeleteBack.Help().Key + " edits the filter, " + hv.keys.Help.Close.Help().Key + " clears it",
+				),
+			}
 		}
 	}
 	out = hv.scroll.window(out, h-1, bw, hv.keys.Help.PageDown.Help().Key+" pages")

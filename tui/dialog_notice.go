@@ -59,7 +59,9 @@ func (v *noticeView) View() string {
 	d, g := v.keys.Dialog, v.keys.Global
 	foot := st.bold.Render(d.Cancel.Help().Key) + " closes this (the views say what cannot be read)  " +
 		st.bold.Render(g.Quit.Help().Key) + " quits"
-	out := append([]string{st.warn.Render(truncate(v.n.Title, iw)), ""}, v.scroll.window(b, max(v.h-6, 3), iw, d.ScrollDown.Help().Key)...)
+	out := append(
+		[]string{st.warn.Render(truncate(v.n.Title, iw)), ""},
+		v.scroll.window(b, max(v.h-6, 3), iw, d.ScrollDown.Help().Key)...)
 	out = append(out, "", truncate(foot, iw))
 	return st.box.Width(iw + 4).Render(strings.Join(out, "\n"))
 }

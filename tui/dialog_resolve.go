@@ -64,7 +64,9 @@ func (d *resolveDialog) bindings() bindings {
 		if !d.ready() {
 			return noteIntent{"Record needs a result (↑/↓) and a reason"}
 		}
-		return closeThen{resolveIntent{attempt: d.att.ID, result: resolveResults[d.choice].res, reason: strings.TrimSpace(d.reason.String())}}
+		return closeThen{
+			resolveIntent{attempt: d.att.ID, result: resolveResults[d.choice].res, reason: strings.TrimSpace(d.reason.String())},
+		}
 	}
 	return bindings{
 		bind(k.Prev, grp, false, nil, step(-1)),
@@ -87,7 +89,17 @@ func (d *resolveDialog) View() string {
 	add := func(s string) { b = append(b, truncate(s, iw)) }
 	a := d.att
 	add(st.title.Render("Resolve attempt " + a.ID + " by hand"))
-	add(a.Action + " on " + firstNonEmpty(a.Target, "no target") + " · by " + firstNonEmpty(a.Actor, "unknown") + " · " + stamp(a.At))
+	add(
+		a.Action + " on " + firstNonEmpty(
+			a.Target,
+			"no target",
+		) + " · by " + firstNonEmpty(
+			a.Actor,
+			"unknown",
+		) + " · " + stamp(
+			a.At,
+		),
+	)
 	add(st.warn.Render("outcome UNKNOWN: " + a.Message))
 	add(st.dim.Render("Check the source first, or esc then v: the verifier reads the evidence."))
 	add(st.dim.Render("Only the audit log is written (resolved_by human); no source changes."))

@@ -21,7 +21,13 @@ type snoozeMenu struct {
 	now     time.Time
 }
 
-func newSnoozeMenu(keys KeyMap, entry, title string, waited, sla time.Duration, choices []time.Duration, now time.Time) *snoozeMenu {
+func newSnoozeMenu(
+	keys KeyMap,
+	entry, title string,
+	waited, sla time.Duration,
+	choices []time.Duration,
+	now time.Time,
+) *snoozeMenu {
 	return &snoozeMenu{keys: keys, entry: entry, title: title, waited: waited, sla: sla, choices: choices, now: now}
 }
 
@@ -31,7 +37,13 @@ func (m *snoozeMenu) bindings() bindings {
 	return bindings{
 		bind(d.Up, grp, false, nil, func() intent { m.cursor = max(m.cursor-1, 0); return nil }),
 		bind(d.Down, grp, false, nil, func() intent { m.cursor = min(m.cursor+1, len(m.choices)-1); return nil }),
-		bind(d.Choose, grp, true, nil, func() intent { return closeThen{snoozeIntent{entry: m.entry, dur: m.choices[m.cursor]}} }),
+		bind(
+			d.Choose,
+			grp,
+			true,
+			nil,
+			func() intent { return closeThen{snoozeIntent{entry: m.entry, dur: m.choices[m.cursor]}} },
+		),
 		bind(d.Cancel, grp, true, nil, func() intent { return cancelIntent{} }),
 	}
 }
@@ -49,7 +61,10 @@ func (m *snoozeMenu) View() string {
 		if i == m.cursor {
 			cur = "▸ "
 		}
-		b = append(b, truncate(fmt.Sprintf("%sfor %-4s (until %s)", cur, age(d), m.now.Add(d).Local().Format("Mon 15:04")), iw))
+		b = append(
+			b,
+			truncate(fmt.Sprintf("%sfor %-4s (until %s)", cur, age(d), m.now.Add(d).Local().Format("Mon 15:04")), iw),
+		)
 	}
 	b = append(b, "", st.dim.Render(truncate("the core previews it next; nothing is recorded before Apply", iw)))
 	if len(b) > m.h-2 {

@@ -102,7 +102,12 @@ func maxChanged(n int) int { return max(64, n/8) }
 // of the returned rows that were not carried over from the previous list (every position
 // when it was rebuilt, none when nothing changed). The rows may be the previous digest's
 // (nothing changed): the caller copies them before writing.
-func digestList[K comparable](st *listState[K], cache *map[K]*row, entries []K, build func(K) row) (rows []row, idx []int32, fresh []int) {
+func digestList[K comparable](
+	st *listState[K],
+	cache *map[K]*row,
+	entries []K,
+	build func(K) row,
+) (rows []row, idx []int32, fresh []int) {
 	st.placed, st.built, st.rebuilt, st.came, st.left, st.from = 0, 0, false, nil, nil, nil
 	st.prev, st.prevN = firstAt(st.rows), len(st.rows)
 	get := func(k K) *row {

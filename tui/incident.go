@@ -44,7 +44,14 @@ func (g incident) row(parts []*row) (r row, what, itemCell string) {
 		items[i] = itemStr(&g.in.Items[i])
 	}
 	sess := cut(g.in.SessionID)
-	r = row{Key: g.key, ID: g.key, Item: items[0], Title: attention.IncidentTitle(sess, items), CopyID: sess, CopyWhat: "session"}
+	r = row{
+		Key:      g.key,
+		ID:       g.key,
+		Item:     items[0],
+		Title:    attention.IncidentTitle(sess, items),
+		CopyID:   sess,
+		CopyWhat: "session",
+	}
 	recover := map[string]bool{}
 	for _, p := range parts {
 		if p.Recover != nil {
@@ -61,7 +68,10 @@ func (g incident) row(parts []*row) (r row, what, itemCell string) {
 			if r.Recover == nil {
 				r.Recover, label = it, label+" — c"
 			}
-			r.Actions = append(r.Actions, actionRef{Req: govern.Request{Action: actionid.Recover, Target: govern.Target{Item: it}}, Label: label})
+			r.Actions = append(
+				r.Actions,
+				actionRef{Req: govern.Request{Action: actionid.Recover, Target: govern.Target{Item: it}}, Label: label},
+			)
 		}
 	}
 	plans := len(r.Actions)

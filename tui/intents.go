@@ -170,7 +170,11 @@ func (in draftIntent) keepIn(drafts map[string]string) string {
 
 // note says exactly what was copied, and that the terminal may not support it.
 func (in copyIntent) note() string {
-	return fmt.Sprintf("copied %s %q to the clipboard through the terminal (OSC 52); a terminal without OSC 52 support copies nothing", in.what, in.text)
+	return fmt.Sprintf(
+		"copied %s %q to the clipboard through the terminal (OSC 52); a terminal without OSC 52 support copies nothing",
+		in.what,
+		in.text,
+	)
 }
 
 // choose acts on an option of the action menu: the verifier or the resolve dialog, the
@@ -218,7 +222,11 @@ func (r *Root) audit(in auditIntent) tea.Cmd {
 		r.push(newResolveDialog(r.env.keys, in.att, actorOf(r.opts.Core)))
 		return nil
 	}
-	r.auditing = r.toasts.push(toastPending, "verifying attempt "+in.att.ID+" from evidence (the core verifies every unknown attempt) …", r.opts.Now())
+	r.auditing = r.toasts.push(
+		toastPending,
+		"verifying attempt "+in.att.ID+" from evidence (the core verifies every unknown attempt) …",
+		r.opts.Now(),
+	)
 	return verifyCmd(r.opts.Core, in.att.ID, r.auditing)
 }
 
@@ -232,7 +240,10 @@ func auditBlocked(core, auditing bool, applying int, kind string) string {
 	case kind == localVerify && applying > 0:
 		// The verifier records an attempt with no outcome as interrupted: it would take this
 		// workbench's own apply, still running, for a dead one.
-		return fmt.Sprintf("%d action(s) of this workbench are still running; verify when they have finished (the verifier would take them for interrupted ones)", applying)
+		return fmt.Sprintf(
+			"%d action(s) of this workbench are still running; verify when they have finished (the verifier would take them for interrupted ones)",
+			applying,
+		)
 	}
 	return ""
 }
@@ -263,7 +274,10 @@ func (r *Root) plan(in planIntent) tea.Cmd {
 	if in.owned {
 		owner = r.stack.topID()
 	}
-	return withSubject(previewCmd(r.opts.Core, owner, toast, in.req), r.from.again()) // asked after its row left: a plan of the current state
+	return withSubject(
+		previewCmd(r.opts.Core, owner, toast, in.req),
+		r.from.again(),
+	) // asked after its row left: a plan of the current state
 }
 
 // previewed shows the core's preview of an answer or a recover plan in the confirm dialog;

@@ -156,14 +156,36 @@ func (p *listView) rows() bindings {
 		bind(t.PageUp, "Rows", false, nil, move(func() { p.tbl.move(-p.tbl.height) })),
 		bind(t.PageDown, "Rows", false, nil, move(func() { p.tbl.move(p.tbl.height) })),
 		bind(t.Filter, "Rows", true, nil, func() intent { p.filtering = true; p.filter.selectAll(); return nil }),
-		bind(t.Sort, "Rows", true, onlyIf(func() bool { return len(p.tbl.sortable()) > 0 }, "nothing to sort by in this view"),
-			func() intent { p.tbl.cycleSort(); return nil }),
-		bind(t.Reverse, "Rows", false, onlyIf(func() bool { return p.tbl.sortCol >= 0 }, "the rows are in attention order; choose a sort with s first"),
-			func() intent { p.tbl.reverse(); return nil }),
-		bind(t.Detail, "Rows", true, p.hasRow(), func() intent { p.detail = !p.detail; p.scroll.top(); p.layout(); return nil }),
+		bind(
+			t.Sort,
+			"Rows",
+			true,
+			onlyIf(func() bool { return len(p.tbl.sortable()) > 0 }, "nothing to sort by in this view"),
+			func() intent { p.tbl.cycleSort(); return nil },
+		),
+		bind(
+			t.Reverse,
+			"Rows",
+			false,
+			onlyIf(func() bool { return p.tbl.sortCol >= 0 }, "the rows are in attention order; choose a sort with s first"),
+			func() intent { p.tbl.reverse(); return nil },
+		),
+		bind(
+			t.Detail,
+			"Rows",
+			true,
+			p.hasRow(),
+			func() intent { p.detail = !p.detail; p.scroll.top(); p.layout(); return nil },
+		),
 		bind(t.DetailUp, "Rows", false, closed, func() intent { p.scroll.by(-5); return nil }),
 		bind(t.DetailDown, "Rows", false, closed, func() intent { p.scroll.by(5); return nil }),
-		bind(t.Back, "Rows", false, onlyIf(func() bool { return p.detail || p.filter.String() != "" }, "no detail is open and no filter is set"), p.back),
+		bind(
+			t.Back,
+			"Rows",
+			false,
+			onlyIf(func() bool { return p.detail || p.filter.String() != "" }, "no detail is open and no filter is set"),
+			p.back,
+		),
 	}
 }
 
@@ -179,8 +201,10 @@ func (p *listView) acting() bindings {
 	ro := p.env.ws.readOnly
 	unsettled := ro(onlyIf(func() bool { r := sel(); return r != nil && r.Unsettled != nil },
 		"applies to an audit attempt whose outcome is unknown (Activity, or the overview's inbox); this row is not one"))
-	isAttn := ro(onlyIf(func() bool { r := sel(); return r != nil && attnKeyOf(r.Key) != "" },
-		"applies to an attention entry (a question, a collision, an orphan with an action, a lost source); this row is not one"))
+	isAttn := ro(onlyIf(
+		func() bool { r := sel(); return r != nil && attnKeyOf(r.Key) != "" },
+		"applies to an attention entry (a question, a collision, an orphan with an action, a lost source); this row is not one",
+	))
 	return bindings{
 		bind(a.Actions, "Acting", true, ro(onlyIf(func() bool {
 			r := sel()
@@ -192,29 +216,68 @@ func (p *listView) acting() bindings {
 			return planIntent{req: govern.Request{Action: actionid.Recover, Target: govern.Target{Item: it}},
 				asking: "asking the core for the recover plan of " + it.String() + "…"}
 		}),
-		bind(a.Verify, "Acting", true, unsettled, func() intent { return auditIntent{kind: localVerify, att: sel().Unsettled} }),
-		bind(a.Resolve, "Acting", true, unsettled, func() intent { return auditIntent{kind: localResolve, att: sel().Unsettled} }),
-		bind(a.Copy, "Acting", true, onlyIf(func() bool { r := sel(); return r != nil && r.CopyID != "" }, "this row has no id to copy"),
-			func() intent { r := sel(); return copyIntent{what: firstNonEmpty(r.CopyWhat, "id"), text: r.CopyID} }),
-		bind(a.Jump, "Acting", true, onlyIf(func() bool { r := sel(); return r != nil && r.Origin.key != "" }, "this row is in its own view already"),
+		bind(
+			a.Verify,
+			"Acting",
+			true,
+			unsettled,
+			func() intent { return auditIntent{kind: localVerify, att: sel().Unsettled} },
+		),
+		bind(
+			a.Resolve,
+			"Acting",
+			true,
+			unsettled,
+			func() intent { return auditIntent{kind: localResolve, att: sel().Unsettled} },
+		),
+		bind(
+			a.Copy,
+			"Acting",
+			true,
+			onlyIf(func() bool { r := sel(); return r != nil && r.CopyID != "" }, "this row has no id to copy"),
+			func() intent { r := sel(); return copyIntent{what: firstNonEmpty(r.CopyWhat, "id"), text: r.CopyID} },
+		),
+		bind(
+			a.Jump,
+			"Acting",
+			true,
+			onlyIf(func() bool { r := sel(); return r != nil && r.Origin.key != "" }, "this row is in its own view already"),
 			func() intent {
 				r := sel()
 				if r.Workspace > 0 { // the all view: the row in its own workspace
 					return cmdIntent{wsOpen(r.Workspace-1, r.Origin.page, r.Origin.key)}
 				}
 				return jumpIntent{page: r.Origin.page, key: r.Origin.key}
-			}),
+			},
+		),
 		bind(a.Ack, "Acting", true, isAttn, func() intent { return ackIntent{attnKeyOf(sel().Key)} }),
 		bind(a.Snooze, "Acting", true, isAttn, func() intent { return snoozeIntent{entry: attnKeyOf(sel().Key)} }),
 		bind(a.Mark, "Acting", true, p.hasRow(), func() intent { p.tbl.toggleMark(); p.tbl.move(1); return nil }),
-		bind(a.ClearMarks, "Acting", true, onlyIf(func() bool { return len(p.tbl.marks) > 0 }, "no row is marked"), func() intent {
-			n := len(p.tbl.marks)
-			clear(p.tbl.marks)
-			return noteIntent{fmt.Sprintf("cleared %d mark(s) in %s", n, p.id.title())}
-		}),
-		bind(a.MarkAll, "Acting", false, onlyIf(func() bool { return len(p.tbl.view) > 0 }, "no row is shown"), func() intent { p.tbl.markAll(); return nil }),
-		bind(a.Open, "Acting", false, onlyIf(func() bool { r := sel(); return r != nil && r.URL != "" }, "no browser address is known for this row"),
-			func() intent { return openIntent{sel().URL} }),
+		bind(
+			a.ClearMarks,
+			"Acting",
+			true,
+			onlyIf(func() bool { return len(p.tbl.marks) > 0 }, "no row is marked"),
+			func() intent {
+				n := len(p.tbl.marks)
+				clear(p.tbl.marks)
+				return noteIntent{fmt.Sprintf("cleared %d mark(s) in %s", n, p.id.title())}
+			},
+		),
+		bind(
+			a.MarkAll,
+			"Acting",
+			false,
+			onlyIf(func() bool { return len(p.tbl.view) > 0 }, "no row is shown"),
+			func() intent { p.tbl.markAll(); return nil },
+		),
+		bind(
+			a.Open,
+			"Acting",
+			false,
+			onlyIf(func() bool { r := sel(); return r != nil && r.URL != "" }, "no browser address is known for this row"),
+			func() intent { return openIntent{sel().URL} },
+		),
 	}
 }
 
@@ -278,7 +341,9 @@ func (p *listView) actions() intent {
 	if len(p.tbl.marks) > 0 {
 		shown, hidden := p.tbl.marked()
 		if len(shown) == 0 {
-			return noteIntent{fmt.Sprintf("the filter hides all %d marked rows; clear the filter, or u clears the marks", hidden)}
+			return noteIntent{
+				fmt.Sprintf("the filter hides all %d marked rows; clear the filter, or u clears the marks", hidden),
+			}
 		}
 		return actIntent{rows: shown, hidden: hidden}
 	}

@@ -179,7 +179,8 @@ func (p *listView) detailView(w, h int) string {
 		}
 		wrap(plain, "action: ", s)
 	}
-	if r.Recover != nil && !slices.ContainsFunc(r.Actions, func(a actionRef) bool { return a.Req.Action == actionid.Recover }) {
+	if r.Recover != nil &&
+		!slices.ContainsFunc(r.Actions, func(a actionRef) bool { return a.Req.Action == actionid.Recover }) {
 		wrap(plain, "action: ", "recover the whole item in one plan ("+p.env.keys.Act.Recover.Help().Key+")")
 	}
 	if r.Markdown != "" {

@@ -128,7 +128,13 @@ func digestConfig(o Options) digestCfg {
 		_, ok := o.Core.Spec(action)
 		return ok
 	}
-	return digestCfg{policies: *o.Policies, sla: o.ClarificationSLA, itemURL: o.ItemURL, knows: knows, cache: newRowCache()}
+	return digestCfg{
+		policies: *o.Policies,
+		sla:      o.ClarificationSLA,
+		itemURL:  o.ItemURL,
+		knows:    knows,
+		cache:    newRowCache(),
+	}
 }
 
 // Run starts the workbench on the terminal (alternate screen, mouse) and forwards the

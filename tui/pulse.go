@@ -103,7 +103,8 @@ func (a *attn) sawAppear(evs []attention.Event, now time.Time, first bool) {
 	}
 	for _, e := range evs {
 		k := e.Entry.Kind
-		if e.Type != attention.EventEntered || k != attention.KindOrphan && k != attention.KindIncident || (first && e.Entry.SinceFrom == attention.SinceFirstSeen) {
+		if e.Type != attention.EventEntered || k != attention.KindOrphan && k != attention.KindIncident ||
+			(first && e.Entry.SinceFrom == attention.SinceFirstSeen) {
 			continue
 		}
 		things := e.Entry.Items // a dead worker's incident: each item it held

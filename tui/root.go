@@ -66,7 +66,12 @@ func New(opts Options) *Root {
 // Init starts the countdown ticks and the first audit read.
 func (r *Root) Init() tea.Cmd {
 	r.agen++
-	cmds := []tea.Cmd{tickCmd(r.opts.TickEvery), auditCmd(r.opts.AuditPath, r.agen), r.attn.reread(r.opts.AuditPath), r.env.theme.ask()}
+	cmds := []tea.Cmd{
+		tickCmd(r.opts.TickEvery),
+		auditCmd(r.opts.AuditPath, r.agen),
+		r.attn.reread(r.opts.AuditPath),
+		r.env.theme.ask(),
+	}
 	if r.opts.SinceOnStart && r.opts.History != nil {
 		cmds = append(cmds, r.openHistory(r.opts, histSince, true))
 	}

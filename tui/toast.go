@@ -162,7 +162,9 @@ func (t *toasts) view(w, n int, hint string) []string {
 	out, older := t.fit(w, n, hint)
 	if older > 0 && n > 1 {
 		out, older = t.fit(w, n-1, hint)
-		out = append([]string{st.dim.Render(truncate(fmt.Sprintf("+%d older message(s) — %s shows them all", older, hint), w))}, out...)
+		out = append(
+			[]string{st.dim.Render(truncate(fmt.Sprintf("+%d older message(s) — %s shows them all", older, hint), w))},
+			out...)
 	}
 	return out
 }

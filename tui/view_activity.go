@@ -114,7 +114,11 @@ func activityRows(d *data, knows func(string) bool, heartbeats bool) (rows []row
 			Cells: []string{"", e.Source, e.Kind, e.Target, e.Session, e.Actor, e.Result, e.Message},
 			Since: e.At, Item: e.Item, Title: e.Source + " " + e.Kind + " " + e.Target, Count: 1,
 			Sections: []section{{Title: "Event", Lines: []string{"at " + stamp(e.At), "source " + e.Source, "kind " + e.Kind,
-				"target " + firstNonEmpty(e.TargetFull, e.Target, "—"), "session " + e.Session, "actor " + e.Actor, "result " + e.Result,
+				"target " + firstNonEmpty(
+					e.TargetFull,
+					e.Target,
+					"—",
+				), "session " + e.Session, "actor " + e.Actor, "result " + e.Result,
 				"id " + e.Attempt, e.Message}}},
 		}
 		r.CopyID, r.CopyWhat = firstNonEmpty(e.Attempt, e.Item), "id"
@@ -128,7 +132,9 @@ func activityRows(d *data, knows func(string) bool, heartbeats bool) (rows []row
 			r.Cells[7] = "heartbeats ×1"
 		}
 		if e.Inverse != nil && e.Result == string(govern.ResultSucceeded) && (knows == nil || knows(actionid.Undo)) {
-			r.Actions = []actionRef{{Req: govern.Request{Action: actionid.Undo, Target: govern.Target{Attempt: e.Attempt}}, Label: "undo " + e.Kind}}
+			r.Actions = []actionRef{
+				{Req: govern.Request{Action: actionid.Undo, Target: govern.Target{Attempt: e.Attempt}}, Label: "undo " + e.Kind},
+			}
 		}
 		if e.Unsettled != nil {
 			r.setUnsettled(e.Unsettled)
@@ -158,9 +164,17 @@ const (
 // setUnsettled marks the row as an unknown attempt: Verify and Resolve by hand apply.
 func (r *row) setUnsettled(a *attemptRef) {
 	r.Unsettled = a
-	r.Actions = append(r.Actions,
-		actionRef{Req: govern.Request{Action: localVerify, Target: govern.Target{Attempt: a.ID}}, Label: "Verify the outcome from evidence (v)"},
-		actionRef{Req: govern.Request{Action: localResolve, Target: govern.Target{Attempt: a.ID}}, Label: "Resolve by hand: succeeded or failed (R)"})
+	r.Actions = append(
+		r.Actions,
+		actionRef{
+			Req:   govern.Request{Action: localVerify, Target: govern.Target{Attempt: a.ID}},
+			Label: "Verify the outcome from evidence (v)",
+		},
+		actionRef{
+			Req:   govern.Request{Action: localResolve, Target: govern.Target{Attempt: a.ID}},
+			Label: "Resolve by hand: succeeded or failed (R)",
+		},
+	)
 	r.Sections = append(r.Sections, section{Title: "Unknown outcome", Lines: []string{
 		"it may have taken effect — verify before retrying",
 		"v: the core's verifier reads the evidence back from the source and settles it, or says it cannot",
@@ -210,7 +224,14 @@ func auditEvents(atts []govern.Attempt) []event {
 			e.Message = "no outcome recorded: interrupted, or still in flight"
 		}
 		if a.Unresolved() {
-			e.Unsettled = &attemptRef{ID: e.Attempt, Action: e.Kind, Target: cut(targetString(rec.Target)), Actor: e.Actor, Message: e.Message, At: at}
+			e.Unsettled = &attemptRef{
+				ID:      e.Attempt,
+				Action:  e.Kind,
+				Target:  cut(targetString(rec.Target)),
+				Actor:   e.Actor,
+				Message: e.Message,
+				At:      at,
+			}
 		}
 		out = append(out, e)
 	}

@@ -142,7 +142,10 @@ func (h *historyView) bindings() bindings {
 		}
 	}
 	read := onlyIf(func() bool { return h.ev != nil }, h.unread())
-	heat := onlyIf(func() bool { return h.ev != nil && h.mode == histHeat }, "moves between the heatmap's items (m shows the heatmap)")
+	heat := onlyIf(
+		func() bool { return h.ev != nil && h.mode == histHeat },
+		"moves between the heatmap's items (m shows the heatmap)",
+	)
 	do := func(f func()) func() intent { return func() intent { f(); return nil } }
 	return bindings{
 		bind(k.Earlier, grp, true, read, do(func() { h.cursor = h.cursor.Add(-histSteps[h.step]) })),
@@ -273,7 +276,11 @@ type histMsg struct {
 type seenMsg struct{ err error }
 
 // histCmd gathers the evidence and reads the last-seen mark (IO, off the UI goroutine).
-func histCmd(load func(context.Context) (*history.Evidence, error), lastSeen func() (time.Time, bool, error), gen int) tea.Cmd {
+func histCmd(
+	load func(context.Context) (*history.Evidence, error),
+	lastSeen func() (time.Time, bool, error),
+	gen int,
+) tea.Cmd {
 	return func() tea.Msg {
 		m := histMsg{gen: gen}
 		if lastSeen != nil {

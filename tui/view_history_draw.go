@@ -14,7 +14,10 @@ func (h *historyView) View() string {
 	var lines []string
 	switch {
 	case h.loading:
-		lines = []string{st.title.Render("History"), "reading the evidence (events, leases, locks with retired/, the audit log) …"}
+		lines = []string{
+			st.title.Render("History"),
+			"reading the evidence (events, leases, locks with retired/, the audit log) …",
+		}
 	case h.err != "":
 		lines = []string{st.title.Render("History"), st.bad.Render("history unavailable: " + line(h.err))}
 	case h.tl != nil:
@@ -99,7 +102,10 @@ func (h *historyView) fleetLines() []string {
 		out = append(out, "Collisions: none")
 	}
 	for _, c := range fl.Collisions {
-		out = append(out, st.bad.Render("Collision: "+line(c.Item.String())+" held by "+line(strings.Join(c.Sessions, " and "))))
+		out = append(
+			out,
+			st.bad.Render("Collision: "+line(c.Item.String())+" held by "+line(strings.Join(c.Sessions, " and "))),
+		)
 	}
 	ref := "Refused in the 15m before:"
 	if len(fl.Contention) == 0 {
@@ -107,7 +113,10 @@ func (h *historyView) fleetLines() []string {
 	}
 	out = append(out, ref)
 	for _, c := range fl.Contention {
-		out = append(out, fmt.Sprintf("  %-20s %d (%s)", line(c.Item.String()), c.Refusals, line(strings.Join(c.Sessions, ", "))))
+		out = append(
+			out,
+			fmt.Sprintf("  %-20s %d (%s)", line(c.Item.String()), c.Refusals, line(strings.Join(c.Sessions, ", "))),
+		)
 	}
 	out = append(out, st.warn.Render("Unknown then:"))
 	for _, u := range fl.Unknown {
@@ -158,7 +167,17 @@ func (h *historyView) sinceLines() []string {
 
 func (h *historyView) timelineLines(ht int) []string {
 	tl := h.tl
-	out := []string{st.title.Render("Timeline of "+line(h.tlName)) + fmt.Sprintf(" · %d entries", len(tl.Entries)) + st.dim.Render(" · j/k scroll · esc back"), ""}
+	out := []string{
+		st.title.Render(
+			"Timeline of "+line(h.tlName),
+		) + fmt.Sprintf(
+			" · %d entries",
+			len(tl.Entries),
+		) + st.dim.Render(
+			" · j/k scroll · esc back",
+		),
+		"",
+	}
 	// Only the lines on screen are drawn: a timeline may hold tens of thousands of entries.
 	total := len(tl.Entries) + 1 + len(tl.Gaps)
 	h.scroll = min(h.scroll, max(total-(ht-2), 0))

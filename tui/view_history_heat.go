@@ -84,7 +84,14 @@ func heatLines(hm history.Heat, hs, hi, w, ht int) []string {
 	c := hm.Cells[hs][hi]
 	out = append(out, fmt.Sprintf("%s × %s: %d claims, %d refused, %d collisions · enter: its timeline",
 		line(hm.Sessions[hs]), line(hm.Items[hi].String()), c.Claims, c.Refusals, c.Collisions))
-	out = append(out, st.dim.Render("shade by share of the hottest cell ("+fmt.Sprint(hm.Max)+"): · none ░ ▒ ▓ █ · colour: collisions, refused, claims only · hottest items and most refused sessions first"))
+	out = append(
+		out,
+		st.dim.Render(
+			"shade by share of the hottest cell ("+fmt.Sprint(
+				hm.Max,
+			)+"): · none ░ ▒ ▓ █ · colour: collisions, refused, claims only · hottest items and most refused sessions first",
+		),
+	)
 	return append(out, heatGapLines(hm)...)
 }
 

@@ -151,7 +151,12 @@ func inbox(d *data) []row {
 	}
 	for _, h := range d.Sources {
 		if h.State == "unavailable" {
-			src := row{Key: "src:" + h.Name, Item: h.Name, Title: h.Name + " unavailable", Sections: []section{{Title: "Source", Lines: []string{h.Name + " " + h.State + reason(h.Reason)}}}}
+			src := row{
+				Key:      "src:" + h.Name,
+				Item:     h.Name,
+				Title:    h.Name + " unavailable",
+				Sections: []section{{Title: "Source", Lines: []string{h.Name + " " + h.State + reason(h.Reason)}}},
+			}
 			add("human-required", "source", h.Name+" unavailable"+reason(h.Reason), &src, pageOverview)
 		}
 	}
@@ -159,7 +164,13 @@ func inbox(d *data) []row {
 	for i := range acts {
 		a := &acts[i]
 		if a.Unsettled != nil {
-			add("human-required", "audit", "unknown outcome of "+a.Cells[2]+" — verify before retrying (attempt "+a.Unsettled.ID+")", a, pageActivity)
+			add(
+				"human-required",
+				"audit",
+				"unknown outcome of "+a.Cells[2]+" — verify before retrying (attempt "+a.Unsettled.ID+")",
+				a,
+				pageActivity,
+			)
 		}
 	}
 	for i := range d.Rows[pageContention] {

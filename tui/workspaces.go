@@ -357,7 +357,13 @@ func summarize(d *data) wsSummary {
 	if !d.Loaded {
 		return wsSummary{}
 	}
-	s := wsSummary{loaded: true, claims: len(d.Rows[pageClaims]), orphans: len(d.Rows[pageOrphans]), attention: len(d.Inbox), state: "ok"}
+	s := wsSummary{
+		loaded:    true,
+		claims:    len(d.Rows[pageClaims]),
+		orphans:   len(d.Rows[pageOrphans]),
+		attention: len(d.Inbox),
+		state:     "ok",
+	}
 	rank := map[string]int{"ok": 0, "not_configured": 0, "not_observed": 1, "degraded": 2, "unavailable": 3}
 	for _, h := range d.Sources {
 		if rank[h.State] > rank[s.state] {

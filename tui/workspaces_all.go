@@ -54,7 +54,9 @@ func inWorkspace(r row, i int, ws string, page pageID) row {
 	r.w = w
 	r.Search += " " + strings.ToLower(cells[wsCell])
 	r.Actions, r.Recover, r.Unsettled, r.LockFile = nil, nil, nil, ""
-	r.Inspect = "the all view only shows; > opens this row in workspace " + line(ws) + ", where its actions go to that workspace's core"
+	r.Inspect = "the all view only shows; > opens this row in workspace " + line(
+		ws,
+	) + ", where its actions go to that workspace's core"
 	return r
 }
 

@@ -99,7 +99,8 @@ func Scrub(env []string) []string {
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
 		u := strings.ToUpper(k)
-		if strings.Contains(u, "TOKEN") || strings.Contains(u, "PASSWORD") || strings.Contains(u, "SECRET") || u == "PGPASSWORD" {
+		if strings.Contains(u, "TOKEN") || strings.Contains(u, "PASSWORD") || strings.Contains(u, "SECRET") ||
+			u == "PGPASSWORD" {
 			continue
 		}
 		out = append(out, kv)

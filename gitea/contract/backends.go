@@ -101,7 +101,13 @@ func NewRealBackend(t testing.TB, srv *giteatest.Server) Backend {
 	}
 	return Backend{URL: srv.URL, Owner: srv.Admin, Repo: repo, Maintainer: srv.Admin, MaintainerToken: srv.AdminToken,
 		Worker: srv.Worker, WorkerToken: srv.WorkerToken,
-		Seed: &realSeeder{admin: mk(srv.AdminToken), worker: mk(srv.WorkerToken), owner: srv.Admin, repo: repo, labels: map[string]int64{}}}
+		Seed: &realSeeder{
+			admin:  mk(srv.AdminToken),
+			worker: mk(srv.WorkerToken),
+			owner:  srv.Admin,
+			repo:   repo,
+			labels: map[string]int64{},
+		}}
 }
 
 func must(t testing.TB, what string, err error) {
@@ -133,7 +139,11 @@ func (s *realSeeder) ids(t testing.TB, names []string) []int64 {
 }
 
 func (s *realSeeder) Issue(t testing.TB, title string, labels ...string) int64 {
-	it, _, err := s.admin.CreateIssue(s.owner, s.repo, sdk.CreateIssueOption{Title: title, Body: "body of " + title, Labels: s.ids(t, labels)})
+	it, _, err := s.admin.CreateIssue(
+		s.owner,
+		s.repo,
+		sdk.CreateIssueOption{Title: title, Body: "body of " + title, Labels: s.ids(t, labels)},
+	)
 	must(t, "issue", err)
 	return it.Index
 }
@@ -164,7 +174,11 @@ func (s *realSeeder) PR(t testing.TB, branch, title string) int64 {
 		FileOptions: sdk.FileOptions{Message: "work on " + branch, BranchName: "main", NewBranchName: branch},
 		Content:     base64.StdEncoding.EncodeToString([]byte("change for " + branch + "\n"))})
 	must(t, "branch commit", err)
-	pr, _, err := s.admin.CreatePullRequest(s.owner, s.repo, sdk.CreatePullRequestOption{Head: branch, Base: "main", Title: title})
+	pr, _, err := s.admin.CreatePullRequest(
+		s.owner,
+		s.repo,
+		sdk.CreatePullRequestOption{Head: branch, Base: "main", Title: title},
+	)
 	must(t, "pull request", err)
 	return pr.Index
 }

@@ -100,8 +100,15 @@ func testThread(t *testing.T, b Backend) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if th.Issue.Number != n || th.Clarification.QuestionCommentID != q || th.Clarification.LabelEventID <= q || len(th.Comments) != 3 {
-		t.Fatalf("thread: question %d (want %d), label event %d, %d comments", th.Clarification.QuestionCommentID, q, th.Clarification.LabelEventID, len(th.Comments))
+	if th.Issue.Number != n || th.Clarification.QuestionCommentID != q || th.Clarification.LabelEventID <= q ||
+		len(th.Comments) != 3 {
+		t.Fatalf(
+			"thread: question %d (want %d), label event %d, %d comments",
+			th.Clarification.QuestionCommentID,
+			q,
+			th.Clarification.LabelEventID,
+			len(th.Comments),
+		)
 	}
 	var adds, removes int
 	for _, e := range th.Labels {
@@ -222,7 +229,12 @@ func testQuestion(t *testing.T, b Backend) {
 			cl.Question, cl.QuestionCommentID, cl.AskedBy, cl.Rule, qid)
 	}
 	if cl.LabeledAt == nil || !cl.AskedAt.Equal(*cl.LabeledAt) || cl.LabeledBy != b.Worker {
-		t.Fatalf("asked at %v, labeled at %v by %q: want the label time by the worker", cl.AskedAt, cl.LabeledAt, cl.LabeledBy)
+		t.Fatalf(
+			"asked at %v, labeled at %v by %q: want the label time by the worker",
+			cl.AskedAt,
+			cl.LabeledAt,
+			cl.LabeledBy,
+		)
 	}
 	follow := b.Seed.Comment(t, n, true, "Follow-up from the claimant")
 	cls, h = c.Clarifications(ctx(t), gitea.ClarificationOptions{Claimant: func(int64) string { return b.Worker }})

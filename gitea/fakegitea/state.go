@@ -66,7 +66,11 @@ type repo struct {
 // New returns an empty server. baseURL is used in html_url and Link headers (set it with
 // SetBaseURL once the listener's address is known).
 func New() *Server {
-	return &Server{users: map[string]string{}, repos: map[string]*repo{}, now: func() time.Time { return time.Now().UTC() }}
+	return &Server{
+		users: map[string]string{},
+		repos: map[string]*repo{},
+		now:   func() time.Time { return time.Now().UTC() },
+	}
 }
 
 // SetClock makes now the server's clock for every timestamp it writes from here on (created,
@@ -138,7 +142,16 @@ func (r *Repo) CreateLabel(name, color string) (id int64) {
 func (s *Server) newIssue(rp *repo, author, title, body string) *issue {
 	rp.nextIndex++
 	now := s.now()
-	it := &issue{id: s.id(), number: rp.nextIndex, title: title, body: body, author: author, state: "open", created: now, updated: now}
+	it := &issue{
+		id:      s.id(),
+		number:  rp.nextIndex,
+		title:   title,
+		body:    body,
+		author:  author,
+		state:   "open",
+		created: now,
+		updated: now,
+	}
 	rp.issues[it.number] = it
 	return it
 }
@@ -151,7 +164,10 @@ func (s *Server) addLabel(it *issue, actor string, l *label) {
 	}
 	it.labels = append(it.labels, l.id)
 	now := s.now()
-	it.events = append(it.events, &event{id: s.id(), typ: "label", author: actor, body: "1", created: now, updated: now, labelID: l.id})
+	it.events = append(
+		it.events,
+		&event{id: s.id(), typ: "label", author: actor, body: "1", created: now, updated: now, labelID: l.id},
+	)
 	it.updated = now
 }
 
@@ -160,7 +176,10 @@ func (s *Server) removeLabel(it *issue, actor string, id int64) bool {
 		if x == id {
 			it.labels = append(it.labels[:i], it.labels[i+1:]...)
 			now := s.now()
-			it.events = append(it.events, &event{id: s.id(), typ: "label", author: actor, created: now, updated: now, labelID: id})
+			it.events = append(
+				it.events,
+				&event{id: s.id(), typ: "label", author: actor, created: now, updated: now, labelID: id},
+			)
 			it.updated = now
 			return true
 		}

@@ -193,7 +193,12 @@ ENABLED = false
 	if err := os.WriteFile(cfg, []byte(ini), 0o600); err != nil {
 		return nil, err
 	}
-	env := append(withoutSecrets(os.Environ()), "GITEA_I_AM_BEING_UNSAFE_RUNNING_AS_ROOT=true", "GITEA_WORK_DIR="+dir, "HOME="+dir)
+	env := append(
+		withoutSecrets(os.Environ()),
+		"GITEA_I_AM_BEING_UNSAFE_RUNNING_AS_ROOT=true",
+		"GITEA_WORK_DIR="+dir,
+		"HOME="+dir,
+	)
 	run := func(args ...string) (string, error) {
 		cmd := exec.Command(bin, append([]string{"--config", cfg}, args...)...)
 		cmd.Env, cmd.Dir = env, dir
@@ -246,8 +251,13 @@ ENABLED = false
 	if s.WorkerToken, err = s.createToken(s.Worker, workerPW); err != nil {
 		return nil, err
 	}
-	logf("giteatest: Gitea ready at %s in %s (build check, migrate and admin user %s; web start and API setup %s)",
-		s.URL, time.Since(t0).Round(time.Millisecond), tReady.Sub(t0).Round(time.Millisecond), time.Since(tReady).Round(time.Millisecond))
+	logf(
+		"giteatest: Gitea ready at %s in %s (build check, migrate and admin user %s; web start and API setup %s)",
+		s.URL,
+		time.Since(t0).Round(time.Millisecond),
+		tReady.Sub(t0).Round(time.Millisecond),
+		time.Since(tReady).Round(time.Millisecond),
+	)
 	return s, nil
 }
 
@@ -329,8 +339,17 @@ func (s *Server) createToken(user, pw string) (string, error) {
 	var tok struct {
 		Sha1 string `json:"sha1"`
 	}
-	err := s.api("POST", "/users/"+user+"/tokens", "", [2]string{user, pw},
-		map[string]any{"name": "steward-test-" + randHex(4), "scopes": []string{"write:repository", "write:issue", "write:user"}}, &tok)
+	err := s.api(
+		"POST",
+		"/users/"+user+"/tokens",
+		"",
+		[2]string{user, pw},
+		map[string]any{
+			"name":   "steward-test-" + randHex(4),
+			"scopes": []string{"write:repository", "write:issue", "write:user"},
+		},
+		&tok,
+	)
 	return tok.Sha1, err
 }
 

@@ -49,7 +49,10 @@ func run(dir, out string) error {
 		return fmt.Errorf("-dir and -out are required")
 	}
 	// Real-time lease policy (speed 1): a judge's lease never expires under it.
-	d, err := sim.NewDemo(context.Background(), sim.DemoOptions{Parent: dir, Issues: 16, Workers: 1, Speed: 1, Seed: 7, NoStaff: true, Legacy: -1})
+	d, err := sim.NewDemo(
+		context.Background(),
+		sim.DemoOptions{Parent: dir, Issues: 16, Workers: 1, Speed: 1, Seed: 7, NoStaff: true, Legacy: -1},
+	)
 	if err != nil {
 		return err
 	}

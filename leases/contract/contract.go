@@ -94,7 +94,11 @@ func Cases() []Case {
 				t.Fatalf("expires_at %q is %v after the claim, want the author TTL of 10m", l.ExpiresAt.Raw, d)
 			}
 			if e.Generation && (!l.HasGeneration || l.Generation != 1) {
-				t.Fatalf("the first lease of an item has lease_generation_id %d (recorded %v), want 1", l.Generation, l.HasGeneration)
+				t.Fatalf(
+					"the first lease of an item has lease_generation_id %d (recorded %v), want 1",
+					l.Generation,
+					l.HasGeneration,
+				)
 			}
 			if n := e.events(t, "lease.claim"); n != 1 {
 				t.Fatalf("%d lease.claim events", n)
@@ -307,14 +311,18 @@ func Cases() []Case {
 			if !e.Seed {
 				// steward's own schema admits only the four lower-case statuses: the row a
 				// foreign writer could leave on the seed's is refused by the DB itself.
-				e.Exec(`INSERT INTO work_items (remote, org, repo, work_kind, work_number) VALUES ('prgs', 'acme', 'widgets', 'issue', 1)`)
+				e.Exec(
+					`INSERT INTO work_items (remote, org, repo, work_kind, work_number) VALUES ('prgs', 'acme', 'widgets', 'issue', 1)`,
+				)
 				if err := e.ExecErr(`INSERT INTO leases (lease_id, work_item_id, session_id, status, created_at)
 					VALUES ('L-upper', (SELECT work_item_id FROM work_items), 'sx', ' ACTIVE', ?)`, leaserec.FormatTime(e.Now())); err == nil {
 					t.Fatal("steward's schema took a lease with status ' ACTIVE'")
 				}
 				return
 			}
-			e.Exec(`INSERT INTO work_items (remote, org, repo, work_kind, work_number) VALUES ('prgs', 'Acme', 'widgets', 'Issue', 1)`)
+			e.Exec(
+				`INSERT INTO work_items (remote, org, repo, work_kind, work_number) VALUES ('prgs', 'Acme', 'widgets', 'Issue', 1)`,
+			)
 			exp := e.Now().Add(5 * time.Minute).UTC().Format(leases.SeedTimeLayout)
 			e.Exec(`INSERT INTO leases (lease_id, work_item_id, session_id, status, created_at, expires_at, lease_generation_id)
 				VALUES ('L-upper', (SELECT work_item_id FROM work_items), 'sx', ' ACTIVE', ?, ?, 4)`, exp, exp)

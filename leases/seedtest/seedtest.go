@@ -147,8 +147,11 @@ func NewAt(t testing.TB, path string, opt Options) *DB {
 		ver = "4"
 	}
 	if !drop["schema_meta"] {
-		stmts = append(stmts, "INSERT INTO schema_meta(key, value) VALUES('schema_version', '"+ver+"')",
-			"INSERT INTO schema_meta(key, value) VALUES('architecture', 'DB coordinates exclusive ownership; lock files and Gitea bridge it')")
+		stmts = append(
+			stmts,
+			"INSERT INTO schema_meta(key, value) VALUES('schema_version', '"+ver+"')",
+			"INSERT INTO schema_meta(key, value) VALUES('architecture', 'DB coordinates exclusive ownership; lock files and Gitea bridge it')",
+		)
 	}
 	d.Exec(stmts...)
 	return d
@@ -199,7 +202,9 @@ func (d *DB) insert(table string, vals map[string]any) int64 {
 	}
 	db := d.open()
 	defer db.Close()
-	res, err := db.Exec("INSERT INTO "+table+"("+strings.Join(cols, ", ")+") VALUES("+strings.Join(marks, ", ")+")", args...)
+	res, err := db.Exec(
+		"INSERT INTO "+table+"("+strings.Join(cols, ", ")+") VALUES("+strings.Join(marks, ", ")+")",
+		args...)
 	if err != nil {
 		d.t.Fatalf("seedtest: insert %s %v: %v", table, vals, err)
 	}

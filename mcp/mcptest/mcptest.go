@@ -50,7 +50,8 @@ func (e Env) State(t *testing.T, withAudit bool) string {
 	var b strings.Builder
 	add := func(root string, only string) {
 		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || strings.HasSuffix(p, "-shm") || only != "" && !strings.HasPrefix(filepath.Base(p), only) {
+			if err != nil || d.IsDir() || strings.HasSuffix(p, "-shm") ||
+				only != "" && !strings.HasPrefix(filepath.Base(p), only) {
 				return nil
 			}
 			data, _ := os.ReadFile(p)
@@ -97,7 +98,10 @@ func (e Env) ActiveLeases(t *testing.T, n int64) int {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	ls, err := r.LeasesForWorkItem(context.Background(), leaserec.WorkRef{Remote: "origin", Org: e.Org, Repo: e.Repo, Kind: leaserec.KindIssue, Number: n})
+	ls, err := r.LeasesForWorkItem(
+		context.Background(),
+		leaserec.WorkRef{Remote: "origin", Org: e.Org, Repo: e.Repo, Kind: leaserec.KindIssue, Number: n},
+	)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,11 +126,14 @@ func Flow(t *testing.T, e Env, item int64) {
 	n := len(e.Attempts(t))
 	cl := ok(t)(c.Claim(ctx, mcp.ClaimArgs{Item: e.Item(item)}))
 	if !cl.Success || cl.Result != "succeeded" || cl.Fence == nil || cl.Fence.LockGeneration != 1 || cl.Fence.TaskSessionID == "" ||
-		cl.Fence.ExpiresAt == "" || cl.Attempt == "" || cl.HeartbeatEvery == "" || cl.Item.Remote != "origin" {
+		cl.Fence.ExpiresAt == "" || cl.Attempt == "" ||
+		cl.HeartbeatEvery == "" ||
+		cl.Item.Remote != "origin" {
 		t.Fatalf("claim: %+v", cl)
 	}
 	hb := ok(t)(c.Heartbeat(ctx, *cl.Fence))
-	if !hb.Success || hb.Fence.LockGeneration != 2 || hb.Fence.LeaseID != cl.Fence.LeaseID || hb.Item == nil || hb.Item.Number != item {
+	if !hb.Success || hb.Fence.LockGeneration != 2 || hb.Fence.LeaseID != cl.Fence.LeaseID || hb.Item == nil ||
+		hb.Item.Number != item {
 		t.Fatalf("heartbeat: %+v", hb)
 	}
 	ml, err := c.MyLeases(ctx)
@@ -139,7 +146,9 @@ func Flow(t *testing.T, e Env, item int64) {
 	}
 	var ct mcp.Contract
 	if _, err := c.Call(ctx, mcp.ToolInspect, mcp.InspectArgs{SessionID: c.Session(), Org: e.Org, Repo: e.Repo, IssueNumber: item}, &ct); err != nil ||
-		!ct.Success || !ct.Canonical || ct.TaskSessionID != cl.Fence.TaskSessionID {
+		!ct.Success ||
+		!ct.Canonical ||
+		ct.TaskSessionID != cl.Fence.TaskSessionID {
 		t.Fatalf("inspect_lock_contract: %+v %v", ct, err)
 	}
 	rel := ok(t)(c.Release(ctx, *hb.Fence))
@@ -196,45 +205,328 @@ func Refusals(t *testing.T, e Env, item int64) {
 		audited bool // the core saw it and recorded a refused attempt
 		event   bool // a refused claim records its claim.refused event (contention)
 	}{
-		{"claim without session", w1, mcp.ToolClaim, mcp.ClaimArgs{Item: e.Item(other)}, govern.CodeInvalidRequest, false, false},
+		{
+			"claim without session",
+			w1,
+			mcp.ToolClaim,
+			mcp.ClaimArgs{Item: e.Item(other)},
+			govern.CodeInvalidRequest,
+			false,
+			false,
+		},
 		{"claim without item", w1, mcp.ToolClaim, mcp.ClaimArgs{SessionID: w1s}, govern.CodeInvalidRequest, false, false},
-		{"claim item and next", w1, mcp.ToolClaim, mcp.ClaimArgs{SessionID: w1s, Item: e.Item(other), Next: true}, govern.CodeInvalidRequest, false, false},
-		{"claim without org and no Gitea", w1, mcp.ToolClaim, mcp.ClaimArgs{SessionID: w1s, Item: &mcp.ItemRef{Number: other}}, govern.CodeInvalidRequest, false, false},
+		{
+			"claim item and next",
+			w1,
+			mcp.ToolClaim,
+			mcp.ClaimArgs{SessionID: w1s, Item: e.Item(other), Next: true},
+			govern.CodeInvalidRequest,
+			false,
+			false,
+		},
+		{
+			"claim without org and no Gitea",
+			w1,
+			mcp.ToolClaim,
+			mcp.ClaimArgs{SessionID: w1s, Item: &mcp.ItemRef{Number: other}},
+			govern.CodeInvalidRequest,
+			false,
+			false,
+		},
 		{"claim next without Gitea", w1, mcp.ToolClaim, mcp.ClaimArgs{SessionID: w1s, Next: true}, "no_gitea", false, false},
-		{"claim held item", w2, mcp.ToolClaim, mcp.ClaimArgs{SessionID: w2s, Item: e.Item(item)}, govern.CodeClaimedByOther, true, true},
-		{"claim own item again", w1, mcp.ToolClaim, mcp.ClaimArgs{SessionID: w1s, Item: e.Item(item)}, string(leases.CodeAlreadyHeld), true, false},
-		{"claim with bad ttl", w2, mcp.ToolClaim, mcp.ClaimArgs{SessionID: w2s, Item: e.Item(other), TTL: "soon"}, govern.CodeInvalidRequest, true, false},
-		{"claim with bad role", w2, mcp.ToolClaim, mcp.ClaimArgs{SessionID: w2s, Item: e.Item(other), Role: "pilot"}, govern.CodeInvalidRequest, true, false},
-		{"heartbeat without fence", w1, mcp.ToolHeartbeat, mcp.FencedArgs{SessionID: w1s}, govern.CodeInvalidRequest, false, false},
-		{"heartbeat without expiry", w1, mcp.ToolHeartbeat, mcp.FencedArgs{SessionID: w1s, Fence: &mcp.Fence{LeaseID: cl.Fence.LeaseID}}, govern.CodeInvalidRequest, false, false},
+		{
+			"claim held item",
+			w2,
+			mcp.ToolClaim,
+			mcp.ClaimArgs{SessionID: w2s, Item: e.Item(item)},
+			govern.CodeClaimedByOther,
+			true,
+			true,
+		},
+		{
+			"claim own item again",
+			w1,
+			mcp.ToolClaim,
+			mcp.ClaimArgs{SessionID: w1s, Item: e.Item(item)},
+			string(leases.CodeAlreadyHeld),
+			true,
+			false,
+		},
+		{
+			"claim with bad ttl",
+			w2,
+			mcp.ToolClaim,
+			mcp.ClaimArgs{SessionID: w2s, Item: e.Item(other), TTL: "soon"},
+			govern.CodeInvalidRequest,
+			true,
+			false,
+		},
+		{
+			"claim with bad role",
+			w2,
+			mcp.ToolClaim,
+			mcp.ClaimArgs{SessionID: w2s, Item: e.Item(other), Role: "pilot"},
+			govern.CodeInvalidRequest,
+			true,
+			false,
+		},
+		{
+			"heartbeat without fence",
+			w1,
+			mcp.ToolHeartbeat,
+			mcp.FencedArgs{SessionID: w1s},
+			govern.CodeInvalidRequest,
+			false,
+			false,
+		},
+		{
+			"heartbeat without expiry",
+			w1,
+			mcp.ToolHeartbeat,
+			mcp.FencedArgs{SessionID: w1s, Fence: &mcp.Fence{LeaseID: cl.Fence.LeaseID}},
+			govern.CodeInvalidRequest,
+			false,
+			false,
+		},
 		{"heartbeat generation without task session", w1, mcp.ToolHeartbeat, mcp.FencedArgs{SessionID: w1s,
-			Fence: &mcp.Fence{LeaseID: cl.Fence.LeaseID, ExpiresAt: hb.Fence.ExpiresAt, LockGeneration: 2}}, govern.CodeInvalidRequest, false, false},
-		{"heartbeat on a stale fence", w1, mcp.ToolHeartbeat, mcp.FencedArgs{SessionID: w1s, Fence: &stale}, govern.CodeFenceMoved, true, false},
-		{"heartbeat another's lease", w2, mcp.ToolHeartbeat, mcp.FencedArgs{SessionID: w2s, Fence: hb.Fence}, govern.CodeNotOwner, true, false},
-		{"heartbeat unknown lease", w2, mcp.ToolHeartbeat, mcp.FencedArgs{SessionID: w2s, Fence: &mcp.Fence{LeaseID: "lease-nope", ExpiresAt: "x"}}, govern.CodeNotFound, true, false},
-		{"release on a stale fence", w1, mcp.ToolRelease, mcp.FencedArgs{SessionID: w1s, Fence: &stale}, govern.CodeFenceMoved, true, false},
-		{"release another's lease", w2, mcp.ToolRelease, mcp.FencedArgs{SessionID: w2s, Fence: hb.Fence}, govern.CodeNotOwner, true, false},
-		{"ask without Gitea", w1, mcp.ToolAsk, mcp.AskArgs{SessionID: w1s, Fence: hb.Fence, Question: "which?"}, govern.CodeSourceUnavailable, true, false},
-		{"ask on a stale fence", w1, mcp.ToolAsk, mcp.AskArgs{SessionID: w1s, Fence: &stale, Question: "which?"}, govern.CodeFenceMoved, true, false},
-		{"ask another's lease", w2, mcp.ToolAsk, mcp.AskArgs{SessionID: w2s, Fence: hb.Fence, Question: "which?"}, govern.CodeNotOwner, true, false},
-		{"get_answer bad id", w1, mcp.ToolGetAnswer, mcp.GetAnswerArgs{SessionID: w1s, ClarificationID: "what"}, govern.CodeInvalidRequest, false, false},
-		{"get_answer without Gitea", w1, mcp.ToolGetAnswer, mcp.GetAnswerArgs{SessionID: w1s, ClarificationID: org + "/" + repo + "#3/ans-0123456789abcdef"}, "no_gitea", false, false},
+			Fence: &mcp.Fence{
+				LeaseID:        cl.Fence.LeaseID,
+				ExpiresAt:      hb.Fence.ExpiresAt,
+				LockGeneration: 2,
+			}}, govern.CodeInvalidRequest, false, false},
+		{
+			"heartbeat on a stale fence",
+			w1,
+			mcp.ToolHeartbeat,
+			mcp.FencedArgs{SessionID: w1s, Fence: &stale},
+			govern.CodeFenceMoved,
+			true,
+			false,
+		},
+		{
+			"heartbeat another's lease",
+			w2,
+			mcp.ToolHeartbeat,
+			mcp.FencedArgs{SessionID: w2s, Fence: hb.Fence},
+			govern.CodeNotOwner,
+			true,
+			false,
+		},
+		{
+			"heartbeat unknown lease",
+			w2,
+			mcp.ToolHeartbeat,
+			mcp.FencedArgs{SessionID: w2s, Fence: &mcp.Fence{LeaseID: "lease-nope", ExpiresAt: "x"}},
+			govern.CodeNotFound,
+			true,
+			false,
+		},
+		{
+			"release on a stale fence",
+			w1,
+			mcp.ToolRelease,
+			mcp.FencedArgs{SessionID: w1s, Fence: &stale},
+			govern.CodeFenceMoved,
+			true,
+			false,
+		},
+		{
+			"release another's lease",
+			w2,
+			mcp.ToolRelease,
+			mcp.FencedArgs{SessionID: w2s, Fence: hb.Fence},
+			govern.CodeNotOwner,
+			true,
+			false,
+		},
+		{
+			"ask without Gitea",
+			w1,
+			mcp.ToolAsk,
+			mcp.AskArgs{SessionID: w1s, Fence: hb.Fence, Question: "which?"},
+			govern.CodeSourceUnavailable,
+			true,
+			false,
+		},
+		{
+			"ask on a stale fence",
+			w1,
+			mcp.ToolAsk,
+			mcp.AskArgs{SessionID: w1s, Fence: &stale, Question: "which?"},
+			govern.CodeFenceMoved,
+			true,
+			false,
+		},
+		{
+			"ask another's lease",
+			w2,
+			mcp.ToolAsk,
+			mcp.AskArgs{SessionID: w2s, Fence: hb.Fence, Question: "which?"},
+			govern.CodeNotOwner,
+			true,
+			false,
+		},
+		{
+			"get_answer bad id",
+			w1,
+			mcp.ToolGetAnswer,
+			mcp.GetAnswerArgs{SessionID: w1s, ClarificationID: "what"},
+			govern.CodeInvalidRequest,
+			false,
+			false,
+		},
+		{
+			"get_answer without Gitea",
+			w1,
+			mcp.ToolGetAnswer,
+			mcp.GetAnswerArgs{SessionID: w1s, ClarificationID: org + "/" + repo + "#3/ans-0123456789abcdef"},
+			"no_gitea",
+			false,
+			false,
+		},
 		{"my_leases without session", w1, mcp.ToolMyLeases, mcp.SessionArgs{}, govern.CodeInvalidRequest, false, false},
-		{"item_status without item", w1, mcp.ToolStatus, mcp.ItemArgs{SessionID: w1s}, govern.CodeInvalidRequest, false, false},
-		{"inspect without issue", w1, mcp.ToolInspect, mcp.InspectArgs{SessionID: w1s, Org: org, Repo: repo}, govern.CodeInvalidRequest, false, false},
-		{"seed lock_issue held", w2, mcp.SeedLockIssue, mcp.LockIssueArgs{SessionID: w2s, IssueNumber: item, Org: org, Repo: repo}, govern.CodeClaimedByOther, true, true},
-		{"seed heartbeat without token", w1, mcp.SeedHeartbeatLock, mcp.HeartbeatLockArgs{SessionID: w1s, IssueNumber: item, Org: org, Repo: repo}, govern.CodeInvalidRequest, false, false},
-		{"seed heartbeat wrong token", w1, mcp.SeedHeartbeatLock, mcp.HeartbeatLockArgs{SessionID: w1s, IssueNumber: item, Org: org, Repo: repo, TaskSessionID: "tsk-x", ClaimToken: cl.Fence.ClaimToken}, govern.CodeFenceMoved, true, false},
-		{"heartbeat with a forged claim token", w1, mcp.ToolHeartbeat, mcp.FencedArgs{SessionID: w1s, Fence: forged}, govern.CodeNotOwner, true, false},
-		{"release with a forged claim token", w1, mcp.ToolRelease, mcp.FencedArgs{SessionID: w1s, Fence: forged}, govern.CodeNotOwner, true, false},
-		{"seed release with a forged claim token", w1, mcp.SeedReleaseLease, mcp.ReleaseLeaseArgs{SessionID: w1s, LeaseID: cl.Fence.LeaseID, ClaimToken: forged.ClaimToken}, govern.CodeNotOwner, true, false},
-		{"claim with an oversized profile", w2, mcp.ToolClaim, mcp.ClaimArgs{SessionID: w2s, Item: e.Item(other), Profile: strings.Repeat("p", 600<<10)}, govern.CodeTooLarge, true, false},
-		{"seed heartbeat no lease", w2, mcp.SeedHeartbeatLock, mcp.HeartbeatLockArgs{SessionID: w2s, IssueNumber: item, Org: org, Repo: repo, TaskSessionID: "tsk-x"}, govern.CodeNotFound, false, false},
-		{"seed release another's", w2, mcp.SeedReleaseLease, mcp.ReleaseLeaseArgs{SessionID: w2s, LeaseID: cl.Fence.LeaseID}, govern.CodeNotOwner, true, false},
-		{"seed release without id", w2, mcp.SeedReleaseLease, mcp.ReleaseLeaseArgs{SessionID: w2s}, govern.CodeInvalidRequest, false, false},
-		{"seed allocate apply side-effect-free", w1, mcp.SeedAllocateNextWork, mcp.AllocateArgs{SessionID: w1s, Apply: true, SideEffectFree: true}, govern.CodeInvalidRequest, false, false},
-		{"seed allocate without Gitea", w1, mcp.SeedAllocateNextWork, mcp.AllocateArgs{SessionID: w1s}, "no_gitea", false, false},
-		{"seed inspect lease unknown", w1, mcp.SeedInspectLease, mcp.InspectLeaseArgs{SessionID: w1s, LeaseID: "lease-nope"}, govern.CodeNotFound, false, false},
+		{
+			"item_status without item",
+			w1,
+			mcp.ToolStatus,
+			mcp.ItemArgs{SessionID: w1s},
+			govern.CodeInvalidRequest,
+			false,
+			false,
+		},
+		{
+			"inspect without issue",
+			w1,
+			mcp.ToolInspect,
+			mcp.InspectArgs{SessionID: w1s, Org: org, Repo: repo},
+			govern.CodeInvalidRequest,
+			false,
+			false,
+		},
+		{
+			"seed lock_issue held",
+			w2,
+			mcp.SeedLockIssue,
+			mcp.LockIssueArgs{SessionID: w2s, IssueNumber: item, Org: org, Repo: repo},
+			govern.CodeClaimedByOther,
+			true,
+			true,
+		},
+		{
+			"seed heartbeat without token",
+			w1,
+			mcp.SeedHeartbeatLock,
+			mcp.HeartbeatLockArgs{SessionID: w1s, IssueNumber: item, Org: org, Repo: repo},
+			govern.CodeInvalidRequest,
+			false,
+			false,
+		},
+		{
+			"seed heartbeat wrong token",
+			w1,
+			mcp.SeedHeartbeatLock,
+			mcp.HeartbeatLockArgs{
+				SessionID:     w1s,
+				IssueNumber:   item,
+				Org:           org,
+				Repo:          repo,
+				TaskSessionID: "tsk-x",
+				ClaimToken:    cl.Fence.ClaimToken,
+			},
+			govern.CodeFenceMoved,
+			true,
+			false,
+		},
+		{
+			"heartbeat with a forged claim token",
+			w1,
+			mcp.ToolHeartbeat,
+			mcp.FencedArgs{SessionID: w1s, Fence: forged},
+			govern.CodeNotOwner,
+			true,
+			false,
+		},
+		{
+			"release with a forged claim token",
+			w1,
+			mcp.ToolRelease,
+			mcp.FencedArgs{SessionID: w1s, Fence: forged},
+			govern.CodeNotOwner,
+			true,
+			false,
+		},
+		{
+			"seed release with a forged claim token",
+			w1,
+			mcp.SeedReleaseLease,
+			mcp.ReleaseLeaseArgs{SessionID: w1s, LeaseID: cl.Fence.LeaseID, ClaimToken: forged.ClaimToken},
+			govern.CodeNotOwner,
+			true,
+			false,
+		},
+		{
+			"claim with an oversized profile",
+			w2,
+			mcp.ToolClaim,
+			mcp.ClaimArgs{SessionID: w2s, Item: e.Item(other), Profile: strings.Repeat("p", 600<<10)},
+			govern.CodeTooLarge,
+			true,
+			false,
+		},
+		{
+			"seed heartbeat no lease",
+			w2,
+			mcp.SeedHeartbeatLock,
+			mcp.HeartbeatLockArgs{SessionID: w2s, IssueNumber: item, Org: org, Repo: repo, TaskSessionID: "tsk-x"},
+			govern.CodeNotFound,
+			false,
+			false,
+		},
+		{
+			"seed release another's",
+			w2,
+			mcp.SeedReleaseLease,
+			mcp.ReleaseLeaseArgs{SessionID: w2s, LeaseID: cl.Fence.LeaseID},
+			govern.CodeNotOwner,
+			true,
+			false,
+		},
+		{
+			"seed release without id",
+			w2,
+			mcp.SeedReleaseLease,
+			mcp.ReleaseLeaseArgs{SessionID: w2s},
+			govern.CodeInvalidRequest,
+			false,
+			false,
+		},
+		{
+			"seed allocate apply side-effect-free",
+			w1,
+			mcp.SeedAllocateNextWork,
+			mcp.AllocateArgs{SessionID: w1s, Apply: true, SideEffectFree: true},
+			govern.CodeInvalidRequest,
+			false,
+			false,
+		},
+		{
+			"seed allocate without Gitea",
+			w1,
+			mcp.SeedAllocateNextWork,
+			mcp.AllocateArgs{SessionID: w1s},
+			"no_gitea",
+			false,
+			false,
+		},
+		{
+			"seed inspect lease unknown",
+			w1,
+			mcp.SeedInspectLease,
+			mcp.InspectLeaseArgs{SessionID: w1s, LeaseID: "lease-nope"},
+			govern.CodeNotFound,
+			false,
+			false,
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -250,13 +542,15 @@ func Refusals(t *testing.T, e Env, item int64) {
 				Next    string `json:"next"`
 			}
 			b, _ := json.Marshal(res.StructuredContent)
-			if err := json.Unmarshal(b, &o); err != nil || !res.IsError || o.Success || o.Code != tc.code || o.Message == "" || o.Next == "" {
+			if err := json.Unmarshal(b, &o); err != nil || !res.IsError || o.Success || o.Code != tc.code || o.Message == "" ||
+				o.Next == "" {
 				t.Fatalf("result isError=%v %s, want a structured refusal %s with message and next", res.IsError, b, tc.code)
 			}
 			if after := e.State(t, false); after != before && !tc.event {
 				t.Fatalf("a refusal changed the workspace:\n%s\n%s", before, after)
 			}
-			if got := len(e.Attempts(t)) - n; tc.audited && got != 1 || !tc.audited && (got != 0 || e.State(t, true) != beforeAll) {
+			if got := len(e.Attempts(t)) - n; tc.audited && got != 1 ||
+				!tc.audited && (got != 0 || e.State(t, true) != beforeAll) {
 				t.Fatalf("%d new audit attempts (audited %v)", got, tc.audited)
 			}
 		})
@@ -326,22 +620,30 @@ func SeedFlow(t *testing.T, e Env, item int64) {
 	s := c.Session()
 	var lock mcp.Outcome
 	if _, err := c.Call(ctx, mcp.SeedLockIssue, mcp.LockIssueArgs{SessionID: s, IssueNumber: item, Org: e.Org, Repo: e.Repo,
-		BranchName: fmt.Sprintf("feat/issue-%d", item)}, &lock); err != nil || !lock.Success || lock.Fence.TaskSessionID == "" {
+		BranchName: fmt.Sprintf("feat/issue-%d", item)}, &lock); err != nil ||
+		!lock.Success ||
+		lock.Fence.TaskSessionID == "" {
 		t.Fatalf("gitea_lock_issue: %+v %v", lock, err)
 	}
 	var hb mcp.Outcome
 	if _, err := c.Call(ctx, mcp.SeedHeartbeatLock, mcp.HeartbeatLockArgs{SessionID: s, IssueNumber: item, Org: e.Org, Repo: e.Repo,
-		TaskSessionID: lock.Fence.TaskSessionID, ClaimToken: lock.Fence.ClaimToken}, &hb); err != nil || !hb.Success || hb.Fence.LockGeneration != 2 {
+		TaskSessionID: lock.Fence.TaskSessionID, ClaimToken: lock.Fence.ClaimToken}, &hb); err != nil ||
+		!hb.Success ||
+		hb.Fence.LockGeneration != 2 {
 		t.Fatalf("gitea_heartbeat_issue_lock: %+v %v", hb, err)
 	}
 	var ml mcp.MyLeases
 	if _, err := c.Call(ctx, mcp.SeedInspectLease, mcp.InspectLeaseArgs{SessionID: s, LeaseID: lock.Fence.LeaseID}, &ml); err != nil ||
-		!ml.Success || len(ml.Leases) != 1 || ml.Leases[0].Fence == nil || *ml.Leases[0].Fence != *hb.Fence {
+		!ml.Success || len(ml.Leases) != 1 ||
+		ml.Leases[0].Fence == nil ||
+		*ml.Leases[0].Fence != *hb.Fence {
 		t.Fatalf("gitea_inspect_workflow_lease: %+v %v (want the heartbeat's fence %+v)", ml, err, hb.Fence)
 	}
 	var ct mcp.Contract
 	if _, err := c.Call(ctx, mcp.SeedInspectContract, mcp.InspectArgs{SessionID: s, IssueNumber: item, Org: e.Org, Repo: e.Repo,
-		BranchName: fmt.Sprintf("feat/issue-%d", item)}, &ct); err != nil || !ct.Success || !ct.Canonical || len(ct.BindingMismatches) != 0 {
+		BranchName: fmt.Sprintf("feat/issue-%d", item)}, &ct); err != nil || !ct.Success ||
+		!ct.Canonical ||
+		len(ct.BindingMismatches) != 0 {
 		t.Fatalf("gitea_inspect_issue_lock_contract: %+v %v", ct, err)
 	}
 	var rel mcp.Outcome
@@ -389,7 +691,8 @@ func Clarify(t *testing.T, e GiteaEnv) {
 	}
 	e.Answer(t, high, "Use SQLite: the control plane is single-writer.")
 	a, err = c.GetAnswer(ctx, ask.ClarificationID)
-	if err != nil || !a.Success || a.Status != "answered" || a.Marked || a.Answer != "Use SQLite: the control plane is single-writer." {
+	if err != nil || !a.Success || a.Status != "answered" || a.Marked ||
+		a.Answer != "Use SQLite: the control plane is single-writer." {
 		t.Fatalf("get_answer after the answer: %+v %v", a, err)
 	}
 	e.OneTerminal(t)
@@ -404,7 +707,14 @@ func RealRepo(t *testing.T) (contract.Backend, *gitea.Client) {
 	for _, l := range labels {
 		b.Seed.Label(t, l)
 	}
-	cl, err := gitea.New(gitea.Config{Login: gitea.Login{URL: b.URL, Token: gitea.NewToken(b.MaintainerToken)}, Owner: b.Owner, Repo: b.Repo, RequestTimeout: 20 * time.Second})
+	cl, err := gitea.New(
+		gitea.Config{
+			Login:          gitea.Login{URL: b.URL, Token: gitea.NewToken(b.MaintainerToken)},
+			Owner:          b.Owner,
+			Repo:           b.Repo,
+			RequestTimeout: 20 * time.Second,
+		},
+	)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -428,7 +738,9 @@ func WithGitea(e Env, b contract.Backend, cl *gitea.Client, ws govern.Workspace)
 			core := govern.New(ws, log, govern.Options{Actor: govern.LocalActor(govern.RoleOperator, b.Maintainer)})
 			defer core.Close()
 			_, out, err := core.Run(context.Background(), govern.Request{Action: actionid.Answer,
-				Target: govern.Target{Item: &govern.Item{Org: b.Owner, Repo: b.Repo, Number: item}}, Params: govern.AnswerParams{Body: body}}, "")
+				Target: govern.Target{
+					Item: &govern.Item{Org: b.Owner, Repo: b.Repo, Number: item},
+				}, Params: govern.AnswerParams{Body: body}}, "")
 			if err != nil || out.Result != govern.ResultSucceeded {
 				t.Fatalf("the maintainer's answer: %+v %v", out, err)
 			}

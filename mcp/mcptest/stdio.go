@@ -53,7 +53,9 @@ func (s stdioSession) read() rpcLine {
 // stdout.
 func StdioMalformed(t *testing.T, in io.Writer, out io.Reader) {
 	s := stdioSession{t: t, in: in, out: bufio.NewReader(out)}
-	s.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	s.send(
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
+	)
 	if r := s.read(); string(r.ID) != "1" || r.Error != nil {
 		t.Fatalf("initialize: %+v", r)
 	}
@@ -83,7 +85,9 @@ func StdioMalformed(t *testing.T, in io.Writer, out io.Reader) {
 			t.Fatalf("tools/list after %q: %+v", tc.line, r)
 		}
 	}
-	s.send(`{"jsonrpc":"2.0","id":200,"method":"tools/call","params":{"name":"my_leases","arguments":{"session_id":"raw-w1"}}}`)
+	s.send(
+		`{"jsonrpc":"2.0","id":200,"method":"tools/call","params":{"name":"my_leases","arguments":{"session_id":"raw-w1"}}}`,
+	)
 	if r := s.read(); string(r.ID) != "200" || r.Error != nil || !strings.Contains(string(r.Result), `"success":true`) {
 		t.Fatalf("my_leases after the malformed lines: %+v %s", r, r.Result)
 	}

@@ -259,7 +259,13 @@ func (l *Model) applyDB(ctx context.Context, s *leases.Snapshot, eh leaserec.Hea
 		}
 	}
 	l.lookupMissingRefs(ctx)
-	l.last = dbRead{ok: true, sessions: s.SessionsHealth, leases: s.LeasesHealth, workItems: s.WorkItemsHealth, meta: s.MetaHealth}
+	l.last = dbRead{
+		ok:        true,
+		sessions:  s.SessionsHealth,
+		leases:    s.LeasesHealth,
+		workItems: s.WorkItemsHealth,
+		meta:      s.MetaHealth,
+	}
 	l.setDBHealth(eh, now, t0)
 }
 
@@ -328,7 +334,8 @@ func (l *Model) applyScoped(ctx context.Context, evs []leaserec.Event, eh leaser
 func (l *Model) applyScope(ctx context.Context, sc leases.Scope, now, t0 time.Time) bool {
 	e := l.e
 	r, err := l.reader.ReadScope(ctx, sc)
-	if err != nil || !leases.ScopeAgrees(r.LeasesHealth, l.last.leases) || !leases.ScopeAgrees(r.SessionsHealth, l.last.sessions) ||
+	if err != nil || !leases.ScopeAgrees(r.LeasesHealth, l.last.leases) ||
+		!leases.ScopeAgrees(r.SessionsHealth, l.last.sessions) ||
 		!leases.ScopeAgrees(r.WorkItemsHealth, l.last.workItems) {
 		return false
 	}
@@ -365,8 +372,10 @@ func (l *Model) applyScope(ctx context.Context, sc leases.Scope, now, t0 time.Ti
 // sections and the events just read.
 func (l *Model) setDBHealth(eh leaserec.Health, now, t0 time.Time) {
 	d := l.last
-	l.e.SetSections(model.DBSections{Sessions: d.sessions.Status == leaserec.HealthOK, Leases: d.leases.Status == leaserec.HealthOK,
-		WorkItems: d.workItems.Status == leaserec.HealthOK, Events: eh.Status == leaserec.HealthOK})
+	l.e.SetSections(
+		model.DBSections{Sessions: d.sessions.Status == leaserec.HealthOK, Leases: d.leases.Status == leaserec.HealthOK,
+			WorkItems: d.workItems.Status == leaserec.HealthOK, Events: eh.Status == leaserec.HealthOK},
+	)
 	h := model.DBHealth(d.sessions, d.leases, d.workItems, eh, d.meta, now, time.Since(t0))
 	l.e.SetHealth(model.SourceDB, withNote(h, l.dbWatchMode()))
 }

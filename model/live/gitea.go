@@ -37,7 +37,13 @@ const MaxIssueProbes = 200
 // finds the closed and merged ones. cfg names the repository; a fact names cfg.Remote,
 // or no remote when it is empty (the model files it, model.Config.Remote). A listing cut
 // short keeps what it read and makes the source partial, saying after how many pages.
-func LoadGitea(ctx context.Context, g GiteaFacts, cfg model.Config, claimed []model.Item, now time.Time) ([]model.GiteaFact, []gitearec.Clarification, model.SourceHealth) {
+func LoadGitea(
+	ctx context.Context,
+	g GiteaFacts,
+	cfg model.Config,
+	claimed []model.Item,
+	now time.Time,
+) ([]model.GiteaFact, []gitearec.Clarification, model.SourceHealth) {
 	cfg = cfg.WithDefaults()
 	t0 := time.Now()
 	facts := map[model.Item]*model.GiteaFact{}

@@ -63,7 +63,12 @@ func loadLocks(dir, legacy string, p Probe, now time.Time) ([]model.LockObs, mod
 	t0 := time.Now()
 	snap, err := locks.LoadDir(dir, locks.LoadOptions{})
 	if err != nil {
-		return nil, model.SourceHealth{Status: model.StatusUnavailable, Reason: err.Error(), ScannedAt: now, ScanDuration: time.Since(t0)}, nil
+		return nil, model.SourceHealth{
+			Status:       model.StatusUnavailable,
+			Reason:       err.Error(),
+			ScannedAt:    now,
+			ScanDuration: time.Since(t0),
+		}, nil
 	}
 	out := make([]model.LockObs, 0, len(snap.Live))
 	var findings []string
@@ -110,13 +115,24 @@ func LoadDB(ctx context.Context, r leases.Reader, p Probe, cursor int64, now tim
 	}
 	in.Events = evs
 	in.DB.Events = eh.Status == leaserec.HealthOK
-	in.DBHealth = model.DBHealth(s.SessionsHealth, s.LeasesHealth, s.WorkItemsHealth, eh, s.MetaHealth, now, time.Since(t0))
+	in.DBHealth = model.DBHealth(
+		s.SessionsHealth,
+		s.LeasesHealth,
+		s.WorkItemsHealth,
+		eh,
+		s.MetaHealth,
+		now,
+		time.Since(t0),
+	)
 	return in, cursor, nil
 }
 
 func fillDB(in *model.Input, s *leases.Snapshot, p Probe) {
-	in.DB = model.DBSections{Sessions: s.SessionsHealth.Status == leaserec.HealthOK, Leases: s.LeasesHealth.Status == leaserec.HealthOK,
-		WorkItems: s.WorkItemsHealth.Status == leaserec.HealthOK}
+	in.DB = model.DBSections{
+		Sessions:  s.SessionsHealth.Status == leaserec.HealthOK,
+		Leases:    s.LeasesHealth.Status == leaserec.HealthOK,
+		WorkItems: s.WorkItemsHealth.Status == leaserec.HealthOK,
+	}
 	in.WorkItems = s.WorkItems
 	in.SessionsOmitted = s.SessionsOmitted
 	in.Sessions = make([]model.SessionObs, 0, len(s.Sessions))
@@ -203,7 +219,13 @@ func NoGitea(h model.SourceHealth, now time.Time) model.SourceHealth {
 }
 
 // lookupRefs reads, by id, leases that locks name and the snapshot does not hold.
-func lookupRefs(ctx context.Context, r leases.Reader, p Probe, ls []model.LockObs, have []model.LeaseObs) map[string]*model.LeaseObs {
+func lookupRefs(
+	ctx context.Context,
+	r leases.Reader,
+	p Probe,
+	ls []model.LockObs,
+	have []model.LeaseObs,
+) map[string]*model.LeaseObs {
 	known := make(map[string]bool, len(have))
 	for _, l := range have {
 		known[l.Lease.LeaseID] = true

@@ -278,7 +278,15 @@ func (l *Model) resyncLocks(now time.Time, full bool) {
 	t0 := time.Now()
 	ents, err := locks.List(l.ws.LocksDir)
 	if err != nil {
-		l.e.SetHealth(model.SourceLocks, model.SourceHealth{Status: model.StatusUnavailable, Reason: err.Error(), ScannedAt: now, ScanDuration: time.Since(t0)})
+		l.e.SetHealth(
+			model.SourceLocks,
+			model.SourceHealth{
+				Status:       model.StatusUnavailable,
+				Reason:       err.Error(),
+				ScannedAt:    now,
+				ScanDuration: time.Since(t0),
+			},
+		)
 		return
 	}
 	var changed []locks.Listed
@@ -337,7 +345,15 @@ func readAllLocks(dir string, p Probe, now time.Time) lockRead {
 // listed dropped, the source's health set.
 func (l *Model) applyLocks(r lockRead, now time.Time, full bool, keep map[string]bool) {
 	if r.err != nil {
-		l.e.SetHealth(model.SourceLocks, model.SourceHealth{Status: model.StatusUnavailable, Reason: r.err.Error(), ScannedAt: now, ScanDuration: time.Since(r.t0)})
+		l.e.SetHealth(
+			model.SourceLocks,
+			model.SourceHealth{
+				Status:       model.StatusUnavailable,
+				Reason:       r.err.Error(),
+				ScannedAt:    now,
+				ScanDuration: time.Since(r.t0),
+			},
+		)
 		return
 	}
 	seen := make(map[string]bool, len(r.ents))
@@ -349,7 +365,8 @@ func (l *Model) applyLocks(r lockRead, now time.Time, full bool, keep map[string
 	}
 	if e := readLegacy(l.ws.LegacyLock); e != nil {
 		seen[e.Name] = true
-		if old, ok := l.e.Lock(e.Name); full || !ok || old.Entry.Inode != e.Inode || old.Entry.Size != e.Size || !old.Entry.ModTime.Equal(e.ModTime) {
+		if old, ok := l.e.Lock(e.Name); full || !ok || old.Entry.Inode != e.Inode || old.Entry.Size != e.Size ||
+			!old.Entry.ModTime.Equal(e.ModTime) {
 			obs := l.probe.ObserveLock(*e, now)
 			l.e.SetLock(e.Name, &obs)
 		}
@@ -359,7 +376,13 @@ func (l *Model) applyLocks(r lockRead, now time.Time, full bool, keep map[string
 			l.e.SetLock(name, nil)
 		}
 	}
-	l.e.SetHealth(model.SourceLocks, withNote(model.SourceHealth{Status: model.StatusOK, ScannedAt: now, ScanDuration: time.Since(r.t0)}, l.locksWatchMode()))
+	l.e.SetHealth(
+		model.SourceLocks,
+		withNote(
+			model.SourceHealth{Status: model.StatusOK, ScannedAt: now, ScanDuration: time.Since(r.t0)},
+			l.locksWatchMode(),
+		),
+	)
 }
 
 // reprobe re-observes the owner liveness of local records, and the worktrees whose turn

@@ -179,7 +179,9 @@ func New(ws Workspace, opt Options) *Model {
 		p.DBHost = ws.DBHost
 	}
 	return &Model{ws: ws, opt: opt, probe: p, e: model.NewEngine(opt.Config), out: make(chan *model.Snapshot, 1),
-		refresh: make(chan chan struct{}), stats: make(chan chan model.Stats), giteaCh: make(chan giteaResult), closed: make(chan struct{}), wake: make(chan struct{}, 1)}
+		refresh: make(
+			chan chan struct{},
+		), stats: make(chan chan model.Stats), giteaCh: make(chan giteaResult), closed: make(chan struct{}), wake: make(chan struct{}, 1)}
 }
 
 // Start reads every source once, publishes the first snapshot, and starts

@@ -161,7 +161,13 @@ func (p Probe) ObserveLock(e lockrec.Entry, now time.Time) model.LockObs {
 
 // ObserveLease attaches owner liveness and worktree presence to a lease.
 func (p Probe) ObserveLease(l leaserec.Lease) model.LeaseObs {
-	lo := model.LeaseObs{Lease: l, Owner: model.LivenessUnknown, Worktree: model.WorktreeUnknown, OwnerWhy: "lease ended", WorkWhy: "lease ended"}
+	lo := model.LeaseObs{
+		Lease:    l,
+		Owner:    model.LivenessUnknown,
+		Worktree: model.WorktreeUnknown,
+		OwnerWhy: "lease ended",
+		WorkWhy:  "lease ended",
+	}
 	if l.Status.Terminal() {
 		return lo
 	}

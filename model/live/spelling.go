@@ -29,11 +29,28 @@ func spellingFinding(what, org, repo string, n int64) string {
 		if errors.As(err, &e) {
 			why = e.Part + " " + strconv.QuoteToASCII(clip(e.Value)) + ": " + e.Why
 		}
-		return fmt.Sprintf("%s names %s/%s#%d, not a spelling Gitea accepts (%s): shown as recorded, never taken for another item; recover it from the workbench or by its lock file",
-			what, strconv.QuoteToASCII(clip(org)), strconv.QuoteToASCII(clip(repo)), n, why)
+		return fmt.Sprintf(
+			"%s names %s/%s#%d, not a spelling Gitea accepts (%s): shown as recorded, never taken for another item; recover it from the workbench or by its lock file",
+			what,
+			strconv.QuoteToASCII(clip(org)),
+			strconv.QuoteToASCII(clip(repo)),
+			n,
+			why,
+		)
 	}
-	return fmt.Sprintf("%s names %s/%s#%d, the clone-path spelling of %s/%s#%d (the same repository): shown as recorded, not merged; a claim of %s/%s#%d is refused while it is held",
-		what, org, repo, n, o, r, n, o, r, n)
+	return fmt.Sprintf(
+		"%s names %s/%s#%d, the clone-path spelling of %s/%s#%d (the same repository): shown as recorded, not merged; a claim of %s/%s#%d is refused while it is held",
+		what,
+		org,
+		repo,
+		n,
+		o,
+		r,
+		n,
+		o,
+		r,
+		n,
+	)
 }
 
 func clip(s string) string {
@@ -62,7 +79,10 @@ func (s *spellingFindings) add(f string) {
 
 func (s *spellingFindings) list(source string) []string {
 	if s.more > 0 {
-		return append(s.out, fmt.Sprintf("%d more %s records name their item in a spelling that is not Gitea's", s.more, source))
+		return append(
+			s.out,
+			fmt.Sprintf("%d more %s records name their item in a spelling that is not Gitea's", s.more, source),
+		)
 	}
 	return s.out
 }

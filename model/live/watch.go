@@ -103,7 +103,11 @@ func (l *Model) dbBusy(err error, now time.Time) bool {
 	h := l.e.Sources().DB
 	h.Status, h.Partial = model.StatusDegraded, true
 	h.Reason = "database busy (held by another writer past the busy timeout; " + err.Error() + "): showing the state committed before, read at " +
-		h.ScannedAt.UTC().Format(time.RFC3339) + " (checked " + now.UTC().Format(time.RFC3339) + ")"
+		h.ScannedAt.UTC().
+			Format(time.RFC3339) +
+		" (checked " + now.UTC().
+		Format(time.RFC3339) +
+		")"
 	l.e.SetHealth(model.SourceDB, h)
 	return true
 }

@@ -24,7 +24,10 @@ func (l *Model) watchBranches() {
 	if dir == "" {
 		return
 	}
-	w, err := watchdir.Watch(dir, watchdir.Options{Debounce: l.opt.Debounce, Notify: l.opt.Notify, Poll: l.opt.Poll, What: "the branches directory"})
+	w, err := watchdir.Watch(
+		dir,
+		watchdir.Options{Debounce: l.opt.Debounce, Notify: l.opt.Notify, Poll: l.opt.Poll, What: "the branches directory"},
+	)
 	if err != nil {
 		return
 	}

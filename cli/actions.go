@@ -199,7 +199,8 @@ func actionCommands() []actionCmd {
 		{
 			path:   []string{"recover"},
 			action: actionid.Recover,
-			short:  "Recover an item a dead or stalled claim left: end its lease (reclaim or abandon) and retire its lock, in one plan",
+			short: "Recover an item a dead or stalled claim left: end its lease (reclaim or abandon) and retire its lock, " +
+				"in one plan",
 			flags: []flagSpec{
 				{
 					name:     "item",

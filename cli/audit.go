@@ -16,8 +16,9 @@ import (
 func addAuditCommands(root *cobra.Command, g *globals) {
 	var f auditFilter
 	audit := &cobra.Command{
-		Use:   "audit",
-		Short: "Show steward's audit log: every attempt with its target and outcome (filters: --item, --actor, --action, --result, --since)",
+		Use: "audit",
+		Short: "Show steward's audit log: every attempt with its target and outcome (filters: --item, --actor, --action, " +
+			"--result, --since)",
 		Long: `Show steward's audit log: every attempt, newest last, with its target (item, lease, lock
 file, session) and its result. Heartbeats are folded into one line per item with their count
 unless --heartbeats is given. The last line says how many attempts are shown of how many.`,
@@ -149,7 +150,8 @@ func (f *auditFilter) parse(now time.Time) error {
 		} else if t, err := time.Parse(time.RFC3339, f.since); err == nil {
 			f.from = t
 		} else {
-			return fmt.Errorf("--since %q is neither a duration ago (90m, 24h) nor an RFC 3339 time (2026-05-04T12:00:00Z)", clipArg(f.since))
+			return fmt.Errorf("--since %q is neither a duration ago (90m, 24h) nor an RFC 3339 time "+
+				"(2026-05-04T12:00:00Z)", clipArg(f.since))
 		}
 	}
 	return nil

@@ -89,7 +89,8 @@ the ones that name another workspace or identity (--db, --locks, --repo-root, --
 	fl.Var(
 		&f.workers,
 		"workers",
-		"simulated workers: a number (in-process, through the governed core), mcp (8 MCP clients of a steward mcp process) or mcp:N",
+		"simulated workers: a number (in-process, through the governed core), mcp (8 MCP clients of a steward mcp "+
+			"process) or mcp:N",
 	)
 	fl.Float64Var(
 		&f.speed,
@@ -149,7 +150,8 @@ func refuseWorkspaceFlags(cmd *cobra.Command) error {
 	return &exitError{
 		code: ExitError,
 		msg: "steward demo builds its own workspace in a temp folder and takes no " + strings.Join(given, ", ") +
-			": it would not read or write what that names. To look at a workspace, run `steward ui` or `steward status` with it; to look at a demo's, run the demo with --keep and use the command it prints",
+			": it would not read or write what that names. To look at a workspace, run `steward ui` or `steward status` " +
+			"with it; to look at a demo's, run the demo with --keep and use the command it prints",
 	}
 }
 
@@ -165,13 +167,15 @@ func runDemo(cmd *cobra.Command, g *globals, f *demoFlags) error {
 	if f.giteaToken != "" {
 		fmt.Fprintln(
 			cmd.ErrOrStderr(),
-			"steward: warning: --gitea-token puts the token on the command line, where every user of this machine can read it (/proc/<pid>/cmdline) and your shell history keeps it; use $"+gitea.EnvToken+" or --gitea-token-file instead",
+			"steward: warning: --gitea-token puts the token on the command line, where every user of this machine can read "+
+				"it (/proc/<pid>/cmdline) and your shell history keeps it; use $"+gitea.EnvToken+" or --gitea-token-file instead",
 		)
 	}
 	if g.readOnly && f.giteaURL != "" {
 		return &exitError{
 			code: ExitError,
-			msg:  "steward is read-only here (" + g.readOnlyWhy + "), and a demo on a real Gitea writes to it (issues, comments, labels); run the demo without --gitea-url",
+			msg: "steward is read-only here (" + g.readOnlyWhy + "), and a demo on a real Gitea writes to it (issues, " +
+				"comments, labels); run the demo without --gitea-url",
 		}
 	}
 	if f.giteaURL != "" {
@@ -361,7 +365,8 @@ func writeKeep(w io.Writer, r demoReport) {
 	fmt.Fprintf(w, "\nkept the demo workspace in %s\n", r.Root)
 	fmt.Fprintf(
 		w,
-		"  locks:  %s\n  db:     %s\n  repo:   %s\n  audit:  %s\n  config: %s (the workspace, its compressed lease policy and durations)\n",
+		"  locks:  %s\n  db:     %s\n  repo:   %s\n  audit:  %s\n  config: %s (the workspace, its compressed lease "+
+			"policy and durations)\n",
 		r.LocksDir,
 		r.DBPath,
 		r.RepoRoot,

@@ -92,7 +92,8 @@ func whereSteward(w io.Writer) {
 	}
 	fmt.Fprintf(
 		w,
-		"(steward is not on your PATH: run `go install .` in the clone, which puts it in %s, then export PATH=\"%s:$PATH\")\n",
+		"(steward is not on your PATH: run `go install .` in the clone, which puts it in %s, then export "+
+			"PATH=\"%s:$PATH\")\n",
 		bin,
 		bin,
 	)

@@ -41,7 +41,8 @@ line. See docs/mcp.md.`,
 	cmd.Flags().
 		StringVar(&httpAddr, "http", "", "serve streamable HTTP on host:port (e.g. 127.0.0.1:8765) instead of stdio")
 	cmd.Flags().
-		StringVar(&tokenFile, "token-file", "", "with --http: a file (mode 0600) holding the bearer token; required beyond loopback")
+		StringVar(&tokenFile, "token-file", "", "with --http: a file (mode 0600) holding the bearer token; required "+
+			"beyond loopback")
 	root.AddCommand(cmd)
 }
 

@@ -168,7 +168,8 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 		&g.gitea.remote,
 		"gitea-remote",
 		"",
-		"the remote name the workers' lock files and DB rows give the Gitea repository (gitea.remote; default: inferred from the DB's rows)",
+		"the remote name the workers' lock files and DB rows give the Gitea repository (gitea.remote; default: inferred "+
+			"from the DB's rows)",
 	)
 	pf.StringVar(
 		&g.gitea.repo,

@@ -43,7 +43,8 @@ func (f *failOn) Set(s string) error {
 		return nil
 	}
 	return fmt.Errorf(
-		"want human-required (collisions, questions waiting, unavailable sources, unknown outcomes) or attention (those and orphans an operator can reconcile)",
+		"want human-required (collisions, questions waiting, unavailable sources, unknown outcomes) or attention (those " +
+			"and orphans an operator can reconcile)",
 	)
 }
 
@@ -60,7 +61,8 @@ func unsettled(path string) (notes []string, n int) {
 		return nil, 0
 	case err != nil:
 		return []string{
-			"steward's audit log " + path + " could not be read (" + err.Error() + "): attempts of unknown outcome are not counted",
+			"steward's audit log " + path + " could not be read (" + err.Error() + "): attempts of unknown outcome are not " +
+				"counted",
 		}, 0
 	}
 	for _, a := range govern.Attempts(recs) {
@@ -75,7 +77,8 @@ func unsettled(path string) (notes []string, n int) {
 		}
 		notes = append(
 			notes,
-			"unknown outcome of "+action+" (attempt "+a.ID+"): it may have taken effect — verify before retrying (steward audit verify)",
+			"unknown outcome of "+action+" (attempt "+a.ID+"): it may have taken effect — verify before retrying (steward "+
+				"audit verify)",
 		)
 		n++
 	}

@@ -92,7 +92,8 @@ func noWorkspaceNotice(g *globals, s *model.Snapshot, watchErr error) *tui.Notic
 	n.Lines = append(
 		n.Lines,
 		"steward read "+cfg+". To watch a workspace:",
-		"• steward config init — writes a commented config file: set locks_dir and db_path to the workers' own, then steward ui",
+		"• steward config init — writes a commented config file: set locks_dir and db_path to the workers' own, then "+
+			"steward ui",
 		"• steward --config FILE ui — a config file naming the workspace",
 		"• steward --locks DIR --db FILE ui — the workers' lock directory and control-plane DB",
 		"• steward demo — a lively demo workspace to try the workbench on",

@@ -258,7 +258,8 @@ func (w *watcher) keepState(st *attention.State, rev uint64) {
 	}
 	w.seq++
 	if err := w.keep.Save(w.seq, out); err != nil {
-		if msg := "steward watch: the attention state cannot be kept: " + err.Error() + " (a restart may notify again)"; msg != w.keepErr {
+		if msg := "steward watch: the attention state cannot be kept: " + err.Error() + " (a restart may notify " +
+			"again)"; msg != w.keepErr {
 			w.keepErr = msg
 			fmt.Fprintln(w.errw, termsafe.Line(msg))
 		}

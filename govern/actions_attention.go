@@ -111,7 +111,8 @@ func (c *Core) checkEntry(ctx context.Context, key, evidence string) (*Refusal, 
 	if err != nil {
 		return refuse(
 			CodeSourceUnavailable,
-			"the workspace's attention entries cannot be read ("+err.Error()+"), so "+key+" cannot be found; retry when the sources read",
+			"the workspace's attention entries cannot be read ("+err.Error()+"), so "+key+" cannot be found; retry when the "+
+				"sources read",
 		), nil
 	}
 	ev, ok := es.Evidence[key]
@@ -120,7 +121,8 @@ func (c *Core) checkEntry(ctx context.Context, key, evidence string) (*Refusal, 
 		return refuse(
 			CodeFenceMoved,
 			fmt.Sprintf(
-				"%s's evidence is now %s, not %s: it changed since it was seen, and is a new entry to you. Look at it again (`steward attention list`) and acknowledge what is there now.",
+				"%s's evidence is now %s, not %s: it changed since it was seen, and is a new entry to you. Look at it again "+
+					"(`steward attention list`) and acknowledge what is there now.",
 				key,
 				ev,
 				evidence,
@@ -133,13 +135,15 @@ func (c *Core) checkEntry(ctx context.Context, key, evidence string) (*Refusal, 
 		if es.Unread[s] {
 			return refuse(
 				CodeSourceUnavailable,
-				"no attention entry "+key+" in what could be read, but "+s+" was not read completely, so its absence proves nothing; retry when it reads",
+				"no attention entry "+key+" in what could be read, but "+s+" was not read completely, so its absence proves "+
+					"nothing; retry when it reads",
 			), nil
 		}
 	}
 	return refuse(
 		CodeNotFound,
-		"there is no attention entry "+key+" now (mistyped, or it cleared meanwhile). `steward attention list` shows the entries with their keys and evidence.",
+		"there is no attention entry "+key+" now (mistyped, or it cleared meanwhile). `steward attention list` shows the "+
+			"entries with their keys and evidence.",
 	), nil
 }
 
@@ -186,7 +190,8 @@ func (a attentionAction) params(req Request) (level int, d time.Duration, r *Ref
 	if p.Evidence == "" {
 		return 0, 0, refuse(
 			CodeInvalidRequest,
-			"give the entry's evidence fingerprint (the `evidence` field of `steward watch --json`): an acknowledgement holds for what was seen",
+			"give the entry's evidence fingerprint (the `evidence` field of `steward watch --json`): an acknowledgement "+
+				"holds for what was seen",
 		)
 	}
 	if s := p.Level; s != "" {
@@ -288,10 +293,12 @@ func (a attentionAction) plan(ctx context.Context, c *Core, req Request) (*plan,
 		}
 	} else {
 		if last != nil && last.Kind == "ack" && last.Evidence == ev && last.Level >= level {
-			p.refusal = refuse(CodeAlreadyAcknowledged, fmt.Sprintf("%s acknowledged %s at level %d already (%s). Nothing to do; it returns by itself when its evidence changes or it escalates.",
+			p.refusal = refuse(CodeAlreadyAcknowledged, fmt.Sprintf("%s acknowledged %s at level %d already (%s). Nothing "+
+				"to do; it returns by itself when its evidence changes or it escalates.",
 				last.By, key, last.Level, last.At.UTC().Format(time.RFC3339)))
 		}
-		p.effects = []string{fmt.Sprintf("%s acknowledges %s at level %d: it leaves the inbox until its evidence changes or it waits past the next level; recorded in %s",
+		p.effects = []string{fmt.Sprintf("%s acknowledges %s at level %d: it leaves the inbox until its evidence changes "+
+			"or it waits past the next level; recorded in %s",
 			c.who(), key, level, file)}
 	}
 	p.fences = []string{"no other acknowledgement or snooze of " + key + " since the preview"}

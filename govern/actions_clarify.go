@@ -28,7 +28,8 @@ func (c *Core) giteaFor(it *Item) (GiteaSide, *Refusal) {
 	if c.ws.Gitea == nil {
 		return nil, refuse(
 			CodeSourceUnavailable,
-			"no Gitea is configured for this workspace, so steward cannot read or write the item; configure a Gitea login (see docs/config.md)",
+			"no Gitea is configured for this workspace, so steward cannot read or write the item; configure a Gitea login "+
+				"(see docs/config.md)",
 		)
 	}
 	if it == nil || it.Number <= 0 {
@@ -143,7 +144,8 @@ func selfLogin(ctx context.Context, g GiteaSide) (string, *Refusal) {
 		return "", refuse(
 			CodeSourceUnavailable,
 			fmt.Sprintf(
-				"steward cannot tell its own Gitea login (%v), so it cannot tell its own comments from anyone else's; nothing was changed. Give the login's user in the tea config, or a token that may read its user.",
+				"steward cannot tell its own Gitea login (%v), so it cannot tell its own comments from anyone else's; nothing "+
+					"was changed. Give the login's user in the tea config, or a token that may read its user.",
 				err,
 			),
 		)
@@ -262,7 +264,8 @@ func (answer) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
 		markerEvidence + id,
 		questionEvidence + st.Question,
 		roundEvidence + st.Round,
-		"a retry first looks for this marker on a comment steward's own login wrote, so the answer is never posted twice; the same words answering a later question are a new answer",
+		"a retry first looks for this marker on a comment steward's own login wrote, so the answer is never posted " +
+			"twice; the same words answering a later question are a new answer",
 	}
 	if len(st.Markers) > 0 {
 		p.inverse = &Request{Action: actionid.Relabel, Target: Target{Item: &it}, Params: RelabelParams{Label: st.Markers[0]}}
@@ -358,7 +361,8 @@ func (answer) verify(ctx context.Context, c *Core, intent Record) (Result, []str
 	}
 	return "", []string{
 		fmt.Sprintf(
-			"comment %d (posted by %s) carries marker %s but the marker label of its round is still on; apply the answer again (it will not post twice)",
+			"comment %d (posted by %s) carries marker %s but the marker label of its round is still on; apply the answer "+
+				"again (it will not post twice)",
 			cm.ID,
 			by,
 			id,

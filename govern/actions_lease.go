@@ -145,7 +145,8 @@ func (c *Core) remains(ctx context.Context, l *leaserec.Lease) []string {
 			out = append(out, "the lock directory could not be read to say which lock files stay: "+err.Error())
 		} else {
 			for _, f := range files {
-				out = append(out, "remains: lock file "+f+" stays in the lock directory (lock.retire, or item.recover for the whole item, retires it)")
+				out = append(out, "remains: lock file "+f+" stays in the lock directory (lock.retire, or item.recover for the "+
+					"whole item, retires it)")
 			}
 		}
 	}
@@ -275,7 +276,8 @@ func (abandonStale) plan(ctx context.Context, c *Core, req Request) (*plan, erro
 		fr.Value == leaserec.FreshActive {
 		p.refusal = refuse(
 			CodeLivenessUnproven,
-			p.refusal.Message+". The owner's liveness or worktree is unknown here (another host, or a path steward will not follow), and unknown never counts as dead: check on the owner's host, or wait for expiry and reclaim.",
+			p.refusal.Message+". The owner's liveness or worktree is unknown here (another host, or a path steward will not "+
+				"follow), and unknown never counts as dead: check on the owner's host, or wait for expiry and reclaim.",
 		)
 	}
 	p.effects = []string{
@@ -416,7 +418,8 @@ func (expireSweep) verify(ctx context.Context, c *Core, intent Record) (Result, 
 	if ok, err := r.HasColumn(ctx, "events", "detail_json"); err != nil {
 		return "", []string{"DB unreadable: " + err.Error()}, false
 	} else if !ok {
-		return "", []string{"the DB's events carry no attempt mark, so the sweep's effect cannot be told from another's; check `steward status` and resolve by hand"}, false
+		return "", []string{"the DB's events carry no attempt mark, so the sweep's effect cannot be told from another's; " +
+			"check `steward status` and resolve by hand"}, false
 	}
 	var ids []string
 	for cursor := int64(0); ; {

@@ -101,7 +101,8 @@ func (c *Core) retirePlan(ctx context.Context, req Request, ending map[string]bo
 			refusal: refuse(
 				CodeInspectOnly,
 				fmt.Sprintf(
-					"lock file %s is unreadable (%s: %s); without a readable record there is no fence, so steward will not move it. Inspect the file and repair or remove it by hand.",
+					"lock file %s is unreadable (%s: %s); without a readable record there is no fence, so steward will not move "+
+						"it. Inspect the file and repair or remove it by hand.",
 					name,
 					e.Unreadable.Reason,
 					e.Unreadable.Detail,
@@ -152,7 +153,8 @@ func (c *Core) retirePlan(ctx context.Context, req Request, ending map[string]bo
 			CodeInspectOnly,
 			"expired-lock-live-owner: the lock expired but its owner process "+fmt.Sprint(
 				pid,
-			)+" is alive and may heartbeat again; inspect only. Ask the owner to release or re-lock, or wait until the process ends.",
+			)+" is alive and may heartbeat again; inspect only. Ask the owner to release or re-lock, or wait until the "+
+				"process ends.",
 		)
 	case st.Expired:
 		p.evidence = append(
@@ -172,7 +174,8 @@ func (c *Core) retirePlan(ctx context.Context, req Request, ending map[string]bo
 				a.Expiration.State,
 			)+") and its owner is "+string(
 				owner,
-			)+", not proven dead; a missing expiry is never read as expired. Recover it through the supervised system's bootstrap recovery, or retire it once the owner is gone.",
+			)+", not proven dead; a missing expiry is never read as expired. Recover it through the supervised system's "+
+				"bootstrap recovery, or retire it once the owner is gone.",
 		)
 	default:
 		p.refusal = refuse(
@@ -187,7 +190,8 @@ func (c *Core) retirePlan(ctx context.Context, req Request, ending map[string]bo
 		p.confirm = fmt.Sprintf("retire %s/%s#%d", k.Org, k.Repo, k.Issue)
 	}
 	p.effects = []string{
-		"lock file " + name + " moves to retired/ with a steward_recovery block (action, attempt, actor, reason, evidence); it is never deleted",
+		"lock file " + name + " moves to retired/ with a steward_recovery block (action, attempt, actor, reason, " +
+			"evidence); it is never deleted",
 		"no live lock remains for this item in the lock directory",
 		retireUndoEffect,
 	}
@@ -244,7 +248,8 @@ func (c *Core) backingLeases(
 	if err != nil {
 		p.refusal = refuse(
 			CodeSourceUnavailable,
-			"the control-plane DB cannot be read ("+err.Error()+"), so steward cannot prove no live lease backs this lock; an unreadable DB never counts as a free item. Retry when the DB is readable.",
+			"the control-plane DB cannot be read ("+err.Error()+"), so steward cannot prove no live lease backs this lock; "+
+				"an unreadable DB never counts as a free item. Retry when the DB is readable.",
 		)
 		return nil
 	}
@@ -284,7 +289,9 @@ func (c *Core) backingLeases(
 		if join == model.JoinNone && !(rec.LeaseID == "" && rec.OwnerSession == "") {
 			continue // a lock of another claim: the screen shows them apart
 		}
-		how := map[model.Join]string{model.JoinByLeaseID: "the lock names it", model.JoinBySession: "the lock names no lease and its owner session " + l.SessionID + " holds it", model.JoinNone: "the lock names neither a lease nor a session, so it may be this lease's"}[join]
+		how := map[model.Join]string{model.JoinByLeaseID: "the lock names it", model.JoinBySession: "the lock names no " +
+			"lease and its owner session " + l.SessionID + " holds it", model.JoinNone: "the lock names neither a lease nor " +
+			"a session, so it may be this lease's"}[join]
 		p.evidence = append(
 			p.evidence,
 			fmt.Sprintf("lease %s (%s) is %s, expires_at %s", l.LeaseID, how, l.Status, l.ExpiresAt.Raw),
@@ -306,14 +313,16 @@ func (c *Core) backingLeases(
 		case !past:
 			p.refusal = refuse(
 				CodeFreshForeignLease,
-				"the lock is backed by lease "+l.LeaseID+" ("+how+"), active until "+l.ExpiresAt.Raw+"; a live claim is never retired, whatever the lock file's own pid says. Wait for it to expire, or abandon the lease with proof first.",
+				"the lock is backed by lease "+l.LeaseID+" ("+how+"), active until "+l.ExpiresAt.Raw+"; a live claim is never "+
+					"retired, whatever the lock file's own pid says. Wait for it to expire, or abandon the lease with proof first.",
 			)
 			return nil
 		case owner == leaserec.ProcessAlive:
 			p.refusal = refuse(
 				CodeInspectOnly,
 				fmt.Sprintf(
-					"the lock is backed by lease %s (%s), past its expiry, whose owner process %d is alive and may heartbeat again; inspect only. Reclaim the lease first (lease.reclaim-expired) if the claim is over.",
+					"the lock is backed by lease %s (%s), past its expiry, whose owner process %d is alive and may heartbeat "+
+						"again; inspect only. Reclaim the lease first (lease.reclaim-expired) if the claim is over.",
 					l.LeaseID,
 					how,
 					l.OwnerPID,
@@ -333,7 +342,8 @@ func lockRefusal(err error) *Refusal {
 	case errors.Is(err, locks.ErrFenceMoved):
 		return refuse(
 			CodeFenceMoved,
-			"the lock file changed since the preview (lock_generation or task_session_id moved, or its owner rewrote it while it was being archived — the owner's write was kept); nothing was changed — preview again",
+			"the lock file changed since the preview (lock_generation or task_session_id moved, or its owner rewrote it "+
+				"while it was being archived — the owner's write was kept); nothing was changed — preview again",
 		)
 	case errors.Is(err, locks.ErrNotFound):
 		return refuse(CodeAlreadyReleased, "the lock file is gone (released or retired meanwhile); nothing to do")
@@ -367,7 +377,8 @@ func (retireLock) verify(ctx context.Context, c *Core, intent Record) (Result, [
 				}, true
 			}
 			return "", []string{
-				"archived as retired/" + d.Name() + " but the live file is still there (the crash fell between the two steps); retire it again",
+				"archived as retired/" + d.Name() + " but the live file is still there (the crash fell between the two steps); " +
+					"retire it again",
 			}, false
 		}
 	}
@@ -439,7 +450,8 @@ func (restoreLock) plan(ctx context.Context, c *Core, req Request) (*plan, error
 	if err != nil {
 		p.refusal = refuse(
 			CodeSourceUnavailable,
-			"the control-plane DB cannot be read ("+err.Error()+"), so steward cannot prove nothing claimed the item since; retry when it is readable",
+			"the control-plane DB cannot be read ("+err.Error()+"), so steward cannot prove nothing claimed the item since; "+
+				"retry when it is readable",
 		)
 		return p, nil
 	}
@@ -458,14 +470,16 @@ func (restoreLock) plan(ctx context.Context, c *Core, req Request) (*plan, error
 		p.refusal = refuse(
 			CodeClaimedSince,
 			fmt.Sprintf(
-				"the item was claimed since the lock was retired (%d live lock files, %d other active leases); restoring would create a second owner. Leave it retired.",
+				"the item was claimed since the lock was retired (%d live lock files, %d other active leases); restoring would "+
+					"create a second owner. Leave it retired.",
 				b2i(st.LiveExists),
 				st.ActiveLeases,
 			),
 		)
 	}
 	p.effects = []string{
-		"retired/" + file + " is written back as the live lock (lock_generation advanced, steward_recovery removed); the archive stays as history",
+		"retired/" + file + " is written back as the live lock (lock_generation advanced, steward_recovery removed); the " +
+			"archive stays as history",
 	}
 	p.fences = []string{
 		"no live lock for the item and no other active lease on it (re-checked under flock before writing)",

@@ -163,15 +163,18 @@ func (recoverItem) plan(ctx context.Context, c *Core, req Request) (*plan, error
 		p.refusal = refuse(
 			CodeNothingToRecover,
 			fmt.Sprintf(
-				"%s has no active lease and no live lock file; nothing to recover. Refresh: it may have been recovered or released meanwhile.",
+				"%s has no active lease and no live lock file; nothing to recover. Refresh: it may have been recovered or "+
+					"released meanwhile.",
 				it,
 			),
 		)
 	default:
 		p.effects = append(
 			p.effects,
-			"after the plan: no active lease and no live lock file of "+it.String()+" remain; the item returns to the pool and steward assigns it to no one",
-			"each step is recorded in the audit log under this one attempt; if a step is refused or fails, the steps after it do not run and the outcome says exactly which ran",
+			"after the plan: no active lease and no live lock file of "+it.String()+" remain; the item returns to the pool "+
+				"and steward assigns it to no one",
+			"each step is recorded in the audit log under this one attempt; if a step is refused or fails, the steps after "+
+				"it do not run and the outcome says exactly which ran",
 		)
 	}
 	return p, nil
@@ -374,7 +377,8 @@ func stepEffects(effects []string) []string {
 			// lease it ends cannot be restarted), so undo would answer no_inverse.
 			out = append(
 				out,
-				"the archive stays in retired/; item.recover records no inverse, so `steward undo` cannot restore it (a worker claims the item again)",
+				"the archive stays in retired/; item.recover records no inverse, so `steward undo` cannot restore it (a worker "+
+					"claims the item again)",
 			)
 		default:
 			out = append(out, e)

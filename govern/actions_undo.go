@@ -51,7 +51,8 @@ func (c *Core) inverseOf(attempt string) (*Request, *Refusal, error) {
 		return nil, refuse(
 			CodeNoInverse,
 			fmt.Sprintf(
-				"attempt %s is %s, not succeeded; only an applied change can be undone (settle an unknown one with `steward audit verify` first)",
+				"attempt %s is %s, not succeeded; only an applied change can be undone (settle an unknown one with `steward "+
+					"audit verify` first)",
 				attempt,
 				st,
 			),

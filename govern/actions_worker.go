@@ -158,7 +158,8 @@ func (claimAction) plan(ctx context.Context, c *Core, req Request) (*plan, error
 		return &plan{
 			refusal: refuse(
 				CodeInvalidRequest,
-				"claim_token is not a claim token ("+claimTokenPrefix+" and 43 characters of base64url, from govern.NewClaimToken); nothing was changed",
+				"claim_token is not a claim token ("+claimTokenPrefix+" and 43 characters of base64url, from "+
+					"govern.NewClaimToken); nothing was changed",
 			),
 		}, nil
 	}
@@ -172,7 +173,8 @@ func (claimAction) plan(ctx context.Context, c *Core, req Request) (*plan, error
 		return &plan{
 			refusal: refuse(
 				CodeSourceUnavailable,
-				"the control-plane DB cannot be read ("+err.Error()+"); an unreadable DB never means the item is free. Retry later.",
+				"the control-plane DB cannot be read ("+err.Error()+"); an unreadable DB never means the item is free. Retry "+
+					"later.",
 			),
 		}, nil
 	}
@@ -187,7 +189,9 @@ func (claimAction) plan(ctx context.Context, c *Core, req Request) (*plan, error
 			c.dropHandles()
 			return &plan{}, err
 		} else if !has {
-			return &plan{refusal: refuse(string(leases.CodeSchemaUnsupported), "the control-plane DB's leases have no provenance_json column, where a claim keeps the hash of its claim token; without it no later call could prove the claim is its own, so nothing was claimed. Ask steward's operator")}, nil
+			return &plan{refusal: refuse(string(leases.CodeSchemaUnsupported), "the control-plane DB's leases have no "+
+				"provenance_json column, where a claim keeps the hash of its claim token; without it no later call could prove "+
+				"the claim is its own, so nothing was claimed. Ask steward's operator")}, nil
 		}
 	}
 	active, err := r.LeasesForWorkItem(ctx, ref)
@@ -217,7 +221,8 @@ func (claimAction) plan(ctx context.Context, c *Core, req Request) (*plan, error
 		return &plan{
 			refusal: refuse(
 				CodeSourceUnavailable,
-				"the locks directory cannot be read ("+err.Error()+"); an unreadable directory never means the item is free. Retry later.",
+				"the locks directory cannot be read ("+err.Error()+"); an unreadable directory never means the item is free. "+
+					"Retry later.",
 			),
 		}, nil
 	}
@@ -231,7 +236,8 @@ func (claimAction) plan(ctx context.Context, c *Core, req Request) (*plan, error
 		if p.refusal == nil {
 			p.refusal = refuse(
 				CodeClaimedByOther,
-				"a lock file for this item already exists ("+e.Name+", "+what+"); pick other work, or have the stale lock retired first",
+				"a lock file for this item already exists ("+e.Name+", "+what+"); pick other work, or have the stale lock "+
+					"retired first",
 			)
 		}
 	}
@@ -240,12 +246,14 @@ func (claimAction) plan(ctx context.Context, c *Core, req Request) (*plan, error
 	}
 	p.state = st
 	p.effects = []string{
-		"a lease on " + it.String() + " for session " + req.Target.Session + " (assign-and-lease in one BEGIN IMMEDIATE transaction)",
+		"a lease on " + it.String() + " for session " + req.Target.Session + " (assign-and-lease in one BEGIN IMMEDIATE " +
+			"transaction)",
 		"lock file " + name + " written: a canonical #953 record with a fresh task_session_id, lock_generation 1",
 	}
 	p.fences = []string{
 		"no active lease on the item (checked inside the transaction)",
-		"no lock file for the item, under any name (" + name + " created only if absent, under flock, after checking the others again)",
+		"no lock file for the item, under any name (" + name + " created only if absent, under flock, after checking the " +
+			"others again)",
 	}
 	return p, nil
 }
@@ -385,7 +393,8 @@ func (c *Core) claimUnderGitSpelling(
 			p.refusal = refuse(
 				CodeClaimedByOther,
 				"this item already has a lease recorded under the spelling "+itemOf(l.Work).String()+
-					" (lease "+l.LeaseID+", session "+l.SessionID+"), which names the same repository; pick other work, or recover that lease first",
+					" (lease "+l.LeaseID+", session "+l.SessionID+"), which names the same repository; pick other work, or "+
+					"recover that lease first",
 			)
 		}
 	}
@@ -393,7 +402,8 @@ func (c *Core) claimUnderGitSpelling(
 	if err != nil {
 		p.refusal = refuse(
 			CodeSourceUnavailable,
-			"the locks directory cannot be read ("+err.Error()+"); an unreadable directory never means the item is free. Retry later.",
+			"the locks directory cannot be read ("+err.Error()+"); an unreadable directory never means the item is free. "+
+				"Retry later.",
 		)
 		return nil
 	}
@@ -403,7 +413,8 @@ func (c *Core) claimUnderGitSpelling(
 		if p.refusal == nil {
 			p.refusal = refuse(
 				CodeClaimedByOther,
-				"a lock file for this item already exists under the spelling "+alt.Org+"/"+alt.Repo+" ("+e.Name+"), which names the same repository; pick other work, or have that lock retired first",
+				"a lock file for this item already exists under the spelling "+alt.Org+"/"+alt.Repo+" ("+e.Name+"), which "+
+					"names the same repository; pick other work, or have that lock retired first",
 			)
 		}
 	}
@@ -460,7 +471,8 @@ func (c *Core) compensateClaim(ctx context.Context, s leases.Store, l *leaserec.
 	}
 	return effect{compensated: true,
 		err: fmt.Errorf(
-			"writing lock %s failed (%v); lease %s was released again, so nothing remains of this claim — fix the locks directory, then claim again",
+			"writing lock %s failed (%v); lease %s was released again, so nothing remains of this claim — fix the locks "+
+				"directory, then claim again",
 			name,
 			werr,
 			l.LeaseID,
@@ -527,7 +539,8 @@ func (claimAction) verify(ctx context.Context, c *Core, intent Record) (Result, 
 	}
 	if ok, err := r.HasColumn(ctx, "leases", "provenance_json"); err != nil || !ok {
 		return "", []string{
-			"the DB's leases record no provenance, so no lease can carry the attempt's mark; inspect the item and resolve by hand",
+			"the DB's leases record no provenance, so no lease can carry the attempt's mark; inspect the item and resolve " +
+				"by hand",
 		}, false
 	}
 	// Every lease on the item, ended ones included: a claim that succeeded may have been
@@ -549,7 +562,8 @@ func (claimAction) verify(ctx context.Context, c *Core, intent Record) (Result, 
 				}, true
 			}
 			return "", []string{
-				"lease " + l.LeaseID + " of this attempt is active but its lock file is missing: release the lease (steward release) and claim again",
+				"lease " + l.LeaseID + " of this attempt is active but its lock file is missing: release the lease (steward " +
+					"release) and claim again",
 			}, false
 		}
 		ended := fmt.Sprintf("lease %s of this attempt is %s (end_reason %q)", l.LeaseID, l.Status, l.EndReason)
@@ -843,7 +857,8 @@ func (heartbeatAction) plan(ctx context.Context, c *Core, req Request) (*plan, e
 		if st := p.state.(workerState); p.refusal == nil && !st.HasLock {
 			p.refusal = refuse(
 				CodeLockMissing,
-				"lease "+l.LeaseID+" has no lock file naming it ("+st.Lock+" is missing or names another claim), so renewing it would keep alive a claim the fleet cannot see. Release the lease (steward release) and claim the item again.",
+				"lease "+l.LeaseID+" has no lock file naming it ("+st.Lock+" is missing or names another claim), so renewing "+
+					"it would keep alive a claim the fleet cannot see. Release the lease (steward release) and claim the item again.",
 			)
 		}
 	}
@@ -921,7 +936,8 @@ func (heartbeatAction) verify(ctx context.Context, c *Core, intent Record) (Resu
 	if ev == nil {
 		if unmarked {
 			return "", []string{
-				"no lease.renew event names this attempt, but that proves nothing here: the DB's events carry no attempt mark, or lease " + id + " was renewed after the attempt began by an event that names none",
+				"no lease.renew event names this attempt, but that proves nothing here: the DB's events carry no attempt mark, " +
+					"or lease " + id + " was renewed after the attempt began by an event that names none",
 			}, false
 		}
 		return ResultFailed, []string{"no lease.renew event of this attempt: lease " + id + " was not renewed by it"}, true
@@ -930,7 +946,8 @@ func (heartbeatAction) verify(ctx context.Context, c *Core, intent Record) (Resu
 	got := fmt.Sprintf("event %d: lease %s renewed until %s by this attempt", ev.EventID, id, exp.Raw)
 	if !exp.OK() {
 		return "", []string{
-			got + ", an expiry that does not parse, so no lock can be compared with it; inspect the lock and resolve by hand (steward audit resolve)",
+			got + ", an expiry that does not parse, so no lock can be compared with it; inspect the lock and resolve by " +
+				"hand (steward audit resolve)",
 		}, false
 	}
 	follows := func(e lockrec.Entry) bool {
@@ -940,7 +957,8 @@ func (heartbeatAction) verify(ctx context.Context, c *Core, intent Record) (Resu
 	l, ref, err := c.readLease(ctx, id)
 	if err != nil || ref != nil {
 		return "", []string{
-			got + "; lease " + id + " cannot be read now, so its lock cannot be matched to it and the lock step is not proven. Verify again once the DB reads.",
+			got + "; lease " + id + " cannot be read now, so its lock cannot be matched to it and the lock step is not " +
+				"proven. Verify again once the DB reads.",
 		}, false
 	}
 	name, e, ok := c.ownLock(l)
@@ -975,11 +993,13 @@ func (heartbeatAction) verify(ctx context.Context, c *Core, intent Record) (Resu
 	})
 	if archived != "" {
 		return ResultSucceeded, []string{
-			got + "; lock " + name + " followed before the claim ended (its archive " + archived + " records work_lease.expires_at " + at + ")",
+			got + "; lock " + name + " followed before the claim ended (its archive " + archived + " records " +
+				"work_lease.expires_at " + at + ")",
 		}, true
 	}
 	return "", []string{
-		got + " but lock " + name + " no longer names the lease and no archive of it shows the renewed expiry: whether the lock followed cannot be told from the evidence. Inspect the item and resolve by hand (steward audit resolve).",
+		got + " but lock " + name + " no longer names the lease and no archive of it shows the renewed expiry: whether " +
+			"the lock followed cannot be told from the evidence. Inspect the item and resolve by hand (steward audit resolve).",
 	}, false
 }
 
@@ -1011,7 +1031,8 @@ func (releaseAction) plan(ctx context.Context, c *Core, req Request) (*plan, err
 			// names the lease — a release stopped between the lease and the lock stays
 			// refused, so the leftover lock is seen.
 			p.refusal, p.effects = nil, nil
-			p.already = "already released: lease " + l.LeaseID + " was released (" + l.EndReason + ") and no lock names it; nothing changed"
+			p.already = "already released: lease " + l.LeaseID + " was released (" + l.EndReason + ") and no lock names it; " +
+				"nothing changed"
 		}
 	}
 	return p, err
@@ -1079,7 +1100,8 @@ func (c *Core) verifyRelease(ctx context.Context, intent Record) (Result, []stri
 			return "", []string{
 				"lease " + id + " is " + string(
 					l.Status,
-				) + " (" + l.EndReason + ") and no lease.release event names this attempt, but that proves nothing here: the DB's events carry no attempt mark, or an event that names none ended it after the attempt began",
+				) + " (" + l.EndReason + ") and no lease.release event names this attempt, but that proves nothing here: the " +
+					"DB's events carry no attempt mark, or an event that names none ended it after the attempt began",
 			}, false
 		}
 		return ResultFailed, []string{"no lease.release event of this attempt; lease " + id + " is " + string(l.Status)}, true
@@ -1099,11 +1121,13 @@ func (c *Core) verifyRelease(ctx context.Context, intent Record) (Result, []stri
 	if e := locks.ReadFile(c.ws.LocksDir, name); !e.Missing && (e.Unreadable != nil || e.Record.LeaseID == id) {
 		if archived != "" {
 			return "", []string{
-				got + "; its lock was archived as " + archived + " but " + name + " is still live: the attempt stopped between the archive and the removal. Retire the lock (steward lock retire) once it expires or its owner ends.",
+				got + "; its lock was archived as " + archived + " but " + name + " is still live: the attempt stopped between " +
+					"the archive and the removal. Retire the lock (steward lock retire) once it expires or its owner ends.",
 			}, false
 		}
 		return "", []string{
-			got + " but its lock " + name + " is still live: the attempt stopped between the lease and the lock. Retire the lock (steward lock retire) once it expires or its owner ends.",
+			got + " but its lock " + name + " is still live: the attempt stopped between the lease and the lock. Retire the " +
+				"lock (steward lock retire) once it expires or its owner ends.",
 		}, false
 	}
 	if archived != "" {
@@ -1131,5 +1155,6 @@ func lockNoLongerOurs(dir string, st workerState, err error) (string, bool) {
 	case e.Unreadable != nil || e.Record.LeaseID == "" || e.Record.LeaseID == st.Fence.LeaseID:
 		return "", false
 	}
-	return "lock " + st.Lock + " left in place: it now names lease " + e.Record.LeaseID + " (the item was claimed again)", true
+	return "lock " + st.Lock + " left in place: it now names lease " + e.Record.LeaseID + " (the item was claimed " +
+		"again)", true
 }

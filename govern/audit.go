@@ -256,7 +256,8 @@ func decodeAudit(r io.Reader) ([]Record, []AuditFinding, error) {
 				AuditFinding{
 					Line: n,
 					Reason: fmt.Sprintf(
-						"torn record: the first %d bytes of the line are a record cut short (a crash or a full disk mid-append); the record glued after them was recovered",
+						"torn record: the first %d bytes of the line are a record cut short (a crash or a full disk mid-append); the "+
+							"record glued after them was recovered",
 						at,
 					),
 				},

@@ -65,7 +65,8 @@ func (c *Core) checkClaimPaths(p ClaimParams) *Refusal {
 				CodeInvalidRequest,
 				"branch "+quoteArg(
 					b,
-				)+" is not a branch name: "+why+". Nothing was claimed: give a branch name such as feat/issue-7, or none for the default",
+				)+" is not a branch name: "+why+". Nothing was claimed: give a branch name such as feat/issue-7, or none for "+
+					"the default",
 			)
 		}
 	}
@@ -79,7 +80,8 @@ func (c *Core) checkClaimPaths(p ClaimParams) *Refusal {
 			CodePathOutside,
 			"worktree "+quoteArg(
 				wt,
-			)+" cannot be checked: no repository root is configured, and a claim records only a worktree inside <repo-root>/branches. Nothing was claimed: give none, or configure repo_root",
+			)+" cannot be checked: no repository root is configured, and a claim records only a worktree inside "+
+				"<repo-root>/branches. Nothing was claimed: give none, or configure repo_root",
 		)
 	}
 	if !filepath.IsAbs(wt) || filepath.Clean(wt) != wt {
@@ -87,7 +89,8 @@ func (c *Core) checkClaimPaths(p ClaimParams) *Refusal {
 			CodePathOutside,
 			"worktree "+quoteArg(
 				wt,
-			)+" is not a clean absolute path (no \"..\", \".\", \"//\" or trailing '/'). Nothing was claimed: give a path inside "+roots[0]+", or none for the default",
+			)+" is not a clean absolute path (no \"..\", \".\", \"//\" or trailing '/'). Nothing was claimed: give a path "+
+				"inside "+roots[0]+", or none for the default",
 		)
 	}
 	for _, r := range roots {
@@ -99,7 +102,8 @@ func (c *Core) checkClaimPaths(p ClaimParams) *Refusal {
 		CodePathOutside,
 		"worktree "+quoteArg(
 			wt,
-		)+" is outside "+roots[0]+", where steward looks for worktrees. Nothing was claimed: give a path inside it, or none for the default",
+		)+" is outside "+roots[0]+", where steward looks for worktrees. Nothing was claimed: give a path inside it, or "+
+			"none for the default",
 	)
 }
 

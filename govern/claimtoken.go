@@ -108,7 +108,8 @@ func (c *Core) proveOwner(l *leaserec.Lease, req Request) *Refusal {
 		return refuse(
 			CodeNotOwner,
 			fmt.Sprintf(
-				"lease %s was claimed by process %d on this host; this call comes from process %s. A claim is bound to the process that made it: act from that process, or let the lease expire",
+				"lease %s was claimed by process %d on this host; this call comes from process %s. A claim is bound to the "+
+					"process that made it: act from that process, or let the lease expire",
 				l.LeaseID,
 				l.OwnerPID,
 				pid,
@@ -118,7 +119,8 @@ func (c *Core) proveOwner(l *leaserec.Lease, req Request) *Refusal {
 		return refuse(
 			CodeNotOwner,
 			fmt.Sprintf(
-				"lease %s was claimed without a claim token (on the command line or by another tool), so no token proves it; the worker that claimed it acts on it from its own process",
+				"lease %s was claimed without a claim token (on the command line or by another tool), so no token proves it; "+
+					"the worker that claimed it acts on it from its own process",
 				l.LeaseID,
 			),
 		)
@@ -126,7 +128,8 @@ func (c *Core) proveOwner(l *leaserec.Lease, req Request) *Refusal {
 		return refuse(
 			CodeNotOwner,
 			fmt.Sprintf(
-				"the claim token does not match lease %s: a worker acts only on the claim it made. Pass the claim_token your claim returned, unchanged",
+				"the claim token does not match lease %s: a worker acts only on the claim it made. Pass the claim_token your "+
+					"claim returned, unchanged",
 				l.LeaseID,
 			),
 		)
@@ -136,7 +139,8 @@ func (c *Core) proveOwner(l *leaserec.Lease, req Request) *Refusal {
 		return refuse(
 			CodeNotOwner,
 			fmt.Sprintf(
-				"this call does not prove it comes from lease %s's claimant: pass the claim_token the claim returned (with the fence). A session id alone is no proof",
+				"this call does not prove it comes from lease %s's claimant: pass the claim_token the claim returned (with the "+
+					"fence). A session id alone is no proof",
 				l.LeaseID,
 			),
 		)

@@ -56,12 +56,15 @@ func (c *Core) clockRefusal(action string, now time.Time, stamps ...stamped) *Re
 	if c.dbClocked() {
 		return nil
 	}
-	const how = " SQLite mode judges expiry by this host's clock, which every process on the DB must share and which must only move forward steadily (docs/reliability.md §2d, Clocks)."
+	const how = " SQLite mode judges expiry by this host's clock, which every process on the DB must share and which " +
+		"must only move forward steadily (docs/reliability.md §2d, Clocks)."
 	if jump, passed := c.clockJump(); jump > ClockTolerance {
 		return refuse(
 			CodeClockUntrusted,
 			fmt.Sprintf(
-				"this host's clock moved %s ahead of the time that passed since steward started (%s by the monotonic clock), so an expiry it judges passed may not have: %s refused, nothing changed. If the clock is right now (an NTP correction), restart steward to trust it again; otherwise fix the clock first.",
+				"this host's clock moved %s ahead of the time that passed since steward started (%s by the monotonic clock), "+
+					"so an expiry it judges passed may not have: %s refused, nothing changed. If the clock is right now (an NTP "+
+					"correction), restart steward to trust it again; otherwise fix the clock first.",
 				model.Span(jump),
 				model.Span(passed),
 				action,
@@ -73,7 +76,8 @@ func (c *Core) clockRefusal(action string, now time.Time, stamps ...stamped) *Re
 			return refuse(
 				CodeClockUntrusted,
 				fmt.Sprintf(
-					"%s %s lies %s in this host's future (now %s): the clock that wrote it and this host's disagree, so no expiry is judged by this one: %s refused, nothing changed. Fix the clocks (or wait until this host's passes %s).",
+					"%s %s lies %s in this host's future (now %s): the clock that wrote it and this host's disagree, so no expiry "+
+						"is judged by this one: %s refused, nothing changed. Fix the clocks (or wait until this host's passes %s).",
 					s.what,
 					stamp(s.t),
 					model.Span(s.t.Sub(now)),

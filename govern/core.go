@@ -331,7 +331,8 @@ func (c *Core) Apply(ctx context.Context, pv Preview, confirmation string) (out 
 	}
 	if c.audit == nil {
 		return Outcome{Attempt: attempt, Action: req.Action, Result: ResultRefused, Disposition: DispositionNotAttempted,
-			Code: CodeAuditUnavailable, Message: "this steward has no audit log (a preview-only core), so nothing may be applied; open one with --audit"}
+			Code: CodeAuditUnavailable, Message: "this steward has no audit log (a preview-only core), so nothing may be " +
+				"applied; open one with --audit"}
 	}
 	out = Outcome{Attempt: attempt, Action: req.Action}
 	// The record names the target as asked, but never carries an argument over its limit.
@@ -390,7 +391,8 @@ func (c *Core) Apply(ctx context.Context, pv Preview, confirmation string) (out 
 			DispositionNotAttempted,
 			refuse(
 				CodeSourceUnavailable,
-				"could not read the state to re-check the fences: "+err.Error()+". Nothing was changed; retry when the source is readable.",
+				"could not read the state to re-check the fences: "+err.Error()+". Nothing was changed; retry when the source "+
+					"is readable.",
 			),
 			"",
 			nil,
@@ -415,7 +417,8 @@ func (c *Core) Apply(ctx context.Context, pv Preview, confirmation string) (out 
 	if err != nil {
 		out.Result, out.Disposition, out.Code = ResultRefused, DispositionNotAttempted, CodeAuditUnavailable
 		out.Message = Cap(
-			"the audit log cannot record this attempt (" + err.Error() + "), so nothing was attempted. Free the audit log's disk or fix its permissions, then retry.",
+			"the audit log cannot record this attempt (" + err.Error() + "), so nothing was attempted. Free the audit log's " +
+				"disk or fix its permissions, then retry.",
 		)
 		return out
 	}
@@ -430,7 +433,8 @@ func (c *Core) Apply(ctx context.Context, pv Preview, confirmation string) (out 
 		// No intent, no effect: and no terminal record either, for the log cannot take one.
 		out.Result, out.Disposition, out.Code = ResultRefused, DispositionNotAttempted, CodeAuditUnavailable
 		out.Message = Cap(
-			"the audit log cannot record this attempt (" + err.Error() + "), so nothing was attempted. Free the audit log's disk or fix its permissions, then retry.",
+			"the audit log cannot record this attempt (" + err.Error() + "), so nothing was attempted. Free the audit log's " +
+				"disk or fix its permissions, then retry.",
 		)
 		return out
 	}

@@ -285,14 +285,16 @@ func checkParams(req Request) *Refusal {
 		ks := pairs(p)
 		for _, q := range ks {
 			if _, ok := LimitOf(q.name); !ok {
-				return refuse(CodeInvalidRequest, fmt.Sprintf("no action takes a parameter %q; nothing was changed. Check its name (docs/reliability.md lists every parameter)", clipParam(q.name)))
+				return refuse(CodeInvalidRequest, fmt.Sprintf("no action takes a parameter %q; nothing was changed. Check its "+
+					"name (docs/reliability.md lists every parameter)", clipParam(q.name)))
 			}
 		}
 		names := make([]string, len(ks))
 		for i, q := range ks {
 			names[i] = q.name
 		}
-		return refuse(CodeInvalidRequest, fmt.Sprintf("%s takes no parameter among %v; nothing was changed. Check the names (docs/reliability.md lists every parameter)", req.Action, names))
+		return refuse(CodeInvalidRequest, fmt.Sprintf("%s takes no parameter among %v; nothing was changed. Check the "+
+			"names (docs/reliability.md lists every parameter)", req.Action, names))
 	}
 	want, ok := paramsTable[req.Action]
 	if ok && reflect.TypeOf(want) == reflect.TypeOf(req.Params) {

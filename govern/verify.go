@@ -48,7 +48,8 @@ func (c *Core) Verify(ctx context.Context) ([]Verification, error) {
 		if att.Outcome == nil {
 			rec := intent
 			rec.At, rec.Kind, rec.Result, rec.Disposition = stamp(c.now()), KindOutcome, ResultUnknown, DispositionOutcomeUnknown
-			rec.Message = "the attempt was interrupted after its intent was recorded; no outcome was written. It may have taken effect — verify before retrying."
+			rec.Message = "the attempt was interrupted after its intent was recorded; no outcome was written. It may have " +
+				"taken effect — verify before retrying."
 			rec.Effects, rec.Evidence, rec.Inverse = nil, nil, nil
 			if err := c.record(rec); err != nil {
 				return out, err

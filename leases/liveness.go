@@ -68,7 +68,8 @@ func RowHost(recorded, dbHost, self string) (host, why string) {
 	case recorded != "":
 		return recorded, ""
 	case dbHost != "" && dbHost != self:
-		return dbHost, "no host recorded: the DB was written on " + dbHost + " (db_host), so its pids and worktrees are not evidence here"
+		return dbHost, "no host recorded: the DB was written on " + dbHost + " (db_host), so its pids and worktrees are " +
+			"not evidence here"
 	}
 	return self, "no host recorded: judged on this host, where the DB is (the seed's control plane is single-host)"
 }

@@ -159,7 +159,8 @@ func (r *reads) EventsBacklog(ctx context.Context, cursor int64, last int) (
 	if err != nil {
 		return nil, leaserec.Health{}, next, mapErr(op, r.path, err)
 	}
-	where := "WHERE event_id > ? AND (event_id IN (SELECT event_id FROM events WHERE event_id > ? ORDER BY event_id DESC LIMIT ?)"
+	where := "WHERE event_id > ? AND (event_id IN (SELECT event_id FROM events WHERE event_id > ? ORDER BY event_id " +
+		"DESC LIMIT ?)"
 	args := []any{cursor, cursor, max(last, 0)}
 	if info.has("events", "event_type") {
 		where += " OR event_type = 'claim.refused'"

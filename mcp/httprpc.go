@@ -57,7 +57,8 @@ func (s *Server) jsonrpcHTTP(next http.Handler) http.Handler {
 				http.StatusBadRequest,
 				firstID(msgs),
 				codeInvalidRequest,
-				"Bad Request: no Mcp-Session-Id header; a session starts with an initialize request, and every later request names it",
+				"Bad Request: no Mcp-Session-Id header; a session starts with an initialize request, and every later request "+
+					"names it",
 			)
 			return
 		}

@@ -95,12 +95,16 @@ func (b *binder) enter(ss *sdk.ServerSession, session string, pid int64, rebind,
 	}
 	if closed {
 		return fmt.Sprintf(
-			"session %q belongs to a connection that has ended and still holds an active lease; to take it up, present the claim_token of one of its claims (my_leases with claim_token, or the fence) or retry your last call with its request_id",
+			"session %q belongs to a connection that has ended and still holds an active lease; to take it up, present the "+
+				"claim_token of one of its claims (my_leases with claim_token, or the fence) or retry your last call with its "+
+				"request_id",
 			session,
 		)
 	}
 	return fmt.Sprintf(
-		"session %q is bound to another connection of this server; a worker acts only as its own session (a worker that reconnected takes it up by presenting a claim_token of one of its claims, or by retrying a call with its request_id)",
+		"session %q is bound to another connection of this server; a worker acts only as its own session (a worker that "+
+			"reconnected takes it up by presenting a claim_token of one of its claims, or by retrying a call with its "+
+			"request_id)",
 		session,
 	)
 }

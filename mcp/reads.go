@@ -180,7 +180,9 @@ func (s *Server) leaseView(req *sdk.CallToolRequest, l leaserec.Lease, session, 
 	if v.Yours && !proven {
 		// A session id is anyone's to name: the fence goes only to the connection that can
 		// prove the claim, and the token only to the one that holds it.
-		v.Note = "held by the session you named, but this connection has not proven the claim is its own: call my_leases again with the claim_token your claim returned to be shown its fence (the token alone proves a claim; a session id does not)"
+		v.Note = "held by the session you named, but this connection has not proven the claim is its own: call my_leases " +
+			"again with the claim_token your claim returned to be shown its fence (the token alone proves a claim; a " +
+			"session id does not)"
 	}
 	if v.Yours && proven {
 		f := &Fence{
@@ -498,7 +500,8 @@ func recommended(c lockrec.Contract) string {
 	case lockrec.ContractAbsent:
 		return "No durable lock exists: claim the item before writing any implementation bytes."
 	}
-	return "Do not begin implementation. The lock is not canonical: ask a supervisor to recover or retire it (steward lock retire), then claim again."
+	return "Do not begin implementation. The lock is not canonical: ask a supervisor to recover or retire it (steward " +
+		"lock retire), then claim again."
 }
 
 func (s *Server) inspect(ctx context.Context, req *sdk.CallToolRequest, a InspectArgs) Contract {
@@ -574,7 +577,8 @@ func (s *Server) inspect(ctx context.Context, req *sdk.CallToolRequest, a Inspec
 	}
 	out.RecommendedAction = recommended(as.Contract)
 	if len(out.BindingMismatches) > 0 {
-		out.RecommendedAction = "The lock is bound to another branch or worktree than the ones you named: do not work under it. " + out.RecommendedAction
+		out.RecommendedAction = "The lock is bound to another branch or worktree than the ones you named: do not work " +
+			"under it. " + out.RecommendedAction
 	}
 	out.Next = out.RecommendedAction
 	return out

@@ -99,7 +99,8 @@ func (s *Server) registerSeedNames() {
 	addTool(
 		s,
 		&sdk.Tool{Name: SeedLockIssue, Annotations: additive, Description: "The seed's name for claim of a named issue: " +
-			"a lease and a canonical #953 lock in one fenced step. Returns the fence (task_session_id, lock_generation) to heartbeat with."},
+			"a lease and a canonical #953 lock in one fenced step. Returns the fence (task_session_id, lock_generation) to " +
+			"heartbeat with."},
 		s.lockIssue,
 	)
 	addTool(
@@ -189,7 +190,8 @@ func (s *Server) allocate(ctx context.Context, req *sdk.CallToolRequest, a Alloc
 			Skipped:      pick.skipped,
 			SkippedTotal: pick.skippedTotal,
 			Message:      "dry run only (apply=false); no lease created and nothing written",
-			Next:         "Call again with apply=true to claim the selected item (the selection may differ by then), or claim it by name.",
+			Next: "Call again with apply=true to claim the selected item (the selection may differ by then), or " +
+				"claim it by name.",
 		}
 	}
 	var ttl string

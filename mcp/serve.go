@@ -37,7 +37,8 @@ const Path = "/mcp"
 
 // ErrTokenRequired refuses to serve HTTP on an address other than loopback without a token.
 var ErrTokenRequired = errors.New(
-	"steward mcp serves HTTP beyond loopback only with a bearer token: give --token-file (a file of mode 0600 holding the token), or bind to 127.0.0.1 or ::1",
+	"steward mcp serves HTTP beyond loopback only with a bearer token: give --token-file (a file of mode 0600 holding " +
+		"the token), or bind to 127.0.0.1 or ::1",
 )
 
 // Loopback reports whether host (from host:port) names only this machine: localhost or a

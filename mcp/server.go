@@ -153,8 +153,10 @@ func (s *Server) register() {
 			Title:       "Claim an item",
 			Annotations: additive,
 			Description: "Claim an issue for your session: a lease and a lock in one fenced step. " +
-				"Name the item, or set next to claim the next runnable item by the allocation order (priority, what it unblocks, oldest). " +
-				"Returns the fence to pass to heartbeat, release and ask. A refusal (e.g. claimed_by_other_session) is normal: pick other work, do not retry.",
+				"Name the item, or set next to claim the next runnable item by the allocation order (priority, what it " +
+				"unblocks, oldest). " +
+				"Returns the fence to pass to heartbeat, release and ask. A refusal (e.g. claimed_by_other_session) is normal: " +
+				"pick other work, do not retry.",
 		},
 		s.claim,
 	)
@@ -165,7 +167,8 @@ func (s *Server) register() {
 			Title:       "Heartbeat a claim",
 			Annotations: renewing,
 			Description: "Renew your lease and its lock. " +
-				"Pass the fence your claim or last heartbeat returned; returns the new fence. A stale fence is refused fence_moved.",
+				"Pass the fence your claim or last heartbeat returned; returns the new fence. A stale fence is refused " +
+				"fence_moved.",
 		},
 		s.heartbeat,
 	)
@@ -226,7 +229,8 @@ func (s *Server) register() {
 			Name:        ToolInspect,
 			Title:       "Inspect a lock contract",
 			Annotations: readOnly,
-			Description: "Assess an issue's lock file against the canonical #953 contract, with the recommended action (read-only).",
+			Description: "Assess an issue's lock file against the canonical #953 contract, with the recommended action " +
+				"(read-only).",
 		},
 		s.inspect,
 	)
@@ -313,7 +317,8 @@ func addTool[In any, Out result[Out]](s *Server, t *sdk.Tool, h func(context.Con
 			// The client cancelled the call: whatever was read is cut short.
 			res = zero.refusal(
 				CodeCancelled,
-				"the call was cancelled before it was answered; nothing was changed, and what was read is not an answer. Call again if you still need it",
+				"the call was cancelled before it was answered; nothing was changed, and what was read is not an answer. Call "+
+					"again if you still need it",
 			)
 		}
 		b, err := json.Marshal(res)
@@ -374,7 +379,8 @@ func once[Out result[Out]](
 		return zero.refusal(
 			govern.CodeInvalidRequest,
 			fmt.Sprintf(
-				"request_id must be %d to %d printable characters without spaces: a random id (a UUID) you send again unchanged when you retry this call",
+				"request_id must be %d to %d printable characters without spaces: a random id (a UUID) you send again "+
+					"unchanged when you retry this call",
 				minRequestID,
 				maxRequestID,
 			),
@@ -388,7 +394,8 @@ func once[Out result[Out]](
 	case !same:
 		return zero.refusal(
 			govern.CodeInvalidRequest,
-			"this request_id was used for another call (another tool or other arguments); a retry sends the same call again, a new call needs a new request_id",
+			"this request_id was used for another call (another tool or other arguments); a retry sends the same call "+
+				"again, a new call needs a new request_id",
 		)
 	case !first:
 		// A retry: it takes up the session (the request_id proves it is the worker that
@@ -441,36 +448,54 @@ func clipTo(s string, max int) string {
 // next steps by refusal code; a message from the core already says what to do, these say
 // it in the terms of these tools.
 var nextByCode = map[string]string{
-	govern.CodeClaimedByOther:             "Pick other work (claim with next, or another item). Do not retry this claim: re-read and decide afresh.",
-	string(leases.CodeAlreadyHeld):        "You hold this item already: call my_leases for its fence and heartbeat it.",
-	govern.CodeFenceMoved:                 "Your fence is stale. Call my_leases to read the current one and decide again; never retry with the old values.",
-	govern.CodeNotOwner:                   "Act only on your own claims: pass your own session_id and the fence with the claim_token your claim returned, from the connection and process that claimed them. A claim you cannot prove is not yours to change.",
-	string(leases.CodeLeaseExpired):       "The claim has expired. Stop work on it; claim the item afresh if it is still free.",
-	string(leases.CodeNotActive):          "The claim is no longer active. Stop work on it; claim afresh if the item is free.",
-	string(leases.CodeAlreadyReleased):    "The lease is released already; nothing to do.",
-	string(leases.CodeAbsoluteCapReached): "The lease reached its absolute cap: release it and claim again if the work continues.",
-	govern.CodeNotFound:                   "Check the id or item; re-read with my_leases or item_status.",
-	govern.CodeRoleTooLow:                 "This steward mcp runs with a role that may not act for workers. Ask its operator to start it with --as-role operator.",
-	govern.CodeReadOnly:                   "steward is read-only for this workspace: nothing can change here. Ask its operator.",
-	govern.CodeInvalidRequest:             "Fix the arguments as the message says, then call again.",
-	govern.CodeTooLarge:                   "An argument is longer than steward accepts (the message names it and its limit; docs/mcp.md lists them all). Nothing was changed: shorten it and call again.",
-	govern.CodeSourceUnavailable:          "A source could not be read; nothing was changed. Try again later (an unreadable source never means an item is free).",
-	govern.CodeAuditUnavailable:           "steward cannot record the attempt, so nothing was attempted. Ask its operator to fix the audit log.",
-	string(leases.CodeBusy):               "The control-plane DB was busy; nothing was changed. Re-read and decide again.",
-	govern.CodeConfirmationRequired:       "This action is not available to workers.",
-	govern.CodeLockMissing:                "Your lease has no lock file naming it: release it and claim the item again.",
-	string(leases.CodeSchemaUnsupported):  "The control-plane DB lacks a column this action needs; nothing was changed. Ask steward's operator.",
-	govern.CodeUnknownAction:              "Only the worker tools are served here.",
-	"nothing_eligible":                    "Nothing is runnable now. Wait, then call claim with next again.",
-	alloc.SkipAwaitingMaintainer:          "The item awaits a maintainer's answer to a clarification: pick other work (claim with next); it is claimable again once the marker label is removed.",
-	alloc.SkipBlocked:                     "The item is blocked: pick other work (claim with next).",
-	alloc.SkipClosed:                      "The item is closed: pick other work (claim with next).",
-	alloc.SkipContainer:                   "The item is an epic or a child-only container: claim one of its child issues instead.",
-	alloc.SkipDependencyUnmet:             "The item depends on an open item: pick other work, or the dependency.",
-	"gitea_refused":                       "Gitea refused the write; nothing was changed. Ask a maintainer to check steward's Gitea login.",
-	"no_gitea":                            "No Gitea is configured for this steward; name the item explicitly.",
-	"outcome_unknown":                     "The outcome is unknown: it may have taken effect. Read my_leases or item_status before acting; never retry blindly. A supervisor settles it with `steward audit verify`.",
-	"failed":                              "Nothing took effect. Read the message; re-read the state before trying anything else.",
+	govern.CodeClaimedByOther: "Pick other work (claim with next, or another item). Do not retry this " +
+		"claim: re-read and decide afresh.",
+	string(leases.CodeAlreadyHeld): "You hold this item already: call my_leases for its fence and heartbeat it.",
+	govern.CodeFenceMoved: "Your fence is stale. Call my_leases to read the current one and decide " +
+		"again; never retry with the old values.",
+	govern.CodeNotOwner: "Act only on your own claims: pass your own session_id and the fence with " +
+		"the claim_token your claim returned, from the connection and process that claimed them. A claim you cannot " +
+		"prove is not yours to change.",
+	string(leases.CodeLeaseExpired): "The claim has expired. Stop work on it; claim the item afresh if it is " +
+		"still free.",
+	string(leases.CodeNotActive): "The claim is no longer active. Stop work on it; claim afresh if the item " +
+		"is free.",
+	string(leases.CodeAlreadyReleased): "The lease is released already; nothing to do.",
+	string(leases.CodeAbsoluteCapReached): "The lease reached its absolute cap: release it and claim again if the " +
+		"work continues.",
+	govern.CodeNotFound: "Check the id or item; re-read with my_leases or item_status.",
+	govern.CodeRoleTooLow: "This steward mcp runs with a role that may not act for workers. Ask its " +
+		"operator to start it with --as-role operator.",
+	govern.CodeReadOnly: "steward is read-only for this workspace: nothing can change here. Ask its " +
+		"operator.",
+	govern.CodeInvalidRequest: "Fix the arguments as the message says, then call again.",
+	govern.CodeTooLarge: "An argument is longer than steward accepts (the message names it and its " +
+		"limit; docs/mcp.md lists them all). Nothing was changed: shorten it and call again.",
+	govern.CodeSourceUnavailable: "A source could not be read; nothing was changed. Try again later (an " +
+		"unreadable source never means an item is free).",
+	govern.CodeAuditUnavailable: "steward cannot record the attempt, so nothing was attempted. Ask its " +
+		"operator to fix the audit log.",
+	string(leases.CodeBusy):         "The control-plane DB was busy; nothing was changed. Re-read and decide again.",
+	govern.CodeConfirmationRequired: "This action is not available to workers.",
+	govern.CodeLockMissing:          "Your lease has no lock file naming it: release it and claim the item again.",
+	string(leases.CodeSchemaUnsupported): "The control-plane DB lacks a column this action needs; nothing was " +
+		"changed. Ask steward's operator.",
+	govern.CodeUnknownAction: "Only the worker tools are served here.",
+	"nothing_eligible":       "Nothing is runnable now. Wait, then call claim with next again.",
+	alloc.SkipAwaitingMaintainer: "The item awaits a maintainer's answer to a clarification: pick other work " +
+		"(claim with next); it is claimable again once the marker label is removed.",
+	alloc.SkipBlocked: "The item is blocked: pick other work (claim with next).",
+	alloc.SkipClosed:  "The item is closed: pick other work (claim with next).",
+	alloc.SkipContainer: "The item is an epic or a child-only container: claim one of its child " +
+		"issues instead.",
+	alloc.SkipDependencyUnmet: "The item depends on an open item: pick other work, or the dependency.",
+	"gitea_refused": "Gitea refused the write; nothing was changed. Ask a maintainer to check " +
+		"steward's Gitea login.",
+	"no_gitea": "No Gitea is configured for this steward; name the item explicitly.",
+	"outcome_unknown": "The outcome is unknown: it may have taken effect. Read my_leases or " +
+		"item_status before acting; never retry blindly. A supervisor settles it with `steward audit verify`.",
+	"failed": "Nothing took effect. Read the message; re-read the state before trying " +
+		"anything else.",
 }
 
 func nextFor(code string) string {

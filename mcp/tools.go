@@ -279,7 +279,8 @@ func (s *Server) ask(ctx context.Context, req *sdk.CallToolRequest, a AskArgs) O
 		o.ClarificationID = clarificationID(*o.Item, id)
 	}
 	if o.Success {
-		o.Next = "Your question is posted and the claim released. Stop work on the item; poll get_answer with clarification_id now and then, and pick other work meanwhile."
+		o.Next = "Your question is posted and the claim released. Stop work on the item; poll get_answer with " +
+			"clarification_id now and then, and pick other work meanwhile."
 	}
 	return o
 }
@@ -383,7 +384,8 @@ func (s *Server) getAnswer(ctx context.Context, req *sdk.CallToolRequest, a GetA
 		out.Next = "Read the answer. The item is back in the pool: claim it again (it may be taken) or pick other work."
 	case ans != nil:
 		out.Status = "pending"
-		out.Message = "a reply was posted but the item still carries the clarification marker: a maintainer has not settled it yet"
+		out.Message = "a reply was posted but the item still carries the clarification marker: a maintainer has not " +
+			"settled it yet"
 		out.Next = "Wait and poll again; pick other work meanwhile."
 	case !out.Marked:
 		out.Status = "unmarked"

@@ -233,14 +233,16 @@ func giteaOrphans(u *unitIn, e *env, now time.Time, out *unitOut) []*Orphan {
 		return []*Orphan{
 			mk(
 				OrphanMergedPRLiveClaim,
-				"the PR is merged but a claim is still held; the holder releases it, or it is reclaimed once expired (no governed Gitea reconcile action exists yet)",
+				"the PR is merged but a claim is still held; the holder releases it, or it is reclaimed once expired (no "+
+					"governed Gitea reconcile action exists yet)",
 			),
 		}
 	case live && f.State == "closed":
 		return []*Orphan{
 			mk(
 				OrphanClosedIssueLiveClaim,
-				"the item is closed but a claim is still held; the holder releases it, or it is reclaimed once expired (no governed Gitea reconcile action exists yet)",
+				"the item is closed but a claim is still held; the holder releases it, or it is reclaimed once expired (no "+
+					"governed Gitea reconcile action exists yet)",
 			),
 		}
 	case f.Item.Kind == "pr" && f.State == "open" && !live && !u.branchClaimed:
@@ -260,7 +262,8 @@ func giteaOrphans(u *unitIn, e *env, now time.Time, out *unitOut) []*Orphan {
 		return []*Orphan{
 			mk(
 				OrphanStalePRNoClaim,
-				"an open PR nobody claims, quiet for over "+e.cfg.StalePRQuiet.String()+"; a worker picks it up by itself (steward never assigns work), or a maintainer closes it",
+				"an open PR nobody claims, quiet for over "+e.cfg.StalePRQuiet.String()+"; a worker picks it up by itself "+
+					"(steward never assigns work), or a maintainer closes it",
 			),
 		}
 	}
@@ -293,7 +296,8 @@ func bucket(u *unitIn, e *env, now time.Time) *ItemState {
 	if un := unproven(u); len(un) > 0 {
 		st.Reasons = append(
 			st.Reasons,
-			"unproven: a lease row on the item has undecodable values; orphan-lease and lock-lease-mismatch are not concluded for it",
+			"unproven: a lease row on the item has undecodable values; orphan-lease and lock-lease-mismatch are not "+
+				"concluded for it",
 		)
 		st.Evidence = append(st.Evidence, un...)
 	}

@@ -209,9 +209,12 @@ func expiryMismatch(it *Item, lo *LeaseObs, lock *LockObs) *Orphan {
 			),
 		},
 	}
-	o.InspectOnlyReason = "the lock and its lease disagree on when the claim expires (a heartbeat renewed one and not the other — a lock write that failed, a full disk —, or a writer that moves only one). " +
-		"Repair: the worker's next heartbeat (worker.heartbeat) renews the lease and rewrites the lock from it; make room first if the lock directory's disk is full. " +
-		"steward does not rewrite another worker's lock: that would move the lock_generation its heartbeats are fenced on. If the worker has stopped, the lease expires and is reclaimed."
+	o.InspectOnlyReason = "the lock and its lease disagree on when the claim expires (a heartbeat renewed one and not " +
+		"the other — a lock write that failed, a full disk —, or a writer that moves only one). " +
+		"Repair: the worker's next heartbeat (worker.heartbeat) renews the lease and rewrites the lock from it; make " +
+		"room first if the lock directory's disk is full. " +
+		"steward does not rewrite another worker's lock: that would move the lock_generation its heartbeats are fenced " +
+		"on. If the worker has stopped, the lease expires and is reclaimed."
 	return o
 }
 
@@ -399,8 +402,9 @@ func decodeEvidence(e *lockrec.Entry) []Evidence {
 func unreadableOrphan(lo *LockObs) *Orphan {
 	u := lo.Entry.Unreadable
 	o := &Orphan{Kind: OrphanUnreadableLock, LockFile: lo.Entry.Name,
-		Evidence:          []Evidence{ev(SourceLocks, "unreadable", string(u.Reason)+": "+u.Detail)},
-		InspectOnlyReason: "the file is not a readable lock record, so it has no fence; steward will not move it. Inspect it and repair or remove it by hand."}
+		Evidence: []Evidence{ev(SourceLocks, "unreadable", string(u.Reason)+": "+u.Detail)},
+		InspectOnlyReason: "the file is not a readable lock record, so it has no fence; steward will not move it. " +
+			"Inspect it and repair or remove it by hand."}
 	if lo.Entry.HasKey {
 		o.Item = itemOfKey(lo.Entry.Key)
 	}
@@ -424,14 +428,16 @@ func lockOrphans(it *Item, lo *LockObs, now time.Time) []*Orphan {
 	switch a.Contract {
 	case lockrec.ContractLegacy:
 		o := mk(OrphanLegacyLock, ev(SourceLocks, "claimant_placement", string(a.ClaimantPlacement)))
-		o.InspectOnlyReason = "a legacy (pre-#953) lock: upgrade it through the supervised system's bootstrap lock recovery; steward has no upgrade action"
+		o.InspectOnlyReason = "a legacy (pre-#953) lock: upgrade it through the supervised system's bootstrap lock " +
+			"recovery; steward has no upgrade action"
 		out = append(out, o)
 	case lockrec.ContractIncomplete, lockrec.ContractAbsent:
 		o := mk(OrphanIncompleteLock)
 		for _, m := range a.MissingFields {
 			o.Evidence = append(o.Evidence, ev(SourceLocks, "missing_fields", m))
 		}
-		o.InspectOnlyReason = "the lock lacks canonical fields; repair it through the supervised system's bootstrap lock recovery (steward does not rewrite another tool's lock)"
+		o.InspectOnlyReason = "the lock lacks canonical fields; repair it through the supervised system's bootstrap lock " +
+			"recovery (steward does not rewrite another tool's lock)"
 		out = append(out, o)
 	}
 	dead, alive := lo.Owner == LivenessDead, lo.Owner == LivenessAlive
@@ -443,11 +449,14 @@ func lockOrphans(it *Item, lo *LockObs, now time.Time) []*Orphan {
 		if dead {
 			life.Action = retire(name)
 		} else {
-			life.InspectOnlyReason = "no usable expiry and the owner is " + string(lo.Owner) + ", not proven dead; a missing expiry is never read as expired. Recover it through bootstrap lock recovery, or retire it once the owner is gone."
+			life.InspectOnlyReason = "no usable expiry and the owner is " + string(lo.Owner) + ", not proven dead; a " +
+				"missing expiry is never read as expired. Recover it through bootstrap lock recovery, or retire it once the " +
+				"owner is gone."
 		}
 	case expired && alive:
 		life = mk(OrphanExpiredLockLiveOwner)
-		life.InspectOnlyReason = "the lock expired but its owner process is alive and may heartbeat again; ask the owner to release or re-lock, or wait until the process ends"
+		life.InspectOnlyReason = "the lock expired but its owner process is alive and may heartbeat again; ask the owner " +
+			"to release or re-lock, or wait until the process ends"
 	case expired && dead:
 		life = mk(OrphanStaleLockDeadOwner)
 		life.Action = retire(name)
@@ -464,7 +473,8 @@ func lockOrphans(it *Item, lo *LockObs, now time.Time) []*Orphan {
 		if expired || dead {
 			life.Action = retire(name)
 		} else {
-			life.InspectOnlyReason = "the worktree is gone but the lock is live and its owner is " + string(lo.Owner) + ", not proven dead; a live lock is never retired. Wait for expiry."
+			life.InspectOnlyReason = "the worktree is gone but the lock is live and its owner is " + string(lo.Owner) + ", " +
+				"not proven dead; a live lock is never retired. Wait for expiry."
 		}
 	}
 	if life != nil {
@@ -533,7 +543,8 @@ func leaseOrphans(u *unitIn, lo *LeaseObs, fr leaserec.FreshnessResult, pol leas
 				ev(SourceDB, "provenance_json.cross_role_handoff", "pending; no adopted_by_session_id"),
 				ev(SourceDB, "leases.created_at", l.CreatedAt.Raw+" (recovery grace "+pol.RecoveryGrace().String()+" passed)"),
 			)
-			o.InspectOnlyReason = "a cross-role handoff nobody adopted; a worker of the required role adopts it with its role tools (steward never assigns work). Reclaim it once it expires."
+			o.InspectOnlyReason = "a cross-role handoff nobody adopted; a worker of the required role adopts it with its " +
+				"role tools (steward never assigns work). Reclaim it once it expires."
 			res = append(res, o)
 		} else {
 			out.deadline(due, now)

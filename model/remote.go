@@ -160,16 +160,21 @@ func (e *Engine) remoteNote() (note, finding string) {
 	case RemoteFromDB:
 		note = "remote " + r.Remote + " inferred from the control-plane DB's work_items for " + repo + " (" + remoteJoinFieldName + " is not set): Gitea's items are joined with the items named " + r.Remote
 	case RemoteFromLocks:
-		note = "remote " + r.Remote + " inferred from the lock files of " + repo + " (" + remoteJoinFieldName + " is not set, and no DB row names " + repo + "): Gitea's items are joined with the items named " + r.Remote
+		note = "remote " + r.Remote + " inferred from the lock files of " + repo + " (" + remoteJoinFieldName + " is not " +
+			"set, and no DB row names " + repo + "): Gitea's items are joined with the items named " + r.Remote
 	case RemoteNone:
-		note = "no DB row or lock file names " + repo + " yet (" + remoteJoinFieldName + " is not set): Gitea's items carry no remote until one does"
+		note = "no DB row or lock file names " + repo + " yet (" + remoteJoinFieldName + " is not set): Gitea's items " +
+			"carry no remote until one does"
 	case RemoteAmbiguous:
-		finding = "gitea.remote is not set and the supervised system's records name " + repo + " under several remotes (" + named +
-			"): steward does not guess which one Gitea is — Gitea's items are not joined with the lock files' and the DB's; set gitea.remote (or --gitea-remote)"
+		finding = "gitea.remote is not set and the supervised system's records name " + repo + " under several remotes " +
+			"(" + named +
+			"): steward does not guess which one Gitea is — Gitea's items are not joined with the lock files' and the DB's; " +
+			"set gitea.remote (or --gitea-remote)"
 		return "", finding
 	}
 	if r.How != RemoteAmbiguous && named != "" {
-		s := "records name " + repo + " under remote " + named + " too: those items are not joined with Gitea's facts (Gitea's are filed under " + r.Remote + ")"
+		s := "records name " + repo + " under remote " + named + " too: those items are not joined with Gitea's facts " +
+			"(Gitea's are filed under " + r.Remote + ")"
 		if note != "" {
 			note += "; "
 		}
@@ -199,7 +204,8 @@ func (e *Engine) itemsInventory() ItemsInventory {
 		return ItemsInventory{Reason: why + ": items lists only what the lock files and the DB name (partial inventory)"}
 	case h.Status == StatusUnavailable:
 		return ItemsInventory{
-			Reason: "Gitea unavailable (" + h.Reason + "): items lists only what the lock files and the DB name (partial inventory)",
+			Reason: "Gitea unavailable (" + h.Reason + "): items lists only what the lock files and the DB name (partial " +
+				"inventory)",
 		}
 	}
 	return ItemsInventory{

@@ -113,7 +113,8 @@ func resolveCollision(k ContentionKind, owners []claimOwner, what string) *Resol
 	case len(unknown) > 0:
 		r.Who = ResolveWorkers
 		r.Say = fmt.Sprintf(
-			"%s: not proven dead (a process on another host, or not observed), so steward will not pick a winner. Whoever runs the workers checks them and stops one; once its process has ended, its %s is ended here",
+			"%s: not proven dead (a process on another host, or not observed), so steward will not pick a winner. Whoever "+
+				"runs the workers checks them and stops one; once its process has ended, its %s is ended here",
 			strings.Join(unknown, ", "),
 			what,
 		)
@@ -127,7 +128,8 @@ func resolveCollision(k ContentionKind, owners []claimOwner, what string) *Resol
 		}
 		r.Who = ResolveWorkers
 		r.Say = fmt.Sprintf(
-			both+" (%s): steward will not pick a winner. Whoever runs the workers stops one of them (its worker releases its claim); once its process has ended, its %s is ended here",
+			both+" (%s): steward will not pick a winner. Whoever runs the workers stops one of them (its worker releases "+
+				"its claim); once its process has ended, its %s is ended here",
 			strings.Join(alive, ", "),
 			what,
 		)
@@ -172,7 +174,8 @@ func resolve(u *unitIn, cs []*Contention, orphans []*Orphan) {
 		switch c.Kind {
 		case ContentionClaimRefused:
 			c.Next = &Resolution{Who: ResolveNone, Runbook: RunbookOf(c.Kind),
-				Say: "nothing to do: the control plane refused the later claims and the holder keeps the item; refusals that go on from one session mean its worker retries in a loop — look at that session"}
+				Say: "nothing to do: the control plane refused the later claims and the holder keeps the item; refusals that " +
+					"go on from one session mean its worker retries in a loop — look at that session"}
 			continue
 		case ContentionDuplicateLiveLock:
 			c.Next = resolveCollision(c.Kind, owners, "lock")
@@ -210,6 +213,7 @@ func resolveMismatch(c *Contention, owners []claimOwner) *Resolution {
 	}
 	r.Who = ResolveWorkers
 	r.Say = "the lock and the control-plane DB disagree on this claim and its owner (" + strings.Join(labels, ", ") +
-		") is not proven dead: steward does not rewrite another worker's lock. Whoever runs the workers has the owner release or re-claim the item with its own tools; once its process has ended, the lock is retired here"
+		") is not proven dead: steward does not rewrite another worker's lock. Whoever runs the workers has the owner " +
+		"release or re-claim the item with its own tools; once its process has ended, the lock is retired here"
 	return r
 }

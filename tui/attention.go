@@ -359,7 +359,8 @@ func (f *notifyFailure) row() row {
 				f.last.Local().Format(time.DateTime),
 			),
 			"last run for: " + f.what, "error: " + f.err,
-			"nobody outside this screen heard of those events; fix notify.command (steward config check) — the next run that succeeds clears this"}}},
+			"nobody outside this screen heard of those events; fix notify.command (steward config check) — the next run " +
+				"that succeeds clears this"}}},
 	}
 	r.finish()
 	return r

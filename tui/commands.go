@@ -206,7 +206,8 @@ func verified(attempt string, toast int, vs []govern.Verification, err error) au
 		m.state, m.text = toastFailed, "verify of attempt "+id+" could not run: "+line(err.Error())
 		return m
 	case mine == nil:
-		m.state, m.text = toastNote, "verify: the verifier did not report on attempt "+id+" (settled meanwhile, or no intent to verify from); see Activity"
+		m.state, m.text = toastNote, "verify: the verifier did not report on attempt "+id+" (settled meanwhile, or no "+
+			"intent to verify from); see Activity"
 	case mine.Result == govern.ResultUnknown:
 		m.state = toastUnknown
 		m.text = "verify: attempt " + id + " (" + line(mine.Action) + ") stays UNKNOWN — " + line(mine.Note)

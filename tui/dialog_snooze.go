@@ -52,7 +52,8 @@ func (m *snoozeMenu) View() string {
 	iw := m.inner(80)
 	b := []string{st.title.Render(truncate("Snooze "+line(m.entry), iw))}
 	b = append(b, hang("", line(m.title), iw)...)
-	for _, l := range hang("", fmt.Sprintf("waiting %s, SLA %s — snoozed, it leaves the inbox and rings nobody until the snooze ends", age(m.waited), age(m.sla)), iw) {
+	for _, l := range hang("", fmt.Sprintf("waiting %s, SLA %s — snoozed, it leaves the inbox and rings nobody until "+
+		"the snooze ends", age(m.waited), age(m.sla)), iw) {
 		b = append(b, st.dim.Render(l))
 	}
 	b = append(b, "")

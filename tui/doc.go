@@ -11,7 +11,8 @@
 // Every string that comes from a source passes through termsafe before it is drawn, and every
 // cell is cut to its width with an ellipsis; Markdown passes through termsafe before and
 // after glamour renders it (renderMarkdown), and no view draws a hyperlink built from
-// external text. Text a person types is kept as typed and drawn rune by rune. Results of commands carry their owner and a
+// external text. Text a person types is kept as typed and drawn rune by rune. Results of commands carry their owner
+// and a
 // generation, so a late answer for a closed dialog is dropped instead of applied.
 //
 // A workbench over several workspaces (RunWorkspaces, workspaces.go) is one Root per

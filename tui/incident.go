@@ -97,7 +97,8 @@ func (g incident) row(parts []*row) (r row, what, itemCell string) {
 		head := section{Title: "Incident: dead-worker", Lines: []string{
 			"worker session " + sess + ": its process is gone (proven on the host that wrote its records)",
 			"holds " + strings.Join(items, ", "),
-			"way out: recover each item — its lease ends and its lock file is retired in one plan, previewed first; the item returns to the pool"}}
+			"way out: recover each item — its lease ends and its lock file is retired in one plan, previewed first; the " +
+				"item returns to the pool"}}
 		out := []section{head}
 		for _, p := range parts {
 			for _, s := range p.sections(at) {

@@ -141,7 +141,8 @@ func (r *Root) intent(in intent) tea.Cmd {
 			r.note("a verify or a resolution is still running; record this one when it has finished")
 			return nil
 		}
-		r.auditing = r.toasts.push(toastPending, "resolving attempt "+in.attempt+" as "+string(in.result)+" by hand …", r.opts.Now())
+		r.auditing = r.toasts.push(toastPending, "resolving attempt "+in.attempt+" as "+string(in.result)+" by hand "+
+			"…", r.opts.Now())
 		return resolveCmd(r.opts.Core, in.attempt, in.result, in.reason, r.auditing)
 	case jumpIntent:
 		cmd := r.show(in.page)
@@ -241,7 +242,8 @@ func auditBlocked(core, auditing bool, applying int, kind string) string {
 		// The verifier records an attempt with no outcome as interrupted: it would take this
 		// workbench's own apply, still running, for a dead one.
 		return fmt.Sprintf(
-			"%d action(s) of this workbench are still running; verify when they have finished (the verifier would take them for interrupted ones)",
+			"%d action(s) of this workbench are still running; verify when they have finished (the verifier would take them "+
+				"for interrupted ones)",
 			applying,
 		)
 	}

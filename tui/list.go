@@ -203,7 +203,8 @@ func (p *listView) acting() bindings {
 		"applies to an audit attempt whose outcome is unknown (Activity, or the overview's inbox); this row is not one"))
 	isAttn := ro(onlyIf(
 		func() bool { r := sel(); return r != nil && attnKeyOf(r.Key) != "" },
-		"applies to an attention entry (a question, a collision, an orphan with an action, a lost source); this row is not one",
+		"applies to an attention entry (a question, a collision, an orphan with an action, a lost source); this row is "+
+			"not one",
 	))
 	return bindings{
 		bind(a.Actions, "Acting", true, ro(onlyIf(func() bool {

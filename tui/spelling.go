@@ -25,7 +25,8 @@ func spellingCheck(req govern.Request) (note string, refuse bool) {
 	if req.Action == actionid.Recover {
 		return "the item is recorded as " + it.String() + " (" + why + "): the plan acts on that record as it is", false
 	}
-	return "not asked: the item is recorded as " + it.String() + " (" + why + "); steward acts on Gitea only under a spelling Gitea accepts. Recover the record instead", true
+	return "not asked: the item is recorded as " + it.String() + " (" + why + "); steward acts on Gitea only under a " +
+		"spelling Gitea accepts. Recover the record instead", true
 }
 
 // spelled is in with spellingCheck's note added to what it says while asked, or, when the

@@ -85,7 +85,8 @@ func (t *toasts) settle(id int, out govern.Outcome, now time.Time) {
 				msg += ": " + line(strings.Join(out.Effects, "; "))
 			}
 		case govern.ResultUnknown:
-			msg += " outcome UNKNOWN — may have taken effect; verify before retrying (attempt " + tt.attempt + "; in Activity v verifies, R resolves; x dismisses)"
+			msg += " outcome UNKNOWN — may have taken effect; verify before retrying (attempt " + tt.attempt + "; in " +
+				"Activity v verifies, R resolves; x dismisses)"
 		default:
 			msg += " " + string(out.Result) + ": " + line(out.Code) + " " + line(out.Message)
 			if len(out.Effects) > 0 {

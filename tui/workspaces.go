@@ -55,7 +55,8 @@ type wsSummary struct {
 }
 
 // allViewWhy is why a key that acts does nothing in the all view.
-const allViewWhy = "the all view only shows: > opens the row in its own workspace, where this key acts through that workspace's core"
+const allViewWhy = "the all view only shows: > opens the row in its own workspace, where this key acts through " +
+	"that workspace's core"
 
 func (w *wsView) all() bool { return w != nil && w.index < 0 }
 

@@ -305,7 +305,8 @@ func ClassOf(l Lease) (TaskClass, string) {
 	case kind == KindPR && (phase == "conflict_fix" || role == "author" || role == "conflict_fix" || role == "conflict-fix"):
 		return ClassConflictFix, from + ", phase " + quote(l.Phase) + " (no task_class recorded)"
 	}
-	return ClassUnmapped, from + " matches no row of the seed's policy table: read conservatively (no absolute cap, no missed-heartbeat staleness)"
+	return ClassUnmapped, from + " matches no row of the seed's policy table: read conservatively (no absolute cap, " +
+		"no missed-heartbeat staleness)"
 }
 
 // ForLease returns the policy that governs l (ClassOf) and why it was chosen.

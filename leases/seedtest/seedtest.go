@@ -150,7 +150,8 @@ func NewAt(t testing.TB, path string, opt Options) *DB {
 		stmts = append(
 			stmts,
 			"INSERT INTO schema_meta(key, value) VALUES('schema_version', '"+ver+"')",
-			"INSERT INTO schema_meta(key, value) VALUES('architecture', 'DB coordinates exclusive ownership; lock files and Gitea bridge it')",
+			"INSERT INTO schema_meta(key, value) VALUES('architecture', 'DB coordinates exclusive ownership; lock files and "+
+				"Gitea bridge it')",
 		)
 	}
 	d.Exec(stmts...)

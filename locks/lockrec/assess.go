@@ -108,9 +108,10 @@ type Assessment struct {
 // The seed's reason strings (plus steward's wording for the #447 guard,
 // whose own strings the seed does not show).
 const (
-	ReasonNoRecord          = "no durable lock record"
-	ReasonMissingPrefix     = "missing canonical fields: "
-	ReasonTopLevelClaimant  = "claimant recorded at the lock top level rather than in work_lease (legacy/bootstrap placement)"
+	ReasonNoRecord         = "no durable lock record"
+	ReasonMissingPrefix    = "missing canonical fields: "
+	ReasonTopLevelClaimant = "claimant recorded at the lock top level rather than in work_lease (legacy/bootstrap " +
+		"placement)"
 	ReasonNoExpiration      = "no expiration recorded; the lock is neither expirable nor renewable until it is upgraded"
 	ReasonNoProvenance      = "create-PR guard (#447): no lock_provenance recorded"
 	ReasonNoWorkLease       = "create-PR guard (#447): no work_lease recorded"

@@ -30,7 +30,8 @@ func spellingFinding(what, org, repo string, n int64) string {
 			why = e.Part + " " + strconv.QuoteToASCII(clip(e.Value)) + ": " + e.Why
 		}
 		return fmt.Sprintf(
-			"%s names %s/%s#%d, not a spelling Gitea accepts (%s): shown as recorded, never taken for another item; recover it from the workbench or by its lock file",
+			"%s names %s/%s#%d, not a spelling Gitea accepts (%s): shown as recorded, never taken for another item; recover "+
+				"it from the workbench or by its lock file",
 			what,
 			strconv.QuoteToASCII(clip(org)),
 			strconv.QuoteToASCII(clip(repo)),
@@ -39,7 +40,8 @@ func spellingFinding(what, org, repo string, n int64) string {
 		)
 	}
 	return fmt.Sprintf(
-		"%s names %s/%s#%d, the clone-path spelling of %s/%s#%d (the same repository): shown as recorded, not merged; a claim of %s/%s#%d is refused while it is held",
+		"%s names %s/%s#%d, the clone-path spelling of %s/%s#%d (the same repository): shown as recorded, not merged; a "+
+			"claim of %s/%s#%d is refused while it is held",
 		what,
 		org,
 		repo,

@@ -102,7 +102,8 @@ func (l *Model) dbBusy(err error, now time.Time) bool {
 	l.busy = true
 	h := l.e.Sources().DB
 	h.Status, h.Partial = model.StatusDegraded, true
-	h.Reason = "database busy (held by another writer past the busy timeout; " + err.Error() + "): showing the state committed before, read at " +
+	h.Reason = "database busy (held by another writer past the busy timeout; " + err.Error() + "): showing the state " +
+		"committed before, read at " +
 		h.ScannedAt.UTC().
 			Format(time.RFC3339) +
 		" (checked " + now.UTC().

@@ -3,9 +3,11 @@ package leases_test
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"steward/leases"
 	"steward/leases/leaserec"
@@ -61,4 +63,59 @@ func fileHash(t *testing.T, path string) [32]byte {
 		t.Fatal(err)
 	}
 	return sha256.Sum256(b)
+}
+
+// TestClaimGivesUpAfterItsRounds: when the conditional insert of the lease writes nothing
+// and yet no holder can be named (on PostgreSQL a holder that ended between the two
+// statements; here a DB whose trigger drops every new lease), the claim tries again a bounded
+// number of times, then answers busy — it neither loops nor reports a lease it did not write.
+func TestClaimGivesUpAfterItsRounds(t *testing.T) {
+	t.Parallel()
+	path, s := newStore(t, leases.StoreOptions{})
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE TRIGGER drop_new_leases BEFORE INSERT ON leases BEGIN SELECT RAISE(IGNORE); END`); err != nil {
+		t.Fatal(err)
+	}
+	// A hang limit, not a measure: a claim that never stops trying ends with its context.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := s.Claim(ctx, claimReq("sess-r", 9), now)
+	if err != nil || out.Code != leases.CodeBusy || out.Lease != nil {
+		t.Fatalf("claim under a DB that drops the lease: %+v %v, want busy and no lease", out, err)
+	}
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM leases`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("leases after the busy claim: %d %v", n, err)
+	}
+}
+
+// TestClaimRecordsNoPIDForZero: a claim that gives no owner pid (0) leaves owner_pid NULL,
+// as the seed's rows do for an unknown process — never pid 0, which liveness would probe.
+func TestClaimRecordsNoPIDForZero(t *testing.T) {
+	t.Parallel()
+	path, s := newStore(t, leases.StoreOptions{})
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, c := range []struct {
+		n   int64
+		pid int64
+	}{{1, 0}, {2, 4242}} {
+		req := claimReq("sess-p", c.n)
+		req.OwnerPID = c.pid
+		l := mustClaimReq(t, s, req)
+		var got sql.NullInt64
+		if err := db.QueryRow(`SELECT owner_pid FROM leases WHERE lease_id = ?`, l.LeaseID).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if want := (sql.NullInt64{Int64: c.pid, Valid: c.pid > 0}); got != want {
+			t.Errorf("owner pid %d recorded as %+v, want %+v", c.pid, got, want)
+		}
+	}
 }

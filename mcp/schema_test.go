@@ -1,8 +1,13 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -75,6 +80,60 @@ func TestSchemasSayWhatIsRequired(t *testing.T) {
 			}
 		}
 	}
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+
+// TestToolsListIsPinned: what tools/list answers — every tool's name, description,
+// annotations and input and output schemas — is the golden file testdata/tools_list.json,
+// byte for byte. A schema a client or model reads changes only when this file changes with
+// it (go test ./mcp/ -run TestToolsListIsPinned -update), so a refactoring of how the
+// schemas are built (descriptions, required lists, null types) shows any drift here.
+func TestToolsListIsPinned(t *testing.T) {
+	f := newFx(t, fxOpt{})
+	res, err := f.client("w1").SDK().ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := json.MarshalIndent(res.Tools, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	golden := filepath.Join("testdata", "tools_list.json")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("tools/list differs from %s (rerun with -update if the change is meant):\n%s", golden, firstDiff(want, got))
+	}
+}
+
+// firstDiff shows the first line where two texts part.
+func firstDiff(want, got []byte) string {
+	w, g := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
+	for i := range max(len(w), len(g)) {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			return fmt.Sprintf("line %d:\n want %s\n got  %s", i+1, wl, gl)
+		}
+	}
+	return "(same lines)"
 }
 
 func schemaJSON(t *testing.T, s any) map[string]json.RawMessage {

@@ -29,16 +29,14 @@ type toolSchema struct {
 	resolved *jsonschema.Resolved
 }
 
-// schemaFor infers the schema of T; input schemas also get their `required` lists.
+// schemaFor infers the schema of T and describes its properties (describe.go); input
+// schemas also get their `required` lists.
 func schemaFor[T any](input bool) (toolSchema, error) {
 	s, err := jsonschema.For[T](nil)
 	if err != nil {
 		return toolSchema{}, err
 	}
-	t := reflect.TypeFor[T]()
-	if input {
-		markRequired(t, s)
-	}
+	eachProperty(reflect.TypeFor[T](), s, annotate(input))
 	dropNull(s)
 	r, err := s.Resolve(nil)
 	if err != nil {
@@ -47,16 +45,34 @@ func schemaFor[T any](input bool) (toolSchema, error) {
 	return toolSchema{schema: s, resolved: r}, nil
 }
 
-// markRequired adds to each object schema of t the properties whose field is tagged
-// `mcp:"required"`, walking nested structs, pointers and slices alongside the schema.
-func markRequired(t reflect.Type, s *jsonschema.Schema) {
+// annotate gives each property the description the table has for it (describe.go) and, in
+// an input schema, lists it in its object's `required` when its field is tagged
+// `mcp:"required"`.
+func annotate(input bool) propertyFunc {
+	return func(owner reflect.Type, f reflect.StructField, name string, obj, prop *jsonschema.Schema) {
+		if d, ok := descriptions[owner][name]; ok {
+			prop.Description = d
+		}
+		if input && f.Tag.Get("mcp") == "required" && !slices.Contains(obj.Required, name) {
+			obj.Required = append(obj.Required, name)
+		}
+	}
+}
+
+// propertyFunc is called on one property: the struct type that holds it (owner), its field,
+// its JSON name, the object's schema and the property's own.
+type propertyFunc func(owner reflect.Type, f reflect.StructField, name string, obj, prop *jsonschema.Schema)
+
+// eachProperty calls fn on every property of every object schema in s, walking nested
+// structs, pointers and slices of t alongside the schema.
+func eachProperty(t reflect.Type, s *jsonschema.Schema, fn propertyFunc) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	switch t.Kind() {
 	case reflect.Slice, reflect.Array:
 		if s.Items != nil {
-			markRequired(t.Elem(), s.Items)
+			eachProperty(t.Elem(), s.Items, fn)
 		}
 		return
 	case reflect.Struct:
@@ -76,10 +92,8 @@ func markRequired(t reflect.Type, s *jsonschema.Schema) {
 		if !ok {
 			continue
 		}
-		if f.Tag.Get("mcp") == "required" && !slices.Contains(s.Required, name) {
-			s.Required = append(s.Required, name)
-		}
-		markRequired(f.Type, ps)
+		fn(t, f, name, s, ps)
+		eachProperty(f.Type, ps, fn)
 	}
 }
 

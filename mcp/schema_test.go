@@ -244,3 +244,54 @@ func TestBadArgumentsAreStructuredRefusals(t *testing.T) {
 		t.Fatal("a refused argument wrote something")
 	}
 }
+
+// TestEveryPropertyIsDescribed: the descriptions table (describe.go) is the one place the
+// tools' properties are described. Every property of every tool's input schema has a
+// description, wherever it stands (inside the fence or the item too); every entry of the
+// table names a property its type has, so none is silently dropped; and no production file
+// describes a property in a `jsonschema` struct tag beside it.
+func TestEveryPropertyIsDescribed(t *testing.T) {
+	f := newFx(t, fxOpt{})
+	res, err := f.client("w1").SDK().ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range res.Tools {
+		b, _ := json.Marshal(tool.InputSchema)
+		var v any
+		_ = json.Unmarshal(b, &v)
+		walkSchema(v, "", func(path string, m map[string]any) {
+			props, _ := m["properties"].(map[string]any)
+			for name, p := range props {
+				if d, _ := p.(map[string]any)["description"].(string); strings.TrimSpace(d) == "" {
+					t.Errorf("%s: input property %s%s has no description", tool.Name, path, "/"+name)
+				}
+			}
+		})
+	}
+	for owner, props := range descriptions {
+		have := map[string]bool{}
+		for i := range owner.NumField() {
+			name, _, _ := strings.Cut(owner.Field(i).Tag.Get("json"), ",")
+			have[name] = true
+		}
+		for name, d := range props {
+			if !have[name] {
+				t.Errorf("descriptions: %s has no property %s (described %q)", owner.Name(), name, d)
+			}
+		}
+	}
+	files, _ := filepath.Glob("*.go")
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(data), "jsonschema:\"") {
+			t.Errorf("%s describes a property in a jsonschema struct tag; describe it in describe.go", f)
+		}
+	}
+}

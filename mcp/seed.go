@@ -30,69 +30,69 @@ const (
 // LockIssueArgs are gitea_lock_issue's arguments: the seed's lock builder's
 // (issue_number, branch_name, worktree_path, remote; seed-digest-1 §2.1-2.2).
 type LockIssueArgs struct {
-	SessionID    string `json:"session_id,omitempty"    mcp:"required" jsonschema:"your worker session id"`
-	IssueNumber  int64  `json:"issue_number,omitempty"  mcp:"required" jsonschema:"the issue to lock"`
-	BranchName   string `json:"branch_name,omitempty"                  jsonschema:"the branch; default feat/issue-N"`
-	WorktreePath string `json:"worktree_path,omitempty"                jsonschema:"the worktree; default <repo-root>/branches/<branch>"`
-	Remote       string `json:"remote,omitempty"                       jsonschema:"git remote name; default the workspace's configured remote (gitea.remote), else origin"`
-	Org          string `json:"org,omitempty"                          jsonschema:"repository owner; default the configured Gitea repository's"`
-	Repo         string `json:"repo,omitempty"                         jsonschema:"repository name; default the configured Gitea repository's"`
-	Username     string `json:"username,omitempty"                     jsonschema:"your Gitea username (the lock's claimant)"`
-	ProfileName  string `json:"profile_name,omitempty"                 jsonschema:"your worker profile"`
-	PID          int64  `json:"pid,omitempty"                          jsonschema:"your process id (see claim)"`
-	RequestID    string `json:"request_id,omitempty"                   jsonschema:"optional idempotency key: a random id (16 to 200 characters; a UUID) naming this call. Send the same call again with the same request_id when its reply was lost: you get the first answer, never a second action. A secret like the claim token"`
+	SessionID    string `json:"session_id,omitempty" mcp:"required"`
+	IssueNumber  int64  `json:"issue_number,omitempty" mcp:"required"`
+	BranchName   string `json:"branch_name,omitempty"`
+	WorktreePath string `json:"worktree_path,omitempty"`
+	Remote       string `json:"remote,omitempty"`
+	Org          string `json:"org,omitempty"`
+	Repo         string `json:"repo,omitempty"`
+	Username     string `json:"username,omitempty"`
+	ProfileName  string `json:"profile_name,omitempty"`
+	PID          int64  `json:"pid,omitempty"`
+	RequestID    string `json:"request_id,omitempty"`
 }
 
 // AllocateArgs are gitea_allocate_next_work's arguments (the seed's allocate_next_work;
 // seed-digest-1 §5.4, seed-digest-4 §4).
 type AllocateArgs struct {
-	SessionID           string  `json:"session_id,omitempty"            mcp:"required" jsonschema:"your worker session id"`
-	Role                string  `json:"role,omitempty"                                 jsonschema:"task role: author (default), reviewer, merger or conflict-fix"`
-	Remote              string  `json:"remote,omitempty"                               jsonschema:"git remote name; default the workspace's configured remote (gitea.remote), else origin"`
-	Org                 string  `json:"org,omitempty"                                  jsonschema:"must be the configured repository's owner when given"`
-	Repo                string  `json:"repo,omitempty"                                 jsonschema:"must be the configured repository's name when given"`
-	ProfileName         string  `json:"profile_name,omitempty"                         jsonschema:"your worker profile"`
-	Username            string  `json:"username,omitempty"                             jsonschema:"your Gitea username"`
-	Apply               bool    `json:"apply,omitempty"                                jsonschema:"false (default): a dry run that writes nothing; true: claim the selected item"`
-	SideEffectFree      bool    `json:"side_effect_free,omitempty"                     jsonschema:"assert that the call writes nothing; refused with apply"`
-	ExcludeIssueNumbers []int64 `json:"exclude_issue_numbers,omitempty"                jsonschema:"issue numbers not to consider"`
-	LeaseTTLSeconds     int64   `json:"lease_ttl_seconds,omitempty"                    jsonschema:"lease TTL in seconds; default the lease policy's"`
-	PID                 int64   `json:"pid,omitempty"                                  jsonschema:"your process id (see claim)"`
-	RequestID           string  `json:"request_id,omitempty"                           jsonschema:"optional idempotency key: a random id (16 to 200 characters; a UUID) naming this call. Send the same call again with the same request_id when its reply was lost: you get the first answer, never a second action. A secret like the claim token"`
+	SessionID           string  `json:"session_id,omitempty" mcp:"required"`
+	Role                string  `json:"role,omitempty"`
+	Remote              string  `json:"remote,omitempty"`
+	Org                 string  `json:"org,omitempty"`
+	Repo                string  `json:"repo,omitempty"`
+	ProfileName         string  `json:"profile_name,omitempty"`
+	Username            string  `json:"username,omitempty"`
+	Apply               bool    `json:"apply,omitempty"`
+	SideEffectFree      bool    `json:"side_effect_free,omitempty"`
+	ExcludeIssueNumbers []int64 `json:"exclude_issue_numbers,omitempty"`
+	LeaseTTLSeconds     int64   `json:"lease_ttl_seconds,omitempty"`
+	PID                 int64   `json:"pid,omitempty"`
+	RequestID           string  `json:"request_id,omitempty"`
 }
 
 // HeartbeatLockArgs are gitea_heartbeat_issue_lock's arguments: the issue and the
 // task_session_id its lock was minted with (the seed's fencing token, seed-digest-1 §2.8).
 type HeartbeatLockArgs struct {
-	SessionID      string `json:"session_id,omitempty"      mcp:"required" jsonschema:"your worker session id"`
-	IssueNumber    int64  `json:"issue_number,omitempty"    mcp:"required" jsonschema:"the issue whose lock you hold"`
-	TaskSessionID  string `json:"task_session_id,omitempty" mcp:"required" jsonschema:"the task_session_id your claim returned"`
-	Remote         string `json:"remote,omitempty"                         jsonschema:"git remote name; default the workspace's configured remote (gitea.remote), else origin"`
-	Org            string `json:"org,omitempty"                            jsonschema:"repository owner; default the configured Gitea repository's"`
-	Repo           string `json:"repo,omitempty"                           jsonschema:"repository name; default the configured Gitea repository's"`
-	LockGeneration int64  `json:"lock_generation,omitempty"                jsonschema:"also fence on the lock generation you hold"`
-	ExpiresAt      string `json:"expires_at,omitempty"                     jsonschema:"also fence on the lease expiry you hold"`
-	ClaimToken     string `json:"claim_token,omitempty"                    jsonschema:"the claim token your claim returned (required over HTTP; see docs/mcp.md)"`
-	RequestID      string `json:"request_id,omitempty"                     jsonschema:"optional idempotency key: a random id (16 to 200 characters; a UUID) naming this call. Send the same call again with the same request_id when its reply was lost: you get the first answer, never a second action. A secret like the claim token"`
+	SessionID      string `json:"session_id,omitempty" mcp:"required"`
+	IssueNumber    int64  `json:"issue_number,omitempty" mcp:"required"`
+	TaskSessionID  string `json:"task_session_id,omitempty" mcp:"required"`
+	Remote         string `json:"remote,omitempty"`
+	Org            string `json:"org,omitempty"`
+	Repo           string `json:"repo,omitempty"`
+	LockGeneration int64  `json:"lock_generation,omitempty"`
+	ExpiresAt      string `json:"expires_at,omitempty"`
+	ClaimToken     string `json:"claim_token,omitempty"`
+	RequestID      string `json:"request_id,omitempty"`
 }
 
 // ReleaseLeaseArgs are gitea_release_workflow_lease's arguments (lease_id; seed 002 names
 // the tool, its lease tools take lease_id).
 type ReleaseLeaseArgs struct {
-	SessionID      string `json:"session_id,omitempty"      mcp:"required" jsonschema:"your worker session id"`
-	LeaseID        string `json:"lease_id,omitempty"        mcp:"required" jsonschema:"the lease to release"`
-	ExpiresAt      string `json:"expires_at,omitempty"                     jsonschema:"also fence on the lease expiry you hold"`
-	LockGeneration int64  `json:"lock_generation,omitempty"                jsonschema:"also fence on the lock generation you hold"`
-	TaskSessionID  string `json:"task_session_id,omitempty"                jsonschema:"also fence on the lock's task_session_id"`
-	ClaimToken     string `json:"claim_token,omitempty"                    jsonschema:"the claim token your claim returned (required over HTTP; see docs/mcp.md)"`
-	RequestID      string `json:"request_id,omitempty"                     jsonschema:"optional idempotency key: a random id (16 to 200 characters; a UUID) naming this call. Send the same call again with the same request_id when its reply was lost: you get the first answer, never a second action. A secret like the claim token"`
+	SessionID      string `json:"session_id,omitempty" mcp:"required"`
+	LeaseID        string `json:"lease_id,omitempty" mcp:"required"`
+	ExpiresAt      string `json:"expires_at,omitempty"`
+	LockGeneration int64  `json:"lock_generation,omitempty"`
+	TaskSessionID  string `json:"task_session_id,omitempty"`
+	ClaimToken     string `json:"claim_token,omitempty"`
+	RequestID      string `json:"request_id,omitempty"`
 }
 
 // InspectLeaseArgs are gitea_inspect_workflow_lease's arguments.
 type InspectLeaseArgs struct {
-	SessionID  string `json:"session_id,omitempty"  mcp:"required" jsonschema:"your worker session id"`
-	LeaseID    string `json:"lease_id,omitempty"    mcp:"required" jsonschema:"the lease to read"`
-	ClaimToken string `json:"claim_token,omitempty"                jsonschema:"optional: the lease's claim token, to be shown its fence"`
+	SessionID  string `json:"session_id,omitempty" mcp:"required"`
+	LeaseID    string `json:"lease_id,omitempty" mcp:"required"`
+	ClaimToken string `json:"claim_token,omitempty"`
 }
 
 func (s *Server) registerSeedNames() {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -74,37 +75,78 @@ func TestNoTrackerIssueNumbers(t *testing.T) {
 // maxLine is the longest a production line may be, in characters (a tab counts one).
 const maxLine = 120
 
-// linesHeld are the package directories whose production code holds maxLine; a package
-// joins the list once its long lines are wrapped, and never leaves it.
-var linesHeld = []string{".", "alloc", "app", "attention/store", "bench", "bench/internal/fleet",
-	"bench/internal/headless", "bench/internal/phase", "bench/internal/stats", "config", "history",
-	"history/gather", "internal/mkworkspace", "internal/mutant", "locks", "sim", "sim/foreign", "termsafe",
-	"watchdir", "watchdir/watchdirtest"}
-
-// TestProductionLinesFit: no production line of a held package is longer than maxLine, so a
-// line can be read without scrolling and a side-by-side diff fits on a screen.
+// TestProductionLinesFit: no production line of any package of the module is longer than
+// maxLine, so a line can be read without scrolling and a side-by-side diff fits on a screen.
+// Every directory with Go files is walked (as the go tool does: not testdata, nor one whose
+// name starts with a dot or an underscore), so a new package is held from its first line.
 func TestProductionLinesFit(t *testing.T) {
-	for _, dir := range linesHeld {
-		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	checkLinesFit(t, ".", t.Errorf)
+}
+
+// checkLinesFit reports through errorf every production line under root longer than
+// maxLine, and fails t when it finds no package to hold.
+func checkLinesFit(t *testing.T, root string, errorf func(format string, args ...any)) {
+	t.Helper()
+	pkgs := map[string]bool{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != root && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		pkgs[filepath.Dir(p)] = true
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for i, l := range strings.Split(string(data), "\n") {
+			if n := utf8.RuneCountInString(l); n > maxLine {
+				errorf("%s:%d is %d characters long (at most %d)", p, i+1, n, maxLine)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pkgs) == 0 {
+		t.Fatalf("no Go package under %s to hold to %d characters a line", root, maxLine)
+	}
+}
+
+// TestProductionLinesFitFindsALongLine: the walk above sees a new package and a long line in
+// it, and passes over test files and testdata.
+func TestProductionLinesFitFindsALongLine(t *testing.T) {
+	root := t.TempDir()
+	long := "package p\n\n// " + strings.Repeat("x", maxLine) + "\n"
+	fits := "package p\n\n// " + strings.Repeat("é", maxLine-3) + "\n" // runes, not bytes
+	for name, text := range map[string]string{
+		"a/b/new.go":        long,
+		"a/b/new_test.go":   long,
+		"a/testdata/gen.go": long,
+		"a/fits.go":         fits,
+		".hidden/x.go":      long,
+	} {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if len(files) == 0 {
-			t.Errorf("%s has no Go files: take it off linesHeld", dir)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
 		}
-		for _, f := range files {
-			if strings.HasSuffix(f, "_test.go") {
-				continue
-			}
-			data, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i, l := range strings.Split(string(data), "\n") {
-				if n := utf8.RuneCountInString(l); n > maxLine {
-					t.Errorf("%s:%d is %d characters long (at most %d)", f, i+1, n, maxLine)
-				}
-			}
-		}
+	}
+	var found []string
+	checkLinesFit(t, root, func(format string, args ...any) { found = append(found, fmt.Sprintf(format, args...)) })
+	want := filepath.Join(root, "a", "b", "new.go") + ":3 is 123 characters long (at most 120)"
+	if len(found) != 1 || found[0] != want {
+		t.Errorf("found %q, want only %q", found, want)
 	}
 }

@@ -99,8 +99,9 @@ keeps it quiet. Ages run from the evidence, else from when steward watch first s
 				out.Entries = append(
 					out.Entries,
 					attentionRow{Key: e.Key, Evidence: e.Evidence, Kind: string(e.Kind), Sub: e.Sub, Need: string(e.Need),
-						Item: e.Item, Title: termsafe.Line(e.Title), Since: now.Add(-r.Age), SinceFrom: string(e.SinceFrom), AgeS: int64(r.Age / time.Second),
-						SLAS: int64(e.SLA / time.Second), Level: r.Level, Acked: r.Acked, Snoozed: r.Snoozed},
+						Item: e.Item, Title: termsafe.Line(e.Title), Since: now.Add(-r.Age), SinceFrom: string(e.SinceFrom),
+						AgeS: int64(r.Age / time.Second), SLAS: int64(e.SLA / time.Second),
+						Level: r.Level, Acked: r.Acked, Snoozed: r.Snoozed},
 				)
 			}
 			return printOut(cmd.OutOrStdout(), g.jsonOut, out, func(w io.Writer) { writeAttentionList(w, out) })

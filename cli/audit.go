@@ -201,12 +201,14 @@ func (f *auditFilter) apply(all []govern.Attempt) ([]govern.Attempt, []heartbeat
 
 func (f *auditFilter) keeps(a govern.Attempt, rec *govern.Record) bool {
 	switch {
-	case f.it != nil && (rec.Target.Item == nil || !strings.EqualFold(rec.Target.Item.Org, f.it.Org) || !strings.EqualFold(rec.Target.Item.Repo, f.it.Repo) ||
+	case f.it != nil && (rec.Target.Item == nil ||
+		!strings.EqualFold(rec.Target.Item.Org, f.it.Org) || !strings.EqualFold(rec.Target.Item.Repo, f.it.Repo) ||
 		rec.Target.Item.Number != f.it.Number):
 		return false
 	case f.actor != "" && f.actor != rec.Actor.Session && f.actor != rec.Actor.GiteaLogin && f.actor != rec.Actor.OSUser:
 		return false
-	case f.action != "" && rec.Action != f.action && !(strings.HasSuffix(f.action, ".") && strings.HasPrefix(rec.Action, f.action)):
+	case f.action != "" && rec.Action != f.action &&
+		!(strings.HasSuffix(f.action, ".") && strings.HasPrefix(rec.Action, f.action)):
 		return false
 	case f.result != "" && string(a.Status()) != f.result:
 		return false
@@ -226,7 +228,8 @@ func auditTarget(t govern.Target) string {
 	if t.Item != nil {
 		parts = append(parts, t.Item.String())
 	}
-	for _, kv := range [][2]string{{"lease ", t.LeaseID}, {"lock ", t.LockFile}, {"session ", t.Session}, {"attempt ", t.Attempt}} {
+	named := [][2]string{{"lease ", t.LeaseID}, {"lock ", t.LockFile}, {"session ", t.Session}, {"attempt ", t.Attempt}}
+	for _, kv := range named {
 		if kv[1] != "" {
 			parts = append(parts, kv[0]+kv[1])
 		}
@@ -239,7 +242,10 @@ func auditTarget(t govern.Target) string {
 
 func (f auditFilter) String() string {
 	var parts []string
-	for _, kv := range [][2]string{{"item", f.item}, {"actor", f.actor}, {"action", f.action}, {"result", f.result}, {"since", f.since}} {
+	flags := [][2]string{
+		{"item", f.item}, {"actor", f.actor}, {"action", f.action}, {"result", f.result}, {"since", f.since},
+	}
+	for _, kv := range flags {
 		if kv[1] != "" {
 			parts = append(parts, "--"+kv[0]+" "+kv[1])
 		}

@@ -71,10 +71,8 @@ func (g *globals) applyConfig(cmd *cobra.Command) error {
 		if len(msgs) > 0 {
 			return &exitError{
 				code: ExitError,
-				msg: "steward's configuration has errors (run `steward config check` for every setting and its source):\n  " + strings.Join(
-					msgs,
-					"\n  ",
-				),
+				msg: "steward's configuration has errors (run `steward config check` for every setting and its " +
+					"source):\n  " + strings.Join(msgs, "\n  "),
 			}
 		}
 	}

@@ -111,7 +111,8 @@ the ones that name another workspace or identity (--db, --locks, --repo-root, --
 		&f.giteaToken,
 		"gitea-token",
 		"",
-		"deprecated: puts the token on the command line, readable by every user of the machine; use $"+gitea.EnvToken+" or --gitea-token-file",
+		"deprecated: puts the token on the command line, readable by every user of the machine; use $"+
+			gitea.EnvToken+" or --gitea-token-file",
 	)
 	_ = fl.MarkHidden("gitea-token")
 	fl.StringVar(&f.giteaRepo, "gitea-repo", "", "owner/name of an empty repository on --gitea-url (default: create one)")
@@ -319,7 +320,8 @@ func report(d *sim.Demo, f *demoFlags, sum sim.Summary) demoReport {
 		Env:       d.Env,
 		Summary:   sum,
 	}
-	r.Root, r.LocksDir, r.DBPath, r.RepoRoot, r.AuditLog = d.Root, d.Workspace.LocksDir, d.Workspace.DBPath, d.Workspace.RepoRoot, d.AuditPath
+	r.Root, r.AuditLog = d.Root, d.AuditPath
+	r.LocksDir, r.DBPath, r.RepoRoot = d.Workspace.LocksDir, d.Workspace.DBPath, d.Workspace.RepoRoot
 	if f.keep { // a folder removed on exit has no config to read and no command to run
 		r.Config, r.StatusCommand = d.ConfigPath(), d.StatusCommand()
 		t := keptTry(context.Background(), d.ConfigPath())

@@ -50,8 +50,7 @@ func (g *globals) demoNotifySettings(o *tui.AttentionOptions) error {
 	if err != nil {
 		return err
 	}
-	o.Bell, o.Desktop, o.Reescalations, o.Mux = s.Attention.Bell, s.Attention.Desktop, s.Attention.Reescalations, attention.DetectMux(
-		os.Getenv,
-	)
+	o.Bell, o.Desktop, o.Reescalations = s.Attention.Bell, s.Attention.Desktop, s.Attention.Reescalations
+	o.Mux = attention.DetectMux(os.Getenv)
 	return nil
 }

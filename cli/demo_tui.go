@@ -37,7 +37,8 @@ func newDemoWorkbench(
 	speed := d.Speed()
 	scale := func(x time.Duration) time.Duration { return time.Duration(float64(x) / speed) }
 	sess, err := app.Open(ctx, app.Settings{
-		LocksDir: d.Workspace.LocksDir, DBPath: d.Workspace.DBPath, DBPasswordFile: d.Workspace.DBPasswordFile, RepoRoot: d.Workspace.RepoRoot,
+		LocksDir: d.Workspace.LocksDir, DBPath: d.Workspace.DBPath, DBPasswordFile: d.Workspace.DBPasswordFile,
+		RepoRoot:  d.Workspace.RepoRoot,
 		AuditPath: d.AuditPath, AuditLog: d.AuditLog(), Audit: app.AuditWrite, Env: d.Workspace.Env,
 		Gitea:   app.Gitea{Client: d.Client, Remote: d.Remote},
 		StalePR: scale(10 * time.Minute), ContentionWindow: scale(time.Hour),

@@ -27,7 +27,8 @@ func policyProblems(r *config.Resolved) []config.Problem {
 					e.Class,
 					leaserec.KnownTaskClasses(),
 				)})
-		case !slices.Contains(leaserec.PolicyFields, e.Field) || e.Field == leaserec.FieldTerminalRetirementEligible || e.Field == leaserec.FieldHeartbeatLifecycleActive:
+		case !slices.Contains(leaserec.PolicyFields, e.Field) || e.Field == leaserec.FieldTerminalRetirementEligible ||
+			e.Field == leaserec.FieldHeartbeatLifecycleActive:
 			out = append(out, config.Problem{Severity: config.SevError, Code: "bad-lease-policy",
 				Message: fmt.Sprintf(
 					"%s: %q is not a field of the lease policy that can be overridden (a number of minutes, or absolute_cap_hours)",

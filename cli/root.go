@@ -269,7 +269,8 @@ func (g *globals) settings() (app.Settings, error) {
 	if err != nil {
 		return app.Settings{}, err
 	}
-	s.LocksDir, s.DBPath, s.DBPasswordFile, s.RepoRoot, s.DBHost, s.AuditPath = g.locksDir, g.dbPath, g.dbPasswordFile, g.repoRoot, g.dbHost, g.audit
+	s.LocksDir, s.DBPath, s.DBPasswordFile, s.DBHost = g.locksDir, g.dbPath, g.dbPasswordFile, g.dbHost
+	s.RepoRoot, s.AuditPath = g.repoRoot, g.audit
 	s.Gitea.Repo, s.Gitea.URL, s.Gitea.TeaLogin, s.Gitea.Token = g.gitea.repo, g.gitea.url, g.gitea.login, g.giteaToken
 	s.Role, s.Login, s.ReadOnly, s.ReadOnlyReason = role, g.login, g.readOnly, g.readOnlyWhy
 	s.Secrets = g.secrets()

@@ -57,7 +57,8 @@ func runStatusAll(ctx context.Context, out io.Writer, g *globals, f *statusFlags
 	secrets := g.secrets()
 	for i := range all {
 		// The session's core has no audit log: it previews and writes nothing.
-		all[i].Audit, all[i].Role, all[i].Now, all[i].Gitea.Off, all[i].Warn = app.AuditNone, govern.RoleViewer, clock, f.noGitea, os.Stderr
+		all[i].Audit, all[i].Role, all[i].Now = app.AuditNone, govern.RoleViewer, clock
+		all[i].Gitea.Off, all[i].Warn = f.noGitea, os.Stderr
 		all[i].Login, all[i].ReadOnly, all[i].ReadOnlyReason, all[i].Secrets = g.login, g.readOnly, g.readOnlyWhy, secrets
 	}
 	sessions, err := app.OpenAll(ctx, all)

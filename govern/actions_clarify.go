@@ -296,7 +296,8 @@ func (answer) apply(ctx context.Context, c *Core, req Request, p *plan, attempt 
 		)
 	} else {
 		c.doStep("gitea-before-comment")
-		cid, err := g.CreateComment(ctx, it.Number, gitearec.WithMarker(body, gitearec.Mark{Kind: "answer", ID: id, Question: st.Question, Round: st.Round, Attempt: attempt}.String()))
+		mark := gitearec.Mark{Kind: "answer", ID: id, Question: st.Question, Round: st.Round, Attempt: attempt}
+		cid, err := g.CreateComment(ctx, it.Number, gitearec.WithMarker(body, mark.String()))
 		if err != nil {
 			return giteaErr("posting the answer", err, false)
 		}

@@ -154,7 +154,9 @@ func (heartbeatAction) verify(ctx context.Context, c *Core, intent Record) (Resu
 			got + "; lock " + name + " follows (work_lease.expires_at " + e.Record.WorkLease.ExpiresAt.Text + ")",
 		}, true
 	case ok && e.Record.WorkLease != nil && e.Record.WorkLease.ExpiresAt.Valid:
-		why := got + " but lock " + name + " still records work_lease.expires_at " + e.Record.WorkLease.ExpiresAt.Text + ", before the renewed expiry: the attempt stopped, or its lock write failed (a full disk), between the lease and the lock."
+		why := got + " but lock " + name + " still records work_lease.expires_at " + e.Record.WorkLease.ExpiresAt.Text +
+			", before the renewed expiry: the attempt stopped, or its lock write failed (a full disk), between the " +
+			"lease and the lock."
 		if l.Status.Terminal() {
 			return "", []string{
 				why + " The lease has ended since (" + string(

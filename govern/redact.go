@@ -34,7 +34,8 @@ const redacted = "[redacted]"
 var (
 	userinfoRE = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s]+@`)
 	tokenKVRE  = regexp.MustCompile(
-		`(?i)\b(token|access_token|claim_token|password|passwd|secret|authorization)(["']?\s*[:=]\s*["']?)(token\s+|bearer\s+|basic\s+)?[^\s"'&,;]+`,
+		`(?i)\b(token|access_token|claim_token|password|passwd|secret|authorization)` +
+			`(["']?\s*[:=]\s*["']?)(token\s+|bearer\s+|basic\s+)?[^\s"'&,;]+`,
 	)
 )
 

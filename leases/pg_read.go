@@ -82,7 +82,8 @@ func dbClock(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
 }, path string) (time.Time, error) {
 	var s string
-	if err := q.QueryRowContext(ctx, `SELECT to_char(clock_timestamp() AT TIME ZONE 'UTC', `+pgTimeFormat+`)`).Scan(&s); err != nil {
+	row := q.QueryRowContext(ctx, `SELECT to_char(clock_timestamp() AT TIME ZONE 'UTC', `+pgTimeFormat+`)`)
+	if err := row.Scan(&s); err != nil {
 		return time.Time{}, mapErr("clock", path, err)
 	}
 	t, err := time.Parse(leaserec.TimeLayout, s)

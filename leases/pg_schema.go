@@ -90,12 +90,14 @@ func currentPGMigration(ctx context.Context, tx *sql.Tx) (cur int, foreign bool,
 		return 0, false, nil
 	}
 	var has bool
-	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM information_schema.columns
-		WHERE table_schema = current_schema() AND table_name = 'schema_meta' AND column_name = 'value')`).Scan(&has); err != nil || !has {
+	row := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM information_schema.columns
+		WHERE table_schema = current_schema() AND table_name = 'schema_meta' AND column_name = 'value')`)
+	if err := row.Scan(&has); err != nil || !has {
 		return 0, true, err
 	}
 	var v string
-	if err := tx.QueryRowContext(ctx, `SELECT value FROM schema_meta WHERE key = $1`, MetaStewardMigration).Scan(&v); err != nil {
+	row = tx.QueryRowContext(ctx, `SELECT value FROM schema_meta WHERE key = $1`, MetaStewardMigration)
+	if err := row.Scan(&v); err != nil {
 		if err == sql.ErrNoRows {
 			return 0, true, nil
 		}

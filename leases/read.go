@@ -305,7 +305,8 @@ func readSessions(ctx context.Context, q queryer, info schemaInfo, opt ReadOptio
 		rowKey = "rowid"
 	}
 	kept := `(status IS NULL OR ` + info.fold("status") + ` = 'active'
-		OR ` + rowKey + ` IN (SELECT ` + rowKey + ` FROM sessions ORDER BY ` + info.createdOrder("sessions", "session_id", " DESC") + ` LIMIT ?)
+		OR ` + rowKey + ` IN (SELECT ` + rowKey + ` FROM sessions ORDER BY ` +
+		info.createdOrder("sessions", "session_id", " DESC") + ` LIMIT ?)
 		OR session_id IN (` + info.jsonTextArray("?") + `))`
 	out, h, err := readTable(
 		ctx,

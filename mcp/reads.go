@@ -381,7 +381,8 @@ func (s *Server) itemStatus(ctx context.Context, req *sdk.CallToolRequest, a Ite
 			lv.Problem = termsafe.Line(string(e.Unreadable.Reason) + ": " + e.Unreadable.Detail)
 		} else {
 			as := lockrec.Assess(&e.Record, s.cfg.Now())
-			lv.Contract, lv.OwnerSession, lv.LeaseID = string(as.Contract), termsafe.Line(e.Record.OwnerSession), e.Record.LeaseID
+			lv.Contract, lv.LeaseID = string(as.Contract), e.Record.LeaseID
+			lv.OwnerSession = termsafe.Line(e.Record.OwnerSession)
 			lv.LockGeneration, lv.ExpiresAt = e.Record.Generation(), termsafe.Line(as.Expiration.ExpiresAt)
 		}
 		out.Lock = lv
@@ -534,21 +535,12 @@ func (s *Server) inspect(ctx context.Context, req *sdk.CallToolRequest, a Inspec
 	}
 	as := lockrec.Assess(rec, s.cfg.Now())
 	out.Contract, out.Canonical, out.MissingFields = string(as.Contract), as.Canonical, as.MissingFields
-	out.ClaimantUsername, out.ClaimantProfile, out.ClaimantPlacement = termsafe.Line(
-		as.Claimant.Username,
-	), termsafe.Line(
-		as.Claimant.Profile,
-	), string(
-		as.ClaimantPlacement,
-	)
-	out.ExpirationState, out.ExpiresAt, out.Expired = string(
-		as.Expiration.State,
-	), termsafe.Line(
-		as.Expiration.ExpiresAt,
-	), as.Expiration.Expired
-	out.Heartbeatable, out.CreatePREligible, out.LockGeneration, out.TaskSessionID = as.Heartbeatable, as.CreatePREligible, as.LockGeneration, termsafe.Line(
-		as.TaskSessionID,
-	)
+	out.ClaimantUsername, out.ClaimantProfile = termsafe.Line(as.Claimant.Username), termsafe.Line(as.Claimant.Profile)
+	out.ClaimantPlacement = string(as.ClaimantPlacement)
+	out.ExpirationState, out.ExpiresAt = string(as.Expiration.State), termsafe.Line(as.Expiration.ExpiresAt)
+	out.Expired = as.Expiration.Expired
+	out.Heartbeatable, out.CreatePREligible = as.Heartbeatable, as.CreatePREligible
+	out.LockGeneration, out.TaskSessionID = as.LockGeneration, termsafe.Line(as.TaskSessionID)
 	for _, r := range as.Reasons {
 		out.Reasons = append(out.Reasons, termsafe.Line(r))
 	}

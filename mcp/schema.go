@@ -214,7 +214,8 @@ func checkValue(path string, s *jsonschema.Schema, v any) error {
 		}
 		if len(unknown) > 0 {
 			slices.Sort(unknown)
-			return fmt.Errorf("%s has no field %s; its fields are %s", path, quoteAll(unknown), strings.Join(propertyNames(s), ", "))
+			return fmt.Errorf("%s has no field %s; its fields are %s",
+				path, quoteAll(unknown), strings.Join(propertyNames(s), ", "))
 		}
 		for _, r := range s.Required {
 			if _, ok := x[r]; !ok {

@@ -91,8 +91,9 @@ const instructions = `steward's worker tools: claim an item (or the next runnabl
 	`claim and heartbeat returns and pass it back: a stale fence is refused, never retried. A refusal is ` +
 	`an ordinary result (success false, code, next): do what next says; never retry a refused claim. ` +
 	`An unknown result may have taken effect: read my_leases or item_status before acting again. ` +
-	`Give each mutation a fresh random request_id and send the same call with the same request_id when its reply was lost: ` +
-	`you get the first answer, never a second action. After reconnecting, present your claim_token (my_leases) to take your session up.`
+	`Give each mutation a fresh random request_id and send the same call with the same request_id when its reply ` +
+	`was lost: you get the first answer, never a second action. After reconnecting, present your claim_token ` +
+	`(my_leases) to take your session up.`
 
 // SDK returns the underlying MCP server (to run it on a transport).
 func (s *Server) SDK() *sdk.Server { return s.sdk }
@@ -308,7 +309,8 @@ func addTool[In any, Out result[Out]](s *Server, t *sdk.Tool, h func(context.Con
 		} else {
 			var args In
 			if err := json.Unmarshal(argsOrEmpty(req.Params.Arguments), &args); err != nil {
-				res = zero.refusal(govern.CodeInvalidRequest, clip("the arguments do not fit "+t.Name+"'s input schema: "+err.Error()))
+				msg := "the arguments do not fit " + t.Name + "'s input schema: " + err.Error()
+				res = zero.refusal(govern.CodeInvalidRequest, clip(msg))
 			} else {
 				res = once(s, ctx, req, t.Name, mutating, func(ctx context.Context) Out { return h(ctx, req, args) })
 			}

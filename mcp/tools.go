@@ -369,7 +369,8 @@ func (s *Server) getAnswer(ctx context.Context, req *sdk.CallToolRequest, a GetA
 		switch {
 		case !marked:
 			reply = c
-		case m.Kind == "answer" && m.Question == qid && (strings.EqualFold(c.Author, self) || removed[strings.ToLower(c.Author)]):
+		case m.Kind == "answer" && m.Question == qid &&
+			(strings.EqualFold(c.Author, self) || removed[strings.ToLower(c.Author)]):
 			ans = c
 		}
 	}

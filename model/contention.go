@@ -320,7 +320,9 @@ func bucket(u *unitIn, e *env, now time.Time) *ItemState {
 		}
 		return set(
 			BucketUnknown,
-			"a lease or lock holds the same number of this repository under another remote name ("+u.claimedAs[0].Remote+"): the item is not claimed to be free (set gitea.remote to say which remote Gitea is)",
+			"a lease or lock holds the same number of this repository under another remote name ("+
+				u.claimedAs[0].Remote+"): the item is not claimed to be free (set gitea.remote to say which remote "+
+				"Gitea is)",
 			evs...)
 	case !e.locksObserved():
 		return set(BucketUnknown, "lock files not observed from this host: the item is not claimed to be free")

@@ -158,7 +158,8 @@ func (e *Engine) remoteNote() (note, finding string) {
 	}
 	switch r.How {
 	case RemoteFromDB:
-		note = "remote " + r.Remote + " inferred from the control-plane DB's work_items for " + repo + " (" + remoteJoinFieldName + " is not set): Gitea's items are joined with the items named " + r.Remote
+		note = "remote " + r.Remote + " inferred from the control-plane DB's work_items for " + repo + " (" +
+			remoteJoinFieldName + " is not set): Gitea's items are joined with the items named " + r.Remote
 	case RemoteFromLocks:
 		note = "remote " + r.Remote + " inferred from the lock files of " + repo + " (" + remoteJoinFieldName + " is not " +
 			"set, and no DB row names " + repo + "): Gitea's items are joined with the items named " + r.Remote

@@ -273,8 +273,9 @@ func claimRow(c *model.Claim, cfg digestCfg) row {
 		},
 		Heartbeat: c.LastHeartbeat, Deadline: c.ExpiresAt, Item: item, ItemRef: govItem(c.Item),
 		Warn:  cfg.policies.For(leaserec.TaskClass(c.TaskClass)).StaleWarning(),
-		Title: "Claim on " + item, LockFile: c.LockFile, detail: func(at time.Time) []section { return claimSections(c, cut(c.OwnerText()), at) },
-		Rank: claimRank(c), Urgent: c.ExpiresAt,
+		Title: "Claim on " + item, LockFile: c.LockFile,
+		detail: func(at time.Time) []section { return claimSections(c, cut(c.OwnerText()), at) },
+		Rank:   claimRank(c), Urgent: c.ExpiresAt,
 	}
 	r.CopyID, r.CopyWhat = copyOf(c.LeaseID, c.LockFile, item)
 	if c.Item != nil && cfg.itemURL != nil {
@@ -525,7 +526,8 @@ func sessionRow(x *model.Session) row {
 			strconv.Itoa(len(x.Leases)),
 			cut(x.Status),
 		},
-		Heartbeat: x.LastHeartbeat, Count: len(x.Leases), Title: "Session " + cut(x.SessionID), CopyID: cut(x.SessionID), CopyWhat: "session id",
+		Heartbeat: x.LastHeartbeat, Count: len(x.Leases), Title: "Session " + cut(x.SessionID),
+		CopyID: cut(x.SessionID), CopyWhat: "session id",
 		Rank: livenessRank(live), Urgent: x.LastHeartbeat,
 		detail: func(time.Time) []section {
 			return []section{{Title: "Session", Lines: []string{"host = " + cut(x.Host), "status = " + cut(x.Status),

@@ -93,7 +93,8 @@ type notifyFailure struct {
 
 func newAttn(o AttentionOptions) *attn {
 	a := &attn{tr: attention.NewTracker(attention.Config{Reescalations: o.Reescalations}), quiet: map[string]bool{},
-		byKey: map[string]attention.Entry{}, partOf: map[string]string{}, since: map[string]time.Time{}, seen: map[string]bool{}}
+		byKey: map[string]attention.Entry{}, partOf: map[string]string{}, since: map[string]time.Time{},
+		seen: map[string]bool{}}
 	a.tr.Restore(o.Restore)
 	a.kept = a.tr.Rev()
 	return a

@@ -113,7 +113,8 @@ func stateCell(idx int) func(*row, time.Time) (string, lipgloss.Style) {
 // targetString names every part of an action's target.
 func targetString(t govern.Target) string {
 	var parts []string
-	for _, kv := range [][2]string{{"lease", t.LeaseID}, {"lock", t.LockFile}, {"session", t.Session}, {"attempt", t.Attempt}} {
+	named := [][2]string{{"lease", t.LeaseID}, {"lock", t.LockFile}, {"session", t.Session}, {"attempt", t.Attempt}}
+	for _, kv := range named {
 		if kv[1] != "" {
 			parts = append(parts, kv[0]+" "+line(kv[1]))
 		}

@@ -75,8 +75,10 @@ func (p pulse) line(w int) string {
 		oldest = age(p.oldest)
 	}
 	for _, s := range []string{
-		fmt.Sprintf("per min%s: %s claims, %s refused, %s new orphans · oldest human-required %s", span, rate(p.claims), rate(p.refused), rate(p.orphans), oldest),
-		fmt.Sprintf("/min: %s claims %s refused %s orphans · oldest %s", rate(p.claims), rate(p.refused), rate(p.orphans), oldest),
+		fmt.Sprintf("per min%s: %s claims, %s refused, %s new orphans · oldest human-required %s",
+			span, rate(p.claims), rate(p.refused), rate(p.orphans), oldest),
+		fmt.Sprintf("/min: %s claims %s refused %s orphans · oldest %s",
+			rate(p.claims), rate(p.refused), rate(p.orphans), oldest),
 		"oldest waiting " + oldest, "oldest " + oldest,
 	} {
 		if len([]rune(s)) <= w {

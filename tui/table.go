@@ -201,7 +201,8 @@ func (t *table) sorter() (func(a, b int) int, orderKey) {
 func (t *table) carryOrder(was orderKey) bool {
 	cmpf, k := t.sorter()
 	h := t.hint
-	if cmpf == nil || k.first == nil || h.first != k.first || h.n != k.n || h.prev == 0 || h.prev != rowAddr(was.first) || h.prevN != was.n ||
+	if cmpf == nil || k.first == nil || h.first != k.first || h.n != k.n ||
+		h.prev == 0 || h.prev != rowAddr(was.first) || h.prevN != was.n ||
 		t.orderFor != (orderKey{first: was.first, n: was.n, title: k.title, desc: k.desc}) ||
 		len(t.order) != was.n {
 		return false

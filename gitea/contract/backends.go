@@ -55,8 +55,9 @@ func NewFakeBackend(t testing.TB) Backend {
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
 	f.SetBaseURL(srv.URL)
-	b := Backend{URL: srv.URL, Owner: "steward-admin", Repo: "fake", Maintainer: "steward-admin",
-		MaintainerToken: "fake-maintainer-token-0123456789", Worker: "worker-one", WorkerToken: "fake-worker-token-0123456789"}
+	b := Backend{URL: srv.URL, Owner: "steward-admin", Repo: "fake",
+		Maintainer: "steward-admin", MaintainerToken: "fake-maintainer-token-0123456789",
+		Worker: "worker-one", WorkerToken: "fake-worker-token-0123456789"}
 	f.AddUser(b.Maintainer, b.MaintainerToken)
 	f.AddUser(b.Worker, b.WorkerToken)
 	b.Seed = &fakeSeeder{r: f.CreateRepo(b.Owner, b.Repo), maintainer: b.Maintainer, worker: b.Worker}

@@ -332,7 +332,11 @@ func testPRFacts(t *testing.T, b Backend) {
 		n             int64
 		state, branch string
 		merged        bool
-	}{{open, "open", "feat-open", false}, {merged, "closed", "feat-merged", true}, {closedPR, "closed", "feat-closed", false}}
+	}{
+		{open, "open", "feat-open", false},
+		{merged, "closed", "feat-merged", true},
+		{closedPR, "closed", "feat-closed", false},
+	}
 	for _, tc := range cases {
 		f, h := c.PullRequest(ctx(t), tc.n)
 		wantOK(t, fmt.Sprintf("PR #%d", tc.n), h)

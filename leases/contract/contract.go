@@ -312,10 +312,12 @@ func Cases() []Case {
 				// steward's own schema admits only the four lower-case statuses: the row a
 				// foreign writer could leave on the seed's is refused by the DB itself.
 				e.Exec(
-					`INSERT INTO work_items (remote, org, repo, work_kind, work_number) VALUES ('prgs', 'acme', 'widgets', 'issue', 1)`,
+					`INSERT INTO work_items (remote, org, repo, work_kind, work_number) ` +
+						`VALUES ('prgs', 'acme', 'widgets', 'issue', 1)`,
 				)
 				if err := e.ExecErr(`INSERT INTO leases (lease_id, work_item_id, session_id, status, created_at)
-					VALUES ('L-upper', (SELECT work_item_id FROM work_items), 'sx', ' ACTIVE', ?)`, leaserec.FormatTime(e.Now())); err == nil {
+					VALUES ('L-upper', (SELECT work_item_id FROM work_items), 'sx', ' ACTIVE', ?)`,
+					leaserec.FormatTime(e.Now())); err == nil {
 					t.Fatal("steward's schema took a lease with status ' ACTIVE'")
 				}
 				return
@@ -441,7 +443,10 @@ func Cases() []Case {
 			if err != nil || len(back) != 1 || next != evs[2].EventID {
 				t.Fatalf("backlog %+v next %d %v", back, next, err)
 			}
-			for _, op := range []leases.Op{leases.OpClaim, leases.OpHeartbeat, leases.OpRelease, leases.OpReclaim, leases.OpAbandon, leases.OpSweep} {
+			ops := []leases.Op{
+				leases.OpClaim, leases.OpHeartbeat, leases.OpRelease, leases.OpReclaim, leases.OpAbandon, leases.OpSweep,
+			}
+			for _, op := range ops {
 				if v, err := r.Supports(ctx, op); err != nil || !v.OK {
 					t.Fatalf("supports %s: %+v %v", op, v, err)
 				}

@@ -91,7 +91,8 @@ func Postgres() Backend {
 		}
 		e.Now = func() time.Time {
 			var s string
-			if err := raw.QueryRow(`SELECT to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`).Scan(&s); err != nil {
+			q := `SELECT to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
+			if err := raw.QueryRow(q).Scan(&s); err != nil {
 				t.Fatal(err)
 			}
 			now, err := time.Parse(leaserec.TimeLayout, s)
@@ -196,7 +197,8 @@ func (e *Env) Backdate(leaseID, col string, d time.Duration) {
 func (e *Env) has(table, col string) bool {
 	q := `SELECT count(*) FROM pragma_table_info(?) WHERE name = ?`
 	if e.pg {
-		q = `SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? AND column_name = ?`
+		q = `SELECT count(*) FROM information_schema.columns ` +
+			`WHERE table_schema = current_schema() AND table_name = ? AND column_name = ?`
 	}
 	var n int
 	if err := e.raw.QueryRow(e.bind(q), table, col).Scan(&n); err != nil {

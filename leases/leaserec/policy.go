@@ -302,7 +302,8 @@ func ClassOf(l Lease) (TaskClass, string) {
 		return ClassReviewerPR, from + " (no task_class recorded)"
 	case role == "merger" && kind == KindPR:
 		return ClassMergerPR, from + " (no task_class recorded)"
-	case kind == KindPR && (phase == "conflict_fix" || role == "author" || role == "conflict_fix" || role == "conflict-fix"):
+	case kind == KindPR &&
+		(phase == "conflict_fix" || role == "author" || role == "conflict_fix" || role == "conflict-fix"):
 		return ClassConflictFix, from + ", phase " + quote(l.Phase) + " (no task_class recorded)"
 	}
 	return ClassUnmapped, from + " matches no row of the seed's policy table: read conservatively (no absolute cap, " +

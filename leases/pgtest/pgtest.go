@@ -137,7 +137,8 @@ func newDB(t testing.TB, s *Server, template string) string {
 	t.Helper()
 	name := "t_" + strconv.FormatInt(seq.Add(1), 10) + "_" + strconv.Itoa(os.Getpid())
 	// FILE_COPY: a small database copies faster as files than through the WAL.
-	if err := s.Admin(context.Background(), "CREATE DATABASE "+name+" TEMPLATE "+template+" STRATEGY FILE_COPY"); err != nil {
+	create := "CREATE DATABASE " + name + " TEMPLATE " + template + " STRATEGY FILE_COPY"
+	if err := s.Admin(context.Background(), create); err != nil {
 		t.Fatalf("pgtest: create database: %v", err)
 	}
 	t.Cleanup(func() {

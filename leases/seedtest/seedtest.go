@@ -320,7 +320,8 @@ func (d *DB) AddLease(l Lease) {
 		"adopted_by_session_id": null(l.AdoptedBySessionID), "lease_generation_id": gen})
 	if d.Has("assignments", "assignment_id") {
 		d.insert("assignments", map[string]any{"assignment_id": "asg-" + l.LeaseID, "lease_id": l.LeaseID,
-			"session_id": l.SessionID, "work_item_id": item, "role": l.Role, "created_at": null(l.CreatedAt), "status": l.Status})
+			"session_id": l.SessionID, "work_item_id": item, "role": l.Role, "created_at": null(l.CreatedAt),
+			"status": l.Status})
 	}
 }
 

@@ -125,10 +125,9 @@ func Flow(t *testing.T, e Env, item int64) {
 	c := e.Dial(t, "flow-w1")
 	n := len(e.Attempts(t))
 	cl := ok(t)(c.Claim(ctx, mcp.ClaimArgs{Item: e.Item(item)}))
-	if !cl.Success || cl.Result != "succeeded" || cl.Fence == nil || cl.Fence.LockGeneration != 1 || cl.Fence.TaskSessionID == "" ||
-		cl.Fence.ExpiresAt == "" || cl.Attempt == "" ||
-		cl.HeartbeatEvery == "" ||
-		cl.Item.Remote != "origin" {
+	if !cl.Success || cl.Result != "succeeded" || cl.Fence == nil ||
+		cl.Fence.LockGeneration != 1 || cl.Fence.TaskSessionID == "" || cl.Fence.ExpiresAt == "" ||
+		cl.Attempt == "" || cl.HeartbeatEvery == "" || cl.Item.Remote != "origin" {
 		t.Fatalf("claim: %+v", cl)
 	}
 	hb := ok(t)(c.Heartbeat(ctx, *cl.Fence))
@@ -145,10 +144,9 @@ func Flow(t *testing.T, e Env, item int64) {
 		t.Fatalf("item_status of the held item: %+v %v", st, err)
 	}
 	var ct mcp.Contract
-	if _, err := c.Call(ctx, mcp.ToolInspect, mcp.InspectArgs{SessionID: c.Session(), Org: e.Org, Repo: e.Repo, IssueNumber: item}, &ct); err != nil ||
-		!ct.Success ||
-		!ct.Canonical ||
-		ct.TaskSessionID != cl.Fence.TaskSessionID {
+	inspect := mcp.InspectArgs{SessionID: c.Session(), Org: e.Org, Repo: e.Repo, IssueNumber: item}
+	if _, err := c.Call(ctx, mcp.ToolInspect, inspect, &ct); err != nil ||
+		!ct.Success || !ct.Canonical || ct.TaskSessionID != cl.Fence.TaskSessionID {
 		t.Fatalf("inspect_lock_contract: %+v %v", ct, err)
 	}
 	rel := ok(t)(c.Release(ctx, *hb.Fence))
@@ -619,36 +617,36 @@ func SeedFlow(t *testing.T, e Env, item int64) {
 	c := e.Dial(t, "seed-w1")
 	s := c.Session()
 	var lock mcp.Outcome
-	if _, err := c.Call(ctx, mcp.SeedLockIssue, mcp.LockIssueArgs{SessionID: s, IssueNumber: item, Org: e.Org, Repo: e.Repo,
-		BranchName: fmt.Sprintf("feat/issue-%d", item)}, &lock); err != nil ||
-		!lock.Success ||
-		lock.Fence.TaskSessionID == "" {
+	lockArgs := mcp.LockIssueArgs{SessionID: s, IssueNumber: item, Org: e.Org, Repo: e.Repo,
+		BranchName: fmt.Sprintf("feat/issue-%d", item)}
+	if _, err := c.Call(ctx, mcp.SeedLockIssue, lockArgs, &lock); err != nil ||
+		!lock.Success || lock.Fence.TaskSessionID == "" {
 		t.Fatalf("gitea_lock_issue: %+v %v", lock, err)
 	}
 	var hb mcp.Outcome
-	if _, err := c.Call(ctx, mcp.SeedHeartbeatLock, mcp.HeartbeatLockArgs{SessionID: s, IssueNumber: item, Org: e.Org, Repo: e.Repo,
-		TaskSessionID: lock.Fence.TaskSessionID, ClaimToken: lock.Fence.ClaimToken}, &hb); err != nil ||
-		!hb.Success ||
-		hb.Fence.LockGeneration != 2 {
+	hbArgs := mcp.HeartbeatLockArgs{SessionID: s, IssueNumber: item, Org: e.Org, Repo: e.Repo,
+		TaskSessionID: lock.Fence.TaskSessionID, ClaimToken: lock.Fence.ClaimToken}
+	if _, err := c.Call(ctx, mcp.SeedHeartbeatLock, hbArgs, &hb); err != nil ||
+		!hb.Success || hb.Fence.LockGeneration != 2 {
 		t.Fatalf("gitea_heartbeat_issue_lock: %+v %v", hb, err)
 	}
 	var ml mcp.MyLeases
-	if _, err := c.Call(ctx, mcp.SeedInspectLease, mcp.InspectLeaseArgs{SessionID: s, LeaseID: lock.Fence.LeaseID}, &ml); err != nil ||
-		!ml.Success || len(ml.Leases) != 1 ||
-		ml.Leases[0].Fence == nil ||
-		*ml.Leases[0].Fence != *hb.Fence {
+	leaseArgs := mcp.InspectLeaseArgs{SessionID: s, LeaseID: lock.Fence.LeaseID}
+	if _, err := c.Call(ctx, mcp.SeedInspectLease, leaseArgs, &ml); err != nil ||
+		!ml.Success || len(ml.Leases) != 1 || ml.Leases[0].Fence == nil || *ml.Leases[0].Fence != *hb.Fence {
 		t.Fatalf("gitea_inspect_workflow_lease: %+v %v (want the heartbeat's fence %+v)", ml, err, hb.Fence)
 	}
 	var ct mcp.Contract
-	if _, err := c.Call(ctx, mcp.SeedInspectContract, mcp.InspectArgs{SessionID: s, IssueNumber: item, Org: e.Org, Repo: e.Repo,
-		BranchName: fmt.Sprintf("feat/issue-%d", item)}, &ct); err != nil || !ct.Success ||
-		!ct.Canonical ||
-		len(ct.BindingMismatches) != 0 {
+	inspect := mcp.InspectArgs{SessionID: s, IssueNumber: item, Org: e.Org, Repo: e.Repo,
+		BranchName: fmt.Sprintf("feat/issue-%d", item)}
+	if _, err := c.Call(ctx, mcp.SeedInspectContract, inspect, &ct); err != nil ||
+		!ct.Success || !ct.Canonical || len(ct.BindingMismatches) != 0 {
 		t.Fatalf("gitea_inspect_issue_lock_contract: %+v %v", ct, err)
 	}
 	var rel mcp.Outcome
-	if _, err := c.Call(ctx, mcp.SeedReleaseLease, mcp.ReleaseLeaseArgs{SessionID: s, LeaseID: lock.Fence.LeaseID,
-		TaskSessionID: hb.Fence.TaskSessionID, LockGeneration: hb.Fence.LockGeneration, ClaimToken: hb.Fence.ClaimToken}, &rel); err != nil || !rel.Success {
+	relArgs := mcp.ReleaseLeaseArgs{SessionID: s, LeaseID: lock.Fence.LeaseID, TaskSessionID: hb.Fence.TaskSessionID,
+		LockGeneration: hb.Fence.LockGeneration, ClaimToken: hb.Fence.ClaimToken}
+	if _, err := c.Call(ctx, mcp.SeedReleaseLease, relArgs, &rel); err != nil || !rel.Success {
 		t.Fatalf("gitea_release_workflow_lease: %+v %v", rel, err)
 	}
 	e.OneTerminal(t)

@@ -54,7 +54,8 @@ func (s stdioSession) read() rpcLine {
 func StdioMalformed(t *testing.T, in io.Writer, out io.Reader) {
 	s := stdioSession{t: t, in: in, out: bufio.NewReader(out)}
 	s.send(
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},` +
+			`"clientInfo":{"name":"raw","version":"1"}}}`,
 	)
 	if r := s.read(); string(r.ID) != "1" || r.Error != nil {
 		t.Fatalf("initialize: %+v", r)

@@ -424,7 +424,8 @@ func sameSession(a, b leaserec.Session) bool {
 func sameLease(a, b leaserec.Lease) bool {
 	return a.Status == b.Status && a.SessionID == b.SessionID && a.ExpiresAt.Raw == b.ExpiresAt.Raw &&
 		a.LastHeartbeatAt.Raw == b.LastHeartbeatAt.Raw && a.HeartbeatCount == b.HeartbeatCount && a.Phase == b.Phase &&
-		a.ReleasedAt.Raw == b.ReleasedAt.Raw && a.AdoptedBySessionID == b.AdoptedBySessionID && a.ProvenanceRaw == b.ProvenanceRaw &&
+		a.ReleasedAt.Raw == b.ReleasedAt.Raw && a.AdoptedBySessionID == b.AdoptedBySessionID &&
+		a.ProvenanceRaw == b.ProvenanceRaw &&
 		a.WorktreePath == b.WorktreePath && a.OwnerPID == b.OwnerPID && a.OwnerHost == b.OwnerHost && a.Work == b.Work &&
 		a.Role == b.Role && a.TaskClass == b.TaskClass && a.CreatedAt.Raw == b.CreatedAt.Raw && a.WorkItemID == b.WorkItemID
 }

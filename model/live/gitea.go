@@ -87,7 +87,8 @@ func LoadGitea(
 	hs = append(hs, h)
 	for _, p := range prs {
 		f := put("pr", p.Number)
-		f.Title, f.State, f.Merged, f.URL, f.UpdatedAt, f.HeadBranch = p.Title, p.State, p.Merged, p.URL, p.UpdatedAt, p.HeadBranch
+		f.Title, f.State, f.Merged, f.URL = p.Title, p.State, p.Merged, p.URL
+		f.UpdatedAt, f.HeadBranch = p.UpdatedAt, p.HeadBranch
 	}
 	for i, it := range claimed {
 		if i >= MaxIssueProbes {

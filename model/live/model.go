@@ -179,9 +179,8 @@ func New(ws Workspace, opt Options) *Model {
 		p.DBHost = ws.DBHost
 	}
 	return &Model{ws: ws, opt: opt, probe: p, e: model.NewEngine(opt.Config), out: make(chan *model.Snapshot, 1),
-		refresh: make(
-			chan chan struct{},
-		), stats: make(chan chan model.Stats), giteaCh: make(chan giteaResult), closed: make(chan struct{}), wake: make(chan struct{}, 1)}
+		refresh: make(chan chan struct{}), stats: make(chan chan model.Stats), giteaCh: make(chan giteaResult),
+		closed: make(chan struct{}), wake: make(chan struct{}, 1)}
 }
 
 // Start reads every source once, publishes the first snapshot, and starts
@@ -218,7 +217,9 @@ func (l *Model) Start(ctx context.Context) error {
 	var err error
 	if _, observe := model.LocksHere(l.ws.Host, l.probe.Host, now); !observe {
 		// The lock directory is on another host: nothing here to watch.
-	} else if l.lw, err = locks.Watch(l.ws.LocksDir, locks.WatchOptions{Debounce: l.opt.Debounce, Notify: l.opt.Notify, Poll: l.opt.Poll}); err != nil {
+	} else if l.lw, err = locks.Watch(l.ws.LocksDir, locks.WatchOptions{
+		Debounce: l.opt.Debounce, Notify: l.opt.Notify, Poll: l.opt.Poll,
+	}); err != nil {
 		l.cancel()
 		if l.dw != nil { // the first read may have started one
 			l.dw.Close()

@@ -148,3 +148,67 @@ func TestAttentionTornLine(t *testing.T) {
 		t.Fatalf("marks %+v findings %+v %v", ms, finds, err)
 	}
 }
+
+// TestAttentionParamBounds: the ends of each parameter's range — level 0 to 1000, a snooze
+// longer than nothing and at most MaxSnooze — are allowed, one step past each is refused,
+// and a refused length is quoted whole up to 40 bytes, cut with an ellipsis after.
+func TestAttentionParamBounds(t *testing.T) {
+	f := newFixture(t, RoleOperator)
+	ctx := context.Background()
+	snooze := func(d string) Request {
+		return Request{Action: actionid.AttentionSnooze, Target: Target{Entry: "k"}, Params: AttentionParams{Evidence: "e", For: d}}
+	}
+	long := strings.Repeat("9", 40) // not a duration: no unit
+	for _, c := range []struct {
+		name  string
+		req   Request
+		allow bool
+		says  string
+	}{
+		{"level 0", ackReq("k", "e", "0"), true, ""},
+		{"level 1000", ackReq("k", "e", "1000"), true, ""},
+		{"level 1001", ackReq("k", "e", "1001"), false, `level "1001"`},
+		{"level -1", ackReq("k", "e", "-1"), false, `level "-1"`},
+		{"a snooze of 40 bytes", snooze(long), false, `snooze for "` + long + `"`},
+		{"a snooze of 41 bytes", snooze(long + "9"), false, `snooze for "` + long + `…"`},
+		{"snooze 1s", snooze("1s"), true, ""},
+		{"snooze MaxSnooze", snooze(MaxSnooze.String()), true, ""},
+		{"snooze past MaxSnooze", snooze((MaxSnooze + time.Second).String()), false, "snooze for"},
+		{"snooze 0s", snooze("0s"), false, `snooze for "0s"`},
+	} {
+		before := f.state()
+		pv, err := f.core.Preview(ctx, c.req)
+		if err != nil || pv.Allowed != c.allow {
+			t.Errorf("%s: allowed %v (%+v) %v, want %v", c.name, pv.Allowed, pv.Refusal, err, c.allow)
+			continue
+		}
+		if !c.allow && (pv.Refusal.Code != CodeInvalidRequest || !strings.Contains(pv.Refusal.Message, c.says)) {
+			t.Errorf("%s: %+v, want invalid_request saying %s", c.name, pv.Refusal, c.says)
+		}
+		if f.state() != before {
+			t.Errorf("%s: the preview wrote", c.name)
+		}
+	}
+}
+
+// TestAttentionFindingsNameTheirLine: each line of the attention file that is not a mark is a
+// finding naming its line (blank lines counted) and why: the decoder's error for a line that
+// is not JSON, "not a mark" for JSON that is not one.
+func TestAttentionFindingsNameTheirLine(t *testing.T) {
+	f := newFixture(t, RoleOperator)
+	body := `{"v":1,"attempt":"att-1","kind":"ack","entry":"k","evidence":"e"}` + "\n\n" +
+		`{"v":1,"attempt":"att-2","kind":"poke","entry":"k"}` + "\n" + `{"v":1,"att` + "\n"
+	if err := os.WriteFile(AttentionPath(f.audit.Path()), []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ms, finds, err := ReadAttention(f.audit.Path())
+	if err != nil || len(ms) != 1 || len(finds) != 2 {
+		t.Fatalf("marks %+v findings %+v %v", ms, finds, err)
+	}
+	if finds[0].Line != 3 || !strings.HasSuffix(finds[0].Reason, ": not a mark") {
+		t.Errorf("the JSON that is not a mark: %+v, want line 3, not a mark", finds[0])
+	}
+	if finds[1].Line != 4 || !strings.Contains(finds[1].Reason, "unexpected end of JSON input") {
+		t.Errorf("the torn line: %+v, want line 4 and the decoder's error", finds[1])
+	}
+}

@@ -151,7 +151,8 @@ func TestAttentionTornLine(t *testing.T) {
 
 // TestAttentionParamBounds: the ends of each parameter's range — level 0 to 1000, a snooze
 // longer than nothing and at most MaxSnooze — are allowed, one step past each is refused,
-// and a refused length is quoted whole up to 40 bytes, cut with an ellipsis after.
+// and a refused length is quoted whole up to 40 bytes, cut with an ellipsis after; an
+// allowed one's preview names the file its mark goes to.
 func TestAttentionParamBounds(t *testing.T) {
 	f := newFixture(t, RoleOperator)
 	ctx := context.Background()
@@ -184,6 +185,9 @@ func TestAttentionParamBounds(t *testing.T) {
 		}
 		if !c.allow && (pv.Refusal.Code != CodeInvalidRequest || !strings.Contains(pv.Refusal.Message, c.says)) {
 			t.Errorf("%s: %+v, want invalid_request saying %s", c.name, pv.Refusal, c.says)
+		}
+		if c.allow && !strings.Contains(strings.Join(pv.Effects, " "), "recorded in "+AttentionPath(f.audit.Path())) {
+			t.Errorf("%s: the effects %q do not name the attention file", c.name, pv.Effects)
 		}
 		if f.state() != before {
 			t.Errorf("%s: the preview wrote", c.name)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -93,7 +94,8 @@ func TestClaimGivesUpAfterItsRounds(t *testing.T) {
 	}
 }
 
-// TestClaimRecordsNoPIDForZero: a claim that gives no owner pid (0) leaves owner_pid NULL,
+// TestClaimRecordsNoPIDForZero: a claim that gives no pid (0) leaves the lease's owner_pid and
+// the session's pid NULL,
 // as the seed's rows do for an unknown process — never pid 0, which liveness would probe.
 func TestClaimRecordsNoPIDForZero(t *testing.T) {
 	t.Parallel()
@@ -108,14 +110,19 @@ func TestClaimRecordsNoPIDForZero(t *testing.T) {
 		pid int64
 	}{{1, 0}, {2, 4242}} {
 		req := claimReq("sess-p", c.n)
-		req.OwnerPID = c.pid
+		req.OwnerPID, req.Session.PID = c.pid, c.pid
+		req.Session.SessionID = fmt.Sprintf("sess-p%d", c.n)
 		l := mustClaimReq(t, s, req)
-		var got sql.NullInt64
-		if err := db.QueryRow(`SELECT owner_pid FROM leases WHERE lease_id = ?`, l.LeaseID).Scan(&got); err != nil {
+		var owner, session sql.NullInt64
+		if err := db.QueryRow(`SELECT owner_pid FROM leases WHERE lease_id = ?`, l.LeaseID).Scan(&owner); err != nil {
 			t.Fatal(err)
 		}
-		if want := (sql.NullInt64{Int64: c.pid, Valid: c.pid > 0}); got != want {
-			t.Errorf("owner pid %d recorded as %+v, want %+v", c.pid, got, want)
+		if err := db.QueryRow(`SELECT pid FROM sessions WHERE session_id = ?`, req.Session.SessionID).Scan(&session); err != nil {
+			t.Fatal(err)
+		}
+		want := sql.NullInt64{Int64: c.pid, Valid: c.pid > 0}
+		if owner != want || session != want {
+			t.Errorf("pid %d recorded as %+v on the lease and %+v on the session, want %+v", c.pid, owner, session, want)
 		}
 	}
 }

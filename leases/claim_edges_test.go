@@ -126,3 +126,105 @@ func TestClaimRecordsNoPIDForZero(t *testing.T) {
 		}
 	}
 }
+
+// TestClaimWritesItsSessionOrNothing: the claim registers its session before the lease. When
+// the DB refuses that row (a trigger aborts the insert), the claim fails and writes nothing —
+// no lease without its session. When another claim inserts the same session between this
+// claim's update and its insert (a trigger writes the row first, ended, and drops the
+// insert), the claim updates that row: the session is active with this claim's pid and host.
+func TestClaimWritesItsSessionOrNothing(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, trigger string
+		fails         bool
+	}{
+		{"the insert is refused", `CREATE TRIGGER refuse_sessions BEFORE INSERT ON sessions
+			BEGIN SELECT RAISE(ABORT, 'sessions are refused'); END`, true},
+		{"another claim inserts it first", `CREATE TRIGGER other_first BEFORE INSERT ON sessions
+			WHEN NOT EXISTS (SELECT 1 FROM sessions WHERE session_id = NEW.session_id)
+			BEGIN
+				INSERT INTO sessions (session_id, status, started_at, ended_at)
+					VALUES (NEW.session_id, 'ended', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z');
+				SELECT RAISE(IGNORE);
+			END`, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			path, s := newStore(t, leases.StoreOptions{})
+			db, err := sql.Open("sqlite", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if _, err := db.Exec(c.trigger); err != nil {
+				t.Fatal(err)
+			}
+			out, err := s.Claim(context.Background(), claimReq("sess-s", 11), now)
+			count := func(table string) (n int) {
+				if err := db.QueryRow(`SELECT count(*) FROM ` + table).Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			if c.fails {
+				if err == nil || out.OK() {
+					t.Fatalf("claim whose session the DB refuses: %+v %v, want an error", out, err)
+				}
+				for _, table := range []string{"sessions", "work_items", "leases", "events"} {
+					if n := count(table); n != 0 {
+						t.Errorf("the failed claim left %d rows in %s", n, table)
+					}
+				}
+				return
+			}
+			if err != nil || !out.OK() {
+				t.Fatalf("claim: %+v %v", out, err)
+			}
+			var status, host string
+			var pid sql.NullInt64
+			var ended sql.NullString
+			if err := db.QueryRow(`SELECT status, pid, host, ended_at FROM sessions WHERE session_id = 'sess-s'`).
+				Scan(&status, &pid, &host, &ended); err != nil {
+				t.Fatal(err)
+			}
+			if status != "active" || pid.Int64 != 42 || host != "h1" || ended.Valid {
+				t.Errorf("session after the claim: status %q pid %+v host %q ended %+v, want active, 42, h1, not ended",
+					status, pid, host, ended)
+			}
+		})
+	}
+}
+
+// TestClaimKeepsOrReplacesTheTitle: a claim of an item already recorded replaces its title
+// with the one it gives, and a claim that gives none keeps the recorded title — it never
+// blanks it.
+func TestClaimKeepsOrReplacesTheTitle(t *testing.T) {
+	t.Parallel()
+	path, s := newStore(t, leases.StoreOptions{})
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	for i, c := range []struct{ give, want string }{
+		{"Widgets crash on start", "Widgets crash on start"}, // the first claim records the item
+		{"", "Widgets crash on start"},
+		{"Widgets crash on start with no config", "Widgets crash on start with no config"},
+		{"", "Widgets crash on start with no config"},
+	} {
+		req := claimReq("sess-t", 12)
+		req.Title = c.give
+		l := mustClaimReq(t, s, req)
+		var title string
+		if err := db.QueryRow(`SELECT title FROM work_items WHERE work_item_id = ?`, l.WorkItemID).Scan(&title); err != nil {
+			t.Fatal(err)
+		}
+		if title != c.want {
+			t.Errorf("claim %d giving title %q: recorded %q, want %q", i, c.give, title, c.want)
+		}
+		if out, err := s.Release(ctx, leases.FenceOf(*l), "next", now); err != nil || !out.OK() {
+			t.Fatalf("release: %+v %v", out, err)
+		}
+	}
+}

@@ -226,7 +226,7 @@ func TestOnlyGovernWrites(t *testing.T) {
 var pureStd = map[string]bool{
 	"bytes": true, "cmp": true, "container/heap": true, "encoding/json": true, "errors": true, "fmt": true,
 	"iter": true, "maps": true, "math": true, "slices": true, "sort": true, "strconv": true, "strings": true,
-	"sync": true, "time": true, "unicode": true, "unicode/utf16": true, "unicode/utf8": true,
+	"sync": true, "time": true, "unicode": true, "unicode/utf16": true, "unicode/utf8": true, "unique": true,
 }
 
 // pureLeaves are steward's packages that do no IO: the record types, decoders and verdicts

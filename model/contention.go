@@ -277,7 +277,9 @@ func bucket(u *unitIn, e *env, now time.Time) *ItemState {
 	if u.item == nil {
 		return nil
 	}
-	st := &ItemState{Item: *u.item, Evidence: make([]Evidence, 0, 4)}
+	// The evidence is sized to what it holds (every item of the fleet keeps its state): an
+	// array with room to spare cost as much again as the lines in it.
+	st := &ItemState{Item: *u.item, Evidence: []Evidence{}}
 	f := u.fact
 	if f != nil {
 		st.Title = f.Title
@@ -290,6 +292,9 @@ func bucket(u *unitIn, e *env, now time.Time) *ItemState {
 	set := func(b Bucket, why string, evs ...Evidence) *ItemState {
 		st.Bucket = b
 		st.Reasons = append(st.Reasons, why)
+		if n := len(st.Evidence) + len(evs); n > cap(st.Evidence) {
+			st.Evidence = append(make([]Evidence, 0, n), st.Evidence...)
+		}
 		st.Evidence = append(st.Evidence, evs...)
 		return st
 	}

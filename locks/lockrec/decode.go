@@ -251,6 +251,8 @@ func (d *decoder) record(r *Record, root jval) {
 			r.Extra = d.setExtra(r.Extra, k, d.raw(v))
 		}
 	}
+	r.Keys = sharedKeys(r.Keys)
+	r.Remote, r.Org, r.Repo = sharedValue(r.Remote), sharedValue(r.Org), sharedValue(r.Repo)
 	d.ranges(r)
 	for _, f := range RequiredFields {
 		if blank(root, f) {
@@ -311,6 +313,8 @@ func (d *decoder) workLease(path string, v jval) *WorkLease {
 			w.Extra = d.setExtra(w.Extra, m.key, d.raw(m.val))
 		}
 	}
+	w.Keys = sharedKeys(w.Keys)
+	w.OperationType, w.LifecycleVersion = sharedValue(w.OperationType), sharedValue(w.LifecycleVersion)
 	return w
 }
 
@@ -337,6 +341,7 @@ func (d *decoder) provenance(path string, v jval) *Provenance {
 			p.Extra = d.setExtra(p.Extra, m.key, d.raw(m.val))
 		}
 	}
+	p.Source, p.WrittenByTool = sharedValue(p.Source), sharedValue(p.WrittenByTool)
 	return p
 }
 
@@ -356,6 +361,7 @@ func (d *decoder) claimant(path string, v jval) *Claimant {
 			c.Extra = d.setExtra(c.Extra, m.key, d.raw(m.val))
 		}
 	}
+	c.Username, c.Profile = sharedValue(c.Username), sharedValue(c.Profile)
 	return c
 }
 

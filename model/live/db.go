@@ -215,7 +215,7 @@ func (l *Model) dbUnavailable(err error, now, t0 time.Time) {
 func (l *Model) applyDB(ctx context.Context, s *leases.Snapshot, eh leaserec.Health, now, t0 time.Time) {
 	e := l.e
 	for _, w := range s.WorkItems {
-		e.PutWorkItem(w)
+		e.PutWorkItem(sharedWorkItem(w))
 	}
 	e.SetSessionsOmitted(s.SessionsOmitted)
 	seen := make(map[string]bool, len(s.Sessions))
@@ -340,7 +340,7 @@ func (l *Model) applyScope(ctx context.Context, sc leases.Scope, now, t0 time.Ti
 		return false
 	}
 	for _, w := range r.WorkItems {
-		e.PutWorkItem(w)
+		e.PutWorkItem(sharedWorkItem(w))
 	}
 	got := make(map[string]bool, len(r.Sessions))
 	for _, x := range r.Sessions {

@@ -47,7 +47,7 @@ func (p Probe) owner(pid int64, host string) (model.Liveness, string) {
 	case pid <= 0:
 		return model.LivenessUnknown, "no pid recorded"
 	case host != "" && host != p.Host:
-		return model.LivenessUnknown, "recorded on host " + host + ", not this one: liveness is not evidence here"
+		return model.LivenessUnknown, shared("recorded on host " + host + ", not this one: liveness is not evidence here")
 	}
 	f := p.Liveness
 	if f == nil {
@@ -151,7 +151,7 @@ func (p Probe) ObserveLock(e lockrec.Entry, now time.Time) model.LockObs {
 	case rec.PID != nil:
 		lo.PID = *rec.PID
 	}
-	lo.Host = lockHost(rec, p.Host)
+	lo.Host = shared(lockHost(rec, p.Host))
 	lo.OtherHost = p.other(lo.Host)
 	lo.Owner, lo.OwnerWhy = p.owner(lo.PID, lo.Host)
 	w := p.worktree(lockWorktree(rec), lo.Host)
@@ -162,7 +162,7 @@ func (p Probe) ObserveLock(e lockrec.Entry, now time.Time) model.LockObs {
 // ObserveLease attaches owner liveness and worktree presence to a lease.
 func (p Probe) ObserveLease(l leaserec.Lease) model.LeaseObs {
 	lo := model.LeaseObs{
-		Lease:    l,
+		Lease:    sharedLease(l),
 		Owner:    model.LivenessUnknown,
 		Worktree: model.WorktreeUnknown,
 		OwnerWhy: "lease ended",
@@ -172,7 +172,7 @@ func (p Probe) ObserveLease(l leaserec.Lease) model.LeaseObs {
 		return lo
 	}
 	host, why := leases.RowHost(l.OwnerHost, p.DBHost, p.Host)
-	lo.Host = host
+	lo.Host = shared(host)
 	lo.OtherHost = p.other(host)
 	lo.Owner, lo.OwnerWhy = p.owner(l.OwnerPID, host)
 	w := p.worktree(l.WorktreePath, host)
@@ -188,7 +188,7 @@ func (p Probe) ObserveLease(l leaserec.Lease) model.LeaseObs {
 // judged on the DB's host, as a lease is).
 func (p Probe) ObserveSession(s leaserec.Session) model.SessionObs {
 	host, _ := leases.RowHost(s.Host, p.DBHost, p.Host)
-	so := model.SessionObs{Session: s, Owner: model.LivenessUnknown}
+	so := model.SessionObs{Session: sharedSession(s), Owner: model.LivenessUnknown}
 	so.Owner, _ = p.owner(s.PID, host)
 	return so
 }

@@ -16,16 +16,6 @@ import (
 // BusyTimeout is the SQLite busy_timeout every handle sets.
 const BusyTimeout = 5 * time.Second
 
-// DefaultPath returns the seed's DB location: $GITEA_CONTROL_PLANE_DB when
-// set through lookup, else ~/.cache/gitea-tools/control-plane/control_plane.sqlite3.
-func DefaultPath(lookup func(string) (string, bool)) string {
-	if v, ok := lookup("GITEA_CONTROL_PLANE_DB"); ok && v != "" {
-		return v
-	}
-	home, _ := os.UserHomeDir()
-	return filepath.Join(home, ".cache", "gitea-tools", "control-plane", "control_plane.sqlite3")
-}
-
 // dsnOpts are the connection settings of a handle.
 type dsnOpts struct {
 	// immediate makes every transaction BEGIN IMMEDIATE (writers take the lock up front).

@@ -2,9 +2,6 @@ package leases
 
 import "steward/leases/leaserec"
 
-// foldSQL is Fold as a SQLite expression over a column (sqliteSQL.fold).
-func foldSQL(col string) string { return sqliteSQL.fold(col) }
-
 // itemIdentity is the SQL condition over work_items that matches the rows of one item,
 // and its arguments: the remote as written, the org and repo folded (Gitea owner and
 // repository names are case-insensitive: acme/widgets#60 and ACME/Widgets#60 are one

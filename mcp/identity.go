@@ -109,16 +109,6 @@ func (b *binder) enter(ss *sdk.ServerSession, session string, pid int64, rebind,
 	)
 }
 
-// pidOf is the connection's worker process (0 when unknown).
-func (b *binder) pidOf(ss *sdk.ServerSession) int64 {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if c, ok := b.conns[ss]; ok {
-		return c.pid
-	}
-	return 0
-}
-
 // declare records the worker process a claim names for its connection: the first one
 // sticks, and a different one later is refused.
 func (b *binder) declare(ss *sdk.ServerSession, pid int64) (int64, bool) {

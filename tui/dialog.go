@@ -68,16 +68,6 @@ func (s *stack) topEntry() *stackEntry {
 	return &s.entries[len(s.entries)-1]
 }
 
-// entry returns the open entry with id, nil when it was closed.
-func (s *stack) entry(id int) *stackEntry {
-	for i := range s.entries {
-		if s.entries[i].id == id {
-			return &s.entries[i]
-		}
-	}
-	return nil
-}
-
 // pop closes the top dialog.
 func (s *stack) pop() {
 	if len(s.entries) > 0 {

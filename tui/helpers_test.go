@@ -100,15 +100,6 @@ func drain(r *Root, cmd tea.Cmd) {
 	}
 }
 
-// keys turns a compact description into key presses: "j", "enter", "ctrl+a", or text.
-func keys(ks ...string) []tea.Msg {
-	var out []tea.Msg
-	for _, k := range ks {
-		out = append(out, keyMsg(k))
-	}
-	return out
-}
-
 func keyMsg(k string) tea.KeyPressMsg {
 	special := map[string]tea.Key{
 		"enter": {Code: tea.KeyEnter}, "esc": {Code: tea.KeyEscape}, "tab": {Code: tea.KeyTab},

@@ -154,9 +154,6 @@ func (t *toasts) dismiss() {
 	}
 }
 
-// shown is how many toasts are on screen (a change resizes the pages).
-func (t *toasts) shown() int { return len(t.list) }
-
 // view draws the newest toasts wrapped at w, at most n lines; a toast cut short says where
 // its whole text is (hint: the history's key), and so do older toasts that no longer fit.
 func (t *toasts) view(w, n int, hint string) []string {

@@ -62,18 +62,6 @@ func Shared(t testing.TB) *Server {
 	return shared
 }
 
-// Start starts a server of its own for t and stops it when t ends.
-func Start(t testing.TB) *Server {
-	t.Helper()
-	maybeSkip(t)
-	s, err := start(t.Logf)
-	if err != nil {
-		t.Fatalf("giteatest: %v", err)
-	}
-	t.Cleanup(s.Close)
-	return s
-}
-
 func maybeSkip(t testing.TB) {
 	if os.Getenv("STEWARD_SKIP_REAL_GITEA") == "1" && os.Getenv("CI") == "" {
 		t.Skip("STEWARD_SKIP_REAL_GITEA=1 and CI unset: skipping real-Gitea test")
@@ -368,9 +356,6 @@ func (s *Server) NewRepo(t testing.TB, name string) string {
 	}
 	return name
 }
-
-// Logs returns what the server printed so far (for failure messages).
-func (s *Server) Logs() string { return tail(s.logs.String(), 4000) }
 
 // Close kills the server's process group and removes its temporary directory.
 func (s *Server) Close() {

@@ -3,7 +3,7 @@
 //
 // What it owns:
 //
-//   - Load, LoadLocks, LoadDB and LoadGitea: one read of each source through
+//   - Load, LoadDB and LoadGitea: one read of each source through
 //     its read API (locks.LoadDir, leases.Reader, the Gitea client's reads),
 //     turned into a model.Input for model.Build (`steward status`);
 //   - Probe: the observations that need IO — process liveness (kill(pid, 0),

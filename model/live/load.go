@@ -53,12 +53,8 @@ func (w Workspace) DBTarget() leases.Target {
 	return leases.Target{Loc: w.DBPath, PasswordFile: w.DBPasswordFile}
 }
 
-// LoadLocks reads the locks directory once.
-func LoadLocks(dir string, p Probe, now time.Time) ([]model.LockObs, model.SourceHealth, []string) {
-	return loadLocks(dir, "", p, now)
-}
-
-// loadLocks is LoadLocks with the legacy single-slot lock at legacy ("" for none).
+// loadLocks reads the locks directory once, with the legacy single-slot lock at legacy ("" for
+// none).
 func loadLocks(dir, legacy string, p Probe, now time.Time) ([]model.LockObs, model.SourceHealth, []string) {
 	t0 := time.Now()
 	snap, err := locks.LoadDir(dir, locks.LoadOptions{})

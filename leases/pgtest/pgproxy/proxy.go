@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/url"
@@ -507,9 +506,4 @@ func halfClose(c net.Conn) {
 		return
 	}
 	c.Close()
-}
-
-// String describes a fault for a test's log.
-func (f *Fault) String() string {
-	return fmt.Sprintf("%s the %d-th match", f.cut.When, f.cut.N)
 }

@@ -223,11 +223,8 @@ func (r *Root) audit(in auditIntent) tea.Cmd {
 		r.push(newResolveDialog(r.env.keys, in.att, actorOf(r.opts.Core)))
 		return nil
 	}
-	r.auditing = r.toasts.push(
-		toastPending,
-		"verifying attempt "+in.att.ID+" from evidence (the core verifies every unknown attempt) …",
-		r.opts.Now(),
-	)
+	r.auditing = r.toasts.push(toastPending,
+		"verifying attempt "+in.att.ID+" from evidence (the core verifies every unknown attempt) …", r.opts.Now())
 	return verifyCmd(r.opts.Core, in.att.ID, r.auditing)
 }
 
@@ -276,10 +273,8 @@ func (r *Root) plan(in planIntent) tea.Cmd {
 	if in.owned {
 		owner = r.stack.topID()
 	}
-	return withSubject(
-		previewCmd(r.opts.Core, owner, toast, in.req),
-		r.from.again(),
-	) // asked after its row left: a plan of the current state
+	// asked after its row left: a plan of the current state
+	return withSubject(previewCmd(r.opts.Core, owner, toast, in.req), r.from.again())
 }
 
 // previewed shows the core's preview of an answer or a recover plan in the confirm dialog;

@@ -67,10 +67,7 @@ func New(opts Options) *Root {
 func (r *Root) Init() tea.Cmd {
 	r.agen++
 	cmds := []tea.Cmd{
-		tickCmd(r.opts.TickEvery),
-		auditCmd(r.opts.AuditPath, r.agen),
-		r.attn.reread(r.opts.AuditPath),
-		r.env.theme.ask(),
+		tickCmd(r.opts.TickEvery), auditCmd(r.opts.AuditPath, r.agen), r.attn.reread(r.opts.AuditPath), r.env.theme.ask(),
 	}
 	if r.opts.SinceOnStart && r.opts.History != nil {
 		cmds = append(cmds, r.openHistory(r.opts, histSince, true))

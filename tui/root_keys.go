@@ -23,56 +23,28 @@ func (r *Root) globalBindings() bindings {
 		return cmdIntent{tea.Batch(refreshCmd(r.opts.Source), auditCmd(r.opts.AuditPath, r.agen))}
 	}
 	hist := onlyIf(func() bool { return r.opts.History != nil }, r.opts.ws.historyWhy())
-	return append(
-		bs,
+	return append(bs,
 		bind(g.NextView, "Views", false, nil, step(1)),
 		bind(g.PrevView, "Views", false, nil, step(-1)),
 		bind(g.Palette, grp, true, nil, func() intent {
 			return pushIntent{newPalette(r.env.keys, paletteEntries(r.env.keys, r.keymap(), r.shown()))}
 		}),
-		bind(
-			g.Refresh,
-			grp,
-			false,
-			onlyIf(func() bool { return r.opts.Source != nil || r.opts.AuditPath != "" }, "no live source to re-read"),
-			refresh,
-		),
-		bind(
-			g.Pause,
-			grp,
-			false,
-			onlyIf(func() bool { return r.env.data.Loaded }, "there is no snapshot yet"),
-			func() intent { r.pause(); return nil },
-		),
+		bind(g.Refresh, grp, false,
+			onlyIf(func() bool { return r.opts.Source != nil || r.opts.AuditPath != "" }, "no live source to re-read"), refresh),
+		bind(g.Pause, grp, false, onlyIf(func() bool { return r.env.data.Loaded }, "there is no snapshot yet"),
+			func() intent { r.pause(); return nil }),
 		bind(g.Toasts, grp, false, onlyIf(func() bool { return len(r.toasts.history) > 0 }, "no messages yet"),
 			func() intent { return pushIntent{newMessages(r.env.keys, r.toasts.history, r.opts.Now())} }),
-		bind(
-			g.Dismiss,
-			grp,
-			false,
-			onlyIf(
-				func() bool { return r.toasts.dismissible() },
-				"no message to dismiss (a pending one stays until its answer)",
-			),
-			func() intent { r.toasts.dismiss(); return nil },
-		),
+		bind(g.Dismiss, grp, false, onlyIf(func() bool { return r.toasts.dismissible() },
+			"no message to dismiss (a pending one stays until its answer)"),
+			func() intent { r.toasts.dismiss(); return nil }),
 		bind(g.History, grp, false, hist, func() intent { return cmdIntent{r.openHistory(r.opts, histFleet, false)} }),
 		bind(g.Since, grp, false, hist, func() intent { return cmdIntent{r.openHistory(r.opts, histSince, false)} }),
-		bind(
-			g.Workspaces,
-			grp,
-			true,
-			r.opts.ws.available(),
-			func() intent { return pushIntent{newWSPicker(r.env.keys, r.opts.ws.nav)} },
-		),
+		bind(g.Workspaces, grp, true, r.opts.ws.available(),
+			func() intent { return pushIntent{newWSPicker(r.env.keys, r.opts.ws.nav)} }),
 		bind(g.Quit, grp, true, nil, func() intent { return cmdIntent{tea.Quit} }),
-		bind(
-			g.Help,
-			grp,
-			true,
-			nil,
-			func() intent { return pushIntent{newHelp(r.env.keys, helpGroups(r.env.keys, r.keymap(), r.cur))} },
-		),
+		bind(g.Help, grp, true, nil,
+			func() intent { return pushIntent{newHelp(r.env.keys, helpGroups(r.env.keys, r.keymap(), r.cur))} }),
 	)
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"time"
 
 	"steward/leases"
@@ -218,46 +219,18 @@ func (l *Model) applyDB(ctx context.Context, s *leases.Snapshot, eh leaserec.Hea
 		e.PutWorkItem(sharedWorkItem(w))
 	}
 	e.SetSessionsOmitted(s.SessionsOmitted)
-	seen := make(map[string]bool, len(s.Sessions))
-	var sess []int // the rows that changed, probed on every core
-	for i := range s.Sessions {
-		x := &s.Sessions[i]
-		seen[x.SessionID] = true
-		if old, ok := e.Session(x.SessionID); !ok || !sameSession(old.Session, *x) {
-			sess = append(sess, i)
-		}
-	}
-	// One allocation per observation, not one array: a kept observation would keep the
-	// whole array alive after the others were replaced.
-	sobs := make([]*model.SessionObs, len(sess))
-	forEach(len(sess), func(i int) { o := l.probe.ObserveSession(s.Sessions[sess[i]]); sobs[i] = &o })
-	for _, o := range sobs {
-		e.SetSession(o.Session.SessionID, o)
-	}
-	for id := range e.Sessions() {
-		if !seen[id] {
-			e.SetSession(id, nil)
-		}
-	}
-	seen = make(map[string]bool, len(s.Leases))
-	var ls []int // the rows that changed, probed on every core
-	for i := range s.Leases {
-		x := &s.Leases[i]
-		seen[x.LeaseID] = true
-		if old, ok := e.Lease(x.LeaseID); !ok || !sameLease(old.Lease, *x) {
-			ls = append(ls, i)
-		}
-	}
-	lobs := make([]*model.LeaseObs, len(ls))
-	forEach(len(ls), func(i int) { o := l.probe.ObserveLease(s.Leases[ls[i]]); lobs[i] = &o })
-	for _, o := range lobs {
-		e.SetLease(o.Lease.LeaseID, o)
-	}
-	for id := range e.Leases() {
-		if !seen[id] {
-			e.SetLease(id, nil)
-		}
-	}
+	applyRows(s.Sessions, rowKind[leaserec.Session, model.SessionObs]{
+		id:      func(x *leaserec.Session) string { return x.SessionID },
+		same:    func(o *model.SessionObs, x *leaserec.Session) bool { return sameSession(o.Session, *x) },
+		observe: l.probe.ObserveSession,
+		held:    e.Session, set: e.SetSession, all: e.Sessions,
+	})
+	applyRows(s.Leases, rowKind[leaserec.Lease, model.LeaseObs]{
+		id:      func(x *leaserec.Lease) string { return x.LeaseID },
+		same:    func(o *model.LeaseObs, x *leaserec.Lease) bool { return sameLease(o.Lease, *x) },
+		observe: l.probe.ObserveLease,
+		held:    e.Lease, set: e.SetLease, all: e.Leases,
+	})
 	l.lookupMissingRefs(ctx)
 	l.last = dbRead{
 		ok:        true,
@@ -327,6 +300,43 @@ func (l *Model) applyScoped(ctx context.Context, evs []leaserec.Event, eh leaser
 		l.bgScope.SessionIDs = append(l.bgScope.SessionIDs, sc.SessionIDs...)
 	}
 	return true
+}
+
+// rowKind is how applyRows reaches one kind of DB row (R: a session or a lease) and its
+// observation (O) in the engine.
+type rowKind[R, O any] struct {
+	id      func(*R) string
+	same    func(held *O, row *R) bool // the row is what the held observation was made of
+	observe func(R) O
+	held    func(id string) (*O, bool)
+	set     func(id string, o *O) // nil drops the row
+	all     func() iter.Seq2[string, *O]
+}
+
+// applyRows brings the engine's rows of one kind to a full read: the rows that are new or
+// changed are observed, probed on every core, and set; the rows no longer read are dropped.
+func applyRows[R, O any](rows []R, k rowKind[R, O]) {
+	seen := make(map[string]bool, len(rows))
+	var changed []int
+	for i := range rows {
+		id := k.id(&rows[i])
+		seen[id] = true
+		if old, ok := k.held(id); !ok || !k.same(old, &rows[i]) {
+			changed = append(changed, i)
+		}
+	}
+	// One allocation per observation, not one array: a kept observation would keep the
+	// whole array alive after the others were replaced.
+	obs := make([]*O, len(changed))
+	forEach(len(changed), func(i int) { o := k.observe(rows[changed[i]]); obs[i] = &o })
+	for i, o := range obs {
+		k.set(k.id(&rows[changed[i]]), o)
+	}
+	for id := range k.all() {
+		if !seen[id] {
+			k.set(id, nil)
+		}
+	}
 }
 
 // applyScope reads the rows sc names and applies them; false, having changed nothing,

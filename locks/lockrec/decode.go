@@ -301,11 +301,7 @@ func (d *decoder) workLease(path string, v jval) *WorkLease {
 		case "last_heartbeat_at":
 			w.LastHeartbeatAt, ok = d.timestamp(p, m.val)
 		case "claimant":
-			w.Claimant = nil
-			if ok = d.object(p, m.val); ok {
-				w.Claimant = d.claimant(p, m.val)
-			}
-			ok = ok || m.val.kind == jNull
+			w.Claimant, ok = d.optClaimant(p, m.val)
 		default:
 			ok = false
 		}
@@ -329,11 +325,7 @@ func (d *decoder) provenance(path string, v jval) *Provenance {
 		case "written_by_tool":
 			p.WrittenByTool, ok = d.str(fp, m.val)
 		case "claimant":
-			p.Claimant = nil
-			if ok = d.object(fp, m.val); ok {
-				p.Claimant = d.claimant(fp, m.val)
-			}
-			ok = ok || m.val.kind == jNull
+			p.Claimant, ok = d.optClaimant(fp, m.val)
 		default:
 			ok = false
 		}
@@ -343,6 +335,15 @@ func (d *decoder) provenance(path string, v jval) *Provenance {
 	}
 	p.Source, p.WrittenByTool = sharedValue(p.Source), sharedValue(p.WrittenByTool)
 	return p
+}
+
+// optClaimant decodes a claimant block, or null as none; ok is false (with a finding)
+// for anything else, which the caller keeps raw.
+func (d *decoder) optClaimant(path string, v jval) (c *Claimant, ok bool) {
+	if d.object(path, v) {
+		return d.claimant(path, v), true
+	}
+	return nil, v.kind == jNull
 }
 
 func (d *decoder) claimant(path string, v jval) *Claimant {

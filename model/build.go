@@ -84,6 +84,25 @@ type sourceJSON struct {
 	AgeS int64 `json:"age_s"`
 }
 
+// sourcesJSON is the sources as the snapshot's JSON has them: each one's health and its
+// age_s relative to generated_at.
+type sourcesJSON struct {
+	Locks sourceJSON `json:"locks"`
+	DB    sourceJSON `json:"db"`
+	Gitea sourceJSON `json:"gitea"`
+}
+
+func (s *Snapshot) sourcesJSON() sourcesJSON {
+	age := func(h SourceHealth) sourceJSON {
+		j := sourceJSON{SourceHealth: h}
+		if !h.ScannedAt.IsZero() {
+			j.AgeS = int64(s.GeneratedAt.Sub(h.ScannedAt) / time.Second)
+		}
+		return j
+	}
+	return sourcesJSON{age(s.Sources.Locks), age(s.Sources.DB), age(s.Sources.Gitea)}
+}
+
 // MarshalJSON renders the snapshot in the stable `steward status --json`
 // format: claims carry heartbeat_age_s and time_left_s, sources age_s, all
 // relative to generated_at; empty lists are [] never null.
@@ -101,21 +120,10 @@ func (s *Snapshot) MarshalJSON() ([]byte, error) {
 			cs[i].TimeLeftS = &v
 		}
 	}
-	age := func(h SourceHealth) sourceJSON {
-		j := sourceJSON{SourceHealth: h}
-		if !h.ScannedAt.IsZero() {
-			j.AgeS = int64(s.GeneratedAt.Sub(h.ScannedAt) / time.Second)
-		}
-		return j
-	}
 	p := (*plain)(s)
 	return json.Marshal(struct {
 		*plain
-		Sources struct {
-			Locks sourceJSON `json:"locks"`
-			DB    sourceJSON `json:"db"`
-			Gitea sourceJSON `json:"gitea"`
-		} `json:"sources"`
+		Sources        sourcesJSON     `json:"sources"`
 		Claims         []claimJSON     `json:"claims"`
 		Contention     []*Contention   `json:"contention"`
 		Clarifications []Clarification `json:"clarifications"`
@@ -123,11 +131,7 @@ func (s *Snapshot) MarshalJSON() ([]byte, error) {
 		Sessions       []*Session      `json:"sessions"`
 		Items          []*ItemState    `json:"items"`
 		Activity       []Event         `json:"activity"`
-	}{plain: p, Sources: struct {
-		Locks sourceJSON `json:"locks"`
-		DB    sourceJSON `json:"db"`
-		Gitea sourceJSON `json:"gitea"`
-	}{age(s.Sources.Locks), age(s.Sources.DB), age(s.Sources.Gitea)},
+	}{plain: p, Sources: s.sourcesJSON(),
 		Claims: cs, Contention: nonNil(s.Contention), Clarifications: nonNil(s.Clarifications), Orphans: nonNil(s.Orphans),
 		Sessions: nonNil(s.Sessions), Items: nonNil(s.Items), Activity: nonNil(s.Activity)})
 }
@@ -138,23 +142,11 @@ func (s *Snapshot) MarshalJSON() ([]byte, error) {
 // to about twice the output). A piece is only valid during its call to emit.
 func (s *Snapshot) EncodeJSON(emit func([]byte) error) error {
 	type plain Snapshot
-	type src = sourceJSON
-	age := func(h SourceHealth) sourceJSON {
-		j := sourceJSON{SourceHealth: h}
-		if !h.ScannedAt.IsZero() {
-			j.AgeS = int64(s.GeneratedAt.Sub(h.ScannedAt) / time.Second)
-		}
-		return j
-	}
 	// The lists are shadowed by empty omitempty fields of the same names: the head holds
 	// every other field, in MarshalJSON's order (the embedded fields first, then sources).
 	head, err := json.Marshal(struct {
 		*plain
-		Sources struct {
-			Locks src `json:"locks"`
-			DB    src `json:"db"`
-			Gitea src `json:"gitea"`
-		} `json:"sources"`
+		Sources        sourcesJSON     `json:"sources"`
 		Claims         []claimJSON     `json:"claims,omitempty"`
 		Contention     []*Contention   `json:"contention,omitempty"`
 		Clarifications []Clarification `json:"clarifications,omitempty"`
@@ -162,11 +154,7 @@ func (s *Snapshot) EncodeJSON(emit func([]byte) error) error {
 		Sessions       []*Session      `json:"sessions,omitempty"`
 		Items          []*ItemState    `json:"items,omitempty"`
 		Activity       []Event         `json:"activity,omitempty"`
-	}{plain: (*plain)(s), Sources: struct {
-		Locks src `json:"locks"`
-		DB    src `json:"db"`
-		Gitea src `json:"gitea"`
-	}{age(s.Sources.Locks), age(s.Sources.DB), age(s.Sources.Gitea)}})
+	}{plain: (*plain)(s), Sources: s.sourcesJSON()})
 	if err != nil {
 		return err
 	}

@@ -272,33 +272,17 @@ var keys = []key{
 		}
 		return w.DBPath
 	}},
-	{
-		name: KeyDBPasswordFile,
-		env:  "STEWARD_DB_PASSWORD_FILE",
-		def:  constant(""),
-		file: func(_ *File, w *Workspace) string { return w.DBPasswordFile },
-	},
-	{
-		name: KeyRepoRoot,
-		env:  "STEWARD_REPO_ROOT",
-		def:  constant("."),
-		file: func(_ *File, w *Workspace) string { return w.RepoRoot },
-	},
+	{name: KeyDBPasswordFile, env: "STEWARD_DB_PASSWORD_FILE", def: constant(""),
+		file: func(_ *File, w *Workspace) string { return w.DBPasswordFile }},
+	{name: KeyRepoRoot, env: "STEWARD_REPO_ROOT", def: constant("."),
+		file: func(_ *File, w *Workspace) string { return w.RepoRoot }},
 	// db_host: the host the control-plane DB was written on, when it is not this one. The
 	// seed's rows record no host (its control plane is single-host); empty means this one.
-	{
-		name: KeyDBHost,
-		env:  "STEWARD_DB_HOST",
-		def:  constant(""),
-		file: func(_ *File, w *Workspace) string { return w.DBHost },
-	},
+	{name: KeyDBHost, env: "STEWARD_DB_HOST", def: constant(""),
+		file: func(_ *File, w *Workspace) string { return w.DBHost }},
 	// host: the host the workspace's lock directory lives on; empty means this one.
-	{
-		name: KeyHost,
-		env:  "STEWARD_LOCKS_HOST",
-		def:  constant(""),
-		file: func(_ *File, w *Workspace) string { return w.Host },
-	},
+	{name: KeyHost, env: "STEWARD_LOCKS_HOST", def: constant(""),
+		file: func(_ *File, w *Workspace) string { return w.Host }},
 	{name: KeyAuditLog, env: "STEWARD_AUDIT_LOG", def: func(g func(string) string) string {
 		state := g("XDG_STATE_HOME")
 		if state == "" {
@@ -306,81 +290,32 @@ var keys = []key{
 		}
 		return filepath.Join(state, "steward", "audit.jsonl")
 	}, file: func(_ *File, w *Workspace) string { return w.AuditLog }},
-	{
-		name: KeyTeaLogin,
-		env:  "STEWARD_TEA_LOGIN",
-		def:  constant(""),
-		file: func(_ *File, w *Workspace) string { return w.Gitea.TeaLogin },
-	},
-	{
-		name: KeyGiteaURL,
-		env:  "STEWARD_GITEA_URL",
-		def:  constant(""),
-		file: func(_ *File, w *Workspace) string { return w.Gitea.URL },
-	},
-	{
-		name:   KeyGiteaToken,
-		env:    "STEWARD_GITEA_TOKEN",
-		secret: true,
-		def:    constant(""),
-		file:   func(_ *File, w *Workspace) string { return w.Gitea.Token },
-	},
-	{
-		name: KeyGiteaOwner,
-		env:  "STEWARD_GITEA_OWNER",
-		def:  constant(""),
-		file: func(_ *File, w *Workspace) string { return w.Gitea.Owner },
-	},
-	{
-		name: KeyGiteaRepo,
-		env:  "STEWARD_GITEA_REPO",
-		def:  constant(""),
-		file: func(_ *File, w *Workspace) string { return w.Gitea.Repo },
-	},
+	{name: KeyTeaLogin, env: "STEWARD_TEA_LOGIN", def: constant(""),
+		file: func(_ *File, w *Workspace) string { return w.Gitea.TeaLogin }},
+	{name: KeyGiteaURL, env: "STEWARD_GITEA_URL", def: constant(""),
+		file: func(_ *File, w *Workspace) string { return w.Gitea.URL }},
+	{name: KeyGiteaToken, env: "STEWARD_GITEA_TOKEN", secret: true, def: constant(""),
+		file: func(_ *File, w *Workspace) string { return w.Gitea.Token }},
+	{name: KeyGiteaOwner, env: "STEWARD_GITEA_OWNER", def: constant(""),
+		file: func(_ *File, w *Workspace) string { return w.Gitea.Owner }},
+	{name: KeyGiteaRepo, env: "STEWARD_GITEA_REPO", def: constant(""),
+		file: func(_ *File, w *Workspace) string { return w.Gitea.Repo }},
 	// gitea.remote: the name the supervised system's rows give the repository's remote
 	// (the seed's remote="prgs"); empty means inferred from the DB's rows.
-	{
-		name: KeyGiteaRemote,
-		env:  "STEWARD_GITEA_REMOTE",
-		def:  constant(""),
-		file: func(_ *File, w *Workspace) string { return w.Gitea.Remote },
-	},
-	{
-		name: KeyMarkerLabels,
-		env:  "STEWARD_MARKER_LABELS",
-		def:  constant("status:blocked-pending-clarification"),
-		file: func(f *File, _ *Workspace) string { return strings.Join(f.MarkerLabels, ",") },
-	},
-	{
-		name: KeyBlockedLabel,
-		env:  "STEWARD_BLOCKED_LABEL",
-		def:  constant("status:blocked"),
-		file: func(f *File, _ *Workspace) string { return f.BlockedLabel },
-	},
-	{
-		name: KeyClarificationSLA,
-		env:  "STEWARD_CLARIFICATION_SLA",
-		def:  constant("24h0m0s"),
-		file: func(f *File, _ *Workspace) string { return durString(f.ClarificationSLA) },
-	},
-	{
-		name: KeyStalePR,
-		env:  "STEWARD_STALE_PR",
-		def:  constant("72h0m0s"),
-		file: func(f *File, _ *Workspace) string { return durString(f.Thresholds.StalePR) },
-	},
-	{
-		name: KeyContentionWindow,
-		env:  "STEWARD_CONTENTION_WINDOW",
-		def:  constant("1h0m0s"),
-		file: func(f *File, _ *Workspace) string { return durString(f.Thresholds.ContentionWindow) },
-	},
-	{
-		name: KeyTheme,
-		env:  "STEWARD_THEME",
-		def:  constant("auto"),
-		file: func(f *File, _ *Workspace) string { return f.Theme },
-	},
+	{name: KeyGiteaRemote, env: "STEWARD_GITEA_REMOTE", def: constant(""),
+		file: func(_ *File, w *Workspace) string { return w.Gitea.Remote }},
+	{name: KeyMarkerLabels, env: "STEWARD_MARKER_LABELS", def: constant("status:blocked-pending-clarification"),
+		file: func(f *File, _ *Workspace) string { return strings.Join(f.MarkerLabels, ",") }},
+	{name: KeyBlockedLabel, env: "STEWARD_BLOCKED_LABEL", def: constant("status:blocked"),
+		file: func(f *File, _ *Workspace) string { return f.BlockedLabel }},
+	{name: KeyClarificationSLA, env: "STEWARD_CLARIFICATION_SLA", def: constant("24h0m0s"),
+		file: func(f *File, _ *Workspace) string { return durString(f.ClarificationSLA) }},
+	{name: KeyStalePR, env: "STEWARD_STALE_PR", def: constant("72h0m0s"),
+		file: func(f *File, _ *Workspace) string { return durString(f.Thresholds.StalePR) }},
+	{name: KeyContentionWindow, env: "STEWARD_CONTENTION_WINDOW", def: constant("1h0m0s"),
+		file: func(f *File, _ *Workspace) string { return durString(f.Thresholds.ContentionWindow) }},
+	{name: KeyTheme, env: "STEWARD_THEME", def: constant("auto"),
+		file: func(f *File, _ *Workspace) string { return f.Theme }},
 	{name: KeyReadOnly, env: "STEWARD_READ_ONLY", def: constant("false"), file: func(f *File, _ *Workspace) string {
 		if f.ReadOnly == nil {
 			return ""
@@ -388,59 +323,27 @@ var keys = []key{
 		return fmt.Sprint(*f.ReadOnly)
 	}},
 	{name: KeyRole, env: "STEWARD_ROLE", def: constant("viewer"), file: func(*File, *Workspace) string { return "" }},
-	{
-		name: KeyNotifyBell,
-		env:  "STEWARD_NOTIFY_BELL",
-		def:  constant("true"),
-		file: func(f *File, _ *Workspace) string { return boolString(f.Notify.Bell) },
-	},
-	{
-		name: KeyNotifyDesktop,
-		env:  "STEWARD_NOTIFY_DESKTOP",
-		def:  constant("true"),
-		file: func(f *File, _ *Workspace) string { return boolString(f.Notify.Desktop) },
-	},
-	{
-		name: KeyNotifyCommand,
-		env:  "STEWARD_NOTIFY_COMMAND",
-		def:  constant(""),
-		file: func(f *File, _ *Workspace) string { return commandString(f.Notify.Command) },
-	},
-	{
-		name: KeyNotifyTimeout,
-		env:  "STEWARD_NOTIFY_TIMEOUT",
-		def:  constant("10s"),
-		file: func(f *File, _ *Workspace) string { return durString(f.Notify.Timeout) },
-	},
-	{
-		name: KeyNotifyReescalations,
-		env:  "STEWARD_NOTIFY_REESCALATIONS",
-		def:  constant("2"),
+	{name: KeyNotifyBell, env: "STEWARD_NOTIFY_BELL", def: constant("true"),
+		file: func(f *File, _ *Workspace) string { return boolString(f.Notify.Bell) }},
+	{name: KeyNotifyDesktop, env: "STEWARD_NOTIFY_DESKTOP", def: constant("true"),
+		file: func(f *File, _ *Workspace) string { return boolString(f.Notify.Desktop) }},
+	{name: KeyNotifyCommand, env: "STEWARD_NOTIFY_COMMAND", def: constant(""),
+		file: func(f *File, _ *Workspace) string { return commandString(f.Notify.Command) }},
+	{name: KeyNotifyTimeout, env: "STEWARD_NOTIFY_TIMEOUT", def: constant("10s"),
+		file: func(f *File, _ *Workspace) string { return durString(f.Notify.Timeout) }},
+	{name: KeyNotifyReescalations, env: "STEWARD_NOTIFY_REESCALATIONS", def: constant("2"),
 		file: func(f *File, _ *Workspace) string {
 			if f.Notify.Reescalations == nil {
 				return ""
 			}
 			return fmt.Sprint(*f.Notify.Reescalations)
-		},
-	},
-	{
-		name: KeyOrphanSLA,
-		env:  "STEWARD_ORPHAN_SLA",
-		def:  constant("1h0m0s"),
-		file: func(f *File, _ *Workspace) string { return durString(f.Attention.OrphanSLA) },
-	},
-	{
-		name: KeyCollisionSLA,
-		env:  "STEWARD_COLLISION_SLA",
-		def:  constant("15m0s"),
-		file: func(f *File, _ *Workspace) string { return durString(f.Attention.CollisionSLA) },
-	},
-	{
-		name: KeySourceSLA,
-		env:  "STEWARD_SOURCE_SLA",
-		def:  constant("15m0s"),
-		file: func(f *File, _ *Workspace) string { return durString(f.Attention.SourceSLA) },
-	},
+		}},
+	{name: KeyOrphanSLA, env: "STEWARD_ORPHAN_SLA", def: constant("1h0m0s"),
+		file: func(f *File, _ *Workspace) string { return durString(f.Attention.OrphanSLA) }},
+	{name: KeyCollisionSLA, env: "STEWARD_COLLISION_SLA", def: constant("15m0s"),
+		file: func(f *File, _ *Workspace) string { return durString(f.Attention.CollisionSLA) }},
+	{name: KeySourceSLA, env: "STEWARD_SOURCE_SLA", def: constant("15m0s"),
+		file: func(f *File, _ *Workspace) string { return durString(f.Attention.SourceSLA) }},
 }
 
 // Keys lists the setting keys in display order.

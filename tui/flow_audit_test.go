@@ -267,7 +267,7 @@ func TestVerifyWaitsForOwnApplies(t *testing.T) {
 	r.applying = 1
 	before, _, _ := govern.ReadAudit(audit)
 	send(r, keyMsg("v"))
-	if !contains(plain(r), "1 action(s) of this workbench are still running") || r.auditing != 0 {
+	if !contains(plain(r), "1 action(s) of this workbench are still running") || r.audits.busy() {
 		t.Fatalf("verify ran during an apply:\n%s", plain(r))
 	}
 	if after, _, _ := govern.ReadAudit(audit); len(after) != len(before) {

@@ -137,13 +137,7 @@ func (r *Root) intent(in intent) tea.Cmd {
 	case auditIntent:
 		return r.audit(in)
 	case resolveIntent:
-		if r.auditing != 0 {
-			r.note("a verify or a resolution is still running; record this one when it has finished")
-			return nil
-		}
-		r.auditing = r.toasts.push(toastPending, "resolving attempt "+in.attempt+" as "+string(in.result)+" by hand "+
-			"…", r.opts.Now())
-		return resolveCmd(r.opts.Core, in.attempt, in.result, in.reason, r.auditing)
+		return r.intent(r.audits.resolve(&r.toasts, r.opts.Core, in, r.opts.Now()))
 	case jumpIntent:
 		cmd := r.show(in.page)
 		if !r.list().tbl.selectKey(in.key) {
@@ -215,7 +209,7 @@ func (r *Root) apply(in confirmIntent) tea.Cmd {
 // audit starts the verifier on an unknown attempt or opens the resolve dialog for it. Both
 // go through the core; the core, not the workbench, judges the role.
 func (r *Root) audit(in auditIntent) tea.Cmd {
-	if why := auditBlocked(r.opts.Core != nil, r.auditing != 0, r.applying, in.kind); why != "" {
+	if why := auditBlocked(r.opts.Core != nil, r.audits.busy(), r.applying, in.kind); why != "" {
 		r.note(why)
 		return nil
 	}
@@ -223,9 +217,7 @@ func (r *Root) audit(in auditIntent) tea.Cmd {
 		r.push(newResolveDialog(r.env.keys, in.att, actorOf(r.opts.Core)))
 		return nil
 	}
-	r.auditing = r.toasts.push(toastPending,
-		"verifying attempt "+in.att.ID+" from evidence (the core verifies every unknown attempt) …", r.opts.Now())
-	return verifyCmd(r.opts.Core, in.att.ID, r.auditing)
+	return r.audits.verify(&r.toasts, r.opts.Core, in.att.ID, r.opts.Now())
 }
 
 // auditBlocked says why a verify or a resolution cannot start now, "" when it can.

@@ -26,7 +26,7 @@ type Root struct {
 	toasts   toasts
 	dcfg     digestCfg // for snapshots digested in Update, with the root's own row cache
 	applying int       // applies of this workbench still in flight
-	auditing int       // the toast of the verify or resolution in flight, 0 when none
+	audits   auditRun  // the verify or resolution in flight
 	// drafts are unsent answers by item; sending maps an apply's toast to the draft it sends
 	// (dropped when the answer was posted).
 	drafts  map[string]string
@@ -114,12 +114,7 @@ func (r *Root) update(msg tea.Msg) tea.Cmd {
 		r.agen++
 		return tea.Batch(auditCmd(r.opts.AuditPath, r.agen), refreshCmd(r.opts.Source), r.attn.reread(r.opts.AuditPath))
 	case auditDoneMsg:
-		if msg.toast == r.auditing {
-			r.auditing = 0
-		}
-		now := r.opts.Now()
-		r.toasts.set(msg.toast, msg.state, msg.text, now)
-		r.toasts.settleAttempt(msg.settled, now)
+		r.audits.done(&r.toasts, msg, r.opts.Now())
 		r.agen++
 		return tea.Batch(auditCmd(r.opts.AuditPath, r.agen), refreshCmd(r.opts.Source))
 	case auditMsg:

@@ -19,7 +19,8 @@ func (a *auditRun) busy() bool { return a.toast != 0 }
 
 // verify starts the core's verifier on the attempt id and announces it.
 func (a *auditRun) verify(t *toasts, core *govern.Core, id string, now time.Time) tea.Cmd {
-	a.toast = t.push(toastPending, "verifying attempt "+id+" from evidence (the core verifies every unknown attempt) …", now)
+	a.toast = t.push(toastPending,
+		"verifying attempt "+id+" from evidence (the core verifies every unknown attempt) …", now)
 	return verifyCmd(core, id, a.toast)
 }
 

@@ -33,7 +33,7 @@ type Rules struct {
 const (
 	SkipClosed               = "closed"
 	SkipClaimed              = "claimed_by_other_session"
-	SkipExcluded             = "excluded_by_controller"
+	skipExcluded             = "excluded_by_controller"
 	SkipContainer            = "epic_or_child_only_container"
 	SkipBlocked              = "blocked"
 	SkipAwaitingMaintainer   = "awaiting_clarification"
@@ -265,7 +265,7 @@ func Order(cs []Candidate, rules Rules, exclude []int64) (ranked []Candidate, sk
 	}
 	for _, c := range cs {
 		if ex[c.Number] {
-			skipped = append(skipped, Skip{c.Number, SkipExcluded, "excluded by the caller"})
+			skipped = append(skipped, Skip{c.Number, skipExcluded, "excluded by the caller"})
 			continue
 		}
 		if ok, code, why := eligible(c, rules, open); !ok {

@@ -109,7 +109,7 @@ func TestOrder(t *testing.T) {
 		}
 	}
 	want := map[int64]string{3: SkipClaimed, 4: SkipDependencyUnmet, 5: SkipAwaitingMaintainer, 6: SkipDependencyUnmet,
-		9: SkipClosed, 10: SkipBlocked, 11: SkipContainer, 13: SkipExcluded}
+		9: SkipClosed, 10: SkipBlocked, 11: SkipContainer, 13: skipExcluded}
 	if len(codes) != len(want) {
 		t.Fatalf("skipped %v, want %v", codes, want)
 	}

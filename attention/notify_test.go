@@ -78,7 +78,7 @@ func TestNoticeAndEnv(t *testing.T) {
 	e.URL = "https://gitea.example/acme/w/issues/1"
 	evs := []Event{
 		{Type: EventEntered, Entry: orphan("L1")},
-		{Type: EventEscalated, Entry: e, Level: 1, Age: 90 * time.Minute, Notify: true},
+		{Type: eventEscalated, Entry: e, Level: 1, Age: 90 * time.Minute, Notify: true},
 		{Type: EventEntered, Entry: question(2, t0), Notify: true},
 	}
 	title, body, ok := Notice(evs)

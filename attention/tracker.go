@@ -15,20 +15,20 @@ type EventType string
 const (
 	// EventEntered: an entry appeared (or its evidence changed: to the person it is new).
 	EventEntered EventType = "entered"
-	// EventEscalated: an entry waited past its SLA (level 1), or one more SLA period after
+	// eventEscalated: an entry waited past its SLA (level 1), or one more SLA period after
 	// that (levels 2..1+Reescalations).
-	EventEscalated EventType = "escalated"
+	eventEscalated EventType = "escalated"
 	// EventReturned: a snooze ended and the entry is still there.
 	EventReturned EventType = "returned"
-	// EventAcknowledged and EventSnoozed: someone acknowledged or snoozed the entry through
+	// eventAcknowledged and eventSnoozed: someone acknowledged or snoozed the entry through
 	// the governed core (By says who).
-	EventAcknowledged EventType = "acknowledged"
-	EventSnoozed      EventType = "snoozed"
-	// EventCleared: the entry is gone from a snapshot that read its sources completely.
-	EventCleared EventType = "cleared"
-	// EventUnavailable and EventRecovered: a source could not be read, and can again.
-	EventUnavailable EventType = "unavailable"
-	EventRecovered   EventType = "recovered"
+	eventAcknowledged EventType = "acknowledged"
+	eventSnoozed      EventType = "snoozed"
+	// eventCleared: the entry is gone from a snapshot that read its sources completely.
+	eventCleared EventType = "cleared"
+	// eventUnavailable and eventRecovered: a source could not be read, and can again.
+	eventUnavailable EventType = "unavailable"
+	eventRecovered   EventType = "recovered"
 )
 
 // Event is one thing a person may need to hear about.
@@ -182,9 +182,9 @@ func (t *Tracker) Observe(f Frame) []Event {
 		snoozed := marked && m.Kind == markSnooze && f.Now.Before(m.Until)
 		if nm, ok := fresh[e.Key]; ok && nm.Evidence == e.Evidence && (acked || snoozed) {
 			x := ev
-			x.Type, x.By, x.Until = EventAcknowledged, nm.By, nm.Until
+			x.Type, x.By, x.Until = eventAcknowledged, nm.By, nm.Until
 			if nm.Kind == markSnooze {
-				x.Type = EventSnoozed
+				x.Type = eventSnoozed
 			}
 			out = append(out, x)
 		}
@@ -210,10 +210,10 @@ func (t *Tracker) Observe(f Frame) []Event {
 		case lvl > st.announced && st.announced < 0:
 			ev.Type = EventEntered
 			if e.Kind == KindSource {
-				ev.Type = EventUnavailable
+				ev.Type = eventUnavailable
 			}
 		case lvl > st.announced:
-			ev.Type = EventEscalated
+			ev.Type = eventEscalated
 		case wasSnoozed:
 			ev.Type = EventReturned
 		default:
@@ -224,7 +224,7 @@ func (t *Tracker) Observe(f Frame) []Event {
 		t.rev++
 		// The selected row is one the person is looking at — unless it only now appeared
 		// (under the cursor): what is new is news wherever it lands.
-		looking := e.Key == f.Selected && ev.Type != EventEntered && ev.Type != EventUnavailable
+		looking := e.Key == f.Selected && ev.Type != EventEntered && ev.Type != eventUnavailable
 		ev.Notify = e.Need == model.NeedHuman && !looking
 		out = append(out, ev)
 	}
@@ -241,14 +241,14 @@ func (t *Tracker) Observe(f Frame) []Event {
 		delete(t.live, k)
 		t.rev++
 		ev := Event{
-			Type:  EventCleared,
+			Type:  eventCleared,
 			At:    f.Now,
 			Entry: st.entry,
 			Level: t.level(f.Now, st.since, st.entry.SLA),
 			Age:   f.Now.Sub(st.since),
 		}
 		if st.entry.Kind == KindSource {
-			ev.Type = EventRecovered
+			ev.Type = eventRecovered
 		}
 		out = append(out, ev)
 	}

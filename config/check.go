@@ -21,7 +21,7 @@ func (r *Resolved) checkMode(f File) {
 	for _, w := range f.Workspaces {
 		if w.Gitea.Token != "" {
 			r.problem(
-				SevWarning,
+				sevWarning,
 				"config-permissions",
 				fmt.Sprintf(
 					"%s holds a token and is readable by group or others (mode %#o); run chmod 600 on it",
@@ -45,9 +45,9 @@ func (r *Resolved) resolveTokenFile(w Workspace) {
 		if s.Key != KeyGiteaToken {
 			continue
 		}
-		if s.Source == FromFlag || s.Source == FromEnv || s.Source == FromFile {
+		if s.Source == fromFlag || s.Source == fromEnv || s.Source == FromFile {
 			r.problem(
-				SevWarning,
+				sevWarning,
 				"token-twice",
 				"both token and token_file are set for workspace "+r.Workspace+"; the "+string(s.Source)+" token wins",
 			)
@@ -64,7 +64,7 @@ func (r *Resolved) resolveTokenFile(w Workspace) {
 		}
 		if fi.Mode().Perm()&0o077 != 0 {
 			r.problem(
-				SevWarning,
+				sevWarning,
 				"token-file-permissions",
 				fmt.Sprintf(
 					"token_file %s is readable by group or others (mode %#o); run chmod 600 on it",
@@ -160,7 +160,7 @@ func (r *Resolved) validate(f *File) {
 			if strings.ContainsRune(s.Value, 0) {
 				r.problem(SevError, "bad-path", s.Key+" contains a NUL byte")
 			}
-			if s.Key == KeyDBPath && IsPostgresURL(s.Value) {
+			if s.Key == KeyDBPath && isPostgresURL(s.Value) {
 				if msg := postgresURLProblem(s.Value); msg != "" {
 					r.problem(SevError, "db-url", "the control-plane DB URL ("+s.Origin+") "+msg)
 				}
@@ -219,7 +219,7 @@ func (r *Resolved) validate(f *File) {
 				"workspaces."+name+" sets both db_path and db_url: a workspace has one control-plane DB",
 			)
 		}
-		if w.DBURL != "" && !IsPostgresURL(w.DBURL) {
+		if w.DBURL != "" && !isPostgresURL(w.DBURL) {
 			r.problem(SevError, "db-url", "workspaces."+name+".db_url is not a postgres:// or postgresql:// URL")
 		}
 	}
@@ -227,7 +227,7 @@ func (r *Resolved) validate(f *File) {
 	switch {
 	case tea.Value != "" && url.Value != "":
 		r.problem(
-			SevWarning,
+			sevWarning,
 			"gitea-twice",
 			"both a tea login ("+tea.Origin+") and a URL ("+url.Origin+") are set; the URL and token win",
 		)
@@ -235,14 +235,14 @@ func (r *Resolved) validate(f *File) {
 		r.problem(SevError, "gitea-no-token", "gitea.url is set but no token: set token_file, or STEWARD_GITEA_TOKEN")
 	case url.Value == "" && tea.Value == "":
 		r.problem(
-			SevWarning,
+			sevWarning,
 			"gitea-none",
 			"no Gitea is configured: steward falls back to the default tea login, and clarifications need one",
 		)
 	}
 	if r.Get(KeyGiteaOwner).Value == "" || r.Get(KeyGiteaRepo).Value == "" {
 		r.problem(
-			SevWarning,
+			sevWarning,
 			"gitea-repo",
 			"gitea.owner and gitea.repo are not both set: steward cannot tell which repository's items to read",
 		)
@@ -304,9 +304,9 @@ func WriteNew(path string, data []byte) error {
 	return fh.Close()
 }
 
-// IsPostgresURL reports whether loc is a postgres:// or postgresql:// URL (the same rule
+// isPostgresURL reports whether loc is a postgres:// or postgresql:// URL (the same rule
 // as leases.IsPostgresURL: config imports no steward package).
-func IsPostgresURL(loc string) bool {
+func isPostgresURL(loc string) bool {
 	l := strings.ToLower(strings.TrimSpace(loc))
 	return strings.HasPrefix(l, "postgres://") || strings.HasPrefix(l, "postgresql://")
 }

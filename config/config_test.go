@@ -74,8 +74,8 @@ theme: dark
 		src      Source
 	}{
 		{KeyLocksDir, "/file/locks", FromFile},
-		{KeyDBPath, "/env/db", FromEnv},
-		{KeyRepoRoot, "/flag/repo", FromFlag},
+		{KeyDBPath, "/env/db", fromEnv},
+		{KeyRepoRoot, "/flag/repo", fromFlag},
 		{KeyAuditLog, "/home/u/.local/state/steward/audit.jsonl", FromDefault},
 		{KeyTheme, "dark", FromFile},
 		{KeyGiteaToken, secret, FromFile},
@@ -221,7 +221,7 @@ func TestDBHost(t *testing.T) {
 		t.Errorf("db_host from the file: %+v", s)
 	}
 	r, _ = Load(Inputs{Path: p, Getenv: env(map[string]string{"STEWARD_DB_HOST": "env-host"}), Flags: map[string]string{KeyDBHost: "flag-host"}})
-	if s := r.Get(KeyDBHost); s.Value != "flag-host" || s.Source != FromFlag {
+	if s := r.Get(KeyDBHost); s.Value != "flag-host" || s.Source != fromFlag {
 		t.Errorf("db_host from the flag: %+v", s)
 	}
 	r, _ = Load(Inputs{Getenv: noConfig(t, nil)})
@@ -248,11 +248,11 @@ func TestGiteaRemote(t *testing.T) {
 		t.Errorf("gitea.remote from the file: %+v", s)
 	}
 	r, _ = Load(Inputs{Path: p, Getenv: env(map[string]string{"STEWARD_GITEA_REMOTE": "origin"})})
-	if s := r.Get(KeyGiteaRemote); s.Value != "origin" || s.Source != FromEnv {
+	if s := r.Get(KeyGiteaRemote); s.Value != "origin" || s.Source != fromEnv {
 		t.Errorf("gitea.remote from the variable: %+v", s)
 	}
 	r, _ = Load(Inputs{Path: p, Getenv: env(map[string]string{"STEWARD_GITEA_REMOTE": "origin"}), Flags: map[string]string{KeyGiteaRemote: "mdcps"}})
-	if s := r.Get(KeyGiteaRemote); s.Value != "mdcps" || s.Source != FromFlag {
+	if s := r.Get(KeyGiteaRemote); s.Value != "mdcps" || s.Source != fromFlag {
 		t.Errorf("gitea.remote from the flag: %+v", s)
 	}
 	r, _ = Load(Inputs{Getenv: noConfig(t, nil)})

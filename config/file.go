@@ -131,10 +131,10 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 // MarshalYAML encodes the duration as a Go duration string.
 func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
 
-// MaxFileSize caps the configuration file; a larger one is refused unread.
-const MaxFileSize = 1 << 20
+// maxFileSize caps the configuration file; a larger one is refused unread.
+const maxFileSize = 1 << 20
 
-// errTooLarge is returned by Parse for input over MaxFileSize.
+// errTooLarge is returned by Parse for input over maxFileSize.
 var errTooLarge = errors.New("config: file larger than 1 MiB")
 
 // Parse decodes a configuration file. Unknown keys are errors (a typo never silently
@@ -143,7 +143,7 @@ var errTooLarge = errors.New("config: file larger than 1 MiB")
 // Every problem is reported, not the first: the error joins them ("; "). Load goes further
 // and keeps what the rest of the file says (parseAll).
 func Parse(data []byte) (File, error) {
-	if len(data) > MaxFileSize {
+	if len(data) > maxFileSize {
 		return File{}, errTooLarge
 	}
 	f, issues := parseAll(data)

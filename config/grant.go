@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// FromSystem is the source of a value a system-wide file imposed (see SystemPath).
-const FromSystem Source = "system"
+// fromSystem is the source of a value a system-wide file imposed (see SystemPath).
+const fromSystem Source = "system"
 
 // Grant is the role and the read-only switch a run holds once every ceiling is applied.
 //
@@ -36,13 +36,13 @@ type Grant struct {
 // the governed core's read_only refusal.
 func (g Grant) ReadOnlyReason() string {
 	switch g.ReadOnlySource {
-	case FromSystem:
+	case fromSystem:
 		return "set by " + g.ReadOnlyOrigin + "; no user file, variable or flag can lift it — only the owner of that file"
 	case FromFile:
 		return "set by " + g.ReadOnlyOrigin + "; no variable or flag can lift it — edit that file to act"
-	case FromEnv:
+	case fromEnv:
 		return "set by " + g.ReadOnlyOrigin + "; unset it to act"
-	case FromFlag:
+	case fromFlag:
 		return "set by " + g.ReadOnlyOrigin + "; run without it to act"
 	}
 	return ""
@@ -100,7 +100,7 @@ func (r *Resolved) applyCeilings(f *File, login string, flagRO, flagName, envRO 
 	var caps []ceilingAt
 	for _, s := range r.System {
 		if len(s.File.Roles) > 0 {
-			caps = append(caps, grantIn(s.File.Roles, login, FromSystem, "the system config "+s.Path))
+			caps = append(caps, grantIn(s.File.Roles, login, fromSystem, "the system config "+s.Path))
 		}
 	}
 	if len(f.Roles) > 0 {
@@ -113,7 +113,7 @@ func (r *Resolved) applyCeilings(f *File, login string, flagRO, flagName, envRO 
 		}
 	}
 	asked := r.Get(KeyRole)
-	requested := asked.Source == FromFlag || asked.Source == FromEnv
+	requested := asked.Source == fromFlag || asked.Source == fromEnv
 	switch {
 	case ceil == nil && requested:
 		g.Role, g.RoleSource, g.RoleOrigin = strings.ToLower(asked.Value), asked.Source, asked.Origin
@@ -122,7 +122,7 @@ func (r *Resolved) applyCeilings(f *File, login string, flagRO, flagName, envRO 
 	case requested && rank(asked.Value) > rank(ceil.role):
 		g.Role, g.RoleSource, g.RoleOrigin = ceil.role, ceil.src, ceil.origin
 		r.problem(
-			SevWarning,
+			sevWarning,
 			"role-capped",
 			fmt.Sprintf(
 				"%s asks for role %s, above what %s grants (%s): steward acts as %s — a flag or variable may only lower the role",
@@ -154,7 +154,7 @@ func (r *Resolved) applyCeilings(f *File, login string, flagRO, flagName, envRO 
 				readOnlyInput{
 					fmt.Sprint(*s.File.ReadOnly),
 					"read_only: true in the system config " + s.Path,
-					FromSystem,
+					fromSystem,
 				},
 			)
 		}
@@ -166,10 +166,10 @@ func (r *Resolved) applyCeilings(f *File, login string, flagRO, flagName, envRO 
 		)
 	}
 	if envRO != "" {
-		ins = append(ins, readOnlyInput{envRO, "STEWARD_READ_ONLY=" + envRO, FromEnv})
+		ins = append(ins, readOnlyInput{envRO, "STEWARD_READ_ONLY=" + envRO, fromEnv})
 	}
 	if flagRO != "" {
-		ins = append(ins, readOnlyInput{flagRO, "--" + flagName, FromFlag})
+		ins = append(ins, readOnlyInput{flagRO, "--" + flagName, fromFlag})
 	}
 	var on *readOnlyInput
 	for i, in := range ins {
@@ -187,7 +187,7 @@ func (r *Resolved) applyCeilings(f *File, login string, flagRO, flagName, envRO 
 		for _, in := range ins {
 			if v, ok := parseBool(in.raw); ok && !v && outranks(on.src, in.src) {
 				r.problem(
-					SevWarning,
+					sevWarning,
 					"read-only-locked",
 					fmt.Sprintf(
 						"%s cannot lift %s: a %s may only turn read-only on",
@@ -217,15 +217,15 @@ func (r *Resolved) applyCeilings(f *File, login string, flagRO, flagName, envRO 
 
 // outranks reports whether a is a file (system or user) of higher authority than b.
 func outranks(a, b Source) bool {
-	order := map[Source]int{FromSystem: 0, FromFile: 1, FromEnv: 2, FromFlag: 3}
-	return (a == FromSystem || a == FromFile) && order[a] < order[b]
+	order := map[Source]int{fromSystem: 0, FromFile: 1, fromEnv: 2, fromFlag: 3}
+	return (a == fromSystem || a == FromFile) && order[a] < order[b]
 }
 
 func sourceWord(s Source) string {
 	switch s {
 	case FromFile:
 		return "user config file"
-	case FromEnv:
+	case fromEnv:
 		return "variable"
 	}
 	return "flag"
@@ -235,7 +235,7 @@ func falseOrigin(in readOnlyInput) string {
 	switch in.src {
 	case FromFile:
 		return "read_only: false in the config file"
-	case FromFlag:
+	case fromFlag:
 		return in.origin + "=false"
 	}
 	return in.origin
@@ -254,9 +254,9 @@ func parseBool(s string) (v, ok bool) {
 
 func badBool(in readOnlyInput) string {
 	switch in.src {
-	case FromEnv:
+	case fromEnv:
 		return fmt.Sprintf("STEWARD_READ_ONLY is %q: use true or false", clip(in.raw))
-	case FromFlag:
+	case fromFlag:
 		return fmt.Sprintf("%s is %q: use true or false", in.origin, clip(in.raw))
 	}
 	return fmt.Sprintf("read_only %q: use true or false", clip(in.raw))

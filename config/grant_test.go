@@ -24,32 +24,32 @@ func TestGrantCeiling(t *testing.T) {
 		roSrc       Source
 		wantProblem string
 	}{
-		{name: "nothing configured: the flag's role", flags: map[string]string{KeyRole: "admin"}, role: "admin", roleSrc: FromFlag},
+		{name: "nothing configured: the flag's role", flags: map[string]string{KeyRole: "admin"}, role: "admin", roleSrc: fromFlag},
 		{name: "nothing at all: viewer", role: "viewer", roleSrc: FromDefault},
 		{name: "the file's grant without a flag", user: "roles: {alice: operator}\n", login: "alice", role: "operator", roleSrc: FromFile},
 		{name: "a flag above the grant is capped", user: "roles: {alice: operator}\n", login: "alice", flags: map[string]string{KeyRole: "admin"},
 			role: "operator", roleSrc: FromFile, wantProblem: "role-capped"},
 		{name: "a variable above the grant is capped", user: "roles: {alice: operator}\n", login: "alice", env: map[string]string{"STEWARD_ROLE": "controller"},
 			role: "operator", roleSrc: FromFile, wantProblem: "role-capped"},
-		{name: "a flag may lower", user: "roles: {alice: controller}\n", login: "alice", flags: map[string]string{KeyRole: "viewer"}, role: "viewer", roleSrc: FromFlag},
+		{name: "a flag may lower", user: "roles: {alice: controller}\n", login: "alice", flags: map[string]string{KeyRole: "viewer"}, role: "viewer", roleSrc: fromFlag},
 		{name: "logins compare without case", user: "roles: {Alice: operator}\n", login: "alice", flags: map[string]string{KeyRole: "admin"}, role: "operator", roleSrc: FromFile, wantProblem: "role-capped"},
 		{name: "a login the map does not name: viewer", user: "roles: {bob: admin}\n", login: "alice", flags: map[string]string{KeyRole: "admin"}, role: "viewer", roleSrc: FromFile, wantProblem: "role-capped"},
 		{name: "no login with a roles map: viewer", user: "roles: {bob: admin}\n", flags: map[string]string{KeyRole: "operator"}, role: "viewer", roleSrc: FromFile, wantProblem: "role-capped"},
 		{name: "star grants the others", user: "roles: {'*': operator, bob: admin}\n", login: "alice", flags: map[string]string{KeyRole: "admin"}, role: "operator", roleSrc: FromFile, wantProblem: "role-capped"},
-		{name: "the system file bounds the user's", system: "roles: {alice: operator}\n", user: "roles: {alice: admin}\n", login: "alice", role: "operator", roleSrc: FromSystem},
-		{name: "the system file bounds a flag", system: "roles: {alice: operator}\n", login: "alice", flags: map[string]string{KeyRole: "admin"}, role: "operator", roleSrc: FromSystem, wantProblem: "role-capped"},
-		{name: "the system file denies by default", system: "roles: {bob: admin}\n", user: "roles: {alice: admin}\n", login: "alice", role: "viewer", roleSrc: FromSystem},
+		{name: "the system file bounds the user's", system: "roles: {alice: operator}\n", user: "roles: {alice: admin}\n", login: "alice", role: "operator", roleSrc: fromSystem},
+		{name: "the system file bounds a flag", system: "roles: {alice: operator}\n", login: "alice", flags: map[string]string{KeyRole: "admin"}, role: "operator", roleSrc: fromSystem, wantProblem: "role-capped"},
+		{name: "the system file denies by default", system: "roles: {bob: admin}\n", user: "roles: {alice: admin}\n", login: "alice", role: "viewer", roleSrc: fromSystem},
 		{name: "the user's file may be stricter", system: "roles: {alice: admin}\n", user: "roles: {alice: operator}\n", login: "alice", role: "operator", roleSrc: FromFile},
 
 		{name: "read-only off by default", role: "viewer", roleSrc: FromDefault},
-		{name: "a flag turns it on", flags: map[string]string{KeyReadOnly: "true"}, role: "viewer", roleSrc: FromDefault, readOnly: true, roSrc: FromFlag},
-		{name: "a variable turns it on", env: map[string]string{"STEWARD_READ_ONLY": "true"}, role: "viewer", roleSrc: FromDefault, readOnly: true, roSrc: FromEnv},
+		{name: "a flag turns it on", flags: map[string]string{KeyReadOnly: "true"}, role: "viewer", roleSrc: FromDefault, readOnly: true, roSrc: fromFlag},
+		{name: "a variable turns it on", env: map[string]string{"STEWARD_READ_ONLY": "true"}, role: "viewer", roleSrc: FromDefault, readOnly: true, roSrc: fromEnv},
 		{name: "a flag cannot lift the file's", user: "read_only: true\n", flags: map[string]string{KeyReadOnly: "false"}, role: "viewer", roleSrc: FromDefault,
 			readOnly: true, roSrc: FromFile, wantProblem: "read-only-locked"},
 		{name: "a variable cannot lift the file's", user: "read_only: true\n", env: map[string]string{"STEWARD_READ_ONLY": "false"}, role: "viewer", roleSrc: FromDefault,
 			readOnly: true, roSrc: FromFile, wantProblem: "read-only-locked"},
 		{name: "nothing lifts the system's", system: "read_only: true\n", user: "read_only: false\n", env: map[string]string{"STEWARD_READ_ONLY": "false"},
-			flags: map[string]string{KeyReadOnly: "false"}, role: "viewer", roleSrc: FromDefault, readOnly: true, roSrc: FromSystem, wantProblem: "read-only-locked"},
+			flags: map[string]string{KeyReadOnly: "false"}, role: "viewer", roleSrc: FromDefault, readOnly: true, roSrc: fromSystem, wantProblem: "read-only-locked"},
 		{name: "a variable that is not a bool names itself", env: map[string]string{"STEWARD_READ_ONLY": "maybe"}, role: "viewer", roleSrc: FromDefault, wantProblem: "bad-bool"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -122,19 +122,19 @@ func TestSystemConfigVariableOnlyAdds(t *testing.T) {
 	defer func(p string) { SystemPath = p }(SystemPath)
 	SystemPath = strict
 	r, err := Load(Inputs{Login: "alice", Flags: map[string]string{KeyRole: "admin", KeyReadOnly: "false"},
-		Getenv: noConfig(t, map[string]string{EnvSystemConfig: loose})})
+		Getenv: noConfig(t, map[string]string{envSystemConfig: loose})})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(r.System) != 2 || r.System[0].Path != strict || r.System[1].Path != loose {
 		t.Fatalf("system files %+v", r.System)
 	}
-	if g := r.Grant; !g.ReadOnly || g.ReadOnlySource != FromSystem || g.Role != "operator" || !strings.Contains(g.ReadOnlyOrigin, strict) {
+	if g := r.Grant; !g.ReadOnly || g.ReadOnlySource != fromSystem || g.Role != "operator" || !strings.Contains(g.ReadOnlyOrigin, strict) {
 		t.Fatalf("grant %+v", g)
 	}
 	// And the variable does add: a stricter file named by it applies.
 	SystemPath = filepath.Join(t.TempDir(), "absent.yaml")
-	r, _ = Load(Inputs{Getenv: noConfig(t, map[string]string{EnvSystemConfig: strict})})
+	r, _ = Load(Inputs{Getenv: noConfig(t, map[string]string{envSystemConfig: strict})})
 	if !r.Grant.ReadOnly {
 		t.Fatalf("the variable's file did not apply: %+v", r.Grant)
 	}
@@ -153,7 +153,7 @@ func TestSystemConfigProblems(t *testing.T) {
 		{"a workspace in it", "workspaces: {w: {}}\n", 0o644, "system-config", SevError},
 		{"a bad role", "roles: {alice: root}\n", 0o644, "system-config", SevError},
 		{"not YAML", "read_only: [\n", 0o644, "system-config", SevError},
-		{"writable by others", "read_only: true\n", 0o666, "system-config-permissions", SevWarning},
+		{"writable by others", "read_only: true\n", 0o666, "system-config-permissions", sevWarning},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := write(t, tc.body, tc.mode)

@@ -29,7 +29,7 @@ var lineOf = regexp.MustCompile(`^line ([0-9]+): `)
 // that is not YAML at all is one issue and an empty File.
 func parseAll(data []byte) (File, []issue) {
 	var f File
-	if len(data) > MaxFileSize {
+	if len(data) > maxFileSize {
 		return File{}, []issue{{reason: errTooLarge.Error()}}
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))

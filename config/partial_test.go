@@ -71,7 +71,7 @@ read_only: maybe
 	}
 	// An environment variable still wins over the bad file value: its origin is intact.
 	r, _ = Load(Inputs{Path: p, Getenv: env(map[string]string{"HOME": "/home/u", "STEWARD_CONTENTION_WINDOW": "5m"}), SystemPaths: []string{}})
-	if s := r.Get(KeyContentionWindow); s.Invalid || s.Source != FromEnv || s.Value != "5m" {
+	if s := r.Get(KeyContentionWindow); s.Invalid || s.Source != fromEnv || s.Value != "5m" {
 		t.Errorf("contention window with the variable set: %+v", s)
 	}
 }

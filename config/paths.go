@@ -114,7 +114,7 @@ func (r *Resolved) checkDir(s Setting, code, what string, readOnly bool) bool {
 	}
 	if !readOnly && syscall.Access(s.Value, 0x2) != nil {
 		r.problem(
-			SevWarning,
+			sevWarning,
 			code+"-read-only",
 			fmt.Sprintf(
 				"%s %s (%s) is not writable by you: steward can show it but every action that writes there will fail; run as "+
@@ -164,7 +164,7 @@ func (r *Resolved) checkDB(s Setting, readOnly bool) {
 	}
 	if !readOnly && (syscall.Access(s.Value, 0x2) != nil || syscall.Access(filepath.Dir(s.Value), 0x2) != nil) {
 		r.problem(
-			SevWarning,
+			sevWarning,
 			"db-path-read-only",
 			fmt.Sprintf(
 				"db_path %s (%s) or its folder is not writable by you: steward can show it but every action on a lease will "+
@@ -186,7 +186,7 @@ func (r *Resolved) checkAudit(s Setting, readOnly bool) {
 	case err == nil:
 		if !readOnly && syscall.Access(s.Value, 0x2) != nil {
 			r.problem(
-				SevWarning,
+				sevWarning,
 				"audit-log-read-only",
 				fmt.Sprintf(
 					"audit_log %s (%s) is not writable by you: every action will be refused audit_unavailable",
@@ -219,7 +219,7 @@ func (r *Resolved) checkAudit(s Setting, readOnly bool) {
 						),
 					)
 				} else if syscall.Access(d, 0x2) != nil {
-					r.problem(SevWarning, "audit-log-read-only", fmt.Sprintf("audit_log %s (%s) cannot be created: %s is not "+
+					r.problem(sevWarning, "audit-log-read-only", fmt.Sprintf("audit_log %s (%s) cannot be created: %s is not "+
 						"writable by you; every action will be refused audit_unavailable", s.Value, origin(s), d))
 				}
 				return

@@ -73,7 +73,7 @@ func (r *Resolved) resolvePolicy(ws Workspace, getenv func(string) (string, bool
 			r.Policy = append(r.Policy, policyEntry{Class: c, Field: f, Value: val})
 			s := Setting{Key: "lease_policy." + c + "." + f, Value: val, Source: FromFile, Origin: origin}
 			if ev, ok := getenv(policyVar(c, f)); ok {
-				s.Value, s.Source, s.Origin = ev, FromEnv, policyVar(c, f)
+				s.Value, s.Source, s.Origin = ev, fromEnv, policyVar(c, f)
 			}
 			r.Settings = append(r.Settings, s)
 		}

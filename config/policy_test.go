@@ -38,7 +38,7 @@ func TestLeasePolicyFromTheFile(t *testing.T) {
 	if ttl.Source != FromFile || ttl.Origin != "workspaces.fast.lease_policy.author_issue_work.initial_ttl_minutes" || ttl.Value != "0.5" {
 		t.Errorf("ttl setting: %+v", ttl)
 	}
-	if cad.Source != FromEnv || cad.Value != "0.2" {
+	if cad.Source != fromEnv || cad.Value != "0.2" {
 		t.Errorf("cadence setting: %+v (the variable wins)", cad)
 	}
 

@@ -18,8 +18,8 @@ type Source string
 
 // The sources, highest precedence first.
 const (
-	FromFlag    Source = "flag"
-	FromEnv     Source = "env"
+	fromFlag    Source = "flag"
+	fromEnv     Source = "env"
 	FromFile    Source = "file"
 	FromDefault Source = "default"
 )
@@ -52,15 +52,15 @@ func (s Setting) Display() string {
 	if s.Value == "" {
 		return "(empty)"
 	}
-	if IsPostgresURL(s.Value) {
-		return RedactURL(s.Value)
+	if isPostgresURL(s.Value) {
+		return redactURL(s.Value)
 	}
 	return s.Value
 }
 
-// RedactURL is a PostgreSQL URL as it may be shown: scheme, user, host, port and
+// redactURL is a PostgreSQL URL as it may be shown: scheme, user, host, port and
 // database; never a password, never the query (which may carry one).
-func RedactURL(loc string) string {
+func redactURL(loc string) string {
 	u, err := url.Parse(strings.TrimSpace(loc))
 	if err != nil {
 		return "postgres://(unparseable URL)"
@@ -83,7 +83,7 @@ type Severity string
 // Problem severities: an error makes the configuration unusable; a warning does not.
 const (
 	SevError   Severity = "error"
-	SevWarning Severity = "warning"
+	sevWarning Severity = "warning"
 )
 
 // Problem is one thing wrong with the configuration. Its message never holds a secret.
@@ -438,12 +438,12 @@ func Load(in Inputs) (*Resolved, error) {
 	for _, k := range keys {
 		s := Setting{Key: k.name, Secret: k.secret}
 		if v, ok := in.Flags[k.name]; ok {
-			s.Value, s.Source, s.Origin = v, FromFlag, "--"+k.name
+			s.Value, s.Source, s.Origin = v, fromFlag, "--"+k.name
 			if n, ok := in.FlagNames[k.name]; ok {
 				s.Origin = "--" + n
 			}
 		} else if v, ok := getenv(k.env); ok && v != "" {
-			s.Value, s.Source, s.Origin = v, FromEnv, k.env
+			s.Value, s.Source, s.Origin = v, fromEnv, k.env
 		} else if origin := fileOrigin(r.Workspace, k.name); invalidIn(issues, origin) {
 			s.Source, s.Origin, s.Invalid = FromFile, origin, true
 		} else if v := k.file(&f, &ws); v != "" {
@@ -524,7 +524,7 @@ func readConfig(path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if fi.Size() > MaxFileSize {
+	if fi.Size() > maxFileSize {
 		return nil, fmt.Errorf("config: %s is larger than 1 MiB", path)
 	}
 	return os.ReadFile(path)

@@ -18,11 +18,11 @@ import (
 // -ldflags "-X steward/config.SystemPath=/path". Nothing a user sets at run time replaces it.
 var SystemPath = "/etc/steward/config.yaml"
 
-// EnvSystemConfig names one more system-level file, read besides SystemPath, never
+// envSystemConfig names one more system-level file, read besides SystemPath, never
 // instead of it. A system file can only tighten (turn read-only on, lower a role), so a
 // file a user names here can take nothing away from what SystemPath imposes: the variable
 // is safe to leave to users, and lets tests add a system file without writing to /etc.
-const EnvSystemConfig = "STEWARD_SYSTEM_CONFIG"
+const envSystemConfig = "STEWARD_SYSTEM_CONFIG"
 
 // SystemFile is what a system-wide file may hold: ceilings, nothing else. An unknown key
 // (a workspace, a token) is an error, so an administrator never believes a setting there
@@ -52,7 +52,7 @@ func systemPaths(in Inputs, getenv func(string) (string, bool)) []string {
 		return in.SystemPaths
 	}
 	ps := []string{SystemPath}
-	if p, ok := getenv(EnvSystemConfig); ok && p != "" && p != SystemPath {
+	if p, ok := getenv(envSystemConfig); ok && p != "" && p != SystemPath {
 		ps = append(ps, p)
 	}
 	return ps
@@ -110,7 +110,7 @@ func (r *Resolved) loadSystem(paths []string) {
 		s.Protected = protected(p)
 		if !s.Protected {
 			r.problem(
-				SevWarning,
+				sevWarning,
 				"system-config-permissions",
 				"the system config "+p+" can be written by someone other than root: its limits still apply, but whoever can "+
 					"write it can lift them",

@@ -95,7 +95,7 @@ func LoadAll(in Inputs) ([]*Resolved, error) {
 		}
 		if len(ignored) > 0 {
 			r.problem(
-				SevWarning,
+				sevWarning,
 				"workspace-flags",
 				fmt.Sprintf(
 					"%s set one workspace's settings, but the file lists %d workspaces and no default_workspace: they apply to "+

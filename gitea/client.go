@@ -21,8 +21,8 @@ import (
 
 // Defaults used by New for zero Config fields.
 const (
-	DefaultPageSize       = 50 // Gitea's default MAX_RESPONSE_ITEMS
-	DefaultRequestTimeout = 30 * time.Second
+	defaultPageSize       = 50 // Gitea's default MAX_RESPONSE_ITEMS
+	defaultRequestTimeout = 30 * time.Second
 )
 
 // Config says which repository to read and how. Only Login, Owner and Repo are required.
@@ -32,7 +32,7 @@ type Config struct {
 	PageSize       int               // items per page; tests use a small one to force paging
 	MarkerLabels   []string          // clarification markers; default DefaultMarkerLabels
 	BlockedLabel   string            // default DefaultBlockedLabel
-	RequestTimeout time.Duration     // per HTTP request; default DefaultRequestTimeout
+	RequestTimeout time.Duration     // per HTTP request; default defaultRequestTimeout
 	Transport      http.RoundTripper // default: a clone of http.DefaultTransport
 	Logger         *slog.Logger      // request log (method, path, status, duration); default: none
 	Now            func() time.Time  // clock for Health.ReadAt; default time.Now
@@ -61,7 +61,7 @@ func New(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("gitea: login URL is not an http(s) URL: %q", scrub(cfg.Login.URL, cfg.Login.Token))
 	}
 	if cfg.PageSize <= 0 {
-		cfg.PageSize = DefaultPageSize
+		cfg.PageSize = defaultPageSize
 	}
 	if len(cfg.MarkerLabels) == 0 {
 		cfg.MarkerLabels = gitearec.DefaultMarkerLabels
@@ -70,7 +70,7 @@ func New(cfg Config) (*Client, error) {
 		cfg.BlockedLabel = gitearec.DefaultBlockedLabel
 	}
 	if cfg.RequestTimeout <= 0 {
-		cfg.RequestTimeout = DefaultRequestTimeout
+		cfg.RequestTimeout = defaultRequestTimeout
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now

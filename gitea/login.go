@@ -17,13 +17,13 @@ const (
 	EnvToken = "STEWARD_GITEA_TOKEN"
 )
 
-// ErrNoLogin is returned by LoadLogin when neither an explicit URL and token nor a usable tea
+// errNoLogin is returned by LoadLogin when neither an explicit URL and token nor a usable tea
 // login exists.
-var ErrNoLogin = errors.New("gitea: no login: set STEWARD_GITEA_URL and STEWARD_GITEA_TOKEN or configure a tea login")
+var errNoLogin = errors.New("gitea: no login: set STEWARD_GITEA_URL and STEWARD_GITEA_TOKEN or configure a tea login")
 
-// ErrLoginNotFound is returned by LoadLogin when a login was asked for by name and the tea
+// errLoginNotFound is returned by LoadLogin when a login was asked for by name and the tea
 // config has none of that name.
-var ErrLoginNotFound = errors.New("gitea: tea login not found")
+var errLoginNotFound = errors.New("gitea: tea login not found")
 
 // Login is where and as whom steward talks to Gitea.
 type Login struct {
@@ -63,9 +63,9 @@ type teaLogin struct {
 	Insecure bool   `yaml:"insecure"`
 }
 
-// TeaConfigPath returns the tea CLI config path: $XDG_CONFIG_HOME/tea/config.yml, else
+// teaConfigPath returns the tea CLI config path: $XDG_CONFIG_HOME/tea/config.yml, else
 // ~/.config/tea/config.yml.
-func TeaConfigPath(getenv func(string) string) string {
+func teaConfigPath(getenv func(string) string) string {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
@@ -98,11 +98,11 @@ func LoadLogin(o LoginOptions) (Login, []Warning, error) {
 	}
 	path := o.ConfigPath
 	if path == "" {
-		path = TeaConfigPath(getenv)
+		path = teaConfigPath(getenv)
 	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return Login{}, nil, ErrNoLogin
+		return Login{}, nil, errNoLogin
 	}
 	if err != nil {
 		return Login{}, nil, fmt.Errorf("gitea: read tea config %s: %w", path, errors.Unwrap(err))
@@ -121,9 +121,9 @@ func LoadLogin(o LoginOptions) (Login, []Warning, error) {
 	l, ok := pickLogin(cfg, o.Name)
 	if !ok {
 		if o.Name != "" {
-			return Login{}, warnings, fmt.Errorf("%w: %q in %s", ErrLoginNotFound, o.Name, path)
+			return Login{}, warnings, fmt.Errorf("%w: %q in %s", errLoginNotFound, o.Name, path)
 		}
-		return Login{}, warnings, ErrNoLogin
+		return Login{}, warnings, errNoLogin
 	}
 	if l.Insecure {
 		warnings = append(

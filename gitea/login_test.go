@@ -51,11 +51,11 @@ func TestLoadLogin(t *testing.T) {
 	}{
 		{"default from XDG", LoginOptions{Getenv: env(map[string]string{"XDG_CONFIG_HOME": xdg})}, "home", nil},
 		{"by name", LoginOptions{Name: "work", ConfigPath: p, Getenv: env(nil)}, "work", nil},
-		{"unknown name", LoginOptions{Name: "nope", ConfigPath: p, Getenv: env(nil)}, "", ErrLoginNotFound},
+		{"unknown name", LoginOptions{Name: "nope", ConfigPath: p, Getenv: env(nil)}, "", errLoginNotFound},
 		{"env wins", LoginOptions{ConfigPath: p, Getenv: env(map[string]string{EnvURL: "http://127.0.0.1:9", EnvToken: "t-env"})}, "env", nil},
 		{"name beats env", LoginOptions{Name: "work", ConfigPath: p, Getenv: env(map[string]string{EnvURL: "http://x", EnvToken: "t"})}, "work", nil},
 		{"explicit", LoginOptions{URL: "http://127.0.0.1:9", Token: "t", ConfigPath: p, Getenv: env(nil)}, "explicit", nil},
-		{"no config", LoginOptions{ConfigPath: filepath.Join(t.TempDir(), "missing.yml"), Getenv: env(nil)}, "", ErrNoLogin},
+		{"no config", LoginOptions{ConfigPath: filepath.Join(t.TempDir(), "missing.yml"), Getenv: env(nil)}, "", errNoLogin},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -24,7 +24,7 @@ type Seed struct {
 	// Labels are created when the repository lacks them: name → colour ("d93f0b").
 	Labels map[string]string
 	Issues []SeedIssue
-	// Timeout bounds each request (default DefaultRequestTimeout).
+	// Timeout bounds each request (default defaultRequestTimeout).
 	Timeout time.Duration
 }
 
@@ -49,7 +49,7 @@ func SeedRepo(ctx context.Context, login Login, s Seed) (Seeded, error) {
 		return Seeded{}, errors.New("gitea: seed: login has no token")
 	}
 	if s.Timeout <= 0 {
-		s.Timeout = DefaultRequestTimeout
+		s.Timeout = defaultRequestTimeout
 	}
 	if s.NamePrefix == "" {
 		s.NamePrefix = "steward-demo-"
@@ -80,7 +80,7 @@ func SeedRepo(ctx context.Context, login Login, s Seed) (Seeded, error) {
 		have, _, err := c.ListRepoLabels(
 			out.Owner,
 			out.Repo,
-			sdk.ListLabelsOptions{ListOptions: sdk.ListOptions{Page: page, PageSize: DefaultPageSize}},
+			sdk.ListLabelsOptions{ListOptions: sdk.ListOptions{Page: page, PageSize: defaultPageSize}},
 		)
 		if err != nil {
 			return out, seedErr("list labels", err, login.Token)
@@ -88,7 +88,7 @@ func SeedRepo(ctx context.Context, login Login, s Seed) (Seeded, error) {
 		for _, l := range have {
 			ids[l.Name] = l.ID
 		}
-		if len(have) < DefaultPageSize {
+		if len(have) < defaultPageSize {
 			break
 		}
 	}

@@ -15,8 +15,8 @@ import (
 	"time"
 )
 
-// CodeAlreadyAcknowledged refuses an acknowledgement that would change nothing.
-const CodeAlreadyAcknowledged = "already_acknowledged"
+// codeAlreadyAcknowledged refuses an acknowledgement that would change nothing.
+const codeAlreadyAcknowledged = "already_acknowledged"
 
 // MaxSnooze is the longest snooze: longer silence is an acknowledgement's job.
 const MaxSnooze = 7 * 24 * time.Hour
@@ -293,7 +293,7 @@ func (a attentionAction) plan(ctx context.Context, c *Core, req Request) (*plan,
 		}
 	} else {
 		if last != nil && last.Kind == "ack" && last.Evidence == ev && last.Level >= level {
-			p.refusal = refuse(CodeAlreadyAcknowledged, fmt.Sprintf("%s acknowledged %s at level %d already (%s). Nothing "+
+			p.refusal = refuse(codeAlreadyAcknowledged, fmt.Sprintf("%s acknowledged %s at level %d already (%s). Nothing "+
 				"to do; it returns by itself when its evidence changes or it escalates.",
 				last.By, key, last.Level, last.At.UTC().Format(time.RFC3339)))
 		}

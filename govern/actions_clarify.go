@@ -371,11 +371,11 @@ func (answer) verify(ctx context.Context, c *Core, intent Record) (Result, []str
 	}, false
 }
 
-// AskMarker is the hidden marker a worker's question ends with, whose clarification id (the
+// askMarker is the hidden marker a worker's question ends with, whose clarification id (the
 // clarification_id a successful clarification.ask returns in its detail) is id:
 // "<!-- steward:ask id=<id> -->". It names no attempt, so the text stays the same for every
 // attempt of one question (a worker polling for its answer finds it by this exact text).
-func AskMarker(id string) string { return gitearec.Mark{Kind: "ask", ID: id}.String() }
+func askMarker(id string) string { return gitearec.Mark{Kind: "ask", ID: id}.String() }
 
 // AskMarkOf is the question marker a clarification.ask attempt's intent posts with its
 // question ("" for any other record): the join between a question on the item and the
@@ -501,7 +501,7 @@ func (ask) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
 	p := *wp
 	p.state = askState{Worker: wp.state.(workerState), Clarify: cs}
 	p.effects = []string{
-		"comment on " + it.String() + ":\n" + gitearec.WithMarker(q, AskMarker(id)),
+		"comment on " + it.String() + ":\n" + gitearec.WithMarker(q, askMarker(id)),
 		"add label " + label,
 		"release lease " + l.LeaseID + " and archive its lock (the item waits for a maintainer)",
 	}
@@ -531,7 +531,7 @@ func (ask) apply(ctx context.Context, c *Core, req Request, p *plan, attempt str
 	commentID := cm.ID
 	if !found {
 		c.doStep("gitea-before-comment")
-		if commentID, err = g.CreateComment(ctx, it.Number, gitearec.WithMarker(q, AskMarker(id))); err != nil {
+		if commentID, err = g.CreateComment(ctx, it.Number, gitearec.WithMarker(q, askMarker(id))); err != nil {
 			return giteaErr("posting the question", err, false)
 		}
 	}

@@ -275,7 +275,7 @@ func (abandonStale) plan(ctx context.Context, c *Core, req Request) (*plan, erro
 		(owner == leaserec.ProcessUnknown || wt == leaserec.WorktreeUnknown) &&
 		fr.Value == leaserec.FreshActive {
 		p.refusal = refuse(
-			CodeLivenessUnproven,
+			codeLivenessUnproven,
 			p.refusal.Message+". The owner's liveness or worktree is unknown here (another host, or a path steward will not "+
 				"follow), and unknown never counts as dead: check on the owner's host, or wait for expiry and reclaim.",
 		)

@@ -99,7 +99,7 @@ func (c *Core) retirePlan(ctx context.Context, req Request, ending map[string]bo
 	case e.Unreadable != nil:
 		return &plan{
 			refusal: refuse(
-				CodeInspectOnly,
+				codeInspectOnly,
 				fmt.Sprintf(
 					"lock file %s is unreadable (%s: %s); without a readable record there is no fence, so steward will not move "+
 						"it. Inspect the file and repair or remove it by hand.",
@@ -150,7 +150,7 @@ func (c *Core) retirePlan(ctx context.Context, req Request, ending map[string]bo
 	switch {
 	case st.Expired && owner == leaserec.ProcessAlive:
 		p.refusal = refuse(
-			CodeInspectOnly,
+			codeInspectOnly,
 			"expired-lock-live-owner: the lock expired but its owner process "+fmt.Sprint(
 				pid,
 			)+" is alive and may heartbeat again; inspect only. Ask the owner to release or re-lock, or wait until the "+
@@ -169,7 +169,7 @@ func (c *Core) retirePlan(ctx context.Context, req Request, ending map[string]bo
 		p.evidence = append(p.evidence, "the owner process is dead on this host")
 	case a.Expiration.State != lockrec.ExpirationRecorded:
 		p.refusal = refuse(
-			CodeInspectOnly,
+			codeInspectOnly,
 			"the lock records no usable expiry ("+string(
 				a.Expiration.State,
 			)+") and its owner is "+string(
@@ -179,7 +179,7 @@ func (c *Core) retirePlan(ctx context.Context, req Request, ending map[string]bo
 		)
 	default:
 		p.refusal = refuse(
-			CodeFreshForeignLease,
+			codeFreshForeignLease,
 			"the lock is live until "+a.Expiration.ExpiresAt+" and its owner is "+string(
 				owner,
 			)+"; a live lock is never retired. Wait for expiry.",
@@ -312,14 +312,14 @@ func (c *Core) backingLeases(
 		switch {
 		case !past:
 			p.refusal = refuse(
-				CodeFreshForeignLease,
+				codeFreshForeignLease,
 				"the lock is backed by lease "+l.LeaseID+" ("+how+"), active until "+l.ExpiresAt.Raw+"; a live claim is never "+
 					"retired, whatever the lock file's own pid says. Wait for it to expire, or abandon the lease with proof first.",
 			)
 			return nil
 		case owner == leaserec.ProcessAlive:
 			p.refusal = refuse(
-				CodeInspectOnly,
+				codeInspectOnly,
 				fmt.Sprintf(
 					"the lock is backed by lease %s (%s), past its expiry, whose owner process %d is alive and may heartbeat "+
 						"again; inspect only. Reclaim the lease first (lease.reclaim-expired) if the claim is over.",
@@ -346,13 +346,13 @@ func lockRefusal(err error) *Refusal {
 				"while it was being archived — the owner's write was kept); nothing was changed — preview again",
 		)
 	case errors.Is(err, locks.ErrNotFound):
-		return refuse(CodeAlreadyReleased, "the lock file is gone (released or retired meanwhile); nothing to do")
+		return refuse(codeAlreadyReleased, "the lock file is gone (released or retired meanwhile); nothing to do")
 	case errors.Is(err, locks.ErrExists):
-		return refuse(CodeClaimedSince, "a live lock for this item exists now; nothing was changed")
+		return refuse(codeClaimedSince, "a live lock for this item exists now; nothing was changed")
 	case errors.Is(err, locks.ErrInvalidName), errors.Is(err, locks.ErrNotRegular):
 		return refuse(CodePathOutside, "the lock path is not a plain file inside the locks directory; nothing was changed")
 	case errors.Is(err, locks.ErrUnreadable):
-		return refuse(CodeInspectOnly, "the current lock file is unreadable, so it cannot be fenced; nothing was changed")
+		return refuse(codeInspectOnly, "the current lock file is unreadable, so it cannot be fenced; nothing was changed")
 	}
 	return nil
 }
@@ -423,7 +423,7 @@ func (restoreLock) plan(ctx context.Context, c *Core, req Request) (*plan, error
 	case e.Unreadable != nil || !e.HasKey:
 		return &plan{
 			refusal: refuse(
-				CodeInspectOnly,
+				codeInspectOnly,
 				"the archived lock retired/"+file+" is unreadable or has no issue number; it cannot be restored",
 			),
 		}, nil
@@ -468,7 +468,7 @@ func (restoreLock) plan(ctx context.Context, c *Core, req Request) (*plan, error
 	p.state = st
 	if st.LiveExists || st.ActiveLeases > 0 {
 		p.refusal = refuse(
-			CodeClaimedSince,
+			codeClaimedSince,
 			fmt.Sprintf(
 				"the item was claimed since the lock was retired (%d live lock files, %d other active leases); restoring would "+
 					"create a second owner. Leave it retired.",

@@ -14,17 +14,17 @@ import (
 	"steward/locks/lockrec"
 )
 
-// KindStep is the audit record of one step of a plan (item.recover): the step's action,
+// kindStep is the audit record of one step of a plan (item.recover): the step's action,
 // target and result, under the plan's attempt. It is not terminal: the attempt still ends
 // with exactly one outcome.
-const KindStep RecordKind = "step"
+const kindStep RecordKind = "step"
 
 // DispositionPartial says some steps of a plan took effect and a later one did not: the
 // outcome's effects list what was done, its message the step that stopped and why.
 const DispositionPartial Disposition = "partial"
 
-// CodeNothingToRecover refuses a recover of an item with no lease and no lock to recover.
-const CodeNothingToRecover = "nothing_to_recover"
+// codeNothingToRecover refuses a recover of an item with no lease and no lock to recover.
+const codeNothingToRecover = "nothing_to_recover"
 
 // recoverStep is one step of a recover plan: a governed action, its target, and its own
 // plan (with the fence Apply re-checks).
@@ -161,7 +161,7 @@ func (recoverItem) plan(ctx context.Context, c *Core, req Request) (*plan, error
 		)
 	case len(st.steps) == 0:
 		p.refusal = refuse(
-			CodeNothingToRecover,
+			codeNothingToRecover,
 			fmt.Sprintf(
 				"%s has no active lease and no live lock file; nothing to recover. Refresh: it may have been recovered or "+
 					"released meanwhile.",
@@ -400,7 +400,7 @@ func (c *Core) recordStep(attempt string, req Request, res Result, r *Refusal, e
 	rec := Record{
 		At:      stamp(c.now()),
 		Attempt: attempt,
-		Kind:    KindStep,
+		Kind:    kindStep,
 		Action:  req.Action,
 		Target:  req.Target,
 		Actor:   c.actor,

@@ -114,7 +114,7 @@ func TestRecoverPartialFailure(t *testing.T) {
 	assertOneTerminal(t, f, out.Attempt)
 	var steps []Record
 	for _, r := range f.records() {
-		if r.Attempt == out.Attempt && r.Kind == KindStep {
+		if r.Attempt == out.Attempt && r.Kind == kindStep {
 			steps = append(steps, r)
 		}
 	}

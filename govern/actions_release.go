@@ -33,7 +33,7 @@ func (releaseAction) plan(ctx context.Context, c *Core, req Request) (*plan, err
 	)
 	if l != nil {
 		p.effects = []string{"lease " + l.LeaseID + ": active → released", "its lock moves to retired/ with a release block"}
-		if st, _ := p.state.(workerState); p.refusal != nil && p.refusal.Code == CodeAlreadyReleased && !st.HasLock {
+		if st, _ := p.state.(workerState); p.refusal != nil && p.refusal.Code == codeAlreadyReleased && !st.HasLock {
 			// A worker repeating its own release (a retry after a lost response, a script's
 			// cleanup) asked for what is already so: success, with nothing to change. Only
 			// its own (ownLease refuses not_owner first) and only when no live lock still

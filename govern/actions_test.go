@@ -129,7 +129,7 @@ func actionCases() []actionCase {
 		}, refuse: "step_refused"},
 		{name: "recover: nothing to recover", setup: func(f *fixture) Request {
 			return Request{Action: actionid.Recover, Target: Target{Item: item(14)}}
-		}, refuse: CodeNothingToRecover},
+		}, refuse: codeNothingToRecover},
 		{name: "recover as viewer", role: RoleViewer, setup: func(f *fixture) Request {
 			f.deadClaim(11)
 			return Request{Action: actionid.Recover, Target: Target{Item: item(11)}}
@@ -152,7 +152,7 @@ func actionCases() []actionCase {
 		{name: "abandon foreign host is unproven", setup: func(f *fixture) Request {
 			f.liveLease("L1", 1, deadPID(f.t), "other-host.example")
 			return Request{Action: actionid.AbandonStale, Target: Target{LeaseID: "L1"}}
-		}, refuse: CodeLivenessUnproven},
+		}, refuse: codeLivenessUnproven},
 		{name: "expire sweep", setup: func(f *fixture) Request {
 			f.expiredLease("L1", 1)
 			f.expiredLease("L2", 2)
@@ -189,10 +189,10 @@ func actionCases() []actionCase {
 		}, moved: CodeFenceMoved},
 		{name: "retire live lock refused", setup: func(f *fixture) Request {
 			return Request{Action: actionid.RetireLock, Target: Target{LockFile: f.lockFile(4, 5*time.Minute, int64(os.Getpid()))}}
-		}, refuse: CodeFreshForeignLease},
+		}, refuse: codeFreshForeignLease},
 		{name: "retire expired lock with live owner is inspect only", setup: func(f *fixture) Request {
 			return Request{Action: actionid.RetireLock, Target: Target{LockFile: f.lockFile(4, -time.Minute, int64(os.Getpid()))}}
-		}, refuse: CodeInspectOnly},
+		}, refuse: codeInspectOnly},
 		{name: "retire outside the locks dir", setup: func(f *fixture) Request {
 			return Request{Action: actionid.RetireLock, Target: Target{LockFile: "../../etc/passwd"}}
 		}, refuse: CodePathOutside},
@@ -235,7 +235,7 @@ func actionCases() []actionCase {
 			if e := locks.ReadFile(f.ws.LocksDir, name); !e.Missing {
 				t.Errorf("lock still live after release")
 			}
-		}, move: func(f *fixture) { f.exec("UPDATE leases SET status = 'released' WHERE status = 'active'") }, moved: CodeAlreadyReleased},
+		}, move: func(f *fixture) { f.exec("UPDATE leases SET status = 'released' WHERE status = 'active'") }, moved: codeAlreadyReleased},
 		{name: "answer a clarification", gitea: true, setup: func(f *fixture) Request {
 			return Request{Action: actionid.Answer, Target: Target{Item: item(f.markedIssue())}, Params: AnswerParams{Body: "Use **v2**."}}
 		}, check: func(t *testing.T, f *fixture, out Outcome) {
@@ -264,7 +264,7 @@ func actionCases() []actionCase {
 			if found, _, _ := f.ws.Gitea.FindCommentWithMarker(context.Background(), 1, "steward:ask"); !found {
 				t.Errorf("question not posted")
 			}
-		}, move: func(f *fixture) { f.exec("UPDATE leases SET status = 'released' WHERE status = 'active'") }, moved: CodeAlreadyReleased},
+		}, move: func(f *fixture) { f.exec("UPDATE leases SET status = 'released' WHERE status = 'active'") }, moved: codeAlreadyReleased},
 		{name: "acknowledge an attention entry", setup: func(f *fixture) Request {
 			return ackReq("clarification:acme/widgets#1", "ev", "0")
 		}, check: func(t *testing.T, f *fixture, out Outcome) {
@@ -284,7 +284,7 @@ func actionCases() []actionCase {
 		{name: "acknowledge an attention entry twice", setup: func(f *fixture) Request {
 			f.runOK(f.t, ackReq("source:db", "unavailable", "1"))
 			return ackReq("source:db", "unavailable", "1")
-		}, refuse: CodeAlreadyAcknowledged},
+		}, refuse: codeAlreadyAcknowledged},
 	}
 }
 
@@ -498,7 +498,7 @@ func TestUndoRestoresARetiredLockOnlyIfUnclaimed(t *testing.T) {
 	pv, _ = f.core.Preview(context.Background(), Request{Action: actionid.RetireLock, Target: Target{LockFile: name}})
 	ret = f.core.Apply(context.Background(), pv, pv.ConfirmPhrase)
 	f.claim("s9", 4)
-	if _, out, _ := f.core.Run(context.Background(), Request{Action: actionid.Undo, Target: Target{Attempt: ret.Attempt}}, ""); out.Code != CodeClaimedSince {
+	if _, out, _ := f.core.Run(context.Background(), Request{Action: actionid.Undo, Target: Target{Attempt: ret.Attempt}}, ""); out.Code != codeClaimedSince {
 		t.Fatalf("undo after a new claim: %+v", out)
 	}
 }

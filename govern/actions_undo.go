@@ -49,7 +49,7 @@ func (c *Core) inverseOf(attempt string) (*Request, *Refusal, error) {
 	}
 	if st := found.Status(); st != ResultSucceeded {
 		return nil, refuse(
-			CodeNoInverse,
+			codeNoInverse,
 			fmt.Sprintf(
 				"attempt %s is %s, not succeeded; only an applied change can be undone (settle an unknown one with `steward "+
 					"audit verify` first)",
@@ -69,7 +69,7 @@ func (c *Core) inverseOf(attempt string) (*Request, *Refusal, error) {
 	}
 	if inv == nil {
 		return nil, refuse(
-			CodeNoInverse,
+			codeNoInverse,
 			"attempt "+attempt+" recorded no inverse; its action cannot be undone. Recover forward instead.",
 		), nil
 	}
@@ -93,7 +93,7 @@ func (undo) plan(ctx context.Context, c *Core, req Request) (*plan, error) {
 	inner, ok := c.actions[inv.Action]
 	if !ok || inv.Action == actionid.Undo {
 		return &plan{
-			refusal: refuse(CodeNoInverse, "the recorded inverse "+inv.Action+" is not an action this steward knows"),
+			refusal: refuse(codeNoInverse, "the recorded inverse "+inv.Action+" is not an action this steward knows"),
 		}, nil
 	}
 	p, err := inner.plan(ctx, c, *inv)
@@ -139,7 +139,7 @@ func (undo) verify(ctx context.Context, c *Core, intent Record) (Result, []strin
 // current status.
 func (c *Core) recordedInverse(attempt string) (*Request, error) {
 	if c.audit == nil {
-		return nil, ErrAuditUnavailable
+		return nil, errAuditUnavailable
 	}
 	recs, _, err := ReadAudit(c.audit.Path())
 	if err != nil {

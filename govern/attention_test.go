@@ -51,7 +51,7 @@ func TestAttentionAckAndSnooze(t *testing.T) {
 
 	before = f.state()
 	pv, _ = f.core.Preview(ctx, req)
-	if pv.Allowed || pv.Refusal.Code != CodeAlreadyAcknowledged || !strings.Contains(pv.Refusal.Message, "maint acknowledged") {
+	if pv.Allowed || pv.Refusal.Code != codeAlreadyAcknowledged || !strings.Contains(pv.Refusal.Message, "maint acknowledged") {
 		t.Fatalf("second ack: %+v", pv.Refusal)
 	}
 	if f.state() != before {

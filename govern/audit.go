@@ -21,7 +21,7 @@ type RecordKind string
 const (
 	KindIntent     RecordKind = "intent"
 	KindOutcome    RecordKind = "outcome"
-	KindResolution RecordKind = "resolution"
+	kindResolution RecordKind = "resolution"
 )
 
 // Result is what came of an attempt.
@@ -48,8 +48,8 @@ type Disposition string
 const (
 	DispositionNotAttempted   Disposition = "not_attempted"
 	DispositionOutcomeUnknown Disposition = "outcome_unknown"
-	DispositionApplied        Disposition = "applied"
-	DispositionCompensated    Disposition = "compensated"
+	dispositionApplied        Disposition = "applied"
+	dispositionCompensated    Disposition = "compensated"
 )
 
 // ResolvedBy says who settled an unknown outcome.
@@ -81,13 +81,13 @@ type Record struct {
 	Inverse     *Request    `json:"inverse,omitempty"`
 	ResolvedBy  ResolvedBy  `json:"resolved_by,omitempty"`
 	// Steps, on the intent of a plan made of other actions (item.recover), are its steps in
-	// order; each leaves a step record (KindStep) as it ends.
+	// order; each leaves a step record (kindStep) as it ends.
 	Steps []Request `json:"steps,omitempty"`
 }
 
-// ErrAuditUnavailable reports that the audit log could not take a record. An apply that
+// errAuditUnavailable reports that the audit log could not take a record. An apply that
 // cannot write its intent refuses before any effect, with disposition not_attempted.
-var ErrAuditUnavailable = errors.New("audit log unavailable")
+var errAuditUnavailable = errors.New("audit log unavailable")
 
 // sink is where audit lines go: a file in production, a failing writer in tests of a full
 // disk.
@@ -124,12 +124,12 @@ func OpenAudit(path string, r *Redactor) (*AuditLog, error) {
 	return &AuditLog{path: path, f: f, secrets: r}, nil
 }
 
-// ErrAuditReadOnly is returned by Append on a log opened with ReadOnlyAudit.
-var ErrAuditReadOnly = errors.New("the audit log is open read-only")
+// errAuditReadOnly is returned by Append on a log opened with ReadOnlyAudit.
+var errAuditReadOnly = errors.New("the audit log is open read-only")
 
 // ReadOnlyAudit returns the audit log at path for a read-only steward: it is only read
 // (verify, the workbench's activity) and never created, appended to, or tidied — Append
-// fails with ErrAuditReadOnly, and a stale in-flight marker is left where it is.
+// fails with errAuditReadOnly, and a stale in-flight marker is left where it is.
 func ReadOnlyAudit(path string) *AuditLog {
 	return &AuditLog{path: path, secrets: NewRedactor(), readOnly: true}
 }
@@ -146,7 +146,7 @@ func (l *AuditLog) Close() error {
 }
 
 // Append writes one record as a line, redacted, and fsyncs it before returning. A record
-// that could not be made durable is reported as ErrAuditUnavailable.
+// that could not be made durable is reported as errAuditUnavailable.
 //
 // Every record starts on a fresh line: when the log ends in a torn line (a crash or a full
 // disk cut an earlier append short), Append first terminates it, so the torn line stays
@@ -154,13 +154,13 @@ func (l *AuditLog) Close() error {
 // record (before, an intent glued to a torn line vanished from the log).
 func (l *AuditLog) Append(rec Record) error {
 	if l.readOnly {
-		return fmt.Errorf("%w: %w", ErrAuditUnavailable, ErrAuditReadOnly)
+		return fmt.Errorf("%w: %w", errAuditUnavailable, errAuditReadOnly)
 	}
 	rec.V = 1
 	rec = l.secrets.redactRecord(rec)
 	line, err := json.Marshal(rec)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrAuditUnavailable, err)
+		return fmt.Errorf("%w: %v", errAuditUnavailable, err)
 	}
 	line = append(line, '\n')
 	l.mu.Lock()
@@ -168,22 +168,22 @@ func (l *AuditLog) Append(rec Record) error {
 	fd := int(l.f.Fd())
 	if fd >= 0 {
 		if err := syscall.Flock(fd, syscall.LOCK_EX); err != nil {
-			return fmt.Errorf("%w: lock: %v", ErrAuditUnavailable, err)
+			return fmt.Errorf("%w: lock: %v", errAuditUnavailable, err)
 		}
 		defer syscall.Flock(fd, syscall.LOCK_UN)
 		torn, err := tornTail(fd)
 		if err != nil {
-			return fmt.Errorf("%w: read the log's end: %v", ErrAuditUnavailable, err)
+			return fmt.Errorf("%w: read the log's end: %v", errAuditUnavailable, err)
 		}
 		if torn {
 			line = append([]byte{'\n'}, line...)
 		}
 	}
 	if _, err := l.f.Write(line); err != nil {
-		return fmt.Errorf("%w: write: %v", ErrAuditUnavailable, err)
+		return fmt.Errorf("%w: write: %v", errAuditUnavailable, err)
 	}
 	if err := l.f.Sync(); err != nil {
-		return fmt.Errorf("%w: fsync: %v", ErrAuditUnavailable, err)
+		return fmt.Errorf("%w: fsync: %v", errAuditUnavailable, err)
 	}
 	return nil
 }
@@ -361,9 +361,9 @@ func Attempts(recs []Record) []Attempt {
 			if a.Outcome == nil {
 				a.Outcome = &recs[i]
 			}
-		case KindResolution:
+		case kindResolution:
 			a.Resolutions = append(a.Resolutions, r)
-		case KindStep:
+		case kindStep:
 			a.Steps = append(a.Steps, r)
 		}
 	}

@@ -33,7 +33,7 @@ func TestAuditRedactsEveryFieldThatCarriesText(t *testing.T) {
 			},
 			func(r *Record) { r.Steps = []Request{{Action: actionid.RetireLock, Target: Target{LockFile: s}}} },
 			func(r *Record) {
-				r.Steps = []Request{{Action: actionid.ReclaimExpired, Target: Target{LeaseID: "L1"}, Params: UnknownParams{"reason": s}}}
+				r.Steps = []Request{{Action: actionid.ReclaimExpired, Target: Target{LeaseID: "L1"}, Params: unknownParams{"reason": s}}}
 			},
 		}
 	}

@@ -9,15 +9,15 @@ import (
 	"steward/model"
 )
 
-// CodeClockUntrusted refuses an action whose verdict rests on this host's clock — an
+// codeClockUntrusted refuses an action whose verdict rests on this host's clock — an
 // expiry that passed, a heartbeat missed too long — when that clock cannot be trusted: it
 // jumped forward while steward ran, or a record lies in its future. SQLite only: on
 // PostgreSQL every such verdict is the DB server's clock's (leases.Clock).
-const CodeClockUntrusted = "clock_untrusted"
+const codeClockUntrusted = "clock_untrusted"
 
-// ClockTolerance is how far this host's clock may disagree — a jump against the
+// clockTolerance is how far this host's clock may disagree — a jump against the
 // monotonic clock, a record in its future — before it is not trusted to judge an expiry.
-const ClockTolerance = 2 * time.Second
+const clockTolerance = 2 * time.Second
 
 // stamp is a time a record holds, named for the refusal.
 type stamped struct {
@@ -49,18 +49,18 @@ func (c *Core) clockJump() (jump, passed time.Duration) {
 
 // clockRefusal refuses action, whose verdict rests on this host's clock at now, when that
 // clock cannot be trusted (SQLite mode, which has no other clock to consult): it jumped
-// forward more than ClockTolerance against the monotonic clock since steward started, or
+// forward more than clockTolerance against the monotonic clock since steward started, or
 // one of stamps — times the records hold, written by a clock — lies more than
-// ClockTolerance in its future. nil when it can be trusted, or on PostgreSQL.
+// clockTolerance in its future. nil when it can be trusted, or on PostgreSQL.
 func (c *Core) clockRefusal(action string, now time.Time, stamps ...stamped) *Refusal {
 	if c.dbClocked() {
 		return nil
 	}
 	const how = " SQLite mode judges expiry by this host's clock, which every process on the DB must share and which " +
 		"must only move forward steadily (docs/reliability.md §2d, Clocks)."
-	if jump, passed := c.clockJump(); jump > ClockTolerance {
+	if jump, passed := c.clockJump(); jump > clockTolerance {
 		return refuse(
-			CodeClockUntrusted,
+			codeClockUntrusted,
 			fmt.Sprintf(
 				"this host's clock moved %s ahead of the time that passed since steward started (%s by the monotonic clock), "+
 					"so an expiry it judges passed may not have: %s refused, nothing changed. If the clock is right now (an NTP "+
@@ -72,9 +72,9 @@ func (c *Core) clockRefusal(action string, now time.Time, stamps ...stamped) *Re
 		)
 	}
 	for _, s := range stamps {
-		if !s.t.IsZero() && s.t.Sub(now) > ClockTolerance {
+		if !s.t.IsZero() && s.t.Sub(now) > clockTolerance {
 			return refuse(
-				CodeClockUntrusted,
+				codeClockUntrusted,
 				fmt.Sprintf(
 					"%s %s lies %s in this host's future (now %s): the clock that wrote it and this host's disagree, so no expiry "+
 						"is judged by this one: %s refused, nothing changed. Fix the clocks (or wait until this host's passes %s).",

@@ -121,9 +121,9 @@ func TestAJumpedClockNeverEndsALiveLease(t *testing.T) {
 			f, _ := jumped(t, "sqlite")
 			before := f.state()
 			pv, err := f.core.Preview(ctx, req)
-			if err != nil || pv.Allowed || pv.Refusal == nil || pv.Refusal.Code != CodeClockUntrusted ||
+			if err != nil || pv.Allowed || pv.Refusal == nil || pv.Refusal.Code != codeClockUntrusted ||
 				!strings.Contains(pv.Refusal.Message, "moved 4m59s ahead") || !strings.Contains(pv.Refusal.Message, "restart steward") {
-				t.Fatalf("%s after a 5-minute jump: allowed=%v %+v %v; want refused %s", what, pv.Allowed, pv.Refusal, err, CodeClockUntrusted)
+				t.Fatalf("%s after a 5-minute jump: allowed=%v %+v %v; want refused %s", what, pv.Allowed, pv.Refusal, err, codeClockUntrusted)
 			}
 			if f.state() != before {
 				t.Fatal("the refused preview changed the workspace")
@@ -133,7 +133,7 @@ func TestAJumpedClockNeverEndsALiveLease(t *testing.T) {
 				return strings.Join(slices.DeleteFunc(strings.Split(f.state(), "\n"), func(l string) bool { return strings.HasPrefix(l, filepath.Dir(f.audit.Path())) }), "\n")
 			}
 			src := sources()
-			if out := f.core.Apply(ctx, pv, pv.ConfirmPhrase); out.Result != ResultRefused || out.Code != CodeClockUntrusted || sources() != src {
+			if out := f.core.Apply(ctx, pv, pv.ConfirmPhrase); out.Result != ResultRefused || out.Code != codeClockUntrusted || sources() != src {
 				t.Fatalf("apply: %+v; a source changed: %v", out, sources() != src)
 			}
 		})
@@ -153,9 +153,9 @@ func TestAJumpedClockNeverEndsALiveLease(t *testing.T) {
 			CreatedAt: ts(-20 * time.Minute), ExpiresAt: ts(-time.Minute), LastHeartbeatAt: ts(5 * time.Minute), OwnerPID: int64(os.Getpid()), OwnerHost: f.host()})
 		before := f.state()
 		pv, err := f.core.Preview(ctx, reqs["reclaim"])
-		if err != nil || pv.Refusal == nil || pv.Refusal.Code != CodeClockUntrusted || !strings.Contains(pv.Refusal.Message, "last_heartbeat_at") ||
+		if err != nil || pv.Refusal == nil || pv.Refusal.Code != codeClockUntrusted || !strings.Contains(pv.Refusal.Message, "last_heartbeat_at") ||
 			!strings.Contains(pv.Refusal.Message, "5m00s in this host's future") {
-			t.Fatalf("reclaim with a heartbeat in the future: %+v %v; want refused %s", pv.Refusal, err, CodeClockUntrusted)
+			t.Fatalf("reclaim with a heartbeat in the future: %+v %v; want refused %s", pv.Refusal, err, codeClockUntrusted)
 		}
 		if f.state() != before {
 			t.Fatal("the refused preview changed the workspace")
@@ -164,7 +164,7 @@ func TestAJumpedClockNeverEndsALiveLease(t *testing.T) {
 	t.Run("postgres/jump: the DB's clock decides", func(t *testing.T) {
 		f, _ := jumped(t, "postgres")
 		pv, err := f.core.Preview(ctx, reqs["reclaim"])
-		if err != nil || pv.Refusal == nil || pv.Refusal.Code == CodeClockUntrusted {
+		if err != nil || pv.Refusal == nil || pv.Refusal.Code == codeClockUntrusted {
 			t.Fatalf("reclaim on PostgreSQL after this host's clock jumped: %+v %v; want the DB's verdict (not expired)", pv.Refusal, err)
 		}
 	})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -469,7 +468,7 @@ func (c *Core) Apply(ctx context.Context, pv Preview, confirmation string) (out 
 	case eff.refusal != nil:
 		return terminal(ResultRefused, DispositionNotAttempted, eff.refusal, "", nil)
 	case eff.err != nil && eff.compensated:
-		return terminal(ResultFailed, DispositionCompensated, nil, eff.err.Error(), eff.effects)
+		return terminal(ResultFailed, dispositionCompensated, nil, eff.err.Error(), eff.effects)
 	case eff.err != nil && eff.partial:
 		return terminal(ResultFailed, DispositionPartial, nil, eff.err.Error(), eff.effects)
 	case eff.err != nil && eff.sent:
@@ -485,7 +484,7 @@ func (c *Core) Apply(ctx context.Context, pv Preview, confirmation string) (out 
 	case ctx.Err() != nil && !eff.sent:
 		return terminal(ResultFailed, DispositionNotAttempted, nil, "cancelled before any effect: "+ctx.Err().Error(), nil)
 	}
-	return terminal(ResultSucceeded, DispositionApplied, nil, "done", eff.effects)
+	return terminal(ResultSucceeded, dispositionApplied, nil, "done", eff.effects)
 }
 
 // Run previews req and applies it when allowed, with the given confirmation. It is what the
@@ -497,8 +496,5 @@ func (c *Core) Run(ctx context.Context, req Request, confirmation string) (Previ
 	}
 	return pv, c.Apply(ctx, pv, confirmation), nil
 }
-
-// ErrNotPreviewed is returned for an apply of a preview this core did not make.
-var ErrNotPreviewed = errors.New("apply of a preview the core did not make")
 
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }

@@ -68,7 +68,7 @@ func TestUndoWordsMatchUndo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		undoable := upv.Refusal == nil || upv.Refusal.Code != CodeNoInverse
+		undoable := upv.Refusal == nil || upv.Refusal.Code != codeNoInverse
 		if promises(pv.Effects) != undoable {
 			t.Errorf("%s: the preview promises undo %v, undo answers %+v\n%s", req.Action, promises(pv.Effects), upv.Refusal, strings.Join(pv.Effects, "\n"))
 		}

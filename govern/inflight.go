@@ -31,22 +31,22 @@ func (l *AuditLog) inflightPath(attempt string) (string, bool) {
 // hold marks attempt in flight until release is called (or the process dies).
 func (l *AuditLog) hold(attempt string) (release func(), err error) {
 	if l.readOnly {
-		return nil, fmt.Errorf("%w: %w", ErrAuditUnavailable, ErrAuditReadOnly)
+		return nil, fmt.Errorf("%w: %w", errAuditUnavailable, errAuditReadOnly)
 	}
 	p, ok := l.inflightPath(attempt)
 	if !ok {
-		return nil, fmt.Errorf("%w: attempt id %q cannot name a file", ErrAuditUnavailable, attempt)
+		return nil, fmt.Errorf("%w: attempt id %q cannot name a file", errAuditUnavailable, attempt)
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrAuditUnavailable, err)
+		return nil, fmt.Errorf("%w: %v", errAuditUnavailable, err)
 	}
 	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrAuditUnavailable, err)
+		return nil, fmt.Errorf("%w: %v", errAuditUnavailable, err)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("%w: lock %s: %v", ErrAuditUnavailable, p, err)
+		return nil, fmt.Errorf("%w: lock %s: %v", errAuditUnavailable, p, err)
 	}
 	return func() {
 		os.Remove(p) // before the unlock: a verifier never finds it unlocked while the apply runs

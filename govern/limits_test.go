@@ -164,7 +164,7 @@ func TestEveryArgumentOverItsLimitIsRefusedBeforeAnyWrite(t *testing.T) {
 
 // TestUnknownParameterIsRefused: a parameter no action takes is a mistake, never carried.
 // The command line's decoder names it; a request read back from JSON keeps it
-// (UnknownParams) and the core refuses it invalid_request, naming it, writing nothing — and
+// (unknownParams) and the core refuses it invalid_request, naming it, writing nothing — and
 // so is a request carrying another action's parameters.
 func TestUnknownParameterIsRefused(t *testing.T) {
 	if _, err := DecodeParams(actionid.Claim, map[string]string{"profle": "typo"}); err == nil || !strings.Contains(err.Error(), `"profle"`) {
@@ -181,7 +181,7 @@ func TestUnknownParameterIsRefused(t *testing.T) {
 		want string
 	}{
 		{fromJSON, `"profle"`},
-		{Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s1"}, Params: UnknownParams{"profle": "typo"}}, `"profle"`},
+		{Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s1"}, Params: unknownParams{"profle": "typo"}}, `"profle"`},
 		{Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s1"}, Params: AnswerParams{Body: "x"}}, "clarification.answer"},
 		{Request{Action: actionid.ReclaimExpired, Target: Target{LeaseID: "L1"}, Params: RelabelParams{Label: "x"}}, "takes no parameters"},
 	} {

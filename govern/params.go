@@ -104,7 +104,7 @@ func (RelabelParams) paramsOf() string  { return actionid.Relabel }
 func (AttentionParams) paramsOf() string {
 	return actionid.AttentionAck + " and " + actionid.AttentionSnooze
 }
-func (UnknownParams) paramsOf() string { return "no action" }
+func (unknownParams) paramsOf() string { return "no action" }
 
 // paramsTable is the parameter struct of every action that takes parameters; the others
 // take none.
@@ -119,11 +119,11 @@ var paramsTable = map[string]Params{
 	actionid.AttentionSnooze: AttentionParams{},
 }
 
-// UnknownParams carries, unjudged, parameters that did not decode into their action's
+// unknownParams carries, unjudged, parameters that did not decode into their action's
 // struct (a name the action does not take, an action this steward does not know): a
 // request read back from JSON keeps them, so the core refuses it invalid_request naming the
 // parameter instead of acting on less than was asked.
-type UnknownParams map[string]string
+type unknownParams map[string]string
 
 // paramsFor returns req's parameters as the struct P its action takes; the zero P when it
 // has none. Core.plan refuses a request whose parameters are another action's first.
@@ -140,7 +140,7 @@ func pairs(p Params) []param {
 	if p == nil {
 		return nil
 	}
-	if u, ok := p.(UnknownParams); ok {
+	if u, ok := p.(unknownParams); ok {
 		out := make([]param, 0, len(u))
 		for k, v := range u {
 			out = append(out, param{k, v})
@@ -190,8 +190,8 @@ func withValues(p Params, fn func(name, v string) string) Params {
 	switch q := p.(type) {
 	case nil:
 		return nil
-	case UnknownParams:
-		out := make(UnknownParams, len(q))
+	case unknownParams:
+		out := make(unknownParams, len(q))
 		for k, v := range q {
 			out[k] = fn(k, v)
 		}
@@ -253,7 +253,7 @@ func DecodeParams(action string, m map[string]string) (Params, error) {
 
 // decodeParamsJSON is the JSON form's decoder: a request read back (an audit record's
 // inverse and steps, written before the parameters were typed or after) gets its action's
-// struct, or UnknownParams when they do not decode, for the core to refuse.
+// struct, or unknownParams when they do not decode, for the core to refuse.
 func decodeParamsJSON(action string, raw json.RawMessage) (Params, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
@@ -267,7 +267,7 @@ func decodeParamsJSON(action string, raw json.RawMessage) (Params, error) {
 	}
 	p, err := DecodeParams(action, m)
 	if err != nil {
-		return UnknownParams(m), nil
+		return unknownParams(m), nil
 	}
 	if len(pairs(p)) == 0 {
 		return nil, nil // only empty values: unset, as they are written back (no params at all)
@@ -276,12 +276,12 @@ func decodeParamsJSON(action string, raw json.RawMessage) (Params, error) {
 }
 
 // checkParams refuses a request whose parameters are not its action's: another action's
-// struct, or names no action takes (UnknownParams).
+// struct, or names no action takes (unknownParams).
 func checkParams(req Request) *Refusal {
 	switch p := req.Params.(type) {
 	case nil:
 		return nil
-	case UnknownParams:
+	case unknownParams:
 		ks := pairs(p)
 		for _, q := range ks {
 			if _, ok := LimitOf(q.name); !ok {

@@ -176,7 +176,7 @@ func TestParamsRoundTrip(t *testing.T) {
 
 // FuzzRequestJSON: any bytes read as a request (an audit record's inverse or step) either
 // fail to decode or give a request whose parameters are its action's struct or
-// UnknownParams, which the core's check judges without panicking, and whose JSON form reads
+// unknownParams, which the core's check judges without panicking, and whose JSON form reads
 // back to the same request.
 func FuzzRequestJSON(f *testing.F) {
 	f.Add([]byte(`{"action":"clarification.relabel","target":{"item":{"org":"acme","repo":"widgets","number":1}},"params":{"label":"x"}}`))
@@ -190,14 +190,14 @@ func FuzzRequestJSON(f *testing.F) {
 			return
 		}
 		switch r.Params.(type) {
-		case nil, UnknownParams:
+		case nil, unknownParams:
 		default:
 			if reflect.TypeOf(paramsTable[r.Action]) != reflect.TypeOf(r.Params) {
 				t.Fatalf("%s decoded into %T", r.Action, r.Params)
 			}
 		}
 		_ = checkParams(r)
-		if _, ok := r.Params.(UnknownParams); ok {
+		if _, ok := r.Params.(unknownParams); ok {
 			return
 		}
 		out, err := json.Marshal(r)

@@ -29,7 +29,7 @@ func TestReadOnlyRefusalNamesItsSource(t *testing.T) {
 func TestReadOnlyAuditCreatesNothing(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state")
 	log := ReadOnlyAudit(filepath.Join(dir, "audit.jsonl"))
-	if err := log.Append(Record{Attempt: "att-1", Kind: KindIntent}); !errors.Is(err, ErrAuditReadOnly) {
+	if err := log.Append(Record{Attempt: "att-1", Kind: KindIntent}); !errors.Is(err, errAuditReadOnly) {
 		t.Fatalf("append: %v", err)
 	}
 	if _, err := log.hold("att-1"); err == nil {

@@ -18,7 +18,7 @@ func TestReleaseAgainIsAlreadyReleased(t *testing.T) {
 	f := newFixture(t, RoleOperator)
 	lease := f.claim("s1", 7).Detail["lease_id"]
 	rel := Request{Action: actionid.Release, Target: Target{LeaseID: lease, Session: "s1"}}
-	if _, out, err := f.core.Run(ctx, rel, ""); err != nil || out.Result != ResultSucceeded || out.Disposition != DispositionApplied {
+	if _, out, err := f.core.Run(ctx, rel, ""); err != nil || out.Result != ResultSucceeded || out.Disposition != dispositionApplied {
 		t.Fatalf("first release: %v %+v", err, out)
 	}
 	before := f.state()
@@ -52,7 +52,7 @@ func TestReleaseAgainIsAlreadyReleased(t *testing.T) {
 	// Released in the DB with its lock still live: refused, so the lock is seen.
 	half := f.claim("s1", 9).Detail["lease_id"]
 	f.exec("UPDATE leases SET status = 'released' WHERE lease_id = ?", half)
-	if _, out, _ := f.core.Run(ctx, Request{Action: actionid.Release, Target: Target{LeaseID: half, Session: "s1"}}, ""); out.Result != ResultRefused || out.Code != CodeAlreadyReleased {
+	if _, out, _ := f.core.Run(ctx, Request{Action: actionid.Release, Target: Target{LeaseID: half, Session: "s1"}}, ""); out.Result != ResultRefused || out.Code != codeAlreadyReleased {
 		t.Fatalf("release with its lock still live: %+v, want refused already_released", out)
 	}
 }

@@ -87,7 +87,7 @@ func TestClaimCompensatesAFailedLockWrite(t *testing.T) {
 	}
 	req := Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s1"}, Params: ClaimParams{PID: strconv.Itoa(os.Getpid())}}
 	_, out, err := f.core.Run(context.Background(), req, "")
-	if err != nil || out.Result != ResultFailed || out.Disposition != DispositionCompensated {
+	if err != nil || out.Result != ResultFailed || out.Disposition != dispositionCompensated {
 		t.Fatalf("claim with an unwritable lock: %+v %v; want failed/compensated", out, err)
 	}
 	eff := strings.Join(out.Effects, "\n")
@@ -302,9 +302,9 @@ func TestRetireFollowsTheModelsJoin(t *testing.T) {
 		leasePID          func(t *testing.T) int64
 		want              string // refusal code, "" when the retire is allowed
 	}{
-		{"joined by session, lease live", "s-L1", 5 * time.Minute, selfPID, CodeFreshForeignLease},
-		{"anonymous lock, lease live", "", 5 * time.Minute, selfPID, CodeFreshForeignLease},
-		{"joined by session, lease past expiry, owner alive", "s-L1", -time.Minute, selfPID, CodeInspectOnly},
+		{"joined by session, lease live", "s-L1", 5 * time.Minute, selfPID, codeFreshForeignLease},
+		{"anonymous lock, lease live", "", 5 * time.Minute, selfPID, codeFreshForeignLease},
+		{"joined by session, lease past expiry, owner alive", "s-L1", -time.Minute, selfPID, codeInspectOnly},
 		{"joined by session, lease past expiry, owner dead", "s-L1", -time.Minute, deadPID, ""},
 		{"another session's dead lock", "s-gone", 5 * time.Minute, selfPID, ""},
 	}

@@ -199,7 +199,7 @@ func seedActionCases() []seedActionCase {
 			f.core = f.newCore(RoleOperator, false)
 			d.AddLease(seedLease("L1", "s1", "active", 1, 5*time.Minute, deadPID(f.t), ""))
 			return Request{Action: actionid.AbandonStale, Target: Target{LeaseID: "L1"}}
-		}, refuse: CodeLivenessUnproven},
+		}, refuse: codeLivenessUnproven},
 		{name: "expire sweep", setup: func(f *fixture, d *seedtest.DB) Request {
 			l := seedLease("L1", "s1", "ACTIVE", 1, 0, me, "")
 			l.ExpiresAt = seedtest.Naive(now0.Add(-time.Minute))
@@ -216,7 +216,7 @@ func seedActionCases() []seedActionCase {
 			name := f.lockFile(4, -time.Minute, deadPID(f.t))
 			f.renameLease(name, "L1")
 			return Request{Action: actionid.RetireLock, Target: Target{LockFile: name}}
-		}, refuse: CodeFreshForeignLease},
+		}, refuse: codeFreshForeignLease},
 		{name: "retire: the lock's lease expired, its owner dead", setup: func(f *fixture, d *seedtest.DB) Request {
 			l := seedLease("L1", "s-lock", "Active", 4, 0, deadPID(f.t), "")
 			l.ExpiresAt = seedtest.Naive(now0.Add(-10 * time.Minute))
@@ -262,7 +262,7 @@ func seedActionCases() []seedActionCase {
 			}
 			d.AddLease(seedLease("L-new", "s-new", "ACTIVE", 4, time.Hour, me, ""))
 			return Request{Action: actionid.RestoreLock, Target: Target{LockFile: out.Detail["archived"]}}
-		}, refuse: CodeClaimedSince},
+		}, refuse: codeClaimedSince},
 		{name: "relabel (Gitea only, no DB write)", gitea: true, setup: func(f *fixture, d *seedtest.DB) Request {
 			n := f.repo.CreateIssue("maint", "answered", "body")
 			return Request{Action: actionid.Relabel, Target: Target{Item: item(n)}, Params: RelabelParams{Label: "status:blocked-pending-clarification"}}

@@ -155,7 +155,7 @@ func (r Request) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads a request back (an audit record's inverse and steps): its parameters
-// decode into the struct its action takes, or stay UnknownParams for the core to refuse.
+// decode into the struct its action takes, or stay unknownParams for the core to refuse.
 func (r *Request) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Action string          `json:"action"`
@@ -210,14 +210,12 @@ const (
 	CodeAuditUnavailable     = "audit_unavailable"
 	CodeSourceUnavailable    = "source_unavailable"
 	CodeNotFound             = "not_found"
-	CodeAlreadyReleased      = "already_released"
-	CodeNotExpired           = "not_expired"
-	CodeFreshForeignLease    = "fresh_foreign_lease"
-	CodeLivenessUnproven     = "liveness_unproven"
-	CodeInspectOnly          = "inspect_only"
-	CodeNotStale             = "not_stale"
-	CodeClaimedSince         = "claimed_since"
-	CodeNoInverse            = "no_inverse"
+	codeAlreadyReleased      = "already_released"
+	codeFreshForeignLease    = "fresh_foreign_lease"
+	codeLivenessUnproven     = "liveness_unproven"
+	codeInspectOnly          = "inspect_only"
+	codeClaimedSince         = "claimed_since"
+	codeNoInverse            = "no_inverse"
 	CodeNotOwner             = "not_owner"
 	CodePathOutside          = "path_outside"
 	CodeClaimedByOther       = "claimed_by_other_session"

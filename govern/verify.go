@@ -27,7 +27,7 @@ type Verification struct {
 // reports what the evidence says and records nothing.
 func (c *Core) Verify(ctx context.Context) ([]Verification, error) {
 	if c.audit == nil {
-		return nil, ErrAuditUnavailable
+		return nil, errAuditUnavailable
 	}
 	recs, _, err := ReadAudit(c.audit.Path())
 	if err != nil {
@@ -80,7 +80,7 @@ func (c *Core) Verify(ctx context.Context) ([]Verification, error) {
 			v.Note += " (read-only: not recorded in the audit log)"
 		}
 		rec := intent
-		rec.At, rec.Kind, rec.Result, rec.ResolvedBy = stamp(c.now()), KindResolution, res, ResolvedByMachine
+		rec.At, rec.Kind, rec.Result, rec.ResolvedBy = stamp(c.now()), kindResolution, res, ResolvedByMachine
 		rec.Evidence, rec.Effects, rec.Fences, rec.Inverse = ev, nil, nil, nil
 		rec.Message = "resolved from evidence: " + strings.Join(ev, "; ")
 		if res == ResultSucceeded {
@@ -115,7 +115,7 @@ func (c *Core) ResolveByHuman(attempt string, res Result, note string) error {
 		return errors.New("a resolution is not recorded: " + c.readOnlyMessage())
 	}
 	if c.audit == nil {
-		return ErrAuditUnavailable
+		return errAuditUnavailable
 	}
 	recs, _, err := ReadAudit(c.audit.Path())
 	if err != nil {
@@ -141,7 +141,7 @@ func (c *Core) ResolveByHuman(attempt string, res Result, note string) error {
 		rec := *base
 		rec.At, rec.Kind, rec.Result, rec.ResolvedBy, rec.Actor = stamp(
 			c.now(),
-		), KindResolution, res, ResolvedByHuman, c.actor
+		), kindResolution, res, ResolvedByHuman, c.actor
 		rec.Message = Cap("resolved by a human: " + note)
 		rec.Effects, rec.Fences, rec.Evidence = nil, nil, nil
 		if res != ResultSucceeded {

@@ -36,11 +36,11 @@ func TestWorktreeLinksOneVerdict(t *testing.T) {
 			mkdir(t, filepath.Join(out, "wt"))
 			link(t, filepath.Join(out, "wt"), filepath.Join(repo, "branches", "feat-L1"))
 			return ""
-		}, leaserec.WorktreeUnknown, true, CodeLivenessUnproven},
+		}, leaserec.WorktreeUnknown, true, codeLivenessUnproven},
 		{"dangling link out of the root", func(t *testing.T, repo, out string) string {
 			link(t, filepath.Join(out, "gone"), filepath.Join(repo, "branches", "feat-L1"))
 			return ""
-		}, leaserec.WorktreeUnknown, true, CodeLivenessUnproven},
+		}, leaserec.WorktreeUnknown, true, codeLivenessUnproven},
 		{"dangling link inside the root", func(t *testing.T, repo, out string) string {
 			link(t, "../work/gone", filepath.Join(repo, "branches", "feat-L1"))
 			return ""
@@ -58,18 +58,18 @@ func TestWorktreeLinksOneVerdict(t *testing.T) {
 			}
 			link(t, rel, filepath.Join(repo, "branches", "feat-L1"))
 			return ""
-		}, leaserec.WorktreeUnknown, true, CodeLivenessUnproven},
+		}, leaserec.WorktreeUnknown, true, codeLivenessUnproven},
 		{"chain of links ending outside", func(t *testing.T, repo, out string) string {
 			mkdir(t, filepath.Join(out, "wt"))
 			link(t, filepath.Join(out, "wt"), filepath.Join(repo, "branches", "hop"))
 			link(t, "hop", filepath.Join(repo, "branches", "feat-L1"))
 			return ""
-		}, leaserec.WorktreeUnknown, true, CodeLivenessUnproven},
+		}, leaserec.WorktreeUnknown, true, codeLivenessUnproven},
 		{"a link in the middle of the path", func(t *testing.T, repo, out string) string {
 			mkdir(t, filepath.Join(out, "mnt", "feat-L1"))
 			link(t, filepath.Join(out, "mnt"), filepath.Join(repo, "branches", "sub"))
 			return filepath.Join(repo, "branches", "sub", "feat-L1")
-		}, leaserec.WorktreeUnknown, true, CodeLivenessUnproven},
+		}, leaserec.WorktreeUnknown, true, codeLivenessUnproven},
 		{"dot-dot after a link inside", func(t *testing.T, repo, out string) string {
 			mkdir(t, filepath.Join(repo, "work", "a", "feat-L1"))
 			mkdir(t, filepath.Join(repo, "work", "a", "b"))

@@ -241,12 +241,12 @@ func detailString(d map[string]any, k string) string {
 // eventKinds maps the control-plane event types steward knows.
 var eventKinds = map[string]Kind{
 	"lease.claim": KindClaim, "lease.renew": KindHeartbeat, "lease.release": KindRelease,
-	"claim.refused": KindRefused, "lease.reclaim": KindReclaim, "lease.abandon": KindAbandon,
-	"lease.expire": KindExpire,
+	"claim.refused": KindRefused, "lease.reclaim": KindReclaim, "lease.abandon": kindAbandon,
+	"lease.expire": kindExpire,
 }
 
 func eventEntry(ev leaserec.Event, items map[int64]Item) Entry {
-	en := Entry{Source: SourceEvents, Ref: fmt.Sprintf("events#%d", ev.EventID), Kind: KindEvent,
+	en := Entry{Source: SourceEvents, Ref: fmt.Sprintf("events#%d", ev.EventID), Kind: kindEvent,
 		Item: items[ev.WorkItemID], Session: ev.SessionID, Text: clean(ev.EventType + ": " + ev.Message)}
 	if ev.CreatedAt.OK() {
 		en.At = ev.CreatedAt.Time.UTC()
@@ -273,7 +273,7 @@ func eventEntry(ev leaserec.Event, items map[int64]Item) Entry {
 		if en.Lease == "" {
 			en.Lease = detailString(d, "holding_lease_id")
 		}
-	case KindReclaim, KindAbandon:
+	case KindReclaim, kindAbandon:
 		// The event's session is who acted; the lease's holder is in the detail.
 		if h := detailString(d, "holding_session_id"); h != "" {
 			en.Actor, en.Session = en.Session, h
@@ -650,7 +650,7 @@ func (e *Evidence) AddThread(it Item, th gitearec.Thread) {
 				At:     c.CreatedAt.UTC(),
 				Source: SourceGitea,
 				Ref:    fmt.Sprintf("gitea:comment/%d", c.ID),
-				Kind:   KindComment,
+				Kind:   kindComment,
 				Item:   it,
 				Actor:  c.Author,
 				Text:   clean("comment by " + c.Author + ": " + first),
@@ -666,7 +666,7 @@ func (e *Evidence) AddThread(it Item, th gitearec.Thread) {
 		if l.Added {
 			verb = "added"
 		}
-		e.add(Entry{At: l.At.UTC(), Source: SourceGitea, Ref: fmt.Sprintf("gitea:label/%d", l.ID), Kind: KindLabel,
+		e.add(Entry{At: l.At.UTC(), Source: SourceGitea, Ref: fmt.Sprintf("gitea:label/%d", l.ID), Kind: kindLabel,
 			Item: it, Actor: l.By, Text: clean("label " + l.Label + " " + verb + " by " + l.By)})
 		st.Entries++
 	}

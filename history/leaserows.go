@@ -33,7 +33,7 @@ func stepOf(k Kind) leaseStep {
 		return stepClaim
 	case KindHeartbeat:
 		return stepHeartbeat
-	case KindRelease, KindReclaim, KindAbandon, KindExpire:
+	case KindRelease, KindReclaim, kindAbandon, kindExpire:
 		return stepEnd
 	}
 	return stepNone
@@ -43,9 +43,9 @@ func stepOf(k Kind) leaseStep {
 func endKind(s leaserec.Status) Kind {
 	switch leaserec.Status(leaserec.Fold(string(s))) {
 	case leaserec.StatusExpired:
-		return KindExpire
+		return kindExpire
 	case leaserec.StatusAbandoned:
-		return KindAbandon
+		return kindAbandon
 	}
 	return KindRelease
 }

@@ -89,7 +89,7 @@ func TestCollisionAt(t *testing.T) {
 		t.Fatalf("collisions at +6m: %+v", c)
 	}
 	r := ev.Since(t0.Add(-m), "")
-	if !slices.ContainsFunc(r.Lines, func(l SinceLine) bool { return l.Category == CatCollisions && l.Item.Same(it(1)) }) {
+	if !slices.ContainsFunc(r.Lines, func(l SinceLine) bool { return l.Category == catCollisions && l.Item.Same(it(1)) }) {
 		t.Fatalf("since: %+v", r.Lines)
 	}
 }

@@ -15,19 +15,19 @@ type Category string
 // The categories.
 const (
 	CatSourcesLost    Category = "sources lost"
-	CatCollisions     Category = "collisions"
+	catCollisions     Category = "collisions"
 	CatNewOrphans     Category = "new orphans"
 	CatClearedOrphans Category = "cleared orphans"
-	CatUnknown        Category = "unknown outcomes"
-	CatAnswers        Category = "answers"
+	catUnknown        Category = "unknown outcomes"
+	catAnswers        Category = "answers"
 	CatRecoveries     Category = "recoveries by others"
 	CatYours          Category = "your actions"
 	CatRoutine        Category = "routine"
 )
 
-// Categories lists every category in report order.
-var Categories = []Category{CatSourcesLost, CatCollisions, CatNewOrphans, CatClearedOrphans, CatUnknown,
-	CatAnswers, CatRecoveries, CatYours, CatRoutine}
+// categories lists every category in report order.
+var categories = []Category{CatSourcesLost, catCollisions, CatNewOrphans, CatClearedOrphans, catUnknown,
+	catAnswers, CatRecoveries, CatYours, CatRoutine}
 
 // SinceLine is one line of the report; Item (when set) is the row it jumps to.
 type SinceLine struct {
@@ -117,9 +117,9 @@ func (e *Evidence) Since(mark time.Time, self string) SinceReport {
 		line := SinceLine{At: en.At, Item: en.Item, Session: en.Session, Ref: en.Ref}
 		switch {
 		case en.Source == SourceAudit && en.Result == "unknown" && !strings.HasSuffix(en.Ref, "/resolution"):
-			line.Category, line.Text = CatUnknown, en.Item.String()+": "+en.Text+" (attempt "+en.Attempt+", by "+en.Actor+")"
+			line.Category, line.Text = catUnknown, en.Item.String()+": "+en.Text+" (attempt "+en.Attempt+", by "+en.Actor+")"
 		case en.Source == SourceAudit && strings.HasPrefix(en.Text, "clarification.answer succeeded"):
-			line.Category, line.Text = CatAnswers, en.Item.String()+": answered by "+en.Actor
+			line.Category, line.Text = catAnswers, en.Item.String()+": answered by "+en.Actor
 		case en.Source == SourceAudit && en.Result == "succeeded" && supervisorActions[actionOf(en.Text)]:
 			line.Category = CatRecoveries
 			if self != "" && en.Actor == self {
@@ -144,9 +144,9 @@ func (e *Evidence) Since(mark time.Time, self string) SinceReport {
 		KindRelease,
 		KindRefused,
 		KindReclaim,
-		KindAbandon,
-		KindExpire,
-		KindEvent,
+		kindAbandon,
+		kindExpire,
+		kindEvent,
 	}
 	for _, k := range routineKinds {
 		if n := routine[k]; n > 0 {
@@ -160,7 +160,7 @@ func (e *Evidence) Since(mark time.Time, self string) SinceReport {
 		)
 	}
 	slices.SortStableFunc(r.Lines, func(a, b SinceLine) int {
-		return slices.Index(Categories, a.Category) - slices.Index(Categories, b.Category)
+		return slices.Index(categories, a.Category) - slices.Index(categories, b.Category)
 	})
 	return r
 }
@@ -215,7 +215,7 @@ func (e *Evidence) collisionsSince(mark, now time.Time) []SinceLine {
 					break
 				}
 				if x.Session != y.Session && overlap(x, y, mark, now) {
-					out = append(out, SinceLine{Category: CatCollisions, At: maxTime(x.Start, y.Start), Item: x.Item,
+					out = append(out, SinceLine{Category: catCollisions, At: maxTime(x.Start, y.Start), Item: x.Item,
 						Text: fmt.Sprintf(
 							"%s: %s and %s both held live leases (%s, %s)",
 							x.Item,

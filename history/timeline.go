@@ -72,7 +72,7 @@ func (e *Evidence) spansFromEvents(byLease map[string]int) {
 					LeaseSpan{Lease: en.Lease, Session: en.Session, Item: en.Item, Start: en.At, Source: SourceEvents},
 				)
 			}
-		case KindRelease, KindReclaim, KindAbandon, KindExpire:
+		case KindRelease, KindReclaim, kindAbandon, kindExpire:
 			if ok && !e.Leases[i].Ended {
 				e.Leases[i].Ended, e.Leases[i].End, e.Leases[i].Status = true, en.At, string(en.Kind)
 			}

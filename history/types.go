@@ -19,16 +19,16 @@ const (
 	SourceGitea  Source = "gitea"  // the item's comments and label events
 )
 
-// Sources lists every source in sort order.
-var Sources = []Source{SourceEvents, SourceLeases, SourceLocks, SourceAudit, SourceGitea}
+// sources lists every source in sort order.
+var sources = []Source{SourceEvents, SourceLeases, SourceLocks, SourceAudit, SourceGitea}
 
 func (s Source) rank() int {
-	for i, x := range Sources {
+	for i, x := range sources {
 		if x == s {
 			return i
 		}
 	}
-	return len(Sources)
+	return len(sources)
 }
 
 // Kind says what an entry records.
@@ -41,13 +41,13 @@ const (
 	KindRelease   Kind = "release"   // a lease was released by its holder
 	KindRefused   Kind = "refused"   // a claim was refused (contention)
 	KindReclaim   Kind = "reclaim"   // an expired lease was reclaimed
-	KindAbandon   Kind = "abandon"   // a stale lease was abandoned
-	KindExpire    Kind = "expire"    // a lease was expired by a sweep
+	kindAbandon   Kind = "abandon"   // a stale lease was abandoned
+	kindExpire    Kind = "expire"    // a lease was expired by a sweep
 	KindAttempt   Kind = "attempt"   // a governed attempt of steward's (audit)
 	KindLock      Kind = "lock"      // a lock generation (live, or archived under retired/)
-	KindComment   Kind = "comment"   // a Gitea comment
-	KindLabel     Kind = "label"     // a Gitea label added or removed
-	KindEvent     Kind = "event"     // another control-plane event (a type steward does not know)
+	kindComment   Kind = "comment"   // a Gitea comment
+	kindLabel     Kind = "label"     // a Gitea label added or removed
+	kindEvent     Kind = "event"     // another control-plane event (a type steward does not know)
 )
 
 // Item names one issue or pull request. Org and repo compare case-insensitively, as the

@@ -31,9 +31,9 @@ func (t Target) String() string {
 	return t.Loc
 }
 
-// Rows are the reads of a DB's current state. A missing table or column degrades
+// rows are the reads of a DB's current state. A missing table or column degrades
 // the section it belongs to (Health), never reads as "nothing there".
-type Rows interface {
+type rows interface {
 	// Snapshot reads every section in one read transaction.
 	Snapshot(ctx context.Context, opt ReadOptions) (*Snapshot, error)
 	// ReadScope reads the rows a batch of changes named, by indexed lookups.
@@ -46,23 +46,23 @@ type Rows interface {
 	LeaseHistory(ctx context.Context, ref leaserec.WorkRef) ([]leaserec.Lease, error)
 }
 
-// Events are the reads of the control-plane events past a cursor.
-type Events interface {
+// events are the reads of the control-plane events past a cursor.
+type events interface {
 	EventsSince(ctx context.Context, cursor int64, limit int) ([]leaserec.Event, leaserec.Health, error)
 	EventsBacklog(ctx context.Context, cursor int64, last int) (
 		evs []leaserec.Event, h leaserec.Health, next int64, err error)
 }
 
-// Schema answers what the DB's schema allows, so a preview refuses as the apply would.
-type Schema interface {
+// schema answers what the DB's schema allows, so a preview refuses as the apply would.
+type schema interface {
 	HasColumn(ctx context.Context, table, col string) (bool, error)
 	Supports(ctx context.Context, op Op) (Verdict, error)
 }
 
-// Versioned is how a watcher tells that another connection committed: a version that
+// versioned is how a watcher tells that another connection committed: a version that
 // moves with every commit, the events read at it, and whether the location now names
 // another database than the one opened.
-type Versioned interface {
+type versioned interface {
 	DataVersion(ctx context.Context) (int64, error)
 	EventsAtVersion(ctx context.Context, cursor int64, limit int) (VersionedEvents, error)
 	Replaced() bool
@@ -71,10 +71,10 @@ type Versioned interface {
 // Reader reads a control-plane DB read-only: it never creates, migrates or writes it.
 // Implementations are safe for concurrent use.
 type Reader interface {
-	Rows
-	Events
-	Schema
-	Versioned
+	rows
+	events
+	schema
+	versioned
 	// Path is the DB's location as it may be shown.
 	Path() string
 	Close() error

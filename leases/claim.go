@@ -205,7 +205,7 @@ func (w *writes) claimTx(ctx context.Context, tx wtx, req ClaimRequest, now time
 			return Outcome{}, false, err
 		}
 		out.EventIDs = eventIDs(ev)
-		c := Change{WorkItemIDs: []int64{itemID}, SessionIDs: []string{ss.SessionID}, EventIDs: out.EventIDs}
+		c := change{WorkItemIDs: []int64{itemID}, SessionIDs: []string{ss.SessionID}, EventIDs: out.EventIDs}
 		return out, true, w.notify(ctx, tx, c)
 	}
 	if w.has("assignments", "assignment_id") {
@@ -230,7 +230,7 @@ func (w *writes) claimTx(ctx context.Context, tx wtx, req ClaimRequest, now time
 		return Outcome{}, false, err
 	}
 	out := Outcome{Code: CodeOK, Message: "lease " + id + " claimed", Lease: l, EventIDs: eventIDs(ev)}
-	c := Change{EventIDs: out.EventIDs}
+	c := change{EventIDs: out.EventIDs}
 	c.add(l)
 	return out, false, w.notify(ctx, tx, c)
 }

@@ -16,29 +16,29 @@ var (
 	// ErrNotSQLite is returned when the file exists but is not a SQLite
 	// database (SQLITE_NOTADB).
 	ErrNotSQLite = errors.New("file is not a SQLite database")
-	// ErrCorrupt is returned when SQLite reports a malformed database image
+	// errCorrupt is returned when SQLite reports a malformed database image
 	// (SQLITE_CORRUPT).
-	ErrCorrupt = errors.New("database disk image is malformed")
+	errCorrupt = errors.New("database disk image is malformed")
 	// ErrBusy is returned by reads and Migrate when the database stayed
 	// locked past the busy timeout (SQLITE_BUSY/SQLITE_LOCKED). Transitions
 	// report it as an Outcome with CodeBusy instead.
 	ErrBusy = errors.New("database is busy")
-	// ErrSQLite is returned for any other SQLite failure; the driver's
+	// errSQLite is returned for any other SQLite failure; the driver's
 	// message is kept in DBError.Detail.
-	ErrSQLite = errors.New("SQLite error")
+	errSQLite = errors.New("SQLite error")
 	// ErrForeignSchema is returned by Migrate when the file already holds a
 	// control-plane schema that steward's migrations did not create.
 	ErrForeignSchema = errors.New("database holds a schema steward did not create")
-	// ErrNoTable is returned by single-row reads when the table they need is
+	// errNoTable is returned by single-row reads when the table they need is
 	// absent from the database.
-	ErrNoTable = errors.New("required table is absent")
+	errNoTable = errors.New("required table is absent")
 	// ErrUnreachable is returned when a PostgreSQL server cannot be reached or refuses
 	// the connection (network, authentication, no such database, shutting down). It
 	// means missing authority, never an empty inventory.
 	ErrUnreachable = errors.New("control-plane DB server unreachable")
-	// ErrPostgres is returned for any other PostgreSQL failure; the server's message
+	// errPostgres is returned for any other PostgreSQL failure; the server's message
 	// and SQLSTATE are kept in DBError.Detail.
-	ErrPostgres = errors.New("PostgreSQL error")
+	errPostgres = errors.New("PostgreSQL error")
 	// ErrBadURL is returned for a PostgreSQL URL that cannot be used: unparseable, or
 	// carrying a password (which belongs in a file or the environment).
 	ErrBadURL = errors.New("unusable control-plane DB URL")
@@ -133,9 +133,9 @@ func mapErr(op, path string, err error) error {
 	case codeNotADB:
 		s = ErrNotSQLite
 	case codeCorrupt:
-		s = ErrCorrupt
+		s = errCorrupt
 	default:
-		s = ErrSQLite
+		s = errSQLite
 	}
 	return &DBError{Op: op, Path: path, Err: s, Detail: se.Error()}
 }

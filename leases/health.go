@@ -39,7 +39,7 @@ func HealthFromError(err error) leaserec.Health {
 		reason = "control-plane DB missing (missing authority, not an empty inventory): " + reason
 	case errors.Is(err, ErrNotSQLite):
 		reason = "not a SQLite database: " + reason
-	case errors.Is(err, ErrCorrupt):
+	case errors.Is(err, errCorrupt):
 		reason = "database corrupt: " + reason
 	case errors.Is(err, ErrBusy):
 		reason = "database busy: " + reason

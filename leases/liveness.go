@@ -17,14 +17,14 @@ import (
 // restart.
 var hostname = sync.OnceValues(HostName)
 
-// EnvHostName names this node when its OS host name does not tell the fleet's nodes apart
+// envHostName names this node when its OS host name does not tell the fleet's nodes apart
 // (containers with generated names, two nodes sharing a machine): every record steward
 // writes names the node by it, and only records naming it are probed here.
-const EnvHostName = "STEWARD_HOSTNAME"
+const envHostName = "STEWARD_HOSTNAME"
 
 // HostName is this node's name: $STEWARD_HOSTNAME when set, else the OS host name.
 func HostName() (string, error) {
-	if h := strings.TrimSpace(os.Getenv(EnvHostName)); h != "" {
+	if h := strings.TrimSpace(os.Getenv(envHostName)); h != "" {
 		return h, nil
 	}
 	return os.Hostname()

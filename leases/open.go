@@ -13,8 +13,8 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
-// BusyTimeout is the SQLite busy_timeout every handle sets.
-const BusyTimeout = 5 * time.Second
+// busyTimeout is the SQLite busy_timeout every handle sets.
+const busyTimeout = 5 * time.Second
 
 // dsnOpts are the connection settings of a handle.
 type dsnOpts struct {
@@ -114,7 +114,7 @@ func Migrate(path string) error {
 	}
 	ctx := context.Background()
 	defer writerOpening(path)()
-	db, err := open(ctx, op, path, "rwc", dsnOpts{tuned: true}, BusyTimeout)
+	db, err := open(ctx, op, path, "rwc", dsnOpts{tuned: true}, busyTimeout)
 	if err != nil {
 		return err
 	}

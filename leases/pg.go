@@ -38,10 +38,10 @@ func redactURL(loc string) string {
 	return out.String()
 }
 
-// CheckPostgresURL refuses a PostgreSQL URL that carries a password (in its user
+// checkPostgresURL refuses a PostgreSQL URL that carries a password (in its user
 // info or as a password= parameter): a password there shows in argv, in logs and in
 // the config file. It says where to put the password instead.
-func CheckPostgresURL(loc string) error {
+func checkPostgresURL(loc string) error {
 	u, err := url.Parse(strings.TrimSpace(loc))
 	if err != nil {
 		return &DBError{Op: "open", Path: redactURL(loc), Err: ErrBadURL, Detail: "not a URL"}
@@ -66,7 +66,7 @@ func CheckPostgresURL(loc string) error {
 // settings: a lock wait bounded by lockTimeout (a row held past it is busy, never a
 // hang), the application name, and a read-only default for readers.
 func pgConfig(t Target, readOnly bool, lockTimeout time.Duration) (*pgx.ConnConfig, error) {
-	if err := CheckPostgresURL(t.Loc); err != nil {
+	if err := checkPostgresURL(t.Loc); err != nil {
 		return nil, err
 	}
 	cfg, err := pgx.ParseConfig(strings.TrimSpace(t.Loc))
@@ -205,7 +205,7 @@ func pgBusy(err error) bool { return pgState(err) == pgLockNotAvailable }
 func mapPGErr(op, path string, err error) error {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
-		s := ErrPostgres
+		s := errPostgres
 		switch {
 		case pe.Code == pgLockNotAvailable:
 			s = ErrBusy

@@ -11,7 +11,7 @@ import (
 	"steward/watchdir"
 )
 
-// PGListener holds one connection that LISTENs on NotifyChannel and turns the notices of
+// PGListener holds one connection that LISTENs on notifyChannel and turns the notices of
 // committed transitions into hints for a watcher, as WatchDB turns the SQLite file's
 // writes into hints: a hint says "re-read", confirmed and scoped by the reader
 // (DataVersion, then the events past the cursor). It never queries anything but LISTEN.
@@ -109,7 +109,7 @@ func (p *PGListener) run(ctx context.Context, cfg *pgx.ConnConfig, where string,
 	for {
 		conn, err := pgx.ConnectConfig(ctx, cfg)
 		if err == nil {
-			_, err = conn.Exec(ctx, "LISTEN "+pgx.Identifier{NotifyChannel}.Sanitize())
+			_, err = conn.Exec(ctx, "LISTEN "+pgx.Identifier{notifyChannel}.Sanitize())
 		}
 		if err == nil {
 			// Listening from now on. After a loss (Mode said so) the DB is read in full
@@ -126,7 +126,7 @@ func (p *PGListener) run(ctx context.Context, cfg *pgx.ConnConfig, where string,
 					err = werr
 					break
 				}
-				p.hint(DecodeChange(n.Payload).Resync)
+				p.hint(decodeChange(n.Payload).Resync)
 			}
 		}
 		if conn != nil {

@@ -7,17 +7,17 @@ import (
 	"steward/leases/leaserec"
 )
 
-// NotifyChannel is the PostgreSQL channel every transition notifies, in its own
+// notifyChannel is the PostgreSQL channel every transition notifies, in its own
 // transaction (so the notice is delivered at commit, and never for a rollback).
-const NotifyChannel = "steward_control_plane"
+const notifyChannel = "steward_control_plane"
 
 // maxNotifyPayload keeps a notice under PostgreSQL's 8000-byte payload limit.
 const maxNotifyPayload = 7000
 
-// Change is what one committed transition changed, as its notice says: the work items,
+// change is what one committed transition changed, as its notice says: the work items,
 // leases and sessions to re-read and the events written. Resync is set when the change
 // was too large to list (or its notice could not be decoded): re-read everything.
-type Change struct {
+type change struct {
 	WorkItemIDs []int64  `json:"w,omitempty"`
 	LeaseIDs    []string `json:"l,omitempty"`
 	SessionIDs  []string `json:"s,omitempty"`
@@ -26,21 +26,21 @@ type Change struct {
 }
 
 // Scope is the rows the change names, to re-read with ReadScope.
-func (c Change) Scope() Scope {
+func (c change) Scope() Scope {
 	return Scope{WorkItemIDs: c.WorkItemIDs, LeaseIDs: c.LeaseIDs, SessionIDs: c.SessionIDs}
 }
 
-// DecodeChange decodes a notice's payload. A payload that is not a Change asks for a
+// decodeChange decodes a notice's payload. A payload that is not a change asks for a
 // full re-read (Resync) rather than being dropped: nothing a notice was sent for is
 // lost.
-func DecodeChange(payload string) Change {
-	var c Change
+func decodeChange(payload string) change {
+	var c change
 	if err := json.Unmarshal([]byte(payload), &c); err != nil {
-		return Change{Resync: true}
+		return change{Resync: true}
 	}
 	for _, id := range c.WorkItemIDs {
 		if id <= 0 {
-			return Change{Resync: true}
+			return change{Resync: true}
 		}
 	}
 	return c
@@ -48,7 +48,7 @@ func DecodeChange(payload string) Change {
 
 // encode renders the notice's payload; a change too large for one notice becomes a
 // request to re-read everything.
-func (c Change) encode() string {
+func (c change) encode() string {
 	b, err := json.Marshal(c)
 	if err != nil || len(b) > maxNotifyPayload {
 		return `{"all":true}`
@@ -57,7 +57,7 @@ func (c Change) encode() string {
 }
 
 // add records a lease's item, id and holder.
-func (c *Change) add(l *leaserec.Lease) {
+func (c *change) add(l *leaserec.Lease) {
 	if l == nil {
 		return
 	}

@@ -21,7 +21,7 @@ type PGReader struct {
 // unreachable server (or one refusing the login) is ErrUnreachable: missing authority,
 // never an empty inventory.
 func OpenPGReader(ctx context.Context, t Target) (*PGReader, error) {
-	db, err := openPG(ctx, "open read-only", t, true, BusyTimeout)
+	db, err := openPG(ctx, "open read-only", t, true, busyTimeout)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +88,7 @@ func dbClock(ctx context.Context, q interface {
 	}
 	t, err := time.Parse(leaserec.TimeLayout, s)
 	if err != nil {
-		return time.Time{}, &DBError{Op: "clock", Path: path, Err: ErrPostgres, Detail: "clock_timestamp() read as " + s}
+		return time.Time{}, &DBError{Op: "clock", Path: path, Err: errPostgres, Detail: "clock_timestamp() read as " + s}
 	}
 	return t, nil
 }

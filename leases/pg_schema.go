@@ -22,7 +22,7 @@ const initLockKey = 0x5374657761726431 // "Steward1"
 // migration number the database is at.
 func InitPG(ctx context.Context, t Target) (int, error) {
 	const op = "init"
-	db, err := openPG(ctx, op, t, false, BusyTimeout)
+	db, err := openPG(ctx, op, t, false, busyTimeout)
 	if err != nil {
 		return 0, err
 	}
@@ -44,7 +44,7 @@ func InitPG(ctx context.Context, t Target) (int, error) {
 		return 0, mapErr(op, t.String(), err)
 	}
 	if !schema.Valid {
-		return 0, &DBError{Op: op, Path: t.String(), Err: ErrPostgres,
+		return 0, &DBError{Op: op, Path: t.String(), Err: errPostgres,
 			Detail: "no schema to create the tables in: create the schema the URL's search_path names, or name an existing one"}
 	}
 	cur, foreign, err := currentPGMigration(ctx, tx)
@@ -66,9 +66,9 @@ func InitPG(ctx context.Context, t Target) (int, error) {
 		cur = m.n
 	}
 	for _, kv := range [][2]string{
-		{MetaSchemaVersion, SchemaVersion},
-		{MetaStewardMigration, strconv.Itoa(cur)},
-		{MetaArchitecture, "DB coordinates exclusive ownership across hosts (PostgreSQL); lock files and Gitea bridge it"},
+		{metaSchemaVersion, SchemaVersion},
+		{metaStewardMigration, strconv.Itoa(cur)},
+		{metaArchitecture, "DB coordinates exclusive ownership across hosts (PostgreSQL); lock files and Gitea bridge it"},
 	} {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_meta(key, value) VALUES($1, $2)
 			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, kv[0], kv[1]); err != nil {
@@ -96,7 +96,7 @@ func currentPGMigration(ctx context.Context, tx *sql.Tx) (cur int, foreign bool,
 		return 0, true, err
 	}
 	var v string
-	row = tx.QueryRowContext(ctx, `SELECT value FROM schema_meta WHERE key = $1`, MetaStewardMigration)
+	row = tx.QueryRowContext(ctx, `SELECT value FROM schema_meta WHERE key = $1`, metaStewardMigration)
 	if err := row.Scan(&v); err != nil {
 		if err == sql.ErrNoRows {
 			return 0, true, nil

@@ -23,7 +23,7 @@ import "context"
 //
 // The now parameter of every transition is ignored: PostgreSQL transitions fence on
 // the database's clock. Refusal codes and messages are SQLite's (the same Check
-// functions decide them). Every transition notifies NotifyChannel with what it
+// functions decide them). Every transition notifies notifyChannel with what it
 // changed, delivered at commit. Safe for concurrent use.
 type PGStore struct {
 	writes

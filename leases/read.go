@@ -80,7 +80,7 @@ func (r *SQLiteReader) versionOf(dv int64) int64 { return r.epoch<<32 | dv&0xfff
 type ReadOptions struct {
 	// RecentTerminal is how many of the most recent terminal leases
 	// (released, expired, abandoned) to include besides every non-terminal
-	// lease. Zero means DefaultRecentTerminal; negative means none.
+	// lease. Zero means defaultRecentTerminal; negative means none.
 	RecentTerminal int
 	// RecentEnded is how many of the most recently created sessions to include
 	// besides every session that may be live (status active in any case, or
@@ -92,9 +92,9 @@ type ReadOptions struct {
 	RecentEnded int
 }
 
-// DefaultRecentTerminal is the number of recent terminal leases Snapshot
+// defaultRecentTerminal is the number of recent terminal leases Snapshot
 // includes when ReadOptions.RecentTerminal is zero.
-const DefaultRecentTerminal = 200
+const defaultRecentTerminal = 200
 
 // DefaultRecentEnded is the number of most recent sessions Snapshot includes
 // when ReadOptions.RecentEnded is zero: the Sessions view is about sessions
@@ -193,11 +193,11 @@ func readMeta(ctx context.Context, q queryer, info schemaInfo) (map[string]strin
 	if err := rows.Err(); err != nil {
 		return nil, "", h, err
 	}
-	ver, ok := meta[MetaSchemaVersion]
+	ver, ok := meta[metaSchemaVersion]
 	switch {
 	case !ok:
 		note(&h, "schema_meta has no schema_version: columns read by name")
-	case !slices.Contains(KnownSchemaVersions, ver):
+	case !slices.Contains(knownSchemaVersions, ver):
 		note(&h, "schema_version "+strconv.Quote(ver)+" is not one steward knows (4, 5): columns read by name")
 	}
 	return meta, ver, h, nil
@@ -247,7 +247,7 @@ func readLeases(ctx context.Context, q queryer, info schemaInfo, opt ReadOptions
 	}
 	n := opt.RecentTerminal
 	if n == 0 {
-		n = DefaultRecentTerminal
+		n = defaultRecentTerminal
 	}
 	if n < 0 {
 		return live, h, nil

@@ -99,7 +99,7 @@ func (r *SQLiteReader) reopen(ctx context.Context, op string) error {
 			return &DBError{Op: op, Path: r.path, Err: ErrWALIndexMissing}
 		case kindQuiescent, kindShared:
 			if ofdSupported {
-				if err := st.d.hold(ctx, BusyTimeout); err != nil {
+				if err := st.d.hold(ctx, busyTimeout); err != nil {
 					if errors.Is(err, errLockBusy) {
 						return &DBError{Op: op, Path: r.path, Err: ErrBusy, Detail: "a writer held the DB's lock past the busy timeout"}
 					}
@@ -149,7 +149,7 @@ func (r *SQLiteReader) reopen(ctx context.Context, op string) error {
 
 // connect opens the handle's pool and pinned connection, and reads once on the pin.
 func (r *SQLiteReader) connect(ctx context.Context, op string, o dsnOpts) error {
-	db, err := open(ctx, op, r.path, "ro", o, BusyTimeout)
+	db, err := open(ctx, op, r.path, "ro", o, busyTimeout)
 	if err != nil {
 		return err
 	}
@@ -210,48 +210,48 @@ func observeErr(op, path string, err error) error {
 
 // The reads, each through do: the handle fits the file before and after.
 
-// Snapshot implements Rows (see reads.Snapshot).
+// Snapshot implements rows (see reads.Snapshot).
 func (r *SQLiteReader) Snapshot(ctx context.Context, opt ReadOptions) (*Snapshot, error) {
 	var s *Snapshot
 	err := r.do(ctx, "snapshot", func() (err error) { s, err = r.reads.Snapshot(ctx, opt); return err })
 	return s, err
 }
 
-// ReadScope implements Rows (see reads.ReadScope).
+// ReadScope implements rows (see reads.ReadScope).
 func (r *SQLiteReader) ReadScope(ctx context.Context, sc Scope) (*Scoped, error) {
 	var s *Scoped
 	err := r.do(ctx, "scope", func() (err error) { s, err = r.reads.ReadScope(ctx, sc); return err })
 	return s, err
 }
 
-// LeaseByID implements Rows.
+// LeaseByID implements rows.
 func (r *SQLiteReader) LeaseByID(ctx context.Context, id string) (l leaserec.Lease, found bool, err error) {
 	err = r.do(ctx, "lease", func() (err error) { l, found, err = r.reads.LeaseByID(ctx, id); return err })
 	return l, found, err
 }
 
-// LeasesForWorkItem implements Rows.
+// LeasesForWorkItem implements rows.
 func (r *SQLiteReader) LeasesForWorkItem(ctx context.Context, ref leaserec.WorkRef) ([]leaserec.Lease, error) {
 	var ls []leaserec.Lease
 	err := r.do(ctx, "leases", func() (err error) { ls, err = r.reads.LeasesForWorkItem(ctx, ref); return err })
 	return ls, err
 }
 
-// LeaseHistory implements Rows.
+// LeaseHistory implements rows.
 func (r *SQLiteReader) LeaseHistory(ctx context.Context, ref leaserec.WorkRef) ([]leaserec.Lease, error) {
 	var ls []leaserec.Lease
 	err := r.do(ctx, "lease history", func() (err error) { ls, err = r.reads.LeaseHistory(ctx, ref); return err })
 	return ls, err
 }
 
-// EventsSince implements Events.
+// EventsSince implements events.
 func (r *SQLiteReader) EventsSince(ctx context.Context, cursor int64, limit int) (
 	evs []leaserec.Event, h leaserec.Health, err error) {
 	err = r.do(ctx, "events", func() (err error) { evs, h, err = r.reads.EventsSince(ctx, cursor, limit); return err })
 	return evs, h, err
 }
 
-// EventsBacklog implements Events.
+// EventsBacklog implements events.
 func (r *SQLiteReader) EventsBacklog(ctx context.Context, cursor int64, last int) (
 	evs []leaserec.Event, h leaserec.Health, next int64, err error) {
 	err = r.do(
@@ -262,13 +262,13 @@ func (r *SQLiteReader) EventsBacklog(ctx context.Context, cursor int64, last int
 	return evs, h, next, err
 }
 
-// HasColumn implements Schema.
+// HasColumn implements schema.
 func (r *SQLiteReader) HasColumn(ctx context.Context, table, col string) (ok bool, err error) {
 	err = r.do(ctx, "schema", func() (err error) { ok, err = r.reads.HasColumn(ctx, table, col); return err })
 	return ok, err
 }
 
-// Supports implements Schema.
+// Supports implements schema.
 func (r *SQLiteReader) Supports(ctx context.Context, op Op) (v Verdict, err error) {
 	err = r.do(ctx, "schema", func() (err error) { v, err = r.reads.Supports(ctx, op); return err })
 	return v, err

@@ -36,7 +36,7 @@ func (r *reads) eventsAfter(ctx context.Context, q queryer, cursor int64, limit 
 
 // LeaseByID reads one lease (with Work filled when work_items is readable).
 // found is false when no row has that id. A leases table too damaged to
-// read is ErrNoTable.
+// read is errNoTable.
 func (r *reads) LeaseByID(ctx context.Context, id string) (l leaserec.Lease, found bool, err error) {
 	ls, err := r.leasesWhere(ctx, "WHERE lease_id = ?", id)
 	if err != nil || len(ls) == 0 {
@@ -99,7 +99,7 @@ func leasesWhereInfo(ctx context.Context, q queryer, info schemaInfo, where stri
 		return nil, err
 	}
 	if h.Status == leaserec.HealthUnavailable {
-		return nil, &DBError{Op: "read lease", Err: ErrNoTable, Detail: joinReasons(h)}
+		return nil, &DBError{Op: "read lease", Err: errNoTable, Detail: joinReasons(h)}
 	}
 	if len(ls) == 0 {
 		return nil, nil

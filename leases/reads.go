@@ -6,7 +6,7 @@ import (
 )
 
 // reads is the read side both backends share: every Reader method but those that tell
-// a commit happened (Versioned). The SQL is written once, in SQLite's placeholders; the
+// a commit happened (versioned). The SQL is written once, in SQLite's placeholders; the
 // dialect supplies what differs.
 type reads struct {
 	db   *sql.DB

@@ -18,15 +18,15 @@ var migrationFS embed.FS
 // produce (the seed's v5 table set, with session_checkpoints).
 const SchemaVersion = "5"
 
-// KnownSchemaVersions are the schema_meta.schema_version values readers
+// knownSchemaVersions are the schema_meta.schema_version values readers
 // understand; any other value degrades the meta section.
-var KnownSchemaVersions = []string{"4", "5"}
+var knownSchemaVersions = []string{"4", "5"}
 
 // Meta keys steward writes in schema_meta.
 const (
-	MetaSchemaVersion    = "schema_version"
-	MetaStewardMigration = "steward_migration"
-	MetaArchitecture     = "architecture"
+	metaSchemaVersion    = "schema_version"
+	metaStewardMigration = "steward_migration"
+	metaArchitecture     = "architecture"
 )
 
 type migration struct {
@@ -88,9 +88,9 @@ func migrate(ctx context.Context, db *sql.DB, path string) error {
 		cur = m.n
 	}
 	meta := [][2]string{
-		{MetaSchemaVersion, SchemaVersion},
-		{MetaStewardMigration, strconv.Itoa(cur)},
-		{MetaArchitecture, "DB coordinates exclusive ownership; lock files and Gitea bridge it (steward fixture)"},
+		{metaSchemaVersion, SchemaVersion},
+		{metaStewardMigration, strconv.Itoa(cur)},
+		{metaArchitecture, "DB coordinates exclusive ownership; lock files and Gitea bridge it (steward fixture)"},
 	}
 	for _, kv := range meta {
 		if _, err := tx.ExecContext(ctx,
@@ -114,7 +114,7 @@ func currentMigration(ctx context.Context, tx *sql.Tx) (cur int, foreign bool, e
 		return 0, false, nil
 	}
 	var v string
-	err = tx.QueryRowContext(ctx, `SELECT value FROM schema_meta WHERE key = ?`, MetaStewardMigration).Scan(&v)
+	err = tx.QueryRowContext(ctx, `SELECT value FROM schema_meta WHERE key = ?`, metaStewardMigration).Scan(&v)
 	if err != nil {
 		return 0, true, nil
 	}

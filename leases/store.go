@@ -23,7 +23,7 @@ type StoreOptions struct {
 	// the busy timeout before reporting CodeBusy (default 30 s).
 	BusyBudget time.Duration
 	// BusyTimeout is SQLite's busy_timeout for this handle (default
-	// BusyTimeout).
+	// busyTimeout).
 	BusyTimeout time.Duration
 	// MaxOpenConns caps the pool (default 1 on SQLite: it has one writer, so
 	// in-process writers queue in the pool instead of polling SQLite's busy
@@ -34,7 +34,7 @@ type StoreOptions struct {
 // withDefaults fills in the options left zero; conns is the backend's pool size.
 func (o StoreOptions) withDefaults(conns int) StoreOptions {
 	if o.BusyTimeout <= 0 {
-		o.BusyTimeout = BusyTimeout
+		o.BusyTimeout = busyTimeout
 	}
 	if o.MaxOpenConns <= 0 {
 		o.MaxOpenConns = conns

@@ -40,7 +40,7 @@ func (w *writes) fenced(ctx context.Context, op Op, f Fence, now time.Time,
 		if out.Lease, err = w.leaseInTx(ctx, tx, l.LeaseID); err != nil {
 			return Outcome{}, false, err
 		}
-		c := Change{EventIDs: out.EventIDs}
+		c := change{EventIDs: out.EventIDs}
 		c.add(out.Lease)
 		return out, false, w.notify(ctx, tx, c)
 	})
@@ -88,7 +88,7 @@ func (w *writes) changedOne(op string, l *leaserec.Lease, n int64) (bool, error)
 	case w.info.pg:
 		return false, nil
 	}
-	return false, &DBError{Op: op, Path: w.path, Err: ErrSQLite,
+	return false, &DBError{Op: op, Path: w.path, Err: errSQLite,
 		Detail: "lease " + l.LeaseID + ": " + itoa(n) + " rows changed, want 1"}
 }
 
@@ -273,7 +273,7 @@ func (w *writes) ExpireSweep(ctx context.Context, now time.Time) (Outcome, error
 		for i := range ls {
 			byID[ls[i].LeaseID] = &ls[i]
 		}
-		var c Change
+		var c change
 		for _, id := range SweepCandidates(ls, now) {
 			l := byID[id]
 			ok, err := w.end(ctx, tx, l, leaserec.StatusExpired, "expire_sweep", now, w.timeCond("leases", "expires_at", "<="))

@@ -7,16 +7,16 @@ import (
 	"steward/watchdir"
 )
 
-// DefaultWatchDebounce is how long WatchDB gathers file events before it
+// defaultWatchDebounce is how long WatchDB gathers file events before it
 // reports one change (a commit writes the WAL several times).
-const DefaultWatchDebounce = 20 * time.Millisecond
+const defaultWatchDebounce = 20 * time.Millisecond
 
 // DBWatchOptions tunes WatchDBWith.
 type DBWatchOptions struct {
-	// Debounce is the gathering window (DefaultWatchDebounce when zero).
+	// Debounce is the gathering window (defaultWatchDebounce when zero).
 	Debounce time.Duration
 	// Poll is the period of the polling fallback and of the attempts to re-attach after
-	// the DB's directory was removed or moved (watchdir.DefaultPoll when zero).
+	// the DB's directory was removed or moved (watchdir's default poll when zero).
 	Poll time.Duration
 	// Notify starts the kernel watch on the DB's directory; nil uses fsnotify. Tests
 	// inject one that fails as an exhausted inotify limit does.
@@ -24,7 +24,7 @@ type DBWatchOptions struct {
 }
 
 // WatchDB starts watching the DB at path; debounce <= 0 uses
-// DefaultWatchDebounce. The channel from Changes is closed when the watch ends.
+// defaultWatchDebounce. The channel from Changes is closed when the watch ends.
 func WatchDB(path string, debounce time.Duration) (*watchdir.Watcher, error) {
 	return WatchDBWith(path, DBWatchOptions{Debounce: debounce})
 }
@@ -40,7 +40,7 @@ func WatchDB(path string, debounce time.Duration) (*watchdir.Watcher, error) {
 func WatchDBWith(path string, opts DBWatchOptions) (*watchdir.Watcher, error) {
 	d := opts.Debounce
 	if d <= 0 {
-		d = DefaultWatchDebounce
+		d = defaultWatchDebounce
 	}
 	base := filepath.Base(path)
 	names := map[string]bool{base: true, base + "-wal": true, base + "-journal": true}

@@ -54,7 +54,7 @@ func stewardMade(ctx context.Context, db *sql.DB, info schemaInfo) (bool, error)
 		return false, nil
 	}
 	var v sql.NullString
-	err := db.QueryRowContext(ctx, info.bind(`SELECT value FROM schema_meta WHERE key = ?`), MetaStewardMigration).Scan(&v)
+	err := db.QueryRowContext(ctx, info.bind(`SELECT value FROM schema_meta WHERE key = ?`), metaStewardMigration).Scan(&v)
 	if err != nil && err != sql.ErrNoRows {
 		return false, err
 	}
@@ -217,9 +217,9 @@ func (w *writes) clock(ctx context.Context, tx wtx, now time.Time) (time.Time, e
 // failure is the sentinel of an error the backend itself is the cause of.
 func (w *writes) failure() error {
 	if w.info.pg {
-		return ErrPostgres
+		return errPostgres
 	}
-	return ErrSQLite
+	return errSQLite
 }
 
 // ts renders t as text in this DB's layout: steward's on a DB it created, the seed's
@@ -381,12 +381,12 @@ func (w *writes) leaseInTx(ctx context.Context, tx wtx, id string) (*leaserec.Le
 	return &ls[0], nil
 }
 
-// notify sends the change on NotifyChannel inside tx, on PostgreSQL (delivered at
+// notify sends the change on notifyChannel inside tx, on PostgreSQL (delivered at
 // commit); a SQLite watcher sees the commit in the file instead.
-func (w *writes) notify(ctx context.Context, tx wtx, c Change) error {
+func (w *writes) notify(ctx context.Context, tx wtx, c change) error {
 	if !w.info.pg {
 		return nil
 	}
-	_, err := tx.exec(ctx, `SELECT pg_notify(?, ?)`, NotifyChannel, c.encode())
+	_, err := tx.exec(ctx, `SELECT pg_notify(?, ?)`, notifyChannel, c.encode())
 	return err
 }

@@ -27,8 +27,8 @@ func archiveName(name string, stamp string, gen int64) string {
 	return base + "." + stamp + "." + strconv.FormatInt(gen, 10) + nameSuffix
 }
 
-// Archive retires a lock with the zero Writer; see Writer.Archive.
-func Archive(dir, name string, expect Expect, block lockrec.RecoveryBlock) (string, error) {
+// archive retires a lock with the zero Writer; see Writer.Archive.
+func archive(dir, name string, expect Expect, block lockrec.RecoveryBlock) (string, error) {
 	return (&Writer{}).Archive(dir, name, expect, block)
 }
 
@@ -277,8 +277,8 @@ func ensureDir(d string) error {
 	return nil
 }
 
-// Restore undoes an archive with the zero Writer; see Writer.Restore.
-func Restore(dir, archivedName string) (string, int64, error) {
+// restore undoes an archive with the zero Writer; see Writer.Restore.
+func restore(dir, archivedName string) (string, int64, error) {
 	return (&Writer{}).Restore(dir, archivedName)
 }
 

@@ -117,12 +117,12 @@ func TestArchiveOfALockAtTheSizeLimitIsRefusedAsTooLarge(t *testing.T) {
 	if err := readable(data); err != nil {
 		t.Fatalf("a record of exactly %d bytes refused: %v", MaxFileSize, err)
 	}
-	if err := readable(append(append([]byte(nil), data[:len(data)-1]...), ' ', '}')); !errors.Is(err, ErrWouldBeUnreadable) {
+	if err := readable(append(append([]byte(nil), data[:len(data)-1]...), ' ', '}')); !errors.Is(err, errWouldBeUnreadable) {
 		t.Fatalf("a record of %d bytes: %v, want ErrWouldBeUnreadable", MaxFileSize+1, err)
 	}
 	name, path, fence := archiveFixture(t, dir, data)
 	archived, err := (&Writer{}).Archive(dir, name, fence, lockrec.RecoveryBlock{Action: "retire"})
-	if archived != "" || !errors.Is(err, ErrWouldBeUnreadable) {
+	if archived != "" || !errors.Is(err, errWouldBeUnreadable) {
 		t.Fatalf("archive of a %d-byte lock: %q, %v; want ErrWouldBeUnreadable", len(data), archived, err)
 	}
 	if got := mustReadFile(t, path); !bytes.Equal(got, data) {
@@ -189,7 +189,7 @@ func TestRestoreKeepsBlankFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := Restore(dir, archived); err != nil {
+	if _, _, err := restore(dir, archived); err != nil {
 		t.Fatal(err)
 	}
 	got := ReadFile(dir, name)

@@ -13,7 +13,7 @@
 //   - Watch, the lock names the one directory watcher (package watchdir)
 //     reports for the locks directory;
 //   - Index, the live lock files of a directory by the item each names;
-//   - steward's file-name convention for new locks (Name, ParseName) and the
+//   - steward's file-name convention for new locks (Name, parseName) and the
 //     retired/ archive layout;
 //   - the write primitives WriteCAS, Archive and Restore: compare-and-swap on
 //     lock_generation + task_session_id under an flock, temp file, fsync,

@@ -26,10 +26,10 @@ var (
 	// ErrUnreadable is returned when the current lock cannot be read or
 	// decoded, so its fence cannot be checked (fail closed).
 	ErrUnreadable = errors.New("current lock is unreadable")
-	// ErrWouldBeUnreadable is returned by every write primitive, before anything is
+	// errWouldBeUnreadable is returned by every write primitive, before anything is
 	// written, for a record whose encoding steward's own reader would refuse: larger than
 	// MaxFileSize, or not a readable record. A lock steward writes is always one it reads.
-	ErrWouldBeUnreadable = errors.New("the record would not be readable as a lock file")
+	errWouldBeUnreadable = errors.New("the record would not be readable as a lock file")
 )
 
 // PathError records an error, the operation and the file path that caused it.

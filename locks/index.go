@@ -116,7 +116,7 @@ func newView(x *Index) *IndexView {
 func (v *IndexView) add(name string, ix indexed) {
 	if ix.hasKey {
 		v.byKey[ix.key] = append(v.byKey[ix.key], name)
-	} else if pk, ok := ParseName(name); ok {
+	} else if pk, ok := parseName(name); ok {
 		id := pk.Identity()
 		v.byName[id] = append(v.byName[id], name)
 	}
@@ -143,7 +143,7 @@ func (x *Index) lookup(k lockrec.Key, names []string, get func(string) indexed) 
 
 // nameIs reports whether name is steward's convention for the item of identity want.
 func nameIs(name string, want lockrec.Key) bool {
-	pk, ok := ParseName(name)
+	pk, ok := parseName(name)
 	return ok && pk.Identity() == want
 }
 

@@ -84,7 +84,7 @@ func TestRestoreRefusesWhenReclaimedInOtherCase(t *testing.T) {
 		t.Fatal(err)
 	}
 	cur := ReadFile(dir, name)
-	archived, err := Archive(dir, name, FenceOf(&cur.Record), lockrec.RecoveryBlock{Action: "retire_lock"})
+	archived, err := archive(dir, name, FenceOf(&cur.Record), lockrec.RecoveryBlock{Action: "retire_lock"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestRestoreRefusesWhenReclaimedInOtherCase(t *testing.T) {
 	if _, err := WriteCAS(dir, "reclaimed.json", ExpectAbsent(), again); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := Restore(dir, archived); !errors.Is(err, ErrExists) {
+	if _, _, err := restore(dir, archived); !errors.Is(err, ErrExists) {
 		t.Fatalf("restore over a re-claim in another case: %v", err)
 	}
 }
@@ -171,7 +171,7 @@ func TestIndexViewListsOnce(t *testing.T) {
 }
 
 // TestIndexViewLookupIsPerItem: a view's lookup costs what the item's own files cost,
-// whatever the size of the directory. It walked every name of the view (a ParseName and an
+// whatever the size of the directory. It walked every name of the view (a parseName and an
 // identity per file) for each lookup, so previewing every orphan of a fleet was
 // O(orphans × files): steward status --json at 50,000 claims (500 orphans) parsed 25
 // million file names. Measured by allocations, not time: a lookup in a directory of 2,000

@@ -27,7 +27,7 @@ const (
 
 // Name returns the canonical file name for a lock with key k. ok is false
 // when the name would exceed 255 bytes, the issue number is negative, or a part of the key
-// is not valid UTF-8 (ParseName could not read such a name back to the same key).
+// is not valid UTF-8 (parseName could not read such a name back to the same key).
 func Name(k lockrec.Key) (string, bool) {
 	if k.Issue < 0 || !utf8.ValidString(k.Remote) || !utf8.ValidString(k.Org) || !utf8.ValidString(k.Repo) {
 		return "", false
@@ -46,9 +46,9 @@ func Name(k lockrec.Key) (string, bool) {
 	return b.String(), true
 }
 
-// ParseName is the inverse of Name; ok is false for any name Name would not
+// parseName is the inverse of Name; ok is false for any name Name would not
 // produce.
-func ParseName(name string) (lockrec.Key, bool) {
+func parseName(name string) (lockrec.Key, bool) {
 	base, found := strings.CutSuffix(name, nameSuffix)
 	if !found {
 		return lockrec.Key{}, false

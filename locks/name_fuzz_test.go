@@ -20,7 +20,7 @@ func FuzzNameRoundTrip(f *testing.F) {
 		if !ok {
 			return
 		}
-		if back, ok := ParseName(n); !ok || back != k {
+		if back, ok := parseName(n); !ok || back != k {
 			t.Fatalf("name %q does not parse back to %+v (got %+v, %v)", n, k, back, ok)
 		}
 		if !ValidName(n) {

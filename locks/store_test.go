@@ -128,14 +128,14 @@ func TestNameRoundTrip(t *testing.T) {
 		if !ValidName(got) || strings.Contains(got, "/") {
 			t.Errorf("%q not a valid name", got)
 		}
-		back, ok := ParseName(got)
+		back, ok := parseName(got)
 		if !ok || back != c.key {
 			t.Errorf("ParseName(%q) = %+v %v", got, back, ok)
 		}
 	}
 	for _, bad := range []string{"x.json", "a__b__c__issue-01.json", "a__b__c__issue--1.json", "a__b__c__d__issue-1.json",
 		"a__b__c__issue-1", "a_b__c__d__issue-1.json", "a%2__b__c__issue-1.json", "a%ff__b__c__issue-1.json"} {
-		if k, ok := ParseName(bad); ok {
+		if k, ok := parseName(bad); ok {
 			t.Errorf("ParseName(%q) accepted: %+v", bad, k)
 		}
 	}

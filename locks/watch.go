@@ -7,16 +7,12 @@ import (
 	"steward/watchdir"
 )
 
-// DefaultDebounce is how long a lock watcher gathers events before it reports a batch:
-// a rename storm (temp file, rename, directory fsync) becomes one change.
-const DefaultDebounce = watchdir.DefaultDebounce
-
 // WatchOptions tunes Watch.
 type WatchOptions struct {
-	// Debounce is the gathering window (DefaultDebounce when zero).
+	// Debounce is the gathering window (watchdir.DefaultDebounce when zero).
 	Debounce time.Duration
 	// Poll is the period of the polling fallback, and of the attempts to re-attach after
-	// the directory was removed or moved (watchdir.DefaultPoll when zero).
+	// the directory was removed or moved (watchdir's default poll when zero).
 	Poll time.Duration
 	// Notify starts the kernel watch on a directory; nil uses fsnotify. Tests inject one
 	// that fails as an exhausted inotify limit does.
@@ -32,7 +28,7 @@ type WatchOptions struct {
 // removed or moved; Mode says so. A directory that cannot be watched for any other reason
 // is a *PathError.
 func Watch(dir string, opts WatchOptions) (*watchdir.Watcher, error) {
-	// A zero Debounce is watchdir's default, which is this package's.
+	// A zero Debounce is watchdir's default.
 	w, err := watchdir.Watch(dir, watchdir.Options{Debounce: opts.Debounce, Poll: opts.Poll, Notify: opts.Notify,
 		Relevant: relevant, What: "the locks directory"})
 	if err != nil {

@@ -275,7 +275,7 @@ func readable(data []byte) error {
 	if len(data) > MaxFileSize {
 		return fmt.Errorf(
 			"%w: %d bytes, over the %d a lock file may hold",
-			ErrWouldBeUnreadable,
+			errWouldBeUnreadable,
 			len(data),
 			MaxFileSize,
 		)
@@ -283,7 +283,7 @@ func readable(data []byte) error {
 	if _, finds := lockrec.DecodeOwned(data); fatal(finds) { // reads data, never changes it
 		for _, f := range finds {
 			if f.Fatal() {
-				return fmt.Errorf("%w: %s at %s: %s", ErrWouldBeUnreadable, f.Kind, f.Path, f.Detail)
+				return fmt.Errorf("%w: %s at %s: %s", errWouldBeUnreadable, f.Kind, f.Path, f.Detail)
 			}
 		}
 	}

@@ -49,7 +49,7 @@ func TestWriteNeverMakesALockStewardCannotRead(t *testing.T) {
 	t.Run("new lock over the limit", func(t *testing.T) {
 		dir := t.TempDir()
 		_, err := WriteCAS(dir, name, ExpectAbsent(), withPadding(rec, MaxFileSize))
-		if !errors.Is(err, ErrWouldBeUnreadable) || !strings.Contains(err.Error(), "over the 1048576") {
+		if !errors.Is(err, errWouldBeUnreadable) || !strings.Contains(err.Error(), "over the 1048576") {
 			t.Fatalf("err %v, want ErrWouldBeUnreadable", err)
 		}
 		if s := dirState(t, dir); s != "" {
@@ -71,7 +71,7 @@ func TestWriteNeverMakesALockStewardCannotRead(t *testing.T) {
 		}
 		cur := ReadFile(dir, name)
 		before := dirState(t, dir)
-		if _, err := WriteCAS(dir, name, FenceOf(&cur.Record), withPadding(cur.Record, MaxFileSize)); !errors.Is(err, ErrWouldBeUnreadable) {
+		if _, err := WriteCAS(dir, name, FenceOf(&cur.Record), withPadding(cur.Record, MaxFileSize)); !errors.Is(err, errWouldBeUnreadable) {
 			t.Fatalf("err %v, want ErrWouldBeUnreadable", err)
 		}
 		if after := dirState(t, dir); after != before {
@@ -91,8 +91,8 @@ func TestWriteNeverMakesALockStewardCannotRead(t *testing.T) {
 			t.Fatalf("setup: %+v", cur.Unreadable)
 		}
 		before := dirState(t, dir)
-		_, err := Archive(dir, name, FenceOf(&cur.Record), lockrec.RecoveryBlock{Action: "retire_lock", Reason: strings.Repeat("r", 4096)})
-		if !errors.Is(err, ErrWouldBeUnreadable) {
+		_, err := archive(dir, name, FenceOf(&cur.Record), lockrec.RecoveryBlock{Action: "retire_lock", Reason: strings.Repeat("r", 4096)})
+		if !errors.Is(err, errWouldBeUnreadable) {
 			t.Fatalf("err %v, want ErrWouldBeUnreadable", err)
 		}
 		if after := dirState(t, dir); after != before {

@@ -190,7 +190,7 @@ func TestArchiveAndRestore(t *testing.T) {
 	}
 
 	// Restore succeeds while nothing claimed the key, generation continues.
-	restored, gen, err := Restore(dir, archived)
+	restored, gen, err := restore(dir, archived)
 	if err != nil || restored != name || gen != 2 {
 		t.Fatalf("restore: %q %d %v", restored, gen, err)
 	}
@@ -199,10 +199,10 @@ func TestArchiveAndRestore(t *testing.T) {
 		t.Errorf("restored record: %s", r.Record.Raw)
 	}
 	// Restoring again refuses: the key is live (claimed since).
-	if _, _, err := Restore(dir, archived); !errors.Is(err, ErrExists) {
+	if _, _, err := restore(dir, archived); !errors.Is(err, ErrExists) {
 		t.Errorf("second restore: %v", err)
 	}
-	if _, _, err := Restore(dir, "retired/nope.json"); !errors.Is(err, ErrNotFound) {
+	if _, _, err := restore(dir, "retired/nope.json"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("restore of a missing archive: %v", err)
 	}
 }
@@ -217,14 +217,14 @@ func TestRestoreRefusesWhenReclaimedUnderOtherName(t *testing.T) {
 		t.Fatal(err)
 	}
 	cur := ReadFile(dir, name)
-	archived, err := Archive(dir, name, FenceOf(&cur.Record), lockrec.RecoveryBlock{Action: "retire_lock"})
+	archived, err := archive(dir, name, FenceOf(&cur.Record), lockrec.RecoveryBlock{Action: "retire_lock"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A worker re-claims the issue with its own file name.
 	writeFile(t, filepath.Join(dir, "worker-own-name.json"), fixtureBytes(t, "canonical.json"))
 	var pe *PathError
-	if _, _, err := Restore(dir, archived); !errors.Is(err, ErrExists) || !errors.As(err, &pe) || !strings.HasSuffix(pe.Path, "worker-own-name.json") {
+	if _, _, err := restore(dir, archived); !errors.Is(err, ErrExists) || !errors.As(err, &pe) || !strings.HasSuffix(pe.Path, "worker-own-name.json") {
 		t.Fatalf("restore over a re-claim: %v", err)
 	}
 	if e := ReadFile(dir, name); !e.Missing {

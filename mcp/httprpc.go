@@ -9,9 +9,9 @@ import (
 	"strings"
 )
 
-// MaxHTTPBody bounds one request body over HTTP (the SDK's default, stated here so the
+// maxHTTPBody bounds one request body over HTTP (the SDK's default, stated here so the
 // guard below and the SDK agree).
-const MaxHTTPBody = 4 << 20
+const maxHTTPBody = 4 << 20
 
 // sessionHeader is the streamable transport's session header.
 const sessionHeader = "Mcp-Session-Id"
@@ -26,7 +26,7 @@ const sessionHeader = "Mcp-Session-Id"
 //     found) with its id, as over stdio (the SDK answered a plain-text 400), and a
 //     notification of one is accepted and ignored (202), as JSON-RPC asks.
 //
-// It reads a POST's body whole (up to MaxHTTPBody; a longer one is left to the SDK, which
+// It reads a POST's body whole (up to maxHTTPBody; a longer one is left to the SDK, which
 // refuses it 413) and hands the same bytes on.
 func (s *Server) jsonrpcHTTP(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -34,14 +34,14 @@ func (s *Server) jsonrpcHTTP(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, MaxHTTPBody+1))
+		body, err := io.ReadAll(io.LimitReader(r.Body, maxHTTPBody+1))
 		r.Body.Close()
 		if err != nil {
 			http.Error(w, "the request body could not be read", http.StatusBadRequest)
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		if len(body) > MaxHTTPBody {
+		if len(body) > maxHTTPBody {
 			r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), strings.NewReader("x")))
 			next.ServeHTTP(w, r)
 			return

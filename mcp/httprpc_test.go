@@ -242,7 +242,7 @@ func TestCancelledReadIsNoSuccess(t *testing.T) {
 	if err := json.Unmarshal(res.Result, &out); err != nil {
 		t.Fatal(err)
 	}
-	if s := out.StructuredContent; !out.IsError || s.Success || s.Code != CodeCancelled || s.Claimable || strings.Contains(s.Message, "could not be read") {
+	if s := out.StructuredContent; !out.IsError || s.Success || s.Code != codeCancelled || s.Claimable || strings.Contains(s.Message, "could not be read") {
 		t.Fatalf("a cancelled item_status: %s", res.Result)
 	}
 }

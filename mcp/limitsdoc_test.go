@@ -70,7 +70,7 @@ func TestSizeLimitsDocumented(t *testing.T) {
 			t.Errorf("docs/mcp.md's size limits table has no row for %s", name)
 		}
 	}
-	if MaxStdioLine != 4<<20 || !strings.Contains(sec, "4 MiB a line over stdio (`mcp.MaxStdioLine`)") {
-		t.Errorf("docs/mcp.md must state the stdio line limit, %d bytes, as 4 MiB", MaxStdioLine)
+	if maxStdioLine != 4<<20 || !strings.Contains(sec, "4 MiB a line over stdio (`mcp.maxStdioLine`)") {
+		t.Errorf("docs/mcp.md must state the stdio line limit, %d bytes, as 4 MiB", maxStdioLine)
 	}
 }

@@ -23,7 +23,7 @@ type picked struct {
 	item    ItemRef
 	title   string
 	skipped []alloc.Skip
-	// skippedTotal counts every item passed over; skipped holds the first MaxSkipped.
+	// skippedTotal counts every item passed over; skipped holds the first maxSkipped.
 	skippedTotal int
 }
 
@@ -98,16 +98,16 @@ func (s *Server) next(ctx context.Context, session string, exclude []int64) (*pi
 	}, nil
 }
 
-// MaxSkipped bounds the skip records a claim next returns: the first ones by issue number,
+// maxSkipped bounds the skip records a claim next returns: the first ones by issue number,
 // with the count of all (a large backlog's skips would fill an agent's context).
-const MaxSkipped = 50
+const maxSkipped = 50
 
-// capSkipped keeps the first MaxSkipped skip records (their reasons on one line) and
+// capSkipped keeps the first maxSkipped skip records (their reasons on one line) and
 // counts them all.
 func capSkipped(all []alloc.Skip) ([]alloc.Skip, int) {
 	n := len(all)
-	if n > MaxSkipped {
-		all = all[:MaxSkipped]
+	if n > maxSkipped {
+		all = all[:maxSkipped]
 	}
 	out := make([]alloc.Skip, len(all))
 	for i, sk := range all {

@@ -220,11 +220,11 @@ func (s *Server) myLeases(ctx context.Context, req *sdk.CallToolRequest, a Sessi
 	limit := a.Limit
 	switch {
 	case limit == 0:
-		limit = DefaultPage
-	case limit < 0 || limit > MaxPage:
+		limit = defaultPage
+	case limit < 0 || limit > maxPage:
 		return MyLeases{
 			Code:    govern.CodeInvalidRequest,
-			Message: fmt.Sprintf("limit must be 1 to %d", MaxPage),
+			Message: fmt.Sprintf("limit must be 1 to %d", maxPage),
 			Next:    nextFor(govern.CodeInvalidRequest),
 		}
 	}
@@ -262,12 +262,12 @@ func (s *Server) myLeases(ctx context.Context, req *sdk.CallToolRequest, a Sessi
 	return out
 }
 
-// Paging of list results: my_leases returns DefaultPage leases unless limit says otherwise,
-// at most MaxPage; item_status shows at most MaxItemLeases leases of an item.
+// Paging of list results: my_leases returns defaultPage leases unless limit says otherwise,
+// at most maxPage; item_status shows at most maxItemLeases leases of an item.
 const (
-	DefaultPage   = 20
-	MaxPage       = 50
-	MaxItemLeases = 20
+	defaultPage   = 20
+	maxPage       = 50
+	maxItemLeases = 20
 )
 
 // encodeCursor names the place after a lease id; decodeCursor reads it back ("" from "").
@@ -371,7 +371,7 @@ func (s *Server) itemStatus(ctx context.Context, req *sdk.CallToolRequest, a Ite
 	}
 	out.Success = true
 	out.LeasesTotal = len(active)
-	for _, l := range active[:min(len(active), MaxItemLeases)] {
+	for _, l := range active[:min(len(active), maxItemLeases)] {
 		out.Leases = append(out.Leases, s.leaseView(req, l, session, ""))
 	}
 	name, e := s.reads.lockOf(it)

@@ -23,7 +23,7 @@ import (
 func (s *Server) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
 	w := &lockedWriter{w: out}
 	guarded := guardStdio(in, w)
-	err := s.sdk.Run(ctx, &sdk.IOTransport{Reader: guarded, Writer: w, MaxLineLength: MaxStdioLine + 2})
+	err := s.sdk.Run(ctx, &sdk.IOTransport{Reader: guarded, Writer: w, MaxLineLength: maxStdioLine + 2})
 	in.Close() // the SDK closed the guard's end; this ends the guard's read of the client's
 	s.Wait()
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
@@ -32,18 +32,18 @@ func (s *Server) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteC
 	return err
 }
 
-// Path is where the streamable HTTP transport is served.
-const Path = "/mcp"
+// path is where the streamable HTTP transport is served.
+const path = "/mcp"
 
-// ErrTokenRequired refuses to serve HTTP on an address other than loopback without a token.
-var ErrTokenRequired = errors.New(
+// errTokenRequired refuses to serve HTTP on an address other than loopback without a token.
+var errTokenRequired = errors.New(
 	"steward mcp serves HTTP beyond loopback only with a bearer token: give --token-file (a file of mode 0600 holding " +
 		"the token), or bind to 127.0.0.1 or ::1",
 )
 
-// Loopback reports whether host (from host:port) names only this machine: localhost or a
+// loopback reports whether host (from host:port) names only this machine: localhost or a
 // loopback IP literal. An empty host (every interface) or any other name is not.
-func Loopback(host string) bool {
+func loopback(host string) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true
 	}
@@ -57,9 +57,9 @@ func Loopback(host string) bool {
 // maxToken bounds a token file; a token is one line of printable characters.
 const maxToken = 4096
 
-// ReadToken reads a bearer token from a file that only its owner may read. The token never
+// readToken reads a bearer token from a file that only its owner may read. The token never
 // leaves this process except in the comparison with a request's header.
-func ReadToken(path string) ([]byte, error) {
+func readToken(path string) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return nil, fmt.Errorf("token file: %w", err)
@@ -105,7 +105,7 @@ type HTTPListener struct {
 }
 
 // URL is the endpoint clients connect to.
-func (l *HTTPListener) URL() string { return "http://" + l.ln.Addr().String() + Path }
+func (l *HTTPListener) URL() string { return "http://" + l.ln.Addr().String() + path }
 
 // Authenticated reports whether requests must carry the bearer token.
 func (l *HTTPListener) Authenticated() bool { return l.token != nil }
@@ -122,11 +122,11 @@ func ListenHTTP(addr, tokenFile string) (*HTTPListener, error) {
 	}
 	var tok []byte
 	if tokenFile != "" {
-		if tok, err = ReadToken(tokenFile); err != nil {
+		if tok, err = readToken(tokenFile); err != nil {
 			return nil, err
 		}
-	} else if !Loopback(host) {
-		return nil, ErrTokenRequired
+	} else if !loopback(host) {
+		return nil, errTokenRequired
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -136,7 +136,7 @@ func ListenHTTP(addr, tokenFile string) (*HTTPListener, error) {
 		// A name that resolved beyond loopback is refused too.
 		if ta, ok := ln.Addr().(*net.TCPAddr); !ok || !ta.IP.IsLoopback() {
 			ln.Close()
-			return nil, ErrTokenRequired
+			return nil, errTokenRequired
 		}
 	}
 	return &HTTPListener{ln: ln, token: tok}, nil
@@ -166,18 +166,18 @@ func bearerToken(h string) (string, bool) {
 	return tok, tok != ""
 }
 
-// Handler is the HTTP handler of the server on l: the streamable transport at Path, behind
+// Handler is the HTTP handler of the server on l: the streamable transport at path, behind
 // cross-origin protection, DNS-rebinding protection (the SDK's, on loopback), the
 // JSON-RPC rules of the HTTP transport (jsonrpcHTTP) and, when l has one, the bearer token.
 func (s *Server) Handler(l *HTTPListener) http.Handler {
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk },
-		&sdk.StreamableHTTPOptions{SessionTimeout: 2 * time.Hour, MaxRequestBodyBytes: MaxHTTPBody})
+		&sdk.StreamableHTTPOptions{SessionTimeout: 2 * time.Hour, MaxRequestBodyBytes: maxHTTPBody})
 	var hh http.Handler = http.NewCrossOriginProtection().Handler(s.jsonrpcHTTP(h))
 	if l.token != nil {
 		hh = bearer(l.token, hh)
 	}
 	mux := http.NewServeMux()
-	mux.Handle(Path, hh)
+	mux.Handle(path, hh)
 	return mux
 }
 

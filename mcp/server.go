@@ -64,27 +64,27 @@ func New(cfg Config) *Server {
 		cfg.Version = "dev"
 	}
 	if cfg.Remote = strings.TrimSpace(cfg.Remote); cfg.Remote == "" {
-		cfg.Remote = DefaultRemote
+		cfg.Remote = defaultRemote
 	}
 	host, _ := leases.HostName()
 	s := &Server{cfg: cfg, bind: newBinder(), host: host, schemas: map[string][2]toolSchema{}, retries: newRetries()}
 	s.reads = &readers{ws: cfg.Core.Workspace()}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "steward", Title: "steward worker tools", Version: cfg.Version},
 		&sdk.ServerOptions{Instructions: instructions, Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
-			SupportedProtocolVersions: ProtocolVersions})
+			SupportedProtocolVersions: protocolVersions})
 	s.register()
 	return s
 }
 
-// DefaultRemote is an item's remote when neither the call nor the workspace's configuration
+// defaultRemote is an item's remote when neither the call nor the workspace's configuration
 // (gitea.remote) names one.
-const DefaultRemote = "origin"
+const defaultRemote = "origin"
 
-// ProtocolVersions are the MCP protocol versions steward serves: those with sessions. The
+// protocolVersions are the MCP protocol versions steward serves: those with sessions. The
 // SDK also speaks the draft 2026-07-28 protocol, whose requests carry no session, so each
 // call would be a connection of its own and no session could be bound to one; it is not
 // served (a request naming it is refused 400 by the SDK).
-var ProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+var protocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
 const instructions = `steward's worker tools: claim an item (or the next runnable one), heartbeat it, release it, ` +
 	`or ask a maintainer and poll for the answer. Pass your session_id on every call. Keep the fence each ` +
@@ -268,17 +268,17 @@ func (Contract) refusal(code, msg string) Contract {
 	return Contract{Code: code, Message: termsafe.Text(msg), Next: nextFor(code), RecommendedAction: nextFor(code)}
 }
 
-// MaxResult bounds the structured result of every tool call, in bytes of JSON (its text
-// content repeats it): list results page, text from the sources is clipped to MaxText.
-const MaxResult = 256 << 10
+// maxResult bounds the structured result of every tool call, in bytes of JSON (its text
+// content repeats it): list results page, text from the sources is clipped to maxText.
+const maxResult = 256 << 10
 
-// MaxText bounds one text taken from a source into a result (a question, an answer).
-const MaxText = 64 << 10
+// maxText bounds one text taken from a source into a result (a question, an answer).
+const maxText = 64 << 10
 
-// CodeCancelled is the code of a call the client cancelled (notifications/cancelled) before
+// codeCancelled is the code of a call the client cancelled (notifications/cancelled) before
 // it was answered: a read that was cut short, never a read that succeeded. A mutation is
 // never cut short (it runs to its end and answers its real outcome).
-const CodeCancelled = "cancelled"
+const codeCancelled = "cancelled"
 
 // addTool registers a typed handler. Its arguments are checked against the tool's input
 // schema first (schema.go): one that does not fit is refused invalid_request as a result,
@@ -318,7 +318,7 @@ func addTool[In any, Out result[Out]](s *Server, t *sdk.Tool, h func(context.Con
 		if ctx.Err() != nil && !reachedCore(res) {
 			// The client cancelled the call: whatever was read is cut short.
 			res = zero.refusal(
-				CodeCancelled,
+				codeCancelled,
 				"the call was cancelled before it was answered; nothing was changed, and what was read is not an answer. Call "+
 					"again if you still need it",
 			)
@@ -327,7 +327,7 @@ func addTool[In any, Out result[Out]](s *Server, t *sdk.Tool, h func(context.Con
 		if err != nil {
 			return nil, fmt.Errorf("mcp: %s: marshal result: %w", t.Name, err)
 		}
-		if len(b) > MaxResult && !reachedCore(res) {
+		if len(b) > maxResult && !reachedCore(res) {
 			// Never reached with the bounds above (TestResultsStaySmallOnALargeFleet);
 			// a read that would break one is refused rather than sent.
 			res = zero.refusal(
@@ -335,7 +335,7 @@ func addTool[In any, Out result[Out]](s *Server, t *sdk.Tool, h func(context.Con
 				fmt.Sprintf(
 					"the result would be %d bytes, over the %d bytes every result stays within; narrow the call (limit, an item)",
 					len(b),
-					MaxResult,
+					maxResult,
 				),
 			)
 			if b, err = json.Marshal(res); err != nil {

@@ -14,7 +14,7 @@ import (
 )
 
 // TestResultsStaySmallOnALargeFleet: on a control-plane DB holding 10,000 active claims of
-// one session, every result stays within MaxResult: my_leases pages (limit, next_cursor)
+// one session, every result stays within maxResult: my_leases pages (limit, next_cursor)
 // and the pages together list every lease once; item_status and a refused claim stay small;
 // claim next's skip records are capped with their count. (It failed before: my_leases
 // returned all 10,000 leases in one result of megabytes, and took no limit.)
@@ -27,22 +27,22 @@ func TestResultsStaySmallOnALargeFleet(t *testing.T) {
 	start := time.Now()
 	small := func(what, raw string) {
 		t.Helper()
-		if len(raw) > MaxResult {
-			t.Fatalf("%s: %d bytes, over %d", what, len(raw), MaxResult)
+		if len(raw) > maxResult {
+			t.Fatalf("%s: %d bytes, over %d", what, len(raw), maxResult)
 		}
 	}
 
 	first := rawResult(t, c, ToolMyLeases, SessionArgs{SessionID: "big"})
 	small("my_leases", first)
 	var page MyLeases
-	if err := json.Unmarshal([]byte(first), &page); err != nil || !page.Success || len(page.Leases) != DefaultPage || page.Total != fleet || page.NextCursor == "" {
+	if err := json.Unmarshal([]byte(first), &page); err != nil || !page.Success || len(page.Leases) != defaultPage || page.Total != fleet || page.NextCursor == "" {
 		t.Fatalf("the first page: %d leases, total %d, cursor %q, %v (%s)", len(page.Leases), page.Total, page.NextCursor, err, page.Message)
 	}
 	// Each my_leases call reads the whole leases table (about a second here at 10,000), so
 	// the walk follows the first pages cursor by cursor and then jumps to the last one.
 	read := func(cursor string) MyLeases {
 		t.Helper()
-		raw := rawResult(t, c, ToolMyLeases, SessionArgs{SessionID: "big", Limit: MaxPage, Cursor: cursor})
+		raw := rawResult(t, c, ToolMyLeases, SessionArgs{SessionID: "big", Limit: maxPage, Cursor: cursor})
 		small("a page of my_leases", raw)
 		var p MyLeases
 		if err := json.Unmarshal([]byte(raw), &p); err != nil || !p.Success || p.Total != fleet {
@@ -53,7 +53,7 @@ func TestResultsStaySmallOnALargeFleet(t *testing.T) {
 	cursor, want := "", 1
 	for range 3 {
 		p := read(cursor)
-		if len(p.Leases) != MaxPage || p.NextCursor == "" {
+		if len(p.Leases) != maxPage || p.NextCursor == "" {
 			t.Fatalf("page of %d leases, cursor %q", len(p.Leases), p.NextCursor)
 		}
 		for _, l := range p.Leases {
@@ -64,13 +64,13 @@ func TestResultsStaySmallOnALargeFleet(t *testing.T) {
 		}
 		cursor = p.NextCursor
 	}
-	last := read(encodeCursor(fmt.Sprintf("lease-%05d", fleet-MaxPage)))
-	if len(last.Leases) != MaxPage || last.NextCursor != "" || last.Leases[MaxPage-1].LeaseID != fmt.Sprintf("lease-%05d", fleet) {
+	last := read(encodeCursor(fmt.Sprintf("lease-%05d", fleet-maxPage)))
+	if len(last.Leases) != maxPage || last.NextCursor != "" || last.Leases[maxPage-1].LeaseID != fmt.Sprintf("lease-%05d", fleet) {
 		t.Fatalf("the last page: %d leases, cursor %q", len(last.Leases), last.NextCursor)
 	}
 	t.Logf("fleet written and 5 pages read in %v", time.Since(start))
 	var bad MyLeases
-	if _, err := c.Call(ctx, ToolMyLeases, SessionArgs{SessionID: "big", Limit: MaxPage + 1}, &bad); err != nil || bad.Success || bad.Code != govern.CodeInvalidRequest {
+	if _, err := c.Call(ctx, ToolMyLeases, SessionArgs{SessionID: "big", Limit: maxPage + 1}, &bad); err != nil || bad.Success || bad.Code != govern.CodeInvalidRequest {
 		t.Fatalf("limit over the page size: %+v %v", bad, err)
 	}
 	if _, err := c.Call(ctx, ToolMyLeases, SessionArgs{SessionID: "big", Cursor: "not a cursor"}, &bad); err != nil || bad.Success || bad.Code != govern.CodeInvalidRequest {
@@ -90,7 +90,7 @@ func TestResultsStaySmallOnALargeFleet(t *testing.T) {
 	o := refused("nothing_eligible", "no open issue is runnable now")
 	o.Skipped, o.SkippedTotal = kept, total
 	b, _ := json.Marshal(o)
-	if len(kept) != MaxSkipped || total != fleet || len(b) > MaxResult {
+	if len(kept) != maxSkipped || total != fleet || len(b) > maxResult {
 		t.Fatalf("skips: %d kept of %d, %d bytes", len(kept), total, len(b))
 	}
 }

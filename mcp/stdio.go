@@ -12,10 +12,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// MaxStdioLine bounds one message on stdio (a line), as the streamable HTTP transport
+// maxStdioLine bounds one message on stdio (a line), as the streamable HTTP transport
 // bounds a request body (4 MiB, the SDK's default there). The SDK's own stdio limit is
 // 16 MiB; nothing a worker sends needs more than a few hundred KiB.
-const MaxStdioLine = 4 << 20
+const maxStdioLine = 4 << 20
 
 // The JSON-RPC 2.0 error codes the stdio guard answers with.
 const (
@@ -56,14 +56,14 @@ func (l *lockedWriter) Close() error {
 // guard reads line by line instead and passes on only lines that are messages (or batches
 // of them); to any other it answers itself, as JSON-RPC 2.0 asks — -32700 (parse error) for
 // a line that is not JSON, -32600 (invalid request) for JSON that is no message and for a
-// line longer than MaxStdioLine — and keeps serving. It returns the reader to give the SDK;
+// line longer than maxStdioLine — and keeps serving. It returns the reader to give the SDK;
 // out must be the writer the SDK writes to (a lockedWriter).
 func guardStdio(in io.Reader, out *lockedWriter) io.ReadCloser {
 	pr, pw := io.Pipe()
 	go func() {
 		br := bufio.NewReaderSize(in, 64<<10)
 		for {
-			line, tooLong, err := readLine(br, MaxStdioLine)
+			line, tooLong, err := readLine(br, maxStdioLine)
 			if len(bytes.TrimSpace(line)) > 0 || tooLong {
 				if bad := check(line, tooLong); bad != nil {
 					if _, werr := out.Write(bad); werr != nil {
@@ -114,7 +114,7 @@ func check(line []byte, tooLong bool) []byte {
 		return errorLine(
 			nil,
 			codeInvalidRequest,
-			fmt.Sprintf("Invalid Request: the message is longer than %d bytes", MaxStdioLine),
+			fmt.Sprintf("Invalid Request: the message is longer than %d bytes", maxStdioLine),
 		)
 	}
 	if !json.Valid(line) {

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestStdioRefusesAnOverlongLine: a line longer than MaxStdioLine is read to its end and
+// TestStdioRefusesAnOverlongLine: a line longer than maxStdioLine is read to its end and
 // answered -32600, never held whole, and the next line is served.
 func TestStdioRefusesAnOverlongLine(t *testing.T) {
 	f := newFx(t, fxOpt{clientPID: 4242})
@@ -35,7 +35,7 @@ func TestStdioRefusesAnOverlongLine(t *testing.T) {
 		return a
 	}
 	go func() {
-		_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"`+strings.Repeat("x", MaxStdioLine+10)+`"}}`+"\n")
+		_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"`+strings.Repeat("x", maxStdioLine+10)+`"}}`+"\n")
 		_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`+"\n")
 	}()
 	if a := read(); a.Error == nil || a.Error.Code != -32600 || !strings.Contains(a.Error.Message, "longer than") || string(a.ID) != "null" {

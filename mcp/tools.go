@@ -341,7 +341,7 @@ func (s *Server) getAnswer(ctx context.Context, req *sdk.CallToolRequest, a GetA
 		Success:         true,
 		ClarificationID: a.ClarificationID,
 		Item:            &it,
-		Question:        clipTo(termsafe.Text(hiddenMarker.ReplaceAllString(question.Body, "")), MaxText),
+		Question:        clipTo(termsafe.Text(hiddenMarker.ReplaceAllString(question.Body, "")), maxText),
 	}
 	for _, m := range g.MarkerLabels() {
 		if th.Issue.HasLabel(m) {
@@ -380,7 +380,7 @@ func (s *Server) getAnswer(ctx context.Context, req *sdk.CallToolRequest, a GetA
 	switch {
 	case ans != nil && !out.Marked:
 		out.Status = "answered"
-		out.Answer = clipTo(termsafe.Text(hiddenMarker.ReplaceAllString(ans.Body, "")), MaxText)
+		out.Answer = clipTo(termsafe.Text(hiddenMarker.ReplaceAllString(ans.Body, "")), maxText)
 		out.AnsweredBy, out.AnsweredAt = termsafe.Line(ans.Author), ans.CreatedAt.UTC().Format("2006-01-02T15:04:05Z")
 		out.Next = "Read the answer. The item is back in the pool: claim it again (it may be taken) or pick other work."
 	case ans != nil:

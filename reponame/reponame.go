@@ -9,8 +9,8 @@ import (
 // The limits Gitea's forms put on the names (services/forms: RepoName MaxSize(100),
 // UserName MaxSize(40)).
 const (
-	MaxRepo  = 100
-	MaxOwner = 40
+	maxRepo  = 100
+	maxOwner = 40
 )
 
 // gitSuffix is the suffix a clone path may add to a repository's name.
@@ -63,8 +63,8 @@ func Repo(name string) (string, error) {
 	if why := chars(n); why != "" {
 		return bad(why)
 	}
-	if len(n) > MaxRepo {
-		return bad("it is " + strconv.Itoa(len(n)) + " bytes; Gitea accepts at most " + strconv.Itoa(MaxRepo))
+	if len(n) > maxRepo {
+		return bad("it is " + strconv.Itoa(len(n)) + " bytes; Gitea accepts at most " + strconv.Itoa(maxRepo))
 	}
 	if strings.Contains(n, "..") {
 		return bad(`it holds "..", which Gitea refuses in a name`)
@@ -96,8 +96,8 @@ func Owner(name string) error {
 	if why := chars(name); why != "" {
 		return bad(why)
 	}
-	if len(name) > MaxOwner {
-		return bad("it is " + strconv.Itoa(len(name)) + " bytes; Gitea accepts at most " + strconv.Itoa(MaxOwner))
+	if len(name) > maxOwner {
+		return bad("it is " + strconv.Itoa(len(name)) + " bytes; Gitea accepts at most " + strconv.Itoa(maxOwner))
 	}
 	if !alnum(name[0]) {
 		return bad("it must start with a letter or a digit")
@@ -134,8 +134,8 @@ func IsCanonical(owner, repo string) bool {
 	return err == nil && o == owner && r == repo
 }
 
-// Fold is the comparison form of a canonical name: Gitea matches names in lower case.
-func Fold(name string) string { return strings.ToLower(name) }
+// fold is the comparison form of a canonical name: Gitea matches names in lower case.
+func fold(name string) string { return strings.ToLower(name) }
 
 // SameRepo reports whether two spellings name one repository: both accepted, equal once
 // canonical and folded. A refused spelling names no repository, so it is never the same as
@@ -143,7 +143,7 @@ func Fold(name string) string { return strings.ToLower(name) }
 func SameRepo(owner1, repo1, owner2, repo2 string) bool {
 	o1, r1, err1 := Canonical(owner1, repo1)
 	o2, r2, err2 := Canonical(owner2, repo2)
-	return err1 == nil && err2 == nil && Fold(o1) == Fold(o2) && Fold(r1) == Fold(r2)
+	return err1 == nil && err2 == nil && fold(o1) == fold(o2) && fold(r1) == fold(r2)
 }
 
 // chars says why s holds a character Gitea refuses in a name ("" when none): Gitea's

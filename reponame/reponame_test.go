@@ -14,7 +14,7 @@ func TestRepo(t *testing.T) {
 		why      string // a substring of the refusal; "" when accepted
 	}{
 		{"widgets", "widgets", ""},
-		{"Widgets", "Widgets", ""}, // the spelling is kept; Fold compares
+		{"Widgets", "Widgets", ""}, // the spelling is kept; fold compares
 		{"widgets.git", "widgets", ""},
 		{"Widgets.git", "Widgets", ""},
 		{"widgets.", "widgets.", ""},     // a name of its own, as Gitea would create it

@@ -162,7 +162,7 @@ func TestSameSeedSameDecisions(t *testing.T) {
 		for _, e := range sum.Events {
 			out = append(out, fmt.Sprintf("%v %s %s #%d", e.At, e.Worker, e.Kind, e.Item))
 		}
-		if sum.Counts[EventClaim] == 0 {
+		if sum.Counts[eventClaim] == 0 {
 			t.Fatalf("seed %d: no claims at all", seed)
 		}
 		return out

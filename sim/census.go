@@ -91,17 +91,17 @@ func (c *census) minuteOf(at time.Duration, end bool) *Minute {
 func (c *census) event(e Event) {
 	m := c.minuteOf(e.At, false)
 	switch e.Kind {
-	case EventClaim, EventLegacyClaim:
+	case eventClaim, eventLegacyClaim:
 		m.Claims++
 	case EventQuestion:
 		m.Questions++
-	case EventAnswer:
+	case eventAnswer:
 		m.Answers++
-	case EventDeath:
+	case eventDeath:
 		m.Deaths++
-	case EventRestart:
+	case eventRestart:
 		m.Restarts++
-	case EventRecover:
+	case eventRecover:
 		m.Recoveries++
 	}
 }

@@ -71,9 +71,9 @@ func TestDemoStaysRepresentative(t *testing.T) {
 			t.Errorf("seed %d: no real collision within 5 minutes", seed)
 		}
 		// The staff are part of what keeps it representative: they must have acted.
-		if recoveries == 0 || answers == 0 || sum.Counts[EventLegacyClaim] == 0 {
-			t.Errorf("seed %d: %d recoveries by the on-call operator, %d answers by the maintainer, %d legacy claims; want each", seed, recoveries, answers, sum.Counts[EventLegacyClaim])
+		if recoveries == 0 || answers == 0 || sum.Counts[eventLegacyClaim] == 0 {
+			t.Errorf("seed %d: %d recoveries by the on-call operator, %d answers by the maintainer, %d legacy claims; want each", seed, recoveries, answers, sum.Counts[eventLegacyClaim])
 		}
-		t.Logf("seed %d: first collision in minute %d; %d recoveries, %d answers, %d legacy claims, %d events", seed, collision, recoveries, answers, sum.Counts[EventLegacyClaim], len(sum.Events))
+		t.Logf("seed %d: first collision in minute %d; %d recoveries, %d answers, %d legacy claims, %d events", seed, collision, recoveries, answers, sum.Counts[eventLegacyClaim], len(sum.Events))
 	}
 }

@@ -7,8 +7,8 @@ import (
 	"steward/alloc"
 )
 
-// Candidate is what a worker knows about one backlog item when it chooses (alloc's).
-type Candidate = alloc.Candidate
+// candidate is what a worker knows about one backlog item when it chooses (alloc's).
+type candidate = alloc.Candidate
 
 // Rules say which labels exclude an item from the pool (alloc's).
 type Rules = alloc.Rules
@@ -16,10 +16,10 @@ type Rules = alloc.Rules
 // choose returns the most valuable eligible candidate (ok false when none is). A little
 // per-worker jitter from rng spreads workers over items of equal value; ties go to the
 // lower number. It is a pure function of its inputs.
-func choose(cs []Candidate, rules Rules, rng *rand.Rand) (Candidate, bool) {
+func choose(cs []candidate, rules Rules, rng *rand.Rand) (candidate, bool) {
 	open, deps := alloc.Index(cs)
 	type scored struct {
-		c Candidate
+		c candidate
 		v int
 	}
 	var el []scored
@@ -29,7 +29,7 @@ func choose(cs []Candidate, rules Rules, rng *rand.Rand) (Candidate, bool) {
 		}
 	}
 	if len(el) == 0 {
-		return Candidate{}, false
+		return candidate{}, false
 	}
 	sort.SliceStable(el, func(i, j int) bool {
 		if el[i].v != el[j].v {
@@ -42,9 +42,9 @@ func choose(cs []Candidate, rules Rules, rng *rand.Rand) (Candidate, bool) {
 
 // Hot returns the most valuable item another session holds with an active lease: the item
 // a worker with a stale view would go for too (ok false when none is held by another).
-func Hot(cs []Candidate, session string) (Candidate, bool) {
+func Hot(cs []candidate, session string) (candidate, bool) {
 	_, deps := alloc.Index(cs)
-	var best Candidate
+	var best candidate
 	bv, found := -1, false
 	for _, c := range cs {
 		if !c.Open || c.HeldBy == "" || c.HeldBy == session {

@@ -13,7 +13,7 @@ import (
 var rules = Rules{Markers: []string{"status:blocked-pending-clarification"}, Blocked: "status:blocked"}
 
 func TestChoosePrefersPriorityAndUnblocking(t *testing.T) {
-	cs := []Candidate{
+	cs := []candidate{
 		{Number: 1, Open: true, Labels: []string{"priority:low"}},
 		{Number: 2, Open: true, Labels: []string{"priority:high"}},
 		{Number: 3, Open: true, Labels: []string{"priority:critical"}, Claimed: true, HeldBy: "other"},
@@ -33,7 +33,7 @@ func TestChoosePrefersPriorityAndUnblocking(t *testing.T) {
 	if _, ok := Hot(cs, "other"); ok {
 		t.Fatal("Hot offered a session its own item")
 	}
-	if _, ok := choose([]Candidate{{Number: 1, Open: true, Claimed: true}}, rules, rand.New(rand.NewPCG(1, 1))); ok {
+	if _, ok := choose([]candidate{{Number: 1, Open: true, Claimed: true}}, rules, rand.New(rand.NewPCG(1, 1))); ok {
 		t.Fatal("Choose offered a claimed item")
 	}
 }

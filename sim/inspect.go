@@ -16,7 +16,7 @@ import (
 // inspect reads the three sources through their read APIs and returns the backlog as
 // candidates. Any source it cannot read fully is an error: an unreadable source never
 // makes an item look free.
-func (f *Fleet) inspect(ctx context.Context) ([]Candidate, error) {
+func (f *Fleet) inspect(ctx context.Context) ([]candidate, error) {
 	if f.reader == nil {
 		r, err := leases.OpenReader(f.cfg.Workspace.DBTarget())
 		if err != nil {
@@ -57,11 +57,11 @@ func (f *Fleet) inspect(ctx context.Context) ([]Candidate, error) {
 	for _, is := range open {
 		byNumber[is.Number] = is
 	}
-	out := make([]Candidate, 0, len(f.backlog))
+	out := make([]candidate, 0, len(f.backlog))
 	for _, n := range f.backlog {
 		is, ok := byNumber[n]
 		// Not in the complete list of open issues: closed (or gone).
-		out = append(out, Candidate{
+		out = append(out, candidate{
 			Number: n, Title: is.Title, Body: is.Body, Labels: is.Labels,
 			Open: ok, Claimed: claimed[n], HeldBy: held[n],
 		})

@@ -57,7 +57,7 @@ func (w *legacyWorker) boot() {
 	w.proc = p
 	w.gen++
 	if w.gen > 1 {
-		w.emit(EventRestart, 0, "pid "+strconv.Itoa(p.PID()))
+		w.emit(eventRestart, 0, "pid "+strconv.Itoa(p.PID()))
 	}
 	if w.left != "" {
 		// The old tool's start-up recovers its own lock: a file it left when it died (the
@@ -80,7 +80,7 @@ func (w *legacyWorker) cycle() {
 	}
 	// The old tool's choice: the most valuable open item without a block or clarification
 	// label whose file of its own does not exist — claims by anyone else are not looked at.
-	var pick Candidate
+	var pick candidate
 	best := -1
 	open, deps := alloc.Index(cands)
 	for _, c := range cands {
@@ -98,7 +98,7 @@ func (w *legacyWorker) cycle() {
 		}
 	}
 	if best < 0 {
-		w.emit(EventIdle, 0, "nothing the legacy tool would take")
+		w.emit(eventIdle, 0, "nothing the legacy tool would take")
 		w.f.sched.after(w.between(2*time.Minute, 4*time.Minute), w.cycle)
 		return
 	}
@@ -139,7 +139,7 @@ func (w *legacyWorker) cycle() {
 	if pick.HeldBy != "" || pick.Claimed {
 		detail += " (the item was claimed already: the old tool checks only its own file)"
 	}
-	w.emit(EventLegacyClaim, pick.Number, detail)
+	w.emit(eventLegacyClaim, pick.Number, detail)
 	dur := w.between(10*time.Minute, 40*time.Minute)
 	own := name
 	if w.rng.Float64() < 0.3 {
@@ -158,7 +158,7 @@ func (w *legacyWorker) cycle() {
 		if err := foreign.Remove(w.f.cfg.Workspace.LocksDir, own); err != nil {
 			w.emit(EventError, w.claim, "legacy release: "+err.Error())
 		} else {
-			w.emit(EventLegacyRelease, w.claim, own)
+			w.emit(eventLegacyRelease, w.claim, own)
 		}
 		removeWorktree(w.worktree)
 		w.own = ""
@@ -169,6 +169,6 @@ func (w *legacyWorker) cycle() {
 func (w *legacyWorker) die(item int64, why string) {
 	pid := w.proc.PID()
 	_ = w.proc.Kill()
-	w.emit(EventDeath, item, fmt.Sprintf("%s (pid %d)", why, pid))
+	w.emit(eventDeath, item, fmt.Sprintf("%s (pid %d)", why, pid))
 	w.f.sched.after(w.between(time.Minute, 3*time.Minute), w.boot)
 }

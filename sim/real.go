@@ -13,7 +13,7 @@ import (
 func (d *Demo) seedReal(ctx context.Context, issues []SeedIssue) error {
 	o := d.opts
 	d.GiteaURL, d.token = o.GiteaURL, o.GiteaToken
-	s := gitea.Seed{Owner: o.Owner, Repo: o.Repo, Labels: Labels}
+	s := gitea.Seed{Owner: o.Owner, Repo: o.Repo, Labels: labels}
 	for _, is := range issues {
 		s.Issues = append(s.Issues, gitea.SeedIssue(is))
 	}

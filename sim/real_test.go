@@ -30,7 +30,7 @@ func TestDemoAgainstRealGitea(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Counts[EventClaim] == 0 || sum.Counts[EventQuestion] == 0 || sum.Counts[EventPR] != 0 {
+	if sum.Counts[eventClaim] == 0 || sum.Counts[EventQuestion] == 0 || sum.Counts[eventPR] != 0 {
 		t.Fatalf("counts %v: want claims and questions, and no PRs (none can be opened on a real server)", sum.Counts)
 	}
 	cls, h := d.Client.Clarifications(ctx, gitea.ClarificationOptions{})

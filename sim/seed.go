@@ -73,8 +73,8 @@ var demoPRs = []seedPR{
 	{Title: "WIP: rework the sweeper", Head: "wip/sweeper"},
 }
 
-// Labels are the labels the demo repository carries, with their colours.
-var Labels = map[string]string{
+// labels are the labels the demo repository carries, with their colours.
+var labels = map[string]string{
 	"priority:critical":             "b60205",
 	"priority:high":                 "d93f0b",
 	"priority:medium":               "fbca04",
@@ -87,7 +87,7 @@ var Labels = map[string]string{
 // of the demo (fixture set-up of the fake server, not a governed mutation) and returns the
 // issue numbers in order.
 func SeedFake(r *fakegitea.Repo, author string, issues []SeedIssue, prs []seedPR) []int64 {
-	for name, color := range Labels {
+	for name, color := range labels {
 		r.CreateLabel(name, color)
 	}
 	nums := make([]int64, 0, len(issues))

@@ -126,26 +126,26 @@ type EventKind string
 
 // The event kinds a fleet reports.
 const (
-	EventClaim     EventKind = "claim"
-	EventRefused   EventKind = "claim-refused"
+	eventClaim     EventKind = "claim"
+	eventRefused   EventKind = "claim-refused"
 	EventHeartbeat EventKind = "heartbeat"
-	EventRelease   EventKind = "release"
-	EventDeath     EventKind = "death"
-	EventStall     EventKind = "stall"
+	eventRelease   EventKind = "release"
+	eventDeath     EventKind = "death"
+	eventStall     EventKind = "stall"
 	EventQuestion  EventKind = "question"
-	EventPR        EventKind = "pr"
-	EventVanish    EventKind = "worktree-vanished"
-	EventRestart   EventKind = "restart"
-	EventIdle      EventKind = "idle"
+	eventPR        EventKind = "pr"
+	eventVanish    EventKind = "worktree-vanished"
+	eventRestart   EventKind = "restart"
+	eventIdle      EventKind = "idle"
 	EventError     EventKind = "error"
 	// A legacy worker's claim and release (its own lock file, outside the core).
-	EventLegacyClaim   EventKind = "legacy-claim"
-	EventLegacyRelease EventKind = "legacy-release"
+	eventLegacyClaim   EventKind = "legacy-claim"
+	eventLegacyRelease EventKind = "legacy-release"
 	// The staff: the on-call operator's recovery, the maintainer's answer, and the
 	// maintainer's work on the tracker (a PR or an item closed, an issue filed).
-	EventRecover  EventKind = "recover"
-	EventAnswer   EventKind = "answer"
-	EventMaintain EventKind = "maintain"
+	eventRecover  EventKind = "recover"
+	eventAnswer   EventKind = "answer"
+	eventMaintain EventKind = "maintain"
 )
 
 // Event is one thing a worker did. At is virtual time since the start, in the supervised

@@ -174,7 +174,7 @@ func (s *staff) recover(snap *model.Snapshot, now time.Duration, live map[string
 		out := s.oncall.Apply(s.f.ctx(), pv, pv.ConfirmPhrase)
 		s.emit(
 			onCallName,
-			EventRecover,
+			eventRecover,
 			item,
 			fmt.Sprintf(
 				"%s %s%s (%s): %s",
@@ -223,7 +223,7 @@ func (s *staff) answer(snap *model.Snapshot) {
 			continue
 		}
 		if out.Result == govern.ResultSucceeded {
-			s.emit(maintainerName, EventAnswer, c.Item.Number, body)
+			s.emit(maintainerName, eventAnswer, c.Item.Number, body)
 		}
 	}
 }
@@ -250,7 +250,7 @@ func (f *Fleet) finished(n, pr int64) {
 		f.staff.emit(maintainerName, EventError, n, "close: "+err.Error())
 		return
 	}
-	f.staff.emit(maintainerName, EventMaintain, n, "merged the finished work: "+what)
+	f.staff.emit(maintainerName, eventMaintain, n, "merged the finished work: "+what)
 	s := f.staff
 	s.file(fmt.Sprintf("%s the %s", verbs[s.rng.IntN(len(verbs))], subjects[s.rng.IntN(len(subjects))]), "", n)
 }
@@ -268,7 +268,7 @@ func (s *staff) file(title, why string, was int64) {
 		return
 	}
 	s.f.backlog = append(s.f.backlog, num)
-	s.emit(maintainerName, EventMaintain, num, fmt.Sprintf("filed a new issue (the backlog after #%d)", was))
+	s.emit(maintainerName, eventMaintain, num, fmt.Sprintf("filed a new issue (the backlog after #%d)", was))
 }
 
 // tidyPRs closes pull requests that have stood stale for CloseStalePRAfter — all but the
@@ -305,7 +305,7 @@ func (s *staff) tidyPRs(snap *model.Snapshot, now time.Duration, live map[string
 			s.emit(maintainerName, EventError, o.Item.Number, "close PR: "+err.Error())
 			continue
 		}
-		s.emit(maintainerName, EventMaintain, o.Item.Number, "closed a stale pull request nobody claims")
+		s.emit(maintainerName, eventMaintain, o.Item.Number, "closed a stale pull request nobody claims")
 	}
 }
 
@@ -339,7 +339,7 @@ func (s *staff) closeClaimed(snap *model.Snapshot, now time.Duration) {
 		s.emit(maintainerName, EventError, n, "close: "+err.Error())
 		return
 	}
-	s.emit(maintainerName, EventMaintain, n, "closed the issue while it was claimed (a duplicate of a newer one)")
+	s.emit(maintainerName, eventMaintain, n, "closed the issue while it was claimed (a duplicate of a newer one)")
 	s.filed++
 	s.file(
 		fmt.Sprintf("Follow-up %d: %s", s.filed, strings.TrimSpace(titleOf(snap, n))),

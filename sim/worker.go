@@ -12,16 +12,16 @@ import (
 	"steward/leases/leaserec"
 )
 
-// Fate is what will become of one claim.
-type Fate string
+// fate is what will become of one claim.
+type fate string
 
 // The fates a claim can meet.
 const (
-	fateNormal Fate = "normal" // work, heartbeat, release
-	fateDie    Fate = "die"    // the process is killed mid-claim; lock and lease stay
-	fateStall  Fate = "stall"  // heartbeats stop while the process lives on
-	fateAsk    Fate = "ask"    // ask for clarification (which releases the claim)
-	fateVanish Fate = "vanish" // the worktree disappears; later the process dies
+	fateNormal fate = "normal" // work, heartbeat, release
+	fateDie    fate = "die"    // the process is killed mid-claim; lock and lease stay
+	fateStall  fate = "stall"  // heartbeats stop while the process lives on
+	fateAsk    fate = "ask"    // ask for clarification (which releases the claim)
+	fateVanish fate = "vanish" // the worktree disappears; later the process dies
 )
 
 // worker is one simulated worker. All of its methods run on the scheduler goroutine.
@@ -37,15 +37,15 @@ type worker struct {
 	proc    Proc
 	claim   *claim
 	// bag holds the fates of the worker's next claims (drawFate).
-	bag []Fate
+	bag []fate
 }
 
 // claim is a worker's current claim.
 type claim struct {
-	item     Candidate
+	item     candidate
 	lease    string
 	worktree string
-	fate     Fate
+	fate     fate
 	stalled  bool
 	// pr is the pull request the worker opened for the claim (0: none).
 	pr int64
@@ -107,7 +107,7 @@ func (w *worker) boot() {
 		return
 	}
 	if w.gen > 1 {
-		w.emit(EventRestart, 0, "pid "+strconv.Itoa(p.PID()))
+		w.emit(eventRestart, 0, "pid "+strconv.Itoa(p.PID()))
 	}
 	w.cycle()
 }
@@ -144,7 +144,7 @@ func (w *worker) cycle() {
 		}
 	}
 	if !ok {
-		w.emit(EventIdle, 0, "nothing eligible")
+		w.emit(eventIdle, 0, "nothing eligible")
 		w.f.sched.after(w.between(time.Minute, 2*time.Minute), w.cycle)
 		return
 	}
@@ -156,7 +156,7 @@ func (w *worker) cycle() {
 }
 
 // tryClaim claims c through the governed core; a refusal is an ordinary outcome.
-func (w *worker) tryClaim(c Candidate) bool {
+func (w *worker) tryClaim(c candidate) bool {
 	wt := w.f.worktreeOf(c.Number)
 	req := govern.Request{
 		Action: actionid.Claim,
@@ -183,10 +183,10 @@ func (w *worker) tryClaim(c Candidate) bool {
 			w.emit(EventError, c.Number, "worktree: "+err.Error())
 		}
 		w.claim = &claim{item: c, lease: out.Detail["lease_id"], worktree: wt, fence: fenceOf(out.Detail)}
-		w.emit(EventClaim, c.Number, out.Detail["lease_id"])
+		w.emit(eventClaim, c.Number, out.Detail["lease_id"])
 		return true
 	}
-	w.emit(EventRefused, c.Number, out.Code)
+	w.emit(eventRefused, c.Number, out.Code)
 	return false
 }
 
@@ -225,12 +225,12 @@ const bagSize = 25
 // rates, shuffled, refilled when empty. Over any bagSize claims of a worker the mix is
 // exact, so a demo shows every behaviour steadily instead of only on average (a run of
 // luck no longer leaves a minute without a question, or a fleet of dead claims).
-func (w *worker) drawFate() Fate {
+func (w *worker) drawFate() fate {
 	if len(w.bag) == 0 {
 		r := w.f.rates
 		n := func(p float64) int { return int(p*bagSize + 0.5) }
 		for _, x := range []struct {
-			f Fate
+			f fate
 			n int
 		}{{fateDie, n(r.Die)}, {fateStall, n(r.Stall)}, {fateAsk, n(r.Ask)}, {fateVanish, n(r.Vanish)}} {
 			for range x.n {
@@ -285,7 +285,7 @@ func (w *worker) release(c *claim) {
 	if err != nil || out.Result != govern.ResultSucceeded {
 		w.emit(EventError, c.item.Number, "release: "+msg(out, err))
 	} else {
-		w.emit(EventRelease, c.item.Number, c.lease)
+		w.emit(eventRelease, c.item.Number, c.lease)
 		if c.fate == fateNormal {
 			w.f.finished(c.item.Number, c.pr)
 		}
@@ -303,7 +303,7 @@ func (w *worker) die(c *claim, why string) {
 	pid := w.proc.PID()
 	_ = w.proc.Kill()
 	w.dropHands()
-	w.emit(EventDeath, c.item.Number, fmt.Sprintf("%s (pid %d)", why, pid))
+	w.emit(eventDeath, c.item.Number, fmt.Sprintf("%s (pid %d)", why, pid))
 	// Its supervisor restarts it within a minute or so.
 	w.f.sched.after(w.between(30*time.Second, 90*time.Second), w.boot)
 }
@@ -314,7 +314,7 @@ func (w *worker) stall(c *claim) {
 		return
 	}
 	c.stalled = true
-	w.emit(EventStall, c.item.Number, "heartbeats stop; pid "+strconv.Itoa(w.proc.PID())+" lives on")
+	w.emit(eventStall, c.item.Number, "heartbeats stop; pid "+strconv.Itoa(w.proc.PID())+" lives on")
 	// Its harness times it out 11-17 minutes later: past the lease's expiry (10 minutes
 	// after the last heartbeat), so an expired claim of a live owner shows for a while,
 	// but not for so long that stalled workers crowd out the live ones.
@@ -326,7 +326,7 @@ func (w *worker) vanish(c *claim, rest time.Duration) {
 		return
 	}
 	removeWorktree(c.worktree)
-	w.emit(EventVanish, c.item.Number, c.worktree)
+	w.emit(eventVanish, c.item.Number, c.worktree)
 	w.f.sched.after(rest, func() { w.die(c, "crashed without its worktree") })
 }
 
@@ -345,7 +345,7 @@ func (w *worker) openPR(c *claim) {
 		return
 	}
 	c.pr = n
-	w.emit(EventPR, c.item.Number, "opened PR #"+strconv.FormatInt(n, 10))
+	w.emit(eventPR, c.item.Number, "opened PR #"+strconv.FormatInt(n, 10))
 }
 
 var questions = []string{

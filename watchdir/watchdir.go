@@ -15,9 +15,9 @@ import (
 // Options.Debounce is zero.
 const DefaultDebounce = 30 * time.Millisecond
 
-// DefaultPoll is how often a Watcher polls its directory when the kernel refused a watch,
+// defaultPoll is how often a Watcher polls its directory when the kernel refused a watch,
 // and how often it tries to re-attach after the directory went away.
-const DefaultPoll = 2 * time.Second
+const defaultPoll = 2 * time.Second
 
 // Change is one batch: the names (in the directory, sorted) that events touched, and
 // Resync when the caller must list the whole directory again (the kernel dropped events,
@@ -34,7 +34,7 @@ type Options struct {
 	// Debounce is the gathering window (DefaultDebounce when zero).
 	Debounce time.Duration
 	// Poll is the period of the polling fallback and of the attempts to re-attach
-	// (DefaultPoll when zero).
+	// (defaultPoll when zero).
 	Poll time.Duration
 	// Notify starts the kernel watch on the directory; nil uses Fsnotify. Tests inject
 	// one that fails as an exhausted inotify limit does.
@@ -73,7 +73,7 @@ func Watch(dir string, o Options) (*Watcher, error) {
 		w.notify = Fsnotify
 	}
 	if w.poll <= 0 {
-		w.poll = DefaultPoll
+		w.poll = defaultPoll
 	}
 	if w.debounce <= 0 {
 		w.debounce = DefaultDebounce

@@ -31,7 +31,7 @@ type Command struct {
 	Timeout time.Duration
 	// Environ is the environment the command inherits before the event's variables;
 	// os.Environ when nil. The caller leaves out what must not reach it (steward's token
-	// variables: see Scrub).
+	// variables: see scrub).
 	Environ []string
 }
 
@@ -61,7 +61,7 @@ func (c Command) Run(ctx context.Context, ev attention.Event) Result {
 	cmd := exec.CommandContext(ctx, c.Argv[0], c.Argv[1:]...)
 	base := c.Environ
 	if base == nil {
-		base = Scrub(os.Environ())
+		base = scrub(os.Environ())
 	}
 	cmd.Env = append(append([]string(nil), base...), attention.Env(ev)...)
 	// Its own process group, killed whole on timeout: a shell script's children too.
@@ -92,9 +92,9 @@ func (c Command) Run(ctx context.Context, ev attention.Event) Result {
 	return res
 }
 
-// Scrub returns env without the variables that carry steward's or Gitea's secrets
+// scrub returns env without the variables that carry steward's or Gitea's secrets
 // (STEWARD_GITEA_TOKEN, GITEA_TOKEN and any *TOKEN*, *PASSWORD*, *SECRET* name).
-func Scrub(env []string) []string {
+func scrub(env []string) []string {
 	out := env[:0:0]
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")

@@ -129,7 +129,7 @@ func TestCommandFailureIsReported(t *testing.T) {
 }
 
 func TestScrubDropsSecrets(t *testing.T) {
-	got := Scrub([]string{"PATH=/bin", "STEWARD_GITEA_TOKEN=x", "GITEA_TOKEN=y", "PGPASSWORD=z", "MY_SECRET=w", "HOME=/root"})
+	got := scrub([]string{"PATH=/bin", "STEWARD_GITEA_TOKEN=x", "GITEA_TOKEN=y", "PGPASSWORD=z", "MY_SECRET=w", "HOME=/root"})
 	if strings.Join(got, " ") != "PATH=/bin HOME=/root" {
 		t.Fatalf("Scrub = %v", got)
 	}

@@ -14,8 +14,8 @@ import (
 	"steward/attention"
 )
 
-// Version is the state file's format version; a file of another version is not read.
-const Version = 1
+// version is the state file's format version; a file of another version is not read.
+const version = 1
 
 // maxSize bounds the state file read: a larger file is an error, never read whole.
 const maxSize = 16 << 20
@@ -84,17 +84,17 @@ func Load(path string) (attention.State, error) {
 	if dec.More() {
 		return attention.State{}, fmt.Errorf("attention state %s: trailing data after the state", path)
 	}
-	if st.V != Version {
-		return attention.State{}, fmt.Errorf("attention state %s: version %d, this steward reads %d", path, st.V, Version)
+	if st.V != version {
+		return attention.State{}, fmt.Errorf("attention state %s: version %d, this steward reads %d", path, st.V, version)
 	}
 	return st.State, nil
 }
 
-// Save writes st to path crash-safely: a temp file beside it (mode 0600), written and
+// save writes st to path crash-safely: a temp file beside it (mode 0600), written and
 // fsync'd, renamed over path, the directory fsync'd. The directory is created (0700) when
 // missing.
-func Save(path string, st attention.State) error {
-	b, err := json.Marshal(file{V: Version, State: st})
+func save(path string, st attention.State) error {
+	b, err := json.Marshal(file{V: version, State: st})
 	if err != nil {
 		return err
 	}
@@ -175,7 +175,7 @@ func (s *Saver) Save(rev uint64, st attention.State) error {
 	if s.has && rev <= s.last {
 		return nil
 	}
-	if err := Save(s.path, st); err != nil {
+	if err := save(s.path, st); err != nil {
 		return err
 	}
 	s.last, s.has = rev, true

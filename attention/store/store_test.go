@@ -34,7 +34,7 @@ func TestSaveLoad(t *testing.T) {
 		t.Fatalf("missing file: %+v %v; want an empty state", st, err)
 	}
 	want := state("collision:a", "source:db")
-	if err := Save(path, want); err != nil {
+	if err := save(path, want); err != nil {
 		t.Fatal(err)
 	}
 	got, err := Load(path)
@@ -90,7 +90,7 @@ func TestLoadRefusesWhatItCannotRead(t *testing.T) {
 // whole.
 func TestSaveIsCrashSafe(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.json")
-	if err := Save(path, state("collision:a")); err != nil {
+	if err := save(path, state("collision:a")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(filepath.Dir(path), ".s.json.tmp-123"), []byte(`{"v":1,"entries":[{"ent`), 0o600); err != nil {
@@ -99,7 +99,7 @@ func TestSaveIsCrashSafe(t *testing.T) {
 	if st, err := Load(path); err != nil || len(st.Entries) != 1 {
 		t.Fatalf("after a dead save: %+v %v", st, err)
 	}
-	if err := Save(path, state("collision:a", "collision:b")); err != nil {
+	if err := save(path, state("collision:a", "collision:b")); err != nil {
 		t.Fatal(err)
 	}
 	if st, err := Load(path); err != nil || len(st.Entries) != 2 {

@@ -57,8 +57,8 @@ func find(cls []gitearec.Clarification, n int64) (gitearec.Clarification, bool) 
 	return gitearec.Clarification{}, false
 }
 
-// RunContract runs every contract case against env.
-func RunContract(t *testing.T, env ContractEnv) {
+// runContract runs every contract case against env.
+func runContract(t *testing.T, env ContractEnv) {
 	t.Run("MarkedItemsPaginate", func(t *testing.T) { testPaginate(t, env.NewBackend(t)) })
 	t.Run("OpenItemsPaginate", func(t *testing.T) { testOpenItems(t, env.NewBackend(t)) })
 	b := env.NewBackend(t)

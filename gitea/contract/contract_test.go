@@ -11,12 +11,12 @@ func TestMain(m *testing.M) { os.Exit(giteatest.Main(m)) }
 
 func TestContractFake(t *testing.T) {
 	t.Parallel()
-	RunContract(t, ContractEnv{Name: "fake", NewBackend: NewFakeBackend})
+	runContract(t, ContractEnv{Name: "fake", NewBackend: NewFakeBackend})
 }
 
 func TestContractRealGitea(t *testing.T) {
 	t.Parallel()
-	RunContract(t, ContractEnv{Name: "real", NewBackend: func(t testing.TB) Backend {
+	runContract(t, ContractEnv{Name: "real", NewBackend: func(t testing.TB) Backend {
 		return NewRealBackend(t, giteatest.Shared(t))
 	}})
 }

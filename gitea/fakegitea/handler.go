@@ -11,25 +11,6 @@ import (
 
 var _ http.Handler = (*Server)(nil)
 
-// Endpoints lists the routes the fake serves (Go ServeMux patterns under /api/v1).
-var Endpoints = []string{
-	"GET /version",
-	"GET /user",
-	"GET /repos/{owner}/{repo}",
-	"GET /repos/{owner}/{repo}/issues",
-	"GET /repos/{owner}/{repo}/issues/{index}",
-	"GET /repos/{owner}/{repo}/issues/{index}/comments",
-	"POST /repos/{owner}/{repo}/issues/{index}/comments",
-	"GET /repos/{owner}/{repo}/issues/{index}/timeline",
-	"POST /repos/{owner}/{repo}/issues/{index}/labels",
-	"DELETE /repos/{owner}/{repo}/issues/{index}/labels/{id}",
-	"GET /repos/{owner}/{repo}/labels",
-	"POST /repos/{owner}/{repo}/labels",
-	"GET /repos/{owner}/{repo}/pulls",
-	"GET /repos/{owner}/{repo}/pulls/{index}",
-	"GET /repos/{owner}/{repo}/branches/{branch...}",
-}
-
 // ServeHTTP serves the API subset. Every route but /version needs "Authorization: token <t>".
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.muxOnce.Do(s.buildMux)

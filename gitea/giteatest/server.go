@@ -68,9 +68,9 @@ func maybeSkip(t testing.TB) {
 	}
 }
 
-// Binary builds (or finds in the cache) the Gitea binary and returns its path and the source
+// binary builds (or finds in the cache) the Gitea binary and returns its path and the source
 // directory holding options/ and templates/.
-func Binary() (bin, src string, err error) {
+func binary() (bin, src string, err error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", "", err
@@ -112,8 +112,8 @@ func randHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// FreePort returns a currently free loopback TCP port.
-func FreePort() (int, error) {
+// freePort returns a currently free loopback TCP port.
+func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
@@ -124,7 +124,7 @@ func FreePort() (int, error) {
 
 func start(logf func(string, ...any)) (s *Server, err error) {
 	t0 := time.Now()
-	bin, src, err := Binary()
+	bin, src, err := binary()
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +144,7 @@ func start(logf func(string, ...any)) (s *Server, err error) {
 		}
 	}
 	_ = exec.Command("chmod", "-R", "u+w", dir).Run()
-	port, err := FreePort()
+	port, err := freePort()
 	if err != nil {
 		return nil, err
 	}

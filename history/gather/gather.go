@@ -140,7 +140,7 @@ func readAudit(ev *history.Evidence, path string) {
 	}
 	out := make([]history.AuditRecord, 0, len(recs))
 	for _, r := range recs {
-		out = append(out, Record(r))
+		out = append(out, record(r))
 	}
 	hf := make([]history.AuditFinding, 0, len(finds))
 	for _, f := range finds {
@@ -149,8 +149,8 @@ func readAudit(ev *history.Evidence, path string) {
 	ev.AddAudit(out, hf, nil)
 }
 
-// Record converts one audit record.
-func Record(r govern.Record) history.AuditRecord {
+// record converts one audit record.
+func record(r govern.Record) history.AuditRecord {
 	out := history.AuditRecord{
 		Attempt:    r.Attempt,
 		Kind:       string(r.Kind),

@@ -26,7 +26,7 @@ func Run(t *testing.T, b Backend) {
 		seed bool
 	}{{"steward", false}, {"seed", true}} {
 		t.Run(schema.name, func(t *testing.T) {
-			for _, c := range Cases() {
+			for _, c := range cases() {
 				t.Run(c.Name, func(t *testing.T) { c.Run(t, b.New(t, schema.seed)) })
 			}
 		})
@@ -80,8 +80,8 @@ func (e *Env) leaseRow(t *testing.T, id string) leaserec.Lease {
 	return l
 }
 
-// Cases is the contract.
-func Cases() []Case {
+// cases is the contract.
+func cases() []Case {
 	return []Case{
 		{"ClaimWritesTheLeaseItsItemSessionAndEvent", func(t *testing.T, e *Env) {
 			s := e.Store(leases.StoreOptions{})

@@ -10,7 +10,7 @@
 //     never a zero time standing in for an unparseable one), and FormatTime, how steward
 //     writes one;
 //   - the central lease policy (Policy, PolicySet, DefaultPolicies, LoadPolicies over a
-//     lookup the caller passes, ClassOf) as the seed's lease-policy table defines it;
+//     lookup the caller passes, classOf) as the seed's lease-policy table defines it;
 //   - Classify and SessionLive, a lease's freshness and a session's liveness from the
 //     evidence the caller gathered (ProcessState, WorktreeState) at a now the caller
 //     passes;

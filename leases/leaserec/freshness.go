@@ -17,8 +17,8 @@ const (
 	FreshStaleMissingWorktree Freshness = "stale_missing_worktree"
 	FreshStaleMissedHeartbeat Freshness = "stale_missed_heartbeat"
 	FreshStaleAbsoluteCap     Freshness = "stale_absolute_cap"
-	FreshReleased             Freshness = "released"
-	FreshAbandoned            Freshness = "abandoned"
+	freshReleased             Freshness = "released"
+	freshAbandoned            Freshness = "abandoned"
 )
 
 // Stale reports whether f is one of the stale_* values (abandon needs one).
@@ -98,7 +98,7 @@ func Classify(l Lease, p Policy, ev Evidence, now time.Time) FreshnessResult {
 // Terminal reports whether f is a value no clock can change (released,
 // abandoned, and expired: once past expiry a lease stays expired).
 func (f Freshness) Terminal() bool {
-	return f == FreshReleased || f == FreshAbandoned || f == FreshExpired
+	return f == freshReleased || f == freshAbandoned || f == FreshExpired
 }
 
 // deadlines lists the instants at which a clock-driven rule flips.
@@ -130,9 +130,9 @@ func lastBeat(l Lease) (time.Time, bool) {
 func classifyAt(l Lease, p Policy, ev Evidence, now time.Time) FreshnessResult {
 	switch Status(Fold(string(l.Status))) {
 	case StatusReleased:
-		return FreshnessResult{Value: FreshReleased, Reasons: []string{"status released"}}
+		return FreshnessResult{Value: freshReleased, Reasons: []string{"status released"}}
 	case StatusAbandoned:
-		return FreshnessResult{Value: FreshAbandoned, Reasons: []string{"status abandoned"}}
+		return FreshnessResult{Value: freshAbandoned, Reasons: []string{"status abandoned"}}
 	case StatusExpired:
 		return FreshnessResult{Value: FreshExpired, Reasons: []string{"status expired"}}
 	}

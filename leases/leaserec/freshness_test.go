@@ -56,8 +56,8 @@ func TestClassify(t *testing.T) {
 		{"missed heartbeat deadline", with(func(l *Lease) {
 			l.ExpiresAt = ParseTimestamp("")
 		}), author, live, t0.Add(time.Minute), FreshActive, "missing", t0.Add(10 * time.Minute), false},
-		{"released passes through", with(func(l *Lease) { l.Status = StatusReleased }), author, live, t0, FreshReleased, "", time.Time{}, false},
-		{"abandoned passes through", with(func(l *Lease) { l.Status = StatusAbandoned }), author, live, t0, FreshAbandoned, "", time.Time{}, false},
+		{"released passes through", with(func(l *Lease) { l.Status = StatusReleased }), author, live, t0, freshReleased, "", time.Time{}, false},
+		{"abandoned passes through", with(func(l *Lease) { l.Status = StatusAbandoned }), author, live, t0, freshAbandoned, "", time.Time{}, false},
 		{"status expired", with(func(l *Lease) { l.Status = StatusExpired }), author, live, t0, FreshExpired, "", time.Time{}, false},
 		{"unknown status held", with(func(l *Lease) { l.Status = "weird" }), reviewer, live, t0, FreshActive, "unknown status", t0.Add(10 * time.Minute), false},
 	}

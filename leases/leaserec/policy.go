@@ -14,21 +14,21 @@ type TaskClass string
 const (
 	ClassAuthorIssueWork TaskClass = "author_issue_work"
 	ClassReviewerPR      TaskClass = "reviewer_pr"
-	ClassMergerPR        TaskClass = "merger_pr"
+	classMergerPR        TaskClass = "merger_pr"
 	ClassConflictFix     TaskClass = "conflict_fix"
 )
 
-// ClassUnmapped names the policy of a lease whose task class cannot be told: it records
+// classUnmapped names the policy of a lease whose task class cannot be told: it records
 // none, and its role and work kind match no row of the seed's table (a controller's or a
 // reconciler's lease, a reviewer's lease on an issue, an unknown role). It is steward's
-// name, not the seed's; see ConservativePolicy.
-const ClassUnmapped TaskClass = "unmapped"
+// name, not the seed's; see conservativePolicy.
+const classUnmapped TaskClass = "unmapped"
 
-// LifecycleVersion is the heartbeat lifecycle marker reported by Describe.
-const LifecycleVersion = "heartbeat-v1"
+// lifecycleVersion is the heartbeat lifecycle marker reported by Describe.
+const lifecycleVersion = "heartbeat-v1"
 
-// EnvPrefix is the prefix of every lease policy override variable.
-const EnvPrefix = "GITEA_LEASE_POLICY"
+// envPrefix is the prefix of every lease policy override variable.
+const envPrefix = "GITEA_LEASE_POLICY"
 
 // Policy field names, exactly as the seed spells them.
 const (
@@ -67,7 +67,7 @@ type Policy struct {
 
 // KnownTaskClasses returns the seed's task classes in table order.
 func KnownTaskClasses() []TaskClass {
-	return []TaskClass{ClassAuthorIssueWork, ClassReviewerPR, ClassMergerPR, ClassConflictFix}
+	return []TaskClass{ClassAuthorIssueWork, ClassReviewerPR, classMergerPR, ClassConflictFix}
 }
 
 // DefaultPolicy returns the seed's built-in policy for class; an unknown or
@@ -79,7 +79,7 @@ func DefaultPolicy(class TaskClass) Policy {
 		RecoveryGraceMinutes: 10, TerminalRaceDrainMinutes: 2,
 	}
 	switch class {
-	case ClassReviewerPR, ClassMergerPR:
+	case ClassReviewerPR, classMergerPR:
 	case ClassConflictFix:
 		p.InitialTTLMinutes = 120
 	default:
@@ -94,7 +94,7 @@ func DefaultPolicy(class TaskClass) Policy {
 
 // EnvVarName returns GITEA_LEASE_POLICY_<CLASS>_<FIELD>, upper-cased.
 func EnvVarName(class TaskClass, field string) string {
-	return strings.ToUpper(EnvPrefix + "_" + string(class) + "_" + field)
+	return strings.ToUpper(envPrefix + "_" + string(class) + "_" + field)
 }
 
 // Override reports one override variable that was set: applied, or ignored
@@ -176,11 +176,11 @@ func applyOverride(p *Policy, f, raw string) string {
 }
 
 // For returns the policy of class; unknown or empty classes get the author
-// policy (the seed's policy_for); ClassUnmapped gets ConservativePolicy. A zero
+// policy (the seed's policy_for); classUnmapped gets conservativePolicy. A zero
 // PolicySet answers with the defaults.
 func (s PolicySet) For(class TaskClass) Policy {
-	if class == ClassUnmapped {
-		return ConservativePolicy()
+	if class == classUnmapped {
+		return conservativePolicy()
 	}
 	if p, ok := s.policies[class]; ok {
 		return p
@@ -217,7 +217,7 @@ func (p Policy) Describe() map[string]any {
 	}
 	return map[string]any{
 		"task_class":                     string(p.TaskClass),
-		"lifecycle_version":              LifecycleVersion,
+		"lifecycle_version":              lifecycleVersion,
 		FieldInitialTTLMinutes:           p.InitialTTLMinutes,
 		FieldHeartbeatCadenceMinutes:     p.HeartbeatCadenceMinutes,
 		FieldStaleWarningMinutes:         p.StaleWarningMinutes,
@@ -262,27 +262,27 @@ func (p Policy) AbsoluteCap() (time.Duration, bool) {
 	return time.Duration(*p.AbsoluteCapHours * float64(time.Hour)), true
 }
 
-// ConservativePolicy is the reading of a lease whose class cannot be told: the seed's
+// conservativePolicy is the reading of a lease whose class cannot be told: the seed's
 // shared windows (10 minute TTL, 2 minute cadence, 5 minute warning, 10 minute grace, as
 // every class of the #790 table has), no absolute cap and no heartbeat lifecycle. So no
 // clock alone ever makes it stale: only a recorded expiry that passed, an owner proven
 // dead or a worktree proven missing ends it — never a verdict that would let the core
 // abandon a lease the seed would call active (the seed's author default, with its 8 h cap
 // and missed-heartbeat staleness, would, for a heartbeating controller or reviewer).
-func ConservativePolicy() Policy {
-	return Policy{TaskClass: ClassUnmapped, InitialTTLMinutes: 10, HeartbeatCadenceMinutes: 2,
+func conservativePolicy() Policy {
+	return Policy{TaskClass: classUnmapped, InitialTTLMinutes: 10, HeartbeatCadenceMinutes: 2,
 		StaleWarningMinutes: 5, MissedHeartbeatGraceMinutes: 10, RecoveryGraceMinutes: 10, TerminalRaceDrainMinutes: 2}
 }
 
-// ClassOf tells which row of the seed's policy table (#790 Slice A) governs a lease, and
+// classOf tells which row of the seed's policy table (#790 Slice A) governs a lease, and
 // why. A recorded task_class naming a known class wins (steward's own column). Without
 // one the class follows the lease's role and work kind, compared folded as the seed
 // compares them, the way the table's classes are named: author on an issue is
 // author_issue_work; reviewer on a PR reviewer_pr; merger on a PR merger_pr; a PR lease in
 // the conflict_fix phase, or held by the author (the PR work lease whose window the
 // table's conflict_fix row mirrors, pr_work_lease), conflict_fix. Everything else —
-// controller, reconciler, a role on the wrong kind of item, no role — is ClassUnmapped.
-func ClassOf(l Lease) (TaskClass, string) {
+// controller, reconciler, a role on the wrong kind of item, no role — is classUnmapped.
+func classOf(l Lease) (TaskClass, string) {
 	if c := TaskClass(Fold(string(l.TaskClass))); c != "" {
 		for _, k := range KnownTaskClasses() {
 			if c == k {
@@ -301,17 +301,17 @@ func ClassOf(l Lease) (TaskClass, string) {
 	case role == "reviewer" && kind == KindPR:
 		return ClassReviewerPR, from + " (no task_class recorded)"
 	case role == "merger" && kind == KindPR:
-		return ClassMergerPR, from + " (no task_class recorded)"
+		return classMergerPR, from + " (no task_class recorded)"
 	case kind == KindPR &&
 		(phase == "conflict_fix" || role == "author" || role == "conflict_fix" || role == "conflict-fix"):
 		return ClassConflictFix, from + ", phase " + quote(l.Phase) + " (no task_class recorded)"
 	}
-	return ClassUnmapped, from + " matches no row of the seed's policy table: read conservatively (no absolute cap, " +
+	return classUnmapped, from + " matches no row of the seed's policy table: read conservatively (no absolute cap, " +
 		"no missed-heartbeat staleness)"
 }
 
-// ForLease returns the policy that governs l (ClassOf) and why it was chosen.
+// ForLease returns the policy that governs l (classOf) and why it was chosen.
 func (s PolicySet) ForLease(l Lease) (Policy, string) {
-	c, why := ClassOf(l)
+	c, why := classOf(l)
 	return s.For(c), why
 }

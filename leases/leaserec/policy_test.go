@@ -22,7 +22,7 @@ func TestDefaultPolicyTable(t *testing.T) {
 	}{
 		{ClassAuthorIssueWork, 10, &eight, true, true},
 		{ClassReviewerPR, 10, nil, false, false},
-		{ClassMergerPR, 10, nil, false, false},
+		{classMergerPR, 10, nil, false, false},
 		{ClassConflictFix, 120, nil, false, false},
 	}
 	set := DefaultPolicies()
@@ -45,7 +45,7 @@ func TestDefaultPolicyTable(t *testing.T) {
 				t.Fatalf("durations wrong: %+v", p)
 			}
 			d := set.Describe(tc.class)
-			if d["lifecycle_version"] != LifecycleVersion || d["task_class"] != string(tc.class) || len(d) != 11 {
+			if d["lifecycle_version"] != lifecycleVersion || d["task_class"] != string(tc.class) || len(d) != 11 {
 				t.Fatalf("describe %v", d)
 			}
 		})
@@ -154,27 +154,27 @@ func TestClassOfSeedRoles(t *testing.T) {
 		{"Author", "Issue", "", "", ClassAuthorIssueWork, FreshStaleAbsoluteCap},
 		{"reviewer", "pr", "", "", ClassReviewerPR, FreshActive},
 		{" REVIEWER ", "PR", "", "", ClassReviewerPR, FreshActive},
-		{"merger", "pr", "merging", "", ClassMergerPR, FreshActive},
+		{"merger", "pr", "merging", "", classMergerPR, FreshActive},
 		{"author", "pr", "", "", ClassConflictFix, FreshActive},
 		{"", "pr", "conflict_fix", "", ClassConflictFix, FreshActive},
-		{"reconciler", "issue", "reconciling", "", ClassUnmapped, FreshActive},
-		{"controller", "issue", "awaiting_handoff", "", ClassUnmapped, FreshActive},
-		{"reviewer", "issue", "", "", ClassUnmapped, FreshActive},
-		{"merger", "issue", "", "", ClassUnmapped, FreshActive},
-		{"", "issue", "", "", ClassUnmapped, FreshActive},
-		{"wizard", "pr", "", "", ClassUnmapped, FreshActive},
-		{"author", "", "", "", ClassUnmapped, FreshActive},
+		{"reconciler", "issue", "reconciling", "", classUnmapped, FreshActive},
+		{"controller", "issue", "awaiting_handoff", "", classUnmapped, FreshActive},
+		{"reviewer", "issue", "", "", classUnmapped, FreshActive},
+		{"merger", "issue", "", "", classUnmapped, FreshActive},
+		{"", "issue", "", "", classUnmapped, FreshActive},
+		{"wizard", "pr", "", "", classUnmapped, FreshActive},
+		{"author", "", "", "", classUnmapped, FreshActive},
 		// A recorded task_class wins (steward's own column), in any case.
 		{"reviewer", "pr", "", "author_issue_work", ClassAuthorIssueWork, FreshStaleAbsoluteCap},
 		{"author", "issue", "", "Reviewer_PR", ClassReviewerPR, FreshActive},
 		// An unknown recorded class falls back to role and kind.
-		{"merger", "pr", "", "mystery", ClassMergerPR, FreshActive},
+		{"merger", "pr", "", "mystery", classMergerPR, FreshActive},
 	} {
 		t.Run(tc.role+"/"+tc.kind+"/"+tc.phase+"/"+tc.class, func(t *testing.T) {
 			l := Lease{LeaseID: "l", Status: StatusActive, Role: tc.role, Phase: tc.phase, TaskClass: TaskClass(tc.class),
 				Work: WorkRef{Kind: WorkKind(tc.kind), Number: 1}, CreatedAt: ts(t0),
 				ExpiresAt: ts(now.Add(5 * time.Minute)), LastHeartbeatAt: ts(now.Add(-time.Minute))}
-			got, why := ClassOf(l)
+			got, why := classOf(l)
 			if got != tc.want || why == "" {
 				t.Fatalf("class %q (%s), want %q", got, why, tc.want)
 			}
@@ -189,13 +189,13 @@ func TestClassOfSeedRoles(t *testing.T) {
 	}
 	// The conservative reading never goes stale by the clock alone: not even a lease
 	// whose last heartbeat is a day old (only its recorded expiry ends it).
-	c := ConservativePolicy()
+	c := conservativePolicy()
 	l := Lease{LeaseID: "l", Status: StatusActive, Role: "controller", CreatedAt: ts(t0.Add(-48 * time.Hour)),
 		LastHeartbeatAt: ts(t0.Add(-24 * time.Hour)), ExpiresAt: ts(t0.Add(time.Minute))}
 	if f := Classify(l, c, Evidence{Owner: ProcessUnknown, Worktree: WorktreeUnknown}, t0); f.Value != FreshActive {
 		t.Fatalf("conservative: %s %v", f.Value, f.Reasons)
 	}
-	if _, capped := c.AbsoluteCap(); capped || c.HeartbeatLifecycleActive || DefaultPolicies().For(ClassUnmapped).TaskClass != ClassUnmapped {
+	if _, capped := c.AbsoluteCap(); capped || c.HeartbeatLifecycleActive || DefaultPolicies().For(classUnmapped).TaskClass != classUnmapped {
 		t.Fatalf("conservative policy %+v", c)
 	}
 }

@@ -39,14 +39,9 @@ func Fold(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 // SessionActive reports whether a session's status column reads active in any case.
 func SessionActive(status string) bool { return Fold(status) == string(StatusActive) }
 
-// Lease phases seen in the seed.
-const (
-	PhaseAllocated       = "allocated"
-	PhaseAwaitingHandoff = "awaiting_handoff"
-	PhaseImplementing    = "implementing"
-	PhasePublishing      = "publishing"
-	PhaseMerging         = "merging"
-)
+// PhaseAllocated is the lease phase a claim gets when its caller names none (a phase seen in
+// the seed).
+const PhaseAllocated = "allocated"
 
 // WorkKind is work_items.work_kind.
 type WorkKind string

@@ -79,7 +79,7 @@ func Stop() {
 func Shared(t testing.TB) *Server {
 	t.Helper()
 	once.Do(func() {
-		s, err := Start()
+		s, err := start()
 		mu.Lock()
 		srv, errStrt = s, err
 		mu.Unlock()
@@ -178,9 +178,9 @@ func Exec(t testing.TB, url, sql string, args ...any) {
 	}
 }
 
-// BinDir finds the server binaries: $STEWARD_PG_BIN, else the newest
+// binDir finds the server binaries: $STEWARD_PG_BIN, else the newest
 // /usr/lib/postgresql/*/bin, else the directory of initdb on $PATH.
-func BinDir() (string, error) {
+func binDir() (string, error) {
 	if d := os.Getenv("STEWARD_PG_BIN"); d != "" {
 		return d, nil
 	}
@@ -203,9 +203,9 @@ func version(dir string) int {
 	return n
 }
 
-// Start initialises a data directory and starts a server on a free loopback port.
-func Start() (*Server, error) {
-	bin, err := BinDir()
+// start initialises a data directory and starts a server on a free loopback port.
+func start() (*Server, error) {
+	bin, err := binDir()
 	if err != nil {
 		return nil, err
 	}

@@ -48,13 +48,13 @@ type Lifecycle string
 // The known lifecycle markers. Any other non-empty work_lease.lifecycle_version
 // is reported as it is written.
 const (
-	LifecycleHeartbeatV1 Lifecycle = "heartbeat-v1"
-	LifecycleLegacy      Lifecycle = "legacy"
+	lifecycleHeartbeatV1 Lifecycle = "heartbeat-v1"
+	lifecycleLegacy      Lifecycle = "legacy"
 )
 
-// SanctionedSources are exactly the five sanctioned lock_provenance.source
+// sanctionedSources are exactly the five sanctioned lock_provenance.source
 // values (seed issue_lock_provenance.SANCTIONED_LOCK_SOURCES).
-var SanctionedSources = []string{
+var sanctionedSources = []string{
 	"gitea_lock_issue",
 	"gitea_lock_issue_adoption",
 	"operator_override",
@@ -62,9 +62,9 @@ var SanctionedSources = []string{
 	"gitea_rebind_dirty_same_claimant_author_session",
 }
 
-// Sanctioned reports whether source is one of SanctionedSources.
-func Sanctioned(source string) bool {
-	for _, s := range SanctionedSources {
+// sanctioned reports whether source is one of sanctionedSources.
+func sanctioned(source string) bool {
+	for _, s := range sanctionedSources {
 		if s == source {
 			return true
 		}
@@ -108,22 +108,22 @@ type Assessment struct {
 // The seed's reason strings (plus steward's wording for the #447 guard,
 // whose own strings the seed does not show).
 const (
-	ReasonNoRecord         = "no durable lock record"
-	ReasonMissingPrefix    = "missing canonical fields: "
-	ReasonTopLevelClaimant = "claimant recorded at the lock top level rather than in work_lease (legacy/bootstrap " +
+	reasonNoRecord         = "no durable lock record"
+	reasonMissingPrefix    = "missing canonical fields: "
+	reasonTopLevelClaimant = "claimant recorded at the lock top level rather than in work_lease (legacy/bootstrap " +
 		"placement)"
-	ReasonNoExpiration      = "no expiration recorded; the lock is neither expirable nor renewable until it is upgraded"
-	ReasonNoProvenance      = "create-PR guard (#447): no lock_provenance recorded"
-	ReasonNoWorkLease       = "create-PR guard (#447): no work_lease recorded"
-	MissingNoRecord         = "<no lock record>"
-	MissingSourceUnsanction = "lock_provenance.source (not sanctioned)"
+	reasonNoExpiration      = "no expiration recorded; the lock is neither expirable nor renewable until it is upgraded"
+	reasonNoProvenance      = "create-PR guard (#447): no lock_provenance recorded"
+	reasonNoWorkLease       = "create-PR guard (#447): no work_lease recorded"
+	missingNoRecord         = "<no lock record>"
+	missingSourceUnsanction = "lock_provenance.source (not sanctioned)"
 )
 
-// ReasonUnparseable returns the seed's reason for an unparseable expiry.
-func ReasonUnparseable(text string) string { return "unparseable expires_at '" + text + "'" }
+// reasonUnparseable returns the seed's reason for an unparseable expiry.
+func reasonUnparseable(text string) string { return "unparseable expires_at '" + text + "'" }
 
-// ReasonUnsanctioned returns steward's #447 reason for an unsanctioned source.
-func ReasonUnsanctioned(source string) string {
+// reasonUnsanctioned returns steward's #447 reason for an unsanctioned source.
+func reasonUnsanctioned(source string) string {
 	return "create-PR guard (#447): lock_provenance.source '" + source + "' is not sanctioned"
 }
 
@@ -134,21 +134,21 @@ func Assess(rec *Record, now time.Time) Assessment {
 	if rec.Empty() {
 		return Assessment{
 			Contract:          ContractAbsent,
-			MissingFields:     []string{MissingNoRecord},
+			MissingFields:     []string{missingNoRecord},
 			ClaimantPlacement: PlacementAbsent,
 			Expiration:        Expiration{State: ExpirationMissing},
-			Lifecycle:         LifecycleLegacy,
-			Reasons:           []string{ReasonNoRecord},
+			Lifecycle:         lifecycleLegacy,
+			Reasons:           []string{reasonNoRecord},
 		}
 	}
 	a := Assessment{
-		MissingFields:     MissingFields(rec),
-		ClaimantPlacement: ClaimantPlacement(rec),
+		MissingFields:     missingFields(rec),
+		ClaimantPlacement: claimantPlacement(rec),
 		Expiration:        ExpirationOf(rec, now),
 		LockGeneration:    rec.LockGeneration,
-		Lifecycle:         LifecycleLegacy,
+		Lifecycle:         lifecycleLegacy,
 	}
-	a.Claimant = ClaimantOf(rec)
+	a.Claimant = claimantOf(rec)
 	proven, guard := provenanceGuard(rec)
 	a.CreatePREligible = proven
 	a.Canonical = len(a.MissingFields) == 0 && a.ClaimantPlacement == PlacementWorkLease &&
@@ -169,16 +169,16 @@ func Assess(rec *Record, now time.Time) Assessment {
 	}
 	a.Heartbeatable = a.Claimant.Username != "" && a.Claimant.Profile != "" && a.TaskSessionID != ""
 	if len(a.MissingFields) > 0 {
-		a.Reasons = append(a.Reasons, ReasonMissingPrefix+strings.Join(a.MissingFields, ", "))
+		a.Reasons = append(a.Reasons, reasonMissingPrefix+strings.Join(a.MissingFields, ", "))
 	}
 	if a.ClaimantPlacement == PlacementTopLevel {
-		a.Reasons = append(a.Reasons, ReasonTopLevelClaimant)
+		a.Reasons = append(a.Reasons, reasonTopLevelClaimant)
 	}
 	switch a.Expiration.State {
 	case ExpirationMissing:
-		a.Reasons = append(a.Reasons, ReasonNoExpiration)
+		a.Reasons = append(a.Reasons, reasonNoExpiration)
 	case ExpirationUnparseable:
-		a.Reasons = append(a.Reasons, ReasonUnparseable(a.Expiration.ExpiresAt))
+		a.Reasons = append(a.Reasons, reasonUnparseable(a.Expiration.ExpiresAt))
 	}
 	a.Reasons = append(a.Reasons, guard...)
 	if a.MissingFields == nil {
@@ -190,11 +190,11 @@ func Assess(rec *Record, now time.Time) Assessment {
 	return a
 }
 
-// MissingFields names every canonical field rec lacks, as the seed's
+// missingFields names every canonical field rec lacks, as the seed's
 // missing_contract_fields names them.
-func MissingFields(rec *Record) []string {
+func missingFields(rec *Record) []string {
 	if rec == nil {
-		return []string{MissingNoRecord}
+		return []string{missingNoRecord}
 	}
 	var missing []string
 	add := func(cond bool, name string) {
@@ -223,18 +223,18 @@ func MissingFields(rec *Record) []string {
 		add(isBlank(wl.LifecycleVersion), "work_lease.lifecycle_version")
 	}
 	if p := rec.LockProvenance; p != nil {
-		add(!Sanctioned(strings.TrimSpace(p.Source)), MissingSourceUnsanction)
+		add(!sanctioned(strings.TrimSpace(p.Source)), missingSourceUnsanction)
 		add(isBlank(p.WrittenByTool), "lock_provenance.written_by_tool")
 	}
-	c := ClaimantOf(rec)
+	c := claimantOf(rec)
 	add(c.Username == "", "claimant.username")
 	add(c.Profile == "", "claimant.profile")
 	return missing
 }
 
-// ClaimantPlacement returns where rec's claimant is: work_lease wins over the
+// claimantPlacement returns where rec's claimant is: work_lease wins over the
 // legacy top level.
-func ClaimantPlacement(rec *Record) Placement {
+func claimantPlacement(rec *Record) Placement {
 	switch {
 	case rec == nil:
 		return PlacementAbsent
@@ -246,11 +246,11 @@ func ClaimantPlacement(rec *Record) Placement {
 	return PlacementAbsent
 }
 
-// ClaimantOf returns the claimant from the placement ClaimantPlacement
+// claimantOf returns the claimant from the placement claimantPlacement
 // chose, trimmed; empty when absent.
-func ClaimantOf(rec *Record) ClaimantRef {
+func claimantOf(rec *Record) ClaimantRef {
 	var c *Claimant
-	switch ClaimantPlacement(rec) {
+	switch claimantPlacement(rec) {
 	case PlacementWorkLease:
 		c = rec.WorkLease.Claimant
 	case PlacementTopLevel:
@@ -283,12 +283,12 @@ func ExpirationOf(rec *Record, now time.Time) Expiration {
 func provenanceGuard(rec *Record) (bool, []string) {
 	var reasons []string
 	if rec.LockProvenance == nil {
-		reasons = append(reasons, ReasonNoProvenance)
-	} else if src := strings.TrimSpace(rec.LockProvenance.Source); !Sanctioned(src) {
-		reasons = append(reasons, ReasonUnsanctioned(src))
+		reasons = append(reasons, reasonNoProvenance)
+	} else if src := strings.TrimSpace(rec.LockProvenance.Source); !sanctioned(src) {
+		reasons = append(reasons, reasonUnsanctioned(src))
 	}
 	if rec.WorkLease == nil {
-		reasons = append(reasons, ReasonNoWorkLease)
+		reasons = append(reasons, reasonNoWorkLease)
 	}
 	return len(reasons) == 0, reasons
 }

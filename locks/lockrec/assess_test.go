@@ -41,8 +41,8 @@ func TestAssessExpiration(t *testing.T) {
 		{"equal to now is expired", func(r *Record) { r.WorkLease.ExpiresAt = ParseTimestamp("2026-07-24T06:00:00Z") }, ExpirationRecorded, &tru, ""},
 		{"one ns after now", func(r *Record) { r.WorkLease.ExpiresAt = ParseTimestamp("2026-07-24T06:00:00.000000001Z") }, ExpirationRecorded, &fal, ""},
 		{"offset form", func(r *Record) { r.WorkLease.ExpiresAt = ParseTimestamp("2026-07-24T07:59:00+02:00") }, ExpirationRecorded, &tru, ""},
-		{"blank", func(r *Record) { r.WorkLease.ExpiresAt = Timestamp{Text: "  "} }, ExpirationMissing, nil, ReasonNoExpiration},
-		{"no work_lease", func(r *Record) { r.WorkLease = nil }, ExpirationMissing, nil, ReasonNoExpiration},
+		{"blank", func(r *Record) { r.WorkLease.ExpiresAt = Timestamp{Text: "  "} }, ExpirationMissing, nil, reasonNoExpiration},
+		{"no work_lease", func(r *Record) { r.WorkLease = nil }, ExpirationMissing, nil, reasonNoExpiration},
 		{"unparseable", func(r *Record) { r.WorkLease.ExpiresAt = ParseTimestamp("soon") }, ExpirationUnparseable, nil, "unparseable expires_at 'soon'"},
 		{"naive python form", func(r *Record) { r.WorkLease.ExpiresAt = ParseTimestamp("2026-07-24 06:10:00") }, ExpirationUnparseable, nil, "unparseable expires_at '2026-07-24 06:10:00'"},
 	}
@@ -105,7 +105,7 @@ func TestAssessPlacementAndContract(t *testing.T) {
 			if a.Canonical != (a.Contract == ContractCanonical) {
 				t.Error("canonical flag disagrees with the verdict")
 			}
-			hasTop := slices.Contains(a.Reasons, ReasonTopLevelClaimant)
+			hasTop := slices.Contains(a.Reasons, reasonTopLevelClaimant)
 			if hasTop != (c.placement == PlacementTopLevel) {
 				t.Errorf("top-level reason present=%v for placement %s", hasTop, c.placement)
 			}
@@ -117,8 +117,8 @@ func TestAssessAbsent(t *testing.T) {
 	t.Parallel()
 	for name, r := range map[string]*Record{"nil": nil, "empty": {}, "decoded {}": func() *Record { r, _ := Decode([]byte("{}")); return &r }()} {
 		a := Assess(r, time.Now())
-		if a.Contract != ContractAbsent || !slices.Equal(a.MissingFields, []string{MissingNoRecord}) ||
-			!slices.Equal(a.Reasons, []string{ReasonNoRecord}) || a.Expiration.Expired != nil || a.Heartbeatable {
+		if a.Contract != ContractAbsent || !slices.Equal(a.MissingFields, []string{missingNoRecord}) ||
+			!slices.Equal(a.Reasons, []string{reasonNoRecord}) || a.Expiration.Expired != nil || a.Heartbeatable {
 			t.Errorf("%s: %+v", name, a)
 		}
 	}
@@ -166,12 +166,12 @@ func TestAssessMissingFieldNames(t *testing.T) {
 			if a.Contract == ContractCanonical {
 				t.Error("canonical with a missing field")
 			}
-			if !strings.HasPrefix(a.Reasons[0], ReasonMissingPrefix) || !strings.Contains(a.Reasons[0], c.want) {
+			if !strings.HasPrefix(a.Reasons[0], reasonMissingPrefix) || !strings.Contains(a.Reasons[0], c.want) {
 				t.Errorf("first reason %q", a.Reasons[0])
 			}
 		})
 	}
-	if m := MissingFields(nil); !slices.Equal(m, []string{MissingNoRecord}) {
+	if m := missingFields(nil); !slices.Equal(m, []string{missingNoRecord}) {
 		t.Errorf("MissingFields(nil) = %q", m)
 	}
 }
@@ -179,8 +179,8 @@ func TestAssessMissingFieldNames(t *testing.T) {
 func TestAssessProvenanceSources(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 7, 24, 6, 0, 0, 0, time.UTC)
-	if len(SanctionedSources) != 5 {
-		t.Fatalf("%d sanctioned sources, the seed has five", len(SanctionedSources))
+	if len(sanctionedSources) != 5 {
+		t.Fatalf("%d sanctioned sources, the seed has five", len(sanctionedSources))
 	}
 	cases := []struct {
 		source   string
@@ -205,7 +205,7 @@ func TestAssessProvenanceSources(t *testing.T) {
 			if a.CreatePREligible != c.eligible || (a.Contract == ContractCanonical) != c.eligible {
 				t.Errorf("eligible=%v contract=%s", a.CreatePREligible, a.Contract)
 			}
-			if !c.eligible && !slices.Contains(a.Reasons, ReasonUnsanctioned(c.source)) {
+			if !c.eligible && !slices.Contains(a.Reasons, reasonUnsanctioned(c.source)) {
 				t.Errorf("reasons %q", a.Reasons)
 			}
 		})
@@ -213,7 +213,7 @@ func TestAssessProvenanceSources(t *testing.T) {
 	t.Run("no work_lease blocks the guard", func(t *testing.T) {
 		r := canonicalRecord("2026-07-24T06:10:00Z")
 		r.WorkLease = nil
-		if a := Assess(&r, now); a.CreatePREligible || !slices.Contains(a.Reasons, ReasonNoWorkLease) {
+		if a := Assess(&r, now); a.CreatePREligible || !slices.Contains(a.Reasons, reasonNoWorkLease) {
 			t.Errorf("%+v", a)
 		}
 	})
@@ -228,18 +228,18 @@ func TestAssessLifecycleAndHeartbeat(t *testing.T) {
 		lifecycle Lifecycle
 		hb        bool
 	}{
-		{"heartbeat-v1", func(r *Record) {}, LifecycleHeartbeatV1, true},
-		{"absent marker is legacy", func(r *Record) { r.WorkLease.LifecycleVersion = "" }, LifecycleLegacy, true},
+		{"heartbeat-v1", func(r *Record) {}, lifecycleHeartbeatV1, true},
+		{"absent marker is legacy", func(r *Record) { r.WorkLease.LifecycleVersion = "" }, lifecycleLegacy, true},
 		{"no work_lease is legacy", func(r *Record) {
 			r.WorkLease = nil
 			r.Claimant = &Claimant{Username: "u", Profile: "p"}
-		}, LifecycleLegacy, false},
+		}, lifecycleLegacy, false},
 		{"other marker reported as written", func(r *Record) { r.WorkLease.LifecycleVersion = "heartbeat-v2" }, Lifecycle("heartbeat-v2"), true},
-		{"no task session", func(r *Record) { r.WorkLease.TaskSessionID = " " }, LifecycleHeartbeatV1, false},
+		{"no task session", func(r *Record) { r.WorkLease.TaskSessionID = " " }, lifecycleHeartbeatV1, false},
 		{"top-level claimant heartbeatable", func(r *Record) {
 			r.WorkLease.Claimant = nil
 			r.Claimant = &Claimant{Username: "u", Profile: "p"}
-		}, LifecycleHeartbeatV1, true},
+		}, lifecycleHeartbeatV1, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -25,16 +25,16 @@ const (
 	FindingEmpty FindingKind = "empty"
 	// FindingNotObject: the top level (or a block) is not a JSON object.
 	FindingNotObject FindingKind = "not-object"
-	// FindingDuplicateKey: an object repeats a key; the last value wins.
-	FindingDuplicateKey FindingKind = "duplicate-key"
-	// FindingWrongType: a known field has the wrong JSON type; it is kept raw.
-	FindingWrongType FindingKind = "wrong-type"
+	// findingDuplicateKey: an object repeats a key; the last value wins.
+	findingDuplicateKey FindingKind = "duplicate-key"
+	// findingWrongType: a known field has the wrong JSON type; it is kept raw.
+	findingWrongType FindingKind = "wrong-type"
 	// FindingMissing: a field the canonical contract requires is absent or blank.
 	FindingMissing FindingKind = "missing"
-	// FindingBadTimestamp: a timestamp is not RFC 3339.
-	FindingBadTimestamp FindingKind = "bad-timestamp"
-	// FindingNonUTCTimestamp: a timestamp parses but does not end in "Z".
-	FindingNonUTCTimestamp FindingKind = "non-utc-timestamp"
+	// findingBadTimestamp: a timestamp is not RFC 3339.
+	findingBadTimestamp FindingKind = "bad-timestamp"
+	// findingNonUTCTimestamp: a timestamp parses but does not end in "Z".
+	findingNonUTCTimestamp FindingKind = "non-utc-timestamp"
 	// FindingOutOfRange: an integer field holds a value no writer means: an issue or PR
 	// number below 1, a negative generation or heartbeat count, a pid outside 1..2^31-1.
 	// The value is kept as written; the finding says why it cannot be taken at face value.
@@ -60,14 +60,14 @@ func (f Finding) Fatal() bool {
 	return false
 }
 
-// RequiredFields are the top-level keys every canonical lock carries
+// requiredFields are the top-level keys every canonical lock carries
 // (seed REQUIRED_LOCK_FIELDS, in the seed's order).
-var RequiredFields = []string{"remote", "org", "repo", "issue_number", "branch_name",
+var requiredFields = []string{"remote", "org", "repo", "issue_number", "branch_name",
 	"worktree_path", "work_lease", "lock_provenance"}
 
-// RequiredWorkLeaseFields are the keys every canonical work_lease carries
+// requiredWorkLeaseFields are the keys every canonical work_lease carries
 // (seed REQUIRED_WORK_LEASE_FIELDS, in the seed's order).
-var RequiredWorkLeaseFields = []string{"operation_type", "issue_number", "branch", "worktree_path",
+var requiredWorkLeaseFields = []string{"operation_type", "issue_number", "branch", "worktree_path",
 	"claimant", "created_at", "expires_at", "last_heartbeat_at", "task_session_id", "lifecycle_version"}
 
 // Decode decodes one lock file's bytes tolerantly. It never panics: every
@@ -132,7 +132,7 @@ func (d *decoder) add(kind FindingKind, path, detail string) {
 func (d *decoder) raw(v jval) json.RawMessage { return json.RawMessage(d.data[v.start:v.end:v.end]) }
 
 func (d *decoder) wrongType(path string, want string, v jval) {
-	d.add(FindingWrongType, path, "want "+want+", got "+v.kind.String())
+	d.add(findingWrongType, path, "want "+want+", got "+v.kind.String())
 }
 
 // str reads a string field; null is absent; other types are findings.
@@ -157,7 +157,7 @@ func (d *decoder) integer(path string, v jval) (*int64, bool) {
 		if err == nil {
 			return &n, true
 		}
-		d.add(FindingWrongType, path, "want integer, got number "+v.str)
+		d.add(findingWrongType, path, "want integer, got number "+v.str)
 		return nil, false
 	}
 	d.wrongType(path, "integer", v)
@@ -183,9 +183,9 @@ func (d *decoder) timestamp(path string, v jval) (Timestamp, bool) {
 	ts.Text = s
 	switch {
 	case !ts.Valid:
-		d.add(FindingBadTimestamp, path, "not an RFC 3339 timestamp: "+strconv.Quote(s))
+		d.add(findingBadTimestamp, path, "not an RFC 3339 timestamp: "+strconv.Quote(s))
 	case !strings.HasSuffix(strings.TrimSpace(s), "Z"):
-		d.add(FindingNonUTCTimestamp, path, "timestamp is not UTC with Z: "+strconv.Quote(s))
+		d.add(findingNonUTCTimestamp, path, "timestamp is not UTC with Z: "+strconv.Quote(s))
 	}
 	return ts, true
 }
@@ -254,14 +254,14 @@ func (d *decoder) record(r *Record, root jval) {
 	r.Keys = sharedKeys(r.Keys)
 	r.Remote, r.Org, r.Repo = sharedValue(r.Remote), sharedValue(r.Org), sharedValue(r.Repo)
 	d.ranges(r)
-	for _, f := range RequiredFields {
+	for _, f := range requiredFields {
 		if blank(root, f) {
 			d.add(FindingMissing, f, "required field is absent or blank")
 		}
 	}
 	if r.WorkLease != nil {
 		lv := last(root, "work_lease")
-		for _, f := range RequiredWorkLeaseFields {
+		for _, f := range requiredWorkLeaseFields {
 			if blank(lv, f) {
 				d.add(FindingMissing, "work_lease."+f, "required field is absent or blank")
 			}

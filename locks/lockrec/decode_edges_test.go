@@ -58,7 +58,7 @@ func TestDecodeKeepsAWrongTypedBlockRawAndANullNot(t *testing.T) {
 func TestDecodeDuplicateKeysLastWins(t *testing.T) {
 	t.Parallel()
 	rec, fs := Decode([]byte(`{"issue_number":1,"x":1,"y":2,"issue_number":3,"y":"two","x":[1]}`))
-	if !hasFinding(fs, FindingDuplicateKey, "issue_number") && !slices.ContainsFunc(fs, func(f Finding) bool { return f.Kind == FindingDuplicateKey }) {
+	if !hasFinding(fs, findingDuplicateKey, "issue_number") && !slices.ContainsFunc(fs, func(f Finding) bool { return f.Kind == findingDuplicateKey }) {
 		t.Fatalf("no duplicate-key finding: %+v", fs)
 	}
 	if !slices.Equal(rec.Keys, []string{"issue_number", "x", "y"}) || !slices.Equal(rec.UnknownKeys, []string{"x", "y"}) {

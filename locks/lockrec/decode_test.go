@@ -42,19 +42,19 @@ func TestDecodeMalformed(t *testing.T) {
 		{"array top level", `[1]`, FindingNotObject, ""},
 		{"string top level", `"lock"`, FindingNotObject, ""},
 		{"null top level", `null`, FindingNotObject, ""},
-		{"duplicate top key", `{"org":"a","org":"b"}`, FindingDuplicateKey, "org"},
-		{"duplicate nested key", `{"work_lease":{"claimant":{"profile":"a","profile":"b"}}}`, FindingDuplicateKey, "work_lease.claimant.profile"},
-		{"duplicate in array", `{"x":[{"k":1},{"k":1,"k":2}]}`, FindingDuplicateKey, "x[1].k"},
-		{"issue as string", `{"issue_number":"5"}`, FindingWrongType, "issue_number"},
-		{"issue as float", `{"issue_number":5.5}`, FindingWrongType, "issue_number"},
-		{"issue overflow", `{"issue_number":99999999999999999999}`, FindingWrongType, "issue_number"},
-		{"remote as number", `{"remote":7}`, FindingWrongType, "remote"},
+		{"duplicate top key", `{"org":"a","org":"b"}`, findingDuplicateKey, "org"},
+		{"duplicate nested key", `{"work_lease":{"claimant":{"profile":"a","profile":"b"}}}`, findingDuplicateKey, "work_lease.claimant.profile"},
+		{"duplicate in array", `{"x":[{"k":1},{"k":1,"k":2}]}`, findingDuplicateKey, "x[1].k"},
+		{"issue as string", `{"issue_number":"5"}`, findingWrongType, "issue_number"},
+		{"issue as float", `{"issue_number":5.5}`, findingWrongType, "issue_number"},
+		{"issue overflow", `{"issue_number":99999999999999999999}`, findingWrongType, "issue_number"},
+		{"remote as number", `{"remote":7}`, findingWrongType, "remote"},
 		{"work_lease as string", `{"work_lease":"x"}`, FindingNotObject, "work_lease"},
 		{"claimant as array", `{"claimant":[]}`, FindingNotObject, "claimant"},
-		{"username as bool", `{"work_lease":{"claimant":{"username":true}}}`, FindingWrongType, "work_lease.claimant.username"},
-		{"expires_at as number", `{"work_lease":{"expires_at":5}}`, FindingWrongType, "work_lease.expires_at"},
-		{"bad timestamp", `{"work_lease":{"created_at":"yesterday"}}`, FindingBadTimestamp, "work_lease.created_at"},
-		{"non utc timestamp", `{"work_lease":{"created_at":"2026-07-24T08:00:00+02:00"}}`, FindingNonUTCTimestamp, "work_lease.created_at"},
+		{"username as bool", `{"work_lease":{"claimant":{"username":true}}}`, findingWrongType, "work_lease.claimant.username"},
+		{"expires_at as number", `{"work_lease":{"expires_at":5}}`, findingWrongType, "work_lease.expires_at"},
+		{"bad timestamp", `{"work_lease":{"created_at":"yesterday"}}`, findingBadTimestamp, "work_lease.created_at"},
+		{"non utc timestamp", `{"work_lease":{"created_at":"2026-07-24T08:00:00+02:00"}}`, findingNonUTCTimestamp, "work_lease.created_at"},
 		{"missing required", `{"org":"a"}`, FindingMissing, "remote"},
 		{"missing lease field", `{"work_lease":{}}`, FindingMissing, "work_lease.expires_at"},
 		{"renewal not object", `{"lease_renewal":1}`, FindingNotObject, "lease_renewal"},
@@ -82,7 +82,7 @@ func TestDecodeValues(t *testing.T) {
 	if !rec.WorkLease.ExpiresAt.Valid || rec.WorkLease.ExpiresAt.Text != " 2026-07-24T06:00:00Z " {
 		t.Errorf("expires_at = %+v", rec.WorkLease.ExpiresAt)
 	}
-	if hasFinding(fs, FindingWrongType, "lease_id") || hasFinding(fs, FindingWrongType, "work_lease.pr_number") {
+	if hasFinding(fs, findingWrongType, "lease_id") || hasFinding(fs, findingWrongType, "work_lease.pr_number") {
 		t.Errorf("null reported as wrong type: %+v", fs)
 	}
 	// Duplicate keys: the last value wins.
@@ -117,7 +117,7 @@ func TestDecodeKeepsUnknownAndRoundTrips(t *testing.T) {
 		}
 	}
 	again, fs := Decode(out)
-	if hasFinding(fs, FindingDuplicateKey, "") || len(fs) != 0 {
+	if hasFinding(fs, findingDuplicateKey, "") || len(fs) != 0 {
 		t.Errorf("re-decode findings: %+v", fs)
 	}
 	out2, _ := Marshal(&again)
@@ -138,7 +138,7 @@ func TestMarshalKeepsWrongTypedFields(t *testing.T) {
 			t.Errorf("rewrite lost %s:\n%s", want, out)
 		}
 	}
-	if _, fs := Decode(out); hasFinding(fs, FindingDuplicateKey, "work_lease.claimant.username") || hasFinding(fs, FindingDuplicateKey, "lock_provenance.source") {
+	if _, fs := Decode(out); hasFinding(fs, findingDuplicateKey, "work_lease.claimant.username") || hasFinding(fs, findingDuplicateKey, "lock_provenance.source") {
 		t.Errorf("rewrite duplicated a key: %+v", fs)
 	}
 }

@@ -27,7 +27,7 @@ func FuzzDecode(f *testing.F) {
 		fatal, dups := false, false
 		for _, fd := range findings {
 			fatal = fatal || fd.Fatal()
-			dups = dups || fd.Kind == FindingDuplicateKey
+			dups = dups || fd.Kind == findingDuplicateKey
 		}
 		if fatal {
 			if a.Contract != ContractAbsent || !rec.Empty() {
@@ -41,7 +41,7 @@ func FuzzDecode(f *testing.F) {
 		}
 		rec2, f2 := Decode(out)
 		for _, fd := range f2 {
-			if fd.Fatal() || (fd.Kind == FindingDuplicateKey && !dups) {
+			if fd.Fatal() || (fd.Kind == findingDuplicateKey && !dups) {
 				t.Fatalf("re-encoded record has %+v:\n%s", fd, out)
 			}
 		}

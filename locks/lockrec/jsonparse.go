@@ -348,7 +348,7 @@ func (p *parser) object() (jval, *syntaxError) {
 			return jval{}, err
 		}
 		if p.seen(p.stack[base:], &seen, key) {
-			p.dups = append(p.dups, Finding{Kind: FindingDuplicateKey, Path: joinPath(p.path, key),
+			p.dups = append(p.dups, Finding{Kind: findingDuplicateKey, Path: joinPath(p.path, key),
 				Detail: "duplicate key; the last value wins"})
 		}
 		p.skipWS()

@@ -29,11 +29,11 @@ import (
 	"steward/locks/lockrec"
 )
 
-// Remote, Org and Repo name the repository every generated claim is on.
+// remote, org and repo name the repository every generated claim is on.
 const (
-	Remote = "origin"
-	Org    = "acme"
-	Repo   = "widgets"
+	remote = "origin"
+	org    = "acme"
+	repo   = "widgets"
 )
 
 // expiredEvery makes every expiredEvery-th claim (n % expiredEvery == expiredEvery/2) one
@@ -65,12 +65,12 @@ func (m *Meta) Workspace() govern.Workspace {
 
 // LockName returns the lock file name of claim n.
 func LockName(n int64) string {
-	name, _ := locks.Name(lockrec.Key{Remote: Remote, Org: Org, Repo: Repo, Issue: n})
+	name, _ := locks.Name(lockrec.Key{Remote: remote, Org: org, Repo: repo, Issue: n})
 	return name
 }
 
-// LeaseID returns the lease id of claim n (claim 1's comes from the core: read meta.json).
-func LeaseID(n int64) string { return fmt.Sprintf("lease-fleet-%08d", n) }
+// leaseID returns the lease id of claim n (claim 1's comes from the core: read meta.json).
+func leaseID(n int64) string { return fmt.Sprintf("lease-fleet-%08d", n) }
 
 // SessionID returns the worker session of claim n.
 func SessionID(n int64) string { return fmt.Sprintf("prgs-author-%d-%06x", 1000+n, n) }
@@ -163,7 +163,7 @@ func (m *Meta) templateClaim() (lockrec.Record, leaserec.Lease, error) {
 	_, out, err := core.Run(context.Background(), govern.Request{Action: actionid.Claim,
 		Target: govern.Target{
 			Session: SessionID(1),
-			Item:    &govern.Item{Remote: Remote, Org: Org, Repo: Repo, Kind: "issue", Number: 1},
+			Item:    &govern.Item{Remote: remote, Org: org, Repo: repo, Kind: "issue", Number: 1},
 		},
 		Params: govern.ClaimParams{Role: "author", Profile: "author", PID: fmt.Sprint(m.PID), Username: "bot-1",
 			Title: title(1), Branch: "feat/issue-1", Worktree: wt}}, "")

@@ -73,7 +73,7 @@ func (m *Meta) insertRows(tpl leaserec.Lease) error {
 	for n := int64(2); n <= int64(m.N); n++ {
 		t := timesOf(n, m.Base)
 		created, beat, exp := leaserec.FormatTime(t.created), leaserec.FormatTime(t.beat), leaserec.FormatTime(t.expires)
-		sid, lid := SessionID(n), LeaseID(n)
+		sid, lid := SessionID(n), leaseID(n)
 		p := map[string]any{}
 		for k, v := range prov {
 			p[k] = v
@@ -93,7 +93,7 @@ func (m *Meta) insertRows(tpl leaserec.Lease) error {
 			args []any
 		}{
 			{"session", []any{sid, m.PID, m.Host, created, beat}},
-			{"item", []any{n, Remote, Org, Repo, n, title(n)}},
+			{"item", []any{n, remote, org, repo, n, title(n)}},
 			{
 				"lease",
 				[]any{
@@ -133,12 +133,12 @@ func (m *Meta) writeLocks(tpl lockrec.Record) error {
 	}
 	for n := int64(2); n <= int64(m.N); n++ {
 		t := timesOf(n, m.Base)
-		rec := Lock(tpl, n, m.RepoRoot, t.created, t.beat, t.expires, 1+n%7)
+		rec := lock(tpl, n, m.RepoRoot, t.created, t.beat, t.expires, 1+n%7)
 		data, err := lockrec.Marshal(&rec)
 		if err != nil {
 			return err
 		}
-		if err := Put(m.LocksDir, LockName(n), data); err != nil {
+		if err := put(m.LocksDir, LockName(n), data); err != nil {
 			return err
 		}
 		m.LockBytes += int64(len(data))
@@ -149,9 +149,9 @@ func (m *Meta) writeLocks(tpl lockrec.Record) error {
 	return nil
 }
 
-// Lock returns the template lock record made claim n's, with the given timestamps and
+// lock returns the template lock record made claim n's, with the given timestamps and
 // heartbeat count.
-func Lock(tpl lockrec.Record, n int64, repoRoot string, created, beat, expires time.Time, beats int64) lockrec.Record {
+func lock(tpl lockrec.Record, n int64, repoRoot string, created, beat, expires time.Time, beats int64) lockrec.Record {
 	r := tpl
 	r.Raw = nil
 	num := n
@@ -161,7 +161,7 @@ func Lock(tpl lockrec.Record, n int64, repoRoot string, created, beat, expires t
 	r.WorktreePath = worktree(repoRoot, n)
 	r.OwnerSession = SessionID(n)
 	if n != 1 {
-		r.LeaseID = LeaseID(n)
+		r.LeaseID = leaseID(n)
 	}
 	if tpl.WorkLease != nil {
 		wl := *tpl.WorkLease
@@ -191,9 +191,9 @@ func Lock(tpl lockrec.Record, n int64, repoRoot string, created, beat, expires t
 	return r
 }
 
-// Put writes data to dir/name the way a lock writer does: a dot-named temp file in the same
+// put writes data to dir/name the way a lock writer does: a dot-named temp file in the same
 // directory (never reported by a watcher), then an atomic rename.
-func Put(dir, name string, data []byte) error {
+func put(dir, name string, data []byte) error {
 	tmp := filepath.Join(dir, ".bench-"+name+".tmp")
 	if err := os.WriteFile(tmp, data, 0o600); err != nil {
 		return err

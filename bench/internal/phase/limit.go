@@ -109,7 +109,7 @@ func (c *Config) coldLimit(
 	p := headless.Start(ctx, headless.NewBlank(tick), headless.Options{Width: c.Width, Height: c.Height, FPS: c.FPS})
 	p.Probe.Expect(isData)
 	p.Send(headless.Data{N: fb + rb})
-	at, err := p.Screen.Wait(Timeout)
+	at, err := p.Screen.Wait(timeout)
 	if err != nil {
 		p.Stop()
 		return nil, nil, 0, 0, err
@@ -154,7 +154,7 @@ func LimitLive(ctx context.Context, c *Config) (*Result, error) {
 		{KeyView, []tea.KeyPressMsg{keySeven, keyTwo}},
 	} {
 		err := c.rounds(func(i int) error {
-			d, err := p.Timed(k.ks[i%len(k.ks)], isKey, Timeout)
+			d, err := p.Timed(k.ks[i%len(k.ks)], isKey, timeout)
 			if err == nil {
 				r.add(k.m, d)
 			}
@@ -174,7 +174,7 @@ func frame(p *headless.Program, n int) (time.Time, error) {
 	p.Screen.Reset()
 	p.Probe.Expect(isData)
 	p.Send(headless.Data{N: n})
-	return p.Screen.Wait(Timeout)
+	return p.Screen.Wait(timeout)
 }
 
 func (c *Config) lockLimit(r *Result, p *headless.Program) error {
@@ -227,7 +227,7 @@ func drain(fw *fsnotify.Watcher) {
 }
 
 func waitEvent(fw *fsnotify.Watcher, want func(fsnotify.Event) bool) error {
-	timeout := time.After(Timeout)
+	timeout := time.After(timeout)
 	for {
 		select {
 		case ev := <-fw.Events:

@@ -72,9 +72,9 @@ type Config struct {
 	ProfileDir    string        // write CPU profiles per phase here ("" none)
 }
 
-// Timeout bounds every wait for a snapshot or a frame: only a hang should reach it (a frame
+// timeout bounds every wait for a snapshot or a frame: only a hang should reach it (a frame
 // at 50,000 claims on a loaded machine can take seconds, and that is a result, not an error).
-const Timeout = 2 * time.Minute
+const timeout = 2 * time.Minute
 
 // minRounds is the fewest rounds a change or key measure runs, whatever its budget.
 const minRounds = 5

@@ -140,7 +140,7 @@ func (c *Config) startWorkbench(
 	w.prog.Probe.Expect(func(msg tea.Msg) bool { return tui.SnapshotOf(msg) != nil })
 	go br.run(ctx, w.prog)
 	go func() { defer close(w.fed); root.Feed(ctx, w.prog.Send) }()
-	at, err := w.prog.Screen.Wait(Timeout)
+	at, err := w.prog.Screen.Wait(timeout)
 	if err != nil {
 		w.close()
 		return nil, 0, 0, err
@@ -166,7 +166,7 @@ func (w *workbench) close() {
 
 // key sends one key press and waits for its frame.
 func (w *workbench) key(k tea.KeyPressMsg) (time.Duration, error) {
-	return w.prog.Timed(k, isKey, Timeout)
+	return w.prog.Timed(k, isKey, timeout)
 }
 
 // nav sends a key that moves the session to where the next measure starts. Its frame is
@@ -343,12 +343,12 @@ func (w *workbench) lockRound(c *Config, r *Result, n int64, i int, clock func()
 
 // timeChange waits for the snapshot that shows a change made at t0, then for its frame.
 func (w *workbench) timeChange(r *Result, snapM, frameM string, t0 time.Time) error {
-	at, err := w.br.wait(Timeout)
+	at, err := w.br.wait(timeout)
 	if err != nil {
 		return err
 	}
 	r.add(snapM, at.Sub(t0))
-	fat, err := w.prog.Screen.Wait(Timeout)
+	fat, err := w.prog.Screen.Wait(timeout)
 	if err != nil {
 		return err
 	}

@@ -33,7 +33,7 @@ func TestWorkbenchRunsTheUsersPipeline(t *testing.T) {
 		return false
 	})
 	w.refresh()
-	if _, err := w.br.wait(Timeout); err != nil {
+	if _, err := w.br.wait(timeout); err != nil {
 		t.Fatalf("no snapshot reached the workbench with an orphan's action previewed: %v", err)
 	}
 }

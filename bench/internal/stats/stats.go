@@ -38,11 +38,11 @@ func Median(xs []float64) float64 {
 	return median(s)
 }
 
-// Percentile returns the p-th percentile of xs by the nearest-rank method: the smallest value
+// percentile returns the p-th percentile of xs by the nearest-rank method: the smallest value
 // such that at least p% of the samples are at or below it. With fewer than 100 samples the
 // 99th percentile is therefore the maximum. It returns 0 when xs is empty; p is clamped to
 // (0, 100].
-func Percentile(xs []float64, p float64) float64 {
+func percentile(xs []float64, p float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}

@@ -43,7 +43,7 @@ func TestPercentile(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if got := Percentile(tt.xs, tt.p); got != tt.want {
+			if got := percentile(tt.xs, tt.p); got != tt.want {
 				t.Fatalf("Percentile(%v, %v) = %v, want %v", tt.xs, tt.p, got, tt.want)
 			}
 		})

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -348,6 +349,54 @@ func (sess *Session) Snapshot(ctx context.Context) *model.Snapshot {
 	// collection: peak RSS at 50,000 claims 667-691 MB before, 571-586 MB after.
 	runtime.GC()
 	return sess.Secrets.Snapshot(sess.Core.Annotate(ctx, s))
+}
+
+// StatusJSON writes to w what `steward status --json` prints of Snapshot's snapshot with
+// findings added (the bytes printSnapshot writes), reading the lock files a page of items
+// at a time (live.StreamAt): the fleet's files, derivation and snapshot are never held
+// whole, only the DB's rows and the short lists (orphans, contention). It returns the
+// snapshot without its claims, sessions and items — what an exit code is judged on — and
+// ok false, having written nothing, when it cannot stream: Gitea is read (its facts join
+// items across the fleet), a secret is registered (redaction looks at the whole snapshot),
+// or a lock file's record names an item already derived (live.ErrReplan). The caller then
+// prints Snapshot.
+func (sess *Session) StatusJSON(ctx context.Context, w io.Writer, findings []string) (*model.Snapshot, bool, error) {
+	if sess.Gitea != nil || sess.Secrets.HoldsSecrets() {
+		return nil, false, nil
+	}
+	p := live.NewProbe(sess.ws.RepoRoot)
+	var st *live.Streamed
+	var err error
+	if sess.settings.hostClock {
+		st, err = live.StreamClocked(ctx, sess.ws, p, sess.settings.host(), sess.Config, sess.GiteaHealth)
+	} else {
+		st, err = live.StreamAt(ctx, sess.ws, p, sess.settings.Now(), sess.Config, sess.GiteaHealth)
+	}
+	var replan *model.ErrReplan
+	switch {
+	case errors.As(err, &replan):
+		return nil, false, nil
+	case err != nil:
+		return nil, true, err
+	}
+	actx := ctx
+	if st.View != nil {
+		actx = govern.WithLockView(ctx, st.View)
+	}
+	s := sess.Core.Annotate(actx, st.Summary)
+	if len(findings) > 0 {
+		cp := *s
+		cp.Findings = append(append([]string(nil), s.Findings...), findings...)
+		s = &cp
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if err := st.JSON.Write(s, st.Sessions, func(b []byte) error { _, err := bw.Write(b); return err }); err != nil {
+		return nil, true, err
+	}
+	if err := bw.WriteByte('\n'); err != nil {
+		return nil, true, err
+	}
+	return s, true, bw.Flush()
 }
 
 // Close stops the live model and closes the core and the audit log the session opened.

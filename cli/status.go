@@ -143,6 +143,18 @@ func runStatus(ctx context.Context, out io.Writer, g *globals, f *statusFlags) e
 		code, msg := statusVerdict(s, unknown, f.failOn)
 		return code, msg, nil
 	}
+	if !f.watch && g.jsonOut {
+		// The fleet a page of items at a time, when it can (app.Session.StatusJSON).
+		notes, unknown := unsettled(g.audit)
+		s, ok, err := sess.StatusJSON(ctx, out, notes)
+		if err != nil {
+			return err
+		}
+		if ok {
+			code, msg := statusVerdict(s, unknown, f.failOn)
+			return statusExit(code, msg)
+		}
+	}
 	if !f.watch {
 		code, msg, err := show(sess.Snapshot(ctx))
 		if err != nil {

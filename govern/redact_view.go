@@ -31,6 +31,9 @@ func (r *Redactor) secretsOnly(s string) string {
 	return s
 }
 
+// HoldsSecrets reports whether any secret is registered: Snapshot then looks at every string.
+func (r *Redactor) HoldsSecrets() bool { return r.hasSecrets() }
+
 func (r *Redactor) hasSecrets() bool {
 	r.mu.RLock()
 	defer r.mu.RUnlock()

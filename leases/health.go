@@ -158,6 +158,43 @@ func selectList(info schemaInfo, table string, want []column, h *leaserec.Health
 // scanRows decodes every row with dec, flagging rows with problems in h.
 func scanRows[T any](rows *sql.Rows, names []string, table string, h *leaserec.Health,
 	dec func(getter) T, problems func(T) []string) ([]T, error) {
+	// The rows are gathered in chunks and copied once into a slice of their number: a
+	// slice grown by append copied every row again at each doubling (at 50,000 leases a
+	// tenth of steward status's CPU, the copies of large rows under the collector's
+	// write barriers) and held the old and the new array at once.
+	var chunks [][]T
+	cur := make([]T, 0, 64)
+	n := 0
+	err := scanEach(rows, names, table, h, dec, problems, func(v T) {
+		if len(cur) == cap(cur) {
+			chunks = append(chunks, cur)
+			cur = make([]T, 0, min(2*cap(cur), 4096))
+		}
+		cur = append(cur, v)
+		n++
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []T
+	if len(chunks) == 0 {
+		if n > 0 {
+			out = cur
+		}
+	} else {
+		out = make([]T, 0, n)
+		for _, c := range chunks {
+			out = append(out, c...)
+		}
+		out = append(out, cur...)
+	}
+	return out, nil
+}
+
+// scanEach decodes every row of rows and hands it to put, as it is read (scanRows keeps
+// them): a reader of a large table that needs one row at a time never holds them all.
+func scanEach[T any](rows *sql.Rows, names []string, table string, h *leaserec.Health,
+	dec func(getter) T, problems func(T) []string, put func(T)) error {
 	defer rows.Close()
 	idx := make(map[string]int, len(names))
 	for i, n := range names {
@@ -175,44 +212,21 @@ func scanRows[T any](rows *sql.Rows, names []string, table string, h *leaserec.H
 		}
 		return vals[i].String, true
 	}
-	// The rows are gathered in chunks and copied once into a slice of their number: a
-	// slice grown by append copied every row again at each doubling (at 50,000 leases a
-	// tenth of steward status's CPU, the copies of large rows under the collector's
-	// write barriers) and held the old and the new array at once.
-	var chunks [][]T
-	cur := make([]T, 0, 64)
-	n, bad := 0, 0
+	bad := 0
 	for rows.Next() {
 		if err := rows.Scan(ptrs...); err != nil {
-			return nil, err
+			return err
 		}
 		v := dec(get)
 		if len(problems(v)) > 0 {
 			bad++
 		}
-		if len(cur) == cap(cur) {
-			chunks = append(chunks, cur)
-			cur = make([]T, 0, min(2*cap(cur), 4096))
-		}
-		cur = append(cur, v)
-		n++
+		put(v)
 	}
 	if bad > 0 {
 		note(h, plural(bad, table+" row")+rowProblems)
 	}
-	var out []T
-	if len(chunks) == 0 {
-		if n > 0 {
-			out = cur
-		}
-	} else {
-		out = make([]T, 0, n)
-		for _, c := range chunks {
-			out = append(out, c...)
-		}
-		out = append(out, cur...)
-	}
-	return out, rows.Err()
+	return rows.Err()
 }
 
 func plural(n int, what string) string {

@@ -90,6 +90,17 @@ type ReadOptions struct {
 	// trims the sessions table: without this bound a long-running reader would
 	// hold every session there ever was.
 	RecentEnded int
+	// Leases, when set, is handed each lease the read selects as it is read (its Work
+	// filled), instead of Snapshot.Leases: a one-shot reader of a large fleet never holds
+	// every row at once. A read that starts over (the DB's files changed under it) calls
+	// Restart first; so does one that fails: what was handed before is void.
+	Leases LeaseRows
+}
+
+// LeaseRows takes the leases of a read one at a time (ReadOptions.Leases).
+type LeaseRows interface {
+	Lease(leaserec.Lease)
+	Restart()
 }
 
 // defaultRecentTerminal is the number of recent terminal leases Snapshot
@@ -130,6 +141,9 @@ type Snapshot struct {
 // degrades or disables that section instead.
 func (r *reads) Snapshot(ctx context.Context, opt ReadOptions) (*Snapshot, error) {
 	const op = "snapshot"
+	if opt.Leases != nil {
+		opt.Leases.Restart()
+	}
 	dv, err := r.version(ctx)
 	if err != nil {
 		return nil, err
@@ -154,15 +168,22 @@ func (r *reads) Snapshot(ctx context.Context, opt ReadOptions) (*Snapshot, error
 	if err != nil {
 		return nil, mapErr(op, r.path, err)
 	}
-	s.Leases, s.LeasesHealth, err = readLeases(ctx, tx, info, opt)
-	if err != nil {
-		return nil, mapErr(op, r.path, err)
+	if opt.Leases != nil {
+		if err := s.streamLeases(ctx, tx, info, opt); err != nil {
+			opt.Leases.Restart()
+			return nil, mapErr(op, r.path, err)
+		}
+	} else {
+		s.Leases, s.LeasesHealth, err = readLeases(ctx, tx, info, opt, nil)
+		if err != nil {
+			return nil, mapErr(op, r.path, err)
+		}
+		s.Sessions, s.SessionsOmitted, s.SessionsHealth, err = readSessions(ctx, tx, info, opt, namedSessions(s.Leases))
+		if err != nil {
+			return nil, mapErr(op, r.path, err)
+		}
+		attachWork(s.Leases, s.WorkItems, s.WorkItemsHealth, &s.LeasesHealth)
 	}
-	s.Sessions, s.SessionsOmitted, s.SessionsHealth, err = readSessions(ctx, tx, info, opt, s.Leases)
-	if err != nil {
-		return nil, mapErr(op, r.path, err)
-	}
-	attachWork(s.Leases, s.WorkItems, s.WorkItemsHealth, &s.LeasesHealth)
 	s.Assignments, s.AssignmentsHealth, err = readTable(ctx, tx, info, "assignments", assignmentCols, "", nil,
 		decodeAssignment, func(v leaserec.Assignment) []string { return v.Problems })
 	if err != nil {
@@ -220,28 +241,69 @@ func readTable[T any](ctx context.Context, q queryer, info schemaInfo, table str
 	return out, h, err
 }
 
+// readTableEach is readTable handing each row to put as it is read.
+func readTableEach[T any](ctx context.Context, q queryer, info schemaInfo, table string, want []column,
+	where string, args []any, dec func(getter) T, problems func(T) []string, put func(T)) (leaserec.Health, error) {
+	h := okHealth()
+	list, names, ok := selectList(info, table, want, &h)
+	if !ok {
+		return h, nil
+	}
+	rows, err := q.QueryContext(ctx, "SELECT "+list+" FROM "+table+" "+where, args...)
+	if err != nil {
+		return h, err
+	}
+	return h, scanEach(rows, names, table, &h, dec, problems, put)
+}
+
+// streamLeases is the leases and sessions of Snapshot with the leases handed to
+// opt.Leases as they are read (Work filled), each read once.
+func (s *Snapshot) streamLeases(ctx context.Context, tx queryer, info schemaInfo, opt ReadOptions) error {
+	att := newAttacher(s.WorkItems, s.WorkItemsHealth)
+	named := []string{}
+	put := func(l leaserec.Lease) {
+		att.attach(&l)
+		if l.SessionID != "" && !l.Status.Terminal() {
+			named = append(named, l.SessionID)
+		}
+		opt.Leases.Lease(l)
+	}
+	var err error
+	if _, s.LeasesHealth, err = readLeases(ctx, tx, info, opt, put); err != nil {
+		return err
+	}
+	if s.Sessions, s.SessionsOmitted, s.SessionsHealth, err = readSessions(ctx, tx, info, opt, named); err != nil {
+		return err
+	}
+	att.notes(&s.LeasesHealth)
+	return nil
+}
+
+// namedSessions are the sessions the non-terminal leases of ls name.
+func namedSessions(ls []leaserec.Lease) []string {
+	named := make([]string, 0, len(ls))
+	for _, l := range ls {
+		if l.SessionID != "" && !l.Status.Terminal() {
+			named = append(named, l.SessionID)
+		}
+	}
+	return named
+}
+
 const terminalIn = `('released', 'expired', 'abandoned')`
 
-func readLeases(ctx context.Context, q queryer, info schemaInfo, opt ReadOptions) (
+func readLeases(ctx context.Context, q queryer, info schemaInfo, opt ReadOptions, put func(leaserec.Lease)) (
 	[]leaserec.Lease, leaserec.Health, error) {
 	prob := func(v leaserec.Lease) []string { return v.Problems }
-	live, h, err := readTable(
-		ctx,
-		q,
-		info,
-		"leases",
-		leaseCols,
-		"WHERE status IS NULL OR "+info.fold(
-			"status",
-		)+" NOT IN "+terminalIn+" ORDER BY "+info.createdOrder(
-			"leases",
-			"lease_id",
-			"",
-		),
-		nil,
-		decodeLease,
-		prob,
-	)
+	read := func(where string, args []any) ([]leaserec.Lease, leaserec.Health, error) {
+		if put != nil {
+			h, err := readTableEach(ctx, q, info, "leases", leaseCols, where, args, decodeLease, prob, put)
+			return nil, h, err
+		}
+		return readTable(ctx, q, info, "leases", leaseCols, where, args, decodeLease, prob)
+	}
+	live, h, err := read("WHERE status IS NULL OR "+info.fold("status")+" NOT IN "+terminalIn+" ORDER BY "+
+		info.createdOrder("leases", "lease_id", ""), nil)
 	if err != nil || h.Status == leaserec.HealthUnavailable {
 		return live, h, err
 	}
@@ -252,23 +314,8 @@ func readLeases(ctx context.Context, q queryer, info schemaInfo, opt ReadOptions
 	if n < 0 {
 		return live, h, nil
 	}
-	done, _, err := readTable(
-		ctx,
-		q,
-		info,
-		"leases",
-		leaseCols,
-		"WHERE "+info.fold(
-			"status",
-		)+" IN "+terminalIn+" ORDER BY "+info.createdOrder(
-			"leases",
-			"lease_id",
-			" DESC",
-		)+" LIMIT ?",
-		[]any{n},
-		decodeLease,
-		prob,
-	)
+	done, _, err := read("WHERE "+info.fold("status")+" IN "+terminalIn+" ORDER BY "+
+		info.createdOrder("leases", "lease_id", " DESC")+" LIMIT ?", []any{n})
 	return append(live, done...), h, err
 }
 
@@ -277,7 +324,7 @@ func readLeases(ctx context.Context, q queryer, info schemaInfo, opt ReadOptions
 // (by rowid, the order they were created in), in rowid order; it counts the
 // ended sessions left out. Without a status column nothing can be told ended,
 // and every row is read.
-func readSessions(ctx context.Context, q queryer, info schemaInfo, opt ReadOptions, ls []leaserec.Lease) (
+func readSessions(ctx context.Context, q queryer, info schemaInfo, opt ReadOptions, named []string) (
 	[]leaserec.Session, int, leaserec.Health, error) {
 	prob := func(v leaserec.Session) []string { return v.Problems }
 	n := opt.RecentEnded
@@ -290,12 +337,6 @@ func readSessions(ctx context.Context, q queryer, info schemaInfo, opt ReadOptio
 	}
 	// A session stays in the read when it may be live, is among the n most recent, or a
 	// lease names it; the lease ids go in as a JSON array so the statement stays one.
-	named := make([]string, 0, len(ls))
-	for _, l := range ls {
-		if l.SessionID != "" && !l.Status.Terminal() {
-			named = append(named, l.SessionID)
-		}
-	}
 	names, err := json.Marshal(named)
 	if err != nil {
 		return nil, 0, leaserec.Health{}, err
@@ -340,33 +381,59 @@ func readSessions(ctx context.Context, q queryer, info schemaInfo, opt ReadOptio
 // non-terminal lease that cannot be placed on an item degrades the section: it holds
 // some item, and no item can then be proven free of it. A terminal one is only noted.
 func attachWork(ls []leaserec.Lease, items []leaserec.WorkItem, itemsHealth leaserec.Health, h *leaserec.Health) {
-	if itemsHealth.Status == leaserec.HealthUnavailable {
-		if len(ls) > 0 {
+	a := newAttacher(items, itemsHealth)
+	for i := range ls {
+		a.attach(&ls[i])
+	}
+	a.notes(h)
+}
+
+// attacher is attachWork one lease at a time: attach each, then notes.
+type attacher struct {
+	byID           map[int64]leaserec.WorkRef
+	unavailable    bool
+	n, held, ended int
+}
+
+func newAttacher(items []leaserec.WorkItem, itemsHealth leaserec.Health) *attacher {
+	a := &attacher{unavailable: itemsHealth.Status == leaserec.HealthUnavailable}
+	if !a.unavailable {
+		a.byID = make(map[int64]leaserec.WorkRef, len(items))
+		for _, w := range items {
+			a.byID[w.WorkItemID] = w.WorkRef
+		}
+	}
+	return a
+}
+
+func (a *attacher) attach(l *leaserec.Lease) {
+	a.n++
+	if a.unavailable {
+		return
+	}
+	w, ok := a.byID[l.WorkItemID]
+	switch {
+	case ok:
+		l.Work = w
+	case l.Status.Terminal():
+		a.ended++
+	default:
+		a.held++
+	}
+}
+
+func (a *attacher) notes(h *leaserec.Health) {
+	if a.unavailable {
+		if a.n > 0 {
 			degrade(h, "work_items unreadable: leases have no issue/PR scope")
 		}
 		return
 	}
-	byID := make(map[int64]leaserec.WorkRef, len(items))
-	for _, w := range items {
-		byID[w.WorkItemID] = w.WorkRef
+	if a.held > 0 {
+		degrade(h, plural(a.held, "lease")+" not ended reference a missing work item")
 	}
-	held, ended := 0, 0
-	for i := range ls {
-		w, ok := byID[ls[i].WorkItemID]
-		switch {
-		case ok:
-			ls[i].Work = w
-		case ls[i].Status.Terminal():
-			ended++
-		default:
-			held++
-		}
-	}
-	if held > 0 {
-		degrade(h, plural(held, "lease")+" not ended reference a missing work item")
-	}
-	if ended > 0 {
-		note(h, plural(ended, "ended lease")+" reference a missing work item")
+	if a.ended > 0 {
+		note(h, plural(a.ended, "ended lease")+" reference a missing work item")
 	}
 }
 

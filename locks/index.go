@@ -93,17 +93,7 @@ func (x *Index) View() (*IndexView, error) {
 func ViewOf(dir string, es iter.Seq[*lockrec.Entry]) *IndexView {
 	v := newView(&Index{dir: dir})
 	for e := range es {
-		if e.Class != lockrec.ClassLive || e.Missing || strings.HasPrefix(e.Name, ".") ||
-			strings.ContainsAny(e.Name, `/\`) {
-			continue
-		}
-		// Only the item counts: a view is never refreshed, so what a refresh compares
-		// (inode, size, time, unreadable) is not kept.
-		var ix indexed
-		if e.Unreadable == nil && e.HasKey {
-			ix.key, ix.hasKey = e.Key.Identity(), true
-		}
-		v.add(e.Name, ix)
+		v.Add(e)
 	}
 	return v
 }

@@ -141,6 +141,47 @@ func (s *Snapshot) MarshalJSON() ([]byte, error) {
 // it, so a fleet of 100,000 claims is never held encoded whole (json.Marshal's buffer grew
 // to about twice the output). A piece is only valid during its call to emit.
 func (s *Snapshot) EncodeJSON(emit func([]byte) error) error {
+	each := func(n int, elem func(i int) any) func(put func([]byte) error) error {
+		return func(put func([]byte) error) error {
+			for i := range n {
+				b, err := json.Marshal(elem(i))
+				if err != nil {
+					return err
+				}
+				if err := put(b); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	return s.encodeJSON(emit, lists{
+		claims:   each(len(s.Claims), func(i int) any { return s.claimJSON(s.Claims[i]) }),
+		sessions: each(len(s.Sessions), func(i int) any { return s.Sessions[i] }),
+		items:    each(len(s.Items), func(i int) any { return s.Items[i] }),
+	})
+}
+
+// lists hands encodeJSON the elements of the long lists, each encoded: s's own, or a
+// stream's (StreamJSON).
+type lists struct {
+	claims, sessions, items func(put func([]byte) error) error
+}
+
+func (s *Snapshot) claimJSON(c *Claim) claimJSON {
+	j := claimJSON{Claim: c}
+	if !c.LastHeartbeat.IsZero() {
+		v := int64(s.GeneratedAt.Sub(c.LastHeartbeat) / time.Second)
+		j.HeartbeatAgeS = &v
+	}
+	if !c.ExpiresAt.IsZero() {
+		v := int64(c.ExpiresAt.Sub(s.GeneratedAt) / time.Second)
+		j.TimeLeftS = &v
+	}
+	return j
+}
+
+func (s *Snapshot) encodeJSON(emit func([]byte) error, ls lists) error {
 	type plain Snapshot
 	// The lists are shadowed by empty omitempty fields of the same names: the head holds
 	// every other field, in MarshalJSON's order (the embedded fields first, then sources).
@@ -162,16 +203,14 @@ func (s *Snapshot) EncodeJSON(emit func([]byte) error) error {
 		return err
 	}
 	var buf []byte
-	list := func(name string, n int, elem func(i int) any) error {
+	list := func(name string, each func(put func([]byte) error) error) error {
 		buf = append(append(append(buf[:0], ",\""...), name...), "\":["...)
-		for i := range n {
-			b, err := json.Marshal(elem(i))
-			if err != nil {
-				return err
-			}
-			if i > 0 {
+		first := true
+		err := each(func(b []byte) error {
+			if !first {
 				buf = append(buf, ',')
 			}
+			first = false
 			buf = append(buf, b...)
 			if len(buf) >= 32<<10 {
 				if err := emit(buf); err != nil {
@@ -179,37 +218,42 @@ func (s *Snapshot) EncodeJSON(emit func([]byte) error) error {
 				}
 				buf = buf[:0]
 			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		buf = append(buf, ']')
 		return emit(buf)
 	}
+	of := func(n int, elem func(i int) any) func(put func([]byte) error) error {
+		return func(put func([]byte) error) error {
+			for i := range n {
+				b, err := json.Marshal(elem(i))
+				if err != nil {
+					return err
+				}
+				if err := put(b); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
 	steps := []struct {
 		name string
-		n    int
-		elem func(i int) any
+		each func(put func([]byte) error) error
 	}{
-		{"claims", len(s.Claims), func(i int) any {
-			c := s.Claims[i]
-			j := claimJSON{Claim: c}
-			if !c.LastHeartbeat.IsZero() {
-				v := int64(s.GeneratedAt.Sub(c.LastHeartbeat) / time.Second)
-				j.HeartbeatAgeS = &v
-			}
-			if !c.ExpiresAt.IsZero() {
-				v := int64(c.ExpiresAt.Sub(s.GeneratedAt) / time.Second)
-				j.TimeLeftS = &v
-			}
-			return j
-		}},
-		{"contention", len(s.Contention), func(i int) any { return s.Contention[i] }},
-		{"clarifications", len(s.Clarifications), func(i int) any { return s.Clarifications[i] }},
-		{"orphans", len(s.Orphans), func(i int) any { return s.Orphans[i] }},
-		{"sessions", len(s.Sessions), func(i int) any { return s.Sessions[i] }},
-		{"items", len(s.Items), func(i int) any { return s.Items[i] }},
-		{"activity", len(s.Activity), func(i int) any { return s.Activity[i] }},
+		{"claims", ls.claims},
+		{"contention", of(len(s.Contention), func(i int) any { return s.Contention[i] })},
+		{"clarifications", of(len(s.Clarifications), func(i int) any { return s.Clarifications[i] })},
+		{"orphans", of(len(s.Orphans), func(i int) any { return s.Orphans[i] })},
+		{"sessions", ls.sessions},
+		{"items", ls.items},
+		{"activity", of(len(s.Activity), func(i int) any { return s.Activity[i] })},
 	}
 	for _, st := range steps {
-		if err := list(st.name, st.n, st.elem); err != nil {
+		if err := list(st.name, st.each); err != nil {
 			return err
 		}
 	}

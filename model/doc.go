@@ -14,6 +14,10 @@
 //     Evidence (source, field, value, age);
 //   - Incidents: the snapshot's orphans grouped by root cause (a dead worker's lease and
 //     lock files are one incident), the one grouping every surface shows;
+//   - Stream, the same derivation a page of items at a time for a one-shot read of a large
+//     fleet (`steward status --json`): the lease rows kept encoded (LeaseStore), each page
+//     derived by an engine of its own, its claims and items kept encoded and compressed
+//     until StreamJSON writes the document;
 //   - Engine, the same derivation kept current: a change re-derives only the
 //     items it touches, and a heap of deadlines says when passing time
 //     changes an item's verdict (the live model feeds it and publishes its

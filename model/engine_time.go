@@ -13,27 +13,40 @@ func (e *Engine) deriveSession(id string, now time.Time) {
 	so := e.sessions[id]
 	var vals []*Session
 	if so != nil {
-		s := so.Session
-		out := &Session{SessionID: s.SessionID, Role: s.Role, Profile: s.Profile, PID: s.PID, Host: s.Host, Status: s.Status,
-			Liveness: so.Owner, Live: leaserec.SessionLive(s, leaserec.ProcessState(so.Owner), now), Leases: []string{}}
-		if s.LastHeartbeatAt.OK() {
-			out.LastHeartbeat = s.LastHeartbeatAt.Time
-			if t := s.LastHeartbeatAt.Time.Add(leaserec.SessionHeartbeatStale); t.After(now) {
-				heap.Push(&e.dl, deadline{at: t, key: "s\x00" + id})
-			}
-		}
-		if s.EndedAt.OK() {
-			out.EndedAt = s.EndedAt.Time
-		}
+		var ids []string
 		for l := range e.sessLeases[id].all() {
 			if leaseActive(&e.leases[l].Lease) {
-				out.Leases = append(out.Leases, l)
+				ids = append(ids, l)
 			}
 		}
-		sort.Strings(out.Leases)
+		out, next := sessionOut(so, ids, now)
+		if !next.IsZero() {
+			heap.Push(&e.dl, deadline{at: next, key: "s\x00" + id})
+		}
 		vals = []*Session{out}
 	}
 	e.sessKeys[id] = e.sessOut.replace(e.sessKeys[id], id, vals)
+}
+
+// sessionOut is session so as the snapshot lists it, holding the active leases ids (in any
+// order), and the instant its heartbeat goes stale when that is after now (zero otherwise).
+func sessionOut(so *SessionObs, ids []string, now time.Time) (*Session, time.Time) {
+	s := so.Session
+	out := &Session{SessionID: s.SessionID, Role: s.Role, Profile: s.Profile, PID: s.PID, Host: s.Host, Status: s.Status,
+		Liveness: so.Owner, Live: leaserec.SessionLive(s, leaserec.ProcessState(so.Owner), now), Leases: []string{}}
+	var next time.Time
+	if s.LastHeartbeatAt.OK() {
+		out.LastHeartbeat = s.LastHeartbeatAt.Time
+		if t := s.LastHeartbeatAt.Time.Add(leaserec.SessionHeartbeatStale); t.After(now) {
+			next = t
+		}
+	}
+	if s.EndedAt.OK() {
+		out.EndedAt = s.EndedAt.Time
+	}
+	out.Leases = append(out.Leases, ids...)
+	sort.Strings(out.Leases)
+	return out, next
 }
 
 // Tick marks the units whose deadline passed by now and re-derives them.

@@ -96,9 +96,15 @@ func loadLocks(dir, legacy string, p Probe, now time.Time) ([]model.LockObs, mod
 // LoadDB reads the control-plane DB once through r (leases, sessions, work
 // items, and events past cursor). It returns the new event cursor.
 func LoadDB(ctx context.Context, r leases.Reader, p Probe, cursor int64, now time.Time) (*model.Input, int64, error) {
+	return loadDB(ctx, r, p, cursor, now, leases.ReadOptions{})
+}
+
+// loadDB is LoadDB with the read's options (a stream's lease rows: opt.Leases).
+func loadDB(ctx context.Context, r leases.Reader, p Probe, cursor int64, now time.Time, opt leases.ReadOptions) (
+	*model.Input, int64, error) {
 	t0 := time.Now()
 	in := &model.Input{}
-	s, err := r.Snapshot(ctx, leases.ReadOptions{})
+	s, err := r.Snapshot(ctx, opt)
 	if err != nil {
 		in.DBHealth = model.HealthOf(leases.HealthFromError(err), now, time.Since(t0))
 		return in, cursor, err

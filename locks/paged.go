@@ -47,6 +47,10 @@ func LoadListing(dir string) (*Listing, error) {
 	return l, nil
 }
 
+// NameKey is the item the name of file Names[i] gives by steward's naming convention
+// (false when it gives none): a reader plans the file by it before reading it.
+func (l *Listing) NameKey(i int) (lockrec.Key, bool) { return parseName(l.Names[i]) }
+
 // Read reads the files Names[ix[0]], Names[ix[1]], … as LoadDir does (on up to GOMAXPROCS
 // goroutines) and returns their entries in that order; a file gone since the listing is
 // an entry with Missing set.

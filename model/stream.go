@@ -20,7 +20,7 @@ import (
 // Units read one another in one way only: an item's units under other remote names say
 // whether it is claimed there (unitIn.claimedAs). So a page holds whole groups — the units
 // of one item under every remote name (aliasKey), or a unit that names no item alone —
-// and a lock file is planned into the group its name gives (ParseName). A file whose record
+// and a lock file is planned into the group its name gives (locks.Listing.NameKey). A file whose record
 // names another item than its name is carried to that group's page when it is still to
 // come, or derived in the last page when no plan names its group; when its group was
 // derived already, the stream cannot be kept (ErrReplan) and the caller builds whole.

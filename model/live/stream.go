@@ -150,7 +150,7 @@ func streamLocks(ctx context.Context, ws Workspace, p Probe, now time.Time, st *
 	byGroup := map[string][]int{}
 	var unnamed []int
 	for i, n := range ls.Names {
-		k, ok := locks.ParseName(n)
+		k, ok := ls.NameKey(i)
 		if g := st.PlanLockName(n, k, ok); g != "" {
 			byGroup[g] = append(byGroup[g], i)
 		} else {

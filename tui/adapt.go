@@ -60,7 +60,7 @@ func digest(s *model.Snapshot, cfg digestCfg) *data {
 	if s == nil {
 		return nil
 	}
-	d := &data{Loaded: true, Generated: s.GeneratedAt, Clock: s.Clock, Rows: map[pageID][]row{}}
+	d := &data{Loaded: true, Generated: s.GeneratedAt, Clock: s.Clock, Rows: map[pageID][]*row{}}
 	cfg.at = s.GeneratedAt
 	d.Sources = []health{
 		healthOf("locks", s.Sources.Locks), healthOf("db", s.Sources.DB), healthOf("gitea", s.Sources.Gitea),
@@ -86,10 +86,10 @@ func digest(s *model.Snapshot, cfg digestCfg) *data {
 	d.Rows[pageClaims] = claimRows(cache, s, orphansBy, cfg)
 	cache.orphansBy = orphansBy
 	for _, c := range s.Contention {
-		d.Rows[pageContention] = append(d.Rows[pageContention], contentionRow(c, cfg))
+		d.Rows[pageContention] = append(d.Rows[pageContention], ptrTo(contentionRow(c, cfg)))
 	}
 	for i := range s.Clarifications {
-		d.Rows[pageClarifications] = append(d.Rows[pageClarifications], clarRow(&s.Clarifications[i], cfg))
+		d.Rows[pageClarifications] = append(d.Rows[pageClarifications], ptrTo(clarRow(&s.Clarifications[i], cfg)))
 	}
 	d.Rows[pageSessions], _, _ = digestList(&cache.sessionList, &cache.sessions, s.Sessions, sessionRow)
 	d.hints = map[pageID]rowsHint{pageClaims: cache.claimList.hint(d.Rows[pageClaims]),
@@ -134,17 +134,22 @@ func digest(s *model.Snapshot, cfg digestCfg) *data {
 // claimRows are the claims' rows in attention order (digestList), each with the actions of
 // the orphans that share its lease or lock file: the new rows, and those whose orphans'
 // actions changed since the last digest (all of them when the orphans were rebuilt).
-func claimRows(cache *rowCache, s *model.Snapshot, orphansBy map[string][]actionRef, cfg digestCfg) []row {
+func claimRows(cache *rowCache, s *model.Snapshot, orphansBy map[string][]actionRef, cfg digestCfg) []*row {
 	rows, idx, fresh := digestList(
 		&cache.claimList,
 		&cache.claims,
 		s.Claims,
 		func(c *model.Claim) row { return claimRow(c, cfg) },
 	)
+	// A decorated row is a new row: the one it replaces is the cache's and the previous
+	// digest's, which may be on the screen while this digest runs.
 	decorate := func(j int) {
 		c := s.Claims[idx[j]]
-		rows[j].Actions = claimActions(c, orphansBy)
-		rows[j].Recover = recoverable(rows[j].ItemRef, rows[j].Actions, cfg)
+		x := *rows[j]
+		x.Actions = claimActions(c, orphansBy)
+		x.Recover = recoverable(x.ItemRef, x.Actions, cfg)
+		rows[j] = &x
+		cache.claims[c] = &x
 	}
 	ol := &cache.orphanList
 	switch {

@@ -64,7 +64,7 @@ func (d *data) attributeAsks() {
 			asks[e.Ask.Mark] = e.Ask
 		}
 	}
-	out := make([]row, len(rows))
+	out := make([]*row, len(rows))
 	for i, r := range rows {
 		a := r.Asker
 		a.Session, a.Lease, a.Attempt = "", "", ""
@@ -72,6 +72,8 @@ func (d *data) attributeAsks() {
 			a.Session, a.Lease, a.Attempt = got.Session, got.Lease, got.Attempt
 		}
 		if a != r.Asker && len(r.Cells) > 2 && len(r.Sections) > 0 && len(r.Sections[0].Lines) > 2 {
+			c := *r // the row may be shown still: a new row replaces it
+			r = &c
 			r.Asker = a
 			r.Cells = append([]string(nil), r.Cells...)
 			r.Cells[2] = a.cell()

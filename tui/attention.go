@@ -318,7 +318,7 @@ func sameSet(a, b map[string]bool) bool {
 // attention entry with its age (since it entered its state) and its SLA, ordered by need,
 // then by how far past its SLA (a row that is no attention entry — an unknown outcome — is
 // due from its own time), and the notify command's failure as a finding.
-func (a *attn) inbox(d *data) []row {
+func (a *attn) inbox(d *data) []*row {
 	rows := inbox(d)
 	out := rows[:0]
 	for _, x := range rows {
@@ -335,7 +335,7 @@ func (a *attn) inbox(d *data) []row {
 		out = append(out, x)
 	}
 	if f := a.failed; f != nil {
-		out = append(out, f.row())
+		out = append(out, ptrTo(f.row()))
 	}
 	byAttention(out)
 	return out

@@ -23,6 +23,9 @@ type health struct {
 	Notes []string
 }
 
+// ptrTo returns a pointer to a row of its own.
+func ptrTo(r row) *row { return &r }
+
 // usable reports whether the source answered at all.
 func (h health) usable() bool { return h.State == "ok" || h.State == "degraded" }
 
@@ -176,13 +179,13 @@ type data struct {
 	Clock   model.Clock
 	Sources []health
 	Counts  []count
-	Inbox   []row
-	Rows    map[pageID][]row
+	Inbox   []*row
+	Rows    map[pageID][]*row
 	Events  []event // snapshot events, newest first
 	Buckets []count
 	Loaded  bool
 	routine int     // routine attention items, hidden from the inbox
-	Routine []row   // those items, shown with h
+	Routine []*row  // those items, shown with h
 	Audit   []event // steward's own audit log, newest first
 	merged  []event
 	// AuditTotal and EventsTotal count the whole history when Audit and Events are its
@@ -199,11 +202,11 @@ type data struct {
 }
 
 // inboxRows is the overview's rows: the inbox, and the routine rows when routine is set.
-func (d *data) inboxRows(routine bool) []row {
+func (d *data) inboxRows(routine bool) []*row {
 	if !routine {
 		return d.Inbox
 	}
-	return append(append(make([]row, 0, len(d.Inbox)+len(d.Routine)), d.Inbox...), d.Routine...)
+	return append(append(make([]*row, 0, len(d.Inbox)+len(d.Routine)), d.Inbox...), d.Routine...)
 }
 
 // timeline returns the snapshot's events and the audit log in one list, newest first.

@@ -12,7 +12,7 @@ import (
 
 // sameRows compares two digests' rows of a page: every field that is drawn, searched or
 // acted on, and the detail sections built at the snapshot's time.
-func sameRows(t *testing.T, what string, got, want []row, at time.Time) {
+func sameRows(t *testing.T, what string, got, want []*row, at time.Time) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("%s: %d rows, want %d", what, len(got), len(want))
@@ -63,7 +63,7 @@ func TestRowCacheMatchesFreshDigest(t *testing.T) {
 		}
 	}
 	got := digest(&s2, cfg)
-	var changed row
+	var changed *row
 	for _, r := range got.Rows[pageClaims] {
 		if r.Item == "acme/widgets#102" {
 			changed = r
@@ -72,7 +72,7 @@ func TestRowCacheMatchesFreshDigest(t *testing.T) {
 	if changed.Cells[4] != "reviewing" || len(changed.Actions) != 1 || changed.Recover == nil {
 		t.Fatalf("the changed claim: %v, %d actions, recover %v", changed.Cells, len(changed.Actions), changed.Recover)
 	}
-	var first row
+	var first *row
 	for _, r := range got.Rows[pageClaims] {
 		if r.Item == "acme/widgets#101" {
 			first = r

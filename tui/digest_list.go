@@ -21,7 +21,7 @@ import (
 // row of entries[idx[j]].
 type listState[K comparable] struct {
 	entries []K
-	rows    []row
+	rows    []*row
 	idx     []int32
 	// placed and built count, for the last digest, the rows ordered by comparison (all of
 	// them when the list was sorted whole) and the rows digested anew (not cached).
@@ -76,7 +76,7 @@ func (cw cellWidths) widest() []int {
 
 // placedRow is a row merged into a list, with its place in the snapshot.
 type placedRow struct {
-	row row
+	row *row
 	at  int32
 }
 
@@ -107,7 +107,7 @@ func digestList[K comparable](
 	cache *map[K]*row,
 	entries []K,
 	build func(K) row,
-) (rows []row, idx []int32, fresh []int) {
+) (rows []*row, idx []int32, fresh []int) {
 	st.placed, st.built, st.rebuilt, st.came, st.left, st.from = 0, 0, false, nil, nil, nil
 	st.prev, st.prevN = firstAt(st.rows), len(st.rows)
 	get := func(k K) *row {
@@ -132,12 +132,12 @@ func digestList[K comparable](
 	add := make([]placedRow, len(added))
 	for i, at := range added {
 		r := get(entries[at])
-		add[i] = placedRow{row: *r, at: at}
+		add[i] = placedRow{row: r, at: at}
 		st.widths.add(r, 1)
 		(*cache)[entries[at]] = r
 		st.came = append(st.came, entries[at])
 	}
-	slices.SortFunc(add, func(a, b placedRow) int { return byPlace(&a.row, a.at, &b.row, b.at) })
+	slices.SortFunc(add, func(a, b placedRow) int { return byPlace(a.row, a.at, b.row, b.at) })
 	st.placed = len(add)
 	if len(removed) > 0 {
 		back := make(map[K]bool, len(added))
@@ -153,7 +153,7 @@ func digestList[K comparable](
 		}
 	}
 	// Merge: the kept rows are copied a run at a time; the new ones go in between.
-	rows = make([]row, 0, len(entries))
+	rows = make([]*row, 0, len(entries))
 	idx = make([]int32, 0, len(entries))
 	from := make([]int32, 0, len(entries))
 	run := -1
@@ -168,10 +168,10 @@ func digestList[K comparable](
 		at := newOf[st.idx[j]]
 		if at < 0 {
 			flush(j)
-			st.widths.add(&st.rows[j], -1)
+			st.widths.add(st.rows[j], -1)
 			continue
 		}
-		for a < len(add) && byPlace(&add[a].row, add[a].at, &st.rows[j], at) < 0 {
+		for a < len(add) && byPlace(add[a].row, add[a].at, st.rows[j], at) < 0 {
 			flush(j)
 			fresh = append(fresh, len(idx))
 			rows, idx, from = append(rows, add[a].row), append(idx, add[a].at), append(from, -1)
@@ -193,7 +193,7 @@ func digestList[K comparable](
 }
 
 // rebuild digests every entry (unchanged ones from the cache) and sorts the rows whole.
-func (st *listState[K]) rebuild(cache *map[K]*row, entries []K, get func(K) *row) ([]row, []int32, []int) {
+func (st *listState[K]) rebuild(cache *map[K]*row, entries []K, get func(K) *row) ([]*row, []int32, []int) {
 	next := make(map[K]*row, len(entries))
 	ptr := make([]*row, len(entries))
 	idx := make([]int32, len(entries))
@@ -204,11 +204,11 @@ func (st *listState[K]) rebuild(cache *map[K]*row, entries []K, get func(K) *row
 	}
 	*cache = next
 	slices.SortFunc(idx, func(a, b int32) int { return byPlace(ptr[a], a, ptr[b], b) })
-	rows := make([]row, len(entries))
+	rows := make([]*row, len(entries))
 	fresh := make([]int, len(entries))
 	st.widths = nil
 	for j, at := range idx {
-		rows[j] = *ptr[at]
+		rows[j] = ptr[at]
 		fresh[j] = j
 		st.widths.add(ptr[at], 1)
 	}
@@ -257,7 +257,7 @@ func align[K comparable](prev, next []K, limit int) (newOf []int32, added, remov
 
 // own returns rows to write to: a copy when they are the previous digest's list, which its
 // data still shows.
-func (st *listState[K]) own(rows []row) []row {
+func (st *listState[K]) own(rows []*row) []*row {
 	if len(st.came) > 0 || len(st.left) > 0 || st.rebuilt {
 		return rows // merged or rebuilt for this digest
 	}
@@ -268,7 +268,7 @@ func (st *listState[K]) own(rows []row) []row {
 
 // hint is what the table may reuse of the list the last digest gave (rows): the widest cell
 // of each column, and the rows carried over from the list before it.
-func (st *listState[K]) hint(rows []row) rowsHint {
+func (st *listState[K]) hint(rows []*row) rowsHint {
 	if len(rows) == 0 {
 		return rowsHint{}
 	}
@@ -281,11 +281,11 @@ func (st *listState[K]) hint(rows []row) rowsHint {
 
 // firstAt is the address of a list's first row (0 for an empty list): a list's identity
 // while it is alive, without keeping it alive.
-func firstAt(rows []row) uintptr {
+func firstAt(rows []*row) uintptr {
 	if len(rows) == 0 {
 		return 0
 	}
 	return rowAddr(&rows[0])
 }
 
-func rowAddr(r *row) uintptr { return uintptr(unsafe.Pointer(r)) }
+func rowAddr(r **row) uintptr { return uintptr(unsafe.Pointer(r)) }

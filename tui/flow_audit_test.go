@@ -39,7 +39,7 @@ func activityRow(t *testing.T, r *Root, attempt string) row {
 	t.Helper()
 	for _, x := range r.tabs[pageActivity].list().tbl.rows {
 		if x.Cells[1] == "steward" && strings.Contains(x.Key, attempt) {
-			return x
+			return *x
 		}
 	}
 	t.Fatalf("no Activity row for attempt %s", attempt)

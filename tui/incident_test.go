@@ -67,7 +67,7 @@ func TestInboxOneRowPerDeadWorker(t *testing.T) {
 	}
 }
 
-func titles(rows []row) []string {
+func titles(rows []*row) []string {
 	var out []string
 	for _, r := range rows {
 		out = append(out, r.Title)

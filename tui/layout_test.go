@@ -73,7 +73,7 @@ func TestColumnsTellRowsApart(t *testing.T) {
 			for i, c := range tbl.cols {
 				seen[c.Title] = map[string]bool{}
 				for _, ri := range tbl.view {
-					cell, _ := tbl.cell(&tbl.rows[ri], c, r.env.now)
+					cell, _ := tbl.cell(tbl.rows[ri], c, r.env.now)
 					drawn := tbl.fit(cell, i)
 					if (c.Title == "Item" || c.Title == "Claimant" || c.Title == "Session") && seen[c.Title][drawn] {
 						t.Errorf("%s %q is drawn for two rows", c.Title, drawn)

@@ -84,7 +84,7 @@ func (p *listView) setData(d *data) { p.setRows(d.Rows[p.id], d.hints[p.id]) }
 // setRows gives the list its rows of the current snapshot (hint: what the digest knows of
 // them); the cursor and the detail follow the selected row's identity, and say so when it
 // left. A head whose height changed takes its room from the rows.
-func (p *listView) setRows(rows []row, hint rowsHint) {
+func (p *listView) setRows(rows []*row, hint rowsHint) {
 	p.tbl.hint = hint
 	if gone := p.tbl.setRows(rows); gone != "" {
 		p.gone = gone

@@ -16,8 +16,8 @@ import (
 
 // byAttention orders rows by Rank, then Urgent (zero last), keeping the snapshot's order
 // among equals.
-func byAttention(rows []row) {
-	slices.SortStableFunc(rows, func(a, b row) int {
+func byAttention(rows []*row) {
+	slices.SortStableFunc(rows, func(a, b *row) int {
 		if c := cmp.Compare(a.Rank, b.Rank); c != 0 {
 			return c
 		}

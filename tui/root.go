@@ -50,7 +50,7 @@ func New(opts Options) *Root {
 	opts = opts.withDefaults()
 	r := &Root{opts: opts, raw: rawLocks{got: map[string]string{}}, drafts: map[string]string{}, sending: map[int]string{},
 		width: 80, height: 24}
-	r.env = &shared{now: opts.Now(), data: &data{Rows: map[pageID][]row{}}, keys: *opts.Keys, theme: theme(opts.Theme),
+	r.env = &shared{now: opts.Now(), data: &data{Rows: map[pageID][]*row{}}, keys: *opts.Keys, theme: theme(opts.Theme),
 		light: opts.Theme == "light", ws: opts.ws, knows: coreKnows(opts.Core), raw: r.raw.got}
 	r.dcfg = digestConfig(r.opts)
 	r.attn = newAttn(opts.Attention)

@@ -14,7 +14,7 @@ type table struct {
 	widths  []int
 	prefix  []int // per shown column: the cells of the values' shared prefix (Elide)
 	dropped []string
-	rows    []row
+	rows    []*row
 	view    []int // indices into rows, filtered and sorted
 	cursor  int   // index into view
 	offset  int
@@ -40,7 +40,7 @@ type table struct {
 
 // orderKey names what an order was sorted for.
 type orderKey struct {
-	first *row
+	first **row
 	n     int
 	title string
 	desc  bool
@@ -51,7 +51,7 @@ type orderKey struct {
 // when the list was merged from the one before it (prev, prevN) — the place in that list of
 // each row carried over (from; -1 for a new row; nil: every row at its place).
 type rowsHint struct {
-	first  *row
+	first  **row
 	n      int
 	widest []int
 	prev   uintptr // rowAddr of the list before's first row (the hint does not keep it alive)
@@ -88,7 +88,7 @@ func newTable(cols []column) table {
 // so a key pressed next acts on the row that was looked at. When that row left, the cursor
 // stays at its place, on its neighbour, and setRows returns the row's title. Marks of rows
 // that left are dropped.
-func (t *table) setRows(rows []row) (gone string) {
+func (t *table) setRows(rows []*row) (gone string) {
 	var selKey, selID, selTitle string
 	if r := t.selected(); r != nil {
 		selKey, selID, selTitle = r.Key, r.ID, r.Title
@@ -183,7 +183,7 @@ func (t *table) sorter() (func(a, b int) int, orderKey) {
 		k.first = &t.rows[0]
 	}
 	return func(a, b int) int {
-		c := less(&t.rows[a], &t.rows[b])
+		c := less(t.rows[a], t.rows[b])
 		if desc {
 			c = -c
 		}
@@ -311,7 +311,7 @@ func (t *table) selected() *row {
 	if t.cursor < 0 || t.cursor >= len(t.view) {
 		return nil
 	}
-	return &t.rows[t.view[t.cursor]]
+	return t.rows[t.view[t.cursor]]
 }
 
 func (t *table) move(d int) { t.moveTo(t.cursor + d) }
@@ -366,7 +366,7 @@ func (t *table) marked() (shown []*row, hidden int) {
 	in := map[string]bool{}
 	for _, ri := range t.view {
 		if t.marks[t.rows[ri].ID] {
-			shown = append(shown, &t.rows[ri])
+			shown = append(shown, t.rows[ri])
 			in[t.rows[ri].ID] = true
 		}
 	}

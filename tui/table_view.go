@@ -26,7 +26,7 @@ func (t *table) View(now time.Time) string {
 	}
 	end := min(t.offset+t.height, len(t.view))
 	for vi := t.offset; vi < end; vi++ {
-		r := &t.rows[t.view[vi]]
+		r := t.rows[t.view[vi]]
 		b.WriteByte('\n')
 		b.WriteString(t.renderRow(r, vi == t.cursor, now))
 	}

@@ -86,9 +86,9 @@ func (v *activityView) window() []string {
 // attempts whose outcome is unknown carry Verify and Resolve by hand. Unless heartbeats is
 // set, heartbeat events are folded into one row per item with their count (nFolded counts
 // them).
-func activityRows(d *data, knows func(string) bool, heartbeats bool) (rows []row, nFolded int) {
+func activityRows(d *data, knows func(string) bool, heartbeats bool) (rows []*row, nFolded int) {
 	tl := d.timeline()
-	rows = make([]row, 0, len(tl))
+	rows = make([]*row, 0, len(tl))
 	folded := map[string]int{} // item → index of its heartbeat row
 	for i := range tl {
 		e := &tl[i]
@@ -143,7 +143,7 @@ func activityRows(d *data, knows func(string) bool, heartbeats bool) (rows []row
 		if e.wsIndex > 0 {
 			r = inWorkspace(r, e.wsIndex-1, e.Workspace, pageActivity)
 		}
-		rows = append(rows, r)
+		rows = append(rows, &r)
 	}
 	return rows, nFolded
 }

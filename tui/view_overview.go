@@ -119,8 +119,8 @@ func (v *overviewView) headView() string {
 // origin's row — the same actions, detail and keys — with the origin's view and key, so
 // that a offers exactly what the row's own view offers and > goes there. An unreadable or
 // incomplete lock file is never routine.
-func inbox(d *data) []row {
-	var rows, routine []row
+func inbox(d *data) []*row {
+	var rows, routine []*row
 	add := func(class, area, what string, origin *row, page pageID) {
 		r := row{Class: class}
 		if origin != nil {
@@ -144,9 +144,9 @@ func inbox(d *data) []row {
 		r.Title = firstNonEmpty(r.Title, what)
 		r.finish()
 		if class == "routine" {
-			routine = append(routine, r)
+			routine = append(routine, &r)
 		} else {
-			rows = append(rows, r)
+			rows = append(rows, &r)
 		}
 	}
 	for _, h := range d.Sources {
@@ -162,7 +162,7 @@ func inbox(d *data) []row {
 	}
 	acts, _ := activityRows(&data{merged: d.Audit}, nil, true)
 	for i := range acts {
-		a := &acts[i]
+		a := acts[i]
 		if a.Unsettled != nil {
 			add(
 				"human-required",
@@ -174,7 +174,7 @@ func inbox(d *data) []row {
 		}
 	}
 	for i := range d.Rows[pageContention] {
-		r := &d.Rows[pageContention][i]
+		r := d.Rows[pageContention][i]
 		class := "human-required"
 		if r.Class == "routine" {
 			class = "routine"
@@ -186,7 +186,7 @@ func inbox(d *data) []row {
 		add(class, "contention", what, r, pageContention)
 	}
 	for i := range d.Rows[pageClarifications] {
-		r := &d.Rows[pageClarifications][i]
+		r := d.Rows[pageClarifications][i]
 		add("human-required", "clarification", "asks: "+r.Cells[1], r, pageClarifications)
 	}
 	partOf := map[string]int{}
@@ -197,7 +197,7 @@ func inbox(d *data) []row {
 	}
 	parts := make([][]*row, len(d.incidents))
 	for i := range d.Rows[pageOrphans] {
-		r := &d.Rows[pageOrphans][i]
+		r := d.Rows[pageOrphans][i]
 		if g, ok := partOf[r.Key]; ok {
 			parts[g] = append(parts[g], r)
 			continue
@@ -215,7 +215,7 @@ func inbox(d *data) []row {
 		}
 		r, what, itemCell := g.row(parts[i])
 		add("operator", "worker", what, &r, pageOrphans)
-		x := &rows[len(rows)-1]
+		x := rows[len(rows)-1]
 		x.Origin.key = parts[i][0].Key
 		x.Cells[2] = itemCell
 		x.finish()

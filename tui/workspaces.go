@@ -191,7 +191,7 @@ type multi struct {
 type wsSeen struct {
 	data  *data
 	inbox int
-	first *row
+	first **row
 }
 
 // newMulti builds the workbench over ws, showing ws[start] first (len(ws): the all view).

@@ -64,7 +64,7 @@ func inWorkspace(r row, i int, ws string, page pageID) row {
 // its name. A source is usable when it is in some workspace; its state is the worst of them,
 // its reason each workspace's that is not ok. The snapshot's time is the oldest workspace's.
 func mergeAll(names []string, ds []*data) *data {
-	out := &data{Rows: map[pageID][]row{}}
+	out := &data{Rows: map[pageID][]*row{}}
 	counts, buckets, srcs := map[string]int{}, map[string]int{}, map[string]int{}
 	var evTotal, auTotal int
 	for i, d := range ds {
@@ -78,14 +78,14 @@ func mergeAll(names []string, ds []*data) *data {
 		out.Loaded = true
 		for id, rows := range d.Rows {
 			for _, r := range rows {
-				out.Rows[id] = append(out.Rows[id], inWorkspace(r, i, ws, id))
+				out.Rows[id] = append(out.Rows[id], ptrTo(inWorkspace(*r, i, ws, id)))
 			}
 		}
 		for _, r := range d.Inbox {
-			out.Inbox = append(out.Inbox, inWorkspace(r, i, ws, pageOverview))
+			out.Inbox = append(out.Inbox, ptrTo(inWorkspace(*r, i, ws, pageOverview)))
 		}
 		for _, r := range d.Routine {
-			out.Routine = append(out.Routine, inWorkspace(r, i, ws, pageOverview))
+			out.Routine = append(out.Routine, ptrTo(inWorkspace(*r, i, ws, pageOverview)))
 		}
 		out.routine += d.routine
 		for _, e := range d.Events {

@@ -54,6 +54,8 @@ type fixture struct {
 	clock *clock
 	core  *Core
 	repo  *fakegitea.Repo
+	// fake is the in-process Gitea itself (withGitea), for its faults.
+	fake *fakegitea.Server
 	// giteaURL is the in-process Gitea's address (withGitea), for child processes.
 	giteaURL string
 	// pg is set when the control-plane DB is PostgreSQL, whose transitions judge by the
@@ -130,7 +132,7 @@ func (f *fixture) withGitea() {
 	f.t.Cleanup(srv.Close)
 	fake.SetBaseURL(srv.URL)
 	fake.AddUser("maint", testToken)
-	f.repo = fake.CreateRepo("acme", "widgets")
+	f.fake, f.repo = fake, fake.CreateRepo("acme", "widgets")
 	f.giteaURL = srv.URL
 	f.repo.CreateLabel("status:blocked-pending-clarification", "d93f0b")
 	cl, err := gitea.New(gitea.Config{Login: gitea.Login{URL: srv.URL, Token: gitea.NewToken(testToken)}, Owner: "acme", Repo: "widgets", RequestTimeout: 5 * time.Second})

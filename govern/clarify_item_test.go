@@ -1,0 +1,214 @@
+package govern
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"steward/govern/actionid"
+)
+
+// answerComments counts the answers steward posted on item n.
+func (f *fixture) answerComments(n int64) int {
+	f.t.Helper()
+	found, _, err := f.ws.Gitea.FindCommentWithMarker(context.Background(), n, "steward:answer")
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if found {
+		return 1
+	}
+	return 0
+}
+
+// TestClarifyActsOnlyInTheConfiguredRepository: a clarification names its item by org, repo
+// and number, and steward's Gitea login serves one repository. An item of another org or
+// repository is refused invalid_request, naming the configured one, and nothing is posted —
+// never the answer on the configured repository's item of the same number. An empty org or
+// repository means the configured one, compared as Gitea does (case-insensitive, spaces
+// trimmed). Number 0 names no item: refused invalid_request, not looked up.
+func TestClarifyActsOnlyInTheConfiguredRepository(t *testing.T) {
+	f := newFixture(t, RoleOperator)
+	f.withGitea()
+	for _, c := range []struct {
+		name      string
+		org, repo string
+		number    func(n int64) int64
+		refused   string // a part of the refusal; "" when the answer is posted
+	}{
+		{name: "the configured repository", org: "acme", repo: "widgets"},
+		{name: "org and repo left out", org: "", repo: ""},
+		{name: "org left out", org: "", repo: "widgets"},
+		{name: "repo left out", org: "acme", repo: ""},
+		{name: "another spelling", org: " ACME ", repo: "Widgets"},
+		{name: "another org", org: "other", repo: "widgets", refused: "the configured repository acme/widgets"},
+		{name: "another org, repo left out", org: "other", repo: "", refused: "the configured repository acme/widgets"},
+		{name: "another repo", org: "acme", repo: "gadgets", refused: "the configured repository acme/widgets"},
+		{name: "another repo, org left out", org: "", repo: "gadgets", refused: "the configured repository acme/widgets"},
+		{name: "number 0", org: "acme", repo: "widgets", number: func(int64) int64 { return 0 }, refused: "name the issue"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			n := f.markedIssue()
+			num := n
+			if c.number != nil {
+				num = c.number(n)
+			}
+			it := &Item{Remote: "origin", Org: c.org, Repo: c.repo, Kind: "issue", Number: num}
+			_, out, err := f.core.Run(context.Background(), Request{Action: actionid.Answer, Target: Target{Item: it},
+				Params: AnswerParams{Body: "Use the v2 API."}}, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			is, err := f.ws.Gitea.GetIssue(context.Background(), n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.refused != "" {
+				if out.Result != ResultRefused || out.Code != CodeInvalidRequest || !strings.Contains(out.Message, c.refused) {
+					t.Errorf("answer to %s: %s %s %q, want refused %s naming %q", it, out.Result, out.Code, out.Message,
+						CodeInvalidRequest, c.refused)
+				}
+				if f.answerComments(n) != 0 || !is.HasLabel("status:blocked-pending-clarification") {
+					t.Errorf("the refused answer changed acme/widgets#%d: labels %v", n, is.Labels)
+				}
+				return
+			}
+			if out.Result != ResultSucceeded {
+				t.Fatalf("answer to %s: %+v", it, out)
+			}
+			if f.answerComments(n) != 1 || is.HasLabel("status:blocked-pending-clarification") {
+				t.Errorf("the answer to %s did not land on acme/widgets#%d: labels %v", it, n, is.Labels)
+			}
+		})
+	}
+}
+
+// TestClarifyOnAPullRequestReadsItsHead: a clarification of a pull request is fenced by its
+// head, so it reads the head first. When the head cannot be read, asking or answering on a
+// pull request is refused source_unavailable, naming the head — while on an issue, which has
+// no head, neither needs it. Once the head reads, the answer's preview names it as a fence.
+func TestClarifyOnAPullRequestReadsItsHead(t *testing.T) {
+	for _, action := range []string{actionid.Ask, actionid.Answer} {
+		for _, kind := range []string{"issue", "pr"} {
+			t.Run(action+" on "+kind, func(t *testing.T) {
+				f := newFixture(t, RoleOperator)
+				f.withGitea()
+				var n int64
+				var sha string
+				if kind == "pr" {
+					sha = f.repo.CreateBranch("fix-api")
+					n = f.repo.CreatePR("worker", "Use the v2 API", "fix-api", "main")
+				} else {
+					n = f.repo.CreateIssue("maint", "Which API?", "body")
+				}
+				it := &Item{Remote: "origin", Org: "acme", Repo: "widgets", Kind: kind, Number: n}
+				req := Request{Action: action, Target: Target{Item: it}, Params: AnswerParams{Body: "Use the v2 API."}}
+				if action == actionid.Ask {
+					_, out, err := f.core.Run(context.Background(), Request{Action: actionid.Claim,
+						Target: Target{Item: it, Session: "s1"},
+						Params: ClaimParams{PID: strconv.Itoa(os.Getpid()), Role: "author", Username: "bot-s1"}}, "")
+					if err != nil || out.Result != ResultSucceeded {
+						t.Fatalf("claim of %s: %+v %v", it, out, err)
+					}
+					req = Request{Action: actionid.Ask, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"},
+						Params: AskParams{Question: "Which API?"}}
+				} else {
+					f.repo.AddComment("worker", n, "Should this use the v2 API?")
+					f.repo.AddLabel("worker", n, "status:blocked-pending-clarification")
+				}
+				pulls := "/pulls/" + strconv.FormatInt(n, 10)
+				f.fake.SetFault(func(r *http.Request) int {
+					if strings.HasSuffix(r.URL.Path, pulls) {
+						return http.StatusInternalServerError
+					}
+					return 0
+				})
+				before := f.state()
+				pv, err := f.core.Preview(context.Background(), req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if f.state() != before {
+					t.Fatal("the preview wrote something")
+				}
+				if kind == "issue" {
+					if !pv.Allowed {
+						t.Fatalf("%s on an issue while pull requests cannot be read: %+v", action, pv.Refusal)
+					}
+					return
+				}
+				if pv.Allowed || pv.Refusal == nil || pv.Refusal.Code != CodeSourceUnavailable ||
+					!strings.Contains(pv.Refusal.Message, "head could not be read") {
+					t.Fatalf("%s on a pull request whose head cannot be read: allowed %v, %+v; want refused %s naming the head",
+						action, pv.Allowed, pv.Refusal, CodeSourceUnavailable)
+				}
+				f.fake.SetFault(nil)
+				pv, err = f.core.Preview(context.Background(), req)
+				if err != nil || !pv.Allowed {
+					t.Fatalf("%s on a pull request whose head reads: %+v %v", action, pv.Refusal, err)
+				}
+				if action == actionid.Answer && !strings.Contains(strings.Join(pv.Fences, "\n"), "pull request head is still "+sha) {
+					t.Errorf("the answer's fences do not name the head %s: %q", sha, pv.Fences)
+				}
+			})
+		}
+	}
+}
+
+// TestAnswerNamesTheMarkerRound: an answer is bound to the marker round it answers — the
+// timeline event that last added the marker label — and its preview says which (a fence, and
+// the evidence the intent records for its verification). An item whose timeline shows no
+// such event names no round ("none"), never an event id Gitea does not have.
+func TestAnswerNamesTheMarkerRound(t *testing.T) {
+	f := newFixture(t, RoleOperator)
+	f.withGitea()
+	ctx := context.Background()
+	marked := f.markedIssue()
+	f.repo.RemoveLabel("maint", marked, "status:blocked-pending-clarification")
+	f.repo.AddLabel("worker", marked, "status:blocked-pending-clarification")
+	th, err := f.ws.Gitea.Thread(ctx, marked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var round int64
+	for _, e := range th.Labels {
+		if e.Label == "status:blocked-pending-clarification" && e.Added {
+			round = e.ID // the last addition: the timeline is oldest first
+		}
+	}
+	if round <= 0 {
+		t.Fatalf("no marker addition in the timeline of #%d: %+v", marked, th.Labels)
+	}
+	unmarked := f.repo.CreateIssue("maint", "plain", "body")
+	f.repo.AddComment("worker", unmarked, "Should this use the v2 API?")
+	for _, c := range []struct {
+		n       int64
+		round   string
+		refused string
+	}{
+		{marked, strconv.FormatInt(round, 10), ""},
+		{unmarked, "none", "not_marked"},
+	} {
+		pv, err := f.core.Preview(ctx, Request{Action: actionid.Answer, Target: Target{Item: item(c.n)},
+			Params: AnswerParams{Body: "Use the v2 API."}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		code := ""
+		if pv.Refusal != nil {
+			code = pv.Refusal.Code
+		}
+		if code != c.refused {
+			t.Errorf("#%d: refusal %q, want %q", c.n, code, c.refused)
+		}
+		fence, ev := "asked in marker round "+c.round, "marker round "+c.round
+		if !slices.ContainsFunc(pv.Fences, func(s string) bool { return strings.HasSuffix(s, fence) }) ||
+			!slices.Contains(pv.Evidence, ev) {
+			t.Errorf("#%d: fences %q and evidence %q, want the round %s", c.n, pv.Fences, pv.Evidence, c.round)
+		}
+	}
+}

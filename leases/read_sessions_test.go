@@ -1,6 +1,7 @@
 package leases_test
 
 import (
+	"context"
 	"slices"
 	"testing"
 	"time"
@@ -62,5 +63,58 @@ func TestSnapshotBoundsEndedSessions(t *testing.T) {
 	s := snapshotOpt(t, path, leases.ReadOptions{RecentEnded: -1})
 	if len(s.Sessions) != len(ss) || s.SessionsOmitted != 0 {
 		t.Fatalf("no status column: %d sessions, %d omitted", len(s.Sessions), s.SessionsOmitted)
+	}
+}
+
+// TestSnapshotKeepsTheMostRecentByCreation: the recent ended sessions and terminal leases a
+// read keeps are the most recently created ones — by their row order on SQLite, by
+// started_at and created_at on PostgreSQL (which has no rowid) — never the ones whose ids
+// sort last. The ids here sort against their creation order.
+func TestSnapshotKeepsTheMostRecentByCreation(t *testing.T) {
+	t.Parallel()
+	at := func(h int) string { return leaserec.FormatTime(now.Add(time.Duration(h) * time.Hour)) }
+	ss := []leasestest.Session{ // inserted in the order they started
+		{SessionID: "s-live", Status: "active", StartedAt: at(-4)},
+		{SessionID: "s-c", Status: "ended", StartedAt: at(-3)},
+		{SessionID: "s-b", Status: "ended", StartedAt: at(-2)},
+		{SessionID: "s-a", Status: "ended", StartedAt: at(-1)},
+	}
+	var ls []leasestest.Lease
+	for i, id := range []string{"l-c", "l-b", "l-a"} { // inserted in the order they were created
+		ls = append(ls, leasestest.Lease{LeaseID: id, SessionID: "s-live", Work: leasestest.Work(leaserec.KindIssue, int64(i+1)),
+			Status: leaserec.StatusReleased, CreatedAt: at(i - 3), ExpiresAt: at(i - 2)})
+	}
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			tg := leases.Target{Loc: leasestest.NewDB(t, ss, ls)}
+			if backend == "postgres" {
+				tg, _ = newPG(t)
+				leasestest.Insert(t, tg.Loc, ss, ls)
+			}
+			r, err := leases.OpenReader(tg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			s, err := r.Snapshot(context.Background(), leases.ReadOptions{RecentEnded: 2, RecentTerminal: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sessions, held []string
+			for _, x := range s.Sessions {
+				sessions = append(sessions, x.SessionID)
+			}
+			for _, l := range s.Leases {
+				held = append(held, l.LeaseID)
+			}
+			// Sessions in the order they started; terminal leases the most recent first.
+			if want := []string{"s-live", "s-b", "s-a"}; !slices.Equal(sessions, want) || s.SessionsOmitted != 1 {
+				t.Errorf("sessions %v omitted %d, want %v omitted 1", sessions, s.SessionsOmitted, want)
+			}
+			if want := []string{"l-a", "l-b"}; !slices.Equal(held, want) {
+				t.Errorf("terminal leases %v, want %v", held, want)
+			}
+		})
 	}
 }

@@ -90,7 +90,8 @@ func TestClarifyActsOnlyInTheConfiguredRepository(t *testing.T) {
 // TestClarifyOnAPullRequestReadsItsHead: a clarification of a pull request is fenced by its
 // head, so it reads the head first. When the head cannot be read, asking or answering on a
 // pull request is refused source_unavailable, naming the head — while on an issue, which has
-// no head, neither needs it. Once the head reads, the answer's preview names it as a fence.
+// no head, neither needs it (nor names a head among its fences). Once the head reads, the
+// answer's preview names it as a fence.
 func TestClarifyOnAPullRequestReadsItsHead(t *testing.T) {
 	for _, action := range []string{actionid.Ask, actionid.Answer} {
 		for _, kind := range []string{"issue", "pr"} {
@@ -138,6 +139,9 @@ func TestClarifyOnAPullRequestReadsItsHead(t *testing.T) {
 				if kind == "issue" {
 					if !pv.Allowed {
 						t.Fatalf("%s on an issue while pull requests cannot be read: %+v", action, pv.Refusal)
+					}
+					if fences := strings.Join(pv.Fences, "\n"); strings.Contains(fences, "head") {
+						t.Errorf("the %s on an issue is fenced by a head: %q", action, pv.Fences)
 					}
 					return
 				}
@@ -210,5 +214,54 @@ func TestAnswerNamesTheMarkerRound(t *testing.T) {
 			!slices.Contains(pv.Evidence, ev) {
 			t.Errorf("#%d: fences %q and evidence %q, want the round %s", c.n, pv.Fences, pv.Evidence, c.round)
 		}
+	}
+}
+
+// TestAnswerToTheQuestionItRead: an answer may name the question comment its author read;
+// when the item asks something else by then, the answer is refused question_changed and
+// nothing is posted — but an answer to the question still asked lands. An item no longer
+// marked is refused not_marked first, whatever question the answer names.
+func TestAnswerToTheQuestionItRead(t *testing.T) {
+	f := newFixture(t, RoleOperator)
+	f.withGitea()
+	for _, c := range []struct {
+		name    string
+		marked  bool
+		seen    func(question, earlier int64) string
+		refused string
+	}{
+		{"names no question", true, func(_, _ int64) string { return "" }, ""},
+		{"names the question still asked", true, func(q, _ int64) string { return strconv.FormatInt(q, 10) }, ""},
+		{"names an earlier question", true, func(_, e int64) string { return strconv.FormatInt(e, 10) }, "question_changed"},
+		{"names the issue body", true, func(_, _ int64) string { return "body" }, "question_changed"},
+		{"unmarked, names an earlier question", false, func(_, e int64) string { return strconv.FormatInt(e, 10) },
+			"not_marked"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			// The worker asked, then asked again before marking the item: the question is the
+			// last one.
+			n := f.repo.CreateIssue("maint", "Which API?", "body")
+			earlier := f.repo.AddComment("worker", n, "Should this use the v1 API?")
+			q := f.repo.AddComment("worker", n, "Should this use the v2 API?")
+			if c.marked {
+				f.repo.AddLabel("worker", n, "status:blocked-pending-clarification")
+			}
+			_, out, err := f.core.Run(context.Background(), Request{Action: actionid.Answer, Target: Target{Item: item(n)},
+				Params: AnswerParams{Body: "Use the v2 API.", QuestionComment: c.seen(q, earlier)}}, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := ResultSucceeded
+			if c.refused != "" {
+				want = ResultRefused
+			}
+			if out.Result != want || out.Code != c.refused {
+				t.Fatalf("answer naming question %q (asked: %d): %s %s %q, want %s %q", c.seen(q, earlier), q, out.Result, out.Code,
+					out.Message, want, c.refused)
+			}
+			if posted := f.answerComments(n); posted != map[bool]int{true: 1, false: 0}[c.refused == ""] {
+				t.Errorf("%d answers posted", posted)
+			}
+		})
 	}
 }

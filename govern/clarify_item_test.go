@@ -265,3 +265,41 @@ func TestAnswerToTheQuestionItRead(t *testing.T) {
 		})
 	}
 }
+
+// TestClarifyTextAtItsLimit: a question or an answer of exactly maxBody bytes (64 KiB) is
+// posted whole; the limit refuses only what is longer.
+func TestClarifyTextAtItsLimit(t *testing.T) {
+	text := strings.Repeat("x", maxBody)
+	for _, action := range []string{actionid.Ask, actionid.Answer} {
+		t.Run(action, func(t *testing.T) {
+			f := newFixture(t, RoleOperator)
+			f.withGitea()
+			var req Request
+			var n int64
+			if action == actionid.Ask {
+				n = f.repo.CreateIssue("maint", "unclear", "body")
+				out := f.claim("s1", n)
+				req = Request{Action: actionid.Ask, Target: Target{LeaseID: out.Detail["lease_id"], Session: "s1"},
+					Params: AskParams{Question: text}}
+			} else {
+				n = f.markedIssue()
+				req = Request{Action: actionid.Answer, Target: Target{Item: item(n)}, Params: AnswerParams{Body: text}}
+			}
+			_, out, err := f.core.Run(context.Background(), req, "")
+			if err != nil || out.Result != ResultSucceeded {
+				t.Fatalf("%s of %d bytes: %s %s %q %v", action, len(text), out.Result, out.Code, out.Message, err)
+			}
+			th, err := f.ws.Gitea.Thread(context.Background(), n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			whole := false
+			for _, c := range th.Comments {
+				whole = whole || strings.HasPrefix(c.Body, text)
+			}
+			if !whole {
+				t.Errorf("no comment on #%d carries the %d bytes whole", n, len(text))
+			}
+		})
+	}
+}

@@ -96,7 +96,9 @@ func TestDegradedSchemas(t *testing.T) {
 		check   func(*leases.Snapshot) bool
 	}{
 		{"missing enrichment column", []string{"ALTER TABLE leases DROP COLUMN owner_host"},
-			func(s *leases.Snapshot) leaserec.Health { return s.LeasesHealth }, leaserec.HealthOK, "leases.owner_host",
+			// The note says what the absence costs.
+			func(s *leases.Snapshot) leaserec.Health { return s.LeasesHealth }, leaserec.HealthOK,
+			"column leases.owner_host is absent: leases are judged on the DB's host",
 			func(s *leases.Snapshot) bool { return len(s.Leases) == 2 }},
 		{"missing key column", []string{"ALTER TABLE sessions DROP COLUMN status"},
 			func(s *leases.Snapshot) leaserec.Health { return s.SessionsHealth }, leaserec.HealthDegraded, "sessions.status",

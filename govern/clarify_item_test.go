@@ -303,3 +303,31 @@ func TestClarifyTextAtItsLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestAskAnswersWithItsClarification: a worker's question, once posted, labelled and its
+// claim released, answers with what the worker polls by — the clarification id its question
+// comment carries, that comment's id, the marker label — and with what its release did (the
+// lease released, its lock archived).
+func TestAskAnswersWithItsClarification(t *testing.T) {
+	f := newFixture(t, RoleOperator)
+	f.withGitea()
+	n := f.repo.CreateIssue("maint", "unclear", "body")
+	lease := f.claim("s1", n).Detail["lease_id"]
+	_, out, err := f.core.Run(context.Background(), Request{Action: actionid.Ask, Target: Target{LeaseID: lease, Session: "s1"},
+		Params: AskParams{Question: "Which API?"}}, "")
+	if err != nil || out.Result != ResultSucceeded {
+		t.Fatalf("ask: %+v %v", out, err)
+	}
+	id := out.Detail["clarification_id"]
+	found, c, err := f.ws.Gitea.FindCommentWithMarker(context.Background(), n, askMarker(id))
+	if id == "" || err != nil || !found || strconv.FormatInt(c.ID, 10) != out.Detail["question_comment_id"] {
+		t.Errorf("detail %v: the question comment carrying clarification %q: found %v %+v %v", out.Detail, id, found, c, err)
+	}
+	if out.Detail["marker_label"] != "status:blocked-pending-clarification" || out.Detail["lease_id"] != lease ||
+		out.Detail["archived_as"] == "" {
+		t.Errorf("detail %v: want the marker label, lease %s and where its lock was archived", out.Detail, lease)
+	}
+	if len(out.Effects) < 2 || !strings.HasPrefix(out.Effects[0], "question posted on") {
+		t.Errorf("effects %q", out.Effects)
+	}
+}

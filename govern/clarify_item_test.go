@@ -331,3 +331,80 @@ func TestAskAnswersWithItsClarification(t *testing.T) {
 		t.Errorf("effects %q", out.Effects)
 	}
 }
+
+// TestRelabelRefusesAMarkerAlreadyOn: re-adding a clarification marker the item carries
+// already changes nothing: refused nothing_to_do, and nothing is added.
+func TestRelabelRefusesAMarkerAlreadyOn(t *testing.T) {
+	f := newFixture(t, RoleOperator)
+	f.withGitea()
+	n := f.markedIssue()
+	before, err := f.ws.Gitea.Thread(context.Background(), n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, out, err := f.core.Run(context.Background(), Request{Action: actionid.Relabel, Target: Target{Item: item(n)},
+		Params: RelabelParams{Label: "status:blocked-pending-clarification"}}, "")
+	if err != nil || out.Result != ResultRefused || out.Code != "nothing_to_do" {
+		t.Fatalf("relabel of a marker already on: %+v %v, want refused nothing_to_do", out, err)
+	}
+	after, err := f.ws.Gitea.Thread(context.Background(), n)
+	if err != nil || len(after.Labels) != len(before.Labels) {
+		t.Errorf("label events %d before, %d after %v", len(before.Labels), len(after.Labels), err)
+	}
+}
+
+// TestVerifyRelabel: an interrupted relabel is settled from the item's label events: an
+// addition of the marker by steward's own login after the last label event its preview saw
+// proves it succeeded; an addition its preview had seen already, or of another label,
+// proves nothing — it failed.
+func TestVerifyRelabel(t *testing.T) {
+	f := newFixture(t, RoleOperator)
+	f.withGitea()
+	ctx := context.Background()
+	const marker = "status:blocked-pending-clarification"
+	f.repo.CreateLabel("triage", "ffffff")
+	n := f.repo.CreateIssue("maint", "Which API?", "body")
+	f.repo.AddComment("worker", n, "Should this use the v2 API?")
+	f.repo.AddLabel("worker", n, marker)
+	if _, out, err := f.core.Run(ctx, Request{Action: actionid.Answer, Target: Target{Item: item(n)},
+		Params: AnswerParams{Body: "Use the v2 API."}}, ""); err != nil || out.Result != ResultSucceeded {
+		t.Fatalf("answer: %+v %v", out, err)
+	}
+	_, out, err := f.core.Run(ctx, Request{Action: actionid.Relabel, Target: Target{Item: item(n)},
+		Params: RelabelParams{Label: marker}}, "")
+	if err != nil || out.Result != ResultSucceeded {
+		t.Fatalf("relabel: %+v %v", out, err)
+	}
+	var intent Record
+	for _, r := range f.records() {
+		if r.Attempt == out.Attempt && r.Kind == KindIntent {
+			intent = r
+		}
+	}
+	th, err := f.ws.Gitea.Thread(ctx, n)
+	if err != nil || len(th.Labels) == 0 {
+		t.Fatalf("label events %+v %v", th.Labels, err)
+	}
+	added := th.Labels[len(th.Labels)-1].ID // the relabel's own addition
+	seen := func(since int64, label string) Record {
+		r := intent
+		r.Attempt, r.Evidence = "att-"+strconv.FormatInt(since, 10)+label, []string{lastLabelEvent +
+			strconv.FormatInt(since, 10), relabelEvidence + label}
+		return r
+	}
+	f.repo.AddLabel("maint", n, "triage") // steward's login adds another label later
+	for _, c := range []struct {
+		name   string
+		intent Record
+		want   Result
+	}{
+		{"the relabel that added the marker", intent, ResultSucceeded},
+		{"a relabel whose preview saw that addition", seen(added, marker), ResultFailed},
+		{"a relabel of a label nobody added after its preview", seen(added, "status:needs-info"), ResultFailed},
+	} {
+		res, ev, ok := relabel{}.verify(ctx, f.core, c.intent)
+		if !ok || res != c.want {
+			t.Errorf("%s: %s %v settled=%v, want %s", c.name, res, ev, ok, c.want)
+		}
+	}
+}

@@ -5,27 +5,34 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"steward/govern/actionid"
+	"steward/leases/leasestest"
 )
 
 // TestLeasePreviewNamesItsWorkItem: a lease action's preview names the lease's work item
-// among its evidence and says which of the item's lock files remain. A lease whose work item
-// the DB no longer has (its row gone) names none — no "#0" item, and no lock lookup for it:
-// here the lock directory is unreadable, and the preview of that lease does not report it.
+// among its evidence and says what remains once the lease ends: the item's lock files and
+// the lease's worktree, untouched. A lease whose work item the DB no longer has (its row
+// gone) names none — no "#0" item, and no lock lookup for it: here the lock directory is
+// unreadable, and the preview of that lease does not report it — nor a worktree it has not.
 func TestLeasePreviewNamesItsWorkItem(t *testing.T) {
 	for _, c := range []struct {
 		name     string
 		orphan   bool
-		evidence string // "" when no evidence line may name a work item
-		remains  string // "" when no effect may speak of lock files
+		worktree string
+		evidence string   // "" when no evidence line may name a work item
+		remains  []string // none: no effect may speak of lock files or a worktree
 	}{
-		{"a lease on an item", false, "work item acme/widgets#5", "the lock directory could not be read"},
-		{"a lease whose item is gone", true, "", ""},
+		{"a lease on an item", false, "/w/issue-5", "work item acme/widgets#5",
+			[]string{"the lock directory could not be read", "remains: the worktree /w/issue-5 is not touched"}},
+		{"a lease whose item is gone", true, "", "", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := newFixture(t, RoleOperator)
-			f.expiredLease("L1", 5)
+			f.insert(leasestest.Lease{LeaseID: "L1", SessionID: "s-L1", Role: "author", TaskClass: "author_issue_work",
+				Work: work(5), CreatedAt: ts(-20 * time.Minute), ExpiresAt: ts(-5 * time.Minute),
+				OwnerPID: int64(os.Getpid()), OwnerHost: f.host(), WorktreePath: c.worktree})
 			if c.orphan {
 				f.exec(`DELETE FROM work_items`)
 			}
@@ -50,9 +57,32 @@ func TestLeasePreviewNamesItsWorkItem(t *testing.T) {
 				t.Errorf("evidence naming a work item %q, want %q", items, c.evidence)
 			}
 			effects := strings.Join(pv.Effects, "\n")
-			if c.remains == "" && strings.Contains(effects, "lock") || !strings.Contains(effects, c.remains) {
-				t.Errorf("effects %q, want %q", pv.Effects, c.remains)
+			if len(c.remains) == 0 && (strings.Contains(effects, "lock") || strings.Contains(effects, "worktree")) {
+				t.Errorf("effects %q speak of locks or a worktree", pv.Effects)
+			}
+			for _, r := range c.remains {
+				if !strings.Contains(effects, r) {
+					t.Errorf("effects %q, want %q", pv.Effects, r)
+				}
 			}
 		})
+	}
+}
+
+// TestReclaimReportsWhatItDid: a reclaim that ends the lease reports the effects its preview
+// promised, and the lease is expired.
+func TestReclaimReportsWhatItDid(t *testing.T) {
+	f := newFixture(t, RoleOperator)
+	f.expiredLease("L1", 5)
+	pv, err := f.core.Preview(context.Background(), Request{Action: actionid.ReclaimExpired, Target: Target{LeaseID: "L1"}})
+	if err != nil || !pv.Allowed {
+		t.Fatalf("preview: %+v %v", pv.Refusal, err)
+	}
+	out := f.core.Apply(context.Background(), pv, pv.ConfirmPhrase)
+	if out.Result != ResultSucceeded || len(out.Effects) == 0 || strings.Join(out.Effects, "\n") != strings.Join(pv.Effects, "\n") {
+		t.Fatalf("reclaim: %+v, want succeeded with the effects %q", out, pv.Effects)
+	}
+	if l := f.lease("L1"); l.Status != "expired" {
+		t.Errorf("lease after the reclaim: %s", l.Status)
 	}
 }

@@ -1,6 +1,7 @@
 package leases
 
 import (
+	"math"
 	"os"
 	"os/exec"
 	"testing"
@@ -30,6 +31,11 @@ func TestLiveness(t *testing.T) {
 		{"empty host", os.Getpid(), "", leaserec.ProcessUnknown},
 		{"pid 0", 0, host, leaserec.ProcessUnknown},
 		{"negative pid", -5, host, leaserec.ProcessUnknown},
+		// The largest pid_t is probed: no process has it (Linux's pid_max is at most 2^22,
+		// macOS's 99999), so it is dead. Past it kill(2) would see another pid: unknown.
+		{"the largest pid_t", math.MaxInt32, host, leaserec.ProcessDead},
+		{"past pid_t", math.MaxInt32 + 1, host, leaserec.ProcessUnknown},
+		{"2^32-1, which kill(2) reads as -1", 1<<32 - 1, host, leaserec.ProcessUnknown},
 	}
 	for _, c := range cases {
 		if got := Liveness(c.pid, c.host); got != c.want {

@@ -10,7 +10,8 @@ import (
 )
 
 // TestEventsNameTheirAttempt: every event a transition writes under a context carrying a
-// governed attempt names it (what audit verify looks for); without one, none does.
+// governed attempt names it (what audit verify looks for), its detail otherwise whole;
+// without one, none does.
 func TestEventsNameTheirAttempt(t *testing.T) {
 	path, s := newStore(t, leases.StoreOptions{})
 	ctx := leases.WithAttempt(context.Background(), "att-1")
@@ -34,6 +35,10 @@ func TestEventsNameTheirAttempt(t *testing.T) {
 			got, _ := e.Detail[leaserec.DetailAttempt].(string)
 			if got != want[i] {
 				t.Errorf("%s #%d names attempt %q, want %q (detail %s)", typ, i, got, want[i], e.DetailRaw)
+			}
+			// The attempt is added to the event's own detail, which keeps what it says.
+			if id, _ := e.Detail["lease_id"].(string); id == "" {
+				t.Errorf("%s #%d: detail %s names no lease", typ, i, e.DetailRaw)
 			}
 		}
 	}

@@ -87,30 +87,52 @@ func TestReclaimReportsWhatItDid(t *testing.T) {
 	}
 }
 
-// TestVerifyReclaimReadsEveryEvent: an interrupted reclaim is settled from its own event in
-// the DB, found however many events came before it — here 5000 others, a whole page of the
-// verifier's read, so the attempt's event is on the next page.
-func TestVerifyReclaimReadsEveryEvent(t *testing.T) {
-	f := newFixture(t, RoleOperator)
-	f.expiredLease("L1", 5)
-	f.exec(`INSERT INTO events (event_type, message, created_at)
-		WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 5000)
-		SELECT 'note', 'an earlier event', ? FROM c`, ts(-time.Hour))
-	var n int
-	if err := f.db().QueryRow(`SELECT count(*) FROM events`).Scan(&n); err != nil || n != 5000 {
-		t.Fatalf("events before the reclaim: %d %v, want 5000", n, err)
-	}
-	_, out, err := f.core.Run(context.Background(), Request{Action: actionid.ReclaimExpired, Target: Target{LeaseID: "L1"}}, "")
-	if err != nil || out.Result != ResultSucceeded {
-		t.Fatalf("reclaim: %+v %v", out, err)
-	}
-	var intent Record
-	for _, r := range f.records() {
-		if r.Attempt == out.Attempt && r.Kind == KindIntent {
-			intent = r
-		}
-	}
-	if res, ev, ok := (reclaimExpired{}).verify(context.Background(), f.core, intent); !ok || res != ResultSucceeded {
-		t.Fatalf("verify of the reclaim: %s %v settled=%v, want succeeded", res, ev, ok)
+// TestVerifyReadsEveryEvent: an interrupted lease transition — a reclaim, a sweep, a
+// worker's release — is settled from its own event in the DB, found however many events came
+// before it: here 5000 others, a whole page of the verifier's read, so the attempt's event is
+// on the next page.
+func TestVerifyReadsEveryEvent(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		setup func(f *fixture) Request
+	}{
+		{"reclaim", func(f *fixture) Request {
+			f.expiredLease("L1", 5)
+			return Request{Action: actionid.ReclaimExpired, Target: Target{LeaseID: "L1"}}
+		}},
+		{"expire sweep", func(f *fixture) Request {
+			f.expiredLease("L1", 5)
+			return Request{Action: actionid.ExpireSweep}
+		}},
+		{"a worker's release", func(f *fixture) Request {
+			lease := f.claim("s1", 5).Detail["lease_id"]
+			return Request{Action: actionid.Release, Target: Target{LeaseID: lease, Session: "s1"}}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t, RoleOperator)
+			req := c.setup(f)
+			var before int
+			if err := f.db().QueryRow(`SELECT count(*) FROM events`).Scan(&before); err != nil {
+				t.Fatal(err)
+			}
+			f.exec(`INSERT INTO events (event_type, message, created_at)
+				WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < ?)
+				SELECT 'note', 'an earlier event', ? FROM c`, 5000-before, ts(-time.Hour))
+			_, out, err := f.core.Run(context.Background(), req, "")
+			if err != nil || out.Result != ResultSucceeded {
+				t.Fatalf("%s: %+v %v", req.Action, out, err)
+			}
+			var intent Record
+			for _, r := range f.records() {
+				if r.Attempt == out.Attempt && r.Kind == KindIntent {
+					intent = r
+				}
+			}
+			if res, ev, ok := f.core.actions[req.Action].verify(context.Background(), f.core, intent); !ok ||
+				res != ResultSucceeded {
+				t.Fatalf("verify of the %s: %s %v settled=%v, want succeeded", req.Action, res, ev, ok)
+			}
+		})
 	}
 }

@@ -145,6 +145,10 @@ func (s *Stream) Groups() []string {
 	return out
 }
 
+// Pack compresses the lease rows held, in the order of groups (Groups): pages derived in
+// that order decompress each chunk once.
+func (s *Stream) Pack(groups []string) error { return s.leases.Pack(groups) }
+
 // HasLease reports whether the DB's rows hold lease id.
 func (s *Stream) HasLease(id string) bool { _, ok := s.leases.byID[id]; return ok }
 

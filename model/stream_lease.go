@@ -1,7 +1,12 @@
 package model
 
 import (
+	"bytes"
+	"compress/flate"
 	"encoding/binary"
+	"errors"
+	"io"
+	"slices"
 	"time"
 
 	"steward/leases/leaserec"
@@ -14,11 +19,75 @@ import (
 // decodes its groups' rows again. It keeps of a row what the derivation reads: the
 // provenance only for the keys of a pending handoff (pendingHandoff), not its text.
 type LeaseStore struct {
-	rows  map[string][]byte   // group → its rows, encoded one after the other
+	rows  map[string][]byte   // group → its rows, encoded one after the other (until Pack)
 	units map[string][]string // group → its units' keys
 	byID  map[string]string   // lease id → group
 	// active are the (session, lease) of the non-terminal leases, for the sessions.
 	active [][2]string
+	// Once packed: the groups in order, where each one's rows are (a compressed chunk
+	// of consecutive groups), the chunks, and the last chunk decompressed.
+	order  []string
+	locs   []rowsAt
+	chunks [][]byte
+	last   struct {
+		i int
+		b []byte
+	}
+}
+
+// rowsAt is where a packed group's rows are: chunk, offset and length in it decompressed.
+type rowsAt struct{ chunk, off, n int32 }
+
+// packChunk is about how many bytes of rows a packed chunk holds before compression.
+const packChunk = 64 << 10
+
+// Pack compresses the rows held, in chunks of consecutive groups of order (sorted, every
+// group with rows among them): a page of groups in that order decompresses a chunk or two,
+// and a row is a few dozen bytes until then. No row may be added after.
+func (st *LeaseStore) Pack(order []string) error {
+	var raw bytes.Buffer
+	var buf bytes.Buffer
+	w, err := flate.NewWriter(&buf, flate.BestSpeed)
+	if err != nil {
+		return err
+	}
+	flush := func() error {
+		if raw.Len() == 0 {
+			return nil
+		}
+		buf.Reset()
+		w.Reset(&buf)
+		if _, err := w.Write(raw.Bytes()); err != nil {
+			return err
+		}
+		if err := w.Close(); err != nil {
+			return err
+		}
+		st.chunks = append(st.chunks, bytes.Clone(buf.Bytes()))
+		raw.Reset()
+		return nil
+	}
+	st.order, st.locs = order, make([]rowsAt, len(order))
+	for i, g := range order {
+		b := st.rows[g]
+		st.locs[i] = rowsAt{chunk: int32(len(st.chunks)), off: int32(raw.Len()), n: int32(len(b))}
+		raw.Write(b)
+		delete(st.rows, g)
+		if raw.Len() >= packChunk {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	st.last.i = -1
+	if len(st.rows) > 0 {
+		return errors.New("lease rows of a group not in the order packed")
+	}
+	st.rows = nil
+	return nil
 }
 
 // NewLeaseStore returns an empty store.
@@ -53,10 +122,31 @@ func (st *LeaseStore) Add(lo *LeaseObs) {
 	}
 }
 
+// encoded returns the rows of group g, encoded.
+func (st *LeaseStore) encoded(g string) []byte {
+	if st.rows != nil {
+		return st.rows[g]
+	}
+	i, ok := slices.BinarySearch(st.order, g)
+	if !ok || st.locs[i].n == 0 {
+		return nil
+	}
+	at := st.locs[i]
+	if st.last.i != int(at.chunk) {
+		b, err := io.ReadAll(flate.NewReader(bytes.NewReader(st.chunks[at.chunk])))
+		if err != nil {
+			// Bytes this process compressed a moment ago: nothing else can read them back.
+			panic("model: lease rows packed could not be read back: " + err.Error())
+		}
+		st.last.i, st.last.b = int(at.chunk), b
+	}
+	return st.last.b[at.off : at.off+at.n]
+}
+
 // group decodes the rows of group g.
 func (st *LeaseStore) group(g string) []LeaseObs {
 	var out []LeaseObs
-	for b := st.rows[g]; len(b) > 0; {
+	for b := st.encoded(g); len(b) > 0; {
 		var lo LeaseObs
 		b = decodeLease(b, &lo)
 		out = append(out, lo)

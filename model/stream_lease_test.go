@@ -2,6 +2,7 @@ package model
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -41,31 +42,48 @@ func TestLeaseStoreKeepsWhatTheDerivationReads(t *testing.T) {
 		lo.Lease.ProvenanceRaw, lo.Lease.Provenance = "", prov
 		return lo
 	}
-	for _, c := range []struct {
-		id         string
-		want, read LeaseObs
-	}{
-		{"lease-1", want(full, map[string]any{"cross_role_handoff": true, "handoff_status": "pending",
-			"required_role": "reviewer"}), full},
-		{"lease-2", want(bare, map[string]any{}), bare},
-		{"lease-3", none, none},
-	} {
-		got, ok := st.byLeaseID(c.id)
-		if !ok {
-			t.Fatalf("%s not held", c.id)
-		}
-		for _, ts := range []*leaserec.Timestamp{&got.Lease.CreatedAt, &got.Lease.ExpiresAt, &c.want.Lease.CreatedAt,
-			&c.want.Lease.ExpiresAt} {
-			if !ts.Time.IsZero() {
-				ts.Time = ts.Time.UTC() // the instant is kept; its zone's name is not
+	check := func(when string) {
+		for _, c := range []struct {
+			id         string
+			want, read LeaseObs
+		}{
+			{"lease-1", want(full, map[string]any{"cross_role_handoff": true, "handoff_status": "pending",
+				"required_role": "reviewer"}), full},
+			{"lease-2", want(bare, map[string]any{}), bare},
+			{"lease-3", none, none},
+		} {
+			got, ok := st.byLeaseID(c.id)
+			if !ok {
+				t.Fatalf("%s: %s not held", when, c.id)
+			}
+			for _, ts := range []*leaserec.Timestamp{&got.Lease.CreatedAt, &got.Lease.ExpiresAt, &c.want.Lease.CreatedAt,
+				&c.want.Lease.ExpiresAt} {
+				if !ts.Time.IsZero() {
+					ts.Time = ts.Time.UTC() // the instant is kept; its zone's name is not
+				}
+			}
+			if !reflect.DeepEqual(*got, c.want) {
+				t.Errorf("%s %s:\n got %#v\nwant %#v", when, c.id, *got, c.want)
+			}
+			if pendingHandoff(&got.Lease) != pendingHandoff(&c.read.Lease) {
+				t.Errorf("%s: pendingHandoff differs", c.id)
 			}
 		}
-		if !reflect.DeepEqual(*got, c.want) {
-			t.Errorf("%s:\n got %#v\nwant %#v", c.id, *got, c.want)
-		}
-		if pendingHandoff(&got.Lease) != pendingHandoff(&c.read.Lease) {
-			t.Errorf("%s: pendingHandoff differs", c.id)
-		}
+	}
+	check("held")
+	// Packed in the groups' order (a group without rows among them), the same rows read back.
+	var order []string
+	for g := range st.units {
+		order = append(order, g)
+	}
+	order = append(order, "\x01no rows")
+	slices.Sort(order)
+	if err := st.Pack(order); err != nil {
+		t.Fatal(err)
+	}
+	check("packed")
+	if len(st.chunks) != 1 || st.rows != nil || len(st.group("\x01no rows")) != 0 {
+		t.Fatalf("packed into %d chunks, rows left %v", len(st.chunks), st.rows)
 	}
 	st.Restart()
 	if _, ok := st.byLeaseID("lease-1"); ok {

@@ -240,6 +240,9 @@ func streamLocks(ctx context.Context, ws Workspace, p Probe, now time.Time, st *
 		return err
 	}
 	groups := st.Groups()
+	if err := st.Pack(groups); err != nil {
+		return nil, took, err
+	}
 	for len(groups) > 0 {
 		var gs []string
 		var ix []int

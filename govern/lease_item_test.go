@@ -69,21 +69,51 @@ func TestLeasePreviewNamesItsWorkItem(t *testing.T) {
 	}
 }
 
-// TestReclaimReportsWhatItDid: a reclaim that ends the lease reports the effects its preview
-// promised, and the lease is expired.
-func TestReclaimReportsWhatItDid(t *testing.T) {
-	f := newFixture(t, RoleOperator)
-	f.expiredLease("L1", 5)
-	pv, err := f.core.Preview(context.Background(), Request{Action: actionid.ReclaimExpired, Target: Target{LeaseID: "L1"}})
-	if err != nil || !pv.Allowed {
-		t.Fatalf("preview: %+v %v", pv.Refusal, err)
-	}
-	out := f.core.Apply(context.Background(), pv, pv.ConfirmPhrase)
-	if out.Result != ResultSucceeded || len(out.Effects) == 0 || strings.Join(out.Effects, "\n") != strings.Join(pv.Effects, "\n") {
-		t.Fatalf("reclaim: %+v, want succeeded with the effects %q", out, pv.Effects)
-	}
-	if l := f.lease("L1"); l.Status != "expired" {
-		t.Errorf("lease after the reclaim: %s", l.Status)
+// TestLeaseActionsReportWhatTheyDid: a reclaim, an abandon and a sweep that end the lease
+// report what they did — the effects their preview promised, the sweep the leases it
+// expired — and the lease has ended as they say.
+func TestLeaseActionsReportWhatTheyDid(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		setup   func(f *fixture) Request
+		effects []string // nil: the preview's
+		detail  string   // the sweep's "expired"
+		status  string
+	}{
+		{"reclaim", func(f *fixture) Request {
+			f.expiredLease("L1", 5)
+			return Request{Action: actionid.ReclaimExpired, Target: Target{LeaseID: "L1"}}
+		}, nil, "", "expired"},
+		{"abandon", func(f *fixture) Request {
+			f.insert(leasestest.Lease{LeaseID: "L1", SessionID: "s-L1", Role: "author", TaskClass: "author_issue_work",
+				Work: work(5), CreatedAt: ts(-20 * time.Minute), ExpiresAt: ts(time.Hour), OwnerPID: deadPID(f.t),
+				OwnerHost: f.host()})
+			return Request{Action: actionid.AbandonStale, Target: Target{LeaseID: "L1"}}
+		}, nil, "", "abandoned"},
+		{"expire sweep", func(f *fixture) Request {
+			f.expiredLease("L1", 5)
+			return Request{Action: actionid.ExpireSweep}
+		}, []string{"lease L1: active → expired"}, "L1", "expired"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t, RoleOperator)
+			pv, err := f.core.Preview(context.Background(), c.setup(f))
+			if err != nil || !pv.Allowed {
+				t.Fatalf("preview: %+v %v", pv.Refusal, err)
+			}
+			want := c.effects
+			if want == nil {
+				want = pv.Effects
+			}
+			out := f.core.Apply(context.Background(), pv, pv.ConfirmPhrase)
+			if out.Result != ResultSucceeded || len(out.Effects) == 0 || strings.Join(out.Effects, "\n") != strings.Join(want, "\n") ||
+				out.Detail["expired"] != c.detail {
+				t.Fatalf("%s: %+v, want succeeded with the effects %q", c.name, out, want)
+			}
+			if l := f.lease("L1"); string(l.Status) != c.status {
+				t.Errorf("lease after the %s: %s, want %s", c.name, l.Status, c.status)
+			}
+		})
 	}
 }
 

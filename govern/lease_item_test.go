@@ -92,6 +92,8 @@ func TestLeaseActionsReportWhatTheyDid(t *testing.T) {
 		}, nil, "", "abandoned"},
 		{"expire sweep", func(f *fixture) Request {
 			f.expiredLease("L1", 5)
+			f.insert(leasestest.Lease{LeaseID: "L0", SessionID: "s-L0", Role: "author", TaskClass: "author_issue_work",
+				Work: work(4), Status: "released", CreatedAt: ts(-time.Hour), ExpiresAt: ts(-30 * time.Minute)})
 			return Request{Action: actionid.ExpireSweep}
 		}, []string{"lease L1: active → expired"}, "L1", "expired"},
 	} {
@@ -100,6 +102,10 @@ func TestLeaseActionsReportWhatTheyDid(t *testing.T) {
 			pv, err := f.core.Preview(context.Background(), c.setup(f))
 			if err != nil || !pv.Allowed {
 				t.Fatalf("preview: %+v %v", pv.Refusal, err)
+			}
+			// The sweep reads the active leases only: the released one is not among them.
+			if c.detail != "" && (len(pv.Evidence) == 0 || !strings.HasPrefix(pv.Evidence[0], "1 active leases read, 1 past expiry")) {
+				t.Errorf("sweep evidence %q, want 1 active lease read", pv.Evidence)
 			}
 			want := c.effects
 			if want == nil {

@@ -491,7 +491,7 @@ func runAction(
 	case govern.ResultRefused:
 		return &exitError{code: ExitRefused}
 	case govern.ResultUnknown:
-		return &exitError{code: ExitUnknown}
+		return &exitError{code: exitUnknown}
 	}
 	return &exitError{code: ExitError}
 }

@@ -82,8 +82,8 @@ func TestAFastHostJudgesByTheDBClock(t *testing.T) {
 	// At this host's clock (a fixed --now at its instant), the same fleet pages: what every
 	// surface showed before the fix.
 	code, out = run(t, append([]string{"status", "--json", "--fail-on", "attention", "--now", fast().UTC().Format(time.RFC3339)}, ws...)...)
-	if code != ExitAttention || !strings.Contains(out, "active-lease-past-expiry") {
-		t.Fatalf("judged at the fast host's clock: exit %d; want %d with the orphan\n%s", code, ExitAttention, out)
+	if code != exitAttention || !strings.Contains(out, "active-lease-past-expiry") {
+		t.Fatalf("judged at the fast host's clock: exit %d; want %d with the orphan\n%s", code, exitAttention, out)
 	}
 
 	// The live model (steward watch, the workbench) on the fast host.

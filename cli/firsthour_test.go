@@ -320,7 +320,7 @@ func TestDocsCommandsParse(t *testing.T) {
 					}
 					n++
 					args := shellSplit(part)[1:]
-					cmd, rest, err := NewRoot(io.Discard, io.Discard).Find(args)
+					cmd, rest, err := newRoot(io.Discard, io.Discard).Find(args)
 					if err == nil {
 						err = cmd.ParseFlags(rest)
 					}

@@ -33,8 +33,8 @@ type historyFlags struct {
 	stateDir      string
 }
 
-// DefaultStateDir is steward's own state directory ($XDG_STATE_HOME/steward).
-func DefaultStateDir() string {
+// defaultStateDir is steward's own state directory ($XDG_STATE_HOME/steward).
+func defaultStateDir() string {
 	return envOr(
 		"STEWARD_STATE_DIR",
 		filepath.Join(envOr("XDG_STATE_HOME", filepath.Join(home(), ".local", "state")), "steward"),
@@ -77,7 +77,7 @@ See docs/history.md for what can and cannot be reconstructed.`,
 	fl.StringVar(
 		&f.stateDir,
 		"state-dir",
-		DefaultStateDir(),
+		defaultStateDir(),
 		"steward's own state directory (the last-seen mark lives under seen/)",
 	)
 	root.AddCommand(cmd)

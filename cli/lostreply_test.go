@@ -19,7 +19,7 @@ import (
 // TestLostCommitReplyFromTheCommandLine: `steward claim` and `steward release` on
 // PostgreSQL through a connection that forwards the COMMIT to the server and closes
 // without relaying its answer. Each prints unknown / outcome_unknown with "verify before
-// retrying" and exits 4 (ExitUnknown); the audit log records the attempt unknown; the DB
+// retrying" and exits 4 (exitUnknown); the audit log records the attempt unknown; the DB
 // holds what the server committed (the new active lease; the lease released); `steward
 // audit verify` reads the attempt's mark back and prints what is there and what finishes
 // it — the lease without its lock (release it and claim again), the lease released with
@@ -49,7 +49,7 @@ func TestLostCommitReplyFromTheCommandLine(t *testing.T) {
 		f := px.Arm(pgproxy.Cut{Match: commit, N: 1, When: pgproxy.ReplyLost})
 		code, out := run(t, args...)
 		<-f.Done()
-		if code != ExitUnknown || !strings.Contains(out, "unknown  "+action+"  (outcome_unknown") ||
+		if code != exitUnknown || !strings.Contains(out, "unknown  "+action+"  (outcome_unknown") ||
 			!strings.Contains(out, "may have taken effect — verify before retrying") {
 			t.Fatalf("%s with the COMMIT's answer lost: exit %d\n%s", action, code, out)
 		}

@@ -24,7 +24,7 @@ const (
 	ExitOK      = 0
 	ExitError   = 1
 	ExitRefused = 3
-	ExitUnknown = 4
+	exitUnknown = 4
 )
 
 // exitError carries an exit code out of a command.
@@ -91,27 +91,27 @@ func envOr(key, def string) string {
 	return def
 }
 
-// DefaultLocksDir is the supervised system's lock directory.
-func DefaultLocksDir() string {
+// defaultLocksDir is the supervised system's lock directory.
+func defaultLocksDir() string {
 	return envOr("STEWARD_LOCKS_DIR", filepath.Join(home(), ".cache", "gitea-tools", "issue-locks"))
 }
 
-// DefaultDBPath is the supervised system's control-plane DB, honouring GITEA_CONTROL_PLANE_DB.
-func DefaultDBPath() string {
+// defaultDBPath is the supervised system's control-plane DB, honouring GITEA_CONTROL_PLANE_DB.
+func defaultDBPath() string {
 	return envOr(
 		"GITEA_CONTROL_PLANE_DB",
 		filepath.Join(home(), ".cache", "gitea-tools", "control-plane", "control_plane.sqlite3"),
 	)
 }
 
-// DefaultAuditPath is where steward keeps its audit log.
-func DefaultAuditPath() string {
+// defaultAuditPath is where steward keeps its audit log.
+func defaultAuditPath() string {
 	state := envOr("XDG_STATE_HOME", filepath.Join(home(), ".local", "state"))
 	return envOr("STEWARD_AUDIT_LOG", filepath.Join(state, "steward", "audit.jsonl"))
 }
 
-// NewRoot returns the steward command tree.
-func NewRoot(stdout, stderr io.Writer) *cobra.Command {
+// newRoot returns the steward command tree.
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	g := &globals{}
 	root := &cobra.Command{
 		Use:           "steward",
@@ -122,11 +122,11 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	pf := root.PersistentFlags()
-	pf.StringVar(&g.locksDir, "locks", DefaultLocksDir(), "lock-file directory")
+	pf.StringVar(&g.locksDir, "locks", defaultLocksDir(), "lock-file directory")
 	pf.StringVar(
 		&g.dbPath,
 		"db",
-		DefaultDBPath(),
+		defaultDBPath(),
 		"control-plane DB: a SQLite file (the embedded default) or a postgres:// URL without a password",
 	)
 	pf.StringVar(
@@ -147,7 +147,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 		envOr("STEWARD_REPO_ROOT", "."),
 		"canonical repository root (worktrees under branches/)",
 	)
-	pf.StringVar(&g.audit, "audit", DefaultAuditPath(), "steward's audit log (JSON lines)")
+	pf.StringVar(&g.audit, "audit", defaultAuditPath(), "steward's audit log (JSON lines)")
 	pf.StringVar(
 		&g.role,
 		"as-role",
@@ -208,7 +208,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 
 // Main runs steward with args and returns the process exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
-	root := NewRoot(stdout, stderr)
+	root := newRoot(stdout, stderr)
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {

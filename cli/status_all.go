@@ -125,7 +125,7 @@ func worse(a, b int) bool {
 		switch c {
 		case ExitSourceUnavailable:
 			return 2
-		case ExitAttention:
+		case exitAttention:
 			return 1
 		}
 		return 0

@@ -16,13 +16,13 @@ import (
 const (
 	// ExitSourceUnavailable: a configured source (the lock directory, the DB, Gitea when a
 	// repository is configured) could not be read, so nothing can be concluded from it. It
-	// wins over ExitAttention: the picture --fail-on would judge is incomplete.
+	// wins over exitAttention: the picture --fail-on would judge is incomplete.
 	ExitSourceUnavailable = 5
-	// ExitAttention: --fail-on found what it names.
-	ExitAttention = 6
+	// exitAttention: --fail-on found what it names.
+	exitAttention = 6
 )
 
-// failOn is --fail-on: what makes `steward status` exit ExitAttention.
+// failOn is --fail-on: what makes `steward status` exit exitAttention.
 type failOn string
 
 // The values of --fail-on.
@@ -123,17 +123,17 @@ func statusVerdict(s *model.Snapshot, unknown int, fail failOn) (int, string) {
 	human += unknown
 	switch {
 	case fail == failOnHuman && human > 0:
-		return ExitAttention, fmt.Sprintf(
+		return exitAttention, fmt.Sprintf(
 			"steward status: %d human-required (--fail-on human-required, exit %d)",
 			human,
-			ExitAttention,
+			exitAttention,
 		)
 	case fail == failOnAttention && human+oper > 0:
-		return ExitAttention, fmt.Sprintf(
+		return exitAttention, fmt.Sprintf(
 			"steward status: %d human-required, %d operator (--fail-on attention, exit %d)",
 			human,
 			oper,
-			ExitAttention,
+			exitAttention,
 		)
 	}
 	return ExitOK, ""

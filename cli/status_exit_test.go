@@ -55,8 +55,8 @@ func TestStatusExitCodes(t *testing.T) {
 		{name: "Gitea configured and unreachable", args: append(append(sample[1:], "--gitea-repo", "acme/widgets"), noAudit...),
 			env: map[string]string{"STEWARD_GITEA_URL": "http://127.0.0.1:1", "STEWARD_GITEA_TOKEN": "tok-status-exit-1234"}, code: ExitSourceUnavailable, stderr: "unavailable: gitea"},
 		{name: "fail on human-required, none", args: append(append(sample, "--fail-on", "human-required"), noAudit...), code: ExitOK},
-		{name: "fail on attention, orphans to reconcile", args: append(append(sample, "--fail-on", "attention"), noAudit...), code: ExitAttention, stderr: " operator (--fail-on attention, exit 6)"},
-		{name: "fail on human-required, an unknown outcome", args: append(sample, "--fail-on", "human-required", "--audit", unknownLog), code: ExitAttention, stderr: "1 human-required"},
+		{name: "fail on attention, orphans to reconcile", args: append(append(sample, "--fail-on", "attention"), noAudit...), code: exitAttention, stderr: " operator (--fail-on attention, exit 6)"},
+		{name: "fail on human-required, an unknown outcome", args: append(sample, "--fail-on", "human-required", "--audit", unknownLog), code: exitAttention, stderr: "1 human-required"},
 		{name: "an unavailable source wins over fail-on", args: append(missing(sample, "--db", filepath.Join(dir, "missing.sqlite3")), "--fail-on", "attention", "--audit", unknownLog),
 			code: ExitSourceUnavailable, stderr: "unavailable: db"},
 		{name: "fail-on takes only its values", args: append(sample, "--fail-on", "everything"), code: ExitError, stderr: `--fail-on "everything": want human-required`},
@@ -103,7 +103,7 @@ func TestStatusWatchExitCode(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	w := &cancelOnWrite{cancel: cancel}
-	root := NewRoot(w, &bytes.Buffer{})
+	root := newRoot(w, &bytes.Buffer{})
 	root.SetArgs([]string{"status", "--watch", "--json", "--no-gitea", "--locks", "../testdata/workspace/locks",
 		"--db", filepath.Join(dir, "missing.sqlite3"), "--repo-root", "../testdata/workspace/repo", "--audit", filepath.Join(dir, "a.jsonl")})
 	err := root.ExecuteContext(ctx)

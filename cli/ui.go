@@ -65,7 +65,7 @@ func openUI(ctx context.Context, g *globals, noGitea bool) (*app.Session, error)
 		return nil, err
 	}
 	s.Audit, s.Gitea.Off, s.Warn, s.Step = app.AuditWrite, noGitea, os.Stderr, coreStep
-	s.History = &app.History{StateDir: DefaultStateDir(), SinceOnStart: true}
+	s.History = &app.History{StateDir: defaultStateDir(), SinceOnStart: true}
 	sess, err := app.Open(ctx, s)
 	if err != nil {
 		return nil, err
@@ -138,7 +138,7 @@ func runUIAll(ctx context.Context, g *globals, noGitea bool) error {
 		if g.readOnly { // asking for read-only is always granted, in every workspace
 			all[i].ReadOnly, all[i].ReadOnlyReason = true, g.readOnlyWhy
 		}
-		all[i].History = &app.History{StateDir: DefaultStateDir(), SinceOnStart: i == start}
+		all[i].History = &app.History{StateDir: defaultStateDir(), SinceOnStart: i == start}
 	}
 	sessions, err := app.OpenAll(ctx, all)
 	if err != nil {

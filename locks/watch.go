@@ -9,7 +9,7 @@ import (
 
 // WatchOptions tunes Watch.
 type WatchOptions struct {
-	// Debounce is the gathering window (watchdir.DefaultDebounce when zero).
+	// Debounce is the gathering window (watchdir's default when zero).
 	Debounce time.Duration
 	// Poll is the period of the polling fallback, and of the attempts to re-attach after
 	// the directory was removed or moved (watchdir's default poll when zero).

@@ -335,7 +335,7 @@ func bucket(u *unitIn, e *env, now time.Time) *ItemState {
 		return set(BucketUnknown, "lock files not fully read: the item is not claimed to be free")
 	case !e.leasesComplete():
 		return set(BucketUnknown, "control-plane leases not fully read: the item is not claimed to be free")
-	case e.remote.How == RemoteAmbiguous:
+	case e.remote.How == remoteAmbiguous:
 		return set(
 			BucketUnknown,
 			"Gitea's facts are not joined with this item: the records name the repository under several remotes ("+strings.Join(

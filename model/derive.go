@@ -160,13 +160,13 @@ func derive(u *unitIn, e *env, now time.Time) unitOut {
 	return out
 }
 
-// ExpirySkew is how far a lock's work_lease.expires_at may lie from its lease's before they
+// expirySkew is how far a lock's work_lease.expires_at may lie from its lease's before they
 // are said to disagree: steward copies the lease's into the lock, the supervised system's
 // tools compute each from the same policy a moment apart.
-const ExpirySkew = time.Minute
+const expirySkew = time.Minute
 
 // expiryMismatch is the lock-lease-expiry-mismatch orphan of an active lease and its joined
-// lock when their expiries lie more than ExpirySkew apart (nil otherwise): a heartbeat that
+// lock when their expiries lie more than expirySkew apart (nil otherwise): a heartbeat that
 // renewed the lease and failed to rewrite the lock (a full disk), or a writer that moves
 // one of them alone. The lock is what every reader of the lock directory goes by — the
 // supervised system's own tools among them — so a lock behind its lease reads expired
@@ -180,7 +180,7 @@ func expiryMismatch(it *Item, lo *LeaseObs, lock *LockObs) *Orphan {
 		return nil
 	}
 	d := wl.ExpiresAt.Time.Sub(l.ExpiresAt.Time)
-	if d >= -ExpirySkew && d <= ExpirySkew {
+	if d >= -expirySkew && d <= expirySkew {
 		return nil
 	}
 	how := "ahead of"

@@ -302,7 +302,7 @@ func (e *Engine) applyGitea() {
 	}
 	e.facts, e.clar, e.heads = map[string]*GiteaFact{}, map[string]bool{}, map[string]set{}
 	r := e.env.remote
-	ambiguous := r.How == RemoteAmbiguous
+	ambiguous := r.How == remoteAmbiguous
 	file := func(it *Item) bool {
 		if it.Remote != "" {
 			return true

@@ -5,11 +5,11 @@ import "sort"
 // IncidentKind names a root cause several orphans share.
 type IncidentKind string
 
-// IncidentDeadWorker: a worker whose process is proven dead while it held claims. Its lease
+// incidentDeadWorker: a worker whose process is proven dead while it held claims. Its lease
 // and its lock file each make an orphan (stale-lease-dead-owner, live-lock-dead-owner, …);
 // they are one thing to a person — the worker died holding the item — and one plan
 // (item.recover) ends them together.
-const IncidentDeadWorker IncidentKind = "dead-worker"
+const incidentDeadWorker IncidentKind = "dead-worker"
 
 // Incident is one root cause behind several orphans: a dead worker (its session) and every
 // orphan of that session that has a sanctioned action — its parts, the evidence — with the
@@ -27,9 +27,9 @@ type Incident struct {
 // Key is the incident's identity: its kind and the dead worker's session.
 func (i *Incident) Key() string { return string(i.Kind) + ":" + i.SessionID }
 
-// DeadOwnerKind reports whether an orphan of kind k proves its owner's process dead (on the
+// deadOwnerKind reports whether an orphan of kind k proves its owner's process dead (on the
 // host that wrote the record: liveness is evidence only there).
-func DeadOwnerKind(k OrphanKind) bool {
+func deadOwnerKind(k OrphanKind) bool {
 	switch k {
 	case OrphanStaleLeaseDeadOwner, OrphanLiveLockDeadOwner, OrphanStaleLockDeadOwner:
 		return true
@@ -52,7 +52,7 @@ func Incidents(orphans []*Orphan, sessions []*Session) []*Incident {
 		}
 	}
 	for _, o := range orphans {
-		if o.SessionID != "" && o.Action != nil && o.Item != nil && DeadOwnerKind(o.Kind) {
+		if o.SessionID != "" && o.Action != nil && o.Item != nil && deadOwnerKind(o.Kind) {
 			dead[o.SessionID] = true
 		}
 	}
@@ -64,7 +64,7 @@ func Incidents(orphans []*Orphan, sessions []*Session) []*Incident {
 		}
 		in := by[o.SessionID]
 		if in == nil {
-			in = &Incident{Kind: IncidentDeadWorker, SessionID: o.SessionID}
+			in = &Incident{Kind: incidentDeadWorker, SessionID: o.SessionID}
 			by[o.SessionID], seen[o.SessionID] = in, map[string]bool{}
 		}
 		in.Orphans = append(in.Orphans, o)

@@ -52,7 +52,7 @@ func TestIncidentsGroupADeadWorkersOrphans(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []want
 			for _, in := range Incidents(tc.orphans, tc.sessions) {
-				if in.Kind != IncidentDeadWorker || in.Key() != "dead-worker:"+in.SessionID {
+				if in.Kind != incidentDeadWorker || in.Key() != "dead-worker:"+in.SessionID {
 					t.Errorf("incident %+v: kind or key wrong", in)
 				}
 				w := want{session: in.SessionID}

@@ -16,11 +16,11 @@ import (
 
 // How Gitea's remote was settled (RemoteJoin.How).
 const (
-	RemoteConfigured    = "configured"     // Config.Remote (gitea.remote)
-	RemoteFromDB        = "inferred-db"    // the one remote the DB's work_items name for the repository
-	RemoteFromLocks     = "inferred-locks" // no DB row names the repository; the one remote its lock files name
-	RemoteNone          = "none"           // no row or lock names the repository yet: nothing to join with
-	RemoteAmbiguous     = "ambiguous"      // the rows name several remotes and none is configured
+	remoteConfigured    = "configured"     // Config.Remote (gitea.remote)
+	remoteFromDB        = "inferred-db"    // the one remote the DB's work_items name for the repository
+	remoteFromLocks     = "inferred-locks" // no DB row names the repository; the one remote its lock files name
+	remoteNone          = "none"           // no row or lock names the repository yet: nothing to join with
+	remoteAmbiguous     = "ambiguous"      // the rows name several remotes and none is configured
 	remoteNoGiteaRepo   = ""               // no Gitea repository is configured
 	remoteJoinFieldName = "gitea.remote"
 )
@@ -31,7 +31,7 @@ type RemoteJoin struct {
 	Remote string
 	How    string
 	// Named are the remotes the DB's rows (or, with none, the lock files) name for the
-	// repository when How is RemoteAmbiguous; otherwise the remotes they name besides
+	// repository when How is remoteAmbiguous; otherwise the remotes they name besides
 	// Remote, whose items are not joined with Gitea's facts.
 	Named []string
 }
@@ -109,22 +109,22 @@ func (e *Engine) resolveRemote() RemoteJoin {
 		return out
 	}
 	if r := strings.TrimSpace(c.Remote); r != "" {
-		return RemoteJoin{Remote: r, How: RemoteConfigured, Named: others(r, e.wiRemotes, e.lockRemotes)}
+		return RemoteJoin{Remote: r, How: remoteConfigured, Named: others(r, e.wiRemotes, e.lockRemotes)}
 	}
 	for _, src := range []struct {
 		m   remoteCount
 		how string
-	}{{e.wiRemotes, RemoteFromDB}, {e.lockRemotes, RemoteFromLocks}} {
+	}{{e.wiRemotes, remoteFromDB}, {e.lockRemotes, remoteFromLocks}} {
 		switch names := src.m.names(); len(names) {
 		case 0:
 			continue
 		case 1:
 			return RemoteJoin{Remote: names[0], How: src.how, Named: others(names[0], e.wiRemotes, e.lockRemotes)}
 		default:
-			return RemoteJoin{How: RemoteAmbiguous, Named: names}
+			return RemoteJoin{How: remoteAmbiguous, Named: names}
 		}
 	}
-	return RemoteJoin{How: RemoteNone}
+	return RemoteJoin{How: remoteNone}
 }
 
 // checkRemote re-settles Gitea's remote; when it changed, Gitea's facts are filed anew
@@ -157,23 +157,23 @@ func (e *Engine) remoteNote() (note, finding string) {
 		named = strings.Join(r.Named, ", ")
 	}
 	switch r.How {
-	case RemoteFromDB:
+	case remoteFromDB:
 		note = "remote " + r.Remote + " inferred from the control-plane DB's work_items for " + repo + " (" +
 			remoteJoinFieldName + " is not set): Gitea's items are joined with the items named " + r.Remote
-	case RemoteFromLocks:
+	case remoteFromLocks:
 		note = "remote " + r.Remote + " inferred from the lock files of " + repo + " (" + remoteJoinFieldName + " is not " +
 			"set, and no DB row names " + repo + "): Gitea's items are joined with the items named " + r.Remote
-	case RemoteNone:
+	case remoteNone:
 		note = "no DB row or lock file names " + repo + " yet (" + remoteJoinFieldName + " is not set): Gitea's items " +
 			"carry no remote until one does"
-	case RemoteAmbiguous:
+	case remoteAmbiguous:
 		finding = "gitea.remote is not set and the supervised system's records name " + repo + " under several remotes " +
 			"(" + named +
 			"): steward does not guess which one Gitea is — Gitea's items are not joined with the lock files' and the DB's; " +
 			"set gitea.remote (or --gitea-remote)"
 		return "", finding
 	}
-	if r.How != RemoteAmbiguous && named != "" {
+	if r.How != remoteAmbiguous && named != "" {
 		s := "records name " + repo + " under remote " + named + " too: those items are not joined with Gitea's facts " +
 			"(Gitea's are filed under " + r.Remote + ")"
 		if note != "" {

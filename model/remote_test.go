@@ -130,7 +130,7 @@ func TestGiteaFactsFiledUnderTheRowsRemote(t *testing.T) {
 		e.PutWorkItem(workItem(9))
 		e.Flush(now)
 		s := e.Publish(now)
-		if len(rowsOf(s, 2)) != 0 || e.Remote().How != RemoteAmbiguous || !slices.Equal(e.Remote().Named, []string{"origin", "prgs"}) {
+		if len(rowsOf(s, 2)) != 0 || e.Remote().How != remoteAmbiguous || !slices.Equal(e.Remote().Named, []string{"origin", "prgs"}) {
 			t.Fatalf("after a row under origin: #2 %+v, remote %+v", rowsOf(s, 2), e.Remote())
 		}
 		if r := rowsOf(s, 1); len(r) != 1 || r[0].Title != "" {

@@ -28,7 +28,7 @@ type Resolution struct {
 const (
 	ResolveOperator = "operator"
 	ResolveWorkers  = "workers"
-	ResolveNone     = "none"
+	resolveNone     = "none"
 )
 
 // RunbookOf is the docs/recovery.md anchor of a contention kind's runbook.
@@ -173,7 +173,7 @@ func resolve(u *unitIn, cs []*Contention, orphans []*Orphan) {
 		}
 		switch c.Kind {
 		case ContentionClaimRefused:
-			c.Next = &Resolution{Who: ResolveNone, Runbook: RunbookOf(c.Kind),
+			c.Next = &Resolution{Who: resolveNone, Runbook: RunbookOf(c.Kind),
 				Say: "nothing to do: the control plane refused the later claims and the holder keeps the item; refusals that " +
 					"go on from one session mean its worker retries in a loop — look at that session"}
 			continue

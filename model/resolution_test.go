@@ -73,7 +73,7 @@ func TestCollisionResolution(t *testing.T) {
 		{"claims refused", ContentionClaimRefused, func(in *Input) {
 			in.WorkItems = []leaserec.WorkItem{workItem(7)}
 			in.Events = []leaserec.Event{refused(1, 7, "s2", "s1", time.Minute)}
-		}, ResolveNone, []string{"nothing to do"}, nil, nil},
+		}, resolveNone, []string{"nothing to do"}, nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := baseInput()

@@ -27,7 +27,7 @@ type AttentionOptions struct {
 	// Command is the notify command (empty Argv: none); its failure is a toast and a
 	// finding in the inbox until a later run succeeds.
 	Command notify.Command
-	// Snooze is the choice of snooze lengths Z offers (DefaultSnoozes when empty), each
+	// Snooze is the choice of snooze lengths Z offers (defaultSnoozes when empty), each
 	// from 1 minute to govern.MaxSnooze.
 	Snooze []time.Duration
 	// Restore is the attention state an earlier workbench left (store.Load), and Keep
@@ -37,8 +37,8 @@ type AttentionOptions struct {
 	Keep    *store.Saver
 }
 
-// DefaultSnoozes are the snooze lengths the workbench offers when none are configured.
-var DefaultSnoozes = []time.Duration{15 * time.Minute, time.Hour, 4 * time.Hour, 24 * time.Hour, 72 * time.Hour}
+// defaultSnoozes are the snooze lengths the workbench offers when none are configured.
+var defaultSnoozes = []time.Duration{15 * time.Minute, time.Hour, 4 * time.Hour, 24 * time.Hour, 72 * time.Hour}
 
 func (o AttentionOptions) snoozes() []time.Duration {
 	var out []time.Duration
@@ -48,7 +48,7 @@ func (o AttentionOptions) snoozes() []time.Duration {
 		}
 	}
 	if len(out) == 0 {
-		return DefaultSnoozes
+		return defaultSnoozes
 	}
 	return out
 }

@@ -145,7 +145,7 @@ func TestNoLiteralKeys(t *testing.T) {
 	}
 	// Every binding of the keymap has keys and help text (help, the footer and the palette
 	// are drawn from it).
-	km := DefaultKeyMap()
+	km := defaultKeyMap()
 	for _, g := range km.Groups() {
 		for _, b := range g.Bindings {
 			if len(b.Keys()) == 0 || b.Help().Key == "" || b.Help().Desc == "" {

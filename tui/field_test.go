@@ -14,7 +14,7 @@ import (
 // are made one safe line first, the cursor moves, a selected value is replaced whole, the
 // limit holds and the view keeps the cursor in sight.
 func TestFieldEdits(t *testing.T) {
-	km := DefaultKeyMap()
+	km := defaultKeyMap()
 	key := func(k string) tea.Msg {
 		special := map[string]tea.Key{"left": {Code: tea.KeyLeft}, "right": {Code: tea.KeyRight}, "home": {Code: tea.KeyHome},
 			"end": {Code: tea.KeyEnd}, "delete": {Code: tea.KeyDelete}, "backspace": {Code: tea.KeyBackspace}}
@@ -60,7 +60,7 @@ func TestFieldEdits(t *testing.T) {
 }
 
 func TestFieldViewKeepsTheCursor(t *testing.T) {
-	f := newField(DefaultKeyMap().Line, 200)
+	f := newField(defaultKeyMap().Line, 200)
 	f.set(strings.Repeat("a", 30) + strings.Repeat("z", 30))
 	end := ansi.Strip(f.view(10))
 	if ansi.StringWidth(end) != 10 || !strings.HasPrefix(end, "zzzzzzzzz") {

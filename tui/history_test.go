@@ -123,7 +123,7 @@ func BenchmarkHistoryTimelineView10k(b *testing.B) {
 		tl.Entries[i] = history.Entry{At: fixedNow.Add(time.Duration(i) * time.Second), Source: history.SourceEvents,
 			Ref: "events#" + strconv.Itoa(i), Kind: history.KindHeartbeat, Item: it, Session: "sess-1", Text: "lease.renew: lease renewed"}
 	}
-	h := newHistoryView(DefaultKeyMap().History)
+	h := newHistoryView(defaultKeyMap().History)
 	h.ev, h.cursor = &history.Evidence{Read: fixedNow}, fixedNow
 	h.tl, h.tlName = &tl, it.String()
 	h.SetSize(160, 48)

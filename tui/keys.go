@@ -3,7 +3,7 @@ package tui
 import "charm.land/bubbles/v2/key"
 
 // KeyMap is every key of the workbench, grouped by where it applies. It is a value built by
-// DefaultKeyMap and passed in through Options, and it is the only place a key is named: pages
+// defaultKeyMap and passed in through Options, and it is the only place a key is named: pages
 // and dialogs declare their bindings from it (bindings.go), and help, the footer, the palette,
 // the note a disabled key leaves and docs/keys.md are all generated from those declarations.
 type KeyMap struct {
@@ -107,8 +107,8 @@ type OpenerKeys struct {
 	Copy, Close key.Binding
 }
 
-// DefaultKeyMap returns the workbench's bindings.
-func DefaultKeyMap() KeyMap {
+// defaultKeyMap returns the workbench's bindings.
+func defaultKeyMap() KeyMap {
 	b := func(keys []string, help, desc string) key.Binding {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
 	}

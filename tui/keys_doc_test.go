@@ -10,7 +10,7 @@ import (
 func keysDoc(km KeyMap) string {
 	var b strings.Builder
 	b.WriteString("# steward workbench keys\n\n")
-	b.WriteString("Generated from `tui.DefaultKeyMap()` (`go test ./tui -run TestKeysDoc -update` rewrites it;\n")
+	b.WriteString("Generated from `tui.defaultKeyMap()` (`go test ./tui -run TestKeysDoc -update` rewrites it;\n")
 	b.WriteString("the test fails when a binding is missing here). Keys that do not apply to the selected row are\n")
 	b.WriteString("disabled and drop out of the in-app help (`?`); the action menu (`a`) shows refused actions with\n")
 	b.WriteString("the governed core's reason.\n")
@@ -36,7 +36,7 @@ func keysDoc(km KeyMap) string {
 
 func TestKeysDoc(t *testing.T) {
 	const path = "../docs/keys.md"
-	want := keysDoc(DefaultKeyMap())
+	want := keysDoc(defaultKeyMap())
 	if updateDocs() {
 		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
 			t.Fatal(err)
@@ -46,7 +46,7 @@ func TestKeysDoc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, g := range DefaultKeyMap().Groups() {
+	for _, g := range defaultKeyMap().Groups() {
 		for _, k := range g.Bindings {
 			for _, key := range k.Keys() {
 				if !strings.Contains(string(got), "`"+key+"`") {

@@ -24,7 +24,7 @@ func TestMenuChoiceTypedAhead(t *testing.T) {
 		{"enter then cancel", []string{"enter", "esc"}, []menuOption{reclaim}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := &actionMenu{keys: DefaultKeyMap(), names: []string{"row"}, loading: true, opts: tc.opts}
+			m := &actionMenu{keys: defaultKeyMap(), names: []string{"row"}, loading: true, opts: tc.opts}
 			cancelled := false
 			for _, k := range tc.keys {
 				in, _ := m.bindings().press(keyMsg(k))

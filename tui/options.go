@@ -33,7 +33,7 @@ type Options struct {
 	AuditPath string
 	// Now is the clock; time.Now when nil. Goldens pass a fixed clock.
 	Now func() time.Time
-	// Keys is the keymap; DefaultKeyMap when nil.
+	// Keys is the keymap; defaultKeyMap when nil.
 	Keys *KeyMap
 	// Policies gives the lease policy's warning thresholds; the seed's defaults when nil.
 	Policies *leaserec.PolicySet
@@ -76,7 +76,7 @@ func (o Options) withDefaults() Options {
 		o.Now = time.Now
 	}
 	if o.Keys == nil {
-		km := DefaultKeyMap()
+		km := defaultKeyMap()
 		o.Keys = &km
 	}
 	if o.Policies == nil {

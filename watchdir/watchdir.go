@@ -11,9 +11,9 @@ import (
 	"github.com/fsnotify/fsnotify"
 )
 
-// DefaultDebounce is how long a Watcher gathers events before it reports a batch when
+// defaultDebounce is how long a Watcher gathers events before it reports a batch when
 // Options.Debounce is zero.
-const DefaultDebounce = 30 * time.Millisecond
+const defaultDebounce = 30 * time.Millisecond
 
 // defaultPoll is how often a Watcher polls its directory when the kernel refused a watch,
 // and how often it tries to re-attach after the directory went away.
@@ -31,7 +31,7 @@ type Change struct {
 
 // Options tunes Watch. The zero value is usable.
 type Options struct {
-	// Debounce is the gathering window (DefaultDebounce when zero).
+	// Debounce is the gathering window (defaultDebounce when zero).
 	Debounce time.Duration
 	// Poll is the period of the polling fallback and of the attempts to re-attach
 	// (defaultPoll when zero).
@@ -76,7 +76,7 @@ func Watch(dir string, o Options) (*Watcher, error) {
 		w.poll = defaultPoll
 	}
 	if w.debounce <= 0 {
-		w.debounce = DefaultDebounce
+		w.debounce = defaultDebounce
 	}
 	if w.relevant == nil {
 		w.relevant = func(string) bool { return true }

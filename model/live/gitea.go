@@ -28,12 +28,12 @@ type giteaResult struct {
 	health model.SourceHealth
 }
 
-// MaxIssueProbes bounds how many claimed items one Gitea poll asks about.
-const MaxIssueProbes = 200
+// maxIssueProbes bounds how many claimed items one Gitea poll asks about.
+const maxIssueProbes = 200
 
 // LoadGitea reads the Gitea facts the model uses: every open issue and open pull request
 // (paged: each is an item of items[], in one bucket), clarification items, status:blocked
-// items, and the state of each claimed item in claimed (at most MaxIssueProbes), which
+// items, and the state of each claimed item in claimed (at most maxIssueProbes), which
 // finds the closed and merged ones. cfg names the repository; a fact names cfg.Remote,
 // or no remote when it is empty (the model files it, model.Config.Remote). A listing cut
 // short keeps what it read and makes the source partial, saying after how many pages.
@@ -91,7 +91,7 @@ func LoadGitea(
 		f.UpdatedAt, f.HeadBranch = p.UpdatedAt, p.HeadBranch
 	}
 	for i, it := range claimed {
-		if i >= MaxIssueProbes {
+		if i >= maxIssueProbes {
 			break
 		}
 		if !it.InRepo(cfg.Org, cfg.Repo) {

@@ -47,7 +47,7 @@ type Options struct {
 	// rarely vanishes, and a stat of every worktree each ProbeEvery was most of an idle
 	// fleet's CPU. The worktrees are spread over the probe passes of that period (each
 	// pass looks at its share), never all at once; Refresh looks at every one. By default
-	// (zero) WatchedWorktreeEvery while the kernel watches the branches directory — an
+	// (zero) watchedWorktreeEvery while the kernel watches the branches directory — an
 	// entry created, removed or renamed there re-probes its worktrees at once — else 12 ×
 	// ProbeEvery, a minute.
 	WorktreeEvery time.Duration
@@ -59,7 +59,7 @@ type Options struct {
 	// be set up (never "not configured"), or not read on request.
 	NoGitea model.SourceHealth
 	// Debounce is the lock watcher's gathering window (default
-	// DefaultLockDebounce).
+	// defaultLockDebounce).
 	Debounce time.Duration
 	// Notify starts the kernel (inotify) watches; nil uses fsnotify. When the kernel
 	// refuses a watch for want of resources the watchers poll every Poll (default 2 s)
@@ -71,14 +71,14 @@ type Options struct {
 	ListenBackoff time.Duration
 }
 
-// DefaultLockDebounce is the Model's lock-watcher gathering window. A lock write
+// defaultLockDebounce is the Model's lock-watcher gathering window. A lock write
 // (temp file, write, rename over the name, directory fsync) reaches the
 // watcher as one event on the lock's name — the temp names are ignored — so
 // the window only has to gather the names of a burst of writes; a burst
 // longer than the window is read in a few batches, each costing what it
-// holds. Shorter than locks.DefaultDebounce (30 ms): the window is most of a
+// holds. Shorter than watchdir's default (30 ms): the window is most of a
 // rename's latency.
-const DefaultLockDebounce = 10 * time.Millisecond
+const defaultLockDebounce = 10 * time.Millisecond
 
 // Model keeps a Snapshot of a workspace current: fsnotify on the locks
 // directory (one changed file re-read with locks.ReadFile), on the DB and its
@@ -166,7 +166,7 @@ func New(ws Workspace, opt Options) *Model {
 		opt.ProbeEvery = 5 * time.Second
 	}
 	if opt.Debounce <= 0 {
-		opt.Debounce = DefaultLockDebounce
+		opt.Debounce = defaultLockDebounce
 	}
 	if opt.GiteaEvery <= 0 {
 		opt.GiteaEvery = time.Minute

@@ -8,12 +8,12 @@ import (
 	"steward/watchdir"
 )
 
-// WatchedWorktreeEvery is how often each worktree is re-probed by default while the kernel
+// watchedWorktreeEvery is how often each worktree is re-probed by default while the kernel
 // watches the branches directory: a worktree created, removed or renamed there is an
 // event on that directory and is re-probed at once (reprobeWorktrees), so the periodic
 // pass only has to catch what raises no event there — a change deeper in a nested path,
 // or behind a link. Without the watch the period stays a minute (Options.WorktreeEvery).
-const WatchedWorktreeEvery = 5 * time.Minute
+const watchedWorktreeEvery = 5 * time.Minute
 
 // watchBranches starts the watch of the branches directory worktrees live in, when there
 // is one on this host and the kernel watches it. A directory that is missing, cannot be
@@ -45,7 +45,7 @@ func (l *Model) worktreeSlots() uint64 {
 	if every <= 0 { // the default: slow while the branches directory's events are heard
 		every = 12 * l.opt.ProbeEvery
 		if l.bw != nil && l.bw.Mode() == "" {
-			every = WatchedWorktreeEvery
+			every = watchedWorktreeEvery
 		}
 	}
 	return uint64(max(1, every/l.opt.ProbeEvery))

@@ -66,14 +66,14 @@ func TestStatusJSONStreamedIsTheWhole(t *testing.T) {
 		return locksDir, db
 	}
 	fleet := func(dir string) {
-		// Issue 1 again under its other spelling: a duplicate live lock of one item.
+		// Item 1 again under its other spelling: a duplicate live lock of one item.
 		lock(t, dir, "origin__acme__widgets__issue-1.json", "origin__ACME__Widgets__issue-1.json",
 			func(s string) string { return strings.Replace(s, `"org": "acme"`, `"org": "ACME"`, 1) })
-		// Named for issue 5, its record names issue 12, which a file of its own names too:
-		// carried to issue 12's page.
+		// Named for item 5, its record names item 12, which a file of its own names too:
+		// carried to item 12's page.
 		lock(t, dir, "origin__acme__widgets__issue-1.json", "origin__acme__widgets__issue-5.json", number("12"))
 		lock(t, dir, "origin__acme__widgets__issue-1.json", "origin__acme__widgets__issue-12.json", number("12"))
-		// Named for issue 7, its record names issue 31, which nothing else names: the last page.
+		// Named for item 7, its record names item 31, which nothing else names: the last page.
 		lock(t, dir, "origin__acme__widgets__issue-1.json", "origin__acme__widgets__issue-7.json", number("31"))
 		// A readable record that names no item.
 		lock(t, dir, "origin__acme__widgets__issue-1.json", "origin__acme__widgets__issue-9.json",

@@ -1,6 +1,9 @@
 package leases
 
 import (
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -68,6 +71,37 @@ func TestPendingNameFitsPostgreSQL(t *testing.T) {
 	} {
 		if got := pendingName(c.attempt); got != c.want {
 			t.Errorf("pendingName(%q) = %q, want %q", c.attempt, got, c.want)
+		}
+	}
+}
+
+// TestPasswordFileFirstLine: a password file gives its first line, with or without a line
+// end, as libpq reads a password; an empty one, or one others may read, is refused.
+func TestPasswordFileFirstLine(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for i, c := range []struct {
+		text string
+		mode os.FileMode
+		want string // "" when refused
+	}{
+		{"s3cret\n", 0o600, "s3cret"},
+		{"s3cret", 0o600, "s3cret"},
+		{"s3cret\r\nsecond line\n", 0o400, "s3cret"},
+		{"", 0o600, ""},
+		{"\nlater\n", 0o600, ""},
+		{"s3cret\n", 0o644, ""},
+	} {
+		path := filepath.Join(dir, "pw"+strconv.Itoa(i))
+		if err := os.WriteFile(path, []byte(c.text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(path, c.mode); err != nil {
+			t.Fatal(err)
+		}
+		got, err := readPasswordFile(path)
+		if got != c.want || (err == nil) != (c.want != "") {
+			t.Errorf("%q (mode %v): %q %v, want %q", c.text, c.mode, got, err, c.want)
 		}
 	}
 }

@@ -2,6 +2,8 @@ package govern
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -64,5 +66,39 @@ func TestRetireWithUnreadableLeasesIsNotAllowed(t *testing.T) {
 	}
 	if f.state() != before {
 		t.Error("the failed preview changed a file")
+	}
+}
+
+// TestRestoreRefusedWhileALiveLockHoldsTheItem: a retired lock is restored only while
+// nothing took its item since — a new live lock file for the item refuses the restore, from
+// its preview on, even when no lease backs it, and the new lock stays as it is.
+func TestRestoreRefusedWhileALiveLockHoldsTheItem(t *testing.T) {
+	f := newFixture(t, RoleOperator)
+	name := f.lockFile(4, -time.Minute, deadPID(t))
+	_, ret, err := f.core.Run(context.Background(), Request{Action: actionid.RetireLock, Target: Target{LockFile: name}},
+		"retire acme/widgets#4")
+	if err != nil || ret.Result != ResultSucceeded {
+		t.Fatalf("retire: %+v %v", ret, err)
+	}
+	f.lockFile(4, time.Hour, deadPID(t)) // another worker's lock since
+	live := filepath.Join(f.ws.LocksDir, name)
+	before, err := os.ReadFile(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, req := range []Request{
+		{Action: actionid.RestoreLock, Target: Target{LockFile: ret.Detail["archived"]}},
+		{Action: actionid.Undo, Target: Target{Attempt: ret.Attempt}},
+	} {
+		pv, out, err := f.core.Run(context.Background(), req, "")
+		if pv.Allowed || pv.Refusal == nil || pv.Refusal.Code != codeClaimedSince {
+			t.Errorf("%s previewed with a live lock on the item: %+v, want refused %s", req.Action, pv.Refusal, codeClaimedSince)
+		}
+		if err != nil || out.Result != ResultRefused || out.Code != codeClaimedSince {
+			t.Fatalf("%s with a live lock on the item: %+v %v, want refused %s", req.Action, out, err, codeClaimedSince)
+		}
+	}
+	if after, err := os.ReadFile(live); err != nil || string(after) != string(before) {
+		t.Errorf("the refused restore changed the live lock: %v", err)
 	}
 }

@@ -102,3 +102,24 @@ func TestRestoreRefusedWhileALiveLockHoldsTheItem(t *testing.T) {
 		t.Errorf("the refused restore changed the live lock: %v", err)
 	}
 }
+
+// TestRestoreReportsTheLockItWroteBack: restoring a retired lock while nothing took its item
+// writes it back as the live lock and says so.
+func TestRestoreReportsTheLockItWroteBack(t *testing.T) {
+	f := newFixture(t, RoleOperator)
+	name := f.lockFile(4, -time.Minute, deadPID(t))
+	_, ret, err := f.core.Run(context.Background(), Request{Action: actionid.RetireLock, Target: Target{LockFile: name}},
+		"retire acme/widgets#4")
+	if err != nil || ret.Result != ResultSucceeded {
+		t.Fatalf("retire: %+v %v", ret, err)
+	}
+	archived := ret.Detail["archived"]
+	_, out, err := f.core.Run(context.Background(), Request{Action: actionid.RestoreLock, Target: Target{LockFile: archived}}, "")
+	if err != nil || out.Result != ResultSucceeded || len(out.Effects) != 1 ||
+		!strings.HasPrefix(out.Effects[0], "restored "+archived+" as "+name+" (lock_generation ") {
+		t.Fatalf("restore: %+v %v, want it to say it restored %s as %s", out, err, archived, name)
+	}
+	if _, err := os.Stat(filepath.Join(f.ws.LocksDir, name)); err != nil {
+		t.Errorf("the live lock after the restore: %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package leases
 import (
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -14,6 +15,15 @@ func TestNoticeCarriesItsChange(t *testing.T) {
 	small := change{WorkItemIDs: []int64{7}, LeaseIDs: []string{"lease-1"}, SessionIDs: []string{"s1"}, EventIDs: []int64{42}}
 	if got := decodeChange(small.encode()); !reflect.DeepEqual(got, small) {
 		t.Errorf("a small change read back as %+v, want %+v", got, small)
+	}
+	// At the limit exactly the change is sent as itself; a byte more and it is a resync.
+	atLimit := change{LeaseIDs: []string{strings.Repeat("x", maxNotifyPayload-len(`{"l":[""]}`))}}
+	if got := decodeChange(atLimit.encode()); !reflect.DeepEqual(got, atLimit) {
+		t.Errorf("a change of exactly %d bytes read back as resync %v", maxNotifyPayload, got.Resync)
+	}
+	over := change{LeaseIDs: []string{atLimit.LeaseIDs[0] + "x"}}
+	if got := decodeChange(over.encode()); !got.Resync {
+		t.Errorf("a change of %d bytes read back as itself, want a resync", maxNotifyPayload+1)
 	}
 	var large change
 	for i := range 1000 {

@@ -123,3 +123,35 @@ func TestRestoreReportsTheLockItWroteBack(t *testing.T) {
 		t.Errorf("the live lock after the restore: %v", err)
 	}
 }
+
+// TestVerifyRestoreRetiredAgain: an interrupted restore is proven by its lock written back —
+// also once that lock was retired again since, found among the item's archives after the
+// archive it restored.
+func TestVerifyRestoreRetiredAgain(t *testing.T) {
+	f := newFixture(t, RoleOperator)
+	name := f.lockFile(4, -time.Minute, deadPID(t))
+	retire := func() Outcome {
+		_, out, err := f.core.Run(context.Background(), Request{Action: actionid.RetireLock, Target: Target{LockFile: name}},
+			"retire acme/widgets#4")
+		if err != nil || out.Result != ResultSucceeded {
+			t.Fatalf("retire: %+v %v", out, err)
+		}
+		return out
+	}
+	archived := retire().Detail["archived"]
+	_, out, err := f.core.Run(context.Background(), Request{Action: actionid.RestoreLock, Target: Target{LockFile: archived}}, "")
+	if err != nil || out.Result != ResultSucceeded {
+		t.Fatalf("restore: %+v %v", out, err)
+	}
+	var intent Record
+	for _, r := range f.records() {
+		if r.Attempt == out.Attempt && r.Kind == KindIntent {
+			intent = r
+		}
+	}
+	retire() // the restored lock is retired again
+	if res, ev, ok := (restoreLock{}).verify(context.Background(), f.core, intent); !ok || res != ResultSucceeded ||
+		!strings.Contains(strings.Join(ev, " "), "archived again since") {
+		t.Fatalf("verify of the restore: %s %v settled=%v, want succeeded (archived again since)", res, ev, ok)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"steward/leases/leaserec"
 )
 
 // TestNoticeCarriesItsChange: a transition's notice names what it changed, so a listener
@@ -31,5 +33,24 @@ func TestNoticeCarriesItsChange(t *testing.T) {
 	}
 	if got := decodeChange(large.encode()); !got.Resync || len(got.LeaseIDs) != 0 {
 		t.Errorf("a change over the payload limit read back as %d leases, resync %v; want a resync", len(got.LeaseIDs), got.Resync)
+	}
+}
+
+// TestNoticeNamesTheLeasesItChanged: a notice lists each changed lease's item, id and holder
+// once; a lease recorded without an item id adds none (an id ≤ 0 would make every listener
+// re-read everything), and no lease adds nothing.
+func TestNoticeNamesTheLeasesItChanged(t *testing.T) {
+	t.Parallel()
+	var c change
+	c.add(nil)
+	c.add(&leaserec.Lease{WorkItemID: 7, LeaseID: "lease-1", SessionID: "s1"})
+	c.add(&leaserec.Lease{WorkItemID: 7, LeaseID: "lease-1", SessionID: "s1"})
+	c.add(&leaserec.Lease{LeaseID: "lease-2", SessionID: "s2"})
+	want := change{WorkItemIDs: []int64{7}, LeaseIDs: []string{"lease-1", "lease-2"}, SessionIDs: []string{"s1", "s2"}}
+	if !reflect.DeepEqual(c, want) {
+		t.Errorf("change %+v, want %+v", c, want)
+	}
+	if got := decodeChange(c.encode()); got.Resync {
+		t.Errorf("the notice read back as a resync")
 	}
 }

@@ -108,6 +108,9 @@ func TestRecoverPartialFailure(t *testing.T) {
 	if !strings.Contains(out.Message, "step 2 of 2 ("+actionid.RetireLock) || !strings.Contains(out.Message, CodeFenceMoved) {
 		t.Errorf("message %q: want step 2's retire refused fence_moved", out.Message)
 	}
+	if strings.Contains(out.Message, "after it did not run") {
+		t.Errorf("message %q: the last step stopped, so no step after it is left to name", out.Message)
+	}
 	if e := locks.ReadFile(f.ws.LocksDir, name); e.Missing {
 		t.Error("the lock its owner rewrote was retired anyway")
 	}
@@ -187,6 +190,12 @@ func TestVerifyRecover(t *testing.T) {
 	res, ev, ok := recoverItem{}.verify(context.Background(), f.core, intent)
 	if !ok || res != ResultSucceeded {
 		t.Fatalf("verify after both steps: %s %v %v", res, ev, ok)
+	}
+	// Its evidence names each step by its place in the plan, counted from 1.
+	for _, want := range []string{"step 1 (" + actionid.ReclaimExpired + " on ", "step 2 (" + actionid.RetireLock + " on "} {
+		if !strings.Contains(strings.Join(ev, "\n"), want) {
+			t.Errorf("verify's evidence %q does not name %q", ev, want)
+		}
 	}
 	other := intent
 	other.Attempt = "att-never-ran"

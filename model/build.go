@@ -141,24 +141,10 @@ func (s *Snapshot) MarshalJSON() ([]byte, error) {
 // it, so a fleet of 100,000 claims is never held encoded whole (json.Marshal's buffer grew
 // to about twice the output). A piece is only valid during its call to emit.
 func (s *Snapshot) EncodeJSON(emit func([]byte) error) error {
-	each := func(n int, elem func(i int) any) func(put func([]byte) error) error {
-		return func(put func([]byte) error) error {
-			for i := range n {
-				b, err := json.Marshal(elem(i))
-				if err != nil {
-					return err
-				}
-				if err := put(b); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-	}
 	return s.encodeJSON(emit, lists{
-		claims:   each(len(s.Claims), func(i int) any { return s.claimJSON(s.Claims[i]) }),
-		sessions: each(len(s.Sessions), func(i int) any { return s.Sessions[i] }),
-		items:    each(len(s.Items), func(i int) any { return s.Items[i] }),
+		claims:   marshalEach(len(s.Claims), func(i int) any { return s.claimJSON(s.Claims[i]) }),
+		sessions: marshalEach(len(s.Sessions), func(i int) any { return s.Sessions[i] }),
+		items:    marshalEach(len(s.Items), func(i int) any { return s.Items[i] }),
 	})
 }
 
@@ -226,31 +212,17 @@ func (s *Snapshot) encodeJSON(emit func([]byte) error, ls lists) error {
 		buf = append(buf, ']')
 		return emit(buf)
 	}
-	of := func(n int, elem func(i int) any) func(put func([]byte) error) error {
-		return func(put func([]byte) error) error {
-			for i := range n {
-				b, err := json.Marshal(elem(i))
-				if err != nil {
-					return err
-				}
-				if err := put(b); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-	}
 	steps := []struct {
 		name string
 		each func(put func([]byte) error) error
 	}{
 		{"claims", ls.claims},
-		{"contention", of(len(s.Contention), func(i int) any { return s.Contention[i] })},
-		{"clarifications", of(len(s.Clarifications), func(i int) any { return s.Clarifications[i] })},
-		{"orphans", of(len(s.Orphans), func(i int) any { return s.Orphans[i] })},
+		{"contention", marshalEach(len(s.Contention), func(i int) any { return s.Contention[i] })},
+		{"clarifications", marshalEach(len(s.Clarifications), func(i int) any { return s.Clarifications[i] })},
+		{"orphans", marshalEach(len(s.Orphans), func(i int) any { return s.Orphans[i] })},
 		{"sessions", ls.sessions},
 		{"items", ls.items},
-		{"activity", of(len(s.Activity), func(i int) any { return s.Activity[i] })},
+		{"activity", marshalEach(len(s.Activity), func(i int) any { return s.Activity[i] })},
 	}
 	for _, st := range steps {
 		if err := list(st.name, st.each); err != nil {
@@ -258,6 +230,23 @@ func (s *Snapshot) encodeJSON(emit func([]byte) error, ls lists) error {
 		}
 	}
 	return emit([]byte{'}'})
+}
+
+// marshalEach is a list of n elements encoded one at a time: each element's JSON handed to
+// put as soon as it is made.
+func marshalEach(n int, elem func(i int) any) func(put func([]byte) error) error {
+	return func(put func([]byte) error) error {
+		for i := range n {
+			b, err := json.Marshal(elem(i))
+			if err != nil {
+				return err
+			}
+			if err := put(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }
 
 func nonNil[T any](s []T) []T {

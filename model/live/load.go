@@ -232,25 +232,9 @@ func lookupRefs(
 	for _, l := range have {
 		known[l.Lease.LeaseID] = true
 	}
-	out := map[string]*model.LeaseObs{}
-	for _, lo := range ls {
-		id := lo.Entry.Record.LeaseID
-		if id == "" || known[id] || lo.Entry.Unreadable != nil {
-			continue
-		}
-		if _, done := out[id]; done {
-			continue
-		}
-		l, found, err := r.LeaseByID(ctx, id)
-		switch {
-		case err != nil:
-			continue // unknown: no conclusion
-		case !found:
-			out[id] = nil
-		default:
-			o := p.ObserveLease(l)
-			out[id] = &o
-		}
+	ptrs := make([]*model.LockObs, len(ls))
+	for i := range ls {
+		ptrs[i] = &ls[i]
 	}
-	return out
+	return lookupRefsOf(ctx, r, p, ptrs, func(id string) bool { return known[id] })
 }

@@ -434,7 +434,14 @@ func (a *annotated) run(ctx context.Context) {
 			if !ok {
 				return
 			}
-			s = red.Snapshot(ann.Snapshot(ctx, s))
+			actx := ctx
+			if s.Sources.Locks.Status == model.StatusOK {
+				// The previews look items up in the live model's view of the directory, kept
+				// from the reads it makes anyway: a view per snapshot lstat'ed every lock
+				// file, most of a DB commit's way to the screen at 10,000 claims.
+				actx = govern.WithLockView(ctx, a.live.LockView())
+			}
+			s = red.Snapshot(ann.Snapshot(actx, s))
 			select {
 			case a.out <- s:
 			case <-ctx.Done():

@@ -10,7 +10,6 @@ import (
 	"steward/govern/actionid"
 	"steward/leases"
 	"steward/leases/leaserec"
-	"steward/locks"
 	"steward/locks/lockrec"
 )
 
@@ -241,7 +240,7 @@ func (c *Core) stepRefusal(req Request, p *plan) *Refusal {
 // claims ran for minutes.
 func (c *Core) itemLocks(ctx context.Context, it Item) ([]string, error) {
 	var es []lockrec.Entry
-	if v, ok := ctx.Value(lockViewKey{}).(*locks.IndexView); ok {
+	if v, ok := ctx.Value(lockViewKey{}).(LockView); ok {
 		es = v.Lookup(lockKey(workRef(it)))
 	} else {
 		var err error

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"steward/locks"
+	"steward/locks/lockrec"
 	"steward/model"
 )
 
@@ -129,8 +130,14 @@ func (a *Annotator) Snapshot(ctx context.Context, s *model.Snapshot) *model.Snap
 	return &cp
 }
 
-// lockViewKey carries a locks.IndexView in the context of one annotation pass.
+// lockViewKey carries a LockView in the context of one annotation pass.
 type lockViewKey struct{}
+
+// LockView is a view of the lock directory an annotation pass looks items up in: the
+// live lock files that name item k, read fresh (locks.IndexView, locks.Tracked).
+type LockView interface {
+	Lookup(k lockrec.Key) []lockrec.Entry
+}
 
 // withLockView returns ctx carrying one view of the lock directory for the previews of one
 // annotation pass: the directory is listed and stat'ed once per pass, not once per orphan
@@ -139,7 +146,7 @@ type lockViewKey struct{}
 // action menu previews afresh and an apply re-checks every fence on the index itself. When
 // the directory cannot be listed, each preview finds so itself.
 func (c *Core) withLockView(ctx context.Context) context.Context {
-	if _, ok := ctx.Value(lockViewKey{}).(*locks.IndexView); ok {
+	if _, ok := ctx.Value(lockViewKey{}).(LockView); ok {
 		return ctx
 	}
 	v, err := c.lockIndex().View()
@@ -152,11 +159,21 @@ func (c *Core) withLockView(ctx context.Context) context.Context {
 // WithLockView returns ctx carrying v as the view of the lock directory that Annotate's
 // previews look items up in, instead of refreshing the core's index: a surface that has
 // just read the whole directory for the snapshot it annotates (steward status) passes the
-// view of that read (locks.ViewOf), so the directory is not read twice. The previews read
-// each item's files fresh, as with the core's own view.
-func WithLockView(ctx context.Context, v *locks.IndexView) context.Context {
-	if v == nil {
+// view of that read (locks.ViewOf), and a live feed the view its live model keeps
+// (locks.Tracked), so the directory is not listed and stat'ed again. The previews read
+// each item's files fresh, as with the core's own view. A nil v leaves ctx as it is.
+func WithLockView(ctx context.Context, v LockView) context.Context {
+	switch x := v.(type) {
+	case nil:
 		return ctx
+	case *locks.IndexView:
+		if x == nil {
+			return ctx
+		}
+	case *locks.Tracked:
+		if x == nil {
+			return ctx
+		}
 	}
 	return context.WithValue(ctx, lockViewKey{}, v)
 }

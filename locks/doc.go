@@ -12,7 +12,9 @@
 //     tell from one lstat whether a file read before needs reading again;
 //   - Watch, the lock names the one directory watcher (package watchdir)
 //     reports for the locks directory;
-//   - Index, the live lock files of a directory by the item each names;
+//   - Index, the live lock files of a directory by the item each names, its views
+//     (IndexView, one refresh; ViewOf, a listing already read) and Tracked, a view its
+//     owner keeps current from the reads it makes anyway (the live model's);
 //   - steward's file-name convention for new locks (Name, parseName) and the
 //     retired/ archive layout;
 //   - the write primitives WriteCAS, Archive and Restore: compare-and-swap on

@@ -256,16 +256,27 @@ func (l *Model) applyListing(r lockRead, now time.Time) {
 	l.applyLocks(r, now, false, keep)
 }
 
+// setLock records what a read of lock file name found (nil: no live lock of that name) in
+// the engine and in the tracked view of the directory.
+func (l *Model) setLock(name string, o *model.LockObs) {
+	l.e.SetLock(name, o)
+	if o == nil {
+		l.view.Set(name, nil)
+	} else {
+		l.view.Set(name, &o.Entry)
+	}
+}
+
 // setRead records what a read of lock file name found. The record is kept without the
 // file's bytes (lockrec.Record.Detach): the detail pane reads the file again.
 func (l *Model) setRead(name string, e lockrec.Entry, now time.Time) {
 	if e.Missing || e.Class != lockrec.ClassLive {
-		l.e.SetLock(name, nil)
+		l.setLock(name, nil)
 		return
 	}
 	e.Record.Detach()
 	obs := l.probe.ObserveLock(e, now)
-	l.e.SetLock(name, &obs)
+	l.setLock(name, &obs)
 }
 
 // resyncLocks re-lists the locks directory and re-reads only the files whose
@@ -361,19 +372,19 @@ func (l *Model) applyLocks(r lockRead, now time.Time, full bool, keep map[string
 		seen[le.Name] = true
 	}
 	for i, o := range r.obs {
-		l.e.SetLock(r.changed[i].Name, o)
+		l.setLock(r.changed[i].Name, o)
 	}
 	if e := readLegacy(l.ws.LegacyLock); e != nil {
 		seen[e.Name] = true
 		if old, ok := l.e.Lock(e.Name); full || !ok || old.Entry.Inode != e.Inode || old.Entry.Size != e.Size ||
 			!old.Entry.ModTime.Equal(e.ModTime) {
 			obs := l.probe.ObserveLock(*e, now)
-			l.e.SetLock(e.Name, &obs)
+			l.setLock(e.Name, &obs)
 		}
 	}
 	for name := range l.e.Locks() {
 		if !seen[name] && !keep[name] {
-			l.e.SetLock(name, nil)
+			l.setLock(name, nil)
 		}
 	}
 	l.e.SetHealth(

@@ -98,6 +98,7 @@ type Model struct {
 	opt     Options
 	probe   Probe
 	e       *model.Engine
+	view    *locks.Tracked // the live lock files as the loop last read them (LockView)
 	cur     atomic.Pointer[model.Snapshot]
 	out     chan *model.Snapshot
 	refresh chan chan struct{}
@@ -178,9 +179,11 @@ func New(ws Workspace, opt Options) *Model {
 	if p.DBHost == "" {
 		p.DBHost = ws.DBHost
 	}
-	return &Model{ws: ws, opt: opt, probe: p, e: model.NewEngine(opt.Config), out: make(chan *model.Snapshot, 1),
-		refresh: make(chan chan struct{}), stats: make(chan chan model.Stats), giteaCh: make(chan giteaResult),
-		closed: make(chan struct{}), wake: make(chan struct{}, 1)}
+	return &Model{
+		ws: ws, opt: opt, probe: p, e: model.NewEngine(opt.Config), view: locks.NewTracked(ws.LocksDir),
+		out: make(chan *model.Snapshot, 1), refresh: make(chan chan struct{}), stats: make(chan chan model.Stats),
+		giteaCh: make(chan giteaResult), closed: make(chan struct{}), wake: make(chan struct{}, 1),
+	}
 }
 
 // Start reads every source once, publishes the first snapshot, and starts
@@ -253,6 +256,12 @@ func (l *Model) Start(ctx context.Context) error {
 // Snapshots returns a channel that holds the latest unread snapshot (older
 // unread ones are dropped). It is closed by Close.
 func (l *Model) Snapshots() <-chan *model.Snapshot { return l.out }
+
+// LockView is the lock directory as this model last read it, kept current by the loop
+// (locks.Tracked): the previews of a snapshot's orphans look items up in it instead of
+// listing and stat'ing the whole directory per snapshot. Judge it only while the lock
+// source reads ok: a directory that cannot be read leaves the view as last read.
+func (l *Model) LockView() *locks.Tracked { return l.view }
 
 // Current returns the latest snapshot (nil before Start).
 func (l *Model) Current() *model.Snapshot { return l.cur.Load() }

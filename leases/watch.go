@@ -15,6 +15,10 @@ const defaultWatchDebounce = 20 * time.Millisecond
 type DBWatchOptions struct {
 	// Debounce is the gathering window (defaultWatchDebounce when zero).
 	Debounce time.Duration
+	// Quiet ends a window once no event came for that long (watchdir.Options.Quiet): a
+	// commit's writes are reported just after its last one. A hint that comes before the
+	// commit is visible is no loss: the caller re-checks DataVersion.
+	Quiet time.Duration
 	// Poll is the period of the polling fallback and of the attempts to re-attach after
 	// the DB's directory was removed or moved (watchdir's default poll when zero).
 	Poll time.Duration
@@ -44,8 +48,11 @@ func WatchDBWith(path string, opts DBWatchOptions) (*watchdir.Watcher, error) {
 	}
 	base := filepath.Base(path)
 	names := map[string]bool{base: true, base + "-wal": true, base + "-journal": true}
-	w, err := watchdir.Watch(filepath.Dir(path), watchdir.Options{Debounce: d, Poll: opts.Poll, Notify: opts.Notify,
-		Relevant: func(n string) bool { return names[n] }, What: "the DB's directory"})
+	w, err := watchdir.Watch(
+		filepath.Dir(path),
+		watchdir.Options{Debounce: d, Quiet: opts.Quiet, Poll: opts.Poll, Notify: opts.Notify,
+			Relevant: func(n string) bool { return names[n] }, What: "the DB's directory"},
+	)
 	if err != nil {
 		return nil, &DBError{Op: "watch", Path: path, Err: err}
 	}

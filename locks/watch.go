@@ -11,6 +11,8 @@ import (
 type WatchOptions struct {
 	// Debounce is the gathering window (watchdir's default when zero).
 	Debounce time.Duration
+	// Quiet ends a window once no event came for that long (watchdir.Options.Quiet).
+	Quiet time.Duration
 	// Poll is the period of the polling fallback, and of the attempts to re-attach after
 	// the directory was removed or moved (watchdir's default poll when zero).
 	Poll time.Duration
@@ -29,8 +31,11 @@ type WatchOptions struct {
 // is a *PathError.
 func Watch(dir string, opts WatchOptions) (*watchdir.Watcher, error) {
 	// A zero Debounce is watchdir's default.
-	w, err := watchdir.Watch(dir, watchdir.Options{Debounce: opts.Debounce, Poll: opts.Poll, Notify: opts.Notify,
-		Relevant: relevant, What: "the locks directory"})
+	w, err := watchdir.Watch(
+		dir,
+		watchdir.Options{Debounce: opts.Debounce, Quiet: opts.Quiet, Poll: opts.Poll, Notify: opts.Notify,
+			Relevant: relevant, What: "the locks directory"},
+	)
 	if err != nil {
 		return nil, &PathError{Op: "watch", Path: dir, Err: err}
 	}

@@ -33,6 +33,11 @@ type Change struct {
 type Options struct {
 	// Debounce is the gathering window (defaultDebounce when zero).
 	Debounce time.Duration
+	// Quiet, when set, ends a window early once no event came for that long: one rename,
+	// or one commit's writes, is reported Quiet after its last event instead of a whole
+	// window after its first; a steady stream of events is still reported at least once
+	// per Debounce.
+	Quiet time.Duration
 	// Poll is the period of the polling fallback and of the attempts to re-attach
 	// (defaultPoll when zero).
 	Poll time.Duration
@@ -54,6 +59,7 @@ type Watcher struct {
 	notify   NotifyFunc
 	poll     time.Duration
 	debounce time.Duration
+	quiet    time.Duration
 	relevant func(string) bool
 	what     string
 	out      chan Change
@@ -67,8 +73,8 @@ type Watcher struct {
 // its resource limits (a missing directory, a permission error) is an error, returned
 // as Notify returned it; at the limits the watcher polls instead and Mode says so.
 func Watch(dir string, o Options) (*Watcher, error) {
-	w := &Watcher{dir: filepath.Clean(dir), notify: o.Notify, poll: o.Poll, debounce: o.Debounce, relevant: o.Relevant,
-		what: o.What, out: make(chan Change), done: make(chan struct{})}
+	w := &Watcher{dir: filepath.Clean(dir), notify: o.Notify, poll: o.Poll, debounce: o.Debounce, quiet: o.Quiet,
+		relevant: o.Relevant, what: o.What, out: make(chan Change), done: make(chan struct{})}
 	if w.notify == nil {
 		w.notify = Fsnotify
 	}
@@ -132,6 +138,7 @@ type state struct {
 	errs     []error
 	timer    *time.Timer
 	fire     <-chan time.Time
+	first    time.Time // when the running window began
 	tick     *time.Ticker
 	tickC    <-chan time.Time
 }
@@ -175,6 +182,7 @@ func (w *Watcher) loop(fw *fsnotify.Watcher, p *poller) {
 				if name := filepath.Base(ev.Name); filepath.Dir(filepath.Clean(ev.Name)) == w.dir && w.relevant(name) {
 					s.pending[name] = true
 					w.arm(s)
+					w.hush(s)
 				}
 			}
 		case err, ok := <-ferrs:
@@ -209,9 +217,23 @@ func (w *Watcher) loop(fw *fsnotify.Watcher, p *poller) {
 // arm starts the gathering window unless one is running.
 func (w *Watcher) arm(s *state) {
 	if s.timer == nil {
-		s.timer = time.NewTimer(w.debounce)
+		s.timer, s.first = time.NewTimer(w.debounce), time.Now()
 		s.fire = s.timer.C
 	}
+}
+
+// hush moves the running window's end to Quiet after this event, when that is sooner
+// than the window's own end.
+func (w *Watcher) hush(s *state) {
+	if w.quiet <= 0 || s.timer == nil {
+		return
+	}
+	now := time.Now()
+	end := s.first.Add(w.debounce)
+	if q := now.Add(w.quiet); q.Before(end) {
+		end = q
+	}
+	s.timer.Reset(end.Sub(now))
 }
 
 func (w *Watcher) startTick(s *state) {

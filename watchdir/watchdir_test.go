@@ -215,3 +215,36 @@ func TestPollSeesWritesThroughALink(t *testing.T) {
 	}
 	wt.WaitFor(t, w.Changes(), "a resync after a dangling link went", wt.Resync)
 }
+
+// TestQuietEndsTheWindowEarly: with Quiet set, a batch is reported once no event came for
+// that long, not a whole window after its first event (a window of an hour here: without
+// Quiet the change would not come within the wait); and with a Quiet longer than the
+// window, a batch still ends with its window.
+func TestQuietEndsTheWindowEarly(t *testing.T) {
+	for _, o := range []watchdir.Options{
+		{Debounce: time.Hour, Quiet: 5 * time.Millisecond, Relevant: jsonOnly},
+		{Debounce: 5 * time.Millisecond, Quiet: time.Hour, Relevant: jsonOnly},
+	} {
+		t.Run(fmt.Sprintf("debounce=%v,quiet=%v", o.Debounce, o.Quiet), func(t *testing.T) {
+			dir := t.TempDir()
+			w, err := watchdir.Watch(dir, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			tmp := filepath.Join(dir, ".tmp-a.json-1")
+			writeFile(t, tmp, `{"remote":"origin"}`)
+			if err := os.Rename(tmp, filepath.Join(dir, "a.json")); err != nil {
+				t.Fatal(err)
+			}
+			if c := wt.WaitFor(t, w.Changes(), "a change", wt.Any); !wt.Names("a.json")(c) {
+				t.Fatalf("change = %+v, want [a.json]", c)
+			}
+			// A second batch is gathered afresh.
+			writeFile(t, filepath.Join(dir, "b.json"), `{}`)
+			if c := wt.WaitFor(t, w.Changes(), "the next change", wt.Any); !wt.Names("b.json")(c) {
+				t.Fatalf("change = %+v, want [b.json]", c)
+			}
+		})
+	}
+}

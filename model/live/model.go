@@ -61,6 +61,11 @@ type Options struct {
 	// Debounce is the lock watcher's gathering window (default
 	// defaultLockDebounce).
 	Debounce time.Duration
+	// Quiet ends a watcher's gathering window once no event came for that long
+	// (defaultQuiet when zero; watchdir.Options.Quiet), for the lock, DB and branches
+	// watchers: a rename or a commit reaches the model just after its last event, not a
+	// whole window after its first.
+	Quiet time.Duration
 	// Notify starts the kernel (inotify) watches; nil uses fsnotify. When the kernel
 	// refuses a watch for want of resources the watchers poll every Poll (default 2 s)
 	// and the sources' health says so. Tests inject a failing Notify.
@@ -79,6 +84,11 @@ type Options struct {
 // holds. Shorter than watchdir's default (30 ms): the window is most of a
 // rename's latency.
 const defaultLockDebounce = 10 * time.Millisecond
+
+// defaultQuiet is Options.Quiet's default: a lock rename is one event and a commit's
+// writes come within microseconds of each other, so a gap of 2 ms ends their batch (the
+// DB's 20 ms window and the locks' 10 ms were most of a change's way to the screen).
+const defaultQuiet = 2 * time.Millisecond
 
 // Model keeps a Snapshot of a workspace current: fsnotify on the locks
 // directory (one changed file re-read with locks.ReadFile), on the DB and its
@@ -169,6 +179,9 @@ func New(ws Workspace, opt Options) *Model {
 	if opt.Debounce <= 0 {
 		opt.Debounce = defaultLockDebounce
 	}
+	if opt.Quiet <= 0 {
+		opt.Quiet = defaultQuiet
+	}
 	if opt.GiteaEvery <= 0 {
 		opt.GiteaEvery = time.Minute
 	}
@@ -221,7 +234,7 @@ func (l *Model) Start(ctx context.Context) error {
 	if _, observe := model.LocksHere(l.ws.Host, l.probe.Host, now); !observe {
 		// The lock directory is on another host: nothing here to watch.
 	} else if l.lw, err = locks.Watch(l.ws.LocksDir, locks.WatchOptions{
-		Debounce: l.opt.Debounce, Notify: l.opt.Notify, Poll: l.opt.Poll,
+		Debounce: l.opt.Debounce, Quiet: l.opt.Quiet, Notify: l.opt.Notify, Poll: l.opt.Poll,
 	}); err != nil {
 		l.cancel()
 		if l.dw != nil { // the first read may have started one

@@ -29,7 +29,10 @@ func (l *Model) watchDB() (dbWatcher, error) {
 		}
 		return p, nil
 	}
-	w, err := leases.WatchDBWith(l.ws.DBPath, leases.DBWatchOptions{Notify: l.opt.Notify, Poll: l.opt.Poll})
+	w, err := leases.WatchDBWith(
+		l.ws.DBPath,
+		leases.DBWatchOptions{Quiet: l.opt.Quiet, Notify: l.opt.Notify, Poll: l.opt.Poll},
+	)
 	if err != nil {
 		return nil, err
 	}

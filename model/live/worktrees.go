@@ -26,7 +26,10 @@ func (l *Model) watchBranches() {
 	}
 	w, err := watchdir.Watch(
 		dir,
-		watchdir.Options{Debounce: l.opt.Debounce, Notify: l.opt.Notify, Poll: l.opt.Poll, What: "the branches directory"},
+		watchdir.Options{
+			Debounce: l.opt.Debounce, Quiet: l.opt.Quiet, Notify: l.opt.Notify, Poll: l.opt.Poll,
+			What: "the branches directory",
+		},
 	)
 	if err != nil {
 		return

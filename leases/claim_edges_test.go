@@ -94,6 +94,59 @@ func TestClaimGivesUpAfterItsRounds(t *testing.T) {
 	}
 }
 
+// TestClaimTriesItsRoundsExactly: a claim whose conditional insert finds the item held by
+// a holder that has ended meanwhile tries again, three rounds in all: dropped twice, the
+// third round writes the lease; dropped three times, the claim is busy and writes nothing.
+// (A trigger drops the first inserts, counting them in a table of its own: the count is
+// rolled back with a claim that writes nothing.)
+func TestClaimTriesItsRoundsExactly(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		drops int
+		busy  bool
+	}{{0, false}, {2, false}, {3, true}} {
+		t.Run(fmt.Sprintf("drops=%d", c.drops), func(t *testing.T) {
+			path, s := newStore(t, leases.StoreOptions{})
+			db, err := sql.Open("sqlite", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			for _, q := range []string{
+				`CREATE TABLE gate (n INTEGER NOT NULL)`,
+				`INSERT INTO gate VALUES (0)`,
+				fmt.Sprintf(`CREATE TRIGGER drop_first_leases BEFORE INSERT ON leases WHEN (SELECT n FROM gate) < %d
+					BEGIN UPDATE gate SET n = n + 1; SELECT RAISE(IGNORE); END`, c.drops),
+			} {
+				if _, err := db.Exec(q); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang limit
+			defer cancel()
+			out, err := s.Claim(ctx, claimReq("sess-r", 9), now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var n, tries int
+			if err := db.QueryRow(`SELECT count(*) FROM leases`).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.QueryRow(`SELECT n FROM gate`).Scan(&tries); err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case c.busy && (out.Code != leases.CodeBusy || out.Lease != nil || n != 0 ||
+				!strings.Contains(out.Message, "changed hands 3 times")):
+				t.Fatalf("%d inserts dropped: %+v, %d leases, want busy after 3 rounds and none", c.drops, out, n)
+			case !c.busy && (out.Lease == nil || n != 1 || tries != c.drops):
+				t.Fatalf("%d inserts dropped: %+v, %d leases, %d dropped, want the lease written in round %d",
+					c.drops, out, n, tries, c.drops+1)
+			}
+		})
+	}
+}
+
 // TestClaimRecordsNoPIDForZero: a claim that gives no pid (0) leaves the lease's owner_pid and
 // the session's pid NULL,
 // as the seed's rows do for an unknown process — never pid 0, which liveness would probe.

@@ -54,3 +54,18 @@ func TestNoticeNamesTheLeasesItChanged(t *testing.T) {
 		t.Errorf("the notice read back as a resync")
 	}
 }
+
+// TestNoticeWithABadItemIsAResync: a notice naming an item id that no row can have (0 or
+// negative: another writer's, or a damaged payload) is read as a full re-read, never as a
+// scoped one that would look for that item and miss what changed.
+func TestNoticeWithABadItemIsAResync(t *testing.T) {
+	t.Parallel()
+	for _, p := range []string{`{"w":[0]}`, `{"w":[7,-1]}`, `{"w":[7,0]}`} {
+		if got := decodeChange(p); !got.Resync || len(got.WorkItemIDs) != 0 {
+			t.Errorf("payload %s read as %+v, want a resync", p, got)
+		}
+	}
+	if got := decodeChange(`{"w":[1]}`); got.Resync || !reflect.DeepEqual(got.WorkItemIDs, []int64{1}) {
+		t.Errorf("payload naming item 1 read as %+v, want item 1", got)
+	}
+}

@@ -229,6 +229,14 @@ func scanEach[T any](rows *sql.Rows, names []string, table string, h *leaserec.H
 	return rows.Err()
 }
 
+// agree is one when n is 1, else many: the verb that agrees with plural(n, ...).
+func agree(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 func plural(n int, what string) string {
 	s := itoa(int64(n)) + " " + what
 	if n != 1 {

@@ -430,10 +430,11 @@ func (a *attacher) notes(h *leaserec.Health) {
 		return
 	}
 	if a.held > 0 {
-		degrade(h, plural(a.held, "lease")+" not ended reference a missing work item")
+		degrade(h, plural(a.held, "lease")+" not ended "+agree(a.held, "references", "reference")+
+			" a missing work item")
 	}
 	if a.ended > 0 {
-		note(h, plural(a.ended, "ended lease")+" reference a missing work item")
+		note(h, plural(a.ended, "ended lease")+" "+agree(a.ended, "references", "reference")+" a missing work item")
 	}
 }
 

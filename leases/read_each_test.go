@@ -1,6 +1,7 @@
 package leases_test
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -62,5 +63,65 @@ func TestSnapshotHandsLeasesOver(t *testing.T) {
 				t.Fatalf("snapshot differs:\n%+v\n%+v", each, whole)
 			}
 		})
+	}
+}
+
+// TestSnapshotSaysWhichLeasesLackTheirItem: a lease not ended whose work item is missing
+// degrades the leases section, an ended one only adds a note, each counted and said in
+// words that agree with the count; with the work_items table unreadable the section is
+// degraded only when it holds a lease — read whole and streamed alike.
+func TestSnapshotSaysWhichLeasesLackTheirItem(t *testing.T) {
+	t.Parallel()
+	at := leaserec.FormatTime(now.Add(time.Minute))
+	sessions := []leasestest.Session{{SessionID: "sess-a", Role: "author", PID: 10, Host: "h"}}
+	lease := func(id string, n int64, st leaserec.Status) leasestest.Lease {
+		l := leasestest.Lease{LeaseID: id, SessionID: "sess-a", Work: leasestest.Work(leaserec.KindIssue, n), ExpiresAt: at,
+			Status: st}
+		if st != "" {
+			l.ExpiresAt = leaserec.FormatTime(now)
+		}
+		return l
+	}
+	for _, c := range []struct {
+		name           string
+		ls             []leasestest.Lease
+		stmts          []string
+		status         leaserec.HealthStatus
+		reasons, notes []string
+	}{
+		{"all placed", []leasestest.Lease{lease("l-1", 1, ""), lease("l-2", 2, leaserec.StatusReleased)}, nil,
+			leaserec.HealthOK, nil, nil},
+		{"one of each missing",
+			[]leasestest.Lease{lease("l-1", 1, ""), lease("l-3", 3, ""), lease("l-2", 2, leaserec.StatusReleased)},
+			[]string{`DELETE FROM work_items WHERE work_number IN (2, 3)`}, leaserec.HealthDegraded,
+			[]string{"1 lease not ended references a missing work item"},
+			[]string{"1 ended lease references a missing work item"}},
+		{"only ended missing",
+			[]leasestest.Lease{lease("l-1", 1, ""), lease("l-2", 2, leaserec.StatusReleased),
+				lease("l-4", 4, leaserec.StatusExpired)},
+			[]string{`DELETE FROM work_items WHERE work_number IN (2, 4)`}, leaserec.HealthOK, nil,
+			[]string{"2 ended leases reference a missing work item"}},
+		{"two not ended missing", []leasestest.Lease{lease("l-3", 3, ""), lease("l-5", 5, "")},
+			[]string{`DELETE FROM work_items`}, leaserec.HealthDegraded,
+			[]string{"2 leases not ended reference a missing work item"}, nil},
+		{"no work_items, a lease", []leasestest.Lease{lease("l-1", 1, "")}, []string{`DROP TABLE work_items`},
+			leaserec.HealthDegraded, []string{"work_items unreadable: leases have no issue/PR scope"}, nil},
+		{"no work_items, no lease", nil, []string{`DROP TABLE work_items`}, leaserec.HealthOK, nil, nil},
+	} {
+		path := leasestest.NewDB(t, sessions, c.ls)
+		exec(t, path, append([]string{"PRAGMA foreign_keys = OFF"}, c.stmts...)...)
+		for _, stream := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/stream=%v", c.name, stream), func(t *testing.T) {
+				var opt leases.ReadOptions
+				if stream {
+					opt.Leases = &rowsOf{}
+				}
+				h := snapshotOpt(t, path, opt).LeasesHealth
+				if h.Status != c.status || !reflect.DeepEqual(h.Reasons, c.reasons) || !reflect.DeepEqual(h.Notes, c.notes) {
+					t.Fatalf("health %q, reasons %q, notes %q; want %q, %q, %q",
+						h.Status, h.Reasons, h.Notes, c.status, c.reasons, c.notes)
+				}
+			})
+		}
 	}
 }

@@ -2,6 +2,7 @@ package leases_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -12,7 +13,8 @@ import (
 )
 
 // TestSnapshotBoundsEndedSessions: a read holds every session that may be live, every one
-// a lease read names, and the most recent others; it counts what it left out.
+// a lease read names, and the most recent others; it counts what it left out — read whole
+// and streamed.
 func TestSnapshotBoundsEndedSessions(t *testing.T) {
 	t.Parallel()
 	ss := []leasestest.Session{
@@ -48,15 +50,23 @@ func TestSnapshotBoundsEndedSessions(t *testing.T) {
 		{"default covers all", leases.ReadOptions{}, []string{"old-ended-named", "old-ended", "old-live", "old-upper", "old-crashed", "recent-ended-1", "recent-ended-2"}, 0},
 		{"terminal leases not read", leases.ReadOptions{RecentEnded: -1, RecentTerminal: -1}, []string{"old-ended-named", "old-live", "old-upper"}, 4},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s := snapshotOpt(t, path, tc.opt)
-			if got := ids(s); !slices.Equal(got, tc.want) || s.SessionsOmitted != tc.omitted {
-				t.Fatalf("sessions %v omitted %d, want %v omitted %d", got, s.SessionsOmitted, tc.want, tc.omitted)
-			}
-			if s.SessionsHealth.Status != leaserec.HealthOK {
-				t.Fatalf("health %+v", s.SessionsHealth)
-			}
-		})
+		// Read whole, and with the leases handed over one at a time (ReadOptions.Leases: the
+		// sessions they name are gathered as they stream).
+		for _, stream := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/stream=%v", tc.name, stream), func(t *testing.T) {
+				opt := tc.opt
+				if stream {
+					opt.Leases = &rowsOf{}
+				}
+				s := snapshotOpt(t, path, opt)
+				if got := ids(s); !slices.Equal(got, tc.want) || s.SessionsOmitted != tc.omitted {
+					t.Fatalf("sessions %v omitted %d, want %v omitted %d", got, s.SessionsOmitted, tc.want, tc.omitted)
+				}
+				if s.SessionsHealth.Status != leaserec.HealthOK {
+					t.Fatalf("health %+v", s.SessionsHealth)
+				}
+			})
+		}
 	}
 	// Without a status column nothing can be told ended: every row is read.
 	exec(t, path, `ALTER TABLE sessions DROP COLUMN status`)

@@ -242,6 +242,18 @@ func TestEventsCursorAndDataVersion(t *testing.T) {
 	if len(lim) != 1 {
 		t.Fatalf("limit: %+v", lim)
 	}
+	// The events and the version they were read at, in one read: the same events, the
+	// version DataVersion gives now, and More when the limit was reached.
+	v1, _ := r.DataVersion(ctx)
+	at, err := r.EventsAtVersion(ctx, 0, 10)
+	if err != nil || at.DataVersion != v1 || at.More || at.Health.Status != leaserec.HealthOK || len(at.Events) != 2 ||
+		at.Events[0].EventID != ev[0].EventID || at.Events[1].EventID != ev[1].EventID {
+		t.Fatalf("events at version: %+v %v; want the 2 events at version %d", at, err, v1)
+	}
+	if at, err := r.EventsAtVersion(ctx, ev[0].EventID, 1); err != nil || len(at.Events) != 1 || !at.More ||
+		at.Events[0].EventID != ev[1].EventID {
+		t.Fatalf("events at version past the first, limit 1: %+v %v", at, err)
+	}
 	// Seed-shaped events table: no session_id/detail_json → ok with a note, rows read.
 	p2 := fixture(t)
 	exec(t, p2, "ALTER TABLE events DROP COLUMN session_id", "ALTER TABLE events DROP COLUMN detail_json",

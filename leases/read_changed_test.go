@@ -61,9 +61,17 @@ func TestReadScope(t *testing.T) {
 		t.Errorf("work items = %+v", got.WorkItems)
 	}
 	for name, h := range map[string]leaserec.Health{"leases": got.LeasesHealth, "sessions": got.SessionsHealth, "work items": got.WorkItemsHealth} {
-		if h.Status != leaserec.HealthOK {
+		if h.Status != leaserec.HealthOK || len(h.Notes) != 0 {
 			t.Errorf("%s health = %+v", name, h)
 		}
+	}
+	// A row of the scope with a value that cannot be decoded is read, with a note that
+	// counts such rows.
+	exec(t, path, `UPDATE leases SET expires_at = 'not a time' WHERE lease_id = 'lease-1'`)
+	bad, err := r.ReadScope(ctx, leases.Scope{WorkItemIDs: []int64{l1.WorkItemID}, LeaseIDs: []string{"lease-2"}})
+	if err != nil || len(bad.Leases) != 2 || bad.LeasesHealth.Status != leaserec.HealthOK ||
+		!slices.Equal(bad.LeasesHealth.Notes, []string{"1 leases row with undecodable values (see each row's Problems)"}) {
+		t.Errorf("scope with an undecodable row: %d leases, health %+v, %v", len(bad.Leases), bad.LeasesHealth, err)
 	}
 
 	empty, err := r.ReadScope(ctx, leases.Scope{})

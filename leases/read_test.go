@@ -290,3 +290,35 @@ func TestLeaseByIDAndWorkItem(t *testing.T) {
 		t.Fatalf("released lease listed as live: %+v", ls)
 	}
 }
+
+// TestHasColumn: a verifier asks whether the DB can carry a mark before it reads the
+// absence of one as proof — a column present is said so, a dropped column or a table
+// that is not there is not.
+func TestHasColumn(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path, _ := newStore(t, leases.StoreOptions{})
+	ask := func(table, col string) bool {
+		t.Helper()
+		r, err := leases.OpenReadOnly(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		ok, err := r.HasColumn(ctx, table, col)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	if !ask("events", "detail_json") || !ask("leases", "lease_id") {
+		t.Fatal("steward's own columns are not found")
+	}
+	if ask("events", "no_such_column") || ask("no_such_table", "lease_id") {
+		t.Fatal("a column that is not there is found")
+	}
+	exec(t, path, "ALTER TABLE events DROP COLUMN detail_json")
+	if ask("events", "detail_json") {
+		t.Fatal("a dropped column is still found")
+	}
+}

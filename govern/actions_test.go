@@ -470,6 +470,61 @@ func TestDestructiveNeedsTypedPhrase(t *testing.T) {
 	}
 }
 
+// TestRetireRefusedAtApplyArchivesNothing: when the lock moves after Apply's re-check —
+// its owner rewrites it (a new lock_generation) or releases it — the retire's own
+// compare-and-swap under the flock refuses, retired/ stays empty, and the refusal says
+// nothing was changed: it claims no archived copy, for none was made.
+func TestRetireRefusedAtApplyArchivesNothing(t *testing.T) {
+	cases := []struct {
+		name string
+		move func(t *testing.T, f *fixture, name string)
+		code string
+		live bool // the live lock file is still there afterwards
+	}{
+		{"rewritten by its owner", func(t *testing.T, f *fixture, name string) {
+			e := locks.ReadFile(f.ws.LocksDir, name)
+			if _, err := locks.WriteCAS(f.ws.LocksDir, name, locks.FenceOf(&e.Record), e.Record); err != nil {
+				t.Fatal(err)
+			}
+		}, CodeFenceMoved, true},
+		{"released by its owner", func(t *testing.T, f *fixture, name string) {
+			if err := os.Remove(filepath.Join(f.ws.LocksDir, name)); err != nil {
+				t.Fatal(err)
+			}
+		}, codeAlreadyReleased, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, RoleOperator)
+			name := f.lockFile(4, -time.Minute, deadPID(t))
+			c := New(f.ws, f.audit, Options{Actor: f.core.actor, Now: f.clock.Now, Step: func(step string) {
+				if step == "intent-written" {
+					tc.move(t, f, name)
+				}
+			}})
+			defer c.Close()
+			pv, err := c.Preview(context.Background(), Request{Action: actionid.RetireLock, Target: Target{LockFile: name}})
+			if err != nil || !pv.Allowed {
+				t.Fatalf("preview: %+v %v", pv.Refusal, err)
+			}
+			out := c.Apply(context.Background(), pv, pv.ConfirmPhrase)
+			if out.Result != ResultRefused || out.Code != tc.code {
+				t.Fatalf("outcome %+v, want refused %s", out, tc.code)
+			}
+			if !strings.Contains(out.Message, "nothing") || strings.Contains(out.Message, "archived as") {
+				t.Errorf("message %q: want nothing changed and no archived copy named", out.Message)
+			}
+			if ents, err := os.ReadDir(filepath.Join(f.ws.LocksDir, "retired")); err != nil && !os.IsNotExist(err) ||
+				len(ents) != 0 {
+				t.Errorf("retired/ holds %v (%v), want nothing", ents, err)
+			}
+			if e := locks.ReadFile(f.ws.LocksDir, name); e.Missing == tc.live {
+				t.Errorf("live lock missing=%v, want %v", e.Missing, !tc.live)
+			}
+		})
+	}
+}
+
 func TestUndoRestoresARetiredLockOnlyIfUnclaimed(t *testing.T) {
 	f := newFixture(t, RoleOperator)
 	name := f.lockFile(4, -time.Minute, deadPID(t))

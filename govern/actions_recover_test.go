@@ -3,6 +3,7 @@ package govern
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"steward/govern/actionid"
 	"steward/leases/leaserec"
+	"steward/leases/leasestest"
 	"steward/locks"
 )
 
@@ -202,5 +204,173 @@ func TestVerifyRecover(t *testing.T) {
 	res, ev, ok = recoverItem{}.verify(context.Background(), f.core, other)
 	if !ok || res != ResultFailed {
 		t.Fatalf("verify of an attempt that did nothing: %s %v %v", res, ev, ok)
+	}
+}
+
+// stepRecords are the step records of attempt, in order.
+func stepRecords(f *fixture, attempt string) []Record {
+	var steps []Record
+	for _, r := range f.records() {
+		if r.Attempt == attempt && r.Kind == kindStep {
+			steps = append(steps, r)
+		}
+	}
+	return steps
+}
+
+// sameBytesAgain rewrites the lock file name with the bytes it holds, as its owner would by
+// a temp file and a rename: the content, lock_generation and task_session_id stay, the
+// inode moves.
+func (f *fixture) sameBytesAgain(t *testing.T, name string) {
+	t.Helper()
+	path := filepath.Join(f.ws.LocksDir, name)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(f.ws.LocksDir, ".owner-tmp")
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRecoverPlansEachLaterStepAgain: after step 1 ended the dead worker's lease, the retire
+// of the lock is planned again on what the first step left, and refused — the lock kept —
+// when its guard or its fence no longer holds: a worker claimed the item in the DB meanwhile
+// (the lock names neither a lease nor a session, so that live lease may be its), or the
+// lock's owner rewrote it. The outcome is a partial failure naming the step done and the
+// step refused, with its code.
+func TestRecoverPlansEachLaterStepAgain(t *testing.T) {
+	cases := []struct {
+		name  string
+		after func(t *testing.T, f *fixture, lock string) // run once, after step 1 committed
+		code  string
+	}{
+		{"a worker claimed the item", func(t *testing.T, f *fixture, _ string) {
+			f.liveLease("L-new", 61, int64(os.Getpid()), f.host())
+		}, codeFreshForeignLease},
+		{"the owner rewrote the lock", func(t *testing.T, f *fixture, lock string) {
+			f.sameBytesAgain(t, lock)
+		}, CodeFenceMoved},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, RoleOperator)
+			claim := f.deadClaim(61)
+			lock, _ := locks.Name(lockKey(work(61)))
+			f.pointLock(lock, "", "")
+			moved := false
+			c := New(f.ws, f.audit, Options{Actor: f.core.actor, Now: f.clock.Now, Step: func(step string) {
+				if step == "db-committed" && !moved {
+					moved = true
+					tc.after(t, f, lock)
+				}
+			}})
+			defer c.Close()
+			pv, err := c.Preview(context.Background(), Request{Action: actionid.Recover, Target: Target{Item: item(61)}})
+			if err != nil || !pv.Allowed || len(pv.plan.steps) != 2 {
+				t.Fatalf("preview: %+v %v, steps %v", pv.Refusal, err, pv.plan)
+			}
+			out := c.Apply(context.Background(), pv, pv.ConfirmPhrase)
+			if out.Result != ResultFailed || out.Disposition != DispositionPartial {
+				t.Fatalf("outcome %+v, want failed partial", out)
+			}
+			if e := locks.ReadFile(f.ws.LocksDir, lock); e.Missing {
+				t.Errorf("the lock was retired although its retire was refused")
+			}
+			done := "Done before it: step 1 (" + actionid.ReclaimExpired + " on lease " + claim.Detail["lease_id"] + "): "
+			stop := "step 2 of 2 (" + actionid.RetireLock + " on lock " + lock + ") refused " + tc.code
+			if !strings.HasPrefix(out.Message, stop) || !strings.Contains(out.Message, done) {
+				t.Errorf("message %q: want it to start %q and to say %q", out.Message, stop, done)
+			}
+			steps := stepRecords(f, out.Attempt)
+			if len(steps) != 2 || steps[0].Result != ResultSucceeded || steps[1].Result != ResultRefused ||
+				steps[1].Code != tc.code {
+				t.Fatalf("step records %+v: want the reclaim succeeded, the retire refused %s", steps, tc.code)
+			}
+		})
+	}
+}
+
+// TestRecoverEndsEveryLeaseOfTheItem: an item the DB holds as two work items whose org and
+// repo differ in case only (one item to the supervised system, which folds them) has two
+// active expired leases of dead workers; the recover plans a reclaim of each, then the
+// retire, and runs all three: the second reclaim is planned again as a reclaim.
+func TestRecoverEndsEveryLeaseOfTheItem(t *testing.T) {
+	f := newFixture(t, RoleOperator)
+	other := work(62)
+	other.Org, other.Repo = "Acme", "Widgets"
+	for i, w := range []leaserec.WorkRef{work(62), other} {
+		id := "L" + strconv.Itoa(i+1)
+		f.insert(leasestest.Lease{LeaseID: id, SessionID: "s-" + id, Role: "author", TaskClass: "author_issue_work",
+			Work: w, CreatedAt: ts(-20 * time.Minute), ExpiresAt: ts(-5 * time.Minute), LastHeartbeatAt: ts(-15 * time.Minute),
+			OwnerPID: deadPID(t), OwnerHost: f.host()})
+	}
+	lock := f.seedLock("", 62, "", deadPID(t), -time.Minute)
+	pv, err := f.core.Preview(context.Background(), Request{Action: actionid.Recover, Target: Target{Item: item(62)}})
+	if err != nil || !pv.Allowed {
+		t.Fatalf("preview: %+v %v", pv.Refusal, err)
+	}
+	out := f.core.Apply(context.Background(), pv, pv.ConfirmPhrase)
+	if out.Result != ResultSucceeded {
+		t.Fatalf("outcome %+v, want succeeded", out)
+	}
+	want := []Request{{Action: actionid.ReclaimExpired, Target: Target{LeaseID: "L1"}},
+		{Action: actionid.ReclaimExpired, Target: Target{LeaseID: "L2"}},
+		{Action: actionid.RetireLock, Target: Target{LockFile: lock}}}
+	steps := stepRecords(f, out.Attempt)
+	if len(steps) != len(want) {
+		t.Fatalf("step records %+v, want %d", steps, len(want))
+	}
+	for i, s := range steps {
+		if s.Action != want[i].Action || s.Target != want[i].Target || s.Result != ResultSucceeded {
+			t.Errorf("step %d: %s on %+v %s, want %s on %+v succeeded", i+1, s.Action, s.Target, s.Result,
+				want[i].Action, want[i].Target)
+		}
+	}
+	for _, id := range []string{"L1", "L2"} {
+		if l := f.lease(id); l.Status != leaserec.StatusExpired {
+			t.Errorf("lease %s is %s, want expired", id, l.Status)
+		}
+	}
+	if e := locks.ReadFile(f.ws.LocksDir, lock); !e.Missing {
+		t.Error("the lock is still live")
+	}
+}
+
+// TestRecoverRunsItsFirstStepAsTheActionAlone: the first step of a recover runs on the plan
+// Apply re-checked, fenced by its own compare-and-swap as the action alone is. The lock's
+// owner rewriting it with the same bytes after that re-check (lock_generation and
+// task_session_id unchanged) stops neither lock.retire nor a recover whose first step is
+// that retire: both archive it.
+func TestRecoverRunsItsFirstStepAsTheActionAlone(t *testing.T) {
+	for _, action := range []string{actionid.RetireLock, actionid.Recover} {
+		t.Run(action, func(t *testing.T) {
+			f := newFixture(t, RoleOperator)
+			lock := f.seedLock("", 63, "", deadPID(t), -time.Minute)
+			c := New(f.ws, f.audit, Options{Actor: f.core.actor, Now: f.clock.Now, Step: func(step string) {
+				if step == "intent-written" {
+					f.sameBytesAgain(t, lock)
+				}
+			}})
+			defer c.Close()
+			req := Request{Action: action, Target: Target{LockFile: lock}}
+			if action == actionid.Recover {
+				req.Target = Target{Item: item(63)}
+			}
+			pv, err := c.Preview(context.Background(), req)
+			if err != nil || !pv.Allowed {
+				t.Fatalf("preview: %+v %v", pv.Refusal, err)
+			}
+			if out := c.Apply(context.Background(), pv, pv.ConfirmPhrase); out.Result != ResultSucceeded {
+				t.Fatalf("outcome %+v, want succeeded", out)
+			}
+			if e := locks.ReadFile(f.ws.LocksDir, lock); !e.Missing {
+				t.Error("the lock is still live")
+			}
+		})
 	}
 }

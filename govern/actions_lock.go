@@ -218,7 +218,13 @@ func (retireLock) apply(ctx context.Context, c *Core, req Request, p *plan, atte
 		})
 	if r := lockRefusal(err); r != nil {
 		if archived != "" {
-			r.Message = Cap(r.Message + " (a copy was archived as " + archived + "; the live file was kept)")
+			// The archive written before the lock moved could not be removed again: say so, not
+			// "nothing was changed".
+			r.Message = Cap(
+				"the lock file changed while it was being archived (its owner rewrote it); the owner's write was kept, " +
+					"but the archive written meanwhile could not be removed and stays as " + archived + ", holding a " +
+					"lock_generation that was never retired — remove it by hand (" + err.Error() + "); preview again",
+			)
 		}
 		return effect{refusal: r}
 	}

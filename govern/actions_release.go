@@ -75,6 +75,11 @@ func (c *Core) releaseOwn(ctx context.Context, st workerState, attempt, reason s
 			})
 		if err != nil {
 			if note, done := lockNoLongerOurs(c.ws.LocksDir, st, err); done {
+				if archived != "" {
+					// The archive written before the lock moved could not be removed again.
+					note += "; the archive written meanwhile could not be removed and stays as " + archived +
+						", holding a lock_generation that was never released — remove it by hand"
+				}
 				return effect{effects: append(eff, note), detail: detail}
 			}
 			return effect{

@@ -1,6 +1,7 @@
 package govern
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -522,6 +523,63 @@ func TestRetireRefusedAtApplyArchivesNothing(t *testing.T) {
 				t.Errorf("live lock missing=%v, want %v", e.Missing, !tc.live)
 			}
 		})
+	}
+}
+
+// TestRetireSaysWhichArchiveItCouldNotRemove: the lock's owner rewrites it while the retire
+// archives it, and the archive just written cannot be removed again (no permission stops
+// root's unlink, so a non-empty directory takes its place). The retire is refused
+// fence_moved, the owner's write is kept, and the refusal names the archive left in
+// retired/ instead of saying nothing was changed.
+func TestRetireSaysWhichArchiveItCouldNotRemove(t *testing.T) {
+	f := newFixture(t, RoleOperator)
+	name := f.lockFile(4, -time.Minute, deadPID(t))
+	path := filepath.Join(f.ws.LocksDir, name)
+	rdir := filepath.Join(f.ws.LocksDir, "retired")
+	var left string
+	var next []byte
+	c := New(f.ws, f.audit, Options{Actor: f.core.actor, Now: f.clock.Now, Step: func(step string) {
+		if step != "lock-dir-synced" || left != "" {
+			return
+		}
+		ents, err := os.ReadDir(rdir)
+		if err != nil || len(ents) != 1 {
+			t.Fatalf("retired/ holds %v (%v), want the archive alone", ents, err)
+		}
+		left = ents[0].Name()
+		old, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		next = append(old, ' ')
+		if err := os.WriteFile(path, next, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(filepath.Join(rdir, left), filepath.Join(f.dir, "saved")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(rdir, left, "x"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}})
+	defer c.Close()
+	pv, err := c.Preview(context.Background(), Request{Action: actionid.RetireLock, Target: Target{LockFile: name}})
+	if err != nil || !pv.Allowed {
+		t.Fatalf("preview: %+v %v", pv.Refusal, err)
+	}
+	out := c.Apply(context.Background(), pv, pv.ConfirmPhrase)
+	if left == "" {
+		t.Fatal("the archive's lock-dir-synced step was never reached")
+	}
+	if out.Result != ResultRefused || out.Code != CodeFenceMoved {
+		t.Fatalf("outcome %+v, want refused fence_moved", out)
+	}
+	if !strings.Contains(out.Message, "retired/"+left) || strings.Contains(out.Message, "nothing was changed") {
+		t.Errorf("message %q: want the archive left behind, retired/%s, named, and no claim that nothing changed",
+			out.Message, left)
+	}
+	if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, next) {
+		t.Errorf("the live lock lost its owner's write: %v", err)
 	}
 }
 

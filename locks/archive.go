@@ -48,7 +48,10 @@ func archive(dir, name string, expect Expect, block lockrec.RecoveryBlock) (stri
 // the path), and again right after it. When the content moved, the worker's
 // write wins: the live file is kept (or written back, from the descriptor,
 // without replacing a file created meanwhile), the archive just written is
-// removed, and Archive returns ErrFenceMoved. What remains: a writer that
+// removed, and Archive returns ErrFenceMoved. Should that archive not come
+// off again, it stays in retired/ and Archive returns its name beside
+// ErrFenceMoved and the removal's error (on every other error the name is
+// empty). What remains: a writer that
 // opened the file before the unlink and writes after the second comparison
 // writes into the unlinked inode, and that write is lost — the window is the
 // few instructions between the second read and the return, and only for
@@ -140,10 +143,10 @@ func (w *Writer) Archive(dir, name string, expect Expect, block lockrec.Recovery
 		return "", &PathError{Op: "archive", Path: path, Err: err}
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && uint64(st.Ino) != cur.Inode {
-		return "", w.moved(rdir, aname, path, "the live file was replaced while it was archived")
+		return w.moved(rdir, aname, path, "the live file was replaced while it was archived")
 	}
 	if again, err := readAt0(lf); err != nil || !bytes.Equal(again, orig) {
-		return "", w.moved(rdir, aname, path, "the live file was rewritten in place while it was archived")
+		return w.moved(rdir, aname, path, "the live file was rewritten in place while it was archived")
 	}
 	if err := os.Remove(path); err != nil {
 		return "", &PathError{Op: "archive", Path: path, Err: err}
@@ -153,12 +156,10 @@ func (w *Writer) Archive(dir, name string, expect Expect, block lockrec.Recovery
 	// open here: put it back under the live name, unless a new lock took the name.
 	if after, err := readAt0(lf); err == nil && !bytes.Equal(after, orig) {
 		if perr := w.putBack(dir, name, after); perr != nil {
-			return "", errors.Join(
-				w.moved(rdir, aname, path, "the live file was rewritten in place while it was removed"),
-				perr,
-			)
+			left, err := w.moved(rdir, aname, path, "the live file was rewritten in place while it was removed")
+			return left, errors.Join(err, perr)
 		}
-		return "", w.moved(
+		return w.moved(
 			rdir,
 			aname,
 			path,
@@ -172,16 +173,18 @@ func (w *Writer) Archive(dir, name string, expect Expect, block lockrec.Recovery
 }
 
 // moved removes the archive Archive just wrote (the live lock moved on; the archive would
-// hold a generation that was never retired) and returns the fence error.
-func (w *Writer) moved(rdir, aname, path, why string) error {
+// hold a generation that was never retired) and returns the fence error, with the
+// archive's name when it could not be removed (it stays in retired/).
+func (w *Writer) moved(rdir, aname, path, why string) (string, error) {
 	err := &PathError{Op: "archive", Path: path, Err: fmt.Errorf("%w: %s", ErrFenceMoved, why)}
 	if rerr := os.Remove(filepath.Join(rdir, aname)); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
-		return errors.Join(err, &PathError{Op: "archive", Path: filepath.Join(rdir, aname), Err: rerr})
+		left := &PathError{Op: "archive", Path: filepath.Join(rdir, aname), Err: rerr}
+		return retiredDir + "/" + aname, errors.Join(err, left)
 	}
 	if serr := syncDir(rdir); serr != nil {
-		return errors.Join(err, serr)
+		return "", errors.Join(err, serr)
 	}
-	return err
+	return "", err
 }
 
 // putBack writes data under dir/name without replacing a file that exists there now: a

@@ -164,3 +164,60 @@ func TestArchiveReportsTheRetiredDirectoryItCouldNotSync(t *testing.T) {
 		t.Fatalf("the live file lost the worker's write:\n%s", got)
 	}
 }
+
+// TestArchiveNamesTheArchiveItCouldNotRemove: when the live lock moved on while it was
+// archived and Archive cannot remove its own archive again, the archive stays in retired/
+// holding a generation that was never retired. Archive returns its name beside
+// ErrFenceMoved and the removal's error, so the caller can say a copy was left (before, it
+// returned no name, and the retire's refusal said nothing was changed). No permission stops
+// an unlink by root, so the removal is made to fail by a non-empty directory put in the
+// archive's place.
+func TestArchiveNamesTheArchiveItCouldNotRemove(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	rec := decodeFixture(t, "canonical.json")
+	key, _ := rec.Key()
+	name, _ := Name(key)
+	if _, err := WriteCAS(dir, name, ExpectAbsent(), rec); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name)
+	live := ReadFile(dir, name)
+	next := bytes.Replace(mustReadFile(t, path), []byte(`"heartbeat_count": `), []byte(`"heartbeat_count": 9`), 1)
+	rdir := filepath.Join(dir, retiredDir)
+	var left string
+	w := &Writer{Step: func(s string) {
+		if s != StepDirSynced || left != "" {
+			return
+		}
+		names := mustReadDir(t, rdir)
+		if len(names) != 1 {
+			t.Fatalf("retired/ holds %v, want the archive alone", names)
+		}
+		left = names[0]
+		// The worker rewrites its lock in place; the archive cannot be removed.
+		if err := os.WriteFile(path, next, 0o600); err != nil {
+			t.Error(err)
+		}
+		a := filepath.Join(rdir, left)
+		if err := os.Rename(a, filepath.Join(dir, "saved")); err != nil {
+			t.Error(err)
+		}
+		if err := os.MkdirAll(filepath.Join(a, "x"), 0o700); err != nil {
+			t.Error(err)
+		}
+	}}
+	archived, err := w.Archive(dir, name, FenceOf(&live.Record), lockrec.RecoveryBlock{Action: "retire"})
+	if left == "" {
+		t.Fatal("step dir-synced never reached")
+	}
+	if !errors.Is(err, ErrFenceMoved) || !strings.Contains(err.Error(), filepath.Join(rdir, left)) {
+		t.Fatalf("archive: %v; want ErrFenceMoved and the archive it could not remove", err)
+	}
+	if archived != retiredDir+"/"+left {
+		t.Errorf("archive returned %q, want the archive left behind, %q", archived, retiredDir+"/"+left)
+	}
+	if got := mustReadFile(t, path); !bytes.Equal(got, next) {
+		t.Fatalf("the live file lost the worker's write:\n%s", got)
+	}
+}

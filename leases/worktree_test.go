@@ -1,6 +1,7 @@
 package leases
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,6 +40,18 @@ func TestWorktreeRootsProbe(t *testing.T) {
 	must(os.Symlink(filepath.Join(br, "dir"), filepath.Join(br, "abs-in")))
 	must(os.Symlink("/etc", filepath.Join(br, "etc")))
 	r := ResolveWorktreeRoots(repo)
+	must(os.Symlink(r.Repo, filepath.Join(br, "top")))  // an absolute link to the repository root itself
+	must(os.Symlink("../..", filepath.Join(br, "up2"))) // a relative link above the repository root
+	// Chains of exactly 40 links (as many as the kernel follows) and of 41.
+	for _, n := range []int{40, 41} {
+		for i := 1; i <= n; i++ {
+			next := fmt.Sprintf("chain%d-%d", n, i+1)
+			if i == n {
+				next = "dir"
+			}
+			must(os.Symlink(next, filepath.Join(br, fmt.Sprintf("chain%d-%d", n, i))))
+		}
+	}
 
 	for _, tc := range []struct {
 		name, path, host string
@@ -57,6 +70,12 @@ func TestWorktreeRootsProbe(t *testing.T) {
 		{"link out", br + "/out", me, leaserec.WorktreeUnknown, true, true, "outside the repository root"},
 		{"link to /etc", br + "/etc/passwd", me, leaserec.WorktreeUnknown, true, true, "is a link to /etc"},
 		{"link loop", br + "/loop1", me, leaserec.WorktreeUnknown, false, true, "more than 40 links"},
+		{"40 links", br + "/chain40-1", me, leaserec.WorktreePresent, false, true, "is a directory"},
+		{"41 links", br + "/chain41-1", me, leaserec.WorktreeUnknown, false, true, "more than 40 links"},
+		{"dot-dot inside", br + "/dir/../dir", me, leaserec.WorktreePresent, false, true, "is a directory"},
+		{"relative link above the root", br + "/up2/x", me, leaserec.WorktreeUnknown, true, true, `through ".."`},
+		{"absolute link to the repository root", br + "/top/branches/dir", me, leaserec.WorktreePresent, false, true,
+			"is a directory"},
 		{"dot-dot out of the root", br + "/dir/../../../x", me, leaserec.WorktreeUnknown, true, false, "not followed"},
 		{"outside branches", repo + "/work/x", me, leaserec.WorktreeUnknown, true, false, "not followed"},
 		{"relative path", "branches/dir", me, leaserec.WorktreeUnknown, true, false, "not followed"},
@@ -73,6 +92,13 @@ func TestWorktreeRootsProbe(t *testing.T) {
 		})
 	}
 
+	// A repository root given through a link is resolved once: the roots are the real
+	// directories, so an absolute link a worker wrote with the real path stays inside.
+	link := filepath.Join(t.TempDir(), "repo-link")
+	must(os.Symlink(repo, link))
+	if got := ResolveWorktreeRoots(link); got.Repo != r.Repo || got.Branches != r.Branches {
+		t.Fatalf("roots through a link: %+v, want %+v", got, r)
+	}
 	// A repository root whose branches/ is absent: nothing is missing, the root is wrong.
 	if got := ResolveWorktreeRoots(out).Probe(filepath.Join(out, "branches", "x"), me); got.State != leaserec.WorktreeUnknown || !strings.Contains(got.Why, "repository root right") {
 		t.Fatalf("absent branches/: %+v", got)

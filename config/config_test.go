@@ -164,6 +164,111 @@ func TestProblems(t *testing.T) {
 	}
 }
 
+// message is the message of r's first problem with code, "" when it has none.
+func message(r *Resolved, code string) string {
+	for _, p := range r.Problems {
+		if p.Code == code {
+			return p.Message
+		}
+	}
+	return ""
+}
+
+// TestValueChecks: each value a flag, variable or file sets is checked at the bounds of
+// what it accepts — the last value accepted and the first refused on each side — and a
+// refusal names what is wrong.
+func TestValueChecks(t *testing.T) {
+	x40 := strings.Repeat("x", 40)
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		code string // the problem the value gets
+		bad  bool   // whether it gets it
+		msg  string // a part of its message (when bad)
+	}{
+		{"re-escalations 0", map[string]string{"STEWARD_NOTIFY_REESCALATIONS": "0"}, "bad-count", false, ""},
+		{"re-escalations 100", map[string]string{"STEWARD_NOTIFY_REESCALATIONS": "100"}, "bad-count", false, ""},
+		{"re-escalations -1", map[string]string{"STEWARD_NOTIFY_REESCALATIONS": "-1"}, "bad-count", true, "from 0 to 100"},
+		{"re-escalations 101", map[string]string{"STEWARD_NOTIFY_REESCALATIONS": "101"}, "bad-count", true, "from 0 to 100"},
+		{"a timeout of 1ns", map[string]string{"STEWARD_NOTIFY_TIMEOUT": "1ns"}, "bad-duration", false, ""},
+		{"a timeout of 0s", map[string]string{"STEWARD_NOTIFY_TIMEOUT": "0s"}, "bad-duration", true, "not a positive duration"},
+		{"a timeout of -1s", map[string]string{"STEWARD_NOTIFY_TIMEOUT": "-1s"}, "bad-duration", true, "not a positive duration"},
+		{"an http URL", map[string]string{"STEWARD_GITEA_URL": "http://g.test"}, "bad-url", false, ""},
+		{"an https URL", map[string]string{"STEWARD_GITEA_URL": "https://g.test"}, "bad-url", false, ""},
+		{"an ftp URL", map[string]string{"STEWARD_GITEA_URL": "ftp://g.test"}, "bad-url", true, "not an http(s) URL"},
+		{"a URL with no host", map[string]string{"STEWARD_GITEA_URL": "https:///x"}, "bad-url", true, "not an http(s) URL"},
+		{"owner and repo", map[string]string{"STEWARD_GITEA_OWNER": "o", "STEWARD_GITEA_REPO": "r"}, "gitea-repo", false, ""},
+		{"an owner only", map[string]string{"STEWARD_GITEA_OWNER": "o"}, "gitea-repo", true, "not both set"},
+		{"a repo only", map[string]string{"STEWARD_GITEA_REPO": "r"}, "gitea-repo", true, "not both set"},
+		{"a postgres URL with a host", map[string]string{"GITEA_CONTROL_PLANE_DB": "postgres://u@h/cp"}, "db-url", false, ""},
+		{"a postgres URL with a host parameter", map[string]string{"GITEA_CONTROL_PLANE_DB": "postgres:///cp?host=/run/postgresql"},
+			"db-url", false, ""},
+		{"a postgres URL with no host", map[string]string{"GITEA_CONTROL_PLANE_DB": "postgres:///cp"}, "db-url", true, "names no host"},
+		{"a value of 40 bytes is quoted whole", map[string]string{"STEWARD_THEME": x40}, "bad-theme", true, `theme "` + x40 + `" (`},
+		{"a value of 41 bytes is clipped", map[string]string{"STEWARD_THEME": x40 + "y"}, "bad-theme", true, `theme "` + x40 + `…" (`},
+		{"a token of 4 bytes is hidden", map[string]string{"STEWARD_GITEA_TOKEN": "abcd", "STEWARD_THEME": "abcd"}, "bad-theme", true,
+			`theme "[hidden]" (`},
+		{"3 bytes are no token", map[string]string{"STEWARD_GITEA_TOKEN": "abc", "STEWARD_THEME": "abc"}, "bad-theme", true, `theme "abc" (`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Load(Inputs{Getenv: noConfig(t, tc.env), SystemPaths: []string{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			msg := message(r, tc.code)
+			if tc.bad && !strings.Contains(msg, tc.msg) || !tc.bad && msg != "" {
+				t.Fatalf("%s: %q, want it %v with %q (problems %v)", tc.code, msg, tc.bad, tc.msg, r.Problems)
+			}
+		})
+	}
+}
+
+// TestDBScheme: a control-plane DB written as a URL of another scheme than postgres is
+// refused, naming the scheme (a letter first, then letters, digits, +, - or .: RFC 3986);
+// anything else before "://" is a SQLite file's path, whatever its name.
+func TestDBScheme(t *testing.T) {
+	for _, tc := range []struct{ db, scheme string }{
+		{"mysql://u@h/d", "mysql"},
+		{"a://x", "a"},
+		{"z://x", "z"},
+		{"A://x", "a"},
+		{"Z://x", "z"},
+		{"MySQL://h/d", "mysql"},
+		{"x0://y", "x0"},
+		{"x9://y", "x9"},
+		{"svn+ssh://h/r", "svn+ssh"},
+		{"x-y://h", "x-y"},
+		{"x.y://h", "x.y"},
+		{" sqlite://x ", "sqlite"},
+		{"0x://y", ""},
+		{"9x://y", ""},
+		{"+x://y", ""},
+		{"-x://y", ""},
+		{".x://y", ""},
+		{"x_z://h", ""},
+		{"x y://h", ""},
+		{"://x", ""},
+		{"/var/db/a:b.sqlite3", ""},
+		{"/var/db/control_plane.sqlite3", ""},
+	} {
+		t.Run(tc.db, func(t *testing.T) {
+			r, err := Load(Inputs{Getenv: noConfig(t, map[string]string{"GITEA_CONTROL_PLANE_DB": tc.db}), SystemPaths: []string{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			msg := message(r, "db-scheme")
+			if tc.scheme == "" && msg != "" || tc.scheme != "" && !strings.Contains(msg, " is a "+tc.scheme+":// URL, and "+tc.scheme+" is not supported") {
+				t.Fatalf("db-scheme %q, want scheme %q", msg, tc.scheme)
+			}
+		})
+	}
+	// Only the DB's value is read as a URL: a lock directory's name is a path.
+	r, _ := Load(Inputs{Getenv: noConfig(t, map[string]string{"STEWARD_LOCKS_DIR": "mysql://x"}), SystemPaths: []string{}})
+	if msg := message(r, "db-scheme"); msg != "" {
+		t.Fatalf("a lock directory named mysql://x: %s", msg)
+	}
+}
+
 func TestMissingFileIsDefaults(t *testing.T) {
 	r, err := Load(Inputs{Getenv: noConfig(t, map[string]string{"HOME": "/h"})})
 	if err != nil {

@@ -139,6 +139,7 @@ func TestProblems(t *testing.T) {
 	}{
 		{"unknown key", "colour: blue\n", "parse"},
 		{"bad duration", "clarification_sla: soon\n", "parse"},
+		{"zero duration", "clarification_sla: 0s\n", "parse"},
 		{"bad theme", "theme: neon\n", "bad-theme"},
 		{"bad role", "roles: {alice: superuser}\n", "bad-role"},
 		{"two workspaces", "workspaces: {a: {}, b: {}}\n", "workspace-ambiguous"},
@@ -266,6 +267,53 @@ func TestDBScheme(t *testing.T) {
 	r, _ := Load(Inputs{Getenv: noConfig(t, map[string]string{"STEWARD_LOCKS_DIR": "mysql://x"}), SystemPaths: []string{}})
 	if msg := message(r, "db-scheme"); msg != "" {
 		t.Fatalf("a lock directory named mysql://x: %s", msg)
+	}
+}
+
+// TestFileSizeLimit: a config file of 1 MiB is read; one byte more is refused unread, by
+// Load (an error: the file exists but is not read) and by Parse.
+func TestFileSizeLimit(t *testing.T) {
+	sized := func(n int) []byte {
+		head := "theme: dark\n#"
+		return []byte(head + strings.Repeat("x", n-len(head)-1) + "\n")
+	}
+	p := write(t, string(sized(maxFileSize)), 0o600)
+	r, err := Load(Inputs{Path: p, Getenv: env(nil), SystemPaths: []string{}})
+	if err != nil || !r.Found || r.HasErrors() || r.Get(KeyTheme).Value != "dark" {
+		t.Fatalf("a file of exactly 1 MiB: %v, problems %v", err, r.Problems)
+	}
+	if f, err := Parse(sized(maxFileSize)); err != nil || f.Theme != "dark" {
+		t.Fatalf("Parse of exactly 1 MiB: %v", err)
+	}
+	p = write(t, string(sized(maxFileSize+1)), 0o600)
+	if _, err := Load(Inputs{Path: p, Getenv: env(nil), SystemPaths: []string{}}); err == nil ||
+		!strings.Contains(err.Error(), "larger than 1 MiB") {
+		t.Fatalf("a file of 1 MiB and a byte: %v", err)
+	}
+	if _, err := Parse(sized(maxFileSize + 1)); !errors.Is(err, errTooLarge) {
+		t.Fatalf("Parse of 1 MiB and a byte: %v", err)
+	}
+}
+
+// TestDisplay: how a setting's value may be shown — a secret never, a PostgreSQL URL
+// without its password or query, an empty value as "(empty)".
+func TestDisplay(t *testing.T) {
+	for _, tc := range []struct {
+		s    Setting
+		want string
+	}{
+		{Setting{Value: "dark"}, "dark"},
+		{Setting{}, "(empty)"},
+		{Setting{Value: secret, Secret: true}, "(set, hidden)"},
+		{Setting{Secret: true}, "(not set)"},
+		{Setting{Invalid: true}, "(invalid: see the problems below)"},
+		{Setting{Value: "postgres://steward:pw@db.example:5432/cp?sslmode=require&password=pw"}, "postgres://steward@db.example:5432/cp"},
+		{Setting{Value: "postgresql://db.example/cp"}, "postgresql://db.example/cp"},
+		{Setting{Value: "postgres://u:pw@db.example:port/cp"}, "postgres://(unparseable URL)"},
+	} {
+		if got := tc.s.Display(); got != tc.want {
+			t.Errorf("%+v displays %q, want %q", tc.s, got, tc.want)
+		}
 	}
 }
 

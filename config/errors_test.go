@@ -29,3 +29,18 @@ func TestParseErrorsSpeakTheFilesLanguage(t *testing.T) {
 		}
 	}
 }
+
+// A parse error that quotes a value the file also holds as a token hides it; a value of
+// three bytes or fewer is no token and stays readable.
+func TestParseErrorsHideTokens(t *testing.T) {
+	for _, tc := range []struct{ key, val, want string }{
+		{"token", "abcd", `"[hidden]" (text)`},
+		{"token", "abc", `"abc" (text)`},
+	} {
+		body := "read_only: " + tc.val + "\nworkspaces:\n  w:\n    gitea:\n      " + tc.key + ": '" + tc.val + "'\n"
+		_, err := Parse([]byte(body))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s %q: %v, want %s", tc.key, tc.val, err, tc.want)
+		}
+	}
+}

@@ -75,3 +75,31 @@ read_only: maybe
 		t.Errorf("contention window with the variable set: %+v", s)
 	}
 }
+
+// A bad value written on a line of its own, below its key (or as an item of a list), is
+// the problem of that key still: the setting reads invalid, never the default.
+func TestBadValueOnItsOwnLine(t *testing.T) {
+	p := write(t, "clarification_sla:\n  soon\nmarker_labels:\n  - waiting\n  - [x]\n", 0o600)
+	r, err := Load(Inputs{Path: p, Getenv: env(nil), SystemPaths: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`clarification_sla: line 2: "soon" is not a positive duration`, "marker_labels: line 5: a list where the schema wants a text value"} {
+		if !strings.Contains(strings.Join(problemMessages(r), "\n"), want) {
+			t.Errorf("no problem says %q: %v", want, r.Problems)
+		}
+	}
+	for _, k := range []string{KeyClarificationSLA, KeyMarkerLabels} {
+		if s := r.Get(k); !s.Invalid || s.Source != FromFile {
+			t.Errorf("%s = %+v, want invalid from the file", k, s)
+		}
+	}
+}
+
+func problemMessages(r *Resolved) []string {
+	var out []string
+	for _, p := range r.Problems {
+		out = append(out, p.Message)
+	}
+	return out
+}

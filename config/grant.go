@@ -206,10 +206,10 @@ func (r *Resolved) applyCeilings(f *File, login string, flagRO, flagName, envRO 
 		case KeyRole:
 			s.Value, s.Source, s.Origin = g.Role, g.RoleSource, g.RoleOrigin
 		case KeyReadOnly:
+			// Off, the setting keeps what its source gave: "false", or a value that is no
+			// bool, shown beside its bad-bool error.
 			if g.ReadOnly {
 				s.Value, s.Source, s.Origin = "true", g.ReadOnlySource, g.ReadOnlyOrigin
-			} else if s.Source == FromDefault || s.Value == "false" {
-				s.Value = "false"
 			}
 		}
 	}

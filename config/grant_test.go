@@ -14,14 +14,18 @@ func TestGrantCeiling(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
 		system      string // a system file's body ("" = none)
+		system2     string // a second one's (STEWARD_SYSTEM_CONFIG's)
 		user        string // the user's config file ("" = none)
 		env         map[string]string
 		flags       map[string]string
+		flagNames   map[string]string
 		login       string
 		role        string
 		roleSrc     Source
+		origin      string // a part of the role's origin (what the role-capped warning names)
 		readOnly    bool
 		roSrc       Source
+		roOrigin    string // what turned read-only on (ReadOnlyReason names it)
 		wantProblem string
 	}{
 		{name: "nothing configured: the flag's role", flags: map[string]string{KeyRole: "admin"}, role: "admin", roleSrc: fromFlag},
@@ -33,16 +37,23 @@ func TestGrantCeiling(t *testing.T) {
 			role: "operator", roleSrc: FromFile, wantProblem: "role-capped"},
 		{name: "a flag may lower", user: "roles: {alice: controller}\n", login: "alice", flags: map[string]string{KeyRole: "viewer"}, role: "viewer", roleSrc: fromFlag},
 		{name: "logins compare without case", user: "roles: {Alice: operator}\n", login: "alice", flags: map[string]string{KeyRole: "admin"}, role: "operator", roleSrc: FromFile, wantProblem: "role-capped"},
-		{name: "a login the map does not name: viewer", user: "roles: {bob: admin}\n", login: "alice", flags: map[string]string{KeyRole: "admin"}, role: "viewer", roleSrc: FromFile, wantProblem: "role-capped"},
-		{name: "no login with a roles map: viewer", user: "roles: {bob: admin}\n", flags: map[string]string{KeyRole: "operator"}, role: "viewer", roleSrc: FromFile, wantProblem: "role-capped"},
+		{name: "a login the map does not name: viewer", user: "roles: {bob: admin}\n", login: "alice", flags: map[string]string{KeyRole: "admin"}, role: "viewer", roleSrc: FromFile,
+			origin: "maps roles and grants login alice none: viewer", wantProblem: "role-capped"},
+		{name: "no login with a roles map: viewer", user: "roles: {bob: admin}\n", flags: map[string]string{KeyRole: "operator"}, role: "viewer", roleSrc: FromFile,
+			origin: "maps roles and grants no login (give --login or STEWARD_GITEA_LOGIN) none: viewer", wantProblem: "role-capped"},
 		{name: "star grants the others", user: "roles: {'*': operator, bob: admin}\n", login: "alice", flags: map[string]string{KeyRole: "admin"}, role: "operator", roleSrc: FromFile, wantProblem: "role-capped"},
 		{name: "the system file bounds the user's", system: "roles: {alice: operator}\n", user: "roles: {alice: admin}\n", login: "alice", role: "operator", roleSrc: fromSystem},
 		{name: "the system file bounds a flag", system: "roles: {alice: operator}\n", login: "alice", flags: map[string]string{KeyRole: "admin"}, role: "operator", roleSrc: fromSystem, wantProblem: "role-capped"},
 		{name: "the system file denies by default", system: "roles: {bob: admin}\n", user: "roles: {alice: admin}\n", login: "alice", role: "viewer", roleSrc: fromSystem},
 		{name: "the user's file may be stricter", system: "roles: {alice: admin}\n", user: "roles: {alice: operator}\n", login: "alice", role: "operator", roleSrc: FromFile},
+		{name: "the same grant in both: the system file's", system: "roles: {alice: operator}\n", user: "roles: {alice: operator}\n", login: "alice",
+			role: "operator", roleSrc: fromSystem, origin: "roles.alice in the system config "},
 
 		{name: "read-only off by default", role: "viewer", roleSrc: FromDefault},
-		{name: "a flag turns it on", flags: map[string]string{KeyReadOnly: "true"}, role: "viewer", roleSrc: FromDefault, readOnly: true, roSrc: fromFlag},
+		{name: "a flag turns it on", flags: map[string]string{KeyReadOnly: "true"}, role: "viewer", roleSrc: FromDefault, readOnly: true, roSrc: fromFlag,
+			roOrigin: "--read-only"},
+		{name: "the flag named as given", flags: map[string]string{KeyReadOnly: "true"}, flagNames: map[string]string{KeyReadOnly: "ro"}, role: "viewer",
+			roleSrc: FromDefault, readOnly: true, roSrc: fromFlag, roOrigin: "--ro"},
 		{name: "a variable turns it on", env: map[string]string{"STEWARD_READ_ONLY": "true"}, role: "viewer", roleSrc: FromDefault, readOnly: true, roSrc: fromEnv},
 		{name: "a flag cannot lift the file's", user: "read_only: true\n", flags: map[string]string{KeyReadOnly: "false"}, role: "viewer", roleSrc: FromDefault,
 			readOnly: true, roSrc: FromFile, wantProblem: "read-only-locked"},
@@ -50,15 +61,22 @@ func TestGrantCeiling(t *testing.T) {
 			readOnly: true, roSrc: FromFile, wantProblem: "read-only-locked"},
 		{name: "nothing lifts the system's", system: "read_only: true\n", user: "read_only: false\n", env: map[string]string{"STEWARD_READ_ONLY": "false"},
 			flags: map[string]string{KeyReadOnly: "false"}, role: "viewer", roleSrc: FromDefault, readOnly: true, roSrc: fromSystem, wantProblem: "read-only-locked"},
+		// Two system files are of one authority: the second's false lifts nothing, and is not
+		// read as a user's attempt to.
+		{name: "two system files: the first's true holds, no warning", system: "read_only: true\n", system2: "read_only: false\n", role: "viewer", roleSrc: FromDefault,
+			readOnly: true, roSrc: fromSystem},
 		{name: "a variable that is not a bool names itself", env: map[string]string{"STEWARD_READ_ONLY": "maybe"}, role: "viewer", roleSrc: FromDefault, wantProblem: "bad-bool"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in := Inputs{Getenv: noConfig(t, tc.env), Flags: tc.flags, Login: tc.login, SystemPaths: []string{}}
+			in := Inputs{Getenv: noConfig(t, tc.env), Flags: tc.flags, FlagNames: tc.flagNames, Login: tc.login, SystemPaths: []string{}}
 			if tc.user != "" {
 				in.Path = write(t, tc.user, 0o600)
 			}
 			if tc.system != "" {
 				in.SystemPaths = []string{write(t, tc.system, 0o644)}
+			}
+			if tc.system2 != "" {
+				in.SystemPaths = append(in.SystemPaths, write(t, tc.system2, 0o644))
 			}
 			r, err := Load(in)
 			if err != nil {
@@ -73,6 +91,13 @@ func TestGrantCeiling(t *testing.T) {
 			}
 			if s := r.Get(KeyReadOnly); tc.wantProblem != "bad-bool" && s.Value != map[bool]string{true: "true", false: "false"}[g.ReadOnly] {
 				t.Errorf("the read_only setting %+v disagrees with the grant", s)
+			}
+			// A value that is no bool is shown as given, beside its error: never as "false".
+			if s := r.Get(KeyReadOnly); tc.wantProblem == "bad-bool" && (s.Value != tc.env["STEWARD_READ_ONLY"] || s.Source != fromEnv) {
+				t.Errorf("the bad read_only setting shows as %+v", s)
+			}
+			if !strings.Contains(g.RoleOrigin, tc.origin) || tc.roOrigin != "" && g.ReadOnlyOrigin != tc.roOrigin {
+				t.Errorf("role from %q, read-only from %q; want %q, %q", g.RoleOrigin, g.ReadOnlyOrigin, tc.origin, tc.roOrigin)
 			}
 			if tc.wantProblem != "" && !has(codes(r), tc.wantProblem) {
 				t.Errorf("problems %v, want %s", r.Problems, tc.wantProblem)

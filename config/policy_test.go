@@ -16,6 +16,8 @@ func TestLeasePolicyFromTheFile(t *testing.T) {
       author_issue_work:
         initial_ttl_minutes: 0.5
         heartbeat_cadence_minutes: 0.1
+        stale_warning_minutes: 1.25
+        absolute_cap_hours: 90
 `, 0o600)
 	r, err := Load(Inputs{Path: p, Getenv: env(map[string]string{"GITEA_LEASE_POLICY_AUTHOR_ISSUE_WORK_HEARTBEAT_CADENCE_MINUTES": "0.2"})})
 	if err != nil || r.HasErrors() {
@@ -25,6 +27,9 @@ func TestLeasePolicyFromTheFile(t *testing.T) {
 	for k, want := range map[string]string{
 		"GITEA_LEASE_POLICY_AUTHOR_ISSUE_WORK_INITIAL_TTL_MINUTES":       "0.5",
 		"GITEA_LEASE_POLICY_AUTHOR_ISSUE_WORK_HEARTBEAT_CADENCE_MINUTES": "0.2",
+		// Every digit the file wrote, and no exponent: as the workers' tools would read it.
+		"GITEA_LEASE_POLICY_AUTHOR_ISSUE_WORK_STALE_WARNING_MINUTES": "1.25",
+		"GITEA_LEASE_POLICY_AUTHOR_ISSUE_WORK_ABSOLUTE_CAP_HOURS":    "90",
 	} {
 		if v, ok := look(k); !ok || v != want {
 			t.Errorf("%s = %q, %v; want %q", k, v, ok, want)

@@ -43,7 +43,10 @@ func LoadAll(in Inputs) ([]*Resolved, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(first.Names) <= 1 {
+	// A file with no workspaces is the one the single-workspace settings describe; a
+	// workspace asked for (--workspace, default_workspace) that the file does not list is
+	// the error of the one result, never every other workspace without it.
+	if len(first.Names) == 0 || hasProblem(first, "workspace-unknown") {
 		return []*Resolved{first}, nil
 	}
 	getenv := in.Getenv
@@ -108,6 +111,16 @@ func LoadAll(in Inputs) ([]*Resolved, error) {
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// hasProblem reports whether r has a problem with code.
+func hasProblem(r *Resolved, code string) bool {
+	for _, p := range r.Problems {
+		if p.Code == code {
+			return true
+		}
+	}
+	return false
 }
 
 // hostName reports whether s may be a host name (empty is this host).

@@ -101,6 +101,39 @@ func TestLoadAll(t *testing.T) {
 	if names(all) != "a,b" || all[0].Get(KeyLocksDir).Value != "/srv/a/locks" || !has(codes(all[0]), "workspace-flags") || all[0].HasErrors() {
 		t.Fatalf("no default: %s, locks %s, problems %v", names(all), all[0].Get(KeyLocksDir).Value, all[0].Problems)
 	}
+	// The warning names each flag and variable of a workspace setting that is set (an empty
+	// variable sets nothing), and none of a shared setting.
+	for _, r := range all {
+		if msg := message(r, "workspace-flags"); !strings.HasPrefix(msg, "--locks_dir, STEWARD_REPO_ROOT set one workspace's settings") {
+			t.Errorf("%s: %q", r.Name(), msg)
+		}
+	}
+	vars2 := env(map[string]string{"STEWARD_STALE_PR": "5h", "STEWARD_DB_HOST": ""})
+	all, err = LoadAll(Inputs{Path: write(t, nodef, 0o600), Getenv: vars2, Flags: map[string]string{KeyTheme: "dark"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range all {
+		if has(codes(r), "workspace-flags") {
+			t.Errorf("%s: a warning with no workspace setting given: %v", r.Name(), r.Problems)
+		}
+	}
+	// A --workspace or default_workspace the file does not list is the error of the one
+	// result, never the other workspaces without it (with several, LoadAll returned them all
+	// and dropped the error).
+	for _, tc := range []struct{ body, ws string }{
+		{"workspaces: {a: {locks_dir: /a}}\n", "b"},
+		{twoWorkspaces, "x"},
+		{strings.Replace(twoWorkspaces, "default_workspace: a", "default_workspace: x", 1), ""},
+	} {
+		all, err = LoadAll(Inputs{Path: write(t, tc.body, 0o600), Getenv: vars, Workspace: tc.ws})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(all) != 1 || !has(codes(all[0]), "workspace-unknown") || !all[0].HasErrors() {
+			t.Errorf("workspace %q of a file listing %v: %s, problems %v", tc.ws, all[0].Names, names(all), all[0].Problems)
+		}
+	}
 	// A file with no workspaces: the one workspace, named default.
 	all, err = LoadAll(Inputs{Path: write(t, "theme: dark\n", 0o600), Getenv: vars})
 	if err != nil {

@@ -209,6 +209,46 @@ func TestSystemConfigProblems(t *testing.T) {
 	if err != nil || !has(codes(r), "system-config") || !r.HasErrors() {
 		t.Fatalf("unreadable system file: %v %v", err, r.Problems)
 	}
+	// Protected is the file and its folder owned by root and writable by no one else: a
+	// folder others can write lets them replace the file. A file named relative to the
+	// working directory is in that folder (not in /, as it was read before).
+	for _, tc := range []struct {
+		name      string
+		dirMode   os.FileMode
+		relative  bool
+		protected bool
+	}{
+		{"in a folder only root writes", 0o755, false, true},
+		{"in a folder others can write", 0o777, false, false},
+		{"named relative, in a folder only root writes", 0o755, true, true},
+		{"named relative, in a folder others can write", 0o777, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sys := filepath.Join(t.TempDir(), "sys")
+			if err := os.Mkdir(sys, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(sys, "config.yaml"), []byte("read_only: true\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(sys, tc.dirMode); err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(sys, "config.yaml")
+			if tc.relative {
+				t.Chdir(sys)
+				p = "config.yaml"
+			}
+			r, err := Load(Inputs{Getenv: noConfig(t, nil), SystemPaths: []string{p}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			warned := has(codes(r), "system-config-permissions")
+			if len(r.System) != 1 || r.System[0].Protected != tc.protected || warned == tc.protected || !r.Grant.ReadOnly {
+				t.Fatalf("system files %+v, problems %v; want protected %v (and read-only either way)", r.System, r.Problems, tc.protected)
+			}
+		})
+	}
 	// An absent one is fine.
 	r, _ = Load(Inputs{Getenv: noConfig(t, nil), SystemPaths: []string{filepath.Join(dir, "absent.yaml")}})
 	if r.HasErrors() || len(r.System) != 1 || r.System[0].Found {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -139,9 +140,10 @@ func parseSystem(data []byte) (SystemFile, error) {
 }
 
 // protected reports whether path and its folder are owned by root and writable by no one
-// else.
+// else. The folder of a path named relative to the working directory is that directory's
+// (filepath.Dir: "."), never "/".
 func protected(path string) bool {
-	for _, p := range []string{path, dirOf(path)} {
+	for _, p := range []string{path, filepath.Dir(path)} {
 		fi, err := os.Stat(p)
 		if err != nil {
 			return false
@@ -152,13 +154,6 @@ func protected(path string) bool {
 		}
 	}
 	return true
-}
-
-func dirOf(p string) string {
-	if i := strings.LastIndexByte(p, '/'); i > 0 {
-		return p[:i]
-	}
-	return "/"
 }
 
 // osReason is an OS error's reason without Go's operation prefix ("open /x: ").

@@ -30,17 +30,41 @@ func TestParseErrorsSpeakTheFilesLanguage(t *testing.T) {
 	}
 }
 
-// A parse error that quotes a value the file also holds as a token hides it; a value of
-// three bytes or fewer is no token and stays readable.
+// A parse error that quotes a value the file also holds as a token hides it, whole or cut
+// short as the message quotes it (clipped to 40 bytes, or to 7 and "..." by the YAML
+// decoder): no piece of it shows. A value of three bytes or fewer is no token and stays
+// readable. Load hides a token the same way in every problem.
 func TestParseErrorsHideTokens(t *testing.T) {
-	for _, tc := range []struct{ key, val, want string }{
-		{"token", "abcd", `"[hidden]" (text)`},
-		{"token", "abc", `"abc" (text)`},
+	long := strings.Repeat("k", 20) + strings.Repeat("z", 30)
+	for _, tc := range []struct{ key, tok, want string }{
+		{"read_only", "abcd", `"[hidden]" (text)`},
+		{"read_only", "abc", `"abc" (text)`},
+		{"read_only", long, `"[hidden]" (text)`},
+		{"read_only", long[:11], `"[hidden]" (text)`},
+		{"clarification_sla", long, `"[hidden]" is not a positive duration`},
+		{"clarification_sla", long[:40], `"[hidden]" is not a positive duration`},
 	} {
-		body := "read_only: " + tc.val + "\nworkspaces:\n  w:\n    gitea:\n      " + tc.key + ": '" + tc.val + "'\n"
+		body := tc.key + ": " + tc.tok + "\nworkspaces:\n  w:\n    gitea:\n      token: '" + tc.tok + "'\n"
 		_, err := Parse([]byte(body))
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s %q: %v, want %s", tc.key, tc.val, err, tc.want)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || len(tc.tok) > 3 && strings.Contains(err.Error(), tc.tok[:4]) {
+			t.Errorf("%s: %s (%d bytes): %v, want %s", tc.key, tc.tok, len(tc.tok), err, tc.want)
 		}
+		r, err := Load(Inputs{Path: write(t, body, 0o600), Getenv: env(nil), SystemPaths: []string{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range r.Problems {
+			if len(tc.tok) > 3 && strings.Contains(p.Message, tc.tok[:4]) {
+				t.Errorf("%s: %s (%d bytes): problem %q", tc.key, tc.tok, len(tc.tok), p.Message)
+			}
+		}
+	}
+	// A token set by a variable is hidden in a problem quoting a value clipped to 40 bytes.
+	r, err := Load(Inputs{Getenv: noConfig(t, map[string]string{"STEWARD_GITEA_TOKEN": long, "STEWARD_THEME": long}), SystemPaths: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := message(r, "bad-theme"); !strings.Contains(msg, `theme "[hidden]" (`) || strings.Contains(msg, long[:4]) {
+		t.Errorf("a theme of the token's 50 bytes: %q", msg)
 	}
 }

@@ -162,8 +162,18 @@ func scrubYAML(msg string, data []byte) string {
 			continue
 		}
 		if v = strings.Trim(strings.TrimSpace(v), `"'`); len(v) >= 4 {
-			msg = strings.ReplaceAll(msg, v, "[hidden]")
+			msg = hide(msg, v)
 		}
+	}
+	return msg
+}
+
+// hide replaces secret in msg, whole or cut short as a message quotes a value: clipped to 40
+// bytes (clip), or to its first 7 bytes and "..." (the YAML decoder's errors, for a value
+// over 10 bytes).
+func hide(msg, secret string) string {
+	for _, form := range []string{secret, clip(secret), secret[:min(len(secret), 7)] + "..."} {
+		msg = strings.ReplaceAll(msg, form, "[hidden]")
 	}
 	return msg
 }

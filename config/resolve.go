@@ -471,8 +471,9 @@ func Load(in Inputs) (*Resolved, error) {
 }
 
 // hideTokens removes every token the configuration holds — the one in effect and any a
-// workspace of the file names — from the problems' messages: a message may quote a value
-// the file also holds as a token (a bad duration written as the token's text).
+// workspace of the file names — from the problems' messages, whole or cut short (hide): a
+// message may quote a value the file also holds as a token (a bad duration written as the
+// token's text).
 func (r *Resolved) hideTokens(f *File) {
 	toks := []string{r.Get(KeyGiteaToken).Value}
 	for _, w := range f.Workspaces {
@@ -481,7 +482,7 @@ func (r *Resolved) hideTokens(f *File) {
 	for i := range r.Problems {
 		for _, t := range toks {
 			if t = strings.TrimSpace(t); len(t) >= 4 {
-				r.Problems[i].Message = strings.ReplaceAll(r.Problems[i].Message, t, "[hidden]")
+				r.Problems[i].Message = hide(r.Problems[i].Message, t)
 			}
 		}
 	}

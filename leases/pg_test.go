@@ -374,3 +374,31 @@ func TestPGClaimStampsAfterItsWait(t *testing.T) {
 			created.Format(time.RFC3339Nano), released.Format(time.RFC3339Nano))
 	}
 }
+
+// TestPGConflictsEndBusy: a transition PostgreSQL keeps breaking off as conflicting with
+// concurrent writers (serialization failure, every time: a trigger raises it) is run again
+// a bounded number of times and then refused busy, naming how often, with nothing written
+// — never retried without end.
+func TestPGConflictsEndBusy(t *testing.T) {
+	tg, raw := newPG(t)
+	for _, q := range []string{
+		`CREATE FUNCTION steward_test_conflict() RETURNS trigger LANGUAGE plpgsql AS
+			$$ BEGIN RAISE EXCEPTION 'a conflict, every time' USING ERRCODE = '40001'; END $$`,
+		`CREATE TRIGGER always_conflicts BEFORE INSERT ON leases FOR EACH ROW EXECUTE FUNCTION steward_test_conflict()`,
+	} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := openPGStore(t, tg)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang limit, not a measure
+	defer cancel()
+	out, err := s.Claim(ctx, claimReq("sess-c", 1), now)
+	if err != nil || out.Code != leases.CodeBusy || !strings.Contains(out.Message, "off 8 times") {
+		t.Fatalf("claim under a conflict every time: %+v %v; want busy after 8 tries", out, err)
+	}
+	var n int
+	if err := raw.QueryRow(`SELECT count(*) FROM leases`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("leases after the busy claim: %d %v", n, err)
+	}
+}

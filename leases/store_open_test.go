@@ -47,11 +47,24 @@ func TestOpenReadWriteTunesOnlyStewardsDB(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
+	// Another writer's DB with a schema_meta table of its own that records no steward
+	// migration: not steward's, and no error.
+	meta := filepath.Join(t.TempDir(), "cp.sqlite3")
+	if db, err = sql.Open("sqlite", meta); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`CREATE TABLE leases (lease_id TEXT PRIMARY KEY, status TEXT)`,
+		`CREATE TABLE schema_meta (key TEXT PRIMARY KEY, value TEXT)`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
 	for _, c := range []struct {
 		path                string
 		steward             bool
 		foreignKeys, synced int
-	}{{own, true, 1, 1}, {foreign, false, 0, 2}} {
+	}{{own, true, 1, 1}, {foreign, false, 0, 2}, {meta, false, 0, 2}} {
 		s, err := OpenReadWrite(c.path, StoreOptions{})
 		if err != nil {
 			t.Fatal(err)

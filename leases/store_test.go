@@ -344,3 +344,31 @@ func TestOpenReadWriteMissing(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// TestAbandonJudgesByTheLeasesPolicy: Abandon classifies the lease by its task class's
+// policy — a heartbeat missed past the policy's grace makes it stale even when its owner
+// cannot be probed — not by an empty policy, under which no heartbeat rule applies.
+func TestAbandonJudgesByTheLeasesPolicy(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, s := newStore(t, leases.StoreOptions{})
+	req := claimReq("sess-a", 1)
+	req.TTL = 24 * time.Hour
+	l := mustClaimReq(t, s, req)
+	p, _ := leaserec.DefaultPolicies().ForLease(*l)
+	if !p.HeartbeatLifecycleActive {
+		t.Fatalf("the claim's policy %+v has no heartbeat rule to judge by", p)
+	}
+	at := now.Add(p.MissedHeartbeatGrace() + time.Minute)
+	if !at.Before(l.ExpiresAt.Time) {
+		t.Fatalf("the lease expires at %v, before its grace ends at %v", l.ExpiresAt.Time, at)
+	}
+	ab := leases.AbandonRequest{Fence: leases.FenceOf(*l), Actor: "op", Evidence: leaserec.Evidence{Owner: leaserec.ProcessUnknown}}
+	if got, err := s.Abandon(ctx, ab, now.Add(time.Minute)); err != nil || got.Code != leases.CodeNotStale {
+		t.Fatalf("abandon before the grace: %+v %v, want not stale", got, err)
+	}
+	got, err := s.Abandon(ctx, ab, at)
+	if err != nil || !got.OK() || got.Lease.Status != leaserec.StatusAbandoned {
+		t.Fatalf("abandon a heartbeat past the policy's grace: %+v %v, want abandoned", got, err)
+	}
+}

@@ -17,6 +17,8 @@ func TestClaimRefusesUnparsableNumbers(t *testing.T) {
 		{"pid not a number", "abc", "", "is not a process id"},
 		{"pid zero", "0", "", "is not a process id"},
 		{"pid beyond pid_t", "4294967296", "", "is not a process id"},
+		{"pid one past the largest", "2147483648", "", "is not a process id"},
+		{"ttl zero", "", "0s", "is not a positive duration"},
 		{"ttl without a unit", "", "5", "is not a positive duration"},
 		{"ttl garbage", "", "5x", "is not a positive duration"},
 		{"ttl negative", "", "-1m", "is not a positive duration"},
@@ -38,5 +40,23 @@ func TestClaimRefusesUnparsableNumbers(t *testing.T) {
 				t.Fatalf("audit %+v", recs)
 			}
 		})
+	}
+}
+
+// TestClaimAcceptsTheBoundaryNumbers: the largest pid a process can have (2147483647) and
+// the shortest positive TTL pass the claim's preview; an item numbered 0 does not.
+func TestClaimAcceptsTheBoundaryNumbers(t *testing.T) {
+	f := newFixture(t, RoleOperator)
+	pv, err := f.core.Preview(context.Background(), Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s1"},
+		Params: ClaimParams{Role: "author", Username: "bot", PID: "2147483647", TTL: "1ns"}})
+	if err != nil || !pv.Allowed {
+		t.Fatalf("preview at the boundaries: %+v %v, want allowed", pv.Refusal, err)
+	}
+	zero := item(7)
+	zero.Number = 0
+	pv, err = f.core.Preview(context.Background(), Request{Action: actionid.Claim, Target: Target{Item: zero, Session: "s1"},
+		Params: ClaimParams{Role: "author", Username: "bot"}})
+	if err != nil || pv.Allowed || pv.Refusal == nil || pv.Refusal.Code != CodeInvalidRequest {
+		t.Fatalf("preview of item 0: %+v %v, want invalid_request", pv.Refusal, err)
 	}
 }

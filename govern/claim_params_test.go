@@ -2,9 +2,12 @@ package govern
 
 import (
 	"context"
-	"steward/govern/actionid"
+	"strconv"
 	"strings"
 	"testing"
+
+	"steward/govern/actionid"
+	"steward/locks"
 )
 
 // A claim whose pid or TTL does not parse is refused by its preview, saying what is
@@ -59,4 +62,36 @@ func TestClaimAcceptsTheBoundaryNumbers(t *testing.T) {
 	if err != nil || pv.Allowed || pv.Refusal == nil || pv.Refusal.Code != CodeInvalidRequest {
 		t.Fatalf("preview of item 0: %+v %v, want invalid_request", pv.Refusal, err)
 	}
+}
+
+// TestClaimWithoutAPIDWritesNone: a claim that gives no pid writes a lock without pid and
+// session_pid — never pid 0, which a liveness probe would ask about — and one that gives a
+// pid writes it in both.
+func TestClaimWithoutAPIDWritesNone(t *testing.T) {
+	for _, c := range []struct {
+		pid  string
+		want int64 // 0: no pid recorded
+	}{{"", 0}, {"4242", 4242}} {
+		f := newFixture(t, RoleOperator)
+		_, out, err := f.core.Run(context.Background(), Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s1"},
+			Params: ClaimParams{Role: "author", Username: "bot", PID: c.pid}}, "")
+		if err != nil || out.Result != ResultSucceeded {
+			t.Fatalf("claim with pid %q: %+v %v", c.pid, out, err)
+		}
+		e := locks.ReadFile(f.ws.LocksDir, out.Detail["lock_file"])
+		switch {
+		case c.want == 0 && (e.Record.PID != nil || e.Record.SessionPID != nil):
+			t.Errorf("no pid given, yet the lock records pid %s, session_pid %s", pidText(e.Record.PID), pidText(e.Record.SessionPID))
+		case c.want != 0 && (e.Record.PID == nil || *e.Record.PID != c.want || e.Record.SessionPID == nil ||
+			*e.Record.SessionPID != c.want):
+			t.Errorf("pid %d given, the lock records %s, %s", c.want, pidText(e.Record.PID), pidText(e.Record.SessionPID))
+		}
+	}
+}
+
+func pidText(p *int64) string {
+	if p == nil {
+		return "none"
+	}
+	return strconv.FormatInt(*p, 10)
 }

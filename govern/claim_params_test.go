@@ -2,11 +2,16 @@ package govern
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"steward/govern/actionid"
+	"steward/leases"
+	"steward/leases/leaserec"
 	"steward/locks"
 )
 
@@ -94,4 +99,51 @@ func pidText(p *int64) string {
 		return "none"
 	}
 	return strconv.FormatInt(*p, 10)
+}
+
+// TestClaimLosingTheLockRaceReleasesItsLease: another writer creates the item's lock
+// (naming its own lease) after the claim committed its lease and before it writes the
+// lock. The claim is refused claimed_by_other — not unknown: steward knows the lock is not
+// its own — its lease is released again with the reason lock_conflict, and the other
+// writer's lock is left as it was.
+func TestClaimLosingTheLockRaceReleasesItsLease(t *testing.T) {
+	f := newFixture(t, RoleOperator)
+	var other []byte
+	c := New(f.ws, f.audit, Options{Actor: f.core.actor, Now: f.clock.Now, Step: func(step string) {
+		if step != "lease-committed" || other != nil {
+			return
+		}
+		name := f.lockFile(7, time.Hour, int64(os.Getpid()))
+		var err error
+		if other, err = os.ReadFile(filepath.Join(f.ws.LocksDir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}})
+	defer c.Close()
+	_, out, err := c.Run(context.Background(), Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s1"},
+		Params: ClaimParams{Role: "author", Username: "bot"}}, "")
+	if err != nil || other == nil {
+		t.Fatalf("claim: %v (the other lock written: %v)", err, other != nil)
+	}
+	if out.Result != ResultRefused || out.Code != CodeClaimedByOther {
+		t.Fatalf("outcome %+v, want refused claimed_by_other", out)
+	}
+	r, err := leases.OpenReader(f.ws.DBTarget())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	hist, err := r.LeaseHistory(context.Background(), work(7))
+	if err != nil || len(hist) != 1 {
+		t.Fatalf("the item's leases: %+v %v, want the claim's one", hist, err)
+	}
+	if l := hist[0]; l.Status != leaserec.StatusReleased || l.EndReason != "lock_conflict" ||
+		!strings.Contains(out.Message, l.LeaseID+" was released again") {
+		t.Errorf("the claim's lease %s is %s (%s), want released for lock_conflict and named: %q",
+			l.LeaseID, l.Status, l.EndReason, out.Message)
+	}
+	name, _ := locks.Name(lockKey(work(7)))
+	if got, err := os.ReadFile(filepath.Join(f.ws.LocksDir, name)); err != nil || string(got) != string(other) {
+		t.Errorf("the other writer's lock changed: %v", err)
+	}
 }

@@ -4,6 +4,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"steward/govern/actionid"
 )
 
 // TestInflightPathTakesOnlyAttemptIDs: the in-flight marker of an attempt is a file named
@@ -49,5 +52,59 @@ func TestQuoteArgCutsPast80(t *testing.T) {
 	}
 	if got := quoteArg(strings.Repeat("x", 81)); !strings.Contains(got, `\u2026`) || strings.Count(got, "x") != 80 {
 		t.Errorf("81 characters quoted as %q, want 80 and a mark", got)
+	}
+}
+
+// TestClipTargetCutsOnARuneBoundary: a target field over its limit is recorded cut to the
+// limit, at the start of a rune — never inside one, so the record stays valid UTF-8 — and a
+// field of bytes that start no rune at all is cut to nothing rather than read past its
+// start.
+func TestClipTargetCutsOnARuneBoundary(t *testing.T) {
+	l, ok := LimitOf("target.session")
+	if !ok {
+		t.Fatal("no limit for target.session")
+	}
+	// "é" is 2 bytes: a leading "x" puts the limit inside one.
+	long := "x" + strings.Repeat("é", l.Max)
+	got := clipTarget(Target{Session: long}).Session
+	if !utf8.ValidString(got) || !strings.HasSuffix(got, "…") || len(got) > l.Max+len("…") || len(got) < l.Max-1 {
+		t.Errorf("clipped to %d bytes, valid %v: %q", len(got), utf8.ValidString(got), got)
+	}
+	cont := strings.Repeat("\x80", l.Max+10)
+	if got := clipTarget(Target{Session: cont}).Session; got != "…" {
+		t.Errorf("a field of continuation bytes clipped to %q, want only the mark", got)
+	}
+	if got := clipTarget(Target{Session: "short"}).Session; got != "short" {
+		t.Errorf("a short field clipped to %q", got)
+	}
+}
+
+// TestParamlessActionsRefuseParameters: an action that takes no parameters refuses any
+// parameter given a value, naming it, and ignores names given empty.
+func TestParamlessActionsRefuseParameters(t *testing.T) {
+	if _, err := DecodeParams(actionid.RetireLock, map[string]string{"force": "yes"}); err == nil ||
+		!strings.Contains(err.Error(), "force") {
+		t.Errorf("a parameter given to lock.retire: %v, want it refused by name", err)
+	}
+	if _, err := DecodeParams(actionid.RetireLock, map[string]string{"force": ""}); err != nil {
+		t.Errorf("an empty parameter given to lock.retire: %v, want none", err)
+	}
+}
+
+// TestRedactorHoldsSecrets: a redactor holds secrets once a secret (or a scrubber) is
+// added, and none before — `steward status --json` streams only without any.
+func TestRedactorHoldsSecrets(t *testing.T) {
+	r := NewRedactor()
+	if r.HoldsSecrets() {
+		t.Fatal("an empty redactor holds secrets")
+	}
+	r.Add("s3cret-token-value")
+	if !r.HoldsSecrets() {
+		t.Fatal("a redactor with a secret holds none")
+	}
+	s := NewRedactor()
+	s.AddScrubber(func(v string) string { return strings.ReplaceAll(v, "hidden", "[redacted]") })
+	if !s.HoldsSecrets() {
+		t.Fatal("a redactor with a scrubber alone holds none")
 	}
 }

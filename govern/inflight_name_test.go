@@ -1,12 +1,14 @@
 package govern
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"steward/govern/actionid"
+	"steward/model"
 )
 
 // TestInflightPathTakesOnlyAttemptIDs: the in-flight marker of an attempt is a file named
@@ -106,5 +108,43 @@ func TestRedactorHoldsSecrets(t *testing.T) {
 	s.AddScrubber(func(v string) string { return strings.ReplaceAll(v, "hidden", "[redacted]") })
 	if !s.HoldsSecrets() {
 		t.Fatal("a redactor with a scrubber alone holds none")
+	}
+}
+
+// TestRedactorSnapshotCopiesOnlyWhatHoldsASecret: a snapshot that holds no secret is
+// returned as it is (published snapshots are shared: the common case costs no copy), one
+// that holds a secret comes back as a redacted copy, the original unchanged.
+func TestRedactorSnapshotCopiesOnlyWhatHoldsASecret(t *testing.T) {
+	r := NewRedactor()
+	r.Add("s3cret-token-value")
+	clean := &model.Snapshot{Findings: []string{"nothing to hide"}}
+	if got := r.Snapshot(clean); got != clean {
+		t.Error("a snapshot without a secret was copied")
+	}
+	leaky := &model.Snapshot{Findings: []string{"token s3cret-token-value leaked"}}
+	got := r.Snapshot(leaky)
+	if got == leaky || strings.Contains(strings.Join(got.Findings, " "), "s3cret-token-value") ||
+		leaky.Findings[0] != "token s3cret-token-value leaked" {
+		t.Errorf("a snapshot with a secret: %q (original %q), want a redacted copy", got.Findings, leaky.Findings)
+	}
+}
+
+// TestBranchesRootThroughALink: the directory every worktree must be inside is the
+// repository root's branches/ with the root's links resolved.
+func TestBranchesRootThroughALink(t *testing.T) {
+	real := filepath.Join(t.TempDir(), "repo")
+	if err := os.MkdirAll(real, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "repo-link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	want, err := filepath.EvalSymlinks(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := (&Core{ws: Workspace{RepoRoot: link}}).branchesRoot(); got != filepath.Join(want, "branches") {
+		t.Errorf("branches root through a link: %s, want %s", got, filepath.Join(want, "branches"))
 	}
 }

@@ -148,3 +148,34 @@ func TestBranchesRootThroughALink(t *testing.T) {
 		t.Errorf("branches root through a link: %s, want %s", got, filepath.Join(want, "branches"))
 	}
 }
+
+// TestWorktreeRootsAsWrittenAndResolved: a worktree may be inside <repo-root>/branches as
+// written or with the root's links resolved — one root when the two are the same, both when
+// the root is a link, none without a root.
+func TestWorktreeRootsAsWrittenAndResolved(t *testing.T) {
+	real := filepath.Join(t.TempDir(), "repo")
+	if err := os.MkdirAll(real, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	resolved, err := filepath.EvalSymlinks(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "repo-link")
+	if err := os.Symlink(resolved, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		root string
+		want []string
+	}{
+		{resolved, []string{filepath.Join(resolved, "branches")}},
+		{link, []string{filepath.Join(link, "branches"), filepath.Join(resolved, "branches")}},
+		{"", nil},
+	} {
+		got := (&Core{ws: Workspace{RepoRoot: c.root}}).worktreeRoots()
+		if strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("roots of %q: %v, want %v", c.root, got, c.want)
+		}
+	}
+}

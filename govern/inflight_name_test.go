@@ -179,3 +179,27 @@ func TestWorktreeRootsAsWrittenAndResolved(t *testing.T) {
 		}
 	}
 }
+
+// TestRoleNamesRoundTrip: every role is named and read back by its name; a value outside
+// the roles is named "none", never another role; an unknown name is an error.
+func TestRoleNamesRoundTrip(t *testing.T) {
+	for _, r := range []Role{RoleNone, RoleViewer, RoleOperator, RoleController, RoleAdmin} {
+		b, err := r.MarshalText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Role
+		if err := back.UnmarshalText(b); err != nil || back != r {
+			t.Errorf("role %d named %q read back as %d (%v)", r, b, back, err)
+		}
+	}
+	for _, r := range []Role{-1, RoleAdmin + 1, 99} {
+		if got := r.String(); got != "none" {
+			t.Errorf("role %d named %q, want none", r, got)
+		}
+	}
+	var r Role
+	if err := r.UnmarshalText([]byte("superuser")); err == nil {
+		t.Error("an unknown role name read without an error")
+	}
+}

@@ -203,3 +203,15 @@ func TestRoleNamesRoundTrip(t *testing.T) {
 		t.Error("an unknown role name read without an error")
 	}
 }
+
+// TestCapKeeps800Characters: a message of 800 characters is kept whole; one of 801 is cut
+// to 800 ending with an ellipsis.
+func TestCapKeeps800Characters(t *testing.T) {
+	if s := strings.Repeat("é", 800); Cap(s) != s {
+		t.Error("800 characters were cut")
+	}
+	got := Cap(strings.Repeat("é", 801))
+	if n := utf8.RuneCountInString(got); n > 800 || !strings.HasSuffix(got, "…") {
+		t.Errorf("801 characters capped to %d, ending %q", n, got[len(got)-4:])
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"steward/govern/actionid"
@@ -213,5 +214,23 @@ func TestCapKeeps800Characters(t *testing.T) {
 	got := Cap(strings.Repeat("é", 801))
 	if n := utf8.RuneCountInString(got); n > 800 || !strings.HasSuffix(got, "…") {
 		t.Errorf("801 characters capped to %d, ending %q", n, got[len(got)-4:])
+	}
+}
+
+// TestCoreOnTheHostsClockMeasuresItsJumps: a core built without a test clock judges time
+// by this host's and measures how far it moved against the monotonic clock: no jump right
+// after it started, and a jump of an hour when the elapsed time it is given (Options.Elapsed)
+// says an hour less passed than the host's clock shows.
+func TestCoreOnTheHostsClockMeasuresItsJumps(t *testing.T) {
+	f := newFixture(t, RoleOperator)
+	c := New(f.ws, f.audit, Options{Actor: f.core.actor})
+	defer c.Close()
+	if jump, _ := c.clockJump(); jump > time.Second || jump < -time.Second {
+		t.Errorf("a jump of %v right after the start", jump)
+	}
+	j := New(f.ws, f.audit, Options{Actor: f.core.actor, Elapsed: func() time.Duration { return -time.Hour }})
+	defer j.Close()
+	if jump, _ := j.clockJump(); jump < time.Hour-time.Minute {
+		t.Errorf("a jump of %v, want the hour the monotonic clock did not see", jump)
 	}
 }

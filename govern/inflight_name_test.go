@@ -234,3 +234,19 @@ func TestCoreOnTheHostsClockMeasuresItsJumps(t *testing.T) {
 		t.Errorf("a jump of %v, want the hour the monotonic clock did not see", jump)
 	}
 }
+
+// TestResolveByHumanTakesOnlyAVerdict: a person's resolution of an unknown attempt is
+// succeeded or failed; unknown (or any other word) is refused before anything is read or
+// written.
+func TestResolveByHumanTakesOnlyAVerdict(t *testing.T) {
+	f := newFixture(t, RoleOperator)
+	for _, r := range []Result{ResultUnknown, ResultRefused, "maybe"} {
+		if err := f.core.ResolveByHuman("att-none", r, "a note"); err == nil ||
+			!strings.Contains(err.Error(), "succeeded or failed") {
+			t.Errorf("resolved as %q: %v, want it refused", r, err)
+		}
+	}
+	if recs := f.records(); len(recs) != 0 {
+		t.Errorf("the refused resolutions wrote %d records", len(recs))
+	}
+}

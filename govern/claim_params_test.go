@@ -147,3 +147,26 @@ func TestClaimLosingTheLockRaceReleasesItsLease(t *testing.T) {
 		t.Errorf("the other writer's lock changed: %v", err)
 	}
 }
+
+// TestVerifyClaimOfAnotherRemote: the verifier of a claim looks the item up under the
+// remote the claim named — "upstream" here — not the default one.
+func TestVerifyClaimOfAnotherRemote(t *testing.T) {
+	f := newFixture(t, RoleOperator)
+	it := item(7)
+	it.Remote = "upstream"
+	_, out, err := f.core.Run(context.Background(), Request{Action: actionid.Claim, Target: Target{Item: it, Session: "s1"},
+		Params: ClaimParams{Role: "author", Username: "bot"}}, "")
+	if err != nil || out.Result != ResultSucceeded {
+		t.Fatalf("claim on upstream: %+v %v", out, err)
+	}
+	var intent Record
+	for _, r := range f.records() {
+		if r.Attempt == out.Attempt && r.Kind == KindIntent {
+			intent = r
+		}
+	}
+	res, ev, ok := claimAction{}.verify(context.Background(), f.core, intent)
+	if !ok || res != ResultSucceeded {
+		t.Fatalf("verify of the claim on upstream: %s %v %v, want succeeded", res, ev, ok)
+	}
+}

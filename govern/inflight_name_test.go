@@ -250,3 +250,19 @@ func TestResolveByHumanTakesOnlyAVerdict(t *testing.T) {
 		t.Errorf("the refused resolutions wrote %d records", len(recs))
 	}
 }
+
+// TestParamRefusalsNameTheFirstByName: a request with several bad parameters is refused
+// naming the first of them by name, whatever order they came in — the same refusal every
+// time.
+func TestParamRefusalsNameTheFirstByName(t *testing.T) {
+	r := checkParams(Request{Action: actionid.Claim, Params: unknownParams{"zzz": "1", "aaa": "1", "mmm": "1"}})
+	if r == nil || !strings.Contains(r.Message, `"aaa"`) {
+		t.Errorf("unknown parameters refused as %+v, want aaa named", r)
+	}
+	over := strings.Repeat("x", 300)
+	r = checkArgs(Request{Action: actionid.Claim, Target: Target{Item: item(7), Session: "s1"},
+		Params: ClaimParams{Username: over, Role: over, Profile: over}})
+	if r == nil || !strings.Contains(r.Message, "profile") {
+		t.Errorf("three parameters over their limits refused as %+v, want profile named", r)
+	}
+}

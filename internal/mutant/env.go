@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // setup is what scripts/mutation tells the shim through its environment.
@@ -22,6 +23,11 @@ type setup struct {
 	keepOut *regexp.Regexp // STEWARD_MUTATION_KEEPOUT: top-level tests left out of the run (nil: none)
 	skip    string         // the same as a -test.skip pattern ("" when none)
 	split   float64        // STEWARD_MUTATION_SPLIT: a test slower than this many seconds is run per subtest
+	// hang (STEWARD_MUTATION_HANG, default 3m) ends one judging run of a mutant's tests: a
+	// mutant that makes a read or retry loop endless then fails its tests by their own
+	// timeout, as it would fail CI, instead of holding a worker for gremlins' timeout (hours
+	// at the coefficient the script gives). The tests a mutant selects pass in seconds.
+	hang time.Duration
 	// perTest (STEWARD_MUTATION_SELECT=per-test, the default) maps what each test covers
 	// and runs only the tests that reach a mutant; with "whole" each judge's tests run once
 	// for the coverage and all of them for every mutant: a cheaper map for a few mutants.
@@ -36,6 +42,14 @@ func loadSetup() (setup, error) {
 		judges: strings.Fields(os.Getenv("STEWARD_MUTATION_JUDGES")),
 		state:  os.Getenv("STEWARD_MUTATION_STATE"),
 		split:  3,
+		hang:   3 * time.Minute,
+	}
+	if v := os.Getenv("STEWARD_MUTATION_HANG"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return s, fmt.Errorf("STEWARD_MUTATION_HANG %q is not a positive duration", v)
+		}
+		s.hang = d
 	}
 	switch os.Getenv("STEWARD_MUTATION_SELECT") {
 	case "", "per-test":

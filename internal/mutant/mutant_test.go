@@ -6,10 +6,13 @@ import (
 	"go/parser"
 	"go/printer"
 	"go/token"
+	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 const sample = `package p
@@ -183,6 +186,30 @@ func TestSurvivorRowsReadBack(t *testing.T) {
 		if len(cells) != 5 || cells[0] != "leases/guard.go" || cells[1] != "CONDITIONALS_NEGATION" || cells[2] != "7" ||
 			cells[3] != text || cells[4] != "it cannot be told apart" {
 			t.Errorf("%q read back as %q", row, cells)
+		}
+	}
+}
+
+// TestHangSetting: a judging run's time limit is 3 minutes unless STEWARD_MUTATION_HANG
+// gives another; a value that is not a positive duration is an error, never a default.
+func TestHangSetting(t *testing.T) {
+	src := t.TempDir()
+	if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte("module steward\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]string{"STEWARD_MUTATION_GO": "go", "STEWARD_MUTATION_SRC": src,
+		"STEWARD_MUTATION_TARGET": "leases", "STEWARD_MUTATION_STATE": t.TempDir()} {
+		t.Setenv(k, v)
+	}
+	for _, c := range []struct {
+		v    string
+		want time.Duration
+		err  bool
+	}{{"", 3 * time.Minute, false}, {"90s", 90 * time.Second, false}, {"0s", 0, true}, {"soon", 0, true}} {
+		t.Setenv("STEWARD_MUTATION_HANG", c.v)
+		s, err := loadSetup()
+		if (err != nil) != c.err || !c.err && s.hang != c.want {
+			t.Errorf("STEWARD_MUTATION_HANG=%q: %v (%v), want %v (error %v)", c.v, s.hang, err, c.want, c.err)
 		}
 	}
 }

@@ -302,7 +302,7 @@ func judge(ctx context.Context, s setup, root, tags string, sel []mapTest) (resu
 			}
 			bins[g.judge] = bin
 		}
-		args := []string{"-test.failfast", "-test.count=1"}
+		args := []string{"-test.failfast", "-test.count=1", "-test.timeout=" + s.hang.String()}
 		if g.paths[0] != nil {
 			args = append(args, "-test.run", runPattern(g.paths))
 		}

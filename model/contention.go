@@ -11,6 +11,15 @@ import (
 	"steward/locks/lockrec"
 )
 
+// orUnrecorded is a session id for an evidence line: one an event does not name is said to
+// be unrecorded, never left blank.
+func orUnrecorded(session string) string {
+	if session == "" {
+		return "(session not recorded)"
+	}
+	return session
+}
+
 // contention finds refused claims over the window and the three collisions.
 func contention(u *unitIn, e *env, now time.Time, out *unitOut) []*Contention {
 	var res []*Contention
@@ -31,7 +40,8 @@ func contention(u *unitIn, e *env, now time.Time, out *unitOut) []*Contention {
 				oldest = r.at
 			}
 			if len(evs) < 10 {
-				v := fmt.Sprintf("cp:%d %s refused, held by %s", r.eventID, r.requesting, r.holding)
+				v := fmt.Sprintf("cp:%d %s refused, held by %s", r.eventID, orUnrecorded(r.requesting),
+					orUnrecorded(r.holding))
 				if r.requesting == "" && r.holding == "" {
 					// The seed's events table records no session (seed §2.2 digest).
 					v = fmt.Sprintf("cp:%d claim refused (sessions not recorded: the event names no session)", r.eventID)

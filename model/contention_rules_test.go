@@ -11,15 +11,15 @@ import (
 )
 
 // TestClaimRefusedEvidenceNamesTheSessions: each refusal's evidence line names who asked and
-// who held the item, and says so when the event names neither session; a lone missing
-// session is shown empty, not as "not recorded".
+// who held the item, and says so when the event names neither session or only one: a
+// session the event does not name is never left blank.
 func TestClaimRefusedEvidenceNamesTheSessions(t *testing.T) {
 	for _, tc := range []struct {
 		req, hold, want string
 	}{
 		{"s2", "s1", "cp:1 s2 refused, held by s1"},
-		{"s2", "", "cp:1 s2 refused, held by "},
-		{"", "s1", "cp:1  refused, held by s1"},
+		{"s2", "", "cp:1 s2 refused, held by (session not recorded)"},
+		{"", "s1", "cp:1 (session not recorded) refused, held by s1"},
 		{"", "", "cp:1 claim refused (sessions not recorded: the event names no session)"},
 	} {
 		in := baseInput()

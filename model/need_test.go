@@ -18,6 +18,9 @@ func TestNeeds(t *testing.T) {
 		{name: "a question waiting needs a person", s: Snapshot{Clarifications: []Clarification{{}, {}}}, human: 2},
 		{name: "an orphan with an action needs an operator, an inspect-only one nobody", s: Snapshot{Orphans: []*Orphan{
 			{Kind: OrphanActiveLeasePastExpiry, Action: act}, {Kind: OrphanLegacyLock}}}, operator: 1},
+		{name: "each orphan with an action counts once", s: Snapshot{Orphans: []*Orphan{
+			{Kind: OrphanActiveLeasePastExpiry, Action: act}, {Kind: OrphanLegacyLock}, {Kind: OrphanLiveLockDeadOwner, Action: act}}},
+			operator: 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if h, o := tc.s.Needs(); h != tc.human || o != tc.operator {

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -178,5 +179,28 @@ func TestItemUnderOtherRemoteReDerivedWithItsAlias(t *testing.T) {
 	e.SetGitea(in.Gitea, nil, okH())
 	if n := e.Flush(now); n != 1 {
 		t.Fatalf("re-reading Gitea derived %d units, want 1", n)
+	}
+}
+
+// TestEngineActivityHeldUpToTwiceTheLimit: the engine holds up to twice ActivityLimit
+// events and, past that, the newest ActivityLimit; a snapshot lists the newest
+// ActivityLimit, newest first.
+func TestEngineActivityHeldUpToTwiceTheLimit(t *testing.T) {
+	e := NewEngine(Config{ActivityLimit: 2})
+	ev := func(id int64) []leaserec.Event {
+		return []leaserec.Event{{EventID: id, EventType: "lease.heartbeat", CreatedAt: leaserec.ParseTimestamp(ts(0))}}
+	}
+	for id, want := range []int{1, 2, 3, 4, 2, 3, 4, 2} {
+		e.AddEvents(ev(int64(id + 1)))
+		if got := e.Stats().Activity; got != want {
+			t.Fatalf("after event %d: %d held, want %d", id+1, got, want)
+		}
+		var keys []string
+		for _, a := range e.Publish(now).Activity {
+			keys = append(keys, a.Key)
+		}
+		if newest := fmt.Sprintf("cp:%d", id+1); len(keys) != min(id+1, 2) || keys[0] != newest {
+			t.Fatalf("after event %d: activity %q", id+1, keys)
+		}
 	}
 }

@@ -81,7 +81,8 @@ type Engine struct {
 	activityNew bool
 	findings    []string
 	dl          deadlines
-	dirty       map[string]bool
+	dirty       map[string]bool // unit keys to derive again at the next Flush
+	dirtySess   map[string]bool // session ids to derive again (a set of its own: no unit key can pass for one)
 }
 
 // NewEngine returns an empty engine classifying with cfg.
@@ -93,6 +94,7 @@ func NewEngine(cfg Config) *Engine {
 		sessions: map[string]*SessionObs{}, sessLeases: map[string]set{}, workItems: map[int64]Item{},
 		units: map[string]*unit{}, branches: map[string]set{}, heads: map[string]set{},
 		facts: map[string]*GiteaFact{}, clar: map[string]bool{}, sessKeys: map[string][]string{}, dirty: map[string]bool{},
+		dirtySess: map[string]bool{},
 		wiRemotes: remoteCount{}, lockRemotes: remoteCount{}, aliases: map[string]set{}}
 	e.env.remote = e.resolveRemote()
 	return e
@@ -227,7 +229,7 @@ func (e *Engine) SetLease(id string, lo *LeaseObs) {
 	addTo(e.itemLeases, lo.Lease.WorkItemID, id)
 }
 
-func (e *Engine) sessionDirty(id string) { e.dirty["s\x00"+id] = true }
+func (e *Engine) sessionDirty(id string) { e.dirtySess[id] = true }
 
 // SetSession records a session row's new state (nil: gone).
 func (e *Engine) SetSession(id string, so *SessionObs) {
@@ -426,7 +428,7 @@ func (e *Engine) unitClaimed(u *unit) bool {
 // Flush re-derives every dirty unit and session at now.
 func (e *Engine) Flush(now time.Time) int {
 	n := 0
-	if bulk := len(e.dirty) > 64 && len(e.dirty) > len(e.units)/16; bulk {
+	if d := len(e.dirty) + len(e.dirtySess); d > 64 && d > len(e.units)/16 {
 		e.claims.begin()
 		e.orphans.begin()
 		e.contention.begin()
@@ -450,13 +452,14 @@ func (e *Engine) Flush(now time.Time) int {
 			}
 		}
 	}
+	for id := range e.dirtySess {
+		delete(e.dirtySess, id)
+		n++
+		e.deriveSession(id, now)
+	}
 	for k := range e.dirty {
 		delete(e.dirty, k)
 		n++
-		if len(k) > 2 && k[:2] == "s\x00" {
-			e.deriveSession(k[2:], now)
-			continue
-		}
 		u := e.units[k]
 		if u == nil {
 			continue

@@ -3,7 +3,6 @@ package model
 import (
 	"container/heap"
 	"sort"
-	"strings"
 	"time"
 
 	"steward/leases/leaserec"
@@ -21,7 +20,7 @@ func (e *Engine) deriveSession(id string, now time.Time) {
 		}
 		out, next := sessionOut(so, ids, now)
 		if !next.IsZero() {
-			heap.Push(&e.dl, deadline{at: next, key: "s\x00" + id})
+			heap.Push(&e.dl, deadline{at: next, key: id, session: true})
 		}
 		vals = []*Session{out}
 	}
@@ -53,8 +52,8 @@ func sessionOut(so *SessionObs, ids []string, now time.Time) (*Session, time.Tim
 func (e *Engine) Tick(now time.Time) int {
 	for e.dl.Len() > 0 && !e.dl[0].at.After(now) {
 		d := heap.Pop(&e.dl).(deadline)
-		if len(d.key) > 2 && d.key[:2] == "s\x00" {
-			e.dirty[d.key] = true
+		if d.session {
+			e.dirtySess[d.key] = true
 		} else if u := e.units[d.key]; u != nil && u.next.Equal(d.at) {
 			e.dirty[d.key] = true
 		}
@@ -67,8 +66,8 @@ func (e *Engine) Tick(now time.Time) int {
 // current reports whether d is its unit's or session's pending deadline (others are stale:
 // the unit was re-derived since, or the session heartbeated).
 func (e *Engine) current(d deadline) bool {
-	if id, ok := strings.CutPrefix(d.key, "s\x00"); ok {
-		so := e.sessions[id]
+	if d.session {
+		so := e.sessions[d.key]
 		return so != nil && so.Session.LastHeartbeatAt.OK() &&
 			so.Session.LastHeartbeatAt.Time.Add(leaserec.SessionHeartbeatStale).Equal(d.at)
 	}
@@ -88,10 +87,14 @@ func (e *Engine) compact() {
 
 func (e *Engine) compactNow() {
 	keep := make(deadlines, 0, len(e.units)+len(e.sessions))
-	seen := make(map[string]bool, len(e.units)+len(e.sessions))
+	type who struct {
+		key     string
+		session bool
+	}
+	seen := make(map[who]bool, len(e.units)+len(e.sessions))
 	for _, d := range e.dl {
-		if !seen[d.key] && e.current(d) {
-			seen[d.key] = true
+		if w := (who{d.key, d.session}); !seen[w] && e.current(d) {
+			seen[w] = true
 			keep = append(keep, d)
 		}
 	}
@@ -103,7 +106,7 @@ func (e *Engine) compactNow() {
 func (e *Engine) Next() time.Time {
 	for e.dl.Len() > 0 {
 		d := e.dl[0]
-		if len(d.key) > 2 && d.key[:2] == "s\x00" {
+		if d.session {
 			return d.at
 		}
 		if u := e.units[d.key]; u != nil && u.next.Equal(d.at) {
@@ -115,8 +118,9 @@ func (e *Engine) Next() time.Time {
 }
 
 type deadline struct {
-	at  time.Time
-	key string
+	at      time.Time
+	key     string // a unit's key, or a session's id when session
+	session bool
 }
 
 // deadlines is a min-heap of the next instants at which a unit's derivation

@@ -13,7 +13,7 @@ type Stats struct {
 func (e *Engine) Stats() Stats {
 	return Stats{Locks: len(e.locks), Leases: len(e.leases), RefLeases: len(e.refs), RefPending: len(e.refPending),
 		Sessions: len(e.sessions), WorkItems: len(e.workItems), Units: len(e.units), Deadlines: len(e.dl),
-		Dirty: len(e.dirty), Activity: len(e.activity), GiteaFacts: len(e.facts),
+		Dirty: len(e.dirty) + len(e.dirtySess), Activity: len(e.activity), GiteaFacts: len(e.facts),
 		Claims: e.claims.len(), Orphans: e.orphans.len(), Contention: e.contention.len(),
 		Items: e.items.len(), SessionsOut: e.sessOut.len(),
 		Branches: len(e.branches), Heads: len(e.heads), ItemLeases: len(e.itemLeases), SessionLeases: len(e.sessLeases),

@@ -259,28 +259,21 @@ func (p *parser) strSlow(start int) (string, *syntaxError) {
 				return "", p.fail("invalid \\u escape")
 			}
 			if utf16.IsSurrogate(r) {
-				r2 := rune(-1)
+				// A surrogate is U+FFFD unless the escape after it completes the pair; when
+				// it does not, that escape is read on its own — it may start a pair itself
+				// (as encoding/json reads it).
+				dec := utf8.RuneError
 				if p.pos+1 < len(d) && d[p.pos] == '\\' && d[p.pos+1] == 'u' {
 					save := p.pos
 					p.pos += 2
 					if x, ok := p.hex4(); ok {
-						r2 = x
-					} else {
+						dec = utf16.DecodeRune(r, x)
+					}
+					if dec == utf8.RuneError {
 						p.pos = save
 					}
 				}
-				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-					r = dec
-				} else {
-					r = utf8.RuneError
-					if r2 >= 0 {
-						b.WriteRune(utf8.RuneError)
-						r = r2
-						if utf16.IsSurrogate(r) {
-							r = utf8.RuneError
-						}
-					}
-				}
+				r = dec
 			}
 			b.WriteRune(r)
 		default:

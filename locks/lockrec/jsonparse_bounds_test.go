@@ -1,6 +1,7 @@
 package lockrec
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -137,4 +138,37 @@ func TestParsedObjectsHoldExactlyTheirMembers(t *testing.T) {
 	check("c", root.obj[2].val, "d", "f")
 	check("c.d", root.obj[2].val.obj[0].val, "e")
 	check("g[0]", root.obj[3].val.arr[0], "h")
+}
+
+// A string's escapes decode as encoding/json decodes them, surrogates unpaired, paired and
+// in every order: a surrogate the next escape does not complete is U+FFFD, and that next
+// escape is read on its own (it was consumed with it, so a lone surrogate before a valid
+// pair lost the pair: "\ude00\ud83d\ude00" read as three U+FFFD).
+func TestDecodeEscapesAsEncodingJSON(t *testing.T) {
+	t.Parallel()
+	parts := []string{`\ud83d`, `\ude00`, `\udbff`, `\udfff`, `\u0041`, `\u00e9`, `A`, `\n`}
+	var seqs []string
+	var grow func(prefix string, n int)
+	grow = func(prefix string, n int) {
+		if n == 0 {
+			seqs = append(seqs, prefix)
+			return
+		}
+		for _, p := range parts {
+			grow(prefix+p, n-1)
+		}
+	}
+	for n := 1; n <= 3; n++ {
+		grow("", n)
+	}
+	for _, esc := range seqs {
+		var want string
+		if err := json.Unmarshal([]byte(`"`+esc+`"`), &want); err != nil {
+			t.Fatalf("%s: encoding/json: %v", esc, err)
+		}
+		rec, fs := Decode([]byte(`{"remote":"` + esc + `"}`))
+		if fatal(fs) || rec.Remote != want {
+			t.Errorf("%s: remote %q (%+v); encoding/json reads %q", esc, rec.Remote, fs, want)
+		}
+	}
 }

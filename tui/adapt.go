@@ -519,10 +519,14 @@ func sessionRow(x *model.Session) row {
 	if live == "" {
 		live = "unknown"
 	}
+	id := cut(x.SessionID)
+	if x.SessionID == "" {
+		id = "(empty session_id)" // the DB's row has one: shown, never a blank cell
+	}
 	r := row{
 		Key: "session:" + x.SessionID,
 		Cells: []string{
-			cut(x.SessionID),
+			id,
 			cut(x.Role),
 			cut(x.Profile),
 			pid,
@@ -531,7 +535,7 @@ func sessionRow(x *model.Session) row {
 			strconv.Itoa(len(x.Leases)),
 			cut(x.Status),
 		},
-		Heartbeat: x.LastHeartbeat, Count: len(x.Leases), Title: "Session " + cut(x.SessionID),
+		Heartbeat: x.LastHeartbeat, Count: len(x.Leases), Title: "Session " + id,
 		CopyID: cut(x.SessionID), CopyWhat: "session id",
 		Rank: livenessRank(live), Urgent: x.LastHeartbeat,
 		detail: func(time.Time) []section {

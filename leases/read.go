@@ -26,6 +26,7 @@ type SQLiteReader struct {
 	roSHM  bool    // this handle maps the -shm read-only (kindShared, no writer in this process)
 	sig    fileSig // the file's size and mtime when opened (kindQuiescent without the lock)
 	wal    fileSig // the ignored -wal's size and mtime, zero when there was none (kindQuiescent)
+	shm    fileSig // the ignored -shm's (a stale one, left with no -wal), zero when none (kindQuiescent)
 	epoch  int64   // counts the handles opened: the high half of DataVersion
 	closed bool
 }

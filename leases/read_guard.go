@@ -65,7 +65,7 @@ func (r *SQLiteReader) fits() bool {
 	}
 	switch r.kind {
 	case kindQuiescent:
-		return quiescentNow(r.path, r.wal) && (r.held || r.file.sig() == r.sig)
+		return quiescentNow(r.path, r.wal, r.shm) && (r.held || r.file.sig() == r.sig)
 	case kindRollback, kindForeign:
 		k, err := r.file.kind()
 		return err == nil && k == r.kind
@@ -108,7 +108,7 @@ func (r *SQLiteReader) reopen(ctx context.Context, op string) error {
 				// Under the lock no writer can remove the -wal or change the journal mode:
 				// look again, and open only what was seen under it.
 				again, err := observe(r.path)
-				if err != nil || again.d != st.d || again.kind != st.kind || again.wal != st.wal {
+				if err != nil || again.d != st.d || again.kind != st.kind || again.wal != st.wal || again.shm != st.shm {
 					st.d.release()
 					if err != nil {
 						return observeErr(op, r.path, err)
@@ -118,7 +118,7 @@ func (r *SQLiteReader) reopen(ctx context.Context, op string) error {
 				r.held = true
 			}
 		}
-		r.file, r.kind, r.id, r.sig, r.wal = st.d, st.kind, st.d.id, st.sig, st.wal
+		r.file, r.kind, r.id, r.sig, r.wal, r.shm = st.d, st.kind, st.d.id, st.sig, st.wal, st.shm
 		if st.kind == kindShared {
 			r.roSHM = st.d.mapReadOnly(r)
 		}

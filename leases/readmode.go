@@ -26,7 +26,9 @@ import (
 //	                                   read mark is never written (in a process that
 //	                                   declared OnlyOwnWriters; else mode=ro)
 //	WAL, no -wal (closed cleanly)      immutable=1, under a read lock on SQLite's shared
-//	                                   lock bytes held for as long as the handle is open
+//	                                   lock bytes held for as long as the handle is open;
+//	                                   a -shm left without a -wal is stale (SQLite makes
+//	                                   the -wal first) and ignored while it stays as seen
 //	WAL, -wal but no -shm              the -wal holds no frame SQLite would replay (no
 //	                                   valid header, or a first frame that does not check
 //	                                   out): as closed cleanly, the -wal ignored as SQLite
@@ -320,6 +322,11 @@ type fileState struct {
 	// wal is the -wal's size and mtime, zero when absent (kindQuiescent): a quiescent
 	// file stays so while it is unchanged and no -shm appears.
 	wal fileSig
+	// shm is the -shm's size and mtime when one was there without a -wal (kindQuiescent:
+	// SQLite makes the -wal before the -shm, so no connection has it open; a writer killed
+	// mid-close, or a -wal deleted by hand, leaves it), zero when absent. The read goes
+	// on taking the file as quiescent while that -shm stays as it was.
+	shm fileSig
 }
 
 // observe looks at the DB at path and its companions. It creates and opens nothing but
@@ -346,6 +353,11 @@ func observe(path string) (fileState, error) {
 		switch {
 		case !wal:
 			st.kind = kindQuiescent
+			if shm {
+				if st.shm, err = sigOf(path + "-shm"); err != nil {
+					return fileState{}, err
+				}
+			}
 		case shm:
 			st.kind = kindShared
 		default:
@@ -363,9 +375,10 @@ func observe(path string) (fileState, error) {
 }
 
 // quiescentNow reports whether the companions of a file observed quiescent are as they
-// were: no -shm, and the -wal absent still or unchanged.
-func quiescentNow(path string, wal fileSig) bool {
-	if shm, err := present(path + "-shm"); err != nil || shm {
+// were: the -shm absent still (or the stale one seen then, unchanged), and the -wal absent
+// still or unchanged.
+func quiescentNow(path string, wal, shm fileSig) bool {
+	if now, err := sigOf(path + "-shm"); err != nil || now != shm {
 		return false
 	}
 	fi, err := os.Lstat(path + "-wal")
@@ -444,6 +457,18 @@ func walChecksum(b []byte, bigEndian bool, s1, s2 uint32) (uint32, uint32) {
 }
 
 // present reports whether a companion file exists (lstat: a link counts as there).
+// sigOf is the size and mtime of the file at path, zero when there is none.
+func sigOf(path string) (fileSig, error) {
+	fi, err := os.Lstat(path)
+	switch {
+	case err == nil:
+		return fileSig{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ok: true}, nil
+	case errors.Is(err, os.ErrNotExist):
+		return fileSig{}, nil
+	}
+	return fileSig{}, err
+}
+
 func present(path string) (bool, error) {
 	_, err := os.Lstat(path)
 	switch {

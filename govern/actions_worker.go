@@ -91,10 +91,14 @@ func (c *Core) ownLock(l *leaserec.Lease) (name string, e lockrec.Entry, ok bool
 		name = v
 	}
 	e = locks.ReadFile(c.ws.LocksDir, name)
-	if !e.Missing && e.Unreadable == nil && e.Record.LeaseID == l.LeaseID {
+	// The file found is this lease's when it is a live lock of the lease's item (its record
+	// names that item, as the index's lookup requires) and names the lease.
+	k := lockKey(l.Work)
+	if !e.Missing && e.Unreadable == nil && e.HasKey && e.Key.Identity() == k.Identity() &&
+		e.Record.LeaseID == l.LeaseID {
 		return name, e, true
 	}
-	es, err := c.lockIndex().Lookup(lockKey(l.Work))
+	es, err := c.lockIndex().Lookup(k)
 	if err != nil {
 		return name, e, false
 	}

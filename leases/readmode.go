@@ -323,9 +323,10 @@ type fileState struct {
 	// file stays so while it is unchanged and no -shm appears.
 	wal fileSig
 	// shm is the -shm's size and mtime when one was there without a -wal (kindQuiescent:
-	// SQLite makes the -wal before the -shm, so no connection has it open; a writer killed
-	// mid-close, or a -wal deleted by hand, leaves it), zero when absent. The read goes
-	// on taking the file as quiescent while that -shm stays as it was.
+	// a connection opens the -wal before the -shm, so none has this file open; a -wal
+	// deleted by hand, or a copy of the DB and its -shm without the -wal, leaves it), zero
+	// when absent. The read goes on taking the file as quiescent while that -shm stays as
+	// it was.
 	shm fileSig
 }
 
@@ -346,19 +347,14 @@ func observe(path string) (fileState, error) {
 		if err != nil {
 			return fileState{}, err
 		}
-		shm, err := present(path + "-shm")
+		shm, err := sigOf(path + "-shm")
 		if err != nil {
 			return fileState{}, err
 		}
 		switch {
 		case !wal:
-			st.kind = kindQuiescent
-			if shm {
-				if st.shm, err = sigOf(path + "-shm"); err != nil {
-					return fileState{}, err
-				}
-			}
-		case shm:
+			st.kind, st.shm = kindQuiescent, shm
+		case shm.ok:
 			st.kind = kindShared
 		default:
 			frames, sig, err := walFrames(path + "-wal")
@@ -456,8 +452,8 @@ func walChecksum(b []byte, bigEndian bool, s1, s2 uint32) (uint32, uint32) {
 	return s1, s2
 }
 
-// present reports whether a companion file exists (lstat: a link counts as there).
-// sigOf is the size and mtime of the file at path, zero when there is none.
+// sigOf is the size and mtime of the file at path (lstat: a link counts as there), zero
+// when there is none.
 func sigOf(path string) (fileSig, error) {
 	fi, err := os.Lstat(path)
 	switch {
@@ -469,6 +465,7 @@ func sigOf(path string) (fileSig, error) {
 	return fileSig{}, err
 }
 
+// present reports whether a companion file exists (lstat: a link counts as there).
 func present(path string) (bool, error) {
 	_, err := os.Lstat(path)
 	switch {

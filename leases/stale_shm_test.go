@@ -12,8 +12,8 @@ import (
 )
 
 // TestReadBesideAStaleSHM: a WAL-mode DB with a -shm but no -wal (no connection has it
-// open: SQLite makes the -wal first; a writer killed as it closed, or a -wal deleted by
-// hand, leaves the -shm) is read as the quiescent file it is — exactly, changing nothing
+// open: a connection opens the -wal first; a -wal deleted by hand, or a copy of the DB
+// and its -shm without the -wal, leaves the -shm) is read as the quiescent file it is — exactly, changing nothing
 // beside it, read after read — and a writer that comes later is seen. Before, the file was
 // opened as quiescent but every read then found it did not fit (a -shm was there) and
 // answered "database is busy (the DB's journal files kept changing)" for ever.

@@ -521,7 +521,7 @@ func sessionRow(x *model.Session) row {
 	}
 	id := cut(x.SessionID)
 	if x.SessionID == "" {
-		id = "(empty session_id)" // the DB's row has one: shown, never a blank cell
+		id = "(empty session_id)" // the DB holds such a row: it is named, never a blank cell
 	}
 	r := row{
 		Key: "session:" + x.SessionID,
